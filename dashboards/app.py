@@ -1,0 +1,158 @@
+"""The served app: an index page and one page per tool, discovered in ``dashboards/pages``.
+
+Every module in ``dashboards/pages`` that defines ``TITLE``, ``SUMMARY`` and ``page()`` is served at
+``/<module name>``. ``page()`` is called once per browser session, so every session has its own state.
+A page module that fails to import, or whose ``page()`` raises, shows an error on its own route while
+the index and the other pages keep working.
+
+Run it with ``vedette-serve`` (see :mod:`dashboards.serve`); ``panel serve dashboards/app.py`` also works
+and serves the index alone.
+"""
+from __future__ import annotations
+
+import html
+import importlib
+import pkgutil
+import traceback
+from dataclasses import dataclass
+from typing import Callable
+
+import panel as pn
+
+from dashboards import storage
+
+__all__ = ["PageInfo", "discover_pages", "index", "page_view", "routes", "PROJECT", "ABOUT"]
+
+PROJECT = "Vedette"
+ABOUT = (
+    "Vedette is a rules engine and a set of dashboards for Napoleonic board wargames "
+    "(Napoleonic 20: Fuentes de Oñoro 20 and Bussaco 20; Lines of Battle; Battle Commander; These Brave "
+    "Fellows). Work out the exact odds of an attack before rolling, look at a battle as a probability tree, "
+    "study the map, and play a hotseat game with the rules checked for you. Games are saved as you play, "
+    "so you can close the browser and come back later."
+)
+
+# Order of the n20 tools on the index; other pages follow alphabetically.
+_ORDER = ["odds", "tree", "map", "play"]
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    slug: str
+    title: str
+    summary: str
+    factory: Callable[[], object] | None
+    error: str = ""
+
+    @property
+    def route(self) -> str:
+        return f"/{self.slug}"
+
+
+def discover_pages() -> list[PageInfo]:
+    """Every page module in ``dashboards/pages`` (import errors are kept, not raised)."""
+    import dashboards.pages as pkg
+
+    found: list[PageInfo] = []
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        if mod.name.startswith("_") or mod.ispkg:
+            continue
+        try:
+            m = importlib.import_module(f"dashboards.pages.{mod.name}")
+        except Exception:  # a broken page must not take the app down
+            found.append(PageInfo(mod.name, mod.name, "this page failed to load", None,
+                                  traceback.format_exc(limit=3)))
+            continue
+        fn = getattr(m, "page", None)
+        if not callable(fn):
+            continue
+        found.append(PageInfo(mod.name, str(getattr(m, "TITLE", mod.name)), str(getattr(m, "SUMMARY", "")), fn))
+    rank = {s: i for i, s in enumerate(_ORDER)}
+    found.sort(key=lambda p: (rank.get(p.slug, len(_ORDER)), p.slug))
+    return found
+
+
+def _template(title: str, main: list, sidebar: list | None = None):
+    links = "".join(f'<li><a href="{p.route}">{html.escape(p.title)}</a></li>' for p in discover_pages())
+    side = [pn.pane.HTML(f'<a href="/">&larr; {PROJECT} home</a><ul class="vedette-nav">{links}</ul>',
+                         sizing_mode="stretch_width")]
+    tmpl = pn.template.FastListTemplate(title=f"{PROJECT} · {title}", sidebar=side + (sidebar or []),
+                                        main=main, header_background="#2f4f6f", accent_base_color="#2f4f6f",
+                                        sidebar_width=260, theme_toggle=False)
+    return tmpl
+
+
+def page_view(info: PageInfo):
+    """The servable for one page route: the page's own view, or an error view if it cannot be built."""
+    if info.factory is None:
+        return _error_view(info.title, info.error)
+    try:
+        view = info.factory()
+    except Exception:
+        return _error_view(info.title, traceback.format_exc(limit=5))
+    if isinstance(view, pn.template.base.BaseTemplate):
+        return view
+    return _template(info.title, [view])
+
+
+def _error_view(title: str, detail: str):
+    return _template(title, [pn.pane.Alert(f"**This page could not be built.**\n\n```\n{detail}\n```",
+                                           alert_type="danger")])
+
+
+def saved_games_table(db_path=None) -> pn.viewable.Viewable:
+    """The saved games, each with a link to resume it on the play page and one to replay it."""
+    try:
+        games = storage.GameStore(db_path).list()
+    except Exception as exc:  # an unreadable file is shown, not raised
+        return pn.pane.Alert(f"Saved games could not be read: {exc}", alert_type="warning")
+    if not games:
+        return pn.pane.Markdown("_No saved games yet: start one on the Play page._", css_classes=["saved-games"])
+    rows = []
+    for g in games:
+        s = g.summary()
+        rows.append(
+            "<tr class='saved-game' data-game-id='{id}'><td>{title}</td><td>{scenario}</td><td>{edition}</td>"
+            "<td>{events}</td><td>{status}</td><td>{updated}</td>"
+            "<td><a class='resume' href='/play?game={id}'>resume</a> · "
+            "<a class='replay' href='/play?game={id}&amp;mode=replay'>replay</a></td></tr>".format(
+                **{k: html.escape(str(v)) for k, v in s.items()}))
+    head = ("<tr><th>game</th><th>scenario</th><th>edition</th><th>events</th><th>status</th>"
+            "<th>last played</th><th></th></tr>")
+    return pn.pane.HTML(f"<table class='saved-games' style='border-collapse:collapse;width:100%'>"
+                        f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>",
+                        sizing_mode="stretch_width",
+                        stylesheets=["table.saved-games td, table.saved-games th {padding:4px 8px;"
+                                     "border-bottom:1px solid #ddd;text-align:left}"])
+
+
+def index():
+    """The index page: what this is, a card per tool, the saved games."""
+    cards = []
+    for p in discover_pages():
+        body = html.escape(p.summary) if p.factory else "<em>unavailable: this page failed to load</em>"
+        cards.append(f"<div class='tool-card'><h3><a href='{p.route}'>{html.escape(p.title)}</a></h3>"
+                     f"<p>{body}</p></div>")
+    tools = pn.pane.HTML("<div class='tools'>" + "".join(cards) + "</div>", sizing_mode="stretch_width",
+                         stylesheets=[".tools{display:grid;grid-template-columns:repeat(auto-fill,minmax(240px,1fr));"
+                                      "gap:12px}.tool-card{border:1px solid #ccd;border-radius:6px;padding:4px 12px}"])
+    main = [
+        pn.pane.Markdown(f"## What is this?\n\n{ABOUT}", sizing_mode="stretch_width"),
+        pn.pane.Markdown("## Tools", sizing_mode="stretch_width"),
+        tools,
+        pn.pane.Markdown("## Saved games", sizing_mode="stretch_width"),
+        saved_games_table(),
+    ]
+    return _template("home", main)
+
+
+def routes() -> dict[str, Callable[[], object]]:
+    """``{route: servable factory}`` for the index and every page."""
+    out: dict[str, Callable[[], object]] = {"/": index}
+    for info in discover_pages():
+        out[info.route] = (lambda i=info: page_view(i))
+    return out
+
+
+if __name__.startswith("bokeh"):  # `panel serve dashboards/app.py`
+    index().servable()

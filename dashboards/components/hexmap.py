@@ -1,0 +1,286 @@
+"""Hex map drawing (Bokeh): terrain, hexside features, roads, labels, LOC/objectives, unit counters.
+
+Game-agnostic: it draws a :class:`MapSpec` (plain data a page builds from its game's map model) in the
+printed orientation and XXYY numbering of :class:`engine.core.hexgrid.HexGrid`, with row 01 at the top.
+Overlays (reachable hexes with costs, a selection, retreat paths with hazards, ZOC) are separate layers
+so that a page can redraw them without redrawing the terrain. :func:`hex_at` turns a tap position back
+into a hex label.
+
+Drawn with Bokeh glyphs on ColumnDataSources rather than HoloViews elements: with HoloViews, a
+260-hex map took about 4 s to render (one multi-path element per hex side group and per hex), while
+the Bokeh figure builds in a few tens of milliseconds and an overlay update only replaces one
+source's data.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from bokeh import events
+from bokeh.models import ColumnDataSource, HoverTool
+from bokeh.plotting import figure
+
+from engine.core.hexgrid import HexGrid
+
+__all__ = ["MapSpec", "Counter", "Marked", "TERRAIN_COLOURS", "SIDE_COLOURS", "HexMapFigure", "hex_at",
+           "map_extent"]
+
+TERRAIN_COLOURS = {
+    "clear": "#e9e4c9", "forest": "#8fbf7f", "rough": "#c8b08a", "marsh": "#a9c8c0", "swamp": "#a9c8c0",
+    "town": "#d9a6a6", "fortified": "#9e8fb5", "redoubt": "#b59e8f", "prohibited": "#555555",
+}
+FEATURE_STYLE = {  # hexside feature -> (colour, line width, dash)
+    "minor_river": ("#4a90d9", 3, "solid"), "major_river": ("#1f5fa8", 6, "solid"),
+    "bridge": ("#6d4c41", 8, "solid"), "ford": ("#80deea", 6, "dashed"),
+    "slope": ("#8d6e63", 3, "dotted"), "steep_slope": ("#5d4037", 5, "dotted"),
+}
+SIDE_COLOURS = {"french": "#3f6fb5", "allied": "#c0392b", "anglo-allied": "#c0392b", "prussian": "#333333"}
+
+
+@dataclass(frozen=True)
+class Counter:
+    """A unit counter: where it is and what it shows (side, type, strength-movement, markers)."""
+
+    id: str
+    hex: str
+    side: str
+    kind: str            # infantry / cavalry / artillery / leader / supply ...
+    strength: int | str
+    movement: int | str
+    name: str = ""
+    markers: tuple[str, ...] = ()   # "Routed!", "fatigue 1", "square", "spent", ...
+    elite: bool = False
+
+
+@dataclass
+class MapSpec:
+    grid: HexGrid
+    terrain: dict[str, str]                                   # every hex -> terrain name
+    names: dict[str, str] = field(default_factory=dict)
+    hexsides: list[tuple[str, str, tuple[str, ...], str | None]] = field(default_factory=list)
+    roads: list[list[str]] = field(default_factory=list)
+    loc: dict[str, list[str]] = field(default_factory=dict)
+    objectives: list[tuple[str, str, int]] = field(default_factory=list)
+    garrisons: dict[str, tuple[str, int]] = field(default_factory=dict)
+    title: str = ""
+    source: str = "provisional"
+    notes: str = ""
+
+    def center(self, h: str) -> tuple[float, float]:
+        x, y = self.grid.center(h)
+        return x, -y  # printed maps have row 01 at the top
+
+    def corners(self, h: str) -> list[tuple[float, float]]:
+        return [(x, -y) for x, y in self.grid.corners(h)]
+
+
+@dataclass(frozen=True)
+class Marked:
+    """A hex to highlight with a short text (a movement cost, a hazard count, a probability)."""
+
+    hex: str
+    text: str = ""
+    colour: str = "#ffd54f"
+
+
+def map_extent(spec: MapSpec, pad: float = 1.2) -> tuple[float, float, float, float]:
+    xs, ys = zip(*(spec.center(h) for h in spec.terrain))
+    return min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad
+
+
+def _patch_cols(spec: MapSpec, hexes: Iterable[str]) -> dict[str, list]:
+    xs, ys = [], []
+    for h in hexes:
+        cx, cy = zip(*spec.corners(h))
+        xs.append(list(cx))
+        ys.append(list(cy))
+    return {"xs": xs, "ys": ys}
+
+
+class HexMapFigure:
+    """One Bokeh figure of a map, with layers a page updates: counters, highlights, paths, selection.
+
+    ``on_tap(callback)`` calls ``callback(hex_label)`` when the user clicks a hex (None off the map).
+    """
+
+    def __init__(self, spec: MapSpec, width: int = 900, show_labels: bool = True):
+        self.spec = spec
+        x0, y0, x1, y1 = map_extent(spec)
+        height = int((width - 110) * (y1 - y0) / (x1 - x0)) + 40
+        self.fig = fig = figure(width=width, height=height, match_aspect=True, x_range=(x0, x1), y_range=(y0, y1),
+                                tools="pan,wheel_zoom,reset,tap", toolbar_location="above",
+                                title=spec.title or None, name="hexmap")
+        fig.axis.visible = False
+        fig.grid.visible = False
+        fig.background_fill_color = "#fafafa"
+        fig.toolbar.logo = None
+        hexes = list(spec.terrain)
+        terr = _patch_cols(spec, hexes)
+        terr.update(hex=hexes, terrain=[spec.terrain[h] for h in hexes], name=[spec.names.get(h, "") for h in hexes],
+                    colour=[TERRAIN_COLOURS.get(spec.terrain[h], "#eeeeee") for h in hexes])
+        self.terrain_source = ColumnDataSource(terr, name="terrain")
+        r_terrain = fig.patches("xs", "ys", source=self.terrain_source, fill_color="colour", line_color="#9e9e9e",
+                                line_width=0.6, nonselection_fill_alpha=1.0, selection_fill_alpha=1.0,
+                                nonselection_line_alpha=1.0)
+        fig.add_tools(HoverTool(renderers=[r_terrain], tooltips=[("hex", "@hex"), ("terrain", "@terrain"),
+                                                                 ("name", "@name")]))
+        self._draw_hexsides()
+        if spec.roads:
+            rx = [[spec.center(h)[0] for h in c] for c in spec.roads if len(c) > 1]
+            ry = [[spec.center(h)[1] for h in c] for c in spec.roads if len(c) > 1]
+            fig.multi_line(rx, ry, line_color="#7b5e3b", line_width=2.5, line_dash="dashed", legend_label="road")
+        # overlays (highlight under the counters)
+        self.highlight_source = ColumnDataSource({"xs": [], "ys": [], "hex": [], "text": [], "colour": []})
+        r_hl = fig.patches("xs", "ys", source=self.highlight_source, fill_color="colour", fill_alpha=0.55,
+                           line_color="#333333", line_width=1.5)
+        self.highlight_text = ColumnDataSource({"x": [], "y": [], "text": []})
+        fig.text("x", "y", "text", source=self.highlight_text, text_font_size="9pt", text_font_style="bold",
+                 text_align="center", text_baseline="middle")
+        fig.add_tools(HoverTool(renderers=[r_hl], tooltips=[("hex", "@hex"), ("", "@text")]))
+        self.path_source = ColumnDataSource({"xs": [], "ys": [], "colour": [], "what": []})
+        fig.multi_line("xs", "ys", source=self.path_source, line_color="colour", line_width=4, line_alpha=0.8)
+        # LOC and objectives
+        locs = [(h, side) for side, hs in spec.loc.items() for h in hs if h in spec.terrain]
+        if locs:
+            fig.scatter([spec.center(h)[0] for h, _ in locs], [spec.center(h)[1] + 0.35 for h, _ in locs],
+                        marker="triangle", size=11, fill_color=[SIDE_COLOURS.get(s, "#777") for _, s in locs],
+                        line_color="black", legend_label="LOC")
+        objs = [(h, side) for h, side, _ in spec.objectives if h in spec.terrain]
+        if objs:
+            fig.scatter([spec.center(h)[0] - 0.45 for h, _ in objs], [spec.center(h)[1] + 0.3 for h, _ in objs],
+                        marker="star", size=15, fill_color="#ffd600", line_color="black", legend_label="objective")
+        gars = [(h, side) for h, (side, _) in spec.garrisons.items() if h in spec.terrain]
+        if gars:
+            fig.scatter([spec.center(h)[0] + 0.45 for h, _ in gars], [spec.center(h)[1] + 0.3 for h, _ in gars],
+                        marker="square_pin", size=12, fill_color=[SIDE_COLOURS.get(s, "#777") for _, s in gars],
+                        line_color="black", legend_label="garrison")
+        if show_labels:
+            fig.text([spec.center(h)[0] for h in hexes], [spec.center(h)[1] + 0.62 for h in hexes], hexes,
+                     text_font_size="6pt", text_color="#555555", text_align="center", text_baseline="middle")
+            named = [h for h in spec.names if h in spec.terrain]
+            fig.text([spec.center(h)[0] for h in named], [spec.center(h)[1] - 0.58 for h in named],
+                     [spec.names[h] for h in named], text_font_size="7pt", text_color="#3e2723",
+                     text_font_style="italic", text_align="center", text_baseline="middle")
+        # counters
+        self.counter_source = ColumnDataSource({k: [] for k in ("xs", "ys", "id", "name", "side", "kind", "values",
+                                                               "markers", "colour", "outline", "lw")})
+        r_c = fig.patches("xs", "ys", source=self.counter_source, fill_color="colour", line_color="outline",
+                          line_width="lw", fill_alpha=0.95)
+        fig.add_tools(HoverTool(renderers=[r_c], tooltips=[("unit", "@name (@id)"), ("side", "@side"),
+                                                           ("type", "@kind"), ("strength-move", "@values"),
+                                                           ("markers", "@markers")]))
+        self.counter_text = ColumnDataSource({"x": [], "y": [], "text": [], "colour": []})
+        fig.text("x", "y", "text", source=self.counter_text, text_color="colour", text_font_size="8pt",
+                 text_font_style="bold", text_align="center", text_baseline="middle")
+        if fig.legend:
+            legend = fig.legend[0]
+            legend.label_text_font_size = "8pt"
+            legend.click_policy = "hide"
+            fig.add_layout(legend, "right")
+        self._tap_callbacks: list = []
+        fig.on_event(events.Tap, self._tapped)
+
+    def _draw_hexsides(self) -> None:
+        spec, fig = self.spec, self.fig
+        by_feature: dict[str, tuple[list, list]] = {}
+        ticks_x, ticks_y = [], []
+        for a, b, features, upslope in spec.hexsides:
+            try:
+                (ax, ay), (bx, by) = spec.grid.hexside_segment(a, b)
+            except ValueError:
+                continue
+            ay, by = -ay, -by
+            for f in features:
+                xs, ys = by_feature.setdefault(f, ([], []))
+                if f in ("bridge", "ford"):  # a short mark across the middle of the side
+                    (c1x, c1y), (c2x, c2y) = spec.center(a), spec.center(b)
+                    mx, my = (ax + bx) / 2, (ay + by) / 2
+                    dx, dy = (c2x - c1x) * 0.22, (c2y - c1y) * 0.22
+                    xs.append([mx - dx, mx + dx])
+                    ys.append([my - dy, my + dy])
+                else:
+                    xs.append([ax, bx])
+                    ys.append([ay, by])
+            if upslope and any(f in ("slope", "steep_slope") for f in features):
+                ux, uy = spec.center(upslope)
+                mx, my = (ax + bx) / 2, (ay + by) / 2
+                ticks_x.append([mx, mx + (ux - mx) * 0.25])
+                ticks_y.append([my, my + (uy - my) * 0.25])
+        order = ["minor_river", "major_river", "slope", "steep_slope", "ford", "bridge"]
+        for f in sorted(by_feature, key=lambda k: order.index(k) if k in order else 99):
+            colour, lw, dash = FEATURE_STYLE.get(f, ("#000000", 2, "solid"))
+            xs, ys = by_feature[f]
+            fig.multi_line(xs, ys, line_color=colour, line_width=lw, line_dash=dash, legend_label=f.replace("_", " "))
+        if ticks_x:
+            fig.multi_line(ticks_x, ticks_y, line_color="#5d4037", line_width=2, legend_label="upslope")
+
+    # -- updates ------------------------------------------------------------------------------------
+    def set_counters(self, counters: Iterable[Counter], selected: Iterable[str] = ()) -> None:
+        spec, sel, s = self.spec, set(selected), 0.55
+        cols: dict[str, list] = {k: [] for k in self.counter_source.data}
+        tx, ty, tt, tc = [], [], [], []
+        for c in counters:
+            if c.hex not in spec.terrain:
+                continue
+            x, y = spec.center(c.hex)
+            cols["xs"].append([x - s, x + s, x + s, x - s])
+            cols["ys"].append([y - s * 0.8, y - s * 0.8, y + s * 0.8, y + s * 0.8])
+            for k, v in (("id", c.id), ("name", c.name or c.id), ("side", c.side), ("kind", c.kind),
+                         ("values", f"{c.strength}-{c.movement}"), ("markers", ", ".join(c.markers) or "none"),
+                         ("colour", SIDE_COLOURS.get(c.side, "#777777")),
+                         ("outline", "#ffeb3b" if c.id in sel else "#111111"), ("lw", 4 if c.id in sel else 1)):
+                cols[k].append(v)
+            tx += [x, x]
+            ty += [y + 0.14, y - 0.2]
+            tt += [(c.kind[:3].upper() if c.kind else "?") + ("*" if c.elite else ""), f"{c.strength}-{c.movement}"]
+            tc += ["white", "white"]
+            if c.markers:
+                tx.append(x)
+                ty.append(y - s * 0.8 - 0.2)
+                tt.append(" ".join(m if len(m) < 9 else m[:8] for m in c.markers))
+                tc.append("#b71c1c")
+        self.counter_source.data = cols
+        self.counter_text.data = {"x": tx, "y": ty, "text": tt, "colour": tc}
+
+    def set_highlights(self, marked: Iterable[Marked]) -> None:
+        marked = [m for m in marked if m.hex in self.spec.terrain]
+        cols = _patch_cols(self.spec, [m.hex for m in marked])
+        cols.update(hex=[m.hex for m in marked], text=[m.text for m in marked], colour=[m.colour for m in marked])
+        self.highlight_source.data = cols
+        pts = [(self.spec.center(m.hex), m.text) for m in marked if m.text]
+        self.highlight_text.data = {"x": [p[0][0] for p in pts], "y": [p[0][1] for p in pts],
+                                    "text": [p[1] for p in pts]}
+
+    def set_paths(self, paths: Iterable[tuple[list[str], str, str]]) -> None:
+        """``paths``: ``(hexes, colour, what)``, e.g. retreat paths."""
+        paths = [p for p in paths if len(p[0]) > 1]
+        self.path_source.data = {"xs": [[self.spec.center(h)[0] for h in p] for p, _, _ in paths],
+                                 "ys": [[self.spec.center(h)[1] for h in p] for p, _, _ in paths],
+                                 "colour": [c for _, c, _ in paths], "what": [w for _, _, w in paths]}
+
+    # -- taps ---------------------------------------------------------------------------------------
+    def on_tap(self, callback) -> None:
+        self._tap_callbacks.append(callback)
+
+    def _tapped(self, event) -> None:
+        h = hex_at(self.spec, event.x, event.y)
+        for cb in self._tap_callbacks:
+            cb(h)
+
+    def tap(self, hex_label: str) -> None:
+        """Act as if the user clicked ``hex_label`` (for tests and keyboard entry)."""
+        for cb in self._tap_callbacks:
+            cb(hex_label)
+
+def hex_at(spec: MapSpec, x: float | None, y: float | None) -> str | None:
+    """The hex whose centre is nearest to a tapped point (None outside the map)."""
+    if x is None or y is None:
+        return None
+    best, dist = None, math.inf
+    for h in spec.terrain:
+        cx, cy = spec.center(h)
+        d = (cx - x) ** 2 + (cy - y) ** 2
+        if d < dist:
+            best, dist = h, d
+    return best if dist <= 1.0 else None

@@ -1,0 +1,90 @@
+"""Upload widget for a user's own data file (tables, records): a bad file shows an error, changes nothing.
+
+The file is handed to the engine's own loader (so the same validation and messages as the CLI's
+``--tables FILE``); the page's state changes only when the loader accepts the file.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+import panel as pn
+import param
+
+from engine.core.errors import VedetteError
+
+__all__ = ["FileLoader", "load_bytes"]
+
+
+def load_bytes(data: bytes, filename: str, loader: Callable[[Path], Any]) -> Any:
+    """Write ``data`` to a private temporary file named like the upload and run ``loader`` on it."""
+    name = Path(filename or "upload.yaml").name
+    with tempfile.TemporaryDirectory(prefix="vedette-upload-") as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(data)
+        return loader(path)
+
+
+class FileLoader(param.Parameterized):
+    """A FileInput, a status line and a reset button around a loader function.
+
+    ``on_loaded(obj, filename)`` is called with what the loader returned; ``on_reset()`` when the user
+    goes back to the shipped file. Errors (any :class:`VedetteError`, or a file that is not text) are
+    shown in ``status`` and nothing else happens.
+    """
+
+    error = param.String(default="")
+    loaded_name = param.String(default="")
+
+    def __init__(self, loader: Callable[[Path], Any], on_loaded: Callable[[Any, str], None],
+                 on_reset: Callable[[], None] | None = None, accept: str = ".yaml,.yml,.json",
+                 label: str = "Load your own tables file", **params):
+        super().__init__(**params)
+        self._loader, self._on_loaded, self._on_reset = loader, on_loaded, on_reset
+        self.file_input = pn.widgets.FileInput(accept=accept, multiple=False, name=label, css_classes=["upload"])
+        self.reset_button = pn.widgets.Button(name="Use the shipped file", button_type="light", disabled=True)
+        self.file_input.param.watch(self._uploaded, "value")
+        self.reset_button.on_click(self._reset)
+        self.label = label
+
+    def _uploaded(self, event) -> None:
+        if event.new is None:
+            return
+        self.accept_upload(event.new, self.file_input.filename or "upload.yaml")
+
+    def accept_upload(self, data: bytes, filename: str) -> bool:
+        """Try a file; returns True if it was loaded (also used by view-model tests)."""
+        try:
+            obj = load_bytes(data, filename, self._loader)
+        except VedetteError as exc:
+            self.error = str(exc)
+            return False
+        except (UnicodeDecodeError, ValueError, OSError) as exc:
+            self.error = f"{filename}: cannot read this file ({exc})"
+            return False
+        self._on_loaded(obj, filename)
+        self.error, self.loaded_name = "", filename
+        self.reset_button.disabled = False
+        return True
+
+    def _reset(self, _=None) -> None:
+        if self._on_reset:
+            self._on_reset()
+        self.error, self.loaded_name = "", ""
+        self.reset_button.disabled = True
+
+    @param.depends("error", "loaded_name")
+    def status(self):
+        if self.error:
+            return pn.pane.Alert(f"**The file was not loaded** (nothing changed): {self.error}",
+                                 alert_type="danger", css_classes=["upload-error"], sizing_mode="stretch_width")
+        if self.loaded_name:
+            return pn.pane.Alert(f"Using your file **{self.loaded_name}**.", alert_type="success",
+                                 css_classes=["upload-ok"], sizing_mode="stretch_width")
+        return pn.pane.Markdown("", margin=0)
+
+    def panel(self):
+        return pn.Column(pn.pane.Markdown(f"**{self.label}**", margin=(0, 5)), self.file_input, self.reset_button,
+                         self.status, sizing_mode="stretch_width")

@@ -1,0 +1,342 @@
+"""The Battle Commander event deck: card data, the draw and discard piles, and the card draw procedure.
+
+Battle Commander has no dice (7.0): a card drawn from the event deck gives a combat result (its Fire or
+Assault CRT row, 23.2-23.3) or a Skill Check icon (21.0). A card draw is a :class:`~engine.core.procedure.Draw`
+over the current draw pile; the piles are immutable values (:class:`Pile`), so drawing returns new piles.
+
+Reshuffle card (15.0): drawing card #31 shuffles the draw pile and the discard pile together (card #31
+included) into a new draw pile, and the draw is made again. If card #31 came up again at once, the piles
+would be exactly as before, so the repeated draws add up (a geometric series) to one uniform draw among
+the other cards of the new pile; that is how the procedure asks for it, which keeps the odds exact.
+
+Faces. A pile holds *faces*: card numbers when a game is played (the record then names each card), or
+:class:`Face` summaries (icon and CRT row, no number) when odds are enumerated, so that cards alike in every
+respect the procedure looks at count as one branch weighted by their number. Both kinds go through the same
+procedures; the tests check that they give the same distributions.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from engine.core.data import Sourced, Strict, data_path, load_yaml, parse_yaml, provenance_kind
+from engine.core.errors import DataError, RuleViolation
+from engine.core.procedure import Draw, Log
+
+__all__ = [
+    "SKILL_ICONS", "FIRE_RESULTS", "ASSAULT_RESULTS", "COLUMNS", "CardModel", "DeckModel", "Card", "Deck",
+    "Face", "Pile", "load_deck", "default_deck", "parse_deck", "draw_card", "parse_card_list",
+]
+
+SkillIcon = Literal["officer", "flags_1", "flags_2", "flags_3", "flags_4", "crossed_flags", "death_head"]
+SKILL_ICONS: tuple[str, ...] = ("officer", "flags_1", "flags_2", "flags_3", "flags_4", "crossed_flags",
+                                "death_head")
+FireResult = Literal["gun_smoke", "muskets_shot", "round_shot", "skull_bones"]
+AssaultResult = Literal["black_cross", "horse_head", "bayonets", "bayonets_burst", "burst", "retreat_flag"]
+FIRE_RESULTS: tuple[str, ...] = ("gun_smoke", "muskets_shot", "round_shot", "skull_bones")
+ASSAULT_RESULTS: tuple[str, ...] = ("black_cross", "horse_head", "bayonets", "bayonets_burst", "burst",
+                                    "retreat_flag")
+COLUMNS: tuple[int, ...] = (-2, -1, 0, 1, 2, 3, 4)   # 23.4: odds are clamped to -2..+4
+EVENT_CARDS = 70                                    # 7.0: a 70-card deck plus the reshuffle card
+HAND_LIMIT = 6                                      # 15.0
+
+
+def flags_needed(icon: str) -> int | None:
+    """Number of Skill Flags on a ``flags_N`` icon (None for the other icons)."""
+    return int(icon[-1]) if icon.startswith("flags_") else None
+
+
+# ------------------------------------------------------------------------------------------------
+# The deck file (data/bc/deck.yaml; format in docs/bc.md)
+# ------------------------------------------------------------------------------------------------
+class CardModel(Strict):
+    number: int = Field(ge=1)
+    name: str
+    side: Literal["french", "coalition", "shared"]
+    reshuffle: bool = False
+    skill: SkillIcon | None = None
+    cube: Literal["blue", "white", "red", "none"] = "none"
+    leader: bool = False
+    fire: tuple[FireResult, ...] | None = None
+    assault: tuple[AssaultResult, ...] | None = None
+
+    @model_validator(mode="after")
+    def _complete(self):
+        if self.reshuffle:
+            return self
+        if self.skill is None:
+            raise ValueError(f"card {self.number}: a Skill Check icon (skill: officer, flags_1..flags_4, "
+                             f"crossed_flags or death_head), rule 21.0")
+        for table in ("fire", "assault"):
+            row = getattr(self, table)
+            if row is None or len(row) != len(COLUMNS):
+                raise ValueError(f"card {self.number}: a {table} CRT row of {len(COLUMNS)} results, one per odds "
+                                 f"column -2..+4 (rule 23.4)")
+        return self
+
+
+class DeckModel(Sourced):
+    columns: tuple[int, ...] = COLUMNS
+    fire_order: tuple[FireResult, ...] = FIRE_RESULTS
+    assault_order: tuple[AssaultResult, ...] = ASSAULT_RESULTS
+    reshuffle: int = 31
+    cards: tuple[CardModel, ...]
+
+    @field_validator("columns")
+    @classmethod
+    def _columns(cls, v):
+        if tuple(v) != COLUMNS:
+            raise ValueError("the odds columns -2, -1, 0, 1, 2, 3, 4 (rule 23.4)")
+        return v
+
+    @model_validator(mode="after")
+    def _deck(self):
+        numbers = [c.number for c in self.cards]
+        dup = [n for n, k in Counter(numbers).items() if k > 1]
+        if dup:
+            raise ValueError(f"each card number once; repeated: {sorted(dup)}")
+        resh = [c.number for c in self.cards if c.reshuffle]
+        if resh != [self.reshuffle]:
+            raise ValueError(f"exactly one reshuffle card, numbered {self.reshuffle} (rule 15.0); found {resh}")
+        events = len(self.cards) - 1
+        if events != EVENT_CARDS:
+            raise ValueError(f"{EVENT_CARDS} event cards plus the reshuffle card (rule 7.0); found {events} "
+                             f"event cards")
+        for order, name in ((self.fire_order, "fire_order"), (self.assault_order, "assault_order")):
+            if len(set(order)) != len(order):
+                raise ValueError(f"{name}: each result once")
+        if set(self.fire_order) != set(FIRE_RESULTS) or set(self.assault_order) != set(ASSAULT_RESULTS):
+            raise ValueError("fire_order and assault_order list every Fire and Assault result once (rule 23.5)")
+        return self
+
+
+# ------------------------------------------------------------------------------------------------
+# Engine values
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Card:
+    number: int
+    name: str
+    side: str
+    skill: str | None
+    cube: str
+    leader: bool
+    fire: tuple[str, ...]
+    assault: tuple[str, ...]
+    reshuffle: bool = False
+
+    def row(self, table: str) -> tuple[str, ...]:
+        return self.fire if table == "fire" else self.assault
+
+
+@dataclass(frozen=True)
+class Face:
+    """What an odds computation needs of a card: its Skill Check icon and one CRT row (or the reshuffle mark)."""
+
+    skill: str | None = None
+    fire: tuple[str, ...] = ()
+    assault: tuple[str, ...] = ()
+    reshuffle: bool = False
+
+    def to_json(self):
+        if self.reshuffle:
+            return "reshuffle"
+        d = {"skill": self.skill}
+        if self.fire:
+            d["fire"] = list(self.fire)
+        if self.assault:
+            d["assault"] = list(self.assault)
+        return d
+
+
+class Deck:
+    """A loaded deck (immutable). ``source`` is its provenance; cards are looked up by number."""
+
+    def __init__(self, model: DeckModel, file: str = ""):
+        self.model = model
+        self.file = file
+        self.source = model.source
+        self.notes = model.notes
+        self.reshuffle_number = model.reshuffle
+        self.cards: dict[int, Card] = {}
+        for c in model.cards:
+            self.cards[c.number] = Card(c.number, c.name, c.side, c.skill, c.cube, c.leader,
+                                        tuple(c.fire or ()), tuple(c.assault or ()), c.reshuffle)
+        self.order = {"fire": tuple(model.fire_order), "assault": tuple(model.assault_order)}
+
+    @property
+    def provenance(self) -> str:
+        return provenance_kind(self.source)
+
+    @cached_property
+    def numbers(self) -> tuple[int, ...]:
+        return tuple(sorted(self.cards))
+
+    @cached_property
+    def event_numbers(self) -> tuple[int, ...]:
+        return tuple(n for n in self.numbers if n != self.reshuffle_number)
+
+    def card(self, number: int, rule: str = "7.0") -> Card:
+        try:
+            return self.cards[int(number)]
+        except (KeyError, ValueError, TypeError):
+            raise RuleViolation(rule, f"there is no card {number!r} in this deck "
+                                      f"(cards {self.numbers[0]}..{self.numbers[-1]})") from None
+
+    # faces ------------------------------------------------------------------------------------------
+    def is_reshuffle(self, face) -> bool:
+        return face.reshuffle if isinstance(face, Face) else face == self.reshuffle_number
+
+    def skill(self, face) -> str:
+        return face.skill if isinstance(face, Face) else self.cards[face].skill
+
+    def row(self, face, table: str) -> tuple[str, ...]:
+        if isinstance(face, Face):
+            row = face.fire if table == "fire" else face.assault
+            if not row:
+                raise ValueError(f"this face was summarised without its {table} CRT row")
+            return row
+        return self.cards[face].row(table)
+
+    def face(self, number: int, tables: tuple[str, ...] = ()) -> Face:
+        """The summary of a card: the reshuffle mark, or its icon (and the CRT rows of ``tables``)."""
+        c = self.cards[number]
+        if c.reshuffle:
+            return Face(reshuffle=True)
+        return Face(skill=c.skill, fire=c.fire if "fire" in tables else (),
+                    assault=c.assault if "assault" in tables else ())
+
+    def rank(self, table: str, result: str) -> int:
+        """Position of ``result`` in the table's order, worst for the attacker first (23.4, 23.5)."""
+        return self.order[table].index(result)
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "source": self.source, "provenance": self.provenance,
+                "cards": len(self.event_numbers), "reshuffle": self.reshuffle_number}
+
+
+def load_deck(path: str | Path | None = None) -> Deck:
+    """Load a deck file (default: the shipped provisional deck ``data/bc/deck.yaml``)."""
+    p = Path(path) if path else data_path("bc", "deck.yaml")
+    return Deck(load_yaml(p, DeckModel), str(p))
+
+
+def parse_deck(text: str, file: str = "<upload>") -> Deck:
+    return Deck(parse_yaml(text, DeckModel, file), file)
+
+
+_DEFAULT: Deck | None = None
+
+
+def default_deck() -> Deck:
+    """The shipped deck, loaded once (it is immutable)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = load_deck()
+    return _DEFAULT
+
+
+def parse_card_list(deck: Deck, values: Iterable, what: str = "discard pile", file: str = "<input>") -> tuple[int, ...]:
+    """Validate a list of card numbers (a known discard pile or hand): each card of the deck, at most once.
+
+    Card #31 can never lie in a discard pile or a hand: it is shuffled back the moment it is drawn (15.0).
+    """
+    out: list[int] = []
+    for i, v in enumerate(values):
+        try:
+            n = int(v)
+        except (TypeError, ValueError):
+            raise DataError(file, f"{what}[{i}]", "a card number", v) from None
+        if n not in deck.cards:
+            raise DataError(file, f"{what}[{i}]", f"a card of the deck ({deck.numbers[0]}..{deck.numbers[-1]})", n)
+        if n == deck.reshuffle_number:
+            raise DataError(file, f"{what}[{i}]", f"not the reshuffle card {n}: it goes straight back into the "
+                                                  f"draw pile (rule 15.0)", n)
+        if n in out:
+            raise DataError(file, f"{what}[{i}]", f"each card at most once (card {n} is already listed at "
+                                                  f"position {out.index(n)})", n)
+        out.append(n)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------------------------
+# Piles
+# ------------------------------------------------------------------------------------------------
+def _remove_one(items: tuple, item) -> tuple:
+    i = items.index(item)
+    return items[:i] + items[i + 1:]
+
+
+@dataclass(frozen=True)
+class Pile:
+    """The draw pile and the discard pile (15.0), as faces. Cards in hands are in neither.
+
+    ``tracked`` piles hold card numbers (play, replay, game records); summarised piles hold :class:`Face`
+    values (odds). Use :meth:`for_play` / :meth:`for_odds` to build one from a deck and what is known.
+    """
+
+    draw: tuple
+    discard: tuple = ()
+
+    @property
+    def tracked(self) -> bool:
+        return not any(isinstance(f, Face) for f in self.draw + self.discard)
+
+    @classmethod
+    def for_play(cls, deck: Deck, discards: Iterable[int] = (), hand: Iterable[int] = ()) -> "Pile":
+        discards = parse_card_list(deck, discards)
+        hand = parse_card_list(deck, hand, "hand")
+        both = set(discards) & set(hand)
+        if both:
+            raise DataError("<input>", "hand", f"cards not also in the discard pile (both name {sorted(both)})")
+        gone = set(discards) | set(hand)
+        return cls(tuple(n for n in deck.numbers if n not in gone), discards)
+
+    @classmethod
+    def for_odds(cls, deck: Deck, discards: Iterable[int] = (), hand: Iterable[int] = (),
+                 tables: tuple[str, ...] = ("fire", "assault")) -> "Pile":
+        """A summarised pile: every unseen card may be next. Cards in an opponent's hand are unseen to the
+        drawer, so by symmetry they count as in the draw pile for the chance of the next card."""
+        tracked = cls.for_play(deck, discards, hand)
+        return tracked.summarise(deck, tables)
+
+    def summarise(self, deck: Deck, tables: tuple[str, ...] = ()) -> "Pile":
+        """Replace each face by its summary: icon, and the CRT rows of ``tables`` (a tracked pile is unchanged
+        only if it is meant to be; call this on summarised piles or to start summarising)."""
+        def f(x):
+            if isinstance(x, Face):
+                return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
+                            x.reshuffle)
+            return deck.face(x, tables)
+        return Pile(tuple(f(x) for x in self.draw), tuple(f(x) for x in self.discard))
+
+    def discarded(self, face) -> "Pile":
+        """The pile after a used card goes to the discard pile (15.0)."""
+        return Pile(self.draw, self.discard + (face,))
+
+    def to_json(self) -> dict:
+        from engine.core.procedure import jsonable
+        return {"draw": len(self.draw), "discard": jsonable(self.discard) if self.tracked else len(self.discard)}
+
+
+def draw_card(pile: Pile, deck: Deck, rule: str, label: str = ""):
+    """Sub-procedure: draw one card for ``rule``; returns ``(face, pile)`` with the card out of the draw pile.
+
+    The card is not yet discarded: the caller discards it once used (:meth:`Pile.discarded`).
+    """
+    face = yield Draw(pile.draw, rule=rule, label=label or "card")
+    if deck.is_reshuffle(face):
+        rest = _remove_one(pile.draw, face)
+        new = rest + pile.discard + (face,)
+        yield Log("15.0", "reshuffle card: draw and discard piles shuffled together into a new draw pile",
+                  {"draw": len(new)})
+        others = tuple(f for f in new if not deck.is_reshuffle(f))
+        got = yield Draw(others, rule="15.0", label=(label or "card") + " (after the reshuffle)")
+        return got, Pile(_remove_one(new, got), ())
+    return face, Pile(_remove_one(pile.draw, face), pile.discard)

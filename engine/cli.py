@@ -1,0 +1,56 @@
+"""``vedette <game> <verb> ...``: the scripting face of the engine (JSON in, JSON out).
+
+Each game package contributes its verbs through ``engine.<game>.cli.register(subparsers)``; a verb's
+handler returns a JSON-able value, printed here. Errors the engine raises on purpose
+(:class:`~engine.core.errors.VedetteError`: a rule refused, a bad data file, a record that does not
+replay) print one clear line on stderr and exit with code 2; nothing half-computed is printed.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any
+
+from engine.core.errors import VedetteError
+
+GAMES = ("n20", "lob", "tbf", "bc")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vedette", description="Vedette: rules, exact odds and trees for "
+                                     "Napoleonic board wargames. Output is JSON.")
+    sub = parser.add_subparsers(dest="game", metavar="GAME")
+    for game in GAMES:
+        try:
+            mod = importlib.import_module(f"engine.{game}.cli")
+        except ModuleNotFoundError as exc:
+            if exc.name in (f"engine.{game}", f"engine.{game}.cli"):
+                continue
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        out: Any = handler(args)
+    except VedetteError as exc:
+        print(f"vedette: error: {exc}", file=sys.stderr)
+        return 2
+    if isinstance(out, str):
+        print(out)
+    elif out is not None:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,527 @@
+"""Rules procedures as generators, and the three drivers that answer them.
+
+A *procedure* is a generator function. It yields *requests* and receives their answers:
+
+* :class:`Roll` -- throw dice (``"d6"``, ``"d10"``, ``"2d6"``, ``"d3"``); the answer is the face (or sum);
+* :class:`Draw` -- take one item uniformly from a pile (cards, cubes); the procedure keeps the pile;
+* :class:`Chance` -- any other chance event with explicit exact probabilities;
+* :class:`Choose` -- a player decision among hashable options;
+* :class:`Sub` -- run a sub-procedure and receive its result (the enumerate driver memoises it by ``key``);
+* :class:`Log` -- no question: a note (e.g. a modified die roll) for the game record and the tree.
+
+When the generator returns, its return value is the procedure's *result* (hashable, so outcomes can be
+counted). A procedure is handed to a driver as a zero-argument factory (``functools.partial``):
+
+* **play** (:func:`play`, :class:`Stepper`): dice from a seeded RNG (:class:`RandomDice`) or typed in
+  (:class:`TypedDice`, or :meth:`Stepper.answer` one at a time), choices from a policy or a person;
+* **replay** (:func:`replay`): answers from recorded events, checking each matches its request;
+* **enumerate** (:func:`enumerate_tree`, :func:`distribution`): every outcome of every chance request,
+  weighted by its exact probability; choices resolved by a policy or kept as decision nodes.
+
+So the odds tools, the trees and the game run the same rules code.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import lcm
+import random
+from typing import Any
+
+from .dist import Dist, die
+from .errors import RecordError, RuleViolation, VedetteError
+
+__all__ = [
+    "Request", "ChanceRequest", "Roll", "Draw", "Chance", "Choose", "Sub", "Log",
+    "Event", "Played", "Stepper", "RandomDice", "TypedDice", "play", "replay",
+    "enumerate_tree", "distribution", "Policy", "first_option", "NeedInput", "jsonable",
+]
+
+Procedure = Callable[[], Generator]
+Policy = Callable[["Choose"], Hashable]
+
+
+# ------------------------------------------------------------------------------------------------
+# Requests
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Request:
+    rule: str
+    label: str = ""
+
+    kind = "request"
+
+
+@dataclass(frozen=True)
+class ChanceRequest(Request):
+    """A request answered by chance; :meth:`outcomes` gives each possible answer with its exact probability."""
+
+    def outcomes(self) -> tuple[tuple[Hashable, Fraction], ...]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def check(self, value: Hashable) -> Hashable:
+        """Return ``value`` if it is a possible outcome, else raise :class:`RuleViolation`."""
+        for v, _ in self.outcomes():
+            if v == value or jsonable(v) == value:
+                return v
+        raise RuleViolation(self.rule, f"{value!r} is not a possible outcome of {self.describe()}")
+
+    def describe(self) -> str:
+        return self.label or self.kind
+
+
+@dataclass(frozen=True)
+class Roll(ChanceRequest):
+    """Throw dice given as ``NdS`` (``"d6"``, ``"2d6"``, ``"d10"``, ``"d3"``)."""
+
+    die: str = "d6"
+    kind = "roll"
+
+    def __init__(self, die: str, rule: str, label: str = ""):
+        object.__setattr__(self, "die", die)
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "label", label)
+
+    def outcomes(self):
+        return tuple(die(self.die).sorted_items(key=lambda v: v))
+
+    def check(self, value):
+        try:
+            value = int(value)
+        except (TypeError, ValueError):
+            raise RuleViolation(self.rule, f"a {self.die} roll must be a whole number, got {value!r}") from None
+        if value not in die(self.die):
+            faces = sorted(die(self.die))
+            raise RuleViolation(self.rule, f"a {self.die} shows {faces[0]}..{faces[-1]}, got {value}")
+        return value
+
+    def describe(self):
+        return f"{self.die} ({self.label})" if self.label else self.die
+
+
+@dataclass(frozen=True)
+class Draw(ChanceRequest):
+    """Take one item uniformly at random from ``cards`` (a tuple; repeats make a multiset)."""
+
+    cards: tuple = ()
+    kind = "draw"
+
+    def __init__(self, cards: Iterable[Hashable], rule: str, label: str = ""):
+        object.__setattr__(self, "cards", tuple(cards))
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "label", label)
+        if not self.cards:
+            raise RuleViolation(rule, f"cannot draw from an empty pile ({label or 'draw'})")
+
+    def outcomes(self):
+        counts: dict[Hashable, int] = {}
+        for c in self.cards:
+            counts[c] = counts.get(c, 0) + 1
+        n = len(self.cards)
+        return tuple((c, Fraction(k, n)) for c, k in counts.items())
+
+
+@dataclass(frozen=True)
+class Chance(ChanceRequest):
+    """A chance event with explicit outcomes: ``((value, probability), ...)`` summing to 1."""
+
+    options: tuple = ()
+    kind = "chance"
+
+    def __init__(self, outcomes: Iterable[tuple[Hashable, Fraction]], rule: str, label: str = ""):
+        opts = tuple((v, Fraction(p)) for v, p in outcomes if Fraction(p))
+        if sum((p for _, p in opts), Fraction(0)) != 1:
+            raise ValueError(f"chance outcomes for {rule} do not sum to 1")
+        object.__setattr__(self, "options", opts)
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "label", label)
+
+    def outcomes(self):
+        return self.options
+
+
+@dataclass(frozen=True)
+class Choose(Request):
+    """A player decision among ``options`` (hashable values). ``player`` names who decides.
+
+    ``context`` carries whatever a policy needs to decide (hashable, optional).
+    """
+
+    options: tuple = ()
+    player: str = ""
+    context: Any = None
+    kind = "choose"
+
+    def __init__(self, options: Iterable[Hashable], rule: str, player: str = "", label: str = "",
+                 context: Any = None):
+        object.__setattr__(self, "options", tuple(options))
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "context", context)
+        if not self.options:
+            raise RuleViolation(rule, f"no legal option for {label or 'this choice'}")
+
+    def check(self, value: Hashable) -> Hashable:
+        for o in self.options:
+            if o == value or jsonable(o) == jsonable(value):
+                return o
+        raise RuleViolation(self.rule, f"{value!r} is not one of the options for {self.label or 'this choice'}: "
+                                       f"{[jsonable(o) for o in self.options]}")
+
+
+@dataclass(frozen=True, eq=False)
+class Sub(Request):
+    """Run the sub-procedure ``proc`` (a factory) and receive its result.
+
+    ``key`` must identify the sub-procedure's situation completely: the enumerate driver computes
+    its result distribution once per key and reuses it.
+    """
+
+    key: Hashable = None
+    proc: Procedure | None = None
+    kind = "sub"
+
+    def __init__(self, key: Hashable, proc: Procedure, rule: str, label: str = ""):
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "proc", proc)
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "label", label)
+
+
+@dataclass(frozen=True)
+class Log(Request):
+    """A note, not a question: the driver records it (raw and modified rolls, what happened)."""
+
+    text: str = ""
+    data: Any = None
+    kind = "log"
+
+    def __init__(self, rule: str, text: str, data: Any = None):
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "label", text)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "data", data)
+
+
+def first_option(request: Choose) -> Hashable:
+    """The simplest policy: take the first listed option (procedures list the rule's preferred one first)."""
+    return request.options[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# Events (what play records and replay reads)
+# ------------------------------------------------------------------------------------------------
+def jsonable(value: Any) -> Any:
+    """A JSON-friendly form of an answer (tuples -> lists, frozensets -> sorted lists, dataclasses -> dicts)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, (tuple, list)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((jsonable(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: jsonable(getattr(value, k)) for k in value.__dataclass_fields__}
+    if hasattr(value, "value"):  # enums
+        return jsonable(value.value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One answered request (or a note). ``value`` is the answer: the raw die face, the card, the option."""
+
+    kind: str
+    rule: str
+    label: str
+    value: Any = None
+    detail: Any = None  # extra data: the die spec, a note's data (e.g. the modified roll)
+    depth: int = 0      # nesting level of sub-procedures, for display
+
+    def to_json(self) -> dict:
+        d = {"kind": self.kind, "rule": self.rule, "label": self.label, "value": jsonable(self.value)}
+        if self.detail is not None:
+            d["detail"] = jsonable(self.detail)
+        if self.depth:
+            d["depth"] = self.depth
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Event":
+        try:
+            return cls(kind=d["kind"], rule=d["rule"], label=d.get("label", ""), value=d.get("value"),
+                       detail=d.get("detail"), depth=d.get("depth", 0))
+        except (KeyError, TypeError) as exc:
+            raise RecordError(f"malformed event {d!r}: needs kind, rule, value ({exc})") from None
+
+    @property
+    def answers(self) -> bool:
+        """True for events that answered a question (not notes)."""
+        return self.kind in ("roll", "draw", "chance", "choose")
+
+
+@dataclass(frozen=True)
+class Played:
+    result: Any
+    events: tuple[Event, ...]
+
+
+class NeedInput(VedetteError):
+    """Typed-in dice ran out: the driver needs the next answer for ``request``."""
+
+    def __init__(self, request: Request):
+        self.request = request
+        super().__init__(f"[rule {request.rule}] waiting for {request.kind}: {getattr(request, 'describe', lambda: request.label)()}")
+
+
+# ------------------------------------------------------------------------------------------------
+# Answer sources for play
+# ------------------------------------------------------------------------------------------------
+class RandomDice:
+    """Answers chance requests from a seeded RNG with the requests' exact probabilities."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def __call__(self, request: ChanceRequest) -> Hashable:
+        outs = request.outcomes()
+        d = lcm(*(p.denominator for _, p in outs))
+        r = self.rng.randrange(d)
+        acc = 0
+        for v, p in outs:
+            acc += p.numerator * (d // p.denominator)
+            if r < acc:
+                return v
+        return outs[-1][0]  # pragma: no cover - probabilities sum to 1
+
+
+class TypedDice:
+    """Answers chance requests from values typed in by a player, in order (validated against each request)."""
+
+    def __init__(self, values: Iterable[Hashable]):
+        self.values = list(values)
+        self.used = 0
+
+    def __call__(self, request: ChanceRequest) -> Hashable:
+        if self.used >= len(self.values):
+            raise NeedInput(request)
+        v = self.values[self.used]
+        self.used += 1
+        return v
+
+
+# ------------------------------------------------------------------------------------------------
+# The stepping machine behind play and replay
+# ------------------------------------------------------------------------------------------------
+class Stepper:
+    """Runs a procedure one question at a time, for interactive play (typed dice, choices from a UI).
+
+    ``pending`` is the request waiting for an answer (None when done); :meth:`answer` validates the
+    answer against it (a wrong die face raises :class:`RuleViolation` and changes nothing).
+    Sub-procedures run inline; notes are recorded as events.
+    """
+
+    def __init__(self, factory: Procedure):
+        self._stack: list[Generator] = [factory()]
+        self.events: list[Event] = []
+        self.pending: Request | None = None
+        self.done = False
+        self.result: Any = None
+        self._advance(None, first=True)
+
+    def _advance(self, value: Any, first: bool = False) -> None:
+        send = value
+        while True:
+            gen = self._stack[-1]
+            try:
+                req = next(gen) if first else gen.send(send)
+                first = False
+            except StopIteration as stop:
+                first = False
+                self._stack.pop()
+                if not self._stack:
+                    self.done, self.result, self.pending = True, stop.value, None
+                    return
+                send = stop.value
+                continue
+            if isinstance(req, Log):
+                self.events.append(Event("log", req.rule, req.text, None, req.data, len(self._stack) - 1))
+                send = None
+                continue
+            if isinstance(req, Sub):
+                self._stack.append(req.proc())
+                first = True
+                continue
+            if not isinstance(req, (ChanceRequest, Choose)):
+                raise TypeError(f"a procedure yielded {req!r}, which is not a request")
+            self.pending = req
+            return
+
+    def answer(self, value: Any) -> None:
+        """Answer the pending request (validated); the procedure runs on to the next question."""
+        req = self.pending
+        if req is None:
+            raise VedetteError("the procedure is finished; nothing to answer")
+        value = req.check(value)
+        detail = {"die": req.die} if isinstance(req, Roll) else None
+        self.events.append(Event(req.kind, req.rule, req.label, value, detail, len(self._stack) - 1))
+        self.pending = None
+        self._advance(value)
+
+    def run(self, dice: Callable[[ChanceRequest], Hashable] | None, chooser: Policy | None) -> Played:
+        """Answer everything from ``dice`` and ``chooser`` until the procedure returns."""
+        while not self.done:
+            req = self.pending
+            if isinstance(req, Choose):
+                if chooser is None:
+                    raise NeedInput(req)
+                self.answer(chooser(req))
+            else:
+                if dice is None:
+                    raise NeedInput(req)
+                self.answer(dice(req))
+        return Played(self.result, tuple(self.events))
+
+
+def play(factory: Procedure, dice: Callable[[ChanceRequest], Hashable] | None = None,
+         chooser: Policy | None = first_option, seed: int | None = None) -> Played:
+    """Play a procedure through: dice from ``dice`` (default a :class:`RandomDice` with ``seed``)."""
+    if dice is None:
+        dice = RandomDice(seed)
+    return Stepper(factory).run(dice, chooser)
+
+
+def replay(factory: Procedure, events: Sequence[Event | dict]) -> Played:
+    """Re-run a procedure with the answers recorded in ``events`` (notes are regenerated, not read).
+
+    Raises :class:`RecordError` naming the event index when a recorded answer does not fit its request.
+    """
+    answers = [(i, e if isinstance(e, Event) else Event.from_json(e)) for i, e in enumerate(events)]
+    answers = [(i, e) for i, e in answers if e.answers]
+    step = Stepper(factory)
+    k = 0
+    while not step.done:
+        req = step.pending
+        if k >= len(answers):
+            raise RecordError(f"the record ends while rule {req.rule} still waits for a {req.kind}")
+        i, ev = answers[k]
+        if ev.kind != req.kind or ev.rule != req.rule:
+            raise RecordError(f"recorded {ev.kind} for rule {ev.rule}, but the procedure asks for a "
+                              f"{req.kind} for rule {req.rule}", index=i)
+        try:
+            step.answer(ev.value)
+        except RuleViolation as exc:
+            raise RecordError(str(exc), index=i) from None
+        k += 1
+    if k != len(answers):
+        raise RecordError(f"{len(answers) - k} recorded answer(s) left over after the procedure ended",
+                          index=answers[k][0])
+    return Played(step.result, tuple(step.events))
+
+
+# ------------------------------------------------------------------------------------------------
+# Exact enumeration
+# ------------------------------------------------------------------------------------------------
+class _Prefix:
+    """Re-runs a procedure from the start with a fixed prefix of answers (generators cannot be copied).
+
+    Sub-procedures are *not* entered here: their answers are their results, as the enumerator
+    handles them through their memoised distribution.
+    """
+
+    @staticmethod
+    def next_request(factory: Procedure, prefix: Sequence[Any]) -> tuple[Request | None, Any, list[Log]]:
+        gen = factory()
+        notes: list[Log] = []
+        try:
+            req = next(gen)
+            i = 0
+            while True:
+                if isinstance(req, Log):
+                    if i == len(prefix):
+                        notes.append(req)
+                    req = gen.send(None)
+                    continue
+                if i == len(prefix):
+                    return req, None, notes
+                req = gen.send(prefix[i])
+                i += 1
+        except StopIteration as stop:
+            return None, stop.value, notes
+
+
+def distribution(factory: Procedure, policy: Policy | None = first_option,
+                 memo: dict | None = None) -> Dist:
+    """Exact distribution of the procedure's result (choices by ``policy``)."""
+    return enumerate_tree(factory, policy=policy, memo=memo, build=False).distribution()
+
+
+def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, keep_decisions: bool = False,
+                   memo: dict | None = None, build: bool = True):
+    """Enumerate every branch of the procedure exactly and return its probability :class:`~engine.core.tree.Tree`.
+
+    ``policy`` answers :class:`Choose` requests; with ``keep_decisions=True`` (or ``policy=None``) every
+    option becomes a branch of a decision node instead (the tree then has no single distribution).
+    ``memo`` (a dict) caches sub-procedure distributions by key and may be shared between calls.
+    With ``build=False`` only the leaves are kept (faster, for :func:`distribution`).
+    """
+    from .tree import Node, Tree
+
+    memo = {} if memo is None else memo
+    decide = None if keep_decisions else policy
+    leaves: dict[Hashable, Fraction] = {}
+    has_decisions = False
+
+    def sub_dist(req: Sub) -> tuple[Dist, Any]:
+        hit = memo.get(req.key)
+        if hit is None:
+            t = enumerate_tree(req.proc, policy=policy, keep_decisions=False, memo=memo, build=build)
+            hit = (t.distribution(), t if build else None)
+            memo[req.key] = hit
+        return hit
+
+    def explore(prefix: list, node, path_p: Fraction) -> None:
+        nonlocal has_decisions
+        req, result, notes = _Prefix.next_request(factory, prefix)
+        if node is not None and notes:
+            node.notes.extend((n.rule, n.text) for n in notes)
+        if req is None:
+            if node is not None:
+                node.result = result
+            leaves[result] = leaves.get(result, Fraction(0)) + path_p
+            return
+        if isinstance(req, Choose):
+            if decide is not None:
+                explore(prefix + [decide(req)], node, path_p)
+                return
+            has_decisions = True
+            kids = [(o, None) for o in req.options]
+        elif isinstance(req, Sub):
+            dist, subtree = sub_dist(req)
+            kids = list(dist.sorted_items())
+        else:
+            kids = list(req.outcomes())
+        if node is not None:
+            node.request = req
+            node.kind = req.kind
+            node.rule = req.rule
+            node.label = req.describe() if isinstance(req, ChanceRequest) else req.label
+            if isinstance(req, Sub):
+                node.subtree = subtree
+        for value, p in kids:
+            child = None
+            if node is not None:
+                child = Node(outcome=value, probability=p, path_probability=(path_p * p) if p is not None else None)
+                node.children.append(child)
+            explore(prefix + [value], child, path_p * p if p is not None else path_p)
+
+    root = Node(outcome=None, probability=Fraction(1), path_probability=Fraction(1)) if build else None
+    explore([], root, Fraction(1))
+    return Tree(root=root, leaves=None if has_decisions else Dist(leaves))

@@ -1,0 +1,122 @@
+"""The probability tree built by the enumerate driver.
+
+Each node is a request met on the way (a roll, a draw, a chance event, a decision or a sub-procedure),
+with the rule that made it; its children are the answers, each with its conditional probability
+(``None`` under a decision node) and its probability from the root. Leaves carry the procedure's result.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .dist import Dist, prob_json
+
+__all__ = ["Node", "Tree"]
+
+
+@dataclass(eq=False)
+class Node:
+    outcome: Any = None                       # the answer that led here from the parent
+    probability: Fraction | None = None       # conditional on the parent (None under a decision)
+    path_probability: Fraction | None = None  # from the root
+    kind: str = "leaf"                        # roll / draw / chance / choose / sub / leaf
+    rule: str = ""
+    label: str = ""
+    request: Any = None
+    children: list["Node"] = field(default_factory=list)
+    result: Any = None
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (rule, text) logged on the way
+    subtree: "Tree | None" = None             # for sub nodes: the sub-procedure's own tree
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    def walk(self) -> Iterator["Node"]:
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+
+@dataclass
+class Tree:
+    root: Node | None
+    leaves: Dist | None  # None when decision nodes were kept
+
+    def distribution(self) -> Dist:
+        """Distribution of the results (only when every decision was resolved by a policy)."""
+        if self.leaves is None:
+            raise ValueError("this tree keeps decision nodes: give a policy to get one distribution")
+        return self.leaves
+
+    def total(self) -> Fraction:
+        """Sum of the leaf probabilities (exactly 1 for a well-formed procedure)."""
+        return self.distribution().total
+
+    def nodes(self) -> Iterator[Node]:
+        if self.root is not None:
+            yield from self.root.walk()
+
+    def leaf_nodes(self) -> list[Node]:
+        return [n for n in self.nodes() if n.is_leaf]
+
+    def size(self) -> int:
+        return sum(1 for _ in self.nodes())
+
+    def to_dict(self, result: Callable[[Any], Any] | None = None, outcome: Callable[[Any], Any] | None = None,
+                max_depth: int | None = None) -> dict:
+        """JSON-able tree: each node has rule, request, label, outcome, probability (and result at leaves)."""
+        from .procedure import jsonable
+
+        result = result or jsonable
+        outcome = outcome or jsonable
+
+        def conv(n: Node, depth: int) -> dict:
+            d: dict[str, Any] = {"kind": n.kind, "rule": n.rule, "request": n.label,
+                                 "outcome": outcome(n.outcome)}
+            if n.probability is not None:
+                d["probability"] = prob_json(n.probability)
+            if n.path_probability is not None:
+                d["path_probability"] = prob_json(n.path_probability)
+            if n.notes:
+                d["notes"] = [{"rule": r, "text": t} for r, t in n.notes]
+            if n.is_leaf:
+                d["kind"] = "leaf"
+                d.pop("request")
+                d.pop("rule")
+                d["result"] = result(n.result)
+            elif max_depth is None or depth < max_depth:
+                d["children"] = [conv(c, depth + 1) for c in n.children]
+            else:
+                d["children_omitted"] = len(n.children)
+            return d
+
+        if self.root is None:
+            raise ValueError("this tree was enumerated without nodes (build=False)")
+        return conv(self.root, 0)
+
+    def render(self, result: Callable[[Any], str] = str, max_depth: int | None = None) -> str:
+        """Plain-text drawing of the tree for terminals and notebooks."""
+        lines: list[str] = []
+
+        def fmt_p(n: Node) -> str:
+            return "" if n.probability is None else f" [{n.probability}]"
+
+        def go(n: Node, indent: str, depth: int) -> None:
+            for c in n.children:
+                head = f"{indent}{n.kind} {n.label} (rule {n.rule}) -> {c.outcome}{fmt_p(c)}"
+                if c.is_leaf:
+                    lines.append(f"{head} => {result(c.result)}")
+                else:
+                    lines.append(head)
+                    if max_depth is None or depth < max_depth:
+                        go(c, indent + "  ", depth + 1)
+
+        if self.root is not None:
+            if self.root.is_leaf:
+                lines.append(f"(certain) => {result(self.root.result)}")
+            else:
+                go(self.root, "", 0)
+        return "\n".join(lines)

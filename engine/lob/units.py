@@ -1,0 +1,90 @@
+"""Units of Lines of Battle (rule 1.2): infantry, cavalry (heavy, light, lancer) and artillery.
+
+A :class:`Unit` is an immutable value; every change (a hit, a move, a square) returns a new one.
+Strength is rating minus hits (1.2); a unit with more hits than its rating is eliminated; a single
+hit eliminates artillery.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+__all__ = ["Unit", "INF", "CAV", "ART", "SIDES", "other_side"]
+
+INF, CAV, ART = "inf", "cav", "art"
+SIDES = ("French", "Allied")
+
+
+def other_side(side: str) -> str:
+    return "Allied" if side == "French" else "French"
+
+
+@dataclass(frozen=True, order=True)
+class Unit:
+    uid: str
+    side: str
+    kind: str                    # inf | cav | art
+    rating: int = 0              # artillery: 0 (one hit eliminates it; morale value 1, rule 5.3)
+    hits: int = 0
+    cav: str | None = None       # heavy | light | lancer (cavalry only)
+    area: str | None = None      # None once eliminated
+    approach: str | None = None  # infantry on the approach facing this area (rule 1.1)
+    square: bool = False         # infantry in square (4.2.2)
+    deployed: bool = False       # artillery deployed (able to fire) or limbered
+    arty: str = "foot"           # foot | horse | heavy | rockets (7.2)
+    name: str = ""
+    command: tuple = ()          # formation tags a leader can command (7.1)
+
+    # --- 1.2 ------------------------------------------------------------------------------------
+    @property
+    def strength(self) -> int:
+        return self.rating - self.hits
+
+    @property
+    def eliminated(self) -> bool:
+        if self.kind == ART:
+            return self.hits >= 1
+        return self.hits > self.rating
+
+    @property
+    def morale_value(self) -> int:
+        """Morale lost when this unit is eliminated (5.3): its rating, 1 for artillery."""
+        return 1 if self.kind == ART else self.rating
+
+    @property
+    def is_combat(self) -> bool:
+        return self.kind in (INF, CAV)
+
+    def hit(self, n: int = 1) -> "Unit":
+        if n <= 0:
+            return self
+        cap = 1 if self.kind == ART else self.rating + 1   # hits beyond elimination are not counted
+        u = replace(self, hits=min(self.hits + n, cap))
+        if u.eliminated:
+            return replace(u, area=None, approach=None, square=False)
+        return u
+
+    def moved(self, area: str | None, approach: str | None = None, square: bool | None = None) -> "Unit":
+        return replace(self, area=area, approach=approach, square=self.square if square is None else square)
+
+    def label(self) -> str:
+        if self.kind == ART:
+            kind = "Artillery" if self.arty == "foot" else f"{self.arty.title()} Artillery"
+            return f"{self.uid} ({kind}{', deployed' if self.deployed else ', limbered'})"
+        kind = "Infantry" if self.kind == INF else f"{(self.cav or '').title()} Cavalry"
+        extra = " on approach to " + self.approach if self.approach else (" in square" if self.square else "")
+        return f"{self.uid} ({kind} {self.strength}/{self.rating}{extra})"
+
+    def to_json(self) -> dict:
+        d = {"uid": self.uid, "side": self.side, "kind": self.kind, "rating": self.rating, "hits": self.hits,
+             "strength": self.strength, "area": self.area, "eliminated": self.eliminated}
+        if self.kind == CAV:
+            d["cav"] = self.cav
+        if self.kind == INF:
+            d["approach"] = self.approach
+            d["square"] = self.square
+        if self.kind == ART:
+            d["deployed"] = self.deployed
+            d["arty"] = self.arty
+        if self.name:
+            d["name"] = self.name
+        return d

@@ -1,0 +1,898 @@
+"""One Napoleonic 20 battle, from strengths to morale: the procedure 9.0 steps A-G and everything after.
+
+:func:`battle_procedure` is THE rules procedure: a generator that yields requests (dice, choices,
+sub-procedures) and returns a hashable :class:`Outcome`. The game engine runs it with the play driver;
+:mod:`engine.n20` runs it with the enumerate driver for exact odds and trees. Nothing here touches an RNG.
+
+Steps (rule numbers from the v3.0 standard rules, 000; the older edition 001 differs where
+``data/n20/parameters.yaml`` says so):
+
+* B-C strengths: printed strength (stragglers 0, 16.7.5), squares take -1 from attacking cavalry (17.1),
+  attacking artillery doubled (9.3) unless bombarding (16.3.2), countercharging units doubled unless
+  a defender is cavalry (8.2.2), Routed! units halved rounding up (9.6.3); the single best terrain
+  benefit over all defenders' hexes and the hexsides attacked through (9.4-9.4.2, steep slopes only
+  when every attacker is downslope, exclusive 2.0), defensive artillery support (16.3.1), garrisons
+  (9.4.4), reserves +1 per side with their bans (12.5, 9.6.3, 9.4.4, 16.7.5), then the unreliable
+  waver rolls (16.7.3; in 001 the Portuguese reliability checks of 16.9).
+* D-E differential, leader command -1 (16.9.4), voluntary reduction (9.5), CRT column clamped to the ends.
+* F the CRT roll; G the result (9.6 [A]-[H]) with retreats (:mod:`.retreat`), advance (:mod:`.advance`),
+  Guard recule (12.2.2), morale (:mod:`.morale`), Routed! markers (9.6.3) and fatigue (16.8.1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from itertools import combinations
+from math import ceil
+from pathlib import Path
+from typing import Literal, Union
+
+from pydantic import Field, model_validator
+
+from engine.core.data import Strict, load_yaml, parse_yaml, validate
+from engine.core.errors import DataError, RuleViolation
+from engine.core.procedure import Choose, Log, Roll, Sub
+
+from .advance import AdvanceResult, advance_procedure
+from .board import Board, load_board
+from .morale import MoraleItem, apply_morale, morale_items
+from .retreat import ContextFreeRetreat, MapRetreat, PathSpec, RetreatResult, hazard_roll
+from .tables import HEXSIDE_FEATURES, Tables, default_tables, load_tables
+from .units import Unit, UnitSpec, other_side
+
+__all__ = ["BattleModel", "Battle", "Outcome", "UnitFate", "battle_procedure", "load_battle", "parse_battle",
+           "battle_from_model", "Strengths", "strengths", "crt_roll"]
+
+Feature = Literal["minor_river", "major_river", "bridge", "ford", "slope", "steep_slope"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Battle file model
+# ------------------------------------------------------------------------------------------------
+class PathSpecModel(Strict):
+    hazards: list[int] = []
+    road: int | None = Field(default=None, ge=0)
+    loc_at: int | None = Field(default=None, ge=1)
+    blocked_after: int | None = Field(default=None, ge=0)
+    friend_at: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _nonneg(self):
+        if any(h < 0 for h in self.hazards):
+            raise ValueError("hazards: a count of hazard rolls (0 or more) for each hex of the path")
+        return self
+
+
+class AttackHexsideModel(Strict):
+    features: list[Feature] = []
+    defender_upslope: bool = False
+
+
+class ReservesModel(Strict):
+    attacker: bool = False
+    defender: bool = False
+
+
+class BattleModel(Strict):
+    """A battle file (YAML or JSON); see docs/n20-battles.md."""
+
+    edition: Literal["v3", "v2"] | None = None
+    name: str = ""
+    notes: str = ""
+    tables: str | None = None
+    attackers: list[UnitSpec] = Field(min_length=1)
+    defenders: list[UnitSpec] = Field(min_length=1)
+    attacker: Literal["french", "allied"] | None = None
+    reserves: ReservesModel = ReservesModel()
+    countercharge: bool = False
+    morale: dict[Literal["french", "allied"], int] | None = None
+    command: Literal["in", "out", "auto"] | None = None
+    artillery_support: Union[int, Literal["auto"]] = 0
+    reduce_to: int | None = None
+    fatigue: bool = False
+    reliability_checks: bool = False
+    british_reliability_lapsed: bool = False
+    terrain: str = "clear"
+    hexsides: list[AttackHexsideModel] = []
+    paths: dict[str, Union[list[int], PathSpecModel]] = {}
+    map: str | None = None
+    others: list[UnitSpec] = []
+
+    @model_validator(mode="after")
+    def _checks(self):
+        if self.morale:
+            for s, v in self.morale.items():
+                if v < 0:
+                    raise ValueError(f"morale.{s}: a Morale level of 0 or more (12.0)")
+        if isinstance(self.artillery_support, int) and self.artillery_support < 0:
+            raise ValueError("artillery_support: a number of supported defenders (0 or more) or 'auto'")
+        return self
+
+
+# ------------------------------------------------------------------------------------------------
+# Battle value
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Battle:
+    """A battle ready to resolve. Immutable; hashed by identity."""
+
+    tables: Tables
+    attackers: tuple[Unit, ...]
+    defenders: tuple[Unit, ...]
+    attacker_side: str
+    reserves_attacker: bool = False
+    reserves_defender: bool = False
+    countercharge: bool = False
+    morale: tuple[tuple[str, int], ...] | None = None
+    command: str | None = None
+    artillery_support: int | str = 0
+    reduce_to: int | None = None
+    fatigue: bool = False
+    reliability_checks: bool = False
+    british_reliability_lapsed: bool = False
+    terrain: tuple[tuple[str, str], ...] = ()          # defender id -> terrain (context-free)
+    hexsides: tuple[tuple[frozenset, bool], ...] = ()  # (features, defender upslope) per attacking hexside
+    paths: tuple[tuple[str, PathSpec], ...] = ()
+    bombarding: frozenset = frozenset()
+    board: Board | None = None
+    others: tuple[Unit, ...] = ()
+    name: str = ""
+    file: str = "<battle>"
+
+    @property
+    def edition(self) -> str:
+        return self.tables.edition
+
+    @property
+    def rules(self):
+        return self.tables.rules
+
+    @property
+    def defender_side(self) -> str:
+        return other_side(self.attacker_side)
+
+    @property
+    def on_map(self) -> bool:
+        return self.board is not None
+
+    @cached_property
+    def units(self) -> dict[str, Unit]:
+        return {u.id: u for u in self.attackers + self.defenders + self.others}
+
+    @cached_property
+    def prepared(self) -> "Strengths":
+        return strengths(self)
+
+    def morale_levels(self) -> dict[str, int] | None:
+        return dict(self.morale) if self.morale is not None else None
+
+    def to_json(self) -> dict:
+        out = {"edition": self.edition, "name": self.name, "attacker": self.attacker_side,
+               "attackers": [u.to_json() for u in self.attackers],
+               "defenders": [u.to_json() for u in self.defenders],
+               "reserves": {"attacker": self.reserves_attacker, "defender": self.reserves_defender}}
+        if self.board is not None:
+            out["map"] = self.board.name
+        return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Loading
+# ------------------------------------------------------------------------------------------------
+def _resolve(base: Path | None, ref: str) -> Path:
+    p = Path(ref)
+    if p.is_absolute() or base is None:
+        return p
+    cand = base / p
+    if cand.exists():
+        return cand
+    from engine.core.data import data_path
+    alt = data_path(ref)
+    return alt if alt.exists() else cand
+
+
+def battle_from_model(m: BattleModel, file: str = "<battle>", tables: Tables | None = None,
+                      base: Path | None = None) -> Battle:
+    """Build a :class:`Battle` from a validated model; checks names against the tables and the map."""
+    if tables is None:
+        if m.tables:
+            tables = load_tables(_resolve(base, m.tables))
+        else:
+            tables = default_tables(m.edition or "v3")
+    if m.edition is not None and m.edition != tables.edition:
+        raise DataError(file, "edition", f"the edition of the tables file ({tables.edition}, {tables.file})", m.edition)
+    side_a = m.attacker or m.attackers[0].side or "french"
+    side_d = other_side(side_a)
+    ids: set[str] = set()
+
+    def mk(specs, side, where):
+        out = []
+        for i, s in enumerate(specs):
+            if s.id in ids:
+                raise DataError(file, f"{where}[{i}].id", "a unit id used only once in the battle", s.id)
+            ids.add(s.id)
+            if s.side is not None and side is not None and s.side != side:
+                raise DataError(file, f"{where}[{i}].side", f"{side} (all {where} fight on one side)", s.side)
+            if where == "attackers" and s.type in ("leader", "garrison"):
+                raise DataError(file, f"{where}[{i}].type",
+                                "a fighting unit (leaders 16.9 and garrisons 9.4.4 do not attack)", s.type)
+            if s.bombarding and (where != "attackers" or s.type != "artillery"):
+                raise DataError(file, f"{where}[{i}].bombarding", "only attacking artillery bombards (16.3.2)", True)
+            if s.terrain is not None and not tables.has_terrain(s.terrain):
+                raise DataError(file, f"{where}[{i}].terrain",
+                                f"a terrain the tables' TEC lists ({', '.join(tables.model.tec.terrain)})", s.terrain)
+            out.append(s.to_unit(side or s.side))
+        return tuple(out)
+
+    attackers = mk(m.attackers, side_a, "attackers")
+    defenders = mk(m.defenders, side_d, "defenders")
+    others = []
+    for i, s in enumerate(m.others):
+        if s.id in ids:
+            raise DataError(file, f"others[{i}].id", "a unit id used only once in the battle", s.id)
+        if s.side is None:
+            raise DataError(file, f"others[{i}].side", "french or allied")
+        ids.add(s.id)
+        others.append(s.to_unit())
+    if not tables.has_terrain(m.terrain):
+        raise DataError(file, "terrain", f"a terrain the tables' TEC lists ({', '.join(tables.model.tec.terrain)})",
+                        m.terrain)
+    for i, hs in enumerate(m.hexsides):
+        for f in hs.features:
+            if f not in tables.model.tec.hexsides:
+                raise DataError(file, f"hexsides[{i}].features", "a hexside feature the tables' TEC lists", f)
+    paths = []
+    for uid, spec in m.paths.items():
+        if uid not in ids:
+            raise DataError(file, f"paths.{uid}", "the id of an attacking or defending unit", uid)
+        if isinstance(spec, list):
+            if any(h < 0 for h in spec):
+                raise DataError(file, f"paths.{uid}", "hazard counts of 0 or more per hex", spec)
+            spec = PathSpecModel(hazards=spec)
+        paths.append((uid, PathSpec(tuple(spec.hazards), spec.road, spec.loc_at, spec.blocked_after, spec.friend_at)))
+    board = None
+    if m.map is not None:
+        board = load_board(_resolve(base, m.map))
+        for where, group in (("attackers", m.attackers), ("defenders", m.defenders), ("others", m.others)):
+            for i, s in enumerate(group):
+                if s.hex is None or not board.on_map(s.hex):
+                    raise DataError(file, f"{where}[{i}].hex", f"a hex of the map {board.name!r} (a map battle places every unit)", s.hex)
+                t = board.terrain(s.hex)
+                if where == "defenders" and not tables.has_terrain(t):
+                    raise DataError(file, f"{where}[{i}].hex", f"a hex whose terrain the tables' TEC lists", t)
+        for a in attackers:
+            for d in defenders:
+                if not board.grid.adjacent(a.hex, d.hex):
+                    raise RuleViolation("9.2.2", f"attacker {a.id} in {a.hex} is not adjacent to defender {d.id} "
+                                        f"in {d.hex}: every attacker must be adjacent to every defender")
+        seen: dict[str, str] = {}
+        for u in attackers + defenders + tuple(others):
+            if u.type == "leader":
+                continue
+            if u.hex in seen:
+                raise RuleViolation("6.9", f"units {seen[u.hex]} and {u.id} share hex {u.hex}")
+            seen[u.hex] = u.id
+    if m.command is not None and not tables.rules.leaders:
+        raise RuleViolation("16.9.4", f"the {tables.edition} rules have no leader command")
+    if m.command == "auto" and board is None:
+        raise DataError(file, "command", "in or out (auto needs a map with leader units)", m.command)
+    if m.artillery_support == "auto" and board is None:
+        raise DataError(file, "artillery_support", "a number (auto needs a map)", m.artillery_support)
+    if m.fatigue and not tables.rules.fatigue:
+        raise RuleViolation("16.8", f"the {tables.edition} rules have no fatigue")
+    for u in attackers + defenders:
+        if u.routed and not tables.rules.routed_markers:
+            raise RuleViolation("9.6.3", f"the {tables.edition} rules have no Routed! markers (unit {u.id})")
+    b = Battle(
+        tables=tables, attackers=attackers, defenders=defenders, attacker_side=side_a,
+        reserves_attacker=m.reserves.attacker, reserves_defender=m.reserves.defender,
+        countercharge=m.countercharge,
+        morale=tuple(sorted(m.morale.items())) if m.morale is not None else None,
+        command=m.command, artillery_support=m.artillery_support, reduce_to=m.reduce_to, fatigue=m.fatigue,
+        reliability_checks=m.reliability_checks, british_reliability_lapsed=m.british_reliability_lapsed,
+        terrain=tuple((s.id, s.terrain or m.terrain) for s in m.defenders),
+        hexsides=tuple((frozenset(h.features), h.defender_upslope) for h in m.hexsides),
+        paths=tuple(paths), bombarding=frozenset(s.id for s in m.attackers if s.bombarding),
+        board=board, others=tuple(others), name=m.name, file=file)
+    b.prepared  # validate reserve bans etc. now, before anything is printed
+    return b
+
+
+def load_battle(path: str | Path, tables: Tables | str | Path | None = None) -> Battle:
+    """Load a battle file (YAML/JSON). ``tables``: a :class:`Tables`, a tables file path, or None (the
+    battle's own ``tables:`` entry, else the shipped tables of its edition)."""
+    p = Path(path)
+    m = load_yaml(p, BattleModel)
+    if tables is not None and not isinstance(tables, Tables):
+        tables = load_tables(tables)
+    return battle_from_model(m, str(p), tables, p.parent)
+
+
+def parse_battle(text_or_data, name: str = "<battle>", tables: Tables | None = None) -> Battle:
+    """A battle from YAML/JSON text or an already-parsed dict (e.g. built by a dashboard)."""
+    if isinstance(text_or_data, str):
+        m = parse_yaml(text_or_data, BattleModel, name)
+    else:
+        m = validate(text_or_data, BattleModel, name)
+    return battle_from_model(m, name, tables, None)
+
+
+# ------------------------------------------------------------------------------------------------
+# Strengths (steps B-D), deterministic part
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WaverCheck:
+    unit: str
+    rule: str
+    modifier: int
+    wavers_up_to: int
+
+
+@dataclass(frozen=True)
+class Strengths:
+    attack: tuple[tuple[str, int], ...]      # unit -> battle strength before wavering
+    defend: tuple[tuple[str, int], ...]
+    terrain: int
+    terrain_from: str
+    support: int
+    reserve_attacker: int
+    reserve_defender: int
+    command: int                              # 0 or -1 (16.9.4)
+    checks: tuple[WaverCheck, ...]
+    lines: tuple[tuple[str, str], ...]        # (rule, explanation) for logs and JSON
+
+    @property
+    def attack_total(self) -> int:
+        return sum(s for _, s in self.attack) + self.reserve_attacker
+
+    @property
+    def defend_total(self) -> int:
+        return sum(s for _, s in self.defend) + self.terrain + self.support + self.reserve_defender
+
+
+def _terrain_benefit(b: Battle) -> tuple[int, str]:
+    """9.4.1 / 9.4.2: the single best benefit over the defenders' hexes and the hexsides attacked across."""
+    t = b.tables
+    best, why = 0, "clear"
+
+    def consider(v: int, label: str):
+        nonlocal best, why
+        if v > best:
+            best, why = v, label
+
+    if b.board is None:
+        for uid, name in b.terrain:
+            consider(t.terrain_combat(name), name)
+        entries = b.hexsides
+        all_steep = bool(entries) and all("steep_slope" in f and up for f, up in entries)
+        for feats, up in entries:
+            for f in feats:
+                e = t.hexside(f)
+                if e.downslope_only and not up:
+                    continue
+                if e.all_attackers_downslope and not all_steep:
+                    if "slope" in t.model.tec.hexsides:    # a steep slope not attacked only from below: plain slope
+                        consider(t.hexside("slope").combat, "slope (steep slope not attacked only from below)")
+                    continue
+                consider(e.combat, f)
+        return best, why
+    board = b.board
+    for d in b.defenders:
+        consider(t.terrain_combat(board.terrain(d.hex)), f"{board.terrain(d.hex)} {d.hex}")
+        steep_all = all("steep_slope" in board.hexside_features(a.hex, d.hex)
+                        and board.upslope_hex(a.hex, d.hex) == d.hex for a in b.attackers)
+        for a in b.attackers:
+            feats = board.hexside_features(a.hex, d.hex)
+            up = board.upslope_hex(a.hex, d.hex) == d.hex
+            for f in feats:
+                e = t.hexside(f)
+                if e.downslope_only and not up:
+                    continue
+                if e.all_attackers_downslope and not steep_all:
+                    if "slope" in t.model.tec.hexsides:
+                        consider(t.hexside("slope").combat, f"slope {a.hex}-{d.hex}")
+                    continue
+                consider(e.combat, f"{f} {a.hex}-{d.hex}")
+    return best, why
+
+
+def strengths(b: Battle) -> Strengths:
+    """Steps B-D of 9.0 that need no die; raises :class:`RuleViolation` for a banned reserve."""
+    lines: list[tuple[str, str]] = []
+    square = any(d.square for d in b.defenders)
+    cav_defending = any(d.is_cavalry for d in b.defenders)
+    attack = []
+    for u in b.attackers:
+        s = 0 if u.straggler else u.strength
+        if u.straggler:
+            lines.append(("16.7.5", f"{u.id}: straggler fights at 0"))
+        if square and u.is_cavalry and s:
+            s -= 1
+            lines.append(("17.1", f"{u.id}: cavalry attacking a square -1"))
+        if u.type == "artillery":
+            if u.id in b.bombarding:
+                lines.append(("16.3.2", f"{u.id}: bombards at printed strength"))
+            else:
+                s *= 2
+                lines.append(("9.3", f"{u.id}: attacking artillery doubled"))
+        if b.countercharge and not cav_defending:
+            s *= 2
+            lines.append(("8.2.2", f"{u.id}: countercharge doubled"))
+        if u.routed:
+            s = ceil(s / 2)
+            lines.append(("9.6.3", f"{u.id}: Routed! halved (round up)"))
+        attack.append((u.id, s))
+    if b.countercharge and cav_defending:
+        lines.append(("8.2.2", "no countercharge doubling against cavalry"))
+    defend = []
+    for u in b.defenders:
+        s = 0 if u.straggler else u.strength
+        if u.type == "garrison":
+            lines.append(("9.4.4", f"{u.id}: garrison strength {s}"))
+        if u.routed:
+            s = ceil(s / 2)
+            lines.append(("9.6.3", f"{u.id}: Routed! halved (round up)"))
+        defend.append((u.id, s))
+    terrain, why = _terrain_benefit(b)
+    if terrain:
+        lines.append(("9.4.1", f"best terrain benefit +{terrain} ({why})"))
+    # 16.3.1 defensive artillery support
+    if b.artillery_support == "auto":
+        arts = [o for o in b.others if o.side == b.defender_side and o.type == "artillery" and o.exerts_zoc]
+        support = sum(1 for d in b.defenders if any(d.hex in b.board.zoc_of(a.hex) for a in arts))
+    else:
+        support = int(b.artillery_support)
+        if support > len(b.defenders):
+            raise DataError(b.file, "artillery_support", f"at most one per defending unit ({len(b.defenders)})", support)
+    if support:
+        lines.append(("16.3.1", f"artillery support +{support}"))
+    # 12.5 reserves with their bans
+    ra = rd = 0
+    if b.reserves_attacker:
+        if all(u.routed for u in b.attackers):
+            raise RuleViolation("9.6.3", "no reserves for a battle in which every attacking unit is Routed!")
+        if all(u.straggler for u in b.attackers):
+            raise RuleViolation("16.7.5", "no reserves for a battle fought only by stragglers")
+        ra = 1
+        lines.append(("12.5", "attacker commits reserves +1"))
+    if b.reserves_defender:
+        if all(u.routed for u in b.defenders):
+            raise RuleViolation("9.6.3", "no reserves for a battle in which every defending unit is Routed!")
+        if all(u.straggler for u in b.defenders):
+            raise RuleViolation("16.7.5", "no reserves for a battle fought only by stragglers")
+        if all(u.type == "garrison" for u in b.defenders):
+            raise RuleViolation("9.4.4", "no reserves for a battle that involves only a garrison")
+        rd = 1
+        lines.append(("12.5", "defender commits reserves +1"))
+    levels = b.morale_levels()
+    for side, spend in ((b.attacker_side, ra), (b.defender_side, rd)):
+        if spend and levels is not None and levels.get(side, 1) < 1:
+            raise RuleViolation("12.5", f"{side} has no Morale Point to spend on reserves")
+    # 16.9.4 leader command
+    command = 0
+    if b.command == "out":
+        command = -1
+    elif b.command == "auto":
+        leaders = [o for o in b.others if o.side == b.attacker_side and o.type == "leader"]
+        if not any(b.board.distance(l.hex, a.hex) <= l.strength for l in leaders for a in b.attackers):
+            command = -1
+    if command:
+        lines.append(("16.9.4", "attackers out of command: differential -1"))
+    # reliability checks
+    checks = []
+    rules = b.rules
+    if rules.reliability == "unreliable":
+        for u in b.attackers + b.defenders:
+            if u.unreliable:
+                mod = 0
+                if levels is not None and u.side in levels and other_side(u.side) in levels \
+                        and levels[u.side] < levels[other_side(u.side)]:
+                    mod = -1
+                checks.append(WaverCheck(u.id, "16.7.3", mod, 1))
+    elif b.reliability_checks:
+        for u in b.attackers + b.defenders:
+            if u.side != "allied" or u.type == "garrison":
+                continue
+            if u.portuguese or (not u.elite and not b.british_reliability_lapsed):
+                checks.append(WaverCheck(u.id, "16.9.1", 0, 2))
+    return Strengths(tuple(attack), tuple(defend), terrain, why, support, ra, rd, command, tuple(checks), tuple(lines))
+
+
+# ------------------------------------------------------------------------------------------------
+# Outcome
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class UnitFate:
+    unit: str
+    side: str
+    role: str                 # attacker / defender
+    fate: str                 # held / withdrew / routed / broken / destroyed
+    hexes: int = 0            # hexes retreated
+    end_hex: str | None = None
+    marker: bool = False      # Routed! marker placed (9.6.3)
+    routed: bool = False
+    beyond_ma: bool = False
+    rout_distance: int | None = None
+    advanced: int = 0         # hexes advanced after combat
+    fatigue: int | None = None
+
+    def to_json(self) -> dict:
+        d = {"unit": self.unit, "side": self.side, "role": self.role, "fate": self.fate}
+        if self.hexes:
+            d["hexes"] = self.hexes
+        if self.end_hex is not None:
+            d["hex"] = self.end_hex
+        if self.rout_distance is not None:
+            d["rout_distance"] = self.rout_distance
+        if self.marker:
+            d["routed_marker"] = True
+        if self.beyond_ma:
+            d["rout_beyond_ma"] = True
+        if self.advanced:
+            d["advanced"] = self.advanced
+        if self.fatigue is not None:
+            d["fatigue"] = self.fatigue
+        return d
+
+    def __str__(self) -> str:
+        s = f"{self.unit} {self.fate}"
+        if self.hexes:
+            s += f" {self.hexes}"
+        if self.end_hex:
+            s += f" to {self.end_hex}"
+        if self.advanced:
+            s += f" advanced {self.advanced}"
+        return s
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The final result of a battle: hashable, so exact enumeration can count it."""
+
+    result: str
+    fates: tuple[UnitFate, ...]
+    morale: tuple[tuple[str, int], ...]                 # (side, delta)
+    morale_items: tuple[MoraleItem, ...] = ()
+    morale_after: tuple[tuple[str, int], ...] | None = None
+    lost_game: tuple[str, ...] = ()                     # 12.1.2
+    control: str | None = None                          # Controlled Advance: kept / lost / None
+    wavered: tuple[str, ...] = ()
+    reliability_lapsed: bool = False                    # 16.9.2 (001): a 6 was rolled
+    garrison_destroyed: str | None = None
+
+    def fate(self, unit: str) -> UnitFate:
+        return next(f for f in self.fates if f.unit == unit)
+
+    def delta(self, side: str) -> int:
+        return dict(self.morale).get(side, 0)
+
+    def to_json(self) -> dict:
+        d = {"result": self.result, "units": [f.to_json() for f in self.fates],
+             "morale": dict(self.morale), "morale_items": [i.to_json() for i in self.morale_items]}
+        if self.morale_after is not None:
+            d["morale_after"] = dict(self.morale_after)
+        if self.lost_game:
+            d["lost_game"] = list(self.lost_game)
+        if self.control is not None:
+            d["controlled_advance"] = self.control
+        if self.wavered:
+            d["wavered"] = list(self.wavered)
+        if self.reliability_lapsed:
+            d["british_reliability_lapsed"] = True
+        if self.garrison_destroyed:
+            d["garrison_destroyed"] = self.garrison_destroyed
+        return d
+
+    def __str__(self) -> str:
+        parts = [self.result] + [str(f) for f in self.fates if f.fate != "held" or f.advanced]
+        m = ", ".join(f"{s} {v:+d}" for s, v in self.morale if v)
+        if m:
+            parts.append(f"morale {m}")
+        return "; ".join(parts)
+
+
+# ------------------------------------------------------------------------------------------------
+# Sub-procedures
+# ------------------------------------------------------------------------------------------------
+def crt_roll(tables: Tables, column: int):
+    """9.0 F: one die cross-indexed with the differential column."""
+    die = yield Roll("d6", rule="9.0 F", label=f"CRT column {column:+d}")
+    return tables.crt_result(column, die)
+
+
+def waver_roll(check: WaverCheck):
+    """16.7.3 (v3): modified roll of 1 or less wavers; 16.9.1 (001): 1 or 2 wavers, and a 6 ends British checks."""
+    roll = yield Roll("d6", rule=check.rule, label=f"reliability of {check.unit}")
+    if check.modifier:
+        yield Log(check.rule, f"die {roll} {check.modifier:+d} = {roll + check.modifier}")
+    wavers = roll + check.modifier <= check.wavers_up_to
+    if check.rule == "16.9.1":
+        return ("wavers" if wavers else "steady", roll == 6)
+    return "wavers" if wavers else "steady"
+
+
+def _fortified(b: Battle, u: Unit) -> bool:
+    if b.board is not None:
+        t = b.board.terrain(u.hex)
+    else:
+        t = dict(b.terrain).get(u.id, "clear")
+    return t in ("fortified", "redoubt")
+
+
+def _on_road(b: Battle, u: Unit) -> bool:
+    return b.board is None or u.hex in b.board.road_hexes
+
+
+def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cavalry_zoc: bool):
+    """Sub-procedure: one unit's rout or withdrawal with its path and hazards. Returns :class:`RetreatResult`."""
+    rules = b.rules
+    rule = "9.6 [E]" if u.side == b.defender_side else "9.6 [B]"
+    fort = _fortified(b, u)
+    distance, routed, marker, rout_distance = 1, False, False, None
+    if kind == "rout":
+        if u.straggler:                          # 16.7.5
+            yield Log("16.7.5", f"{u.id} is a straggler: breaks instead of routing")
+            return RetreatResult(u.id, "broken", advance_path=(u.hex,), advance_room=1, rule="16.7.5")
+        if u.square and cavalry_zoc:             # 17.1: squares broken by cavalry check first
+            r = yield Sub(("hazard", "17.1"), partial(hazard_roll, "17.1"), rule="17.1",
+                          label=f"{u.id}: square caught by cavalry")
+            if r == "breaks":
+                return RetreatResult(u.id, "broken", advance_path=(u.hex,), advance_room=1, rule="17.1")
+        roll = yield Roll("d6", rule=rule, label=f"rout distance of {u.id}")
+        mod = 0
+        if u.elite:
+            mod += rules.elite_fortified_rout_modifier if fort else rules.elite_rout_modifier   # 9.6.2, 9.8.1
+        if u.spanish_irregular:
+            mod += 1                             # 16.7.7
+        d = roll + mod
+        if mod:
+            yield Log("9.6.2" if u.elite else "16.7.7", f"rout die {roll} {mod:+d} = {d}")
+        if d < 1 and u.elite:                    # 9.6.2: an elite unit withdraws instead
+            yield Log("9.6.2", f"{u.id} withdraws instead of routing")
+            kind = "withdraw"
+        else:
+            distance, routed, rout_distance = max(d, 1), True, max(d, 1)
+            marker = rules.routed_markers
+    if u.square and kind == "withdraw":          # 17.1: the square breaks up and withdraws with a Routed! marker
+        marker = rules.routed_markers
+    if u.type == "garrison":                     # 9.4.4: garrisons never retreat
+        return RetreatResult(u.id, "held", advance_path=(u.hex,), advance_room=1, rule="9.4.4")
+    if fort and rules.fortified_one_fewer:       # 9.8.1: one hex fewer, at the owner's option
+        opts = ("one hex fewer", "full retreat")
+        pick = yield Choose(opts, rule="9.8.1", player=u.side, label=f"{u.id} in a fortified hex")
+        if pick == "one hex fewer":
+            distance -= 1
+    if rout_distance is not None:
+        rout_distance = distance
+    beyond = routed and distance > u.movement
+    fate = "routed" if routed else "withdrew"
+    if distance <= 0:
+        return RetreatResult(u.id, "routed" if routed else "held", 0, u.hex, rout_distance, marker if routed else False,
+                             False, routed, (), 0, "9.8.1")
+    options = env.options(u, u.hex, distance, positions)
+    if len(options) == 1:
+        path = options[0]
+    else:
+        path = yield Choose(options, rule="9.8.2", player=u.side, label=f"retreat path of {u.id}")
+    hexes = [u.hex] + list(path.hexes)
+    where = u.hex
+    for i, (h, hz) in enumerate(zip(path.hexes, path.hazards), start=1):
+        for rule_h in hz:
+            r = yield Sub(("hazard", rule_h), partial(hazard_roll, rule_h), rule=rule_h,
+                          label=f"{u.id} entering {h if b.board else 'hex ' + str(i)}")
+            if r == "breaks":
+                # 9.8.4 a river breaks the unit in the hex before crossing; 9.8.3 an EZOC in the hex entered
+                at = i - 1 if rule_h == "9.8.4" else i
+                adv = tuple(hexes[: at + 1]) if b.board else ()
+                return RetreatResult(u.id, "broken", at, hexes[at] if b.board else None, rout_distance, False, beyond,
+                                     routed, adv, at + 1, rule_h)
+        where = h
+    n = len(path.hexes)
+    stop = path.through_friend_at
+    room = (stop + 1) if stop is not None else n          # 9.9.1: the path ends at a friend retreated through
+    adv = tuple(hexes[:room]) if b.board else ()
+    if path.end == "loc":
+        yield Log("9.8.7", f"{u.id} reaches its LOC before the end of its retreat and breaks")
+        return RetreatResult(u.id, "broken", n, where if b.board else None, rout_distance, False, beyond, routed,
+                             tuple(hexes[: n + 1]) if b.board else (), n + 1 if stop is None else room, "9.8.7")
+    if path.end == "blocked":
+        yield Log("9.8", f"{u.id} cannot complete its retreat and breaks")
+        return RetreatResult(u.id, "broken", n, where if b.board else None, rout_distance, False, beyond, routed,
+                             tuple(hexes[: n + 1]) if b.board else (), n + 1, "9.8")
+    if path.end == "off_road":
+        yield Log("16.7.6", f"{u.id} is road-bound and leaves the road: destroyed")
+        return RetreatResult(u.id, "destroyed", n, where if b.board else None, rout_distance, False, beyond, routed,
+                             tuple(hexes[: n + 1]) if b.board else (), n + 1, "16.7.6")
+    return RetreatResult(u.id, fate, n, where if b.board else None, rout_distance, marker, beyond, routed, adv, room,
+                         "9.8")
+
+
+def _exchange_options(b: Battle, need: int):
+    """9.6 [G]: sets of attacking units whose printed strengths reach ``need``, none of them superfluous;
+    least printed strength lost first (then fewer units, then listing order)."""
+    pool = [u for u in b.attackers if u.id not in b.bombarding]          # 16.3.2
+    if sum(u.strength for u in pool) <= need:
+        return (tuple(u.id for u in pool),)
+    opts = []
+    for k in range(1, len(pool) + 1):
+        for combo in combinations(pool, k):
+            tot = sum(u.strength for u in combo)
+            if tot < need:
+                continue
+            if any(tot - u.strength >= need for u in combo):
+                continue   # a unit could be spared: not a minimal choice
+            opts.append((tot, k, tuple(pool.index(u) for u in combo), tuple(u.id for u in combo)))
+    opts.sort()
+    return tuple(o[-1] for o in opts)
+
+
+# ------------------------------------------------------------------------------------------------
+# The battle procedure
+# ------------------------------------------------------------------------------------------------
+def battle_procedure(b: Battle):
+    """THE battle: yields dice / choices / sub-procedures, returns an :class:`Outcome` (9.0 A-G)."""
+    p = b.prepared
+    rules, tables = b.rules, b.tables
+    yield Log("9.0 B-C", f"attack {p.attack_total} vs defence {p.defend_total}")
+    att = dict(p.attack)
+    dfd = dict(p.defend)
+    wavered: list[str] = []
+    lapsed = False
+    for chk in p.checks:
+        r = yield Sub(("waver", chk.rule, chk.modifier, chk.wavers_up_to), partial(waver_roll, chk), rule=chk.rule,
+                      label=f"reliability of {chk.unit}")
+        if isinstance(r, tuple):
+            r, six = r
+            lapsed = lapsed or six
+        if r == "wavers":
+            wavered.append(chk.unit)
+            if chk.unit in att:
+                att[chk.unit] = max(0, att[chk.unit] - 1)
+            else:
+                dfd[chk.unit] = max(0, dfd[chk.unit] - 1)
+    a_total = sum(att.values()) + p.reserve_attacker
+    d_total = sum(dfd.values()) + p.terrain + p.support + p.reserve_defender
+    diff = a_total - d_total + p.command
+    used = diff
+    if b.reduce_to is not None and b.reduce_to < diff:       # 9.5
+        used = b.reduce_to
+        yield Log("9.5", f"attacker reduces the differential from {diff:+d} to {used:+d}")
+    column = tables.column_for(used)
+    code = yield Sub(("crt", id(tables), column), partial(crt_roll, tables, column), rule="9.0 F",
+                     label=f"CRT column {column:+d}")
+    result = code
+    if code == "EX" and b.bombarding and all(u.id in b.bombarding for u in b.attackers):
+        result = "N"                                          # 16.3.2
+        yield Log("16.3.2", "bombardment alone: the Exchange becomes Engaged")
+
+    # who suffers what -----------------------------------------------------------------------------
+    to_break: list[Unit] = []
+    to_retreat: list[tuple[Unit, str]] = []
+    if result in ("AB", "AR"):
+        for u in b.attackers:
+            if u.id in b.bombarding:
+                to_retreat.append((u, "withdraw"))            # 16.3.2: AB/AR become AW
+            elif result == "AB":
+                to_break.append(u)
+            else:
+                to_retreat.append((u, "rout"))
+    elif result == "AW":
+        to_retreat = [(u, "withdraw") for u in b.attackers]
+    elif result in ("DB", "EX"):
+        to_break = list(b.defenders)
+    elif result == "DR":
+        to_retreat = [(u, "rout") for u in b.defenders]
+    elif result == "DW":
+        to_retreat = [(u, "withdraw") for u in b.defenders]
+    if result == "EX":
+        need = sum(u.strength for u in b.defenders)           # printed strengths only
+        opts = _exchange_options(b, need)
+        pick = opts[0] if len(opts) == 1 else (yield Choose(opts, rule="9.6 [G]", player=b.attacker_side,
+                                                           label=f"exchange: attacking units to break (need {need})"))
+        to_break += [b.units[i] for i in pick]
+
+    fates: dict[str, RetreatResult] = {}
+    for u in to_break:
+        fate = "destroyed" if u.type == "garrison" else "broken"
+        fates[u.id] = RetreatResult(u.id, fate, 0, None, advance_path=(u.hex,) if b.board else (), advance_room=1,
+                                    rule="9.6")
+    env = MapRetreat(b.board, rules.loc_breaks_retreat) if b.board else \
+        ContextFreeRetreat(dict(b.paths), rules.loc_breaks_retreat)
+    positions = _positions(b, fates)
+    attacking_cav = any(u.is_cavalry for u in b.attackers)
+    for u, kind in to_retreat:
+        r = yield Sub(("retreat", id(b), u.id, kind, positions),
+                      partial(retreat_procedure, b, env, u, kind, positions, attacking_cav and u.side == b.defender_side),
+                      rule="9.8", label=f"{'rout' if kind == 'rout' else 'withdrawal'} of {u.id}")
+        fates[u.id] = r
+        positions = _positions(b, fates)
+
+    # advance after combat (9.9) -----------------------------------------------------------------
+    if result in ("DB", "DR", "DW", "EX"):
+        winners, losers, victor = b.attackers, b.defenders, b.attacker_side
+    elif result in ("AB", "AR", "AW"):
+        winners, losers, victor = b.defenders, b.attackers, b.defender_side
+    else:
+        winners, losers, victor = (), (), None
+    adv = AdvanceResult(None)
+    if winners:
+        eligible = tuple(u for u in winners if u.id not in fates and u.type not in ("artillery", "garrison", "leader")
+                         and not u.routed and not (u.fatigue >= 4 and rules.fatigue and b.board is None))
+        if victor == b.defender_side and b.countercharge:
+            eligible = ()                                   # 8.2.3
+        if victor == b.defender_side and b.board is not None and any(
+                a.hex in b.board.garrisons and b.board.garrisons[a.hex].side == b.attacker_side for a in b.attackers):
+            eligible = ()                                   # 9.4.4 covering garrison
+        paths = []
+        for u in losers:
+            r = fates.get(u.id)
+            if r is None:
+                continue
+            paths.append((r.advance_path, r.advance_room))
+        if eligible and paths:
+            if b.board is not None and any(w.fatigue >= 4 for w in eligible) and rules.fatigue:
+                ez = _enemy_zoc_for(b, victor, positions)   # 16.8.3: Spent units may not advance into an EZOC
+                eligible = tuple(w for w in eligible if w.fatigue < 4 or not any(h in ez for h in paths[0][0][:1]))
+            garrison_hexes = frozenset(h for h, g in (b.board.garrisons.items() if b.board else ())
+                                       if g.side != victor)
+            garrison_hexes |= frozenset(u.hex for u in losers if u.type == "garrison" and u.hex)
+            adv = yield Sub(("advance", id(b), victor, tuple(paths), tuple(w.id for w in eligible)),
+                            partial(advance_procedure, tables, rules, eligible, tuple(paths), victor, garrison_hexes),
+                            rule="9.9", label="advance after combat")
+
+    # 12.2.2 La Garde recule ------------------------------------------------------------------------
+    attacker_won = result in ("DB", "DR", "DW", "EX")
+    recule = tuple(u.id for u in b.attackers if u.guard and not u.recule_exempt
+                   and (not attacker_won or u.id in fates or u.routed))
+    # assemble -----------------------------------------------------------------------------------
+    advanced = {uid: (n, h) for uid, n, h in adv.moves}
+    out: list[UnitFate] = []
+    garrison_gone = adv.garrison_destroyed
+    for role, group in (("attacker", b.attackers), ("defender", b.defenders)):
+        for u in group:
+            r = fates.get(u.id)
+            fatigue = None
+            if b.fatigue:
+                fatigue = u.fatigue if r is not None and r.fate in ("broken", "destroyed") else min(4, u.fatigue + 1)
+            if r is None:
+                n, h = advanced.get(u.id, (0, None))
+                out.append(UnitFate(u.id, u.side, role, "held", 0, h if h else u.hex if b.board else None,
+                                    advanced=n, fatigue=fatigue))
+            else:
+                fate = r.fate
+                if u.type == "garrison" and fate == "held" and garrison_gone == u.hex:
+                    fate = "destroyed"
+                out.append(UnitFate(u.id, u.side, role, fate, r.hexes,
+                                    None if fate in ("broken", "destroyed") else r.end_hex,
+                                    r.marker and fate == "routed", r.routed, r.beyond_ma, r.rout_distance,
+                                    fatigue=fatigue))
+    items = morale_items(tables, b.units, out,
+                         {b.attacker_side: b.reserves_attacker, b.defender_side: b.reserves_defender}, recule)
+    deltas, after, lost = apply_morale(tables, b.morale_levels(), items)
+    return Outcome(code if result == code else f"{code}->{result}", tuple(out), deltas, items, after, lost,
+                   adv.control, tuple(wavered), lapsed, garrison_gone)
+
+
+def _positions(b: Battle, fates: dict) -> tuple:
+    """Where every unit stands now (broken ones removed): ((id, (side, hex, has ZOC)), ...)."""
+    out = []
+    for u in b.attackers + b.defenders + b.others:
+        r = fates.get(u.id)
+        if r is not None and r.fate in ("broken", "destroyed"):
+            continue
+        h = u.hex
+        zoc = u.exerts_zoc and u.type != "leader"
+        if r is not None and r.end_hex is not None:
+            h = r.end_hex
+            if r.marker:
+                zoc = False                                  # 9.6.3: a Routed! unit has no ZOC
+        out.append((u.id, (u.side, h, zoc)))
+    return tuple(out)
+
+
+def _enemy_zoc_for(b: Battle, side: str, positions: tuple) -> frozenset:
+    out: set[str] = set()
+    for uid, (s, h, zoc) in positions:
+        if s != side and h and zoc:
+            out |= b.board.zoc_of(h)
+    return frozenset(out)

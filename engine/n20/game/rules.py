@@ -1,0 +1,404 @@
+"""Map rules of a game state: zones of control per edition (7.0, 7.6, 14.0), movement allowances and
+costs (6.x, 12.3, 14.0, 16.7, 16.8, 16.9, exclusive 6.10), reachable hexes with their paths.
+
+Everything here reads a :class:`~engine.n20.game.state.GameState` and returns values; nothing changes it.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..board import Board, RUGGED
+from .state import GameState, other
+
+__all__ = ["Reach", "zoc_sources", "enemy_zoc", "in_enemy_zoc", "combat_adjacent", "movement_allowance",
+           "reachable", "entry_options", "exerts_zoc", "on_map_units", "enemy_hexes", "friendly_hexes"]
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A hex a unit can reach this phase: Movement Points spent and the hexes entered (start first;
+    a reinforcement's path starts at its entry hex)."""
+
+    hex: str
+    cost: int
+    path: tuple[str, ...]
+    entry: str | None = None      # the entry hex for a reinforcement (11.1)
+    road: bool = False            # the whole move was along a road (6.6)
+    guard_cost: bool = False      # moving here commits the Guard (12.2.1)
+
+    def to_json(self) -> dict:
+        d = {"hex": self.hex, "cost": self.cost, "path": list(self.path)}
+        if self.entry:
+            d["entry"] = self.entry
+        if self.road:
+            d["road"] = True
+        if self.guard_cost:
+            d["guard_cost"] = True
+        return d
+
+
+def on_map_units(state: GameState, side: str | None = None):
+    sc = state.scenario
+    for u in state.units:
+        if u.status == "map" and (side is None or sc.units[u.id].side == side):
+            yield u
+
+
+def exerts_zoc(state: GameState, u) -> bool:
+    """7.0: every unit exerts a ZOC, except leaders (16.9), Routed! units (9.6.3), squares (17.1),
+    stragglers (16.7.5); in the older edition nobody has one at night (7.6 of 001, 14.0)."""
+    d = state.scenario.units[u.id]
+    if d.type == "leader":
+        return False
+    if u.routed and state.scenario.tables.rules.routed_markers:
+        return False
+    if u.square or d.has("straggler"):
+        return False
+    return True
+
+
+def _night_no_zoc(state: GameState) -> bool:
+    return state.night and state.scenario.tables.rules.night_zoc == "none"
+
+
+def zoc_sources(state: GameState, side: str) -> frozenset[str]:
+    """Hexes from which ``side`` projects a ZOC: its ZOC-exerting units, and its garrisons whose hex
+    no unit of its own occupies (9.4.4)."""
+    if _night_no_zoc(state):
+        return frozenset()
+    return _zoc_sources(state, side)
+
+
+def _zoc_sources(state: GameState, side: str) -> frozenset[str]:
+    key = ("zs", side)
+    cache = state.__dict__.setdefault("_cache", {})
+    if key in cache:
+        return cache[key]
+    out = {u.hex for u in on_map_units(state, side) if exerts_zoc(state, u)}
+    sc = state.scenario
+    occupied = set(state.occupants)
+    for g in sc.board.garrisons.values():
+        if g.side == side and g.hex not in occupied and not state.garrison_gone:
+            out.add(g.hex)
+    res = frozenset(out)
+    cache[key] = res
+    return res
+
+
+def enemy_zoc(state: GameState, side: str) -> frozenset[str]:
+    """Hexes in the ZOC of ``side``'s enemies (7.0)."""
+    key = ("ez", side)
+    cache = state.__dict__.setdefault("_cache", {})
+    if key in cache:
+        return cache[key]
+    board = state.scenario.board
+    out: set[str] = set()
+    for h in zoc_sources(state, other(side)):
+        out |= _zoc_of(board, h)
+    res = frozenset(out)
+    cache[key] = res
+    return res
+
+
+@lru_cache(maxsize=None)
+def _zoc_of(board: Board, h: str) -> frozenset[str]:
+    return board.zoc_of(h)
+
+
+def in_enemy_zoc(state: GameState, uid: str) -> bool:
+    u = state.unit(uid)
+    side = state.scenario.units[uid].side
+    return u.status == "map" and u.hex in enemy_zoc(state, side)
+
+
+def enemy_hexes(state: GameState, side: str) -> frozenset[str]:
+    """Hexes a unit of ``side`` may not enter (6.3): enemy units, and enemy garrisons (9.4.4)."""
+    key = ("eh", side)
+    cache = state.__dict__.setdefault("_cache", {})
+    if key in cache:
+        return cache[key]
+    out = {u.hex for u in on_map_units(state, other(side))}
+    if not state.garrison_gone:
+        for g in state.scenario.board.garrisons.values():
+            if g.side != side:
+                out.add(g.hex)
+    res = frozenset(out)
+    cache[key] = res
+    return res
+
+
+def friendly_hexes(state: GameState, side: str, exclude: str | None = None, stacking_only: bool = True) -> frozenset:
+    """Hexes holding a unit of ``side`` that counts for stacking (6.9; leaders are stack-free, 16.9.2)."""
+    sc = state.scenario
+    return frozenset(u.hex for u in on_map_units(state, side)
+                     if u.id != exclude and (not stacking_only or sc.units[u.id].type != "leader"))
+
+
+def combat_adjacent(state: GameState, a: str, b: str) -> bool:
+    """7.0: units across a Major River are not adjacent (the older edition excepts bridges and fords)."""
+    return state.scenario.board.adjacent_for_combat(a, b, state.scenario.tables.rules.major_river_bridge_adjacent)
+
+
+def movement_allowance(state: GameState, uid: str) -> int:
+    """The unit's allowance this phase: printed value (16.9.2 leaders move like cavalry, as printed),
+    1 at night (14.0; 0 for the Fuentes supply column, exclusive 6.10), +1 forced march (12.3) unless
+    Tired or worse (16.8.3), -1 when Weary or Spent (16.8.3)."""
+    sc = state.scenario
+    d = sc.units[uid]
+    u = state.unit(uid)
+    ma = d.movement
+    if state.night:
+        ma = 0 if (d.id == sc.spec.exclusive.supply_column) else min(ma, 1)
+    fatigue = u.fatigue if state.has("fatigue") else 0
+    if state.forced_march and fatigue < 2:
+        ma += 1
+    if fatigue >= 3:
+        ma -= 1
+    return max(ma, 0)
+
+
+def _rugged_stop(state: GameState, d, board: Board, a: str | None, b: str) -> bool:
+    """6.5: entering Forest, Rough or Marsh stops the mover, except along a road (6.6), for light
+    infantry and cossacks with 16.7 (16.7.1, 16.7.2), and for leaders (16.9.2)."""
+    if board.terrain(b) not in RUGGED:
+        return False
+    if d.type == "leader":
+        return False
+    if a is not None and board.is_road_link(a, b):
+        return False
+    if state.has("special_units") and (d.has("light") or d.has("cossack")) and d.type != "cavalry":
+        return False
+    return True
+
+
+def _step_cost(state: GameState, board: Board, a: str | None, b: str) -> int | None:
+    """Movement Points to enter ``b`` from ``a`` (TEC of the tables file); None when prohibited."""
+    tables = state.scenario.tables
+    if b in board.prohibited:
+        return None
+    tm = tables.terrain_movement(board.terrain(b))
+    if tm.prohibited:
+        return None
+    cost = tm.cost
+    if a is not None:
+        feats = board.hexside_features(a, b)
+        if feats:
+            if not board.crossing_allowed(a, b):
+                return None
+            for f in feats:
+                if f in ("bridge", "ford") or (f == "major_river" and feats & {"bridge", "ford"}):
+                    continue
+                hm = tables.hexside(f).movement
+                if hm.prohibited:
+                    return None
+                cost += hm.extra
+    return cost
+
+
+def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach]:
+    """Every hex the unit may end its move in this phase, with the cheapest legal path (6.x, 7.x, 11.x).
+
+    ``mode``: ``move`` (movement phase), ``night_march`` (Fuentes 14.1: one more night move).
+    Rules applied: 6.2 (allowance, one hex always), 6.3 (no enemy hex), 6.5/6.6 (rugged stop, road),
+    6.7/6.8 (EZOC stop, stuck; leaders 16.9.2), 6.9 (no ending stacked; leaders stack-free), 7.6/14.0
+    (night: v3 EZOC hexes prohibited and exits free; v2 no ZOCs), 9.6.3 (a Routed! unit only moves on
+    away toward its LOC), 11.1-11.4 (reinforcement entry, march order, blocked entry), 12.2.1 (Guard
+    commitment flagged), 16.7.6 / 6.10 (road-bound), 16.8.3 (Spent units avoid EZOCs), 17.1 (leaving a
+    square costs the first point).
+    """
+    sc = state.scenario
+    board = sc.board
+    d = sc.units[uid]
+    u = state.unit(uid)
+    side = d.side
+    rules = sc.tables.rules
+    night_v3 = state.night and rules.night_zoc == "reversed"
+    ezoc = enemy_zoc(state, side) if not (state.night and rules.night_zoc == "none") else frozenset()
+    enemies = enemy_hexes(state, side)
+    friends = friendly_hexes(state, side, exclude=uid)
+    leader = d.type == "leader"
+    road_bound = d.has("road_bound")
+    spent = state.has("fatigue") and u.fatigue >= 4
+    ma = movement_allowance(state, uid)
+    if u.square:
+        ma -= 1   # 17.1: the first point removes the In Square marker
+    starts: list[tuple[str | None, int]] = []
+    if u.status == "map":
+        if not night_v3 and u.hex in ezoc and not leader:
+            return {}   # 6.8: stuck in an enemy ZOC by day
+        starts.append((u.hex, 0))
+    elif u.status == "due":
+        pass  # handled by entry_options
+    locs = board.loc_hexes(side)
+
+    def loc_dist(h):
+        return min((board.distance(h, l) for l in locs), default=0)
+
+    def can_enter(a, b) -> int | None:
+        if b in enemies:
+            return None
+        c = _step_cost(state, board, a, b)
+        if c is None:
+            return None
+        if night_v3 and b in ezoc and not leader:
+            return None   # 7.6 / 14.0 (v3): EZOC hexes are prohibited at night
+        if night_v3 and leader and b in ezoc:
+            return None
+        if spent and b in ezoc:
+            return None   # 16.8.3
+        if road_bound and (a is None or not board.is_road_link(a, b)) and a is not None:
+            return None   # 16.7.6 / 6.10
+        if u.routed and rules.routed_markers and a is not None and loc_dist(b) >= loc_dist(a):
+            return None   # 9.6.3: only onward, away toward the LOC (9.8.6)
+        if leader and a is not None and a in ezoc and b in ezoc:
+            return None   # 16.9.2: not straight from one EZOC into another
+        return c
+
+    def stops(a, b) -> bool:
+        if b in ezoc and not night_v3 and not (leader and False):
+            return True   # 6.7
+        return _rugged_stop(state, d, board, a, b)
+
+    out: dict[str, Reach] = {}
+    for start, base in starts:
+        for road_only in (False, True):
+            budget = ma + (1 if road_only else 0)
+            res = _search(board, start, base, budget, road_only, can_enter, stops)
+            for h, (cost, path) in res.items():
+                if h == start:
+                    continue
+                if h in friends and not leader:
+                    continue   # 6.9: may pass through, not end on a friend
+                if h not in out or (not road_only and out[h].road) or cost < out[h].cost:
+                    if h in out and not out[h].road and road_only:
+                        continue
+                    out[h] = Reach(h, cost, path, None, road_only)
+        # 6.2: one hex is always possible (unless prohibited)
+        if start is not None:
+            for n in board.neighbours(start):
+                if n in out or (n in friends and not leader):
+                    continue
+                c = can_enter(start, n)
+                if c is not None:
+                    out[n] = Reach(n, c, (start, n), None, False)
+    if d.guard and out:
+        out = _guard_flags(state, uid, out)
+    return out
+
+
+def _search(board, start, base, budget, road_only, can_enter, stops):
+    """Cheapest paths within ``budget`` (ties: first found). Returns hex -> (cost, path)."""
+    best = {start: (base, (start,))}
+    counter = itertools.count()
+    heap = [(base, next(counter), start)]
+    while heap:
+        c, _, here = heapq.heappop(heap)
+        if c > best[here][0]:
+            continue
+        prev = best[here][1][-2] if len(best[here][1]) > 1 else None
+        if here != start and stops(prev, here):
+            continue
+        for n in board.neighbours(here):
+            if road_only and not board.is_road_link(here, n):
+                continue
+            step = can_enter(here, n)
+            if step is None:
+                continue
+            nc = c + step
+            if nc > budget:
+                continue
+            old = best.get(n)
+            if old is None or nc < old[0]:
+                best[n] = (nc, best[here][1] + (n,))
+                heapq.heappush(heap, (nc, next(counter), n))
+    return best
+
+
+def _guard_flags(state: GameState, uid: str, out: dict[str, Reach]) -> dict[str, Reach]:
+    """12.2.1: moving the Guard into a hex from which it could attack an enemy unit costs a Morale Point
+    (free when either side has 1 point left); already able to attack from where it stands: no cost."""
+    if min(m for _, m in state.morale) <= 1:
+        return out
+    side = state.scenario.units[uid].side
+    enemy = [u.hex for u in on_map_units(state, other(side))]
+    start = state.unit(uid).hex
+
+    def can_attack(h):
+        return h is not None and any(combat_adjacent(state, h, e) for e in enemy)
+
+    if can_attack(start):
+        return out
+    return {h: (Reach(r.hex, r.cost, r.path, r.entry, r.road, True) if can_attack(h) else r) for h, r in out.items()}
+
+
+def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[str, Reach]:
+    """Where a reinforcement can get to this phase (11.1-11.4): it enters at a hex of its areas, paying
+    that hex's cost plus one more point for each unit that already entered there this phase (11.2);
+    it may not enter an enemy-occupied hex (11.4); entering an EZOC stops it (6.7)."""
+    sc = state.scenario
+    board = sc.board
+    d = sc.units[uid]
+    side = d.side
+    entered = dict(state.entered)
+    out: dict[str, Reach] = {}
+    hexes = [h for a in areas for h in board.entry_areas.get(a, ())]
+    enemies = enemy_hexes(state, side)
+    friends = friendly_hexes(state, side, exclude=uid)
+    night_v3 = state.night and sc.tables.rules.night_zoc == "reversed"
+    ezoc = enemy_zoc(state, side) if not (state.night and sc.tables.rules.night_zoc == "none") else frozenset()
+    ma = movement_allowance(state, uid)
+    for e in hexes:
+        if e in enemies:
+            continue   # 11.4
+        if night_v3 and e in ezoc:
+            continue
+        first = _step_cost(state, board, None, e)
+        if first is None:
+            continue
+        first += entered.get(e, 0)     # 11.2 march order
+        road_start = e in board.road_hexes
+        # 6.2: a unit can always enter one hex; otherwise the march-order cost must fit the allowance
+        if first > ma + (1 if road_start else 0) and e not in friends:
+            pass
+        if e not in friends or d.type == "leader":
+            cand = Reach(e, first, (e,), e, road_start)
+            if e not in out or cand.cost < out[e].cost:
+                out[e] = cand
+        if e in ezoc or _rugged_stop(state, d, board, None, e) and not road_start:
+            continue
+        for road_only in (False, True):
+            if road_only and not road_start:
+                continue
+            budget = ma + (1 if road_only else 0)
+            if first > budget:
+                continue
+            tmp = _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_v3)
+            for h, (cost, path) in tmp.items():
+                if h == e or (h in friends and d.type != "leader"):
+                    continue
+                if h not in out or cost < out[h].cost:
+                    out[h] = Reach(h, cost, path, e, road_only)
+    return out
+
+
+def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_v3):
+    sc = state.scenario
+    board = sc.board
+    d = sc.units[uid]
+
+    def can_enter(a, b):
+        if b in enemies:
+            return None
+        if night_v3 and b in ezoc:
+            return None
+        if d.has("road_bound") and not board.is_road_link(a, b):
+            return None
+        return _step_cost(state, board, a, b)
+
+    def stops(a, b):
+        return b in ezoc or _rugged_stop(state, d, board, a, b)
+
+    return _search(board, e, first, budget, road_only, can_enter, stops)

@@ -1,0 +1,222 @@
+"""Game state values of a Napoleonic 20 game: immutable, so applying an action returns a new state and
+the old one stays valid (undo, branching and replay are free).
+
+A :class:`GameState` holds the turn and phase (4.0), both sides' Morale (12.0), every unit's
+:class:`UnitState` (where it is, its markers), the event deck (5.0) and the per-turn bookkeeping the rules
+need (forced march 12.3, battles fought 13.0, reinforcements entered per hex 11.2, ...).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from engine.core.errors import VedetteError
+
+from .scenario import Scenario, load_scenario
+
+__all__ = ["UnitState", "GameState", "Battle", "OPTIONS", "other", "STEPS"]
+
+#: Optional rules (16.x) and variants (17.x) a game can switch on, with the rule they implement.
+OPTIONS = {
+    "fog_of_war": "16.1",        # hidden units and dummies
+    "penetration": "16.2",       # cavalry penetration in the reaction phase
+    "artillery_support": "16.3",  # defensive support (bombardment is left out)
+    "rally_hexes": "16.4",       # additional rally locations
+    "unit_reduction": "16.5",    # cadres
+    "special_units": "16.7",     # light infantry, unreliable troops, irregulars, road-bound ...
+    "fatigue": "16.8",
+    "leaders": "16.9",
+    "squares": "17.1",           # variant: infantry squares (Fuentes)
+    "bessieres": "17.2",         # variant: Bessieres' cooperation (Fuentes standard scenario)
+    "portuguese_reliability": "16.9 (Bussaco)",
+}
+
+#: Phases of a player turn (4.0) plus the steps before and after play.
+STEPS = ("setup", "bessieres", "event", "movement", "reaction", "combat", "night_ops", "sudden_death", "over")
+
+
+def other(side: str) -> str:
+    return "allied" if side == "french" else "french"
+
+
+@dataclass(frozen=True)
+class UnitState:
+    """Where a unit is and what markers it carries.
+
+    ``status``: ``map`` (on the board), ``broken`` (set aside, may rally: 9.6.1), ``due`` (a reinforcement
+    not yet entered, 11.0), ``aside`` (set aside until an event brings it: exclusive 3.0), ``gone``
+    (permanently out: destroyed, eliminated, marched off, 12.7), ``hidden_off`` (a dummy off the map).
+    ``routed``: the colour of its Routed! marker (the side whose player turn it was not, 9.6.3) or None.
+    """
+
+    id: str
+    status: str = "map"
+    hex: str | None = None
+    routed: str | None = None
+    fatigue: int = 0          # 16.8: 0 Fresh .. 4 Spent
+    revealed: bool = True     # 16.1: face-up
+    square: bool = False      # 17.1
+    moved: bool = False       # moved this phase (6.4: no take-backs)
+    exhausted: bool = False   # advanced after combat this combat phase (9.9.8)
+    fought: bool = False      # took part in a battle this phase (9.1.2)
+    areas: tuple[str, ...] = ()   # entry areas of a reinforcement (11.0)
+
+    def to_json(self) -> dict:
+        d = {"id": self.id, "status": self.status}
+        if self.hex:
+            d["hex"] = self.hex
+        if self.routed:
+            d["routed"] = self.routed
+        if self.fatigue:
+            d["fatigue"] = ("fresh", "ready", "tired", "weary", "spent")[self.fatigue]
+        if not self.revealed:
+            d["hidden"] = True
+        if self.square:
+            d["square"] = True
+        if self.moved:
+            d["moved"] = True
+        return d
+
+
+@dataclass(frozen=True)
+class Battle:
+    """A declared battle (9.2): attacking unit ids against defending unit ids (a garrison is ``garrison:<hex>``)."""
+
+    attackers: tuple[str, ...]
+    defenders: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"attackers": list(self.attackers), "defenders": list(self.defenders)}
+
+    @classmethod
+    def from_json(cls, d) -> "Battle":
+        if isinstance(d, Battle):
+            return d
+        try:
+            return cls(tuple(sorted(d["attackers"])), tuple(sorted(d["defenders"])))
+        except (KeyError, TypeError):
+            raise VedetteError(f"a battle needs 'attackers' and 'defenders' lists, got {d!r}") from None
+
+
+@dataclass(frozen=True)
+class GameState:
+    scenario_id: str
+    tables_file: str | None
+    options: tuple[str, ...]
+    seed: int
+    turn: int
+    player: str               # the phasing player (4.0)
+    step: str
+    morale: tuple[tuple[str, int], ...]       # (("allied", n), ("french", n))
+    units: tuple[UnitState, ...]
+    draw_pile: tuple[str, ...] = ()
+    discard: tuple[str, ...] = ()
+    red_in_deck: bool = False                # 3.0: red-titled cards join after the first reshuffle
+    event: tuple = ()                        # (card id, side) drawn this player turn
+    forced_march: bool = False               # 12.3 this movement phase
+    free_forced_march: bool = False          # an event made the forced march free this turn
+    rally_on: str | None = None              # 16.9.7 leader named by this turn's event
+    battle_rolls: tuple[str, ...] = ()       # sides that rolled battle dice this player turn (13.0)
+    entered: tuple[tuple[str, int], ...] = ()  # 11.2: reinforcements entered per hex this phase
+    release_left: int | None = None          # Bussaco 6.10: allied units that may still move on turn 1
+    fieldworks: tuple[str, ...] = ()         # Fuentes 14.2: hexes with Fieldworks markers
+    fieldworks_left: int = 0                 # markers still to place this phase
+    builders: tuple[str, ...] = ()           # units building fieldworks this turn (may not move)
+    fieldworks_used: bool = False
+    night_march_used: bool = False
+    night_march_left: int | None = None      # units that may still night-march (14.1), None = not declared
+    night_marched: tuple[str, ...] = ()
+    declared: tuple[Battle, ...] | None = None   # 9.2: battles declared this combat phase
+    done_battles: tuple[int, ...] = ()
+    reacted: tuple[str, ...] = ()            # cavalry that acted in this reaction phase (8.0)
+    orderly_withdrawal: bool = False         # Fuentes 12.7
+    withdrew: bool = False                   # 12.7 A: one unit this combat phase
+    supply_delivered: bool = False           # Fuentes 12.6
+    garrison_gone: bool = False              # 9.4.4: the Almeida garrison destroyed
+    reliability_exempt: bool = False         # Bussaco 16.9.2: British checks stopped after a 6
+    first_night_seen: bool = False           # 13.0: lulls only after the first night turn
+    bessieres: int | None = None             # 17.2 die
+    dummies_added: bool = False              # 16.1.3: one dummy per turn with an arrival
+    nonce: int = 0                           # counts random procedures (seeds the next one's dice)
+    result: tuple | None = None              # (winner or "draw", level, reason)
+    last: tuple = ()                         # short log of the last action's notes
+
+    # ---- lookups -----------------------------------------------------------------------------------
+    @property
+    def scenario(self) -> Scenario:
+        return load_scenario(self.scenario_id, self.tables_file)
+
+    def has(self, option: str) -> bool:
+        return option in self.options
+
+    @cached_property
+    def by_id(self) -> dict[str, UnitState]:
+        return {u.id: u for u in self.units}
+
+    def unit(self, uid: str) -> UnitState:
+        try:
+            return self.by_id[uid]
+        except KeyError:
+            raise VedetteError(f"no unit {uid!r} in this game") from None
+
+    @cached_property
+    def occupants(self) -> dict[str, tuple[str, ...]]:
+        """hex -> ids of the units on the map there."""
+        out: dict[str, list[str]] = {}
+        for u in self.units:
+            if u.status == "map" and u.hex:
+                out.setdefault(u.hex, []).append(u.id)
+        return {h: tuple(v) for h, v in out.items()}
+
+    def morale_of(self, side: str) -> int:
+        return dict(self.morale)[side]
+
+    @property
+    def night(self) -> bool:
+        return self.scenario.is_night(self.turn)
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    def with_units(self, changes: dict[str, UnitState]) -> "GameState":
+        return replace(self, units=tuple(changes.get(u.id, u) for u in self.units))
+
+    def with_morale(self, values: dict[str, int]) -> "GameState":
+        m = dict(self.morale)
+        m.update(values)
+        return replace(self, morale=tuple(sorted(m.items())))
+
+    # ---- JSON --------------------------------------------------------------------------------------
+    def to_json(self, view: str | None = None) -> dict:
+        """The state as JSON. ``view`` = a side hides the other side's face-down units (16.1)."""
+        sc = self.scenario
+        units = []
+        for u in self.units:
+            d = sc.units[u.id]
+            j = u.to_json()
+            hidden = view is not None and d.side != view and not u.revealed and u.status == "map"
+            if hidden:
+                j = {"id": f"hidden-{u.hex}", "status": "map", "hex": u.hex, "hidden": True, "side": d.side}
+            else:
+                j.update({"name": d.name, "side": d.side, "type": d.type, "strength": d.strength,
+                          "movement": d.movement})
+            units.append(j)
+        return {
+            "scenario": self.scenario_id, "edition": sc.edition, "options": list(self.options), "seed": self.seed,
+            "turn": self.turn, "turn_label": sc.turn_label(self.turn), "night": self.night,
+            "player": self.player, "phase": self.step,
+            "morale": dict(self.morale),
+            "units": units,
+            "markers": {
+                "fieldworks": list(self.fieldworks), "orderly_withdrawal": self.orderly_withdrawal,
+                "supply_delivered": self.supply_delivered, "garrison_destroyed": self.garrison_gone,
+                "forced_march": self.forced_march, "night_march_used": self.night_march_used,
+                "fieldworks_used": self.fieldworks_used,
+            },
+            "deck": {"draw_pile": len(self.draw_pile), "discard": list(self.discard), "event": list(self.event)},
+            "declared": None if self.declared is None else [b.to_json() for b in self.declared],
+            "resolved": list(self.done_battles),
+            "result": None if self.result is None else
+            {"winner": self.result[0], "level": self.result[1], "reason": self.result[2]},
+        }

@@ -1,0 +1,260 @@
+"""Retreat after combat (9.7-9.8.7), rout distance (9.6 [B]/[E], 9.6.2, 9.8.1, 16.7.5-16.7.7), hazards.
+
+Two ways to describe where a unit retreats:
+
+* **on a map** (:class:`MapRetreat`): the legal retreat paths are searched on the :class:`~engine.n20.board.Board`
+  with the rules' priorities -- vacant hexes outside enemy ZOCs first (9.8.2), then no avoidable certain
+  destruction (9.8, 9.8.7, 16.7.6), then every step closer to a friendly LOC hex (9.8.6); friendly hexes
+  only when nothing else is open, and a retreat ending on a friend goes on (9.8.5). Among the paths the
+  rules leave open, the owner's choice is a :class:`~engine.core.procedure.Choose` whose first option is
+  the one with the least chance of breaking (ties: rule order, then hex labels); all are listable.
+* **context-free** (:class:`PathSpec`): the player lists, per hex of the unit's path, how many hazard rolls
+  it meets (``[1, 0, 2]``), and optionally where the road ends, where the LOC is, where the path is blocked.
+
+Each hazard is one d6 (9.8.3 enemy ZOC, 9.8.4 river crossing): 1-3 breaks, 4-6 passes. The hazard roll is a
+sub-procedure, so exact enumeration treats it as a two-way branch while play still rolls a real die.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache, partial
+
+from engine.core.procedure import Choose, Log, Roll, Sub
+
+from .board import Board
+
+__all__ = ["RetreatOption", "RetreatResult", "PathSpec", "MapRetreat", "ContextFreeRetreat", "hazard_roll",
+           "retreat_options", "HAZARD_EZOC", "HAZARD_RIVER", "HAZARD_ANY"]
+
+HAZARD_EZOC = "9.8.3"
+HAZARD_RIVER = "9.8.4"
+HAZARD_ANY = "9.8.3-9.8.4"
+
+
+def hazard_roll(rule: str):
+    """One hazardous-retreat die (9.8.3 / 9.8.4): 1, 2 or 3 breaks the unit; 4, 5 or 6 lets it go on."""
+    roll = yield Roll("d6", rule=rule, label="hazard")
+    return "breaks" if roll <= 3 else "passes"
+
+
+@dataclass(frozen=True)
+class RetreatOption:
+    """One way a unit can retreat: the hexes entered in order, the hazard rolls met entering each,
+    and how the path ends: ``ok`` (full distance), ``loc`` (reached its LOC early: breaks there, 9.8.7),
+    ``blocked`` (no legal hex further: breaks, 9.8), ``off_road`` (a road-bound unit leaving the road is
+    destroyed, 16.7.6)."""
+
+    hexes: tuple[str, ...]
+    hazards: tuple[tuple[str, ...], ...]
+    end: str = "ok"
+    priority: tuple = ()      # (hexes in EZOC or friendly-occupied (9.8.2, 9.8.5), certain break, steps not closer to LOC (9.8.6))
+    through_friend_at: int | None = None   # index of the first friendly-occupied hex entered (9.9.1)
+
+    @property
+    def survival(self) -> Fraction:
+        if self.end != "ok":
+            return Fraction(0)
+        n = sum(len(h) for h in self.hazards)
+        return Fraction(1, 2 ** n)
+
+    @property
+    def break_chance(self) -> Fraction:
+        return 1 - self.survival
+
+    def to_json(self) -> dict:
+        return {"hexes": list(self.hexes), "hazards": [list(h) for h in self.hazards], "end": self.end,
+                "break_chance": f"{self.break_chance.numerator}/{self.break_chance.denominator}"}
+
+    def __str__(self) -> str:
+        path = "-".join(self.hexes) or "(in place)"
+        return f"{path} [{self.end}, breaks {self.break_chance}]"
+
+
+@dataclass(frozen=True)
+class RetreatResult:
+    """What happened to one retreating unit."""
+
+    unit: str
+    fate: str                  # withdrew / routed / broken / destroyed / held
+    hexes: int = 0             # hexes actually retreated
+    end_hex: str | None = None
+    rout_distance: int | None = None   # the distance it had to rout (after modifiers)
+    marker: bool = False       # receives a Routed! marker (9.6.3)
+    beyond_ma: bool = False    # routed more hexes than its printed movement allowance (Morale Chart)
+    routed: bool = False       # it suffered a rout (for the Morale Chart), even if it then broke
+    advance_path: tuple = ()   # hexes the victor may advance into (map mode), battle hex first (9.9.1)
+    advance_room: int = 0      # number of those hexes (context-free mode counts them)
+    rule: str = ""
+
+
+@dataclass(frozen=True)
+class PathSpec:
+    """Context-free description of a retreat path: hazards per hex, and optional limits (hex numbers from 1)."""
+
+    hazards: tuple[int, ...] = ()
+    road: int | None = None         # hexes of the path that are on the road (16.7.6); None = all
+    loc_at: int | None = None       # the path reaches the unit's LOC hex at this hex (9.8.7)
+    blocked_after: int | None = None  # no legal hex beyond this many (9.8)
+    friend_at: int | None = None    # a friendly unit stands in this hex of the path (9.8.5, 9.9.1)
+
+
+class ContextFreeRetreat:
+    """Retreat environment without a map: each unit's path comes from its :class:`PathSpec`."""
+
+    def __init__(self, specs: dict[str, PathSpec], loc_breaks: bool):
+        self.specs = specs
+        self.loc_breaks = loc_breaks
+
+    def key(self) -> tuple:
+        return ("cf", id(self))
+
+    def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
+        spec = self.specs.get(unit.id, PathSpec())
+        hexes, hazards, end = [], [], "ok"
+        n = distance
+        if spec.friend_at is not None and spec.friend_at == distance:
+            n = distance + 1    # 9.8.5: a retreat ending on a friend goes one hex further
+        for i in range(1, n + 1):
+            if spec.blocked_after is not None and i > spec.blocked_after:
+                end = "blocked"
+                break
+            if unit.road_bound and spec.road is not None and i > spec.road:
+                hexes.append(f"#{i}")
+                hazards.append(())
+                end = "off_road"
+                break
+            hexes.append(f"#{i}")
+            k = spec.hazards[i - 1] if i - 1 < len(spec.hazards) else 0
+            hazards.append((HAZARD_ANY,) * k)
+            if self.loc_breaks and spec.loc_at is not None and i == spec.loc_at and i < n:
+                end = "loc"
+                break
+        through = spec.friend_at - 1 if spec.friend_at is not None and spec.friend_at <= len(hexes) else None
+        return (RetreatOption(tuple(hexes), tuple(hazards), end, (), through),)
+
+
+class MapRetreat:
+    """Retreat environment on a map: paths searched on ``board`` around the units at their positions."""
+
+    def __init__(self, board: Board, loc_breaks: bool):
+        self.board = board
+        self.loc_breaks = loc_breaks
+
+    def key(self) -> tuple:
+        return ("map", id(self.board), self.loc_breaks)
+
+    def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
+        friends = frozenset(h for uid, (side, h, _) in positions if side == unit.side and uid != unit.id and h)
+        enemies = frozenset(h for uid, (side, h, _) in positions if side != unit.side and h)
+        enemy_zoc_src = frozenset(h for uid, (side, h, zoc) in positions if side != unit.side and h and zoc)
+        ezoc = _ezoc(self.board, enemy_zoc_src, enemies, unit.side)
+        return retreat_options(self.board, self.loc_breaks, unit.side, unit.road_bound, start, distance,
+                               friends, enemies, ezoc)
+
+
+@lru_cache(maxsize=4096)
+def _ezoc(board: Board, zoc_sources: frozenset, occupied: frozenset, side: str) -> frozenset:
+    out: set[str] = set()
+    for h in zoc_sources:
+        out |= board.zoc_of(h)
+    # 9.4.4: enemy garrisons in hexes no unit occupies exert a normal ZOC.
+    for g in board.garrisons.values():
+        if g.side != side and g.hex not in occupied:
+            out |= board.zoc_of(g.hex)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=65536)
+def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool, start: str, distance: int,
+                    friends: frozenset, enemies: frozenset, ezoc: frozenset) -> tuple[RetreatOption, ...]:
+    """The retreat paths the rules leave open to a unit in ``start`` that must retreat ``distance`` hexes.
+
+    The list is ordered by the owner's default policy: least chance of breaking first, then fewer
+    steps away from the LOC, then hex labels. Only paths of the best rule-priority class are listed
+    (9.8.2 before certain destruction before 9.8.6); when no path can be completed, the longest
+    blocked ones (the unit breaks where it stands, 9.8).
+    """
+    if distance <= 0:
+        return (RetreatOption((), (), "ok", (0, 0, 0)),)
+    locs = board.loc_hexes(side)
+    loc_set = frozenset(locs)
+    complete: list[RetreatOption] = []
+    blocked: list[RetreatOption] = []
+    best = [None]  # best priority among survivable complete paths found so far
+
+    def dist_to(h: str) -> tuple[int, ...]:
+        return tuple(board.distance(h, l) for l in locs)
+
+    def step_hazards(a: str, b: str) -> tuple[str, ...]:
+        hz = []
+        if board.river_crossing(a, b):
+            hz.append(HAZARD_RIVER)
+        if b in ezoc:
+            hz.append(HAZARD_EZOC)
+        return tuple(hz)
+
+    def nonclose(path: list[str]) -> int:
+        if not locs:
+            return 0
+        counts = []
+        for i, _ in enumerate(locs):
+            c = 0
+            for a, b in zip(path, path[1:]):
+                if board.distance(b, locs[i]) >= board.distance(a, locs[i]):
+                    c += 1
+            counts.append(c)
+        return min(counts)
+
+    def finish(path: list[str], hz: list, viol: int, end: str, through: int | None) -> None:
+        pr = (viol, end != "ok", nonclose(path))
+        opt = RetreatOption(tuple(path[1:]), tuple(hz), end, pr, through)
+        if end == "blocked":
+            blocked.append(opt)
+            return
+        complete.append(opt)
+        if end == "ok" and (best[0] is None or pr < best[0]):
+            best[0] = pr
+
+    def dfs(path: list[str], hz: list, viol: int, through: int | None) -> None:
+        here = path[-1]
+        steps = len(path) - 1
+        if best[0] is not None and viol > best[0][0]:
+            return
+        if steps >= distance and here not in friends:
+            finish(path, hz, viol, "ok", through)
+            return
+        if loc_breaks and steps and here in loc_set and steps < distance:
+            finish(path, hz, viol, "loc", through)   # 9.8.7: reached the LOC too early
+            return
+        nxt = []
+        for n in board.neighbours(here):
+            if n in path or n in enemies or n in board.prohibited or not board.crossing_allowed(here, n):
+                continue
+            nxt.append(n)
+        if not nxt:
+            if steps:
+                finish(path, hz, viol, "blocked", through)
+            return
+        # explore promising hexes first: vacant non-EZOC, then closer to a LOC
+        nxt.sort(key=lambda n: ((n in ezoc) or (n in friends), min(dist_to(n), default=0), n))
+        for n in nxt:
+            if road_bound and not board.is_road_link(here, n):
+                finish(path + [n], hz + [()], viol, "off_road", through)   # 16.7.6
+                continue
+            bad = 1 if (n in ezoc or n in friends) else 0
+            t = through if through is not None or n not in friends else steps
+            dfs(path + [n], hz + [step_hazards(here, n)], viol + bad, t)
+
+    dfs([start], [], 0, None)
+    pool = complete or blocked
+    if not pool:
+        return (RetreatOption((), (), "blocked", (0, True, 0)),)
+    if complete:
+        top = min(o.priority for o in pool)
+        pool = [o for o in pool if o.priority == top]
+    else:
+        longest = max(len(o.hexes) for o in pool)
+        pool = [o for o in pool if len(o.hexes) == longest]
+    pool.sort(key=lambda o: (o.break_chance, o.priority, o.hexes))
+    return tuple(pool[:24])

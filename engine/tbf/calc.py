@@ -1,0 +1,177 @@
+"""Calculators: exact odds of checks, fire, melee and charges, as JSON-able summaries.
+
+They only drive the rules procedures (fatigue, fire, melee, charge) with the enumerate driver; no rule
+is computed here. Shared by the CLI, the dashboard page and the notebook.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from engine.core.data import provenance_kind
+from engine.core.dist import Dist, prob_json
+from engine.core.errors import RuleViolation
+from engine.core.procedure import enumerate_tree, first_option
+
+from .charge import ChargeSetup, charge_proc
+from .fatigue import CheckSpec, check_distribution
+from .fire import Firer, FireSetup, fire_distribution
+from .melee import Fighter, MeleeSetup, melee_distribution
+from .tables import Tables
+
+__all__ = ["check_summary", "check_grid", "fire_summary", "melee_summary", "charge_summary", "dist_rows",
+           "parse_kv", "fighter_from_kv", "firer_from_kv", "provenance"]
+
+
+def provenance(source: str) -> dict[str, str]:
+    return {"source": source, "kind": provenance_kind(source)}
+
+
+def dist_rows(d: Dist, key=str) -> list[dict[str, Any]]:
+    """Outcomes most likely first, each with its exact probability."""
+    rows = [(key(k), p) for k, p in d.items()]
+    merged: dict[str, Fraction] = {}
+    for k, p in rows:
+        merged[k] = merged.get(k, Fraction(0)) + p
+    return [{"outcome": k, "probability": prob_json(p)}
+            for k, p in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def check_summary(tables: Tables, spec: CheckSpec) -> dict[str, Any]:
+    cd = tables.check(spec.check)
+    d = check_distribution(tables, spec)
+    out = {
+        "check": spec.check, "name": cd.name, "rule": cd.rule, "fv": spec.fv, "status": spec.status,
+        "leader_cvs": list(spec.leader_cvs), "modifiers": list(spec.modifiers),
+        "net_drm": spec.total_drm(tables),
+        "pass_on_d6": [f for f in range(1, 7) if f + spec.total_drm(tables) <= spec.fv],
+        "pass": prob_json(d.prob(lambda o: o.passed)),
+        "fail": prob_json(d.prob(lambda o: not o.passed)),
+        "on_pass": cd.passed.get(spec.status), "on_fail": cd.failed.get(spec.status),
+        "outcomes": dist_rows(d, key=lambda o: f"{'pass' if o.passed else 'fail'}: {o.effect}"
+                              + (" (MF doubled)" if o.doubled else "")),
+        "provenance": provenance(cd.source if cd.source != "provisional" else tables.fatigue.source),
+    }
+    if spec.check == "attacker_melee":
+        out["mf_doubled"] = prob_json(d.prob(lambda o: o.doubled))
+    return out
+
+
+def check_grid(tables: Tables, leader_cvs: tuple[int, ...] = (), status: str = "normal") -> dict[str, Any]:
+    """Chance to pass every check at every FV (one status)."""
+    ft = tables.fatigue
+    rows = []
+    for name, cd in ft.checks.items():
+        if status not in cd.allowed:
+            continue
+        row = {"check": name, "name": cd.name, "rule": cd.rule}
+        for fv in range(ft.fv_min, ft.fv_max + 1):
+            d = check_distribution(tables, CheckSpec(name, fv, status, tuple(leader_cvs)))
+            row[str(fv)] = prob_json(d.prob(lambda o: o.passed))
+        rows.append(row)
+    return {"status": status, "leader_cvs": list(leader_cvs), "fv": list(range(ft.fv_min, ft.fv_max + 1)),
+            "rows": rows, "provenance": provenance(ft.source)}
+
+
+def fire_summary(tables: Tables, setup: FireSetup) -> dict[str, Any]:
+    d = fire_distribution(tables, setup)
+    res = tables.fire.results
+    return {
+        "firers": [{"ff": f.ff, "kind": f.kind, "range": f.range, "status": f.status} for f in setup.firers],
+        "night": setup.night, "defensive": setup.defensive,
+        "results": dist_rows(d, key=lambda o: o.result),
+        "columns": dist_rows(d, key=lambda o: o.column or "none"),
+        "meaning": {k: v.text for k, v in res.items()},
+        "any_effect": prob_json(d.prob(lambda o: o.result != "-")),
+        "provenance": provenance(tables.fire.source),
+    }
+
+
+def melee_summary(tables: Tables, setup: MeleeSetup) -> dict[str, Any]:
+    d = melee_distribution(tables, setup)
+    return {
+        "attackers": [a.name for a in setup.attackers], "defenders": [x.name for x in setup.defenders],
+        "results": dist_rows(d, key=lambda o: o.result),
+        "columns": dist_rows(d, key=lambda o: o.column or "none"),
+        "detail": dist_rows(d),
+        "meaning": {k: v.text for k, v in tables.melee.results.items()},
+        "provenance": provenance(tables.melee.source),
+    }
+
+
+def charge_summary(tables: Tables, setup: ChargeSetup, tree: bool = True, max_depth: int | None = None,
+                   policy=first_option) -> dict[str, Any]:
+    t = enumerate_tree(charge_proc(tables, setup), policy=policy, build=tree)
+    d = t.distribution()
+    n = len(setup.targets)
+    summary = {
+        "attempt_passes": prob_json(d.prob(lambda o: o.attempted)),
+        "stopped": dist_rows(d, key=lambda o: o.stopped),
+        "targets_routed": dist_rows(d, key=lambda o: str(sum(1 for s in o.steps if " routs" in s and "stands" not in s))),
+        "any_surrender": prob_json(d.prob(lambda o: bool(o.surrendered))),
+    }
+    for i, tg in enumerate(setup.targets):
+        summary[f"reaches_target_{i + 1}_{tg.hex}"] = prob_json(d.prob(lambda o, h=tg.hex: any(s.startswith(h) for s in o.steps)))
+    out = {
+        "charger": setup.charger.name, "targets": [tg.hex for tg in setup.targets], "summary": summary,
+        "outcomes": dist_rows(d), "total": prob_json(t.total()),
+        "provenance": {"fatigue": provenance(tables.fatigue.source), "melee": provenance(tables.melee.source)},
+    }
+    if tree:
+        out["tree"] = t.to_dict(result=str, max_depth=max_depth)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# "key=value,key=value" unit descriptions for the CLI
+# ---------------------------------------------------------------------------------------------------
+def parse_kv(text: str, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k.strip()] = v.strip()
+        else:
+            out[part] = "yes"
+    return out
+
+
+def _int(d: dict, key: str, what: str, default: int | None = None, rule: str = "2.4.3.9") -> int:
+    if key not in d:
+        if default is None:
+            raise RuleViolation(rule, f"{what}: {key}= is required (e.g. {key}=3)")
+        return default
+    try:
+        return int(d[key])
+    except ValueError:
+        raise RuleViolation(rule, f"{what}: {key} must be a whole number, not {d[key]!r}") from None
+
+
+def fighter_from_kv(text: str, role: str, i: int) -> Fighter:
+    d = parse_kv(text, role)
+    known = {"name", "mf", "fv", "kind", "status", "cv", "flank", "ma", "charging", "mod"}
+    extra = set(d) - known
+    what = f"{role} {i + 1}"
+    if extra:
+        raise RuleViolation("6.4", f"{what}: unknown field {sorted(extra)[0]!r} (use {', '.join(sorted(known))})")
+    cvs = tuple(int(x) for x in d["cv"].split("+")) if d.get("cv") else ()
+    return Fighter(name=d.get("name", f"{role[0].upper()}{i + 1}"), mf=_int(d, "mf", what), fv=_int(d, "fv", what),
+                   kind=d.get("kind", "infantry"), status=d.get("status", "normal"), leader_cvs=cvs,
+                   flank="flank" in d, charging="charging" in d, ma=_int(d, "ma", what, 0),
+                   modifiers=tuple(m for m in d.get("mod", "").split("+") if m))
+
+
+def firer_from_kv(text: str, i: int) -> Firer:
+    d = parse_kv(text, "firer")
+    known = {"name", "ff", "kind", "range", "status", "moved", "alone"}
+    extra = set(d) - known
+    what = f"firer {i + 1}"
+    if extra:
+        raise RuleViolation("6.3", f"{what}: unknown field {sorted(extra)[0]!r} (use {', '.join(sorted(known))})")
+    return Firer(ff=_int(d, "ff", what, 0 if d.get("kind") in ("leader", "grand_battery") else None, "6.3.7"),
+                 kind=d.get("kind", "infantry"), range=_int(d, "range", what, 1, "6.3.3"),
+                 status=d.get("status", "normal"), moved="moved" in d, alone=d.get("alone", "yes") != "no",
+                 name=d.get("name", f"F{i + 1}"))
