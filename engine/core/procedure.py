@@ -73,18 +73,42 @@ class ChanceRequest(Request):
 
 @dataclass(frozen=True)
 class Roll(ChanceRequest):
-    """Throw dice given as ``NdS`` (``"d6"``, ``"2d6"``, ``"d10"``, ``"d3"``)."""
+    """Throw dice given as ``NdS`` (``"d6"``, ``"2d6"``, ``"d10"``, ``"d3"``).
+
+    ``bands`` (optional) groups faces the procedure treats alike, e.g. ``((1, 2, 3), (4, 5, 6))`` for a
+    hazard roll that breaks on 1-3. Play and replay still record the raw face; exact enumeration then
+    follows one branch per band (with the band's total probability) instead of one per face, which keeps
+    trees small and readable. The procedure promises that faces in one band lead to the same continuation.
+    """
 
     die: str = "d6"
+    bands: tuple | None = None
     kind = "roll"
 
-    def __init__(self, die: str, rule: str, label: str = ""):
+    def __init__(self, die: str, rule: str, label: str = "", bands: Iterable[Iterable[int]] | None = None):
         object.__setattr__(self, "die", die)
         object.__setattr__(self, "rule", rule)
         object.__setattr__(self, "label", label)
+        object.__setattr__(self, "bands", tuple(tuple(b) for b in bands) if bands is not None else None)
 
     def outcomes(self):
         return tuple(die(self.die).sorted_items(key=lambda v: v))
+
+    def banded_outcomes(self) -> tuple[tuple[int, Fraction, str], ...]:
+        """(representative face, probability, display) per band -- or per face without bands."""
+        d = die(self.die)
+        if not self.bands:
+            return tuple((v, p, str(v)) for v, p in self.outcomes())
+        seen = [f for b in self.bands for f in b]
+        if sorted(seen) != sorted(d) or len(set(seen)) != len(seen):
+            raise ValueError(f"bands {self.bands} of rule {self.rule} do not cover each face of {self.die} once")
+        out = []
+        for b in self.bands:
+            faces = sorted(b)
+            shown = str(faces[0]) if len(faces) == 1 else (
+                f"{faces[0]}-{faces[-1]}" if faces == list(range(faces[0], faces[-1] + 1)) else ",".join(map(str, faces)))
+            out.append((faces[0], sum((d[f] for f in faces), Fraction(0)), shown))
+        return tuple(out)
 
     def check(self, value):
         try:
@@ -506,6 +530,9 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
         elif isinstance(req, Sub):
             dist, subtree = sub_dist(req)
             kids = list(dist.sorted_items())
+        elif isinstance(req, Roll) and req.bands:
+            kids = [(face, p) for face, p, _ in req.banded_outcomes()]
+            shown = {face: text for face, _, text in req.banded_outcomes()}
         else:
             kids = list(req.outcomes())
         if node is not None:
@@ -519,6 +546,8 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             child = None
             if node is not None:
                 child = Node(outcome=value, probability=p, path_probability=(path_p * p) if p is not None else None)
+                if isinstance(req, Roll) and req.bands:
+                    child.outcome_text = shown[value]
                 node.children.append(child)
             explore(prefix + [value], child, path_p * p if p is not None else path_p)
 

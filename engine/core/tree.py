@@ -29,6 +29,12 @@ class Node:
     result: Any = None
     notes: list[tuple[str, str]] = field(default_factory=list)  # (rule, text) logged on the way
     subtree: "Tree | None" = None             # for sub nodes: the sub-procedure's own tree
+    outcome_text: str | None = None           # display of a banded roll's outcome, e.g. "1-3"
+
+    @property
+    def shown_outcome(self) -> str:
+        """The outcome as a reader sees it ("1-3" for a band of faces)."""
+        return self.outcome_text if self.outcome_text is not None else str(self.outcome)
 
     @property
     def is_leaf(self) -> bool:
@@ -75,7 +81,7 @@ class Tree:
 
         def conv(n: Node, depth: int) -> dict:
             d: dict[str, Any] = {"kind": n.kind, "rule": n.rule, "request": n.label,
-                                 "outcome": outcome(n.outcome)}
+                                 "outcome": n.outcome_text if n.outcome_text is not None else outcome(n.outcome)}
             if n.probability is not None:
                 d["probability"] = prob_json(n.probability)
             if n.path_probability is not None:
@@ -106,7 +112,7 @@ class Tree:
 
         def go(n: Node, indent: str, depth: int) -> None:
             for c in n.children:
-                head = f"{indent}{n.kind} {n.label} (rule {n.rule}) -> {c.outcome}{fmt_p(c)}"
+                head = f"{indent}{n.kind} {n.label} (rule {n.rule}) -> {c.shown_outcome}{fmt_p(c)}"
                 if c.is_leaf:
                     lines.append(f"{head} => {result(c.result)}")
                 else:

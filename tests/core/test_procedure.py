@@ -148,3 +148,22 @@ def test_play_agrees_with_enumerate_statistically():
     for outcome, p in exact.items():
         lo, hi = s.interval(lambda o, x=outcome: o == x, z=4.0)
         assert lo <= float(p) <= hi, (outcome, float(p), lo, hi)
+
+
+def banded_hazards(n: int):
+    """n hazard rolls; each breaks on 1-3 (9.8.3), declared as bands so enumeration branches twice, not six times."""
+    for i in range(n):
+        if (yield Roll("d6", rule="9.8.3", label="hazard", bands=((1, 2, 3), (4, 5, 6)))) <= 3:
+            return ("broken", i + 1)
+    return ("safe", n)
+
+
+def test_banded_rolls_shrink_trees_not_probabilities():
+    # two hazards: broken at the 1st 1/2; at the 2nd 1/2 * 1/2 = 1/4; safe 1/4.
+    t = enumerate_tree(partial(banded_hazards, 2))
+    assert t.distribution() == {("broken", 1): Fraction(1, 2), ("broken", 2): Fraction(1, 4),
+                                ("safe", 2): Fraction(1, 4)}
+    assert [c.shown_outcome for c in t.root.children] == ["1-3", "4-6"]
+    assert len(t.leaf_nodes()) == 3
+    p = play(partial(banded_hazards, 2), dice=TypedDice([5, 2]))
+    assert p.result == ("broken", 2) and [e.value for e in p.events] == [5, 2]  # raw faces recorded
