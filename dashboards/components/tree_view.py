@@ -42,12 +42,13 @@ def _frac(p: Fraction | None) -> str:
 
 
 def _fmt(v: Any) -> str:
-    j = jsonable(v)
-    if isinstance(j, (list, dict)):
-        import json
+    if isinstance(v, (str, int, float)) or v is None:
+        return str(v)
+    if hasattr(v, "__str__") and type(v).__str__ is not object.__str__:
+        return str(v)
+    import json
 
-        return json.dumps(j, ensure_ascii=False)
-    return str(j)
+    return json.dumps(jsonable(v), ensure_ascii=False)
 
 
 def tree_html(tree: Tree, fmt_result: Callable[[Any], str] | None = None,
@@ -91,7 +92,8 @@ def tree_html(tree: Tree, fmt_result: Callable[[Any], str] | None = None,
         kids = []
         sub = ""
         if n.kind == "sub" and n.subtree is not None and n.subtree.root is not None and budget[0] > 0:
-            sub = ("<details class='subtree'><summary class='note'>inside this step</summary>"
+            sub = ("<details class='subtree'><summary class='note'>inside this step (probabilities from the step's "
+                   "start)</summary>"
                    + body(n.subtree.root, depth + 1) + "</details>")
         for i, c in enumerate(n.children):
             if budget[0] <= 0:

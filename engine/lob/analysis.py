@@ -32,7 +32,7 @@ __all__ = ["make_context", "CombatSpec", "UnitSpec", "load_combat", "combat_from
 
 def make_context(board: Board, target: str, origin: str, attacker_side: str,
                  occupied: dict[str, str] | None = None, *, charge: bool = False, rain: bool = False,
-                 tables: Tables | None = None) -> CombatContext:
+                 tables: Tables | None = None, approach_holders: tuple[str, ...] = ()) -> CombatContext:
     """The fixed facts of a combat from the map. ``occupied`` maps areas to the side holding them."""
     board.check_area(target, "target area")
     board.check_area(origin, "origin area")
@@ -60,7 +60,8 @@ def make_context(board: Board, target: str, origin: str, attacker_side: str,
         origin_terrain=board.terrain(origin), approach=cross.approach, water=cross.water,
         crossing=cross.crossing, defender_retreats=dfn_routes, cavalry_retreats=cav_routes,
         origin_retreat=Retreat(origin, board.is_close(origin), cross.water, cross.crossing),
-        charge=charge, rain=rain, tables=tables or default_tables())
+        approach_holders=tuple(sorted(approach_holders)), charge=charge, rain=rain,
+        tables=tables or default_tables())
 
 
 # ------------------------------------------------------------------------------------------------

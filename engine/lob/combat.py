@@ -60,6 +60,7 @@ class CombatContext:
     defender_retreats: tuple[Retreat, ...] = ()   # 5.1.2: free of enemies, not the attacker's origin
     cavalry_retreats: tuple[Retreat, ...] = ()    # 5.2.2: attacker cavalry, free of enemies
     origin_retreat: Retreat | None = None         # 5.2.2: attacker infantry go back where they came from
+    approach_holders: tuple[str, ...] = ()        # units already on the approach of the border crossed
     charge: bool = False                # 5.3.1: straight to the rounds
     rain: bool = False                  # scenario option 5 (rain squall)
     tables: Tables = field(default_factory=default_tables, compare=False, repr=False)
@@ -70,7 +71,8 @@ class CombatContext:
                                                                self.crossing))
         key = (self.target, self.origin, self.attacker_side, self.target_close, self.target_town,
                self.target_open, self.origin_close, self.origin_terrain, self.approach, self.water, self.crossing,
-               self.defender_retreats, self.cavalry_retreats, self.origin_retreat, self.charge, self.rain,
+               self.defender_retreats, self.cavalry_retreats, self.origin_retreat, self.approach_holders, self.charge,
+               self.rain,
                self.tables.fingerprint)
         object.__setattr__(self, "_key", key)
         object.__setattr__(self, "_hash", hash(key))
@@ -588,6 +590,9 @@ def check_combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tup
 def combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tuple[Unit, ...]):
     """Rule 5 from the declaration to the morale: returns a :class:`CombatResult`."""
     check_combat(ctx, attackers, defenders)
+    if set(ctx.approach_holders) - {u.uid for u in attackers + defenders}:
+        # 1.1: the approach is held by a unit outside this fight; nobody can be put onto it
+        ctx = replace(ctx, approach=False, approach_holders=())
     f = Fight(_sorted(attackers), _sorted(defenders), None, None, True)
     gone: list[Unit] = []
 

@@ -12,7 +12,7 @@ into the vacated hex), and every legal plan is listed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 from engine.core.procedure import Choose, Log, Roll, Sub
 
@@ -31,6 +31,20 @@ def controlled_advance_roll(tables, modifier: int, who: str = "victorious cavalr
 class AdvancePlan:
     """Which units advance how many hexes along which retreat path (index into the paths offered)."""
 
+    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
+        r = self.__dict__.get("_repr")
+        if r is None:
+            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
+            object.__setattr__(self, "_repr", r)
+        return r
+
     path: int
     moves: tuple[tuple[str, int], ...]
 
@@ -45,12 +59,33 @@ class AdvancePlan:
 
 @dataclass(frozen=True)
 class AdvanceResult:
+    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
+        r = self.__dict__.get("_repr")
+        if r is None:
+            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
+            object.__setattr__(self, "_repr", r)
+        return r
+
     control: str | None                      # kept / lost / None (no victorious cavalry)
     moves: tuple[tuple[str, int, str | None], ...] = ()   # (unit, hexes, end hex on a map)
     refused: tuple[str, ...] = ()            # reluctant units that lost control (16.7.4)
     garrison_destroyed: str | None = None    # 9.4.4: hex of an enemy garrison an advancing unit entered
 
+    def __str__(self) -> str:
+        head = f"control {self.control}; " if self.control else ""
+        moves = ", ".join(f"{u} {n}" + (f" to {h}" if h else "") for u, n, h in self.moves) or "no advance"
+        tail = f"; {', '.join(self.refused)} refuse (16.7.4)" if self.refused else ""
+        return head + moves + tail
 
+
+@lru_cache(maxsize=8192)
 def _plans(paths, cav, others, control):
     """All legal plans, default-policy first."""
     plans: list[AdvancePlan] = []
@@ -97,18 +132,27 @@ def _plans(paths, cav, others, control):
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
+def _split(tables, rolls: bool, units: tuple):
+    cav = tuple(u for u in units if u.is_cavalry)
+    others = tuple(u for u in units if not u.is_cavalry)
+    mod = 0
+    if cav and rolls:
+        ca = tables.model.controlled_advance
+        if any(c.heavy and c.strength >= ca.heavy_min_strength for c in cav):
+            mod = ca.heavy_cavalry_modifier          # 9.9.3: heavy cavalry of strength 2+
+    return cav, others, mod
+
+
 def advance_procedure(tables, rules, units: tuple, paths: tuple, side: str, garrison_hexes: frozenset = frozenset()):
     """Sub-procedure: the victor's advance. ``units`` are the eligible victorious units; ``paths`` are the
     enemy retreat paths as ``(hexes or None, room)`` with the vacated battle hex first."""
     if not units or not any(room >= 1 for _, room in paths):
         return AdvanceResult(None)
-    cav = tuple(u for u in units if u.is_cavalry)
-    others = tuple(u for u in units if not u.is_cavalry)
+    cav, others, mod = _split(tables, rules.controlled_advance_roll, units)
     control = None
     if cav:
         if rules.controlled_advance_roll:
-            heavy = any(c.heavy and c.strength >= tables.model.controlled_advance.heavy_min_strength for c in cav)
-            mod = tables.model.controlled_advance.heavy_cavalry_modifier if heavy else 0
             control = yield Sub(("ca", id(tables), mod), partial(controlled_advance_roll, tables, mod),
                                 rule="9.9.3", label="Controlled Advance Table")
         else:

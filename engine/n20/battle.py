@@ -20,7 +20,7 @@ Steps (rule numbers from the v3.0 standard rules, 000; the older edition 001 dif
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace as _replace
 from functools import cached_property, partial
 from itertools import combinations
 from math import ceil
@@ -138,12 +138,13 @@ class Battle:
     others: tuple[Unit, ...] = ()
     name: str = ""
     file: str = "<battle>"
+    memo: dict = field(default_factory=dict, repr=False)   # caches of deterministic steps (speed only)
 
     @property
     def edition(self) -> str:
         return self.tables.edition
 
-    @property
+    @cached_property
     def rules(self):
         return self.tables.rules
 
@@ -192,8 +193,9 @@ def _resolve(base: Path | None, ref: str) -> Path:
 
 
 def battle_from_model(m: BattleModel, file: str = "<battle>", tables: Tables | None = None,
-                      base: Path | None = None) -> Battle:
-    """Build a :class:`Battle` from a validated model; checks names against the tables and the map."""
+                      base: Path | None = None, board: Board | None = None) -> Battle:
+    """Build a :class:`Battle` from a validated model; checks names against the tables and the map.
+    ``board``: an already-loaded map to use instead of the model's ``map`` file."""
     if tables is None:
         if m.tables:
             tables = load_tables(_resolve(base, m.tables))
@@ -250,9 +252,9 @@ def battle_from_model(m: BattleModel, file: str = "<battle>", tables: Tables | N
                 raise DataError(file, f"paths.{uid}", "hazard counts of 0 or more per hex", spec)
             spec = PathSpecModel(hazards=spec)
         paths.append((uid, PathSpec(tuple(spec.hazards), spec.road, spec.loc_at, spec.blocked_after, spec.friend_at)))
-    board = None
-    if m.map is not None:
+    if board is None and m.map is not None:
         board = load_board(_resolve(base, m.map))
+    if board is not None:
         for where, group in (("attackers", m.attackers), ("defenders", m.defenders), ("others", m.others)):
             for i, s in enumerate(group):
                 if s.hex is None or not board.on_map(s.hex):
@@ -503,6 +505,20 @@ def strengths(b: Battle) -> Strengths:
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class UnitFate:
+    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
+        r = self.__dict__.get("_repr")
+        if r is None:
+            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
+            object.__setattr__(self, "_repr", r)
+        return r
+
     unit: str
     side: str
     role: str                 # attacker / defender
@@ -535,6 +551,8 @@ class UnitFate:
         return d
 
     def __str__(self) -> str:
+        if self.fate == "held" and self.advanced:
+            return f"{self.unit} advanced {self.advanced}" + (f" to {self.end_hex}" if self.end_hex else "")
         s = f"{self.unit} {self.fate}"
         if self.hexes:
             s += f" {self.hexes}"
@@ -549,6 +567,20 @@ class UnitFate:
 class Outcome:
     """The final result of a battle: hashable, so exact enumeration can count it."""
 
+    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
+        r = self.__dict__.get("_repr")
+        if r is None:
+            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
+            object.__setattr__(self, "_repr", r)
+        return r
+
     result: str
     fates: tuple[UnitFate, ...]
     morale: tuple[tuple[str, int], ...]                 # (side, delta)
@@ -556,7 +588,6 @@ class Outcome:
     morale_after: tuple[tuple[str, int], ...] | None = None
     lost_game: tuple[str, ...] = ()                     # 12.1.2
     control: str | None = None                          # Controlled Advance: kept / lost / None
-    wavered: tuple[str, ...] = ()
     reliability_lapsed: bool = False                    # 16.9.2 (001): a 6 was rolled
     garrison_destroyed: str | None = None
 
@@ -575,8 +606,6 @@ class Outcome:
             d["lost_game"] = list(self.lost_game)
         if self.control is not None:
             d["controlled_advance"] = self.control
-        if self.wavered:
-            d["wavered"] = list(self.wavered)
         if self.reliability_lapsed:
             d["british_reliability_lapsed"] = True
         if self.garrison_destroyed:
@@ -684,7 +713,7 @@ def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cava
                 # 9.8.4 a river breaks the unit in the hex before crossing; 9.8.3 an EZOC in the hex entered
                 at = i - 1 if rule_h == "9.8.4" else i
                 adv = tuple(hexes[: at + 1]) if b.board else ()
-                return RetreatResult(u.id, "broken", at, hexes[at] if b.board else None, rout_distance, False, beyond,
+                return RetreatResult(u.id, "broken", at, hexes[at] if b.board else None, None, False, beyond,
                                      routed, adv, at + 1, rule_h)
         where = h
     n = len(path.hexes)
@@ -693,15 +722,15 @@ def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cava
     adv = tuple(hexes[:room]) if b.board else ()
     if path.end == "loc":
         yield Log("9.8.7", f"{u.id} reaches its LOC before the end of its retreat and breaks")
-        return RetreatResult(u.id, "broken", n, where if b.board else None, rout_distance, False, beyond, routed,
+        return RetreatResult(u.id, "broken", n, where if b.board else None, None, False, beyond, routed,
                              tuple(hexes[: n + 1]) if b.board else (), n + 1 if stop is None else room, "9.8.7")
     if path.end == "blocked":
         yield Log("9.8", f"{u.id} cannot complete its retreat and breaks")
-        return RetreatResult(u.id, "broken", n, where if b.board else None, rout_distance, False, beyond, routed,
+        return RetreatResult(u.id, "broken", n, where if b.board else None, None, False, beyond, routed,
                              tuple(hexes[: n + 1]) if b.board else (), n + 1, "9.8")
     if path.end == "off_road":
         yield Log("16.7.6", f"{u.id} is road-bound and leaves the road: destroyed")
-        return RetreatResult(u.id, "destroyed", n, where if b.board else None, rout_distance, False, beyond, routed,
+        return RetreatResult(u.id, "destroyed", n, where if b.board else None, None, False, beyond, routed,
                              tuple(hexes[: n + 1]) if b.board else (), n + 1, "16.7.6")
     return RetreatResult(u.id, fate, n, where if b.board else None, rout_distance, marker, beyond, routed, adv, room,
                          "9.8")
@@ -711,6 +740,8 @@ def _exchange_options(b: Battle, need: int):
     """9.6 [G]: sets of attacking units whose printed strengths reach ``need``, none of them superfluous;
     least printed strength lost first (then fewer units, then listing order)."""
     pool = [u for u in b.attackers if u.id not in b.bombarding]          # 16.3.2
+    if need <= 0:
+        return ((),)
     if sum(u.strength for u in pool) <= need:
         return (tuple(u.id for u in pool),)
     opts = []
@@ -730,13 +761,34 @@ def _exchange_options(b: Battle, need: int):
 # The battle procedure
 # ------------------------------------------------------------------------------------------------
 def battle_procedure(b: Battle):
-    """THE battle: yields dice / choices / sub-procedures, returns an :class:`Outcome` (9.0 A-G)."""
+    """THE battle: yields dice / choices / sub-procedures, returns an :class:`Outcome` (9.0 A-G).
+
+    Two stages, each a sub-procedure so that exact enumeration merges equal results: steps B-F
+    (strengths, reliability rolls, differential, the CRT roll) give a result code; step G applies it."""
+    code, lapsed = yield Sub(("steps B-F", id(b)), partial(crt_procedure, b), rule="9.0",
+                             label="strengths, differential and the CRT")
+    pick = None
+    exchange = _cached(b, ("losses", code), lambda: _losses(b, code))[3]
+    if exchange is not None:
+        need, opts = exchange
+        pick = opts[0] if len(opts) == 1 else (yield Choose(opts, rule="9.6 [G]", player=b.attacker_side,
+                                                           label=f"exchange: attacking units to break (need {need})"))
+    outcome = yield Sub(("result", id(b), code, pick), partial(result_procedure, b, code, pick),
+                        rule=_RESULT_RULE[code], label=f"apply {code}")
+    if lapsed:
+        outcome = _replace(outcome, reliability_lapsed=True)
+    return outcome
+
+
+def crt_procedure(b: Battle):
+    """Steps B-F of 9.0: strengths (deterministic part in :func:`strengths`), the reliability rolls
+    (16.7.3 / 16.9), the differential with leader command (16.9.4) and voluntary reduction (9.5), the
+    CRT roll. Returns ``(result code, whether a 16.9.2 six was rolled)``."""
     p = b.prepared
-    rules, tables = b.rules, b.tables
+    tables = b.tables
     yield Log("9.0 B-C", f"attack {p.attack_total} vs defence {p.defend_total}")
     att = dict(p.attack)
     dfd = dict(p.defend)
-    wavered: list[str] = []
     lapsed = False
     for chk in p.checks:
         r = yield Sub(("waver", chk.rule, chk.modifier, chk.wavers_up_to), partial(waver_roll, chk), rule=chk.rule,
@@ -745,7 +797,7 @@ def battle_procedure(b: Battle):
             r, six = r
             lapsed = lapsed or six
         if r == "wavers":
-            wavered.append(chk.unit)
+            yield Log(chk.rule, f"{chk.unit} wavers: -1 for this battle")
             if chk.unit in att:
                 att[chk.unit] = max(0, att[chk.unit] - 1)
             else:
@@ -760,12 +812,25 @@ def battle_procedure(b: Battle):
     column = tables.column_for(used)
     code = yield Sub(("crt", id(tables), column), partial(crt_roll, tables, column), rule="9.0 F",
                      label=f"CRT column {column:+d}")
+    return code, lapsed
+
+
+_RESULT_RULE = {"AB": "9.6 [A]", "AR": "9.6 [B]", "AW": "9.6 [C]", "DB": "9.6 [D]", "DR": "9.6 [E]",
+                "DW": "9.6 [F]", "EX": "9.6 [G]", "N": "9.6 [H]"}
+
+
+def _cached(b: Battle, key, make):
+    hit = b.memo.get(key)
+    if hit is None:
+        hit = b.memo[key] = make()
+    return hit
+
+
+def _losses(b: Battle, code: str):
+    """Which units break and which retreat for a CRT result (9.6 [A]-[H], 16.3.2)."""
     result = code
     if code == "EX" and b.bombarding and all(u.id in b.bombarding for u in b.attackers):
-        result = "N"                                          # 16.3.2
-        yield Log("16.3.2", "bombardment alone: the Exchange becomes Engaged")
-
-    # who suffers what -----------------------------------------------------------------------------
+        result = "N"                                          # 16.3.2: bombardment alone
     to_break: list[Unit] = []
     to_retreat: list[tuple[Unit, str]] = []
     if result in ("AB", "AR"):
@@ -784,20 +849,32 @@ def battle_procedure(b: Battle):
         to_retreat = [(u, "rout") for u in b.defenders]
     elif result == "DW":
         to_retreat = [(u, "withdraw") for u in b.defenders]
+    exchange = None
     if result == "EX":
-        need = sum(u.strength for u in b.defenders)           # printed strengths only
-        opts = _exchange_options(b, need)
-        pick = opts[0] if len(opts) == 1 else (yield Choose(opts, rule="9.6 [G]", player=b.attacker_side,
-                                                           label=f"exchange: attacking units to break (need {need})"))
-        to_break += [b.units[i] for i in pick]
+        need = sum(u.strength for u in b.defenders if u.type != "leader")   # printed strengths only
+        exchange = (need, _exchange_options(b, need))
+    return result, tuple(to_break), tuple(to_retreat), exchange
 
+
+def result_procedure(b: Battle, code: str, exchange_pick: tuple | None = None):
+    """Sub-procedure: apply one CRT result with its retreats, advance, Guard recule and morale (9.6-9.9, 12.x).
+    ``exchange_pick``: the attacking units the attacker breaks on an Exchange (9.6 [G])."""
+    rules, tables = b.rules, b.tables
+    result, to_break, to_retreat, exchange = _cached(b, ("losses", code), lambda: _losses(b, code))
+    if result != code:
+        yield Log("16.3.2", "bombardment alone: the Exchange becomes Engaged")
+    to_break = list(to_break)
+    if exchange is not None:
+        if exchange_pick is None or exchange_pick not in exchange[1]:
+            raise RuleViolation("9.6 [G]", f"the attacker must break one of {list(exchange[1])}")
+        to_break += [b.units[i] for i in exchange_pick]
     fates: dict[str, RetreatResult] = {}
     for u in to_break:
         fate = "destroyed" if u.type == "garrison" else "broken"
         fates[u.id] = RetreatResult(u.id, fate, 0, None, advance_path=(u.hex,) if b.board else (), advance_room=1,
                                     rule="9.6")
-    env = MapRetreat(b.board, rules.loc_breaks_retreat) if b.board else \
-        ContextFreeRetreat(dict(b.paths), rules.loc_breaks_retreat)
+    env = _cached(b, ("env",), lambda: MapRetreat(b.board, rules.loc_breaks_retreat) if b.board else
+                  ContextFreeRetreat(dict(b.paths), rules.loc_breaks_retreat))
     positions = _positions(b, fates)
     attacking_cav = any(u.is_cavalry for u in b.attackers)
     for u, kind in to_retreat:
@@ -806,45 +883,53 @@ def battle_procedure(b: Battle):
                       rule="9.8", label=f"{'rout' if kind == 'rout' else 'withdrawal'} of {u.id}")
         fates[u.id] = r
         positions = _positions(b, fates)
+    fkey = tuple(fates.items())
+    setup = _cached(b, ("advance", result, fkey), lambda: _advance_setup(b, result, fates, positions))
+    adv = AdvanceResult(None)
+    if setup is not None:
+        victor, eligible, paths, garrison_hexes = setup
+        adv = yield Sub(("advance", id(b), victor, paths, tuple(w.id for w in eligible)),
+                        partial(advance_procedure, tables, rules, eligible, paths, victor, garrison_hexes),
+                        rule="9.9", label="advance after combat")
+    return _cached(b, ("outcome", code, result, fkey, adv), lambda: _assemble(b, code, result, fates, adv))
 
-    # advance after combat (9.9) -----------------------------------------------------------------
+
+def _advance_setup(b: Battle, result: str, fates: dict, positions: tuple):
+    """9.9.2: the victor's eligible units and the enemy retreat paths (None when nobody may advance)."""
+    rules = b.rules
     if result in ("DB", "DR", "DW", "EX"):
         winners, losers, victor = b.attackers, b.defenders, b.attacker_side
     elif result in ("AB", "AR", "AW"):
         winners, losers, victor = b.defenders, b.attackers, b.defender_side
     else:
-        winners, losers, victor = (), (), None
-    adv = AdvanceResult(None)
-    if winners:
-        eligible = tuple(u for u in winners if u.id not in fates and u.type not in ("artillery", "garrison", "leader")
-                         and not u.routed and not (u.fatigue >= 4 and rules.fatigue and b.board is None))
-        if victor == b.defender_side and b.countercharge:
-            eligible = ()                                   # 8.2.3
-        if victor == b.defender_side and b.board is not None and any(
-                a.hex in b.board.garrisons and b.board.garrisons[a.hex].side == b.attacker_side for a in b.attackers):
-            eligible = ()                                   # 9.4.4 covering garrison
-        paths = []
-        for u in losers:
-            r = fates.get(u.id)
-            if r is None:
-                continue
-            paths.append((r.advance_path, r.advance_room))
-        if eligible and paths:
-            if b.board is not None and any(w.fatigue >= 4 for w in eligible) and rules.fatigue:
-                ez = _enemy_zoc_for(b, victor, positions)   # 16.8.3: Spent units may not advance into an EZOC
-                eligible = tuple(w for w in eligible if w.fatigue < 4 or not any(h in ez for h in paths[0][0][:1]))
-            garrison_hexes = frozenset(h for h, g in (b.board.garrisons.items() if b.board else ())
-                                       if g.side != victor)
-            garrison_hexes |= frozenset(u.hex for u in losers if u.type == "garrison" and u.hex)
-            adv = yield Sub(("advance", id(b), victor, tuple(paths), tuple(w.id for w in eligible)),
-                            partial(advance_procedure, tables, rules, eligible, tuple(paths), victor, garrison_hexes),
-                            rule="9.9", label="advance after combat")
+        return None
+    eligible = tuple(u for u in winners if u.id not in fates and u.type not in ("artillery", "garrison", "leader")
+                     and not u.routed and not (u.fatigue >= 4 and rules.fatigue and b.board is None))
+    if victor == b.defender_side and b.countercharge:
+        return None                                           # 8.2.3
+    if victor == b.defender_side and b.board is not None and any(
+            a.hex in b.board.garrisons and b.board.garrisons[a.hex].side == b.attacker_side for a in b.attackers):
+        return None                                           # 9.4.4 covering garrison
+    paths = tuple((r.advance_path, r.advance_room) for u in losers if (r := fates.get(u.id)) is not None)
+    if not eligible or not any(room >= 1 for _, room in paths):
+        return None
+    if b.board is not None and rules.fatigue and any(w.fatigue >= 4 for w in eligible):
+        ez = _enemy_zoc_for(b, victor, positions)             # 16.8.3: Spent units may not advance into an EZOC
+        first = {h[0] for h, room in paths if h}
+        eligible = tuple(w for w in eligible if w.fatigue < 4 or not (first & ez))
+        if not eligible:
+            return None
+    garrison_hexes = frozenset(h for h, g in (b.board.garrisons.items() if b.board else ()) if g.side != victor)
+    garrison_hexes |= frozenset(u.hex for u in losers if u.type == "garrison" and u.hex)
+    return victor, eligible, paths, garrison_hexes
 
-    # 12.2.2 La Garde recule ------------------------------------------------------------------------
+
+def _assemble(b: Battle, code: str, result: str, fates: dict, adv: AdvanceResult) -> Outcome:
+    """Fates, Guard recule (12.2.2), morale (12.1-12.1.2), Routed! markers (9.6.3), fatigue (16.8.1)."""
+    tables = b.tables
     attacker_won = result in ("DB", "DR", "DW", "EX")
     recule = tuple(u.id for u in b.attackers if u.guard and not u.recule_exempt
                    and (not attacker_won or u.id in fates or u.routed))
-    # assemble -----------------------------------------------------------------------------------
     advanced = {uid: (n, h) for uid, n, h in adv.moves}
     out: list[UnitFate] = []
     garrison_gone = adv.garrison_destroyed
@@ -864,17 +949,29 @@ def battle_procedure(b: Battle):
                     fate = "destroyed"
                 out.append(UnitFate(u.id, u.side, role, fate, r.hexes,
                                     None if fate in ("broken", "destroyed") else r.end_hex,
-                                    r.marker and fate == "routed", r.routed, r.beyond_ma, r.rout_distance,
+                                    r.marker and fate == "routed", r.routed, r.beyond_ma,
+                                    None if fate in ("broken", "destroyed") else r.rout_distance,
                                     fatigue=fatigue))
     items = morale_items(tables, b.units, out,
                          {b.attacker_side: b.reserves_attacker, b.defender_side: b.reserves_defender}, recule)
     deltas, after, lost = apply_morale(tables, b.morale_levels(), items)
     return Outcome(code if result == code else f"{code}->{result}", tuple(out), deltas, items, after, lost,
-                   adv.control, tuple(wavered), lapsed, garrison_gone)
+                   adv.control, False, garrison_gone)
 
 
 def _positions(b: Battle, fates: dict) -> tuple:
-    """Where every unit stands now (broken ones removed): ((id, (side, hex, has ZOC)), ...)."""
+    """Where every unit stands now (broken ones removed): ((id, (side, hex, has ZOC)), ...).
+    Empty without a map: context-free retreat paths do not depend on where the others stand."""
+    if b.board is None:
+        return ()
+    key = ("positions", tuple(fates.values()))
+    hit = b.memo.get(key)
+    if hit is None:
+        hit = b.memo[key] = _positions_now(b, fates)
+    return hit
+
+
+def _positions_now(b: Battle, fates: dict) -> tuple:
     out = []
     for u in b.attackers + b.defenders + b.others:
         r = fates.get(u.id)

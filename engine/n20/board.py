@@ -160,8 +160,18 @@ class Board:
     def neighbours(self, h: str) -> list[str]:
         return self.grid.neighbours(h)
 
+    @cached_property
+    def _cubes(self) -> dict:
+        return {h: self.grid.to_cube(h) for h in self.grid.all_hexes()}
+
     def distance(self, a: str, b: str) -> int:
-        return self.grid.distance(a, b)
+        c = self._cubes
+        try:
+            qa, ra, sa = c[a]
+            qb, rb, sb = c[b]
+        except KeyError:
+            return self.grid.distance(a, b)
+        return max(abs(qa - qb), abs(ra - rb), abs(sa - sb))
 
     @cached_property
     def hexes(self) -> tuple[str, ...]:

@@ -45,6 +45,20 @@ class RetreatOption:
     ``blocked`` (no legal hex further: breaks, 9.8), ``off_road`` (a road-bound unit leaving the road is
     destroyed, 16.7.6)."""
 
+    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
+        r = self.__dict__.get("_repr")
+        if r is None:
+            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
+            object.__setattr__(self, "_repr", r)
+        return r
+
     hexes: tuple[str, ...]
     hazards: tuple[tuple[str, ...], ...]
     end: str = "ok"
@@ -75,6 +89,20 @@ class RetreatOption:
 class RetreatResult:
     """What happened to one retreating unit."""
 
+    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
+        r = self.__dict__.get("_repr")
+        if r is None:
+            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
+            object.__setattr__(self, "_repr", r)
+        return r
+
     unit: str
     fate: str                  # withdrew / routed / broken / destroyed / held
     hexes: int = 0             # hexes actually retreated
@@ -86,6 +114,16 @@ class RetreatResult:
     advance_path: tuple = ()   # hexes the victor may advance into (map mode), battle hex first (9.9.1)
     advance_room: int = 0      # number of those hexes (context-free mode counts them)
     rule: str = ""
+
+    def __str__(self) -> str:
+        s = f"{self.unit} {self.fate}"
+        if self.rout_distance is not None:
+            s += f" (rout {self.rout_distance})"
+        if self.hexes:
+            s += f" after {self.hexes} hex{'es' if self.hexes > 1 else ''}"
+        if self.end_hex:
+            s += f" at {self.end_hex}"
+        return s + (f" [{self.rule}]" if self.rule and self.fate in ("broken", "destroyed") else "")
 
 
 @dataclass(frozen=True)
@@ -183,8 +221,13 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
     blocked: list[RetreatOption] = []
     best = [None]  # best priority among survivable complete paths found so far
 
+    memo_d: dict[str, tuple[int, ...]] = {}
+
     def dist_to(h: str) -> tuple[int, ...]:
-        return tuple(board.distance(h, l) for l in locs)
+        d = memo_d.get(h)
+        if d is None:
+            d = memo_d[h] = tuple(board.distance(h, l) for l in locs)
+        return d
 
     def step_hazards(a: str, b: str) -> tuple[str, ...]:
         hz = []
@@ -197,14 +240,8 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
     def nonclose(path: list[str]) -> int:
         if not locs:
             return 0
-        counts = []
-        for i, _ in enumerate(locs):
-            c = 0
-            for a, b in zip(path, path[1:]):
-                if board.distance(b, locs[i]) >= board.distance(a, locs[i]):
-                    c += 1
-            counts.append(c)
-        return min(counts)
+        ds = [dist_to(h) for h in path]
+        return min(sum(1 for a, b in zip(ds, ds[1:]) if b[i] >= a[i]) for i in range(len(locs)))
 
     def finish(path: list[str], hz: list, viol: int, end: str, through: int | None) -> None:
         pr = (viol, end != "ok", nonclose(path))

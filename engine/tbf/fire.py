@@ -75,7 +75,7 @@ def effective_ff(f: Firer, setup: FireSetup, tables: Tables) -> int:
     if f.status == "fatigued" and not setup.defensive:
         raise RuleViolation("4.2.4 C", "a fatigued unit may fire only defensively")
     if f.range > 1:
-        if f.kind not in ("artillery", "howitzer"):
+        if f.kind not in ("artillery", "howitzer", "grand_battery"):
             raise RuleViolation("6.3.3", "only artillery fires at more than one hex")
         if setup.defensive:
             raise RuleViolation("6.3.6", "defensive fire is only against adjacent hexes")
@@ -86,7 +86,7 @@ def effective_ff(f: Firer, setup: FireSetup, tables: Tables) -> int:
         ff = 1                                     # 6.3.5
     if f.kind == "grand_battery":
         ff = GRAND_BATTERY_FF                      # 8.2 C
-    if f.kind == "artillery" and f.range == 4:
+    if f.kind in ("artillery", "grand_battery") and f.range == 4:
         ff = ff // 2                               # 6.3.4 B
     if f.kind == "howitzer" and f.range >= 3:
         ff = ff // 2                               # 6.3.4 C
@@ -160,12 +160,15 @@ class LeaderFate:
     turns_out: int = 0   # for a wounded leader: 2d6 turns (6.5 A)
 
     def __str__(self) -> str:
-        tail = f" ({self.turns_out} turns)" if self.fate == "wounded" else ""
+        tail = (f" ({self.turns_out} turns)" if self.turns_out else " (2d6 turns)") if self.fate == "wounded" else ""
         return f"{self.leader}: {self.fate}{tail}"
 
 
-def leader_casualty(leader: str = ""):
-    """6.5 A: a 6 leads to a second roll; 5 = wounded for 2d6 turns, 6 = killed."""
+def leader_casualty(leader: str = "", roll_turns: bool = True):
+    """6.5 A: a 6 leads to a second roll; 5 = wounded for 2d6 turns, 6 = killed.
+
+    With ``roll_turns=False`` the 2d6 for the turns out is left to the moment the wound is applied
+    (calculators then show "wounded" once instead of eleven branches)."""
     first = yield Roll("d6", rule="6.5 A", label=f"Leader Casualty Check {leader}".strip())
     if first != 6:
         return LeaderFate(leader, "unhurt")
@@ -173,11 +176,13 @@ def leader_casualty(leader: str = ""):
     if second == 6:
         return LeaderFate(leader, "killed")
     if second == 5:
+        if not roll_turns:
+            return LeaderFate(leader, "wounded")
         turns = yield Roll("2d6", rule="6.5 A", label="turns out of play")
         return LeaderFate(leader, "wounded", turns)
     return LeaderFate(leader, "unhurt")
 
 
-def leader_casualty_sub(leader: str) -> Sub:
-    return Sub(("tbf-leader", leader), partial(leader_casualty, leader), rule="6.5 A",
+def leader_casualty_sub(leader: str, roll_turns: bool = False) -> Sub:
+    return Sub(("tbf-leader", leader, roll_turns), partial(leader_casualty, leader, roll_turns), rule="6.5 A",
                label=f"Leader Casualty Check for {leader}")

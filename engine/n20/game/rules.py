@@ -94,7 +94,7 @@ def enemy_zoc(state: GameState, side: str) -> frozenset[str]:
     cache = state.__dict__.setdefault("_cache", {})
     if key in cache:
         return cache[key]
-    board = state.scenario.board
+    board = state.board
     out: set[str] = set()
     for h in zoc_sources(state, other(side)):
         out |= _zoc_of(board, h)
@@ -122,7 +122,7 @@ def enemy_hexes(state: GameState, side: str) -> frozenset[str]:
         return cache[key]
     out = {u.hex for u in on_map_units(state, other(side))}
     if not state.garrison_gone:
-        for g in state.scenario.board.garrisons.values():
+        for g in state.board.garrisons.values():
             if g.side != side:
                 out.add(g.hex)
     res = frozenset(out)
@@ -139,7 +139,7 @@ def friendly_hexes(state: GameState, side: str, exclude: str | None = None, stac
 
 def combat_adjacent(state: GameState, a: str, b: str) -> bool:
     """7.0: units across a Major River are not adjacent (the older edition excepts bridges and fords)."""
-    return state.scenario.board.adjacent_for_combat(a, b, state.scenario.tables.rules.major_river_bridge_adjacent)
+    return state.board.adjacent_for_combat(a, b, state.scenario.tables.rules.major_river_bridge_adjacent)
 
 
 def movement_allowance(state: GameState, uid: str) -> int:
@@ -210,7 +210,7 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     square costs the first point).
     """
     sc = state.scenario
-    board = sc.board
+    board = state.board
     d = sc.units[uid]
     u = state.unit(uid)
     side = d.side
@@ -284,7 +284,7 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
                 c = can_enter(start, n)
                 if c is not None:
                     out[n] = Reach(n, c, (start, n), None, False)
-    if d.guard and out:
+    if d.has("guard") and out:
         out = _guard_flags(state, uid, out)
     return out
 
@@ -339,7 +339,7 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
     that hex's cost plus one more point for each unit that already entered there this phase (11.2);
     it may not enter an enemy-occupied hex (11.4); entering an EZOC stops it (6.7)."""
     sc = state.scenario
-    board = sc.board
+    board = state.board
     d = sc.units[uid]
     side = d.side
     entered = dict(state.entered)
@@ -386,7 +386,7 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
 
 def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_v3):
     sc = state.scenario
-    board = sc.board
+    board = state.board
     d = sc.units[uid]
 
     def can_enter(a, b):

@@ -35,6 +35,23 @@ OPTIONS = {
 STEPS = ("setup", "bessieres", "event", "movement", "reaction", "combat", "night_ops", "sudden_death", "over")
 
 
+_BOARDS: dict = {}
+
+
+def board_with_fieldworks(board, fieldworks: tuple):
+    """Fuentes 14.2: a Fieldworks hex counts as Redoubt terrain (the map value is not changed)."""
+    if not fieldworks:
+        return board
+    key = (id(board), tuple(sorted(fieldworks)))
+    b = _BOARDS.get(key)
+    if b is None:
+        terrain = dict(board.terrain_of)
+        terrain.update({h: "redoubt" for h in fieldworks})
+        b = replace(board, terrain_of=terrain)
+        _BOARDS[key] = b
+    return b
+
+
 def other(side: str) -> str:
     return "allied" if side == "french" else "french"
 
@@ -145,6 +162,11 @@ class GameState:
     @property
     def scenario(self) -> Scenario:
         return load_scenario(self.scenario_id, self.tables_file)
+
+    @property
+    def board(self):
+        """The map, with Fieldworks markers as Redoubt hexes (Fuentes 14.2)."""
+        return board_with_fieldworks(self.scenario.board, self.fieldworks)
 
     def has(self, option: str) -> bool:
         return option in self.options

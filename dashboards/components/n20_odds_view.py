@@ -1,0 +1,272 @@
+"""Widgets and result panels for a :class:`~dashboards.components.n20_battle_form.BattlePlan`.
+
+Inputs are linked to the plan's parameters (``from_param``), so the plan, not the widgets, is the state.
+Results are HTML built from the engine's :class:`engine.n20.OddsResult`; every table's provenance badge
+sits next to the numbers that rest on it.
+"""
+from __future__ import annotations
+
+import html
+from fractions import Fraction
+
+import panel as pn
+
+from engine import n20
+
+from .dist_bars import STYLESHEET as BARS_CSS, bars_html, fmt_pct
+from .n20_battle_form import (FLAG_HELP, UNIT_FLAGS, UNIT_TYPES, BattlePlan, UnitEntry, entry_from_unitdef,
+                              scenario_choices, scenario_units)
+from .n20_rule_notes import note
+from .provenance import STYLESHEET as BADGE_CSS, badge_html
+from .tables_upload import FileLoader
+
+__all__ = ["plan_inputs", "plan_results", "CRT_COLOURS", "RESULTS_CSS"]
+
+CRT_COLOURS = {"AB": "#b71c1c", "AR": "#e53935", "AW": "#ef9a9a", "N": "#9e9e9e", "EX": "#8e24aa",
+               "DW": "#a5d6a7", "DR": "#43a047", "DB": "#1b5e20"}
+CRT_ORDER = ["AB", "AR", "AW", "N", "EX", "DW", "DR", "DB"]
+RESULTS_CSS = BARS_CSS + BADGE_CSS + """
+.odds-head {font-size:15px;margin:4px 0 8px 0}
+.odds-head .big {font-size:22px;font-weight:700;color:#2f4f6f}
+.odds-lines {font-size:12px;color:#444;margin:0 0 6px 0;padding-left:16px}
+.odds-error {color:#b71c1c;font-weight:600}
+table.outcomes, table.morale {border-collapse:collapse;font-size:12px;width:100%}
+table.outcomes td, table.outcomes th, table.morale td, table.morale th {border-bottom:1px solid #e0e0e0;padding:2px 6px;text-align:left}
+.rule-tag {background:#eef;border-radius:3px;padding:0 4px;font-size:11px;cursor:help}
+"""
+
+
+def _rule(rule: str) -> str:
+    return f"<span class='rule-tag' title='{html.escape(note(rule) or rule, quote=True)}'>{html.escape(rule)}</span>"
+
+
+def _frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+def _badge(prov: dict, key: str, label: str, uploaded: bool) -> str:
+    b = prov.get(key) or {}
+    return badge_html(b.get("source", "provisional"), b.get("notes", ""), label, uploaded=uploaded)
+
+
+def results_html(plan: BattlePlan, top: int = 12) -> str:
+    """Everything the odds panel shows, as one HTML string (cheap to rebuild on every change)."""
+    r = plan.result
+    parts = [f"<div class='odds-results' data-revision='{plan.revision}' data-plan='{html.escape(plan.title)}'>"]
+    if plan.error:
+        parts.append(f"<div class='odds-error'>Not computed: {html.escape(plan.error)}"
+                     + (" (showing the last good result below)" if r is not None else "") + "</div>")
+    if r is None:
+        parts.append("</div>")
+        return "".join(parts)
+    prov = r.battle.tables.provenance()
+    up = plan.tables is not None
+    b = r.battle
+    parts.append(
+        f"<div class='odds-head'>{html.escape(b.attacker_side)} attack <span class='big att-total'>{r.attack}</span>"
+        f" vs {html.escape(b.defender_side)} defence <span class='big def-total'>{r.defence}</span>"
+        f" &rarr; differential <span class='big differential'>{r.differential:+d}</span>"
+        f" &rarr; CRT column <span class='big column'>{r.column:+d}</span> {_rule('9.0')}"
+        f" {_badge(prov, 'tec', 'terrain chart', up)} <small>edition {html.escape(b.edition)}</small></div>")
+    if r.strength_lines:
+        parts.append("<ul class='odds-lines'>" + "".join(f"<li>{html.escape(t)} {_rule(rule)}</li>"
+                                                        for rule, t in r.strength_lines) + "</ul>")
+    crt_rows = [(code, r.crt[code], CRT_COLOURS.get(code), note("9.6")) for code in CRT_ORDER if r.crt[code]]
+    crt_rows += [(str(k), p, "#607d8b") for k, p in r.crt.items() if k not in CRT_ORDER]
+    parts.append(bars_html(crt_rows, "Combat result (one d6 on the CRT)", css_class="crt-bars",
+                           extra=" " + _badge(prov, "crt", "CRT", up)))
+    cons = [(label, p, "#546e7a", f"rule {rule}: {note(rule)}") for label, p, rule in plan.side_probabilities()]
+    parts.append(bars_html(cons, "Consequences", css_class="consequence-bars",
+                           extra=" " + _badge(prov, "controlled_advance", "controlled advance", up)))
+    em = r.summary["expected_morale"]
+    rows = "".join(
+        f"<tr class='exp-morale' data-side='{s}'><td>{html.escape(s)}</td><td>{float(v):+.3f}</td><td>{_frac(v)}</td>"
+        f"<td>{fmt_pct(r.summary['game_lost'][s])}</td></tr>" for s, v in em.items())
+    parts.append("<table class='morale'><caption style='text-align:left;font-weight:600'>Expected change of army "
+                 f"morale {_rule('12.1')} {_badge(prov, 'morale_chart', 'morale chart', up)}</caption>"
+                 "<tr><th>side</th><th>expected</th><th>exact</th><th>game lost</th></tr>" + rows + "</table>")
+    items = sorted(r.outcomes.items(), key=lambda kv: (-kv[1], str(kv[0])))
+    body = "".join(f"<tr><td>{fmt_pct(p)}</td><td>{_frac(p)}</td><td>{html.escape(str(o))}</td></tr>"
+                   for o, p in items[:top])
+    more = f"<tr><td colspan=3>… {len(items) - top} rarer outcomes</td></tr>" if len(items) > top else ""
+    parts.append(f"<table class='outcomes'><caption style='text-align:left;font-weight:600'>Most likely final "
+                 f"outcomes ({len(items)} in all, total probability {_frac(r.outcomes.total)})</caption>"
+                 f"<tr><th>chance</th><th>exact</th><th>what happens</th></tr>{body}{more}</table>")
+    parts.append(f"<div style='font-size:11px;color:#777'>exact enumeration in {plan.elapsed_ms:.1f} ms</div></div>")
+    return "".join(parts)
+
+
+def plan_results(plan: BattlePlan) -> pn.pane.HTML:
+    pane = pn.pane.HTML(results_html(plan), stylesheets=[RESULTS_CSS], sizing_mode="stretch_width",
+                        css_classes=["odds-panel"])
+
+    def update(*_):
+        pane.object = results_html(plan)
+
+    plan.param.watch(update, ["revision"])
+    return pane
+
+
+# ------------------------------------------------------------------------------------------------
+# Inputs
+# ------------------------------------------------------------------------------------------------
+_BOOL_FLAGS = ["elite", "guard", "heavy", "routed", "unreliable"]
+_COLUMNS = ["id", "type", "strength", "move"] + _BOOL_FLAGS + ["other flags", "retreat hazards", "source"]
+
+
+def _units_frame(units: list[UnitEntry]):
+    import pandas as pd
+
+    rows = []
+    for e in units:
+        row = {"id": e.uid, "type": e.type, "strength": e.strength, "move": e.movement}
+        row.update({f: f in e.flags for f in _BOOL_FLAGS})
+        row["other flags"] = " ".join(f for f in e.flags if f not in _BOOL_FLAGS)
+        row["retreat hazards"] = e.hazards
+        row["source"] = e.source
+        rows.append(row)
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def _apply_edit(plan: BattlePlan, e: UnitEntry, column: str, value) -> None:
+    """A table cell edit -> the unit entry (invalid values raise ValueError and change nothing)."""
+    if column == "id":
+        e.uid = str(value).strip() or e.uid
+    elif column == "type":
+        e.type = value
+    elif column == "strength":
+        e.strength = int(value)
+    elif column == "move":
+        e.movement = int(value)
+    elif column in _BOOL_FLAGS:
+        on = bool(value)
+        e.flags = [f for f in e.flags if f != column] + ([column] if on else [])
+    elif column == "other flags":
+        words = [w for w in str(value or "").replace(",", " ").split() if w]
+        bad = [w for w in words if w not in UNIT_FLAGS or w in _BOOL_FLAGS]
+        if bad:
+            raise ValueError(f"unknown flag(s) {', '.join(bad)}; other flags are: "
+                             + ", ".join(f"{f} ({r})" for f, r in FLAG_HELP.items() if f not in _BOOL_FLAGS))
+        e.flags = [f for f in e.flags if f in _BOOL_FLAGS] + words
+    elif column == "retreat hazards":
+        e.hazards = str(value or "")
+
+
+def _units_table(plan: BattlePlan, role: str):
+    from bokeh.models.widgets.tables import CheckboxEditor, IntEditor, SelectEditor, StringEditor
+
+    units_param = "attackers" if role == "attacker" else "defenders"
+    cls = "att" if role == "attacker" else "def"
+    editors = {"id": StringEditor(), "type": SelectEditor(options=UNIT_TYPES), "strength": IntEditor(step=1),
+               "move": IntEditor(step=1), "other flags": StringEditor(), "retreat hazards": StringEditor(),
+               "source": None}
+    editors.update({f: CheckboxEditor() for f in _BOOL_FLAGS})
+    formatters = {f: {"type": "tickCross", "crossElement": False} for f in _BOOL_FLAGS}
+    table = pn.widgets.Tabulator(_units_frame(getattr(plan, units_param)), editors=editors, formatters=formatters,
+                                 show_index=False, buttons={"remove": "✕"}, layout="fit_data_table",
+                                 sizing_mode="stretch_width", css_classes=[f"{cls}-table"], height=None,
+                                 titles={"move": "move", "retreat hazards": "retreat hazards (per hex)"},
+                                 configuration={"columnDefaults": {"headerSort": False}})
+    note_pane = pn.pane.Str("", styles={"color": "#b71c1c"}, margin=(0, 5))
+
+    def refresh(*_):
+        table.value = _units_frame(getattr(plan, units_param))
+
+    def edited(event):
+        units = getattr(plan, units_param)
+        if not 0 <= event.row < len(units):
+            return
+        try:
+            _apply_edit(plan, units[event.row], event.column, event.value)
+            note_pane.object = ""
+        except (ValueError, TypeError) as exc:
+            note_pane.object = f"not changed: {exc}"
+            refresh()
+
+    def clicked(event):
+        if event.column == "remove":
+            units = getattr(plan, units_param)
+            if 0 <= event.row < len(units):
+                plan.remove_unit(role, units[event.row])
+
+    table.on_edit(edited)
+    table.on_click(clicked)
+    plan.param.watch(refresh, [units_param])
+    add = pn.widgets.Button(name=f"+ add {role}", button_type="light", css_classes=[f"add-{role}"], width=140)
+    add.on_click(lambda _: plan.add_unit(role))
+    title = pn.pane.HTML(f"<b>{role.title()}s</b> <small>(click a cell to edit; flags: "
+                         + ", ".join(f"{f} {r}" for f, r in FLAG_HELP.items() if f in _BOOL_FLAGS) + ")</small>",
+                         margin=(4, 5, 0, 5))
+    return pn.Column(title, table, note_pane, add, margin=0, sizing_mode="stretch_width")
+
+
+def _scenario_picker(plan: BattlePlan):
+    ids = list(scenario_choices())
+    scen = pn.widgets.Select(name="scenario counters", options=ids, value=ids[0] if ids else None, width=160)
+    pick = pn.widgets.MultiChoice(name="units", options=[], width=300)
+    status = pn.pane.Markdown("", margin=(0, 5))
+
+    def refresh(*_):
+        try:
+            us = scenario_units(scen.value)
+        except Exception as exc:  # a broken scenario file: say so, keep the page
+            status.object = f"cannot read scenario: {exc}"
+            return
+        pick.options = {f"{u.name} ({u.side} {u.type} {u.strength}-{u.movement})": uid for uid, u in us.items()}
+
+    scen.param.watch(refresh, "value")
+    refresh()
+
+    def add(role):
+        us = scenario_units(scen.value)
+        with plan.hold():
+            for uid in pick.value:
+                u = us[uid]
+                if role == "attacker" and len(plan.attackers) == 0:
+                    plan.attacker_side = u.side
+                plan.add_unit(role, entry_from_unitdef(u, plan.edition))
+        pick.value = []
+
+    b_att = pn.widgets.Button(name="add as attackers", button_type="primary", width=140)
+    b_def = pn.widgets.Button(name="add as defenders", button_type="primary", width=140)
+    b_att.on_click(lambda _: add("attacker"))
+    b_def.on_click(lambda _: add("defender"))
+    return pn.Card(pn.Row(scen, pick), pn.Row(b_att, b_def), status, title="Pick units from a scenario",
+                   collapsed=True, sizing_mode="stretch_width")
+
+
+def plan_inputs(plan: BattlePlan, with_picker: bool = True, with_upload: bool = True):
+    p = plan.param
+    general = pn.Column(
+        pn.Row(pn.widgets.Select.from_param(p.edition, width=90, css_classes=["edition"]),
+               pn.widgets.Select.from_param(p.attacker_side, name="attacker", width=100),
+               pn.widgets.Select.from_param(p.terrain, name="defender's terrain", width=120, css_classes=["terrain"]),
+               pn.widgets.MultiChoice.from_param(p.hexside, name="hexside attacked across", width=230)),
+        pn.Row(pn.widgets.Checkbox.from_param(p.reserves_attacker, name="attacker commits reserves (12.5)",
+                                              css_classes=["reserves-attacker"]),
+               pn.widgets.Checkbox.from_param(p.reserves_defender, name="defender commits reserves (12.5)",
+                                              css_classes=["reserves-defender"]),
+               pn.widgets.Checkbox.from_param(p.defender_upslope, name="defender upslope")),
+        margin=0)
+    options = pn.Card(
+        pn.Row(pn.widgets.Checkbox.from_param(p.countercharge, name="countercharge (8.2.2)"),
+               pn.widgets.Checkbox.from_param(p.fatigue, name="fatigue (16.8, v3)"),
+               pn.widgets.Checkbox.from_param(p.reliability_checks, name="Portuguese reliability (16.9, v2)")),
+        pn.Row(pn.widgets.Select.from_param(p.command, name="leader command (16.9.4)", width=150),
+               pn.widgets.IntInput.from_param(p.artillery_support, name="artillery support (16.3.1)", width=150),
+               pn.widgets.IntInput.from_param(p.reduce_to, name="reduce to (9.5)", width=110),
+               pn.widgets.IntInput.from_param(p.morale_attacker, name="attacker morale", width=110),
+               pn.widgets.IntInput.from_param(p.morale_defender, name="defender morale", width=110)),
+        title="Optional rules and details", collapsed=True, sizing_mode="stretch_width")
+    parts = [general, _units_table(plan, "attacker"), _units_table(plan, "defender"), options]
+    if with_picker:
+        parts.insert(1, _scenario_picker(plan))
+    if with_upload:
+        def loader(path):
+            return n20.load_tables(path)
+
+        up = FileLoader(loader, on_loaded=plan.use_tables, on_reset=plan.reset_tables,
+                        label="Your own tables file (CRT, TEC, ...)")
+        parts.append(pn.Card(up.panel(), title="Tables", collapsed=True, sizing_mode="stretch_width"))
+        plan._uploader = up  # keep a handle for tests
+    return pn.Column(*parts, sizing_mode="stretch_width")

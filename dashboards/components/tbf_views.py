@@ -1,0 +1,308 @@
+"""These Brave Fellows page parts: a view model holding the session's tables, and the calculator views
+(Fatigue Checks, charge trees, fire, melee, the Dürenstein map with line of sight).
+
+No rule is computed here: every number comes from ``engine.tbf`` procedures driven by the engine.
+"""
+from __future__ import annotations
+
+import html
+from fractions import Fraction
+
+import panel as pn
+import param
+import yaml
+
+from dashboards.components.dist_bars import bars, bars_html, STYLESHEET as BARS_CSS
+from dashboards.components.provenance import badge, badge_html, STYLESHEET as BADGE_CSS
+from dashboards.components.tables_upload import FileLoader
+from dashboards.components.tree_view import tree_html, STYLESHEET as TREE_CSS
+from engine.core.errors import VedetteError
+from engine.core.procedure import enumerate_tree
+from engine.tbf.board import default_board
+from engine.tbf.calc import fighter_from_kv, firer_from_kv
+from engine.tbf.charge import charge_from_spec, charge_proc
+from engine.tbf.fatigue import CheckSpec, check_distribution
+from engine.tbf.fire import FireSetup, fire_distribution
+from engine.tbf.melee import MeleeSetup, melee_distribution
+from engine.tbf.policies import POLICIES
+from engine.tbf.tables import Tables, default_tables, load_tables
+
+__all__ = ["TbfSession", "check_panel", "charge_panel", "fire_panel", "melee_panel", "map_panel", "EXAMPLE_CHARGE"]
+
+EXAMPLE_CHARGE = """# A dragoon squadron charges two enemy hexes in a row (format: docs/tbf.md)
+charger: {name: 1st Dragoons sqn, hex: "1214", facing: NE, fv: 4, mf: 3, ma: 8}
+path: ["1314", "1413", "1513"]
+targets:
+  - hex: "1513"
+    units: [{name: Pskov 1st bn, fv: 3, mf: 4}]
+    rout_to: "1611"
+  - hex: "1612"
+    units: [{name: Pskov 2nd bn, fv: 2, mf: 4}]
+    rout_to: "1809"
+melee: true
+"""
+
+
+class TbfSession(param.Parameterized):
+    """One browser session's state: the tables in use (shipped or uploaded)."""
+
+    tables = param.ClassSelector(class_=Tables)
+    uploaded = param.Boolean(default=False)
+    tables_name = param.String(default="shipped provisional charts")
+
+    def __init__(self, **params):
+        params.setdefault("tables", default_tables())
+        super().__init__(**params)
+        self.loader = FileLoader(load_tables, self._loaded, self._reset, label="Load your own TBF tables file")
+
+    def _loaded(self, tables, filename):
+        self.param.update(tables=tables, uploaded=True, tables_name=filename)
+
+    def _reset(self):
+        self.param.update(tables=default_tables(), uploaded=False, tables_name="shipped provisional charts")
+
+    def badge(self, block: str) -> str:
+        src = getattr(self.tables, block).source
+        notes = getattr(self.tables, block).notes
+        return badge_html(src, notes, label=block, uploaded=self.uploaded)
+
+
+def _error(exc: Exception) -> pn.pane.Alert:
+    return pn.pane.Alert(f"**Cannot compute this:** {html.escape(str(exc))}", alert_type="danger",
+                         css_classes=["tbf-error"], sizing_mode="stretch_width")
+
+
+def _html(s: str, css=()) -> pn.pane.HTML:
+    return pn.pane.HTML(s, stylesheets=[BADGE_CSS, BARS_CSS, TREE_CSS, *css], sizing_mode="stretch_width")
+
+
+# ---------------------------------------------------------------------------------------------------
+def check_panel(sess: TbfSession):
+    t = sess.tables
+    check = pn.widgets.Select(label="Reason for the check", options={c.name + f" ({c.rule})": k
+                                                                    for k, c in t.fatigue.checks.items()},
+                              value="being_charged", css_classes=["tbf-check-select"])
+    fv = pn.widgets.IntSlider(label="Current FV", start=t.fatigue.fv_min, end=t.fatigue.fv_max, value=4,
+                              css_classes=["tbf-fv"])
+    status = pn.widgets.RadioButtonGroup(label="Status", options=["normal", "fatigued", "routed"], value="normal")
+    cvs = pn.widgets.TextInput(label="Leaders' CVs in or next to the unit (e.g. 1, 2)", value="1",
+                               css_classes=["tbf-cvs"])
+    mods = pn.widgets.CheckBoxGroup(label="Modifiers", options=[], inline=False)
+    drm = pn.widgets.IntInput(label="Other DRM", value=0, start=-6, end=6, width=120)
+
+    def refresh_mods(*_):
+        cd = sess.tables.fatigue.checks.get(check.value)
+        mods.options = list(cd.modifiers) if cd else []
+        mods.value = [m for m in mods.value if m in mods.options]
+
+    check.param.watch(refresh_mods, "value")
+    refresh_mods()
+
+    def view(check_v, fv_v, status_v, cvs_v, mods_v, drm_v, tables):
+        try:
+            leader = tuple(int(x) for x in cvs_v.replace(",", " ").split()) if cvs_v.strip() else ()
+        except ValueError:
+            return _error(ValueError(f"leader CVs must be whole numbers separated by commas, not {cvs_v!r}"))
+        try:
+            spec = CheckSpec(check_v, fv_v, status_v, leader, tuple(mods_v), drm_v)
+            d = check_distribution(tables, spec)
+            cd = tables.check(check_v)
+        except VedetteError as exc:
+            return _error(exc)
+        p = d.prob(lambda o: o.passed)
+        faces = [f for f in range(1, 7) if f + spec.total_drm(tables) <= fv_v]
+        rows = [(("pass: " if o.passed else "fail: ") + o.effect + (" (MF doubled)" if o.doubled else ""), w,
+                 "#2e7d32" if o.passed else "#c62828") for o, w in d.sorted_items(key=lambda o: (not o.passed, o.effect, not o.doubled))]
+        head = (f"<div class='tbf-check-result' data-pass='{p.numerator}/{p.denominator}'>"
+                f"<b>{html.escape(cd.name)}</b> (rule {html.escape(cd.rule)}) {sess.badge('fatigue')}<br>"
+                f"net DRM {spec.total_drm(tables):+d}; passes on d6 {', '.join(map(str, faces)) or 'never'}: "
+                f"<b>{p.numerator}/{p.denominator}</b> ({float(p) * 100:.1f}%)</div>")
+        grid = []
+        for k, c in tables.fatigue.checks.items():
+            if status_v not in c.allowed:
+                continue
+            cells = []
+            for f in range(tables.fatigue.fv_min, tables.fatigue.fv_max + 1):
+                q = check_distribution(tables, CheckSpec(k, f, status_v, leader)).prob(lambda o: o.passed)
+                cells.append(f"<td title='{q}'>{float(q) * 100:.0f}%</td>")
+            grid.append(f"<tr><td>{html.escape(c.name)}</td>{''.join(cells)}</tr>")
+        hdr = "".join(f"<th>FV {f}</th>" for f in range(tables.fatigue.fv_min, tables.fatigue.fv_max + 1))
+        table = (f"<table class='tbf-grid'><caption>Chance to pass, {status_v} unit, leaders {list(leader)}</caption>"
+                 f"<tr><th>check</th>{hdr}</tr>{''.join(grid)}</table>")
+        return pn.Column(_html(head + bars_html(rows, "outcomes")),
+                         _html(table, [".tbf-grid td,.tbf-grid th{padding:2px 6px;border-bottom:1px solid #ddd}"]),
+                         sizing_mode="stretch_width")
+
+    out = pn.bind(view, check, fv, status, cvs, mods, drm, sess.param.tables)
+    return pn.Row(pn.Column(check, fv, status, cvs, mods, drm, width=320), pn.panel(out, sizing_mode="stretch_width"),
+                  sizing_mode="stretch_width", name="Fatigue Checks")
+
+
+# ---------------------------------------------------------------------------------------------------
+def charge_panel(sess: TbfSession):
+    text = pn.widgets.TextAreaInput(label="CHARGE (YAML)", value=EXAMPLE_CHARGE, height=330,
+                                    css_classes=["tbf-charge-text"])
+    policy = pn.widgets.Select(label="Defenders' counter and reaction charges", options=list(POLICIES),
+                               value="aggressive")
+    use_map = pn.widgets.Checkbox(label="check terrain and LOS on the Dürenstein map", value=True)
+    go = pn.widgets.Button(label="Compute the charge tree", button_type="primary", css_classes=["tbf-charge-go"])
+    out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-out"])
+
+    def compute(_=None):
+        tables = sess.tables
+        try:
+            try:
+                spec = yaml.safe_load(text.value)
+            except yaml.YAMLError as exc:
+                raise VedetteError(f"CHARGE: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+            b = default_board()
+            if use_map.value:
+                setup = charge_from_spec(spec, b.grid, "CHARGE", terrain=b.charge_terrain(tables),
+                                         los=lambda a, c: b.los(a, c, tables, viewer="cavalry").clear)
+            else:
+                setup = charge_from_spec(spec, b.grid, "CHARGE")
+            tree = enumerate_tree(charge_proc(tables, setup), policy=POLICIES[policy.value])
+        except VedetteError as exc:
+            out[:] = [_error(exc)]
+            return
+        d = tree.distribution()
+        stopped = {}
+        for o, w in d.items():
+            stopped[o.stopped] = stopped.get(o.stopped, Fraction(0)) + w
+        summary = bars_html(sorted(stopped.items(), key=lambda kv: -kv[1]), "how the charge ends",
+                            css_class="tbf-charge-ends")
+        outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome")
+        total = tree.total()
+        out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} tree total "
+                        f"<b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes),
+                  _html(tree_html(tree, fmt_result=str, open_depth=2))]
+
+    go.on_click(compute)
+    sess.param.watch(lambda *_: compute(), "tables")
+    compute()
+    return pn.Row(pn.Column(text, policy, use_map, go, width=420), out, sizing_mode="stretch_width", name="Charge")
+
+
+# ---------------------------------------------------------------------------------------------------
+def fire_panel(sess: TbfSession):
+    firers = pn.widgets.TextAreaInput(label="Firing units, one per line (ff=3,kind=artillery,range=2,status=fatigued)",
+                                      value="ff=3\nff=4,kind=artillery,range=1", height=120, css_classes=["tbf-firers"])
+    night = pn.widgets.Checkbox(label="night (turn 11+, 8.1)")
+    defensive = pn.widgets.Checkbox(label="defensive fire (6.3.6)")
+    terrain = pn.widgets.Select(label="target terrain", options=list(sess.tables.terrain.terrain), value="level0")
+    drm = pn.widgets.IntInput(label="other DRM", value=0, start=-6, end=6, width=120)
+
+    def view(text, night_v, def_v, terr, drm_v, tables):
+        try:
+            fs = tuple(firer_from_kv(line, i) for i, line in enumerate(l for l in text.splitlines() if l.strip()))
+            tt = tables.terrain.terrain.get(terr)
+            setup = FireSetup(fs, defensive=def_v, night=night_v, terrain_drm=tt.fire_drm if tt else 0, drm=drm_v)
+            d = fire_distribution(tables, setup)
+        except VedetteError as exc:
+            return _error(exc)
+        res = {}
+        for o, w in d.items():
+            res[o.result] = res.get(o.result, Fraction(0)) + w
+        meaning = tables.fire.results
+        rows = [(f"{k} — {meaning[k].text}" if k in meaning else k, w) for k, w in sorted(res.items(), key=lambda kv: -kv[1])]
+        cols = sorted({o.column or "none" for o in d})
+        return _html(f"<div>{sess.badge('fire')} {sess.badge('terrain')} column(s): {', '.join(cols)}</div>"
+                     + bars_html(rows, "fire results", css_class="tbf-fire-bars"))
+
+    out = pn.bind(view, firers, night, defensive, terrain, drm, sess.param.tables)
+    return pn.Row(pn.Column(firers, night, defensive, terrain, drm, width=360), pn.panel(out, sizing_mode="stretch_width"),
+                  sizing_mode="stretch_width", name="Fire")
+
+
+def melee_panel(sess: TbfSession):
+    att = pn.widgets.TextAreaInput(label="Attackers, one per line (mf=4,fv=4,flank,cv=1)", value="mf=4,fv=4,cv=1\nmf=4,fv=4",
+                                   height=100, css_classes=["tbf-attackers"])
+    dfn = pn.widgets.TextAreaInput(label="Defenders (mf=4,fv=3,status=fatigued)", value="mf=4,fv=3", height=80)
+    terrain = pn.widgets.Select(label="defender's terrain", options=list(sess.tables.terrain.terrain), value="level0")
+    shift = pn.widgets.IntInput(label="other column shift", value=0, start=-4, end=4, width=120)
+
+    def view(a, d, terr, sh, tables):
+        try:
+            A = tuple(fighter_from_kv(l, "attacker", i) for i, l in enumerate(x for x in a.splitlines() if x.strip()))
+            D = tuple(fighter_from_kv(l, "defender", i) for i, l in enumerate(x for x in d.splitlines() if x.strip()))
+            tt = tables.terrain.terrain.get(terr)
+            dist = melee_distribution(tables, MeleeSetup(A, D, shift=sh + (tt.melee_shift if tt else 0)))
+        except VedetteError as exc:
+            return _error(exc)
+        res, cols = {}, {}
+        for o, w in dist.items():
+            res[o.result] = res.get(o.result, Fraction(0)) + w
+            cols[o.column or "none"] = cols.get(o.column or "none", Fraction(0)) + w
+        meaning = tables.melee.results
+        rows = [(f"{k} — {meaning[k].text}" if k in meaning else k, w) for k, w in sorted(res.items(), key=lambda kv: -kv[1])]
+        return _html(f"<div>{sess.badge('melee')}</div>" + bars_html(rows, "melee results", css_class="tbf-melee-bars")
+                     + bars_html(sorted(cols.items(), key=lambda kv: -kv[1]), "final odds column"))
+
+    out = pn.bind(view, att, dfn, terrain, shift, sess.param.tables)
+    return pn.Row(pn.Column(att, dfn, terrain, shift, width=360), pn.panel(out, sizing_mode="stretch_width"),
+                  sizing_mode="stretch_width", name="Melee")
+
+
+# ---------------------------------------------------------------------------------------------------
+TBF_COLOURS = {"level0": "#eef0d8", "level1": "#d8cfa0", "level2": "#b89a6a", "level3": "#8a6a48",
+               "vineyard": "#b7c98a", "town": "#d9a6a6", "river": "#8fb8e0"}
+
+
+def map_panel(sess: TbfSession):
+    from dashboards.components.hexmap import Counter, HexMapFigure, MapSpec, Marked
+    from engine.tbf.scenario import default_scenario, initial_state
+
+    sc = default_scenario()
+    b = sc.board
+    names = {hs[0]: n for n, hs in b.data.towns.items()}
+    names.update({h: f"col {k}" for k, h in b.data.setup_numbers.items() if h not in names})
+    roads = [r.hexes for r in b.data.roads]
+    spec = MapSpec(b.grid, {h: b.terrain(h) for h in b.hexes()}, names=names, roads=roads,
+                   title="Dürenstein (provisional map)", source=b.data.source)
+    fig = HexMapFigure(spec, width=980, show_labels=True)
+    fig.terrain_source.data = dict(fig.terrain_source.data,
+                                   colour=[TBF_COLOURS.get(t, "#eeeeee") for t in fig.terrain_source.data["terrain"]])
+    st = initial_state(sc)
+    counters = []
+    for p in st.on_map():
+        if sc.is_leader(p.id):
+            continue
+        u = sc.units[p.id]
+        counters.append(Counter(p.id, p.hex, "french" if u.side == "french" else "allied", u.kind, u.fv, u.ma, u.name))
+    fig.set_counters(counters)
+    a = pn.widgets.TextInput(label="LOS from", value="1514", width=100, css_classes=["tbf-los-a"])
+    c = pn.widgets.TextInput(label="to", value="1511", width=100, css_classes=["tbf-los-b"])
+    viewer = pn.widgets.Select(label="viewer", options=["artillery", "howitzer", "cavalry", "infantry"], width=140)
+    info = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["tbf-los-result"])
+    picked = pn.pane.HTML("<i>click a hex to see its terrain</i>", sizing_mode="stretch_width", css_classes=["tbf-hex-info"])
+
+    def los(*_):
+        try:
+            r = b.los(a.value.strip(), c.value.strip(), sess.tables, viewer=viewer.value)
+        except VedetteError as exc:
+            info.object = f"<span class='tbf-error'>{html.escape(str(exc))}</span>"
+            fig.set_paths([])
+            return
+        fig.set_paths([(list(r.path), "#2e7d32" if r.clear else "#c62828", "LOS")])
+        fig.set_highlights([Marked(r.blocked_by, "X", "#e53935")] if r.blocked_by else [])
+        info.object = (f"<b class='tbf-los' data-clear='{str(r.clear).lower()}'>LOS {html.escape(a.value)} → "
+                       f"{html.escape(c.value)}: {'clear' if r.clear else 'blocked at ' + str(r.blocked_by)}</b> "
+                       f"(rule {r.rule}) {badge_html(b.data.source, b.data.notes, 'map')}")
+
+    def tapped(h):
+        if h is None:
+            return
+        d = b.describe(h)
+        picked.object = (f"<b>{h}</b>: {d['terrain']}, level {d['level']}" + (f", {d['town']}" if d["town"] else "")
+                         + (", walled road" if d["walled_road"] else "") + (", Strong Point" if d["strong_point"] else "")
+                         + (f", road to {', '.join(d['road_to'])}" if d["road_to"] else ""))
+
+    for w in (a, c, viewer):
+        w.param.watch(los, "value")
+    sess.param.watch(los, "tables")
+    fig.on_tap(tapped)
+    los()
+    legend = " ".join(f"<span style='background:{col};padding:0 6px;border:1px solid #999'>{k}</span>"
+                      for k, col in TBF_COLOURS.items())
+    return pn.Column(pn.Row(a, c, viewer), info, picked, pn.pane.HTML(legend), pn.pane.Bokeh(fig.fig),
+                     sizing_mode="stretch_width", name="Map and LOS")

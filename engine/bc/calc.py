@@ -1,0 +1,186 @@
+"""Calculators: exact odds for combats, skill checks and the cube cup, as JSON-able summaries.
+
+Everything here runs the rules procedures (:mod:`.combat`, :mod:`.checks`, :mod:`.cup`) through the
+core enumerate driver; nothing re-computes a rule. The CLI, the dashboard page and the notebook call these.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from engine.core.data import parse_yaml
+from engine.core.dist import Dist, prob_json
+from engine.core.errors import DataError
+from engine.core.procedure import distribution, enumerate_tree
+
+from .checks import check_procedure, effective_skill
+from .combat import (CombatModel, CombatOutcome, CombatSetup, Terrain, combat_procedure, default_terrain,
+                     neutral_policy, prepare)
+from .cup import Cup, turn_procedure
+from .deck import COLUMNS, Deck, Pile, default_deck, parse_card_list
+
+__all__ = ["load_card_file", "combat_odds", "check_odds", "cup_odds", "deck_summary", "combat_from_file",
+           "combat_from_text", "summarise_combat"]
+
+
+def load_card_file(path: str | Path, deck: Deck) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A discards file: a YAML/JSON list of card numbers, or ``{discards: [...], hand: [...]}``."""
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(str(p), "", "an existing file") from None
+    except yaml.YAMLError as exc:
+        raise DataError(str(p), "", f"valid YAML/JSON ({exc})") from None
+    return parse_card_data(data, deck, str(p))
+
+
+def parse_card_data(data: Any, deck: Deck, file: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    if data is None:
+        return (), ()
+    if isinstance(data, list):
+        return parse_card_list(deck, data, "discards", file), ()
+    if isinstance(data, dict):
+        extra = set(data) - {"discards", "hand"}
+        if extra:
+            raise DataError(file, sorted(extra)[0], "no such field (discards and hand only)")
+        disc = parse_card_list(deck, data.get("discards") or [], "discards", file)
+        hand = parse_card_list(deck, data.get("hand") or [], "hand", file)
+        both = sorted(set(disc) & set(hand))
+        if both:
+            raise DataError(file, "hand", f"cards not also in the discard pile (both name {both})")
+        return disc, hand
+    raise DataError(file, "", "a list of card numbers, or a mapping with discards and hand")
+
+
+def combat_from_text(text: str, file: str = "<input>") -> tuple[CombatSetup, CombatModel]:
+    model = parse_yaml(text, CombatModel, file)
+    return CombatSetup.from_model(model), model
+
+
+def combat_from_file(path: str | Path) -> tuple[CombatSetup, CombatModel]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(str(p), "", "an existing file") from None
+    return combat_from_text(text, str(p))
+
+
+def _p(d: Dist, pred) -> dict:
+    return prob_json(d.prob(pred))
+
+
+def summarise_combat(dist: Dist) -> dict:
+    """The questions players ask of a combat's outcome distribution, each as an exact fraction."""
+    out: dict[str, Any] = {
+        "result": dist.map(lambda o: o.result).to_json(),
+        "attacker_morale": dist.map(lambda o: o.attacker_morale).to_json(),
+        "defender_morale": dist.map(lambda o: o.defender_morale).to_json(),
+        "critical": dist.map(lambda o: o.critical or "none").to_json(),
+        "defender_lead_retreats": _p(dist, lambda o: (f := o.fate("defender_lead")) is not None and f.retreats > 0),
+        "defender_zone_emptied": _p(dist, lambda o: o.zone_emptied),
+        "defender_lead_eliminated": _p(dist, lambda o: o.fate("defender_lead").eliminated),
+        "attacker_lead_eliminated": _p(dist, lambda o: o.fate("attacker_lead").eliminated),
+        "defender_lead_state": dist.map(lambda o: _state(o, "defender_lead")).to_json(),
+        "attacker_lead_state": dist.map(lambda o: _state(o, "attacker_lead")).to_json(),
+        "expected_morale": {"attacker": str(dist.expect(lambda o: o.attacker_morale)),
+                            "defender": str(dist.expect(lambda o: o.defender_morale))},
+    }
+    return out
+
+
+def _state(o: CombatOutcome, role: str) -> str:
+    f = o.fate(role)
+    if f.eliminated:
+        return "eliminated"
+    s = f.state if f.formation in ("none", "roadway") else f"{f.formation}({f.square_hits})" \
+        if f.formation == "square" else f.formation
+    return s + (f" +{f.retreats} retreat" if f.retreats else "")
+
+
+@dataclass
+class CombatOdds:
+    tally: Any
+    dist: Dist
+    pile: Pile
+
+    def to_json(self) -> dict:
+        return {"tally": self.tally.to_json(), **summarise_combat(self.dist)}
+
+
+def combat_odds(setup: CombatSetup, deck: Deck | None = None, discards=(), hand=(),
+                terrain: Terrain | None = None) -> CombatOdds:
+    """Exact outcome distribution of a combat, for a fresh deck or given a known discard pile (and hand)."""
+    deck = deck or default_deck()
+    terrain = terrain or default_terrain()
+    pile = Pile.for_odds(deck, discards, hand)
+    factory = combat_procedure(setup, deck, pile, terrain)
+    return CombatOdds(prepare(setup, terrain), distribution(factory, policy=neutral_policy), pile)
+
+
+def combat_tree(setup: CombatSetup, deck: Deck | None = None, discards=(), hand=(), terrain: Terrain | None = None,
+                max_depth: int | None = 3) -> dict:
+    deck = deck or default_deck()
+    pile = Pile.for_odds(deck, discards, hand)
+    tree = enumerate_tree(combat_procedure(setup, deck, pile, terrain), policy=neutral_policy)
+    return tree.to_dict(result=lambda o: o.result if isinstance(o, CombatOutcome) else o, max_depth=max_depth)
+
+
+def check_odds(table: str, skill: int, *, hq: bool = False, good_morale: bool = True, deck: Deck | None = None,
+               discards=(), hand=(), **kw) -> dict:
+    """Exact chances of a Skill Check (21.x): success, the icon drawn, Morale change, cube kept."""
+    deck = deck or default_deck()
+    eff = effective_skill(skill, steady_hq=hq)
+    pile = Pile.for_odds(deck, discards, hand, tables=())
+    d = distribution(check_procedure(deck, pile, table, eff, good_morale, **kw))
+    return {"table": table, "skill": skill, "effective_skill": eff, "hq_bonus": hq, "good_morale": good_morale,
+            "success": prob_json(d.prob(lambda o: o.success)),
+            "cube_back": prob_json(d.prob(lambda o: o.cube_back)),
+            "morale_loss": prob_json(d.prob(lambda o: o.morale < 0)),
+            "icon": d.map(lambda o: o.icon).to_json()}
+
+
+def cup_odds(cup: Cup, own: str = "blue", max_track: bool = False) -> dict:
+    """Exact cup questions (16.2): own-colour cubes drawn before the last Black cube, and when the turn ends."""
+    d = distribution(turn_procedure(cup, (own,)))
+    n_own = cup.count(own)
+    at_least = {str(k): prob_json(d.prob(lambda r, k=k: r.count(own) >= k)) for k in range(0, n_own + 1)}
+    within = {str(n): prob_json(d.prob(lambda r, n=n: r.draws <= n))
+              for n in range(cup.count("black"), cup.size + 1)}
+    return {"cup": cup.to_json(), "own": own,
+            "own_before_end": d.map(lambda r: r.count(own)).to_json(),
+            "at_least_own_before_end": at_least,
+            "turn_ends_on_draw": d.map(lambda r: r.draws).to_json(),
+            "turn_ended_within": within,
+            "expected_own_before_end": str(d.expect(lambda r: r.count(own)))}
+
+
+def deck_summary(deck: Deck | None = None, discards=(), hand=()) -> dict:
+    """Composition of the deck and, per odds column, the chance of each printed result on the next card
+    (before shifts), for a fresh deck or given a discard pile: the reshuffle card handled by the same
+    draw procedure as a combat."""
+    from collections import Counter
+
+    from .deck import draw_card
+
+    deck = deck or default_deck()
+    cards = [deck.card(n) for n in deck.event_numbers]
+    pile = Pile.for_odds(deck, discards, hand)
+    d = distribution(lambda: draw_card(pile, deck, "23.2", "next card"))
+    per_column = {}
+    for table in ("fire", "assault"):
+        per_column[table] = {
+            f"{c:+d}": d.map(lambda fp, i=i, t=table: fp[0].fire[i] if t == "fire" else fp[0].assault[i]).to_json()
+            for i, c in enumerate(COLUMNS)}
+    return {"deck": deck.to_json(), "notes": deck.notes,
+            "sides": dict(Counter(c.side for c in cards)),
+            "skill_icons": dict(Counter(c.skill for c in cards)),
+            "leaders": sum(1 for c in cards if c.leader),
+            "cubes": dict(Counter(c.cube for c in cards)),
+            "discards": list(discards), "hand": list(hand),
+            "next_card": per_column}

@@ -1,0 +1,150 @@
+"""``vedette bc ...``: Battle Commander calculators (JSON out, exact fractions).
+
+Verbs: ``combat COMBAT`` (a combat file, docs/bc.md), ``check`` (a Skill Check), ``cup CUP`` (a cup file),
+``deck`` (the deck's composition and next-card chances), ``turn`` (turn preparation, 16.1).
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import yaml
+
+from engine.core.data import Strict, parse_yaml
+from engine.core.errors import DataError
+
+from .calc import (check_odds, combat_from_file, combat_odds, combat_tree, cup_odds, deck_summary,
+                   load_card_file)
+from .combat import load_terrain
+from .cup import Cup, prepare_turn
+from .deck import load_deck, parse_card_list
+
+
+def _deck(args):
+    return load_deck(args.deck) if getattr(args, "deck", None) else load_deck()
+
+
+def _cards(args, deck, extra_disc=(), extra_hand=()):
+    disc, hand = (), ()
+    if getattr(args, "discards", None):
+        disc, hand = load_card_file(args.discards, deck)
+    disc = tuple(disc) + tuple(extra_disc)
+    hand = tuple(hand) + tuple(extra_hand)
+    disc = parse_card_list(deck, disc, "discards", args.discards or "<combat file>")
+    hand = parse_card_list(deck, hand, "hand", args.discards or "<combat file>")
+    return disc, hand
+
+
+def cmd_combat(args):
+    deck = _deck(args)
+    terrain = load_terrain(args.terrain) if args.terrain else None
+    setup, model = combat_from_file(args.combat)
+    disc, hand = _cards(args, deck, model.discards, model.hand)
+    odds = combat_odds(setup, deck, disc, hand, terrain)
+    out = {"combat": str(args.combat), "deck": deck.to_json(),
+           "terrain": {"source": (terrain or load_terrain()).source},
+           "discards": list(disc), "hand": list(hand), **odds.to_json()}
+    if args.tree:
+        out["tree"] = combat_tree(setup, deck, disc, hand, terrain, max_depth=args.depth)
+    return out
+
+
+def cmd_check(args):
+    deck = _deck(args)
+    disc, hand = _cards(args, deck)
+    kw = {}
+    if args.table == "rally":
+        kw = {"army": args.army, "enemy_adjacent": args.enemy_adjacent, "in_square": args.square,
+              "brittle": args.brittle, "near_steady_hq": args.near_hq}
+    out = check_odds(args.table, args.skill, hq=args.hq, good_morale=not args.bad_morale, deck=deck,
+                     discards=disc, hand=hand, leader_assist=args.leader, **kw)
+    out["deck"] = deck.to_json()
+    return out
+
+
+class CupFile(Strict):
+    cubes: dict[str, int] | None = None
+    prepare: dict | None = None
+    own: str = "blue"
+
+
+def _load_cup(path: str) -> tuple[Cup, str, dict | None]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(str(p), "", "an existing file") from None
+    m = parse_yaml(text, CupFile, str(p))
+    if (m.cubes is None) == (m.prepare is None):
+        raise DataError(str(p), "cubes", "either 'cubes' (colour: count) or 'prepare' (turn preparation inputs)")
+    if m.own not in ("blue", "white"):
+        raise DataError(str(p), "own", "blue (French) or white (Coalition)", m.own)
+    if m.cubes is not None:
+        return Cup.of(m.cubes), m.own, None
+    try:
+        setup = prepare_turn(**m.prepare)
+    except TypeError as exc:
+        raise DataError(str(p), "prepare", f"the turn preparation fields of docs/bc.md ({exc})") from None
+    return setup.cup, m.own, setup.to_json()
+
+
+def cmd_cup(args):
+    cup, own, prep = _load_cup(args.cup)
+    if args.own:
+        own = args.own
+    out = cup_odds(cup, own)
+    if prep:
+        out["preparation"] = prep
+    return out
+
+
+def cmd_deck(args):
+    deck = _deck(args)
+    disc, hand = _cards(args, deck)
+    return deck_summary(deck, disc, hand)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("bc", help="Battle Commander: combat, skill check and cube-cup odds (exact)",
+                              description="Battle Commander calculators. Every probability is exact "
+                                          "(fraction string plus float).")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB")
+
+    c = verbs.add_parser("combat", help="exact outcome distribution of a Fire or Assault combat")
+    c.add_argument("combat", help="combat file (YAML/JSON, see docs/bc.md)")
+    c.add_argument("--discards", help="known discard pile: a list of card numbers, or {discards: [...], hand: [...]}")
+    c.add_argument("--deck", help="deck file (default: the shipped provisional deck)")
+    c.add_argument("--terrain", "--tables", dest="terrain", help="terrain chart file (default: provisional)")
+    c.add_argument("--tree", action="store_true", help="include the probability tree")
+    c.add_argument("--depth", type=int, default=3, help="tree depth shown with --tree")
+    c.set_defaults(handler=cmd_combat)
+
+    k = verbs.add_parser("check", help="exact chances of a Skill Check (21.x)")
+    k.add_argument("--table", choices=("rally", "general", "command"), default="general")
+    k.add_argument("--skill", type=int, required=True, help="Block (or Army Commander) skill 0..4")
+    k.add_argument("--hq", action="store_true", help="a Steady HQ/SHQ in the Zone (+1 skill, 21.0)")
+    k.add_argument("--bad-morale", action="store_true", help="the army is in Bad Morale (13.1)")
+    k.add_argument("--army", action="store_true", help="an Army Rally (20.0)")
+    k.add_argument("--enemy-adjacent", action="store_true", help="the rallying Zone is next to the enemy (21.1)")
+    k.add_argument("--square", action="store_true", help="the rallying Block is in Square (21.1)")
+    k.add_argument("--brittle", action="store_true", help="Brittle army (29.5)")
+    k.add_argument("--near-hq", action="store_true", help="in or next to a Steady HQs (29.5)")
+    k.add_argument("--leader", action="store_true", help="discard a Leader card: automatic Officer (29.6)")
+    k.add_argument("--discards", help="known discard pile file")
+    k.add_argument("--deck", help="deck file")
+    k.set_defaults(handler=cmd_check)
+
+    u = verbs.add_parser("cup", help="exact cube-cup odds: own orders before the turn ends, turn length")
+    u.add_argument("cup", help="cup file (YAML/JSON): cubes: {blue: 8, ...} or prepare: {...}, see docs/bc.md")
+    u.add_argument("--own", choices=("blue", "white"), help="whose orders to count (default from the file)")
+    u.set_defaults(handler=cmd_cup)
+
+    d = verbs.add_parser("deck", help="deck composition and chances of each result on the next card")
+    d.add_argument("--deck", help="deck file")
+    d.add_argument("--discards", help="known discard pile file")
+    d.set_defaults(handler=cmd_deck)
+
+    def no_verb(args):
+        p.print_help()
+        raise DataError("vedette bc", "VERB", "one of combat, check, cup, deck")
+    p.set_defaults(handler=no_verb)

@@ -1,0 +1,807 @@
+"""The game of Lines of Battle: state, actions, their procedures, legal actions, victory (rules 2-6).
+
+A :class:`Game` is an immutable value. :func:`perform` is the procedure of one action (it may roll dice
+and ask questions); it returns the next :class:`Game`. Illegal actions raise :class:`RuleViolation`
+before anything happens. Every random step is one of the shared procedures: :func:`combat`,
+:func:`artillery_fire`, :func:`command_points`, :func:`rain_squall`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
+
+from engine.core.errors import RuleViolation, VedetteError
+from engine.core.procedure import Choose, Log, Sub
+
+from .analysis import make_context
+from .board import Board, default_board
+from .combat import CombatResult, combat
+from .command import command_points, rain_squall
+from .fire import FireSetup, artillery_fire
+from .scenario import ScenarioSpec, default_scenario, initial_units
+from .tables import Tables, default_tables
+from .units import ART, CAV, INF, Unit, other_side
+
+__all__ = ["Setup", "Game", "Action", "new_game", "perform", "legal_actions", "move_cost", "check_action"]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The fixed parts of a game: map, scenario, tables, options."""
+
+    board: Board = field(default_factory=default_board)
+    scenario: ScenarioSpec = field(default_factory=default_scenario)
+    tables: Tables = field(default_factory=default_tables)
+    options: frozenset = frozenset()
+
+    def __hash__(self):
+        return hash((id(self.board), id(self.scenario), self.tables.fingerprint, self.options))
+
+    def __eq__(self, other):
+        return isinstance(other, Setup) and (self.board is other.board and self.scenario is other.scenario
+                                             and self.tables.fingerprint == other.tables.fingerprint
+                                             and self.options == other.options)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One player action. ``type`` is one of: toggle, end-admin, rally, activate, move, attack, fire, end-phase."""
+
+    type: str
+    units: tuple = ()
+    path: tuple = ()
+    area: str | None = None
+    target: str | None = None
+    end: str = "area"
+
+    def to_json(self) -> dict:
+        d: dict[str, Any] = {"type": self.type}
+        if self.units:
+            d["units"] = list(self.units)
+        if self.path:
+            d["path"] = list(self.path)
+        if self.area is not None:
+            d["area"] = self.area
+        if self.target is not None:
+            d["target"] = self.target
+        if self.type == "move":
+            d["end"] = self.end
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Action":
+        if not isinstance(d, dict) or "type" not in d:
+            raise VedetteError(f"an action is an object with a 'type', got {d!r}")
+        known = {"type", "units", "path", "area", "target", "end"}
+        extra = set(d) - known
+        if extra:
+            raise VedetteError(f"unknown action field(s) {sorted(extra)}; known: {sorted(known)}")
+        return cls(type=str(d["type"]), units=tuple(str(u) for u in d.get("units", ())),
+                   path=tuple(str(a) for a in d.get("path", ())), area=d.get("area"), target=d.get("target"),
+                   end=d.get("end", "area"))
+
+    def describe(self) -> str:
+        t = self.type
+        if t == "move":
+            return f"move {', '.join(self.units)} via {'-'.join(self.path) or '(in place)'} ({self.end})"
+        if t == "attack":
+            via = f" via {'-'.join(self.path)}" if self.path else ""
+            return f"attack {self.target} with {', '.join(self.units)}{via}"
+        if t == "fire":
+            return f"{self.units[0]} fires at {self.target}"
+        if t in ("rally", "toggle"):
+            return f"{t} {self.units[0]}"
+        if t == "activate":
+            return f"activate area {self.area}"
+        return t
+
+
+@dataclass(frozen=True)
+class Game:
+    setup: Setup = field(compare=False, repr=False)
+    turn: int = 1
+    player: str = "French"
+    phase: str = "admin"          # admin | command | over
+    cp: int = 0
+    morale: tuple = (("Allied", 10), ("French", 10))
+    units: tuple[Unit, ...] = ()
+    rallied: frozenset = frozenset()
+    activated: frozenset = frozenset()
+    acted: frozenset = frozenset()
+    moved_in: frozenset = frozenset()
+    frozen: frozenset = frozenset()     # attacked by a cavalry charge: no activation this turn (5.3.1)
+    toggled: frozenset = frozenset()
+    deployed_now: frozenset = frozenset()
+    rain: bool = False
+    last_albuera: str | None = None
+    winner: str | None = None
+    reason: str = ""
+
+    # --- queries -------------------------------------------------------------------------------
+    @property
+    def board(self) -> Board:
+        return self.setup.board
+
+    @property
+    def tables(self) -> Tables:
+        return self.setup.tables
+
+    def morale_of(self, side: str) -> int:
+        return dict(self.morale)[side]
+
+    def unit(self, uid: str) -> Unit:
+        for u in self.units:
+            if u.uid == uid:
+                return u
+        raise RuleViolation("1.2", f"no unit {uid!r} in this game")
+
+    def live(self) -> tuple[Unit, ...]:
+        return tuple(u for u in self.units if u.area is not None)
+
+    def in_area(self, area: str) -> tuple[Unit, ...]:
+        return tuple(u for u in self.units if u.area == area)
+
+    def holder(self, area: str) -> str | None:
+        for u in self.units:
+            if u.area == area:
+                return u.side
+        return None
+
+    def occupied(self) -> dict[str, str]:
+        return {u.area: u.side for u in self.units if u.area is not None}
+
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    def to_json(self) -> dict:
+        return {"turn": self.turn, "player": self.player, "phase": self.phase, "cp": self.cp,
+                "morale": dict(self.morale), "rain": self.rain, "winner": self.winner, "reason": self.reason,
+                "last_in_albuera": self.last_albuera,
+                "units": [u.to_json() for u in self.units]}
+
+    # --- updates (pure) -------------------------------------------------------------------------
+    def with_units(self, changed) -> "Game":
+        by = {u.uid: u for u in changed}
+        return replace(self, units=tuple(by.get(u.uid, u) for u in self.units))
+
+    def add_morale(self, delta: dict[str, int]) -> "Game":
+        m = dict(self.morale)
+        for k, v in delta.items():
+            m[k] += v
+        return replace(self, morale=tuple(sorted(m.items())))
+
+
+def new_game(setup: Setup | None = None, options=(), morale_bid: dict | None = None) -> Game:
+    """The Albuera set-up (scenario), French to play first, turn 1, admin phase."""
+    setup = setup or Setup(options=frozenset(options))
+    sc = setup.scenario
+    units = initial_units(sc, setup.options, setup.board)
+    morale = {"French": sc.morale.French, "Allied": sc.morale.Allied}
+    if morale_bid:
+        # optional rule 1 (bid for victory): the winner of the bid pays its bid in morale
+        for side, bid in morale_bid.items():
+            if side not in morale or not isinstance(bid, int) or bid < 0:
+                raise RuleViolation("Albuera option 1", f"a bid is a side and a whole number of morale points, got {side}: {bid}")
+            morale[side] -= bid
+    g = Game(setup=setup, turn=1, player=sc.first_player, phase="admin", cp=0,
+             morale=tuple(sorted(morale.items())), units=units)
+    return _track_albuera(g)
+
+
+# ------------------------------------------------------------------------------------------------
+# Movement costs (4.2.2, Albuera terrain)
+# ------------------------------------------------------------------------------------------------
+def allowance(g: Game, u: Unit) -> int:
+    mv = g.tables.movement
+    base = {INF: mv.infantry, CAV: mv.cavalry, ART: mv.artillery}[u.kind]
+    if g.rain and u.kind in (INF, ART):
+        base = min(base, g.tables.optional.rain_infantry_artillery_movement)   # option 5
+    return base
+
+
+def step_cost(g: Game, u: Unit, a: str, b: str) -> int | None:
+    """Cost for ``u`` to cross from ``a`` to ``b``; None for a river without bridge/ford (all points)."""
+    t = g.tables.terrain
+    c = g.board.crossing(a, b)
+    if c.water == "river" and not c.crossing:
+        return None                                              # Albuera terrain 6
+    cost = 1                                                     # 4.2.2
+    if g.board.terrain(b) == "wood" and u.kind in (CAV, ART) and not c.road:
+        cost += t.woods_entry_cavalry_artillery                  # Albuera terrain 3, 9
+    if c.water == "stream" and not c.crossing:
+        cost += t.stream_cost_artillery if u.kind == ART else t.stream_cost_infantry_cavalry   # terrain 7
+    if c.water and c.crossing and u.kind in (CAV, ART):
+        cost += t.crossing_cost_cavalry_artillery                # Albuera terrain 8
+    if u.square:
+        cost += g.tables.movement.square_extra                   # 4.2.2: squares pay +1
+    return cost
+
+
+def move_cost(g: Game, u: Unit, path: tuple[str, ...], end: str = "area", attack: str | None = None) -> int:
+    """Movement points ``u`` spends along ``path`` (then ``end``, or an attack into ``attack``).
+
+    Raises RuleViolation for an impossible route."""
+    mv = g.tables.movement
+    here = u.area
+    total = 0
+    steps = list(path) + ([attack] if attack else [])
+    if u.approach is not None and steps and steps[0] != u.approach:
+        raise RuleViolation("4.2.2", f"{u.uid} is on the approach facing {u.approach}: its first move must be there")
+    if u.approach is not None and not steps and end in ("area", "square"):
+        total += mv.approach_step                                # off the approach into its own area
+    for i, nxt in enumerate(steps):
+        if not g.board.adjacent(here, nxt):
+            raise RuleViolation("4.2.2", f"{here} and {nxt} do not border each other")
+        c = step_cost(g, u, here, nxt)
+        if c is None:
+            if i != 0 or len(steps) != 1 or attack:
+                raise RuleViolation("Albuera terrain 6", f"crossing the river between {here} and {nxt} takes all "
+                                                         f"of a unit's movement (no attack across it)")
+            c = allowance(g, u)
+        total += c
+        here = nxt
+    if attack:
+        total += mv.enter_enemy_area                              # 4.2.2: +1 to enter an enemy area
+    if end.startswith("approach:"):
+        total += mv.approach_step
+    elif end in ("square", "line"):
+        total += mv.square_change
+    elif end == "deploy":
+        total += mv.deploy
+    return total
+
+
+# ------------------------------------------------------------------------------------------------
+# Checks
+# ------------------------------------------------------------------------------------------------
+def _own(g: Game, uid: str) -> Unit:
+    u = g.unit(uid)
+    if u.side != g.player:
+        raise RuleViolation("4", f"{uid} belongs to the {u.side}; it is the {g.player} player's go")
+    if u.area is None:
+        raise RuleViolation("4.1", f"{uid} has been eliminated")
+    return u
+
+
+def _need_active(g: Game, u: Unit) -> None:
+    if u.uid not in g.activated:
+        raise RuleViolation("4.2", f"{u.uid} has not been activated this turn (activate its area first)")
+    if u.uid in g.acted:
+        raise RuleViolation("4", f"{u.uid} has already moved, fired or fought this turn")
+
+
+def _approach_taken(g: Game, area: str, facing: str, except_uid: str | None = None) -> bool:
+    return any(v.area in (area, facing) and v.approach in (area, facing) and v.uid != except_uid
+               and {v.area, v.approach} == {area, facing} for v in g.units)
+
+
+def check_action(g: Game, a: Action) -> None:
+    """Raise :class:`RuleViolation` if ``a`` is not legal now; return quietly otherwise."""
+    if g.over:
+        raise RuleViolation("6", f"the game is over ({g.winner} won: {g.reason})")
+    t = a.type
+    if g.phase == "admin":
+        if t not in ("toggle", "end-admin"):
+            raise RuleViolation("3", f"{t!r} is not an admin-phase action (toggle, end-admin)")
+    elif t in ("toggle", "end-admin"):
+        raise RuleViolation("3", f"{t!r} belongs to the admin phase")
+    if t == "end-admin" or t == "end-phase":
+        return
+    if t == "toggle":
+        u = _own(g, a.units[0] if a.units else "")
+        if u.kind != ART:
+            raise RuleViolation("3", f"{u.uid} is not artillery")
+        if g.board.is_close(u.area):
+            raise RuleViolation("Albuera terrain 2-3", f"artillery in {u.area} must stay limbered")
+        if u.uid in g.toggled:
+            raise RuleViolation("3", f"{u.uid} has already changed formation this admin phase")
+        return
+    if t == "rally":
+        if g.cp < 1:
+            raise RuleViolation("4", "no command points left")
+        u = _own(g, a.units[0] if a.units else "")
+        if u.hits < 1:
+            raise RuleViolation("4.1", f"{u.uid} has no hits to remove")
+        if u.approach is not None:
+            raise RuleViolation("4.1", f"{u.uid} is on an approach and cannot rally")
+        if u.uid in g.rallied or u.uid in g.activated:
+            raise RuleViolation("4", f"{u.uid} has already rallied or been activated this turn")
+        return
+    if t == "activate":
+        if g.cp < 1:
+            raise RuleViolation("4", "no command points left")
+        if a.area is None or a.area not in g.board:
+            raise RuleViolation("4.2", f"no area {a.area!r} on the map")
+        if not _activatable(g, a.area):
+            raise RuleViolation("4.2", f"area {a.area} has no {g.player} unit that may be activated now "
+                                       f"(rallied, moved in, already activated or charged units cannot be)")
+        return
+    if t == "fire":
+        _check_fire(g, a)
+        return
+    if t in ("move", "attack"):
+        if not a.units:
+            raise RuleViolation("4.2.2", "name the unit(s) to move")
+        us = [_own(g, uid) for uid in a.units]
+        if len(set(a.units)) != len(a.units):
+            raise RuleViolation("4.2.2", "a unit is named twice")
+        starts = {u.area for u in us}
+        if len(starts) != 1:
+            raise RuleViolation("4.2.2", "a group moves from one area together")
+        for u in us:
+            _need_active(g, u)
+        here = us[0].area
+        for step in a.path:
+            if step not in g.board:
+                raise RuleViolation("4.2.2", f"no area {step!r} on the map")
+            if g.holder(step) not in (None, g.player):
+                raise RuleViolation("4.2.2", f"area {step} holds enemy units: entering it is an attack")
+        if t == "move":
+            _check_move(g, a, us)
+        else:
+            _check_attack(g, a, us)
+        return
+    raise RuleViolation("4", f"unknown action {t!r}")
+
+
+def _activatable(g: Game, area: str) -> tuple[Unit, ...]:
+    return tuple(u for u in g.in_area(area) if u.side == g.player and u.uid not in g.rallied
+                 and u.uid not in g.moved_in and u.uid not in g.activated and u.uid not in g.frozen)
+
+
+def _check_move(g: Game, a: Action, us: list[Unit]) -> None:
+    end = a.end
+    final = a.path[-1] if a.path else us[0].area
+    if end.startswith("approach:"):
+        facing = end.split(":", 1)[1]
+        if len(us) != 1 or us[0].kind != INF:
+            raise RuleViolation("1.1", "only a single infantry unit may occupy an approach")
+        if facing not in g.board or not g.board.adjacent(final, facing):
+            raise RuleViolation("1.1", f"area {final} has no border with {facing!r}")
+        if not g.board.has_approach(final, facing):
+            raise RuleViolation("1.1", f"no approach between {final} and {facing}: approaches lie only between "
+                                       f"two open areas")
+        if _approach_taken(g, final, facing, us[0].uid):
+            raise RuleViolation("1.1", f"the approach between {final} and {facing} is already occupied")
+    elif end == "square":
+        if any(u.kind != INF for u in us):
+            raise RuleViolation("4.2.2", "only infantry may form square")
+        if g.board.is_close(final):
+            raise RuleViolation("4.2.2", "only infantry in open terrain may form square")
+        if any(u.square for u in us) and not a.path:
+            raise RuleViolation("4.2.2", "already in square")
+    elif end == "line":
+        if any(not u.square for u in us):
+            raise RuleViolation("4.2.2", "only a square can leave square")
+    elif end == "deploy":
+        if any(u.kind != ART for u in us):
+            raise RuleViolation("4.2.2", "only artillery deploys")
+        if g.board.is_close(final):
+            raise RuleViolation("Albuera terrain 2-3", f"artillery in {final} must stay limbered")
+    elif end != "area":
+        raise RuleViolation("4.2.2", f"unknown move ending {end!r} (area, approach:X, square, line, deploy)")
+    if not a.path and end == "area" and not all(u.approach for u in us):
+        raise RuleViolation("4.2.2", "a move needs a path (or an ending such as square, approach:X, deploy)")
+    for u in us:
+        cost = move_cost(g, u, a.path, end)
+        if cost > allowance(g, u):
+            raise RuleViolation("4.2.2", f"{u.uid} would need {cost} movement points; it has {allowance(g, u)}")
+
+
+def _check_attack(g: Game, a: Action, us: list[Unit]) -> None:
+    if a.target is None or a.target not in g.board:
+        raise RuleViolation("5", f"no target area {a.target!r} on the map")
+    if g.holder(a.target) in (None, g.player):
+        raise RuleViolation("5", f"area {a.target} holds no enemy unit")
+    origin = a.path[-1] if a.path else us[0].area
+    if not g.board.adjacent(origin, a.target):
+        raise RuleViolation("5", f"area {origin} does not border {a.target}")
+    for u in us:
+        if not u.is_combat:
+            raise RuleViolation("5", f"{u.uid} is artillery: only infantry and cavalry attack")
+        if u.strength < 1:
+            raise RuleViolation("4.2.2", f"{u.uid} has strength {u.strength}: attackers need strength 1 or more")
+        cost = move_cost(g, u, a.path, "area", attack=a.target)
+        if cost > allowance(g, u):
+            raise RuleViolation("5", f"{u.uid} would need {cost} movement points to attack; it has {allowance(g, u)}")
+
+
+def _fire_range(g: Game, gun: Unit, target_area: str) -> str | None:
+    """'near', 'far' (from a hill, Albuera terrain 1) or None."""
+    if g.board.adjacent(gun.area, target_area):
+        return "near"
+    if g.board.is_hill(gun.area) and target_area in g.board.within_two(gun.area):
+        return "far"
+    return None
+
+
+def _check_fire(g: Game, a: Action) -> tuple[Unit, Unit, str]:
+    gun = _own(g, a.units[0] if a.units else "")
+    if gun.kind != ART:
+        raise RuleViolation("4.2.1", f"{gun.uid} is not artillery")
+    _need_active(g, gun)
+    if not gun.deployed:
+        raise RuleViolation("4.2.1", f"{gun.uid} is limbered: only deployed artillery fires")
+    if gun.uid in g.deployed_now:
+        raise RuleViolation("4.2.2", f"{gun.uid} deployed with a movement point this go and cannot fire")
+    if g.rain:
+        raise RuleViolation("Albuera option 5", "no artillery fire in a rain squall")
+    if g.board.is_close(gun.area):
+        raise RuleViolation("Albuera terrain 2-3", f"artillery in {gun.area} cannot fire")
+    tgt = g.unit(a.target or "")
+    if tgt.side == g.player or tgt.area is None:
+        raise RuleViolation("4.2.1", f"{a.target} is not an enemy unit on the map")
+    if g.board.terrain(tgt.area) == "wood":
+        raise RuleViolation("Albuera terrain 3", "artillery cannot fire into a wood")
+    rng = _fire_range(g, gun, tgt.area)
+    if rng is None:
+        raise RuleViolation("4.2.1", f"{tgt.uid} in {tgt.area} is out of range of {gun.uid} in {gun.area} "
+                                     f"(one area; two from a hill over open, non-hill ground)")
+    return gun, tgt, rng
+
+
+# ------------------------------------------------------------------------------------------------
+# The action procedures
+# ------------------------------------------------------------------------------------------------
+def perform(g: Game, a: Action):
+    """The procedure of one action; returns the next :class:`Game` (after checking victory)."""
+    check_action(g, a)
+    t = a.type
+    if t == "toggle":
+        u = g.unit(a.units[0])
+        g = replace(g.with_units([replace(u, deployed=not u.deployed)]), toggled=g.toggled | {u.uid})
+    elif t == "end-admin":
+        g = yield from _end_admin(g)
+    elif t == "rally":
+        u = g.unit(a.units[0])
+        g = replace(g.with_units([replace(u, hits=u.hits - 1)]), cp=g.cp - 1, rallied=g.rallied | {u.uid})
+        yield Log("4.1", f"{u.uid} rallies one hit")
+    elif t == "activate":
+        us = _activatable(g, a.area)
+        g = replace(g, cp=g.cp - 1, activated=g.activated | {u.uid for u in us})
+        yield Log("4.2", f"area {a.area} activated: {', '.join(u.uid for u in us)}")
+    elif t == "move":
+        g = _do_move(g, a)
+    elif t == "attack":
+        g = yield from _do_attack(g, a)
+    elif t == "fire":
+        g = yield from _do_fire(g, a)
+    elif t == "end-phase":
+        g = yield from _end_phase(g)
+    g = _track_albuera(g)
+    return _sudden_death(g)
+
+
+def _end_admin(g: Game):
+    rain = False
+    if "rain" in g.setup.options:
+        rain = yield Sub(("rain", g.player, g.tables.fingerprint), partial(rain_squall, g.player, g.tables),
+                         rule="Albuera option 5", label="rain squall?")
+    cp = yield Sub(("cp", g.player, g.turn, g.tables.fingerprint),
+                   partial(command_points, g.player, g.turn, g.tables), rule="3", label="command points")
+    return replace(g, phase="command", cp=cp, rain=rain)
+
+
+def _do_move(g: Game, a: Action) -> Game:
+    final = a.path[-1] if a.path else g.unit(a.units[0]).area
+    changed = []
+    close = g.board.is_close(final)
+    for uid in a.units:
+        u = g.unit(uid)
+        approach = None
+        square = u.square and not close
+        deployed = u.deployed if not a.path else False          # 4.2.2: artillery that moves limbers
+        if a.end.startswith("approach:"):
+            approach, square = a.end.split(":", 1)[1], False
+        elif a.end == "square":
+            square = True
+        elif a.end == "line":
+            square = False
+        elif a.end == "deploy":
+            deployed = True
+        changed.append(replace(u, area=final, approach=approach, square=square, deployed=deployed))
+    g = replace(g.with_units(changed), acted=g.acted | set(a.units))
+    if a.path:
+        g = replace(g, moved_in=g.moved_in | set(a.units))
+    if a.end == "deploy":
+        g = replace(g, deployed_now=g.deployed_now | set(a.units))
+    return g
+
+
+def combat_context(g: Game, target: str, origin: str, attacker_side: str, charge: bool = False):
+    holders = tuple(u.uid for u in g.units if u.area is not None and u.approach is not None
+                    and {u.area, u.approach} == {target, origin})
+    return make_context(g.board, target, origin, attacker_side, g.occupied(), charge=charge, rain=g.rain,
+                        tables=g.tables, approach_holders=holders)
+
+
+def _apply_result(g: Game, res: CombatResult) -> Game:
+    before = {u.uid: u for u in g.units}
+    g = g.with_units(res.units).add_morale(res.morale())
+    moved = {u.uid for u in res.units if u.area is not None and u.area != before[u.uid].area}
+    return replace(g, moved_in=g.moved_in | moved)
+
+
+def _run_combat(g: Game, target: str, origin: str, attackers: tuple[Unit, ...], side: str, charge: bool):
+    ctx = combat_context(g, target, origin, side, charge)
+    dfn = g.in_area(target)
+    res = yield Sub(("combat", ctx, attackers, dfn), partial(combat, ctx, attackers, dfn),
+                    rule="5.3.1" if charge else "5", label=f"{'charge' if charge else 'combat'} at {target}")
+    yield Log("5.3", f"combat at {target}: {res.winner} holds it ({res.stage}); morale {res.morale()}",
+              res.morale())
+    if charge and side != g.player:
+        # 5.3.1: the phasing player's units hit by a charge lose their activation this turn
+        g = replace(g, frozen=g.frozen | {u.uid for u in dfn if u.uid not in g.activated})
+    return _apply_result(g, res), res
+
+
+def _do_attack(g: Game, a: Action):
+    us = [g.unit(uid) for uid in a.units]
+    origin = a.path[-1] if a.path else us[0].area
+    moved = [u.moved(origin, u.approach if not a.path else None, u.square and not g.board.is_close(origin))
+             for u in us]
+    g = replace(g.with_units(moved), acted=g.acted | set(a.units))
+    g, res = yield from _run_combat(g, a.target, origin, tuple(g.unit(uid) for uid in a.units), g.player, False)
+    # 5.3 / 5.3.1 the winner may charge with its fresh cavalry, again and again
+    for _ in range(20):
+        if g.over or _sudden_check(g):
+            break
+        side = res.winner_side()
+        cav = tuple(g.unit(u.uid) for u in res.charge_units())
+        cav = tuple(u for u in cav if u.area == res.target and u.strength >= 1)
+        if not cav:
+            break
+        targets = []
+        for n in sorted(g.board.neighbours(res.target)):
+            c = g.board.crossing(res.target, n)
+            if g.holder(n) not in (None, side) and not (c.water == "river" and not c.crossing):
+                targets.append(n)
+        if not targets:
+            break
+        pick = yield Choose(("none",) + tuple(targets), rule="5.3.1", player=side,
+                            label=f"{side} cavalry in {res.target}: charge an adjacent area?",
+                            context=("charge", res.target, tuple(u.uid for u in cav)))
+        if pick == "none":
+            break
+        g, res = yield from _run_combat(g, pick, res.target, cav, side, True)
+    return g
+
+
+def _fire_retreats(g: Game, gun: Unit, tgt: Unit, rng: str) -> tuple[str, ...]:
+    """Where a fired-on unit may retreat (4.2.1): an adjacent area free of enemies; from an approach only
+    into its own area; after long-range fire not closer to the guns."""
+    if tgt.approach is not None:
+        return (tgt.area,)
+    out = []
+    for n in sorted(g.board.neighbours(tgt.area)):
+        if g.holder(n) not in (None, tgt.side):
+            continue
+        if rng == "far" and (n == gun.area or g.board.adjacent(n, gun.area)):
+            continue
+        out.append(n)
+    return tuple(out)
+
+
+def _do_fire(g: Game, a: Action):
+    gun, tgt, rng = _check_fire(g, a)
+    dests = _fire_retreats(g, gun, tgt, rng)
+    setup = FireSetup(arty=gun.arty, target_kind=tgt.kind, target_square=tgt.square,
+                      target_on_approach=tgt.approach is not None,
+                      target_deployed_artillery=tgt.kind == ART and tgt.deployed,
+                      target_in_town=g.board.terrain(tgt.area) == "town", long_range=rng == "far",
+                      can_retreat=bool(dests), target_hits_left=1 if tgt.kind == ART else tgt.strength + 1)
+    out = yield Sub(("fire", setup, g.tables.fingerprint, tgt.side), partial(artillery_fire, setup, g.tables, tgt.side,
+                    f"{gun.uid} fires at {tgt.uid}"), rule="4.2.1", label=f"{gun.uid} fires at {tgt.uid}")
+    g = replace(g, acted=g.acted | {gun.uid})
+    hit = tgt.hit(out.hits)
+    if out.retreated and not hit.eliminated:
+        dest = dests[0] if len(dests) == 1 else (yield Choose(
+            dests, rule="4.2.1", player=tgt.side, label=f"{tgt.uid} retreats to",
+            context=("fire-retreat", tgt.uid, tgt.kind, dests)))
+        if dest != tgt.area:
+            c = g.board.crossing(tgt.area, dest)
+            if c.water == "river" and not c.crossing and tgt.kind != ART:
+                hit = hit.hit(1)                                     # Albuera terrain 6
+        if not hit.eliminated:
+            close = g.board.is_close(dest)
+            hit = replace(hit, area=dest, approach=None, square=hit.square and not close and dest != tgt.area,
+                          deployed=False)
+            g = replace(g, moved_in=g.moved_in | {tgt.uid})
+    g = g.with_units([hit])
+    if hit.eliminated:
+        g = g.add_morale({tgt.side: -tgt.morale_value})              # 4.2.1: as per combat
+    yield Log("4.2.1", f"{tgt.uid}: {out.hits} hit(s){', retreats' if out.retreated else ''}"
+                       f"{', eliminated' if hit.eliminated else ''}")
+    return g
+
+
+def _end_phase(g: Game):
+    g = _victory_phase(g)
+    if g.over:
+        return g
+    first = g.setup.scenario.first_player
+    if g.player == first:
+        nxt = replace(g, player=other_side(first))
+    else:
+        if g.turn >= g.setup.scenario.turns:
+            return _end_of_game(g)
+        nxt = replace(g, player=first, turn=g.turn + 1)
+    yield Log("2", f"turn {nxt.turn}: {nxt.player} admin phase")
+    # 3: markers of last turn are cleared at the start of a player's go
+    return replace(nxt, phase="admin", cp=0, rallied=frozenset(), activated=frozenset(), acted=frozenset(),
+                   moved_in=frozenset(), frozen=frozenset(), toggled=frozenset(), deployed_now=frozenset(),
+                   rain=False)
+
+
+# ------------------------------------------------------------------------------------------------
+# Victory (6 and the scenario's conditions)
+# ------------------------------------------------------------------------------------------------
+def _track_albuera(g: Game) -> Game:
+    h = g.holder("Albuera") if "Albuera" in g.board else None
+    return replace(g, last_albuera=h) if h and h != g.last_albuera else g
+
+
+def _sudden_check(g: Game) -> bool:
+    wins = g.board.spec.victory_areas.french_infantry_wins
+    return any(u.side == "French" and u.kind == INF and u.strength >= 1 and u.area in wins for u in g.units)
+
+
+def _sudden_death(g: Game) -> Game:
+    if not g.over and _sudden_check(g):
+        return replace(g, phase="over", winner="French",
+                       reason="French infantry reached the Allied rear (scenario victory)")
+    return g
+
+
+def _victory_phase(g: Game) -> Game:
+    f, al = g.morale_of("French"), g.morale_of("Allied")
+    if f <= 0 and al <= 0:
+        return replace(g, phase="over", winner="draw", reason="both sides' morale at zero or less")
+    if f <= 0:
+        return replace(g, phase="over", winner="Allied", reason="French morale at zero or less")
+    if al <= 0:
+        return replace(g, phase="over", winner="French", reason="Allied morale at zero or less")
+    return g
+
+
+def _end_of_game(g: Game) -> Game:
+    holds = g.board.spec.victory_areas.hold_at_end
+    owners = {g.holder(a) for a in holds}
+    if len(owners) == 1 and None not in owners:
+        side = owners.pop()
+        return replace(g, phase="over", winner=side, reason=f"holds {' and '.join(holds)} at the end")
+    f, al = g.morale_of("French"), g.morale_of("Allied")
+    if f != al:
+        side = "French" if f > al else "Allied"
+        return replace(g, phase="over", winner=side, reason="objectives shared: higher morale at the end")
+    side = g.last_albuera or "Allied"
+    return replace(g, phase="over", winner=side, reason="objectives shared, morale equal: last in Albuera")
+
+
+# ------------------------------------------------------------------------------------------------
+# Legal actions (for bots and the UI)
+# ------------------------------------------------------------------------------------------------
+def _reach(g: Game, u: Unit) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Areas ``u`` can move to (free of enemies), with cost and path."""
+    budget = allowance(g, u)
+    enemy = {a for a, s in g.occupied().items() if s != u.side}
+    best: dict[str, tuple[int, tuple[str, ...]]] = {u.area: (0, ())}
+    frontier = [(0, u.area, ())]
+    while frontier:
+        frontier.sort()
+        cost, here, path = frontier.pop(0)
+        if best.get(here, (10 ** 6,))[0] < cost:
+            continue
+        for n in g.board.neighbours(here):
+            if n in enemy:
+                continue
+            if u.approach is not None and not path and n != u.approach:
+                continue
+            c = step_cost(g, u, here, n)
+            if c is None:
+                if path:
+                    continue
+                c = budget if not u.square else budget + 1
+                if c > budget:
+                    continue
+                if n not in best or best[n][0] > c:
+                    best[n] = (c, (n,))
+                continue
+            nc = cost + c
+            if nc <= budget and (n not in best or best[n][0] > nc):
+                best[n] = (nc, path + (n,))
+                frontier.append((nc, n, path + (n,)))
+    best.pop(u.area, None)
+    return best
+
+
+def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
+    """Every legal action now (moves: single units to each reachable area, plus group attacks)."""
+    if g.over:
+        return []
+    out: list[Action] = []
+    mine = [u for u in g.live() if u.side == g.player]
+    if g.phase == "admin":
+        for u in mine:
+            if u.kind == ART and not g.board.is_close(u.area) and u.uid not in g.toggled:
+                out.append(Action("toggle", units=(u.uid,)))
+        out.append(Action("end-admin"))
+        return out
+    if g.cp >= 1:
+        for u in mine:
+            if u.hits and u.approach is None and u.uid not in g.rallied and u.uid not in g.activated:
+                out.append(Action("rally", units=(u.uid,)))
+        for area in sorted({u.area for u in mine}):
+            if _activatable(g, area):
+                out.append(Action("activate", area=area))
+    ready = [u for u in mine if u.uid in g.activated and u.uid not in g.acted]
+    by_area: dict[str, list[Unit]] = {}
+    for u in ready:
+        by_area.setdefault(u.area, []).append(u)
+    for area, us in sorted(by_area.items()):
+        # attacks: the whole eligible group, and each unit alone, into each adjacent enemy area
+        for target in sorted(g.board.neighbours(area)):
+            if g.holder(target) in (None, g.player):
+                continue
+            eligible = [u for u in us if u.is_combat and u.strength >= 1 and u.approach in (None, target)]
+            groups = []
+            if len(eligible) > 1:
+                groups.append(tuple(u.uid for u in eligible))
+            groups += [(u.uid,) for u in eligible]
+            for grp in groups:
+                act = Action("attack", units=grp, target=target)
+                if _legal(g, act):
+                    out.append(act)
+        for u in us:
+            if u.kind == ART and u.deployed:
+                for t in g.live():
+                    if t.side != g.player:
+                        act = Action("fire", units=(u.uid,), target=t.uid)
+                        if _legal(g, act):
+                            out.append(act)
+            reach = _reach(g, u)
+            for dest, (cost, path) in sorted(reach.items()):
+                out.append(Action("move", units=(u.uid,), path=path))
+                if limit_moves:
+                    continue
+                if u.kind == INF:
+                    for facing in sorted(g.board.neighbours(dest)):
+                        act = Action("move", units=(u.uid,), path=path, end=f"approach:{facing}")
+                        if g.board.has_approach(dest, facing) and _legal(g, act):
+                            out.append(act)
+                if u.kind == ART and not g.board.is_close(dest):
+                    act = Action("move", units=(u.uid,), path=path, end="deploy")
+                    if _legal(g, act):
+                        out.append(act)
+                # multi-area attacks for one unit: from ``dest`` into an adjacent enemy area
+                if u.is_combat and u.strength >= 1:
+                    for target in sorted(g.board.neighbours(dest)):
+                        if g.holder(target) not in (None, g.player):
+                            act = Action("attack", units=(u.uid,), path=path, target=target)
+                            if _legal(g, act):
+                                out.append(act)
+            if u.kind == INF:
+                for facing in sorted(g.board.neighbours(u.area)):
+                    act = Action("move", units=(u.uid,), end=f"approach:{facing}")
+                    if u.approach != facing and g.board.has_approach(u.area, facing) and _legal(g, act):
+                        out.append(act)
+                for end in ("square", "line", "area"):
+                    act = Action("move", units=(u.uid,), end=end)
+                    if _legal(g, act):
+                        out.append(act)
+            if u.kind == ART and not u.deployed:
+                act = Action("move", units=(u.uid,), end="deploy")
+                if _legal(g, act):
+                    out.append(act)
+    out.append(Action("end-phase"))
+    return out
+
+
+def _legal(g: Game, a: Action) -> bool:
+    try:
+        check_action(g, a)
+        return True
+    except RuleViolation:
+        return False

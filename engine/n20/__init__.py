@@ -1,0 +1,202 @@
+"""Napoleonic 20 (Fuentes de Oñoro 20, Bussaco 20): battles with exact odds and probability trees.
+
+Python API (stable; the dashboards and notebooks use it)::
+
+    from engine import n20
+    battle = n20.load_battle("data/examples/n20_worked_example.yaml")
+    res = n20.odds(battle)                 # or n20.odds("path/to/battle.yaml", tables="my_tables.yaml")
+    res.differential, res.column           # +2, 2
+    res.crt["DR"]                          # Fraction(1, 3)
+    res.summary["defender_broken"]         # exact Fraction
+    res.dataframe()                        # pandas view of the outcome distribution
+    res.to_json()                          # fractions as strings with floats beside them
+    t = n20.tree(battle)                   # the same battle as a probability tree (engine.core.tree.Tree)
+
+Everything runs ONE procedure, :func:`engine.n20.battle.battle_procedure`, through the core drivers:
+:func:`play` for a game (seeded or typed dice), :func:`odds`/:func:`tree` for exact enumeration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from engine.core.dist import Dist, prob_json
+from engine.core.procedure import Choose, Played, distribution, enumerate_tree, first_option, play as _play
+from engine.core.tree import Tree
+
+from .battle import Battle, Outcome, UnitFate, battle_procedure, load_battle, parse_battle
+from .board import Board, load_board, parse_board
+from .tables import Tables, default_tables, edition_rules, load_tables, parse_tables
+from .units import Unit, UnitSpec
+
+__all__ = ["odds", "tree", "play_battle", "procedure", "load_battle", "parse_battle", "load_tables",
+           "parse_tables", "default_tables", "load_board", "parse_board", "OddsResult", "Battle", "Outcome",
+           "UnitFate", "Unit", "Board", "Tables", "default_policy", "edition_rules", "retreat_options"]
+
+#: The default policy for every decision inside a battle: the first listed option. Each procedure lists
+#: its options in the order of the documented default (retreat paths: least chance of breaking, 9.8.x;
+#: exchange: least printed strength lost, 9.6 [G]; fortified hexes: retreat one hex fewer, 9.8.1;
+#: advance: the compulsory minimum when control is lost, else one non-cavalry unit into the vacated hex).
+default_policy = first_option
+
+
+def _battle(battle: Battle | str | Path | dict, tables: Tables | str | Path | None) -> Battle:
+    if isinstance(tables, (str, Path)):
+        tables = load_tables(tables)
+    if isinstance(battle, Battle):
+        if tables is not None and tables is not battle.tables:
+            raise ValueError("give tables when loading the battle (load_battle(path, tables=...)), "
+                             "not with an already-built Battle")
+        return battle
+    if isinstance(battle, dict):
+        return parse_battle(battle, tables=tables)
+    return load_battle(battle, tables)
+
+
+def procedure(battle: Battle | str | Path | dict, tables: Tables | str | Path | None = None):
+    """The zero-argument factory of the battle's procedure, for any core driver (play, replay, enumerate)."""
+    return partial(battle_procedure, _battle(battle, tables))
+
+
+def play_battle(battle, tables=None, seed: int | None = None, dice=None, chooser=default_policy) -> Played:
+    """Fight the battle once with the play driver (seeded RNG, or ``dice`` typed in)."""
+    return _play(procedure(battle, tables), dice=dice, chooser=chooser, seed=seed)
+
+
+def _any_broken(side_role: str):
+    return lambda o: any(f.role == side_role and f.fate in ("broken", "destroyed") for f in o.fates)
+
+
+@dataclass
+class OddsResult:
+    """Exact odds of one battle. Probabilities are :class:`fractions.Fraction`."""
+
+    battle: Battle
+    differential: int
+    column: int
+    attack: int
+    defence: int
+    outcomes: Dist
+    crt: Dist
+    tree: Tree | None = None
+    strength_lines: tuple = ()
+    summary: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """JSON per issue 2: fractions as strings with floats beside them."""
+        b = self.battle
+        items = sorted(self.outcomes.items(), key=lambda kv: (-kv[1], str(kv[0])))
+        s = self.summary
+        return {
+            "edition": b.edition,
+            "battle": b.name,
+            "attacker": b.attacker_side,
+            "defender": b.defender_side,
+            "attack_strength": self.attack,
+            "defence_strength": self.defence,
+            "differential": self.differential,
+            "column": self.column,
+            "strengths": [{"rule": r, "text": t} for r, t in self.strength_lines],
+            "crt": {k: prob_json(v) for k, v in sorted(self.crt.items(), key=lambda kv: _CODE_ORDER.index(kv[0].split('->')[0]))},
+            "outcomes": [{"probability": prob_json(p), **o.to_json(), "text": str(o)} for o, p in items],
+            "summary": {
+                "defender_broken": prob_json(s["defender_broken"]),
+                "attacker_broken": prob_json(s["attacker_broken"]),
+                "defender_dislodged": prob_json(s["defender_dislodged"]),
+                "expected_morale": {side: {"fraction": f"{v.numerator}/{v.denominator}", "float": float(v)}
+                                    for side, v in s["expected_morale"].items()},
+                "rout_beyond_ma": prob_json(s["rout_beyond_ma"]),
+                "runaway_cavalry_advance": prob_json(s["runaway_cavalry_advance"]),
+                "guard_recule": prob_json(s["guard_recule"]),
+                "game_lost": {side: prob_json(v) for side, v in s["game_lost"].items()},
+            },
+            "tables": b.tables.provenance(),
+            "outcome_count": len(self.outcomes),
+            "total_probability": prob_json(self.outcomes.total),
+        }
+
+    def dataframe(self):
+        """One row per final outcome: probability (exact and float), result, morale deltas, unit fates."""
+        import pandas as pd
+
+        rows = []
+        for o, p in sorted(self.outcomes.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+            row = {"probability": float(p), "fraction": f"{p.numerator}/{p.denominator}", "result": o.result}
+            for side, d in o.morale:
+                row[f"morale_{side}"] = d
+            for f in o.fates:
+                row[f"{f.unit}"] = f.fate + (f" {f.hexes}" if f.hexes else "") + (f" adv {f.advanced}" if f.advanced else "")
+            row["controlled_advance"] = o.control
+            row["text"] = str(o)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+_CODE_ORDER = ["AB", "AR", "AW", "N", "EX", "DW", "DR", "DB"]
+
+
+def _summary(b: Battle, dist: Dist) -> dict:
+    def dislodged(o: Outcome) -> bool:
+        ds = [f for f in o.fates if f.role == "defender"]
+        return all(f.fate in ("broken", "destroyed") or f.hexes > 0 for f in ds)
+
+    sides = (b.attacker_side, b.defender_side)
+    return {
+        "defender_broken": dist.prob(_any_broken("defender")),
+        "attacker_broken": dist.prob(_any_broken("attacker")),
+        "defender_dislodged": dist.prob(dislodged),
+        "expected_morale": {s: dist.expect(lambda o, s=s: o.delta(s)) for s in sides},
+        "rout_beyond_ma": dist.prob(lambda o: any(f.beyond_ma for f in o.fates)),
+        "runaway_cavalry_advance": dist.prob(lambda o: o.control == "lost"),
+        "guard_recule": dist.prob(lambda o: any(i.entry == "guard_recule" for i in o.morale_items)),
+        "game_lost": {s: dist.prob(lambda o, s=s: s in o.lost_game) for s in sides},
+    }
+
+
+def odds(battle: Battle | str | Path | dict, tables: Tables | str | Path | None = None,
+         policy=default_policy, with_tree: bool = False) -> OddsResult:
+    """Exact odds of a battle by enumerating its procedure (choices by ``policy``).
+
+    ``battle``: a :class:`Battle`, a battle file path, or a dict in the battle-file format.
+    ``tables``: a :class:`Tables` or a tables file path (default: the battle's, else the edition's shipped set).
+    """
+    b = _battle(battle, tables)
+    p = b.prepared
+    factory = partial(battle_procedure, b)
+    t = enumerate_tree(factory, policy=policy, build=with_tree)
+    dist = t.distribution()
+    crt = dist.map(lambda o: o.result)
+    diff = p.attack_total - p.defend_total + p.command
+    used = b.reduce_to if (b.reduce_to is not None and b.reduce_to < diff) else diff
+    return OddsResult(b, diff, b.tables.column_for(used), p.attack_total, p.defend_total, dist, crt,
+                      t if with_tree else None, p.lines, _summary(b, dist))
+
+
+def tree(battle: Battle | str | Path | dict, tables: Tables | str | Path | None = None, policy=default_policy,
+         keep_decisions: bool = False) -> Tree:
+    """The battle as an exact probability tree (each node: rule, request, outcome, probability).
+
+    With ``keep_decisions=True`` every choice (retreat path, exchange, advance) becomes a decision node
+    listing all its options instead of being resolved by ``policy``.
+    """
+    b = _battle(battle, tables)
+    return enumerate_tree(partial(battle_procedure, b), policy=policy, keep_decisions=keep_decisions)
+
+
+def retreat_options(battle: Battle | str | Path | dict, unit: str, distance: int, tables=None):
+    """Every retreat path the rules leave open to ``unit`` (standing where the battle file puts it) for a
+    retreat of ``distance`` hexes, in the default policy's order (least chance of breaking first; 9.8.2-9.8.7).
+    On a context-free battle this is the one path its hazards describe."""
+    from .battle import _positions
+    from .retreat import ContextFreeRetreat, MapRetreat
+
+    b = _battle(battle, tables)
+    if unit not in b.units:
+        raise KeyError(f"no unit {unit!r} in this battle")
+    u = b.units[unit]
+    env = MapRetreat(b.board, b.rules.loc_breaks_retreat) if b.board else \
+        ContextFreeRetreat(dict(b.paths), b.rules.loc_breaks_retreat)
+    return env.options(u, u.hex, distance, _positions(b, {}))

@@ -1,0 +1,128 @@
+"""``vedette n20 ...``: battle odds and trees (and, when present, the game verbs of engine.n20.game_cli).
+
+* ``vedette n20 odds BATTLE [--tables FILE]`` -- exact odds as JSON (fractions as strings + floats);
+* ``vedette n20 tree BATTLE [--tables FILE] [--max-depth N] [--decisions] [--text]`` -- the probability tree;
+* ``vedette n20 fight BATTLE [--tables FILE] [--seed N | --dice 6,2,5]`` -- resolve it once with the play driver.
+
+BATTLE is a YAML/JSON battle file (docs/n20-battles.md; examples in data/examples/). Errors (bad files,
+illegal battles) are raised as VedetteError: the top-level CLI prints them and exits with code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from engine.core.errors import DataError
+from engine.core.procedure import TypedDice, jsonable
+from engine.core.tree import Node, Tree
+
+__all__ = ["register"]
+
+
+def _tables_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tables", metavar="FILE", default=None,
+                   help="a tables file (CRT, TEC, ...) to use instead of the battle's or the shipped one")
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``n20`` sub-command and its verbs to the top-level ``vedette`` parser."""
+    n20 = subparsers.add_parser("n20", help="Napoleonic 20 (Fuentes de Oñoro 20, Bussaco 20)",
+                                description="Napoleonic 20 battles: exact odds, probability trees, play.")
+    verbs = n20.add_subparsers(dest="verb", metavar="VERB")
+
+    p = verbs.add_parser("odds", help="exact odds of a battle (JSON)")
+    p.add_argument("battle", metavar="BATTLE", help="battle file (YAML or JSON)")
+    _tables_arg(p)
+    p.set_defaults(handler=cmd_odds)
+
+    p = verbs.add_parser("tree", help="probability tree of a battle (JSON, or --text)")
+    p.add_argument("battle", metavar="BATTLE", help="battle file (YAML or JSON)")
+    _tables_arg(p)
+    p.add_argument("--max-depth", type=int, default=None, help="cut the tree below this depth")
+    p.add_argument("--decisions", action="store_true",
+                   help="keep every choice (retreat path, exchange, advance) as a decision node")
+    p.add_argument("--text", action="store_true", help="print an indented text drawing instead of JSON")
+    p.set_defaults(handler=cmd_tree)
+
+    p = verbs.add_parser("fight", help="resolve a battle once (seeded dice, or dice typed in)")
+    p.add_argument("battle", metavar="BATTLE", help="battle file (YAML or JSON)")
+    _tables_arg(p)
+    p.add_argument("--seed", type=int, default=None, help="seed for the dice")
+    p.add_argument("--dice", default=None, help="the dice rolled at the table, in order, e.g. 6,2,5")
+    p.set_defaults(handler=cmd_fight)
+
+    try:  # the game verbs (issue 3) hook in here when that module exists
+        game_cli = importlib.import_module("engine.n20.game_cli")
+    except ModuleNotFoundError as exc:
+        if exc.name != "engine.n20.game_cli":
+            raise
+    else:
+        hook = getattr(game_cli, "register_game_verbs", None)
+        if hook is not None:
+            hook(verbs)
+    return n20
+
+
+def cmd_odds(args) -> dict:
+    from engine import n20
+
+    return n20.odds(args.battle, tables=args.tables).to_json()
+
+
+def _node_json(n: Node, depth: int, max_depth: int | None) -> dict:
+    d: dict = {"kind": n.kind if n.children else "leaf", "outcome": jsonable(n.outcome)}
+    if n.probability is not None:
+        d["probability"] = _pj(n.probability)
+    if n.path_probability is not None:
+        d["path_probability"] = _pj(n.path_probability)
+    if n.notes:
+        d["notes"] = [{"rule": r, "text": t} for r, t in n.notes]
+    if not n.children:
+        d["result"] = jsonable(n.result)
+        d["text"] = str(n.result)
+        return d
+    d["rule"] = n.rule
+    d["request"] = n.label
+    if n.subtree is not None and n.subtree.root is not None and (max_depth is None or depth < max_depth):
+        d["subtree"] = _node_json(n.subtree.root, depth + 1, max_depth)
+    if max_depth is None or depth < max_depth:
+        d["children"] = [_node_json(c, depth + 1, max_depth) for c in n.children]
+    else:
+        d["children_omitted"] = len(n.children)
+    return d
+
+
+def _pj(p):
+    from engine.core.dist import prob_json
+
+    return prob_json(p)
+
+
+def cmd_tree(args):
+    from engine import n20
+
+    battle = n20.load_battle(args.battle, args.tables)
+    t: Tree = n20.tree(battle, keep_decisions=args.decisions)
+    if args.text:
+        return t.render(max_depth=args.max_depth)
+    out = {"edition": battle.edition, "battle": battle.name, "decisions_kept": args.decisions,
+           "nodes": t.size(), "tree": _node_json(t.root, 0, args.max_depth)}
+    if not args.decisions:
+        out["total_probability"] = _pj(t.total())
+    return out
+
+
+def cmd_fight(args) -> dict:
+    from engine import n20
+
+    battle = n20.load_battle(args.battle, args.tables)
+    dice = None
+    if args.dice:
+        try:
+            values = [int(v) for v in args.dice.replace(" ", "").split(",") if v]
+        except ValueError:
+            raise DataError("--dice", "--dice", "whole numbers separated by commas, e.g. 6,2,5", args.dice) from None
+        dice = TypedDice(values)
+    played = n20.play_battle(battle, seed=args.seed, dice=dice)
+    return {"edition": battle.edition, "battle": battle.name, "outcome": played.result.to_json(),
+            "text": str(played.result), "events": [e.to_json() for e in played.events]}

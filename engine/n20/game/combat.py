@@ -1,0 +1,599 @@
+"""Battles inside a game: declarations with the mandatory-attack rules checked before any die
+(9.1-9.2.2, 7.3, 9.4.3, 9.9.8), the reaction phase (8.x, 16.2), and the resolution of each battle by
+THE battle procedure of :mod:`engine.n20.battle` run through the core drivers (never re-implemented here).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.core.errors import RuleViolation
+from engine.core.procedure import Choose, Log
+
+from ..battle import Battle as EngineBattle, battle_procedure
+from ..units import Unit
+from .actions import Action
+from .state import Battle, GameState, board_with_fieldworks, other
+from . import rules as R
+
+__all__ = ["mandatory_battles", "declaration_options", "check_declaration", "do_declare", "battle_in_game",
+           "finish_battle", "reaction_actions", "check_reaction", "do_reaction_move", "any_contact",
+           "battle_unit", "required_defenders"]
+
+GARRISON = "garrison:"
+
+
+# ------------------------------------------------------------------------------------------------
+# Who touches whom
+# ------------------------------------------------------------------------------------------------
+def _fighters(state: GameState, side: str) -> list:
+    """Units of ``side`` on the map that can take part in a battle (leaders never fight, 16.9)."""
+    sc = state.scenario
+    return [u for u in R.on_map_units(state, side) if sc.units[u.id].type != "leader"]
+
+
+def _hex_of(state: GameState, uid: str) -> str:
+    if uid.startswith(GARRISON):
+        return uid[len(GARRISON):]
+    return state.unit(uid).hex
+
+
+def _enemy_targets(state: GameState, side: str) -> list[str]:
+    """Enemy units, and enemy garrisons alone in their hex (9.4.4), that can be attacked."""
+    out = [u.id for u in _fighters(state, other(side))]
+    if not state.garrison_gone:
+        occ = state.occupants
+        for g in state.scenario.board.garrisons.values():
+            if g.side != side and g.hex not in occ:
+                out.append(GARRISON + g.hex)
+    return out
+
+
+def _exerts(state: GameState, uid: str) -> bool:
+    if uid.startswith(GARRISON):
+        return True
+    return R.exerts_zoc(state, state.unit(uid))
+
+
+def _zoc_covers(state: GameState, src_uid: str, dst_hex: str) -> bool:
+    """The unit ``src_uid`` exerts its ZOC into ``dst_hex`` (7.0, 9.4.3)."""
+    if not _exerts(state, src_uid):
+        return False
+    a = _hex_of(state, src_uid)
+    board = state.board
+    return board.grid.adjacent(a, dst_hex) and board.zoc_extends(a, dst_hex)
+
+
+def required_defenders(state: GameState, side: str, attackers=()) -> set[str]:
+    """7.3 / 9.1: enemies exerting a ZOC on any of ``side``'s units must be attacked, and so must every
+    enemy in the ZOC of a unit that attacks (9.1.1 B)."""
+    out = set()
+    mine = _fighters(state, side)
+    for e in _enemy_targets(state, side):
+        if any(_zoc_covers(state, e, u.hex) for u in mine):
+            out.add(e)
+    for a in attackers:
+        for e in _enemy_targets(state, side):
+            if _zoc_covers(state, a, _hex_of(state, e)):
+                out.add(e)
+    return out
+
+
+def mandatory_battles(state: GameState) -> list[str]:
+    """9.1: the phasing units in an enemy ZOC (each must attack). Nothing at night (14.0)."""
+    if state.night:
+        return []
+    side = state.player
+    ez = R.enemy_zoc(state, side)
+    return [u.id for u in _fighters(state, side) if u.hex in ez]
+
+
+def any_contact(state: GameState) -> bool:
+    """Some phasing unit is adjacent (7.0) to an enemy it could attack."""
+    side = state.player
+    for u in _fighters(state, side):
+        for e in _enemy_targets(state, side):
+            if R.combat_adjacent(state, u.hex, _hex_of(state, e)):
+                return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------------
+# Declarations (9.2)
+# ------------------------------------------------------------------------------------------------
+def check_declaration(state: GameState, battles) -> None:
+    """Validate a whole declaration before any die: raises :class:`RuleViolation` naming the rule."""
+    if state.night:
+        raise RuleViolation("14.0", "no battles at night")
+    side = state.player
+    sc = state.scenario
+    mine = {u.id for u in _fighters(state, side)}
+    targets = set(_enemy_targets(state, side))
+    used_a: set[str] = set()
+    used_d: set[str] = set()
+    for i, b in enumerate(battles):
+        if not b.attackers or not b.defenders:
+            raise RuleViolation("9.0 A", f"battle {i}: it needs attacking and defending units")
+        for a in b.attackers:
+            if a not in mine:
+                raise RuleViolation("9.0 A", f"battle {i}: {a} is not a {side} unit on the map that can attack "
+                                             f"(leaders command, they do not fight: 16.9)")
+            if a in used_a:
+                raise RuleViolation("9.1.2", f"{a} attacks more than once")
+            used_a.add(a)
+        for d in b.defenders:
+            if d not in targets:
+                raise RuleViolation("9.0 A", f"battle {i}: {d} is not an enemy unit on the map")
+            if d in used_d:
+                raise RuleViolation("9.1.2", f"{d} is attacked more than once")
+            used_d.add(d)
+        for a in b.attackers:
+            for d in b.defenders:
+                if not R.combat_adjacent(state, _hex_of(state, a), _hex_of(state, d)):
+                    raise RuleViolation("9.2.2", f"battle {i}: {a} is not adjacent to {d}; every attacker must be "
+                                                 f"adjacent to every defender (across a Major River is not adjacent, 7.0)")
+    must = mandatory_battles(state)
+    missing = [u for u in must if u not in used_a]
+    if missing:
+        raise RuleViolation("9.1", f"units in an enemy ZOC must attack: {', '.join(sorted(missing))}")
+    need = required_defenders(state, side, used_a)
+    unattacked = sorted(need - used_d)
+    if unattacked:
+        raise RuleViolation("9.1.1", f"every enemy unit exerting a ZOC on your units, or in the ZOC of an attacking "
+                                     f"unit, must be attacked: {', '.join(unattacked)}")
+
+
+def declaration_options(state: GameState) -> list[Action]:
+    """A short list of legal declarations: one built to satisfy 9.1 with each required defender
+    attacked by the units next to it, and -- when nothing is mandatory -- ending the phase."""
+    out = []
+    d = _greedy_declaration(state)
+    if d is not None:
+        try:
+            check_declaration(state, d)
+            if d:
+                out.append(Action("declare", battles=tuple(d)))
+        except RuleViolation:
+            pass
+    if not mandatory_battles(state):
+        out.append(Action("end_phase"))
+    elif not out:
+        # no greedy grouping found: offer the all-in-one battles per defender the player can still edit
+        pass
+    return out
+
+
+def _greedy_declaration(state: GameState):
+    side = state.player
+    mine = [u.id for u in _fighters(state, side)]
+    targets = _enemy_targets(state, side)
+    adj = {a: [e for e in targets if R.combat_adjacent(state, _hex_of(state, a), _hex_of(state, e))] for a in mine}
+    must_a = set(mandatory_battles(state))
+    battles: list[list[list[str]]] = []
+    assigned: set[str] = set()
+    attacked: set[str] = set()
+    for _ in range(4 * (len(mine) + len(targets)) + 4):
+        need = required_defenders(state, side, assigned) - attacked
+        pending_a = sorted(must_a - assigned)
+        if not need and not pending_a:
+            break
+        if need:
+            d = sorted(need)[0]
+            group = [a for a in mine if a not in assigned and d in adj[a]]
+            if group:
+                battles.append([sorted(group), [d]])
+                assigned.update(group)
+                attacked.add(d)
+                continue
+            for b in battles:
+                if all(d in adj[a] for a in b[0]):
+                    b[1].append(d)
+                    attacked.add(d)
+                    break
+            else:
+                return None
+            continue
+        a = pending_a[0]
+        for b in battles:
+            if all(d in adj[a] for d in b[1]):
+                b[0].append(a)
+                assigned.add(a)
+                break
+        else:
+            free = [e for e in adj[a] if e not in attacked]
+            if not free:
+                return None
+            battles.append([[a], [free[0]]])
+            assigned.add(a)
+            attacked.add(free[0])
+    return [Battle(tuple(sorted(b[0])), tuple(sorted(b[1]))) for b in battles]
+
+
+def do_declare(state: GameState, battles) -> GameState:
+    """Record the declaration; 16.1.1 reveals every unit involved (a revealed dummy leaves the map and
+    its battle is void when no real unit is left on a side)."""
+    sc = state.scenario
+    changes = {}
+    final = []
+    done = []
+    for i, b in enumerate(battles):
+        att, dfd = [], []
+        for uid in b.attackers + b.defenders:
+            if uid.startswith(GARRISON):
+                continue
+            u = state.unit(uid)
+            if sc.units[uid].type == "dummy":
+                changes[uid] = replace(u, status="hidden_off", hex=None, revealed=False)    # 16.1.3
+            elif not u.revealed:
+                changes[uid] = replace(u, revealed=True)
+        att = tuple(x for x in b.attackers if x.startswith(GARRISON) or sc.units[x].type != "dummy")
+        dfd = tuple(x for x in b.defenders if x.startswith(GARRISON) or sc.units[x].type != "dummy")
+        final.append(Battle(att, dfd))
+        if not att or not dfd:
+            done.append(i)     # 16.1.1: no combat, no advance
+    st = state.with_units(changes)
+    return replace(st, declared=tuple(final), done_battles=tuple(done))
+
+
+def check_resolve(state: GameState, a: Action) -> None:
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# Running a battle through the battle procedure
+# ------------------------------------------------------------------------------------------------
+def battle_unit(state: GameState, uid: str) -> Unit:
+    """The battle engine's view of a game unit (counter values, markers, options in force)."""
+    sc = state.scenario
+    if uid.startswith(GARRISON):
+        h = uid[len(GARRISON):]
+        g = sc.board.garrisons[h]
+        return Unit(id=uid, side=g.side, type="garrison", strength=g.strength, movement=0, hex=h, name="garrison")
+    d = sc.units[uid]
+    u = state.unit(uid)
+    special = state.has("special_units")
+    rules = sc.tables.rules
+    typ = {"dummy": "infantry", "cadre": "infantry"}.get(d.type, d.type)
+    return Unit(id=uid, side=d.side, type=typ, strength=d.command_span if d.type == "leader" else d.strength,
+                movement=d.movement, hex=u.hex, name=d.name, elite=d.has("elite"), guard=d.has("guard"),
+                recule_exempt=d.has("no_recule"), heavy=d.has("heavy"),
+                routed=bool(u.routed) and rules.routed_markers,
+                unreliable=special and d.has("unreliable"), portuguese=d.nationality == "portuguese",
+                spanish_irregular=special and d.has("irregular"), straggler=special and d.has("straggler"),
+                road_bound=d.has("road_bound"), reluctant=special and d.has("reluctant"),
+                light=special and d.has("light"), cossack=special and d.has("cossack"),
+                cadre=d.has("cadre") or d.type == "cadre", square=u.square,
+                fatigue=u.fatigue if state.has("fatigue") else 0)
+
+
+def _effective(state: GameState, b: Battle) -> Battle:
+    """9.9.8: units that advanced after combat this phase neither attack nor are attacked again; units no
+    longer on the map drop out."""
+    def ok(uid):
+        if uid.startswith(GARRISON):
+            return not state.garrison_gone and uid[len(GARRISON):] not in state.occupants
+        u = state.unit(uid)
+        return u.status == "map" and not u.exhausted
+    att = tuple(x for x in b.attackers if ok(x))
+    dfd = tuple(x for x in b.defenders if ok(x))
+    if att and dfd:
+        att2 = tuple(x for x in att if all(R.combat_adjacent(state, _hex_of(state, x), _hex_of(state, d)) for d in dfd))
+        att = att2
+    return Battle(att, dfd)
+
+
+def engine_battle(state: GameState, b: Battle, attacker_side: str, reserves: tuple[bool, bool],
+                  countercharge: bool) -> EngineBattle:
+    sc = state.scenario
+    ids = set(b.attackers) | set(b.defenders)
+    attackers = tuple(battle_unit(state, x) for x in b.attackers)
+    defenders = tuple(battle_unit(state, x) for x in b.defenders)
+    others = tuple(battle_unit(state, u.id) for u in R.on_map_units(state) if u.id not in ids)
+    board = state.board
+    if attacker_side == "allied" and state.fieldworks:
+        board = sc.board          # 14.2: French units get no benefit from Fieldworks
+    command = "auto" if state.has("leaders") and sc.tables.rules.leaders else None
+    return EngineBattle(
+        tables=sc.tables, attackers=attackers, defenders=defenders, attacker_side=attacker_side,
+        reserves_attacker=reserves[0], reserves_defender=reserves[1], countercharge=countercharge,
+        morale=state.morale, command=command,
+        artillery_support="auto" if state.has("artillery_support") else 0,
+        fatigue=state.has("fatigue") and sc.tables.rules.fatigue,
+        reliability_checks=state.has("portuguese_reliability"),
+        british_reliability_lapsed=state.reliability_exempt,
+        board=board, others=others, name=f"turn {state.turn}", file="<game>")
+
+
+def _reserve_allowed(state: GameState, side: str, group) -> bool:
+    """12.5 with its bans: a Morale Point to spend, not every unit Routed! (9.6.3), not only stragglers
+    (16.7.5), not only a garrison (9.4.4)."""
+    if state.morale_of(side) < 1:
+        return False
+    units = [battle_unit(state, x) for x in group]
+    if all(u.routed for u in units) or all(u.straggler for u in units) or all(u.type == "garrison" for u in units):
+        return False
+    return True
+
+
+def battle_in_game(state: GameState, a: Action):
+    """Procedure of one battle in play: the two reserve decisions (12.5: attacker in step B, defender in
+    step C), then THE battle procedure of :mod:`engine.n20.battle`."""
+    if a.kind == "resolve":
+        b = _effective(state, state.declared[a.index])
+        attacker_side, cc = state.player, False
+    else:
+        b = a.battles[0]
+        attacker_side, cc = other(state.player), True
+    if not b.attackers or not b.defenders:
+        yield Log("9.9.8", "nothing left to fight in this battle (advanced, broken or gone)")
+        return ("void", a.index, b, None)
+    res_a = res_d = False
+    if _reserve_allowed(state, attacker_side, b.attackers):
+        res_a = (yield Choose((False, True), rule="12.5", player=attacker_side,
+                              label="attacker commits reserves (+1, one Morale Point)"))
+    if _reserve_allowed(state, other(attacker_side), b.defenders):
+        res_d = (yield Choose((False, True), rule="12.5", player=other(attacker_side),
+                              label="defender commits reserves (+1, one Morale Point)"))
+    eb = engine_battle(state, b, attacker_side, (res_a, res_d), cc)
+    outcome = yield from battle_procedure(eb)
+    return ("battle", a.index, b, outcome)
+
+
+def finish_battle(state: GameState, a: Action, result) -> GameState:
+    """Apply a battle's :class:`~engine.n20.battle.Outcome` to the game state."""
+    from .engine import _check_victory
+    _, index, b, outcome = result
+    sc = state.scenario
+    st = state
+    if a.kind == "resolve":
+        st = replace(st, done_battles=st.done_battles + (index,))
+    else:
+        st = replace(st, reacted=st.reacted + tuple(b.attackers))
+    if outcome is None:
+        return st
+    marker_colour = other(state.player)     # 9.6.3: the side whose player turn it is not
+    changes = {}
+    moved_to = {}
+    broken_in_retreat = set()
+    for f in outcome.fates:
+        if f.unit.startswith(GARRISON):
+            if f.fate == "destroyed":
+                st = replace(st, garrison_gone=True)
+            continue
+        u = st.unit(f.unit)
+        d = sc.units[f.unit]
+        nu = replace(u, fought=True)
+        if f.fatigue is not None and st.has("fatigue"):
+            nu = replace(nu, fatigue=f.fatigue)
+        if f.fate in ("broken", "destroyed"):
+            gone = f.fate == "destroyed" or (d.has("straggler") and st.has("special_units"))
+            if d.has("cadre") or d.type == "cadre":
+                nu = replace(nu, status="pool", hex=None, routed=None, fatigue=0, square=False)   # 16.5.2
+            else:
+                nu = replace(nu, status="gone" if gone else "broken", hex=None, routed=None, square=False)
+            if f.hexes or f.routed or outcome.result.endswith(("DR", "DW", "AR", "AW")):
+                broken_in_retreat.add(u.hex)
+            moved_to[u.hex] = None
+        elif f.fate in ("withdrew", "routed"):
+            nu = replace(nu, hex=f.end_hex or u.hex, square=False)
+            if f.marker:
+                nu = replace(nu, routed=marker_colour)
+            moved_to[u.hex] = nu.hex
+        else:  # held
+            if f.advanced and f.end_hex:
+                nu = replace(nu, hex=f.end_hex, exhausted=True)
+        changes[f.unit] = nu
+    st = st.with_units(changes)
+    # 16.9.4: a leader stacked with a retreating unit goes with it, and breaks with it
+    lchanges = {}
+    for u in R.on_map_units(st):
+        if sc.units[u.id].type != "leader" or u.hex not in moved_to:
+            continue
+        dest = moved_to[u.hex]
+        if dest is None and u.hex in broken_in_retreat:
+            lchanges[u.id] = replace(u, status="broken", hex=None)
+        elif dest is not None:
+            lchanges[u.id] = replace(u, hex=dest)
+    st = st.with_units(lchanges)
+    # a leader left alone in a hex an enemy entered is broken (it cannot share a hex with the enemy, 6.3)
+    lchanges = {}
+    for u in R.on_map_units(st):
+        d = sc.units[u.id]
+        if d.type == "leader" and any(sc.units[x].side != d.side for x in st.occupants.get(u.hex, ())):
+            lchanges[u.id] = replace(u, status="broken", hex=None)
+    st = st.with_units(lchanges)
+    if outcome.morale_after is not None:
+        st = replace(st, morale=tuple(sorted(dict(outcome.morale_after).items())))
+    if outcome.reliability_lapsed:
+        st = replace(st, reliability_exempt=True)
+    if outcome.garrison_destroyed:
+        st = replace(st, garrison_gone=True)
+    if state.player not in st.battle_rolls:
+        st = replace(st, battle_rolls=st.battle_rolls + (state.player,))
+    return _check_victory(st)
+
+
+# ------------------------------------------------------------------------------------------------
+# Reaction phase (8.0-8.3, 16.2, 16.7.1, Bussaco 16.8)
+# ------------------------------------------------------------------------------------------------
+def _reactors(state: GameState):
+    side = other(state.player)
+    sc = state.scenario
+    for u in R.on_map_units(state, side):
+        if u.id in state.reacted or u.routed:
+            continue
+        d = sc.units[u.id]
+        light = state.has("special_units") and d.has("light") and d.type == "infantry"
+        if d.type == "cavalry" or light:
+            yield u, d, light
+
+
+def _adjacent_enemies(state: GameState, uid: str) -> list[str]:
+    side = state.scenario.units[uid].side
+    h = state.unit(uid).hex
+    return [e for e in _enemy_targets(state, side) if R.combat_adjacent(state, h, _hex_of(state, e))]
+
+
+def _in_enemy_cav_zoc(state: GameState, side: str, h: str) -> bool:
+    sc = state.scenario
+    for u in R.on_map_units(state, other(side)):
+        if sc.units[u.id].type == "cavalry" and _zoc_covers(state, u.id, h):
+            return True
+    return False
+
+
+def _attacked_already(state: GameState) -> set[str]:
+    return {u.id for u in state.units if u.fought}
+
+
+def _disengage_dests(state: GameState, uid: str) -> list[tuple[str, ...]]:
+    """8.3.3: one hex to a vacant hex free of enemy ZOC; through friends (not in an EZOC) when nothing else."""
+    sc = state.scenario
+    board = state.board
+    side = sc.units[uid].side
+    h = state.unit(uid).hex
+    ez = R.enemy_zoc(state, side)
+    enemies = R.enemy_hexes(state, side)
+    friends = R.friendly_hexes(state, side, exclude=uid)
+
+    def ok(a, b):
+        return b not in enemies and b not in board.prohibited and board.crossing_allowed(a, b) and b not in ez
+
+    direct = [(h, n) for n in board.neighbours(h) if ok(h, n) and n not in friends]
+    if direct:
+        return direct
+    out = []
+    seen = {h}
+    frontier = [(h,)]
+    for _ in range(6):
+        nxt = []
+        for path in frontier:
+            for n in board.neighbours(path[-1]):
+                if n in seen or not ok(path[-1], n):
+                    continue
+                seen.add(n)
+                if n in friends:
+                    nxt.append(path + (n,))
+                else:
+                    out.append(path + (n,))
+        if out:
+            return out
+        frontier = nxt
+    return out
+
+
+def _penetrate_dests(state: GameState, uid: str) -> list[str]:
+    """16.2: to another vacant hex adjacent to an enemy unit, never in an enemy cavalry unit's ZOC."""
+    sc = state.scenario
+    board = state.board
+    side = sc.units[uid].side
+    h = state.unit(uid).hex
+    enemies = R.enemy_hexes(state, side)
+    friends = R.friendly_hexes(state, side, exclude=uid)
+    enemy_units = [u.hex for u in R.on_map_units(state, other(side))]
+    out = []
+    for n in board.neighbours(h):
+        if n in enemies or n in friends or n in board.prohibited or not board.crossing_allowed(h, n):
+            continue
+        if _in_enemy_cav_zoc(state, side, n):
+            continue
+        if any(board.grid.adjacent(n, e) for e in enemy_units):
+            out.append(n)
+    return out
+
+
+def reaction_actions(state: GameState, unit: str | None) -> list[Action]:
+    out: list[Action] = []
+    sc = state.scenario
+    done = _attacked_already(state)
+    groups: dict[str, list[str]] = {}
+    for u, d, light in _reactors(state):
+        if unit and u.id != unit:
+            continue
+        enemies = _adjacent_enemies(state, u.id)
+        if not enemies:
+            continue
+        if d.type == "cavalry" and not d.has("cossack"):
+            for e in enemies:
+                if e in done:
+                    continue
+                out.append(Action("countercharge", battles=(Battle((u.id,), (e,)),)))
+                groups.setdefault(e, []).append(u.id)
+        pinned = _in_enemy_cav_zoc(state, d.side, u.hex) and not (d.has("cossack") and state.has("special_units"))
+        if not pinned:
+            for path in _disengage_dests(state, u.id):
+                out.append(Action("disengage", unit=u.id, path=path))
+            if state.has("penetration") and d.type == "cavalry" and not d.has("cossack"):
+                for n in _penetrate_dests(state, u.id):
+                    out.append(Action("penetrate", unit=u.id, path=(u.hex, n)))
+    for e, cavs in groups.items():
+        if len(cavs) > 1:
+            out.append(Action("countercharge", battles=(Battle(tuple(sorted(cavs)), (e,)),)))
+    return out
+
+
+def check_reaction(state: GameState, a: Action) -> None:
+    sc = state.scenario
+    side = other(state.player)
+    if a.kind == "countercharge":
+        if len(a.battles) != 1:
+            raise RuleViolation("8.2.1", "a countercharge is one battle")
+        b = a.battles[0]
+        done = _attacked_already(state)
+        for x in b.attackers:
+            if x not in sc.units or sc.units[x].side != side or state.unit(x).status != "map":
+                raise RuleViolation("8.1", f"{x} is not a reacting unit on the map")
+            if sc.units[x].type != "cavalry" or (sc.units[x].has("cossack") and state.has("special_units")):
+                raise RuleViolation("8.1", f"only cavalry (not cossacks, 16.7.2) countercharge; {x} cannot")
+            if x in state.reacted:
+                raise RuleViolation("8.0", f"{x} has already reacted this phase")
+            if state.unit(x).routed:
+                raise RuleViolation("9.6.3", f"{x} is Routed! and cannot react")
+        targets = set(_enemy_targets(state, side))
+        for dd in b.defenders:
+            if dd not in targets:
+                raise RuleViolation("8.2.1", f"{dd} is not an enemy unit that can be countercharged")
+            if dd in done:
+                raise RuleViolation("9.1.2", f"{dd} has already been attacked this phase")
+            for x in b.attackers:
+                if not R.combat_adjacent(state, _hex_of(state, x), _hex_of(state, dd)):
+                    raise RuleViolation("8.2.1", f"{x} is not adjacent to {dd}")
+        if not b.attackers or not b.defenders:
+            raise RuleViolation("8.2.1", "a countercharge needs cavalry and a target")
+        return
+    uid = a.unit
+    if uid is None or uid not in sc.units or sc.units[uid].side != side:
+        raise RuleViolation("8.0", f"{uid} is not a unit of the reacting player")
+    allowed = {u.id for u, _, _ in _reactors(state)}
+    if uid not in allowed:
+        raise RuleViolation("8.3", f"{uid} cannot react (cavalry only; light infantry with 16.7.1; once per phase)")
+    d = sc.units[uid]
+    if not _adjacent_enemies(state, uid):
+        raise RuleViolation("8.3", f"{uid} must start the reaction phase adjacent to an enemy unit")
+    if _in_enemy_cav_zoc(state, side, state.unit(uid).hex) and not (d.has("cossack") and state.has("special_units")):
+        raise RuleViolation("8.3.2", f"{uid} is in an enemy cavalry unit's ZOC: pinned")
+    dest = a.path[-1] if a.path else a.hex
+    if a.kind == "disengage":
+        if not any(p[-1] == dest for p in _disengage_dests(state, uid)):
+            raise RuleViolation("8.3.3", f"{uid} cannot disengage to {dest}")
+    else:
+        if not state.has("penetration"):
+            raise RuleViolation("16.2", "cavalry penetration is an optional rule not in use")
+        if d.type != "cavalry" or d.has("cossack"):
+            raise RuleViolation("16.2", f"only cavalry (not cossacks) penetrate; {uid} cannot")
+        if dest not in _penetrate_dests(state, uid):
+            raise RuleViolation("16.2", f"{uid} cannot penetrate to {dest}")
+
+
+def do_reaction_move(state: GameState, a: Action) -> GameState:
+    uid = a.unit
+    dest = a.path[-1] if a.path else a.hex
+    u = state.unit(uid)
+    st = state.with_units({uid: replace(u, hex=dest, moved=True)})
+    # 16.9.3: a leader stacked with the reacting unit may go with it (it does, here)
+    sc = state.scenario
+    ch = {}
+    for x in R.on_map_units(st, sc.units[uid].side):
+        if sc.units[x.id].type == "leader" and x.hex == u.hex:
+            ch[x.id] = replace(x, hex=dest)
+    st = st.with_units(ch)
+    return replace(st, reacted=st.reacted + (uid,))

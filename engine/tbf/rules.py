@@ -1,0 +1,572 @@
+"""Game rules over a scenario and a game state: facing and command (4.2.2 C, 4.3, 6.1), stacking (4.1),
+movement (6.2), retreat (6.6), rout (6.7), recovery (7.0), initiative (3.2), reinforcement rolls
+(5.3, 9.2, 9.5.2, 9.6.2, 11.x) and victory (10.0). Random ones are procedures (generators)."""
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass
+from functools import partial
+
+from engine.core.errors import RuleViolation
+from engine.core.procedure import Chance, Choose, Log, Roll, Sub
+
+from .board import frontal_hexes
+from .fatigue import CheckSpec, check_sub
+from .scenario import GameState, Piece, Scenario
+
+__all__ = ["frontal", "enemy_front", "occupants", "leader_cvs", "stacking_problem", "activation_plan",
+           "reachable", "retreat_options", "retreat", "rout_path", "RoutPath", "recovery", "initiative",
+           "dupont_arrival", "second_group_delay", "column_muster", "mortier_alert", "regroup", "victory",
+           "refuges", "current_fv", "current_ma", "ammo_shortage", "optional_arrival"]
+
+LIVE = ("normal", "fatigued", "routed")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Queries
+# ---------------------------------------------------------------------------------------------------
+def occupants(sc: Scenario, st: GameState, hex_: str, side: str | None = None, units_only: bool = True) -> list[Piece]:
+    out = []
+    for p in st.pieces:
+        if p.hex != hex_ or p.status not in LIVE:
+            continue
+        if units_only and sc.is_leader(p.id):
+            continue
+        if side is not None and sc.side(p.id) != side:
+            continue
+        out.append(p)
+    return out
+
+
+def current_fv(sc: Scenario, p: Piece) -> int:
+    u = sc.units[p.id]
+    return u.fv if p.status == "normal" else u.fv_f
+
+
+def current_ma(sc: Scenario, p: Piece) -> int:
+    u = sc.units[p.id]
+    return u.ma if p.status == "normal" else u.ma_f      # 4.2.4 B
+
+
+def frontal(sc: Scenario, st: GameState, p: Piece) -> frozenset[str]:
+    """Hexes in the unit's front (4.3 C, 4.2.4 E, 8.4 B)."""
+    if p.hex is None or sc.is_leader(p.id) or p.status not in LIVE:
+        return frozenset()
+    u = sc.units[p.id]
+    all_round = p.id == "elite" and p.hex == sc.board.data.strong_point
+    return frontal_hexes(sc.board.grid, p.hex, p.facing, u.kind, p.status, all_round)
+
+
+def enemy_front(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
+    """Every hex in the front of a unit of the side opposed to ``side``."""
+    out: set[str] = set()
+    for p in st.on_map():
+        if not sc.is_leader(p.id) and sc.side(p.id) != side:
+            out |= frontal(sc, st, p)
+    return frozenset(out)
+
+
+def leader_cvs(sc: Scenario, st: GameState, unit_id: str) -> tuple[int, ...]:
+    """CVs that modify this unit's Fatigue Checks: leaders of its chain of command in or adjacent to its
+    hex (4.2.2 C), the best one per hex (4.1.3)."""
+    p = st.piece(unit_id)
+    if p.hex is None:
+        return ()
+    best: dict[str, int] = {}
+    g = sc.board.grid
+    for lid in sc.chain_of_command(unit_id):
+        lp = st.piece(lid)
+        if lp.hex is None or lp.status != "normal":
+            continue
+        if g.distance(lp.hex, p.hex) <= 1:
+            best[lp.hex] = max(best.get(lp.hex, 0), sc.leaders[lid].cv)
+    return tuple(sorted(best.values(), reverse=True))
+
+
+def stacking_problem(sc: Scenario, st: GameState, hex_: str) -> str | None:
+    """What breaks the stacking limits in the hex (4.1.1-4.1.6), or None."""
+    units = [sc.units[p.id] for p in occupants(sc, st, hex_)]
+    if len(units) <= 1:
+        return None
+    regs = {u.regiment for u in units if u.kind != "artillery"}
+    if len(regs) == 1 and all(u.kind != "artillery" for u in units):
+        return None                                                          # 4.1.2
+    if hex_ in sc.board.data.grand_battery and any(u.side == "coalition" for u in units):
+        return "4.1.6: one Coalition unit in a Grand Battery hex"
+    kinds = [u.kind for u in units]
+    if "cavalry" in kinds:
+        if any(k == "artillery" for k in kinds):
+            return "4.1.5: cavalry may not stack with non-horse artillery"
+        return "4.1.1 A: a cavalry regiment stacks alone"
+    inf, art = kinds.count("infantry"), kinds.count("artillery")
+    if art == len(kinds) and art <= 2:
+        return None                                                          # 4.1.1 B
+    if inf <= 2 and art == 0:
+        return None
+    if inf == 1 and art == 1:
+        return None
+    return f"4.1.1 A: {inf} infantry and {art} artillery units exceed the limit"
+
+
+def refuges(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
+    """Friendly-controlled town hexes and friendly entry hexes: where retreats and routs head (6.6 A, 6.7 C)."""
+    towns = {h for name, owner in st.control if owner == side for h in sc.board.data.towns.get(name, [])}
+    entries = set(getattr(sc.board.data.entry_hexes, side))
+    return frozenset(towns | entries)
+
+
+def _dist_to(sc: Scenario, h: str, targets: frozenset[str]) -> int:
+    g = sc.board.grid
+    return min((g.distance(h, t) for t in targets), default=99)
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6.1 Activation
+# ---------------------------------------------------------------------------------------------------
+def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
+    """Which leaders and units a leader's activation reaches (6.1.1-6.1.3), and which units of his
+    command are out of range and would need an Out of Command Fatigue Check (6.1.3 C)."""
+    if leader_id not in sc.leaders:
+        raise RuleViolation("6.1 B", f"{leader_id!r} is not a leader")
+    lp = st.piece(leader_id)
+    if lp.hex is None or lp.status != "normal":
+        raise RuleViolation("6.1 B", f"{leader_id} is not on the map")
+    if lp.activated:
+        raise RuleViolation("6.1.3 E", f"{leader_id} has already activated this turn")
+    g = sc.board.grid
+    ldr = sc.leaders[leader_id]
+    reach_leader = {"corps": 6, "army": 6, "division": 4, "column": 4, "brigade": 0}
+    reach_units = {"brigade": 2, "column": 4, "division": 0, "corps": 0, "army": 0}
+    leaders = [leader_id]
+    frontier = [leader_id]
+    while frontier:
+        cur = frontier.pop()
+        r = reach_leader[sc.leaders[cur].rank]
+        ch = sc.board.grid
+        for sub in sc.leaders.values():
+            if sub.superior == cur and sub.id not in leaders:
+                sp = st.piece(sub.id)
+                if sp.hex and sp.status == "normal" and not sp.activated and ch.distance(sp.hex, st.piece(cur).hex) <= r:
+                    leaders.append(sub.id)
+                    frontier.append(sub.id)
+    in_cmd, out_cmd = [], []
+    for uid, u in sc.units.items():
+        p = st.piece(uid)
+        if p.hex is None or p.status not in LIVE or p.activated or u.side != ldr.side:
+            continue
+        owners = [x for x in leaders if sc.leaders[x].command == u.command
+                  or (sc.leaders[x].rank == "division" and sc.leaders[x].command == u.command.split("-")[0])]
+        if not owners:
+            continue
+        ok = False
+        for x in owners:
+            rng = reach_units[sc.leaders[x].rank] or (2 if sc.leaders[x].rank == "division" else 0)
+            if g.distance(st.piece(x).hex, p.hex) <= rng:
+                ok = True
+        (in_cmd if ok else out_cmd).append(uid)
+    return {"leader": leader_id, "leaders": leaders, "units": sorted(in_cmd), "out_of_command": sorted(out_cmd),
+            "extra_units_allowed": ldr.cv, "rule": "6.1.1-6.1.3"}
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6.2 Movement
+# ---------------------------------------------------------------------------------------------------
+def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, int] | None = None,
+              bridge_intact: bool = False) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Hexes the unit can reach this Movement Segment: hex -> (MPs spent, path).
+
+    MA (fatigued side when fatigued, 4.2.4 B); TEC costs and roads (6.2.2, 6.2.6); walled road (6.2.7);
+    level 2/3 hexes limited by the Level 2/3 roll and only when starting in or next to that level
+    (6.2.3); stop on entering an enemy front (6.2.5 A); no enemy-occupied hex (6.2.5 B); Coalition
+    never in 0107-0109 (6.2.5 C); French at-start units stay south of the dark blue line until the
+    Alert (9.5.1); road movement never into a friendly-occupied hex (4.1.4).
+    """
+    p = st.piece(unit_id)
+    if p.hex is None:
+        raise RuleViolation("6.2.1", f"{unit_id} is not on the map")
+    if p.status == "routed":
+        raise RuleViolation("6.7 F", f"{unit_id} is routed: it rout-moves instead (6.7)")
+    u = sc.units[unit_id]
+    level_hexes = level_hexes or {}
+    tables, board, g = sc.tables, sc.board, sc.board.grid
+    side = u.side
+    enemy_hexes = {q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE and not sc.is_leader(q.id)}
+    friend_hexes = {q.hex for q in st.on_map() if sc.side(q.id) == side and q.status in LIVE
+                    and not sc.is_leader(q.id) and q.id != unit_id}
+    front = enemy_front(sc, st, side)
+    start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
+    restricted = (side == "french" and "alert" not in st.flags and unit_id in sc.file.setup.french)
+    ma = current_ma(sc, p)
+    best: dict[tuple, int] = {}
+    out: dict[str, tuple[int, tuple[str, ...]]] = {p.hex: (0, (p.hex,))}
+    cnt = itertools.count()
+    heap = [(0, next(cnt), p.hex, 0, 0, (p.hex,))]
+    while heap:
+        mp, _, here, l2, l3, path = heapq.heappop(heap)
+        if here != p.hex and here in front:
+            continue                                                  # 6.2.5 A: must stop
+        for nxt in g.neighbours(here):
+            if nxt in enemy_hexes:
+                continue                                              # 6.2.5 B
+            if side == "coalition" and nxt in board.data.west_edge_road:
+                continue                                              # 6.2.5 C
+            if restricted and frozenset((here, nxt)) in board.dark_blue and board.grid.parse(nxt)[1] < board.grid.parse(here)[1]:
+                continue                                              # 9.5.1
+            cost, on_road = board.step_cost(here, nxt, tables, use_road=True, bridge_intact=bridge_intact)
+            if on_road and nxt in friend_hexes:
+                cost, on_road = board.step_cost(here, nxt, tables, use_road=False, bridge_intact=bridge_intact)
+            if cost is None:
+                continue
+            n2, n3 = l2, l3
+            if isinstance(cost, tuple):
+                lvl = cost[1]
+                if lvl not in start_levels:
+                    continue                                          # 6.2.3 B-C
+                if lvl == 2:
+                    n2 += 1
+                else:
+                    n3 += 1
+                if n2 > level_hexes.get(2, 0) or n3 > level_hexes.get(3, 0):
+                    continue                                          # 6.2.3 A
+                cost = 0
+            nmp = mp + cost
+            if nmp > ma:
+                continue
+            key = (nxt, n2, n3)
+            if best.get(key, 10**9) <= nmp:
+                continue
+            best[key] = nmp
+            npath = path + (nxt,)
+            if nxt not in out or out[nxt][0] > nmp:
+                out[nxt] = (nmp, npath)
+            heapq.heappush(heap, (nmp, next(cnt), nxt, n2, n3, npath))
+    return out
+
+
+def level_roll(sc: Scenario, kind: str):
+    """6.2.3 A: the Level 2/3 Movement Chart roll at the start of a Movement Segment."""
+    r = yield Roll("d6", rule="6.2.3 A", label="Level 2/3 Movement Chart")
+    ch = sc.tables.levels
+    return (getattr(ch.level2[r], kind), getattr(ch.level3[r], kind))
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6.6 Retreat
+# ---------------------------------------------------------------------------------------------------
+def retreat_options(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str) -> list[tuple[str, int, str]]:
+    """Hexes a retreating stack may enter, best first: (hex, rank, rule). Rank 0 = toward the nearest
+    friendly town or entry hex and out of enemy fronts (6.6 A); then the order of 6.6 B: 1 = empty or
+    friendly and out of enemy fronts, 2 = friendly-occupied in an enemy front, 3 = empty in an enemy front."""
+    side = sc.side(unit_ids[0])
+    g, board = sc.board.grid, sc.board
+    front = enemy_front(sc, st, side)
+    targets = refuges(sc, st, side)
+    d0 = _dist_to(sc, from_hex, targets)
+    out = []
+    for h in g.neighbours(from_hex):
+        if occupants(sc, st, h, "coalition" if side == "french" else "french"):
+            continue
+        cost, _ = board.step_cost(from_hex, h, sc.tables)
+        if cost is None:
+            continue
+        friendly = bool([q for q in occupants(sc, st, h, side) if q.id not in unit_ids])
+        toward = _dist_to(sc, h, targets) < d0
+        if h not in front:
+            rank, rule = (0, "6.6 A") if toward else (1, "6.6 B")
+        elif friendly:
+            rank, rule = 2, "6.6 B"
+        else:
+            rank, rule = 3, "6.6 B"
+        out.append((h, rank, rule))
+    out.sort(key=lambda x: (x[1], x[0]))
+    return out
+
+
+@dataclass(frozen=True)
+class RetreatOutcome:
+    hex: str | None                        # where the stack ends (None: did not move)
+    units: tuple[tuple[str, str], ...]     # (unit, status afterwards)
+    into_front: bool = False
+
+    def __str__(self) -> str:
+        where = f"to {self.hex}" if self.hex else "could not retreat"
+        return f"{where}: " + ", ".join(f"{u} {s}" for u, s in self.units)
+
+
+def retreat(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str):
+    """6.6 as a procedure: the owner picks among the best hexes; checks for an enemy front (6.6 D) or
+    for being unable to retreat (6.6 C, after becoming fatigued)."""
+    opts = retreat_options(sc, st, unit_ids, from_hex)
+    results = []
+    if not opts:
+        for uid in unit_ids:
+            p = st.piece(uid)
+            status = "fatigued" if p.status == "normal" else p.status
+            fv = sc.units[uid].fv_f
+            out = yield check_sub(sc.tables, CheckSpec("unable_to_retreat", fv, status, leader_cvs(sc, st, uid),
+                                                       unit=uid), rule="6.6 C")
+            results.append((uid, out.status))
+        return RetreatOutcome(None, tuple(results))
+    best = opts[0][1]
+    choices = tuple(h for h, r, _ in opts if r == best)
+    h = yield Choose(choices, rule=opts[0][2], player=sc.side(unit_ids[0]), label="retreat into which hex?")
+    into = best >= 2
+    for uid in unit_ids:
+        p = st.piece(uid)
+        if into:
+            out = yield check_sub(sc.tables, CheckSpec("retreat_into_enemy_front", current_fv(sc, p), p.status,
+                                                       leader_cvs(sc, st, uid), unit=uid), rule="6.6 D")
+            results.append((uid, out.status))
+        else:
+            results.append((uid, p.status))
+    return RetreatOutcome(h, tuple(results), into)
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6.7 Rout movement
+# ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RoutPath:
+    path: tuple[str, ...]
+    fate: str            # "safe" (next to a friendly town), "exited" (eliminated, 6.7 H), "eliminated" (6.7 D), "moving"
+    entered_friends: tuple[str, ...] = ()   # hexes with friends it entered (6.7 K checks)
+
+
+def rout_path(sc: Scenario, st: GameState, unit_id: str, just_routed: bool = True) -> RoutPath:
+    """The rout move (6.7 C-H): twice the MA when it has just routed, else its MA; toward the nearest
+    friendly town or entry hex; never into an enemy front; each step as far from the enemy as it can.
+    Level 2/3 hexes cost 2 MPs here (our simplification of the 6.7 clarification)."""
+    p = st.piece(unit_id)
+    if p.hex is None:
+        raise RuleViolation("6.7", f"{unit_id} is not on the map")
+    side = sc.side(unit_id)
+    g, board = sc.board.grid, sc.board
+    front = enemy_front(sc, st, side)
+    enemies = [q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE and not sc.is_leader(q.id)]
+    towns = {h for name, owner in st.control if owner == side for h in board.data.towns.get(name, [])}
+    targets = refuges(sc, st, side)
+    entries = set(getattr(board.data.entry_hexes, side))
+    mp = 2 * sc.units[unit_id].ma_f if just_routed else sc.units[unit_id].ma_f
+    here, path, friends = p.hex, [p.hex], []
+
+    def far(h):
+        return min((g.distance(h, e) for e in enemies), default=99)
+
+    if any(g.distance(here, t) <= 1 for t in towns) and not just_routed:
+        return RoutPath(tuple(path), "safe")
+    while mp > 0:
+        cands = []
+        for n in g.neighbours(here):
+            if n in path or n in front or n in enemies:
+                continue
+            cost, _ = board.step_cost(here, n, sc.tables)
+            if cost is None:
+                continue
+            c = 2 if isinstance(cost, tuple) else cost
+            if c > mp:
+                continue
+            cands.append((_dist_to(sc, n, frozenset(targets)), -far(n), n, c))
+        if not cands:
+            if len(path) == 1:
+                return RoutPath(tuple(path), "eliminated")            # 6.7 D
+            break
+        cands.sort()
+        _, _, n, c = cands[0]
+        here, mp = n, mp - c
+        path.append(n)
+        if occupants(sc, st, n, side):
+            friends.append(n)
+        if n in entries:
+            return RoutPath(tuple(path), "exited", tuple(friends))   # 6.7 H
+        if any(g.distance(n, t) <= 1 for t in towns):
+            return RoutPath(tuple(path), "safe", tuple(friends))     # 6.7 G
+    return RoutPath(tuple(path), "moving", tuple(friends))
+
+
+# ---------------------------------------------------------------------------------------------------
+# 7.0 Recovery, 3.2 Initiative
+# ---------------------------------------------------------------------------------------------------
+def recovery(sc: Scenario, st: GameState, unit_id: str):
+    """7.0 for one unit: Remove Fatigue, or Rally from Rout (not next to an enemy, 7.0 G); charged
+    cavalry may not remove fatigue (4.2.5, 7.0 C)."""
+    p = st.piece(unit_id)
+    g = sc.board.grid
+    if p.status == "fatigued":
+        if p.charged:
+            raise RuleViolation("7.0 C", f"{unit_id} charged this turn and may not recover from fatigue")
+        out = yield check_sub(sc.tables, CheckSpec("remove_fatigue", sc.units[unit_id].fv_f, "fatigued",
+                                                   leader_cvs(sc, st, unit_id), unit=unit_id), rule="7.0 D")
+        return out.status
+    if p.status == "routed":
+        side = sc.side(unit_id)
+        if any(q.hex and g.distance(q.hex, p.hex) == 1 and sc.side(q.id) != side and q.status in LIVE
+               and not sc.is_leader(q.id) for q in st.pieces):
+            raise RuleViolation("7.0 G", f"{unit_id} is next to an enemy unit and cannot rally")
+        out = yield check_sub(sc.tables, CheckSpec("rally_from_rout", sc.units[unit_id].fv_f, "routed",
+                                                   leader_cvs(sc, st, unit_id), unit=unit_id), rule="7.0 D")
+        return out.status
+    raise RuleViolation("7.0 D", f"{unit_id} is {p.status}: only fatigued or routed units recover")
+
+
+def initiative(turn: int, mortier_on_map: bool):
+    """3.2: both roll a d6, the French +1 with Mortier on the map, ties rerolled; turn 1 the Coalition
+    goes first without a roll. Returns the side with the initiative.
+
+    A tie is settled by one chance event whose odds are those of rerolling until the dice differ
+    (the same two d6 and the same comparison, conditioned on no tie), so the tree stays finite."""
+    if turn == 1:
+        return "coalition"
+    bonus = 1 if mortier_on_map else 0
+    f = yield Roll("d6", rule="3.2 A", label="French initiative")
+    c = yield Roll("d6", rule="3.2 A", label="Coalition initiative")
+    if f + bonus != c:
+        return "french" if f + bonus > c else "coalition"
+    from engine.core.dist import die
+    pairs = die("d6").product(die("d6")).given(lambda fc: fc[0] + bonus != fc[1])
+    odds = pairs.map(lambda fc: "french" if fc[0] + bonus > fc[1] else "coalition")
+    return (yield Chance(tuple(odds.items()), rule="3.2 A", label="tie: reroll until the dice differ"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reinforcement Phase rolls
+# ---------------------------------------------------------------------------------------------------
+def dupont_arrival(sc: Scenario, turn: int):
+    """9.6.2 A-B: from turn 6, a d6 each turn; the needed range widens each turn."""
+    dp = sc.file.dupont
+    if turn < dp.first_turn:
+        raise RuleViolation("9.6.2 A", f"Dupont's Division is not rolled for before turn {dp.first_turn}")
+    i = min(turn - dp.first_turn, len(dp.needs) - 1)
+    r = yield Roll("d6", rule="9.6.2 B", label=f"Dupont arrival (needs {dp.needs[i]}+)")
+    return r >= dp.needs[i]
+
+
+def second_group_delay(sc: Scenario):
+    """9.6.2 D: turns until Dupont's second group arrives."""
+    r = yield Roll("d6", rule="9.6.2 D", label="second group delay")
+    return sc.file.dupont.second_group_delay[r]
+
+
+def column_muster(sc: Scenario, column: str, turn: int):
+    """9.2 B: Columns II and III muster on a roll within the turn's range."""
+    table = getattr(sc.file.mustering, column, None)
+    if table is None:
+        raise RuleViolation("9.2 B", f"only Columns II and III roll to muster, not {column!r}")
+    if turn < 2:
+        raise RuleViolation("9.2 A", "mustering rolls start on turn 2")
+    rng = table.get(min(turn, max(table)), [])
+    r = yield Roll("d6", rule="9.2 B", label=f"Column {column} mustering")
+    return r in rng
+
+
+def mortier_alert(sc: Scenario, turns_since_first: int):
+    """9.5.2: 4+ (+1 per turn after the first roll) lifts the dark blue line restriction."""
+    a = sc.file.alert
+    r = yield Roll("d6", rule="9.5.2 A", label="Mortier's Alert")
+    return r + a.drm_per_turn * turns_since_first >= a.need
+
+
+def regroup():
+    """5.3 D: an eliminated infantry unit returns on a 1."""
+    r = yield Roll("d6", rule="5.3 D", label="Regroup")
+    return r == 1
+
+
+def ammo_shortage():
+    """11.2 B (optional): on 3-6 Gazan's infantry fire at half FF."""
+    r = yield Roll("d6", rule="11.2 B", label="French ammunition")
+    return r >= 3
+
+
+def optional_arrival(which: str, turn: int = 0):
+    """Optional forces: Klein (11.6.1: a 6 then 1-4 entry A next turn, 5-6 entry B two turns later),
+    Murat (11.7.1: a 6), Dumonceau (11.5.2: Dupont's progression). Returns (arrives, detail)."""
+    if which == "klein":
+        r = yield Roll("d6", rule="11.6.1 A", label="Klein")
+        if r != 6:
+            return (False, "")
+        r2 = yield Roll("d6", rule="11.6.1 A", label="Klein entry")
+        return (True, "A 0801, next turn" if r2 <= 4 else "B 1901, in two turns")
+    if which == "murat":
+        r = yield Roll("d6", rule="11.7.1", label="Murat")
+        return (r == 6, "east edge road from Mautern 3620" if r == 6 else "")
+    if which == "dumonceau":
+        needs = [6, 6, 5, 4, 3, 2, 1]
+        need = needs[min(max(turn, 0), len(needs) - 1)]
+        r = yield Roll("d6", rule="11.5.2 A", label=f"Dumonceau (needs {need}+)")
+        return (r >= need, "")
+    raise RuleViolation("11.0", f"unknown optional force {which!r} (klein, murat, dumonceau)")
+
+
+# ---------------------------------------------------------------------------------------------------
+# 10.0 Victory
+# ---------------------------------------------------------------------------------------------------
+def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0) -> dict:
+    """Victory levels at the end of turn 13 (10.1-10.2)."""
+    def gone(pid):
+        return st.piece(pid).status in ("eliminated", "surrendered", "killed", "captured")
+
+    for ldr, winner in (("mortier", "coalition"), ("kutusov", "french")):
+        if ldr in sc.leaders and gone(ldr):
+            return {"winner": winner, "level": "strategic", "rule": "10.1", "automatic": True}
+    eq = 0.0
+    gazan_eq = 0.0
+    drag = [u for u in sc.units.values() if u.side == "french" and u.kind == "cavalry" and u.command == "II"]
+    arts_g = [u for u in sc.units.values() if u.side == "french" and u.kind == "artillery" and u.command == "II"]
+    arts_d = [u for u in sc.units.values() if u.side == "french" and u.kind == "artillery" and u.command == "I"]
+    for u in sc.units.values():
+        if u.side != "french" or not gone(u.id):
+            continue
+        if u in drag:
+            w = 1 / 3                                  # 10.2.2 A
+        elif u in arts_g:
+            w = 1 / 3                                  # 10.2.2 B
+        elif u in arts_d:
+            w = 1 / 2                                  # 10.2.2 C
+        elif u.kind == "infantry":
+            w = 1
+        else:
+            w = 0.5
+        eq += w
+        if u.command.startswith("II"):
+            gazan_eq += w
+    for lid, ldr in sc.leaders.items():
+        if ldr.side == "french" and gone(lid):
+            eq += 1                                    # 10.2.2 D
+    v = sc.file.victory
+    bump = rear_guard_shortfall                        # 9.2 G
+    coal = "none"
+    if gazan_eq >= v.coalition_strategic["gazan"] + bump or eq >= v.coalition_strategic["total"] + bump:
+        coal = "strategic"
+    elif gazan_eq >= v.coalition_tactical["gazan"] + bump or eq >= v.coalition_tactical["total"] + bump:
+        coal = "tactical"
+    g = sc.board.grid
+
+    def bns(town, side):
+        hs = sc.board.data.towns.get(town, [])
+        return sum(1 for p in st.on_map() if p.hex in hs and sc.side(p.id) == side and not sc.is_leader(p.id)
+                   and p.status in LIVE and sc.units[p.id].kind == "infantry")
+
+    road = [h for r in sc.board.data.roads if r.name.startswith("Danube") for h in r.hexes]
+
+    def road_free(from_town):
+        hs = sc.board.data.towns.get(from_town, [])
+        idx = max((road.index(h) for h in hs if h in road), default=len(road))
+        seg = road[:idx + 1]
+        return not any(p.hex in seg and sc.side(p.id) == "coalition" and p.status in LIVE for p in st.on_map())
+
+    fr = "none"
+    if (bns("Dürenstein", "french") >= 2 and bns("Unterloiben", "french") >= 1 and bns("Oberloiben", "french") >= 1
+            and st.controller("Dürenstein") == "french" and road_free("Unterloiben")):
+        fr = "strategic"                               # 10.2.1.1
+    elif bns("Dürenstein", "french") >= 1 and bns("Oberloiben", "french") >= 1 and road_free("Oberloiben"):
+        fr = "tactical"                                # 10.2.1.2
+    rank = {"none": 0, "tactical": 1, "strategic": 2}
+    if rank[fr] == 0 and rank[coal] == 0:
+        winner, level = "draw", "none"                 # 10.2.5
+    elif rank[fr] > rank[coal]:
+        winner, level = "french", fr                   # 10.2.4 A
+    else:
+        winner, level = "coalition", coal              # 10.2.4 B: equal levels go to the Coalition
+    return {"winner": winner, "level": level, "french_level": fr, "coalition_level": coal,
+            "french_battalions_lost": round(eq, 2), "gazan_battalions_lost": round(gazan_eq, 2), "rule": "10.2"}

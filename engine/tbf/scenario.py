@@ -1,0 +1,236 @@
+"""The Dürenstein scenario as data: order of battle (units and leaders), set-up, activation limits,
+mustering and reinforcement rolls, victory thresholds (9.0-10.0). Loaded into immutable game states."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from engine.core.data import Source, Sourced, Strict, data_path, load_yaml, provenance_kind
+from engine.core.errors import DataError, RuleViolation
+
+from .board import Board, default_board, load_board
+from .tables import Tables, default_tables, load_tables
+
+__all__ = ["UnitDef", "LeaderDef", "OrderOfBattle", "ScenarioFile", "Scenario", "Piece", "GameState",
+           "load_scenario", "default_scenario", "initial_state"]
+
+Side = Literal["french", "coalition"]
+
+
+class UnitDef(Strict):
+    id: str
+    name: str
+    side: Side
+    kind: Literal["infantry", "cavalry", "artillery"]
+    command: str
+    regiment: str
+    fv: int = Field(ge=0, le=9)
+    fv_f: int = Field(ge=0, le=9)
+    ff: int = Field(ge=0)
+    mf: int = Field(ge=0)
+    ma: int = Field(ge=0)
+    ma_f: int = Field(ge=0)
+    ff_red: int = 0
+    howitzer: bool = False
+    source: Source = "provisional"
+
+
+class LeaderDef(Strict):
+    id: str
+    name: str
+    side: Side
+    rank: Literal["corps", "division", "brigade", "army", "column"]
+    command: str
+    superior: str | None = None
+    cv: int = Field(ge=0, le=5)
+    ma: int = Field(ge=0)
+    source: Source = "provisional"
+
+
+class OrderOfBattle(Sourced):
+    leaders: list[LeaderDef]
+    units: list[UnitDef]
+
+    @model_validator(mode="after")
+    def _ids(self):
+        ids = [x.id for x in self.leaders] + [x.id for x in self.units]
+        dup = {i for i in ids if ids.count(i) > 1}
+        if dup:
+            raise ValueError(f"ids must be unique; repeated: {sorted(dup)[0]}")
+        lids = {x.id for x in self.leaders}
+        for x in self.leaders:
+            if x.superior and x.superior not in lids:
+                raise ValueError(f"leader {x.id}: superior {x.superior!r} is not a leader")
+        return self
+
+
+class Setup(Sourced):
+    coalition: dict[str, str]
+    french: dict[str, str]
+    facing: dict[str, str]
+    already_activated: list[str] = Field(default_factory=list)
+
+
+class Activation(Sourced):
+    coalition_start: list[str]
+    french_start_units: list[str]
+    french_start_leaders: list[str]
+    french_release_turn: int
+    french_release_row: int
+    elite_release_turn: int
+
+
+class Control(Sourced):
+    french: list[str]
+    coalition: list[str]
+
+
+class Mustering(Sourced):
+    II: dict[int, list[int]]
+    III: dict[int, list[int]]
+
+
+class Dupont(Sourced):
+    first_turn: int
+    needs: list[int]
+    second_group_delay: dict[int, int]
+    first_group: list[str]
+    second_group: list[str]
+    entry_hex: str
+
+
+class Alert(Sourced):
+    need: int
+    drm_per_turn: int
+
+
+class Victory(Sourced):
+    coalition_strategic: dict[str, int]
+    coalition_tactical: dict[str, int]
+    rear_guard: dict[str, int]
+
+
+class ScenarioFile(Strict):
+    id: str
+    name: str
+    source: Source
+    turns: int
+    night_from: int
+    first_impulse: Side
+    setup: Setup
+    activation: Activation
+    control: Control
+    mustering: Mustering
+    dupont: Dupont
+    alert: Alert
+    victory: Victory
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Where a unit or leader is and how it stands. ``hex`` None = off the map."""
+
+    id: str
+    hex: str | None
+    facing: int = 0
+    status: str = "normal"       # normal, fatigued, routed, eliminated, surrendered (units); wounded, killed, captured
+    activated: bool = False
+    charged: bool = False
+
+
+@dataclass(frozen=True)
+class GameState:
+    turn: int
+    pieces: tuple[Piece, ...]
+    control: tuple[tuple[str, str], ...]     # (town, side)
+    flags: frozenset[str] = frozenset()
+
+    def piece(self, pid: str) -> Piece:
+        for p in self.pieces:
+            if p.id == pid:
+                return p
+        raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
+
+    def with_piece(self, pid: str, **changes) -> "GameState":
+        self.piece(pid)
+        return replace(self, pieces=tuple(replace(p, **changes) if p.id == pid else p for p in self.pieces))
+
+    def with_flag(self, flag: str) -> "GameState":
+        return replace(self, flags=self.flags | {flag})
+
+    def controller(self, town: str) -> str | None:
+        return dict(self.control).get(town)
+
+    def on_map(self) -> list[Piece]:
+        return [p for p in self.pieces if p.hex is not None]
+
+
+class Scenario:
+    """Board + tables + order of battle + scenario file."""
+
+    def __init__(self, file: ScenarioFile, oob: OrderOfBattle, board: Board, tables: Tables):
+        self.file, self.oob, self.board, self.tables = file, oob, board, tables
+        self.units = {u.id: u for u in oob.units}
+        self.leaders = {x.id: x for x in oob.leaders}
+        for pid, h in list(file.setup.coalition.items()) + list(file.setup.french.items()):
+            if pid not in self.units and pid not in self.leaders:
+                raise DataError("scenario.yaml", f"setup.{pid}", "a unit or leader id of the order of battle")
+            board.check_hex(h, "9.0")
+
+    def side(self, pid: str) -> str:
+        d = self.units.get(pid) or self.leaders.get(pid)
+        if d is None:
+            raise RuleViolation("2.4", f"no unit or leader {pid!r}")
+        return d.side
+
+    def is_leader(self, pid: str) -> bool:
+        return pid in self.leaders
+
+    def chain_of_command(self, unit_id: str) -> set[str]:
+        """Leaders whose CV may help this unit's checks (4.2.2 C and its clarification)."""
+        u = self.units[unit_id]
+        out = set()
+        direct = [x for x in self.leaders.values() if x.side == u.side and x.command == u.command]
+        if not direct:  # corps troops of a division (6.1.1 D): the division leader and his brigades
+            direct = [x for x in self.leaders.values() if x.side == u.side
+                      and (x.command == u.command or x.command.split("-")[0] == u.command)]
+        for x in direct:
+            cur = x
+            while cur is not None:
+                out.add(cur.id)
+                cur = self.leaders.get(cur.superior) if cur.superior else None
+        for x in self.leaders.values():
+            if x.side == u.side and x.rank in ("corps", "army"):
+                out.add(x.id)                       # Mortier and Kutusov command everyone
+        return out
+
+
+def load_scenario(folder: str | Path | None = None, tables: Tables | None = None) -> Scenario:
+    base = Path(folder) if folder else data_path("tbf", "durenstein")
+    tables = tables or default_tables()
+    return Scenario(load_yaml(base / "scenario.yaml", ScenarioFile), load_yaml(base / "units.yaml", OrderOfBattle),
+                    load_board(base / "map.yaml") if folder else default_board(), tables)
+
+
+@lru_cache(maxsize=1)
+def default_scenario() -> Scenario:
+    return load_scenario()
+
+
+def initial_state(sc: Scenario) -> GameState:
+    """Turn 1, after both set-ups (9.1, 9.3): Gaindorge's command already activated."""
+    g = sc.board.grid
+    names = [n.upper() for n in g.direction_names]
+    placed = {**sc.file.setup.coalition, **sc.file.setup.french}
+    pieces = []
+    for pid in list(sc.units) + list(sc.leaders):
+        side = sc.side(pid)
+        facing = names.index(sc.file.setup.facing.get(side, names[0]).upper())
+        pieces.append(Piece(pid, placed.get(pid), facing, "normal", pid in sc.file.setup.already_activated))
+    control = tuple(sorted([(t, "french") for t in sc.file.control.french] +
+                           [(t, "coalition") for t in sc.file.control.coalition]))
+    return GameState(1, tuple(pieces), control, frozenset())

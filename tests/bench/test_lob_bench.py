@@ -1,0 +1,41 @@
+"""Speed of the exact Lines of Battle combat analysis (goal: 5 vs 5 under stay-until-1 <= 50 ms median)."""
+import pytest
+
+from engine.lob.analysis import analyse, parse_combat
+from engine.lob.policies import CombatPolicy
+
+FIVE_VS_FIVE = """
+target: "15"
+origin: "16"
+attackers: [{uid: A, kind: inf, rating: 5}]
+defenders: [{uid: D, kind: inf, rating: 5}]
+"""
+
+
+@pytest.mark.benchmark
+def test_bench_lob_5_vs_5_stay_until_strength_1(benchmark):
+    ctx, att, dfn = parse_combat(FIVE_VS_FIVE)
+    pol = CombatPolicy("until:1", "until:1")
+    an = benchmark(analyse, ctx, att, dfn, pol)
+    assert an.dist.total == 1
+    assert 0 < an.attacker_takes_area < 1
+
+
+@pytest.mark.benchmark
+def test_bench_lob_5_vs_5_always_stay(benchmark):
+    ctx, att, dfn = parse_combat(FIVE_VS_FIVE)
+    an = benchmark(analyse, ctx, att, dfn, CombatPolicy("stay", "stay"))
+    assert an.dist.total == 1
+
+
+@pytest.mark.benchmark
+def test_bench_lob_cavalry_and_infantry_group(benchmark):
+    ctx, att, dfn = parse_combat("""
+target: "15"
+origin: "23"
+attackers: [{uid: C, kind: cav, cav: heavy, rating: 3}, {uid: I, kind: inf, rating: 3}]
+defenders: [{uid: D, kind: inf, rating: 3, approach: "23"}, {uid: E, kind: inf, rating: 2},
+            {uid: G, kind: art, deployed: true}]
+""")
+    an = benchmark(analyse, ctx, att, dfn, CombatPolicy("until:1", "until:1"))
+    assert an.dist.total == 1

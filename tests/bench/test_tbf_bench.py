@@ -1,0 +1,53 @@
+"""These Brave Fellows speed: exact odds of a check, a two-target charge tree (with melee), a melee,
+and the movement search on the Dürenstein map.
+
+Run: ``python -m pytest tests/bench/test_tbf_bench.py --benchmark-enable -p no:cacheprovider``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine.core.procedure import enumerate_tree
+from engine.tbf.board import default_board
+from engine.tbf.charge import charge_from_spec, charge_proc
+from engine.tbf.fatigue import CheckSpec, check_distribution
+from engine.tbf.melee import Fighter, MeleeSetup, melee_distribution
+from engine.tbf.rules import reachable
+from engine.tbf.scenario import default_scenario, initial_state
+from engine.tbf.tables import default_tables
+
+EX = Path(__file__).resolve().parents[2] / "data" / "tbf" / "examples" / "charge_two_targets.yaml"
+T = default_tables()
+
+
+@pytest.mark.benchmark(group="tbf")
+def test_bench_check_odds(benchmark):
+    d = benchmark(lambda: check_distribution(T, CheckSpec("attacker_melee", 4, leader_cvs=(1,))))
+    assert d.total == 1
+
+
+@pytest.mark.benchmark(group="tbf")
+def test_bench_two_target_charge_tree_with_melee(benchmark):
+    b = default_board()
+    setup = charge_from_spec(yaml.safe_load(EX.read_text()), b.grid, terrain=b.charge_terrain(T))
+    tree = benchmark(lambda: enumerate_tree(charge_proc(T, setup)))
+    assert tree.total() == 1
+
+
+@pytest.mark.benchmark(group="tbf")
+def test_bench_melee_two_against_two(benchmark):
+    setup = MeleeSetup((Fighter("a", 4, 4, leader_cvs=(1,)), Fighter("b", 4, 5, flank=True)),
+                       (Fighter("c", 4, 3), Fighter("d", 3, 3, status="fatigued")), attacker_leaders=("Campana",))
+    d = benchmark(lambda: melee_distribution(T, setup))
+    assert d.total == 1
+
+
+@pytest.mark.benchmark(group="tbf")
+def test_bench_cavalry_movement_search(benchmark):
+    sc = default_scenario()
+    st = initial_state(sc).with_flag("alert")
+    r = benchmark(lambda: reachable(sc, st, "drag-2", {2: 2, 3: 1}))
+    assert len(r) > 5

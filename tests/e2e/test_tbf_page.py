@@ -1,0 +1,40 @@
+"""Browser tests of the These Brave Fellows page: check odds update, a charge tree, a bad upload."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_tbf_check_odds_update_when_fv_changes(page: Page, app_url: str):
+    page.goto(app_url + "/tbf")
+    res = page.locator(".tbf-check-result").first
+    expect(res).to_be_visible(timeout=30_000)
+    # Being Charged, FV 4, one CV 1 leader: pass on 1-5 (4.2.2 C)
+    expect(res).to_have_attribute("data-pass", "5/6")
+    cvs = page.locator(".tbf-cvs input").first
+    cvs.fill("")
+    cvs.press("Enter")
+    expect(page.locator(".tbf-check-result").first).to_have_attribute("data-pass", "2/3", timeout=10_000)
+    expect(page.locator(".prov-badge").first).to_be_visible()
+
+
+def test_tbf_charge_tree_is_shown(page: Page, app_url: str):
+    page.goto(app_url + "/tbf")
+    page.locator(".bk-tab").filter(has_text="Charge").first.click()
+    total = page.locator(".tbf-total").first
+    expect(total).to_have_text("1/1", timeout=30_000)
+    expect(page.locator(".ptree").first).to_be_visible()
+    expect(page.locator(".tbf-charge-ends tr[data-label='attempt failed']").first).to_have_attribute("data-fraction", "1/3")
+
+
+def test_tbf_bad_tables_upload_shows_error(page: Page, app_url: str, tmp_path):
+    page.goto(app_url + "/tbf")
+    expect(page.locator(".tbf-check-result").first).to_be_visible(timeout=30_000)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("fatigue: {checks: 3}\n")
+    page.locator(".upload input[type=file]").first.set_input_files(str(bad))
+    expect(page.locator(".upload-error").first).to_be_visible(timeout=10_000)
+    expect(page.locator(".tbf-check-result").first).to_have_attribute("data-pass", "5/6")

@@ -1,0 +1,101 @@
+"""The `vedette tbf` verbs: JSON out, exact fractions, exit 2 with a message on bad input."""
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(capsys, *argv):
+    code = main(["tbf", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_check_verb_fv4_cv1_being_charged(capsys):
+    code, out, _ = run(capsys, "check", "--fv", "4", "--check", "being_charged", "--leader-cv", "1")
+    assert code == 0
+    data = json.loads(out)
+    assert data["pass"]["fraction"] == "5/6"
+    assert data["pass_on_d6"] == [1, 2, 3, 4, 5]
+    assert data["provenance"]["kind"] == "provisional"
+
+
+def test_checks_verb_lists_every_check(capsys):
+    code, out, _ = run(capsys, "checks")
+    data = json.loads(out)
+    names = {r["check"] for r in data["rows"]}
+    assert {"being_charged", "attacker_melee", "overstack"} <= names
+    bc = next(r for r in data["rows"] if r["check"] == "being_charged")
+    assert bc["3"]["fraction"] == "1/2"
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["check", "--fv", "4", "--check", "being_tickled"], "being_tickled"),
+    (["check", "--fv", "9", "--check", "being_charged"], "outside"),
+    (["fire", "--firer", "ff=3,range=3"], "6.3.3"),
+    (["melee", "--attacker", "mf=3,fv=4,kind=cavalry", "--attacker", "mf=3,fv=4", "--defender", "mf=2,fv=3"], "6.4 C"),
+    (["check", "--fv", "4", "--check", "being_charged", "--tables", "/nonexistent.yaml"], "nonexistent"),
+])
+def test_bad_input_exits_2_with_message(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert needle in err
+
+
+def test_malformed_tables_file_names_the_field(capsys, tmp_path):
+    import yaml
+    data = yaml.safe_load((REPO / "data/tbf/tables.yaml").read_text())
+    data["fire"]["rows"][3] = ["-", "R"]
+    bad = tmp_path / "t.yaml"
+    bad.write_text(yaml.safe_dump(data, allow_unicode=True))
+    code, _, err = run(capsys, "check", "--fv", "4", "--check", "being_charged", "--tables", str(bad))
+    assert code == 2 and "t.yaml" in err and "fire" in err
+
+
+def test_user_tables_change_the_odds(capsys, tmp_path):
+    import yaml
+    data = yaml.safe_load((REPO / "data/tbf/tables.yaml").read_text())
+    data["fatigue"]["checks"]["being_charged"]["drm"] = 1
+    f = tmp_path / "mine.yaml"
+    f.write_text(yaml.safe_dump(data, allow_unicode=True))
+    # d6 + 1 - 1 <= 4 -> 4/6
+    code, out, _ = run(capsys, "check", "--fv", "4", "--check", "being_charged", "--leader-cv", "1", "--tables", str(f))
+    assert json.loads(out)["pass"]["fraction"] == "2/3"
+
+
+def test_charge_verb_example_file(capsys):
+    code, out, _ = run(capsys, "charge", str(REPO / "data/tbf/examples/charge_two_targets.yaml"), "--map")
+    assert code == 0
+    data = json.loads(out)
+    assert data["total"]["fraction"] == "1/1"
+    assert data["summary"]["attempt_passes"]["fraction"] == "2/3"
+    assert data["tree"]["kind"] == "sub"
+
+
+def test_charge_verb_bent_path(capsys, tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text('charger: {name: D, hex: "1214", facing: NE, fv: 4, mf: 3, ma: 8}\n'
+                 'path: ["1314", "1414", "1513"]\ntargets: [{units: [{name: X, fv: 3, mf: 4}]}]\n')
+    code, _, err = run(capsys, "charge", str(f))
+    assert code == 2 and "not straight" in err
+
+
+def test_fire_and_melee_verbs(capsys):
+    code, out, _ = run(capsys, "fire", "--firer", "ff=2", "--firer", "ff=1")
+    assert json.loads(out)["any_effect"]["fraction"] == "2/5"
+    code, out, _ = run(capsys, "melee", "--attacker", "mf=4,fv=4", "--defender", "mf=4,fv=4", "--terrain", "town")
+    data = json.loads(out)
+    assert sum(__import__("fractions").Fraction(r["probability"]["fraction"]) for r in data["results"]) == 1
+
+
+def test_los_and_map_verbs(capsys):
+    code, out, _ = run(capsys, "los", "1617", "2014")
+    assert json.loads(out)["clear"] is False
+    code, out, _ = run(capsys, "map", "0716")
+    assert json.loads(out)["walled_road"] is True
+    code, _, err = run(capsys, "map", "9999")
+    assert code == 2 and "9999" in err
