@@ -21,7 +21,7 @@ from engine import n20
 from engine.core.data import data_path
 from engine.core.errors import VedetteError
 
-__all__ = ["UnitEntry", "BattlePlan", "UNIT_FLAGS", "FLAG_HELP", "scenario_units", "example_battles",
+__all__ = ["UnitEntry", "BattlePlan", "side_probabilities", "UNIT_FLAGS", "FLAG_HELP", "scenario_units", "example_battles",
            "entry_from_unitdef"]
 
 #: Flags a battle unit can carry (engine.n20.units.Unit), with the rule each one brings in (for tooltips).
@@ -331,23 +331,27 @@ class BattlePlan(param.Parameterized):
 
     # -- derived views (formatting only; every number comes from the engine's result) ----------------
     def side_probabilities(self) -> list[tuple[str, Fraction, str]]:
-        """(label, probability, rule) rows for the consequence bars."""
-        r = self.result
-        if r is None:
-            return []
-        s, d = r.summary, r.outcomes
-        att, dfn = r.battle.attacker_side, r.battle.defender_side
+        return side_probabilities(self.result)
 
-        def any_fate(role, pred):
-            return d.prob(lambda o: any(f.role == role and pred(f) for f in o.fates))
 
-        return [
-            (f"defender ({dfn}) breaks", s["defender_broken"], "9.6.1"),
-            (f"defender ({dfn}) dislodged", s["defender_dislodged"], "9.7"),
-            (f"defender routs beyond its movement allowance", any_fate("defender", lambda f: f.beyond_ma), "9.6"),
-            (f"attacker ({att}) breaks", s["attacker_broken"], "9.6.1"),
-            (f"attacker ({att}) dislodged", any_fate("attacker", lambda f: f.hexes > 0 or f.fate in ("broken", "destroyed")), "9.7"),
-            (f"attacker routs beyond its movement allowance", any_fate("attacker", lambda f: f.beyond_ma), "9.6"),
-            ("runaway cavalry advance (control lost)", s["runaway_cavalry_advance"], "9.9.3"),
-            ("Guard recule (-1 morale)", s["guard_recule"], "12.2.2"),
-        ] + [(f"{side} loses the game (morale 0)", p, "12.1.2") for side, p in s["game_lost"].items() if p]
+def side_probabilities(r) -> list[tuple[str, Fraction, str]]:
+    """(label, probability, rule) rows for the consequence bars of an ``engine.n20.OddsResult``."""
+    if r is None:
+        return []
+    s, d = r.summary, r.outcomes
+    att, dfn = r.battle.attacker_side, r.battle.defender_side
+
+    def any_fate(role, pred):
+        return d.prob(lambda o: any(f.role == role and pred(f) for f in o.fates))
+
+    return [
+        (f"defender ({dfn}) breaks", s["defender_broken"], "9.6.1"),
+        (f"defender ({dfn}) dislodged", s["defender_dislodged"], "9.7"),
+        ("defender routs beyond its movement allowance", any_fate("defender", lambda f: f.beyond_ma), "9.6"),
+        (f"attacker ({att}) breaks", s["attacker_broken"], "9.6.1"),
+        (f"attacker ({att}) dislodged",
+         any_fate("attacker", lambda f: f.hexes > 0 or f.fate in ("broken", "destroyed")), "9.7"),
+        ("attacker routs beyond its movement allowance", any_fate("attacker", lambda f: f.beyond_ma), "9.6"),
+        ("runaway cavalry advance (control lost)", s["runaway_cavalry_advance"], "9.9.3"),
+        ("Guard recule (-1 morale)", s["guard_recule"], "12.2.2"),
+    ] + [(f"{side} loses the game (morale 0)", p, "12.1.2") for side, p in s["game_lost"].items() if p]

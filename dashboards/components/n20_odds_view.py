@@ -15,12 +15,12 @@ from engine import n20
 
 from .dist_bars import STYLESHEET as BARS_CSS, bars_html, fmt_pct
 from .n20_battle_form import (FLAG_HELP, UNIT_FLAGS, UNIT_TYPES, BattlePlan, UnitEntry, entry_from_unitdef,
-                              scenario_choices, scenario_units)
+                              scenario_choices, scenario_units, side_probabilities)
 from .n20_rule_notes import note
 from .provenance import STYLESHEET as BADGE_CSS, badge_html
 from .tables_upload import FileLoader
 
-__all__ = ["plan_inputs", "plan_results", "CRT_COLOURS", "RESULTS_CSS"]
+__all__ = ["plan_inputs", "plan_results", "odds_html", "results_html", "CRT_COLOURS", "RESULTS_CSS"]
 
 CRT_COLOURS = {"AB": "#b71c1c", "AR": "#e53935", "AW": "#ef9a9a", "N": "#9e9e9e", "EX": "#8e24aa",
                "DW": "#a5d6a7", "DR": "#43a047", "DB": "#1b5e20"}
@@ -51,16 +51,21 @@ def _badge(prov: dict, key: str, label: str, uploaded: bool) -> str:
 
 def results_html(plan: BattlePlan, top: int = 12) -> str:
     """Everything the odds panel shows, as one HTML string (cheap to rebuild on every change)."""
-    r = plan.result
-    parts = [f"<div class='odds-results' data-revision='{plan.revision}' data-plan='{html.escape(plan.title)}'>"]
-    if plan.error:
-        parts.append(f"<div class='odds-error'>Not computed: {html.escape(plan.error)}"
+    return odds_html(plan.result, plan.error, plan.revision, plan.title, plan.elapsed_ms, plan.tables is not None, top)
+
+
+def odds_html(r, error: str = "", revision: int = 0, title: str = "", elapsed_ms: float = 0.0,
+              uploaded: bool = False, top: int = 12) -> str:
+    """The odds panel for an ``engine.n20.OddsResult`` (``error``: why the last change was not computed)."""
+    parts = [f"<div class='odds-results' data-revision='{revision}' data-plan='{html.escape(title)}'>"]
+    if error:
+        parts.append(f"<div class='odds-error'>Not computed: {html.escape(error)}"
                      + (" (showing the last good result below)" if r is not None else "") + "</div>")
     if r is None:
         parts.append("</div>")
         return "".join(parts)
     prov = r.battle.tables.provenance()
-    up = plan.tables is not None
+    up = uploaded
     b = r.battle
     parts.append(
         f"<div class='odds-head'>{html.escape(b.attacker_side)} attack <span class='big att-total'>{r.attack}</span>"
@@ -75,7 +80,7 @@ def results_html(plan: BattlePlan, top: int = 12) -> str:
     crt_rows += [(str(k), p, "#607d8b") for k, p in r.crt.items() if k not in CRT_ORDER]
     parts.append(bars_html(crt_rows, "Combat result (one d6 on the CRT)", css_class="crt-bars",
                            extra=" " + _badge(prov, "crt", "CRT", up)))
-    cons = [(label, p, "#546e7a", f"rule {rule}: {note(rule)}") for label, p, rule in plan.side_probabilities()]
+    cons = [(label, p, "#546e7a", f"rule {rule}: {note(rule)}") for label, p, rule in side_probabilities(r)]
     parts.append(bars_html(cons, "Consequences", css_class="consequence-bars",
                            extra=" " + _badge(prov, "controlled_advance", "controlled advance", up)))
     em = r.summary["expected_morale"]
@@ -92,7 +97,7 @@ def results_html(plan: BattlePlan, top: int = 12) -> str:
     parts.append(f"<table class='outcomes'><caption style='text-align:left;font-weight:600'>Most likely final "
                  f"outcomes ({len(items)} in all, total probability {_frac(r.outcomes.total)})</caption>"
                  f"<tr><th>chance</th><th>exact</th><th>what happens</th></tr>{body}{more}</table>")
-    parts.append(f"<div style='font-size:11px;color:#777'>exact enumeration in {plan.elapsed_ms:.1f} ms</div></div>")
+    parts.append(f"<div style='font-size:11px;color:#777'>exact enumeration in {elapsed_ms:.1f} ms</div></div>")
     return "".join(parts)
 
 

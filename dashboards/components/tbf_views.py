@@ -145,7 +145,7 @@ def charge_panel(sess: TbfSession):
     policy = pn.widgets.Select(label="Defenders' counter and reaction charges", options=list(POLICIES),
                                value="aggressive")
     use_map = pn.widgets.Checkbox(label="check terrain and LOS on the Dürenstein map", value=True)
-    go = pn.widgets.Button(label="Compute the charge tree", button_type="primary", css_classes=["tbf-charge-go"])
+    go = pn.widgets.Button(label="Compute the charge tree", css_classes=["tbf-charge-go"])
     out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-out"])
 
     def compute(_=None):

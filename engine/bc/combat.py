@@ -19,7 +19,7 @@ from pydantic import Field
 
 from engine.core.data import Sourced, Strict, data_path, load_yaml, parse_yaml, provenance_kind
 from engine.core.errors import RuleViolation
-from engine.core.procedure import Choose, Log
+from engine.core.procedure import Choose, Log, Sub
 
 from .checks import read_check
 from .deck import COLUMNS, Deck, Pile, draw_card, flags_needed
@@ -686,7 +686,7 @@ def neutral_policy(request: Choose):
     return pick[1]
 
 
-def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None):
+def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None, _resume=None):
     """The combat procedure (23.1 step 6 to 27.11). Yields card draws and choices; returns a CombatOutcome."""
     terrain = terrain or default_terrain()
     a, d = s.attacker, s.defender
@@ -788,6 +788,176 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         face = yield from draw(rule, label)
         return read_check(table, deck.skill(face), skill, good)
 
+    def effects(result: str, table: str):
+        """Everything after the final result is known (23.5-27.11): a memoised sub-procedure."""
+        nonlocal square_formed
+        A, D = blocks["attacker_lead"], blocks["defender_lead"]
+        critical: str | None = None
+
+        def critical_check(who: str):
+            nonlocal critical
+            me = a if who == "attacker" else d
+            role = f"{who}_lead"
+            face = yield from draw("23.5", f"Critical Combat Table ({who})")
+            icon = deck.skill(face)
+            critical = icon
+            b = blocks[role]
+            good = me.good_morale_for(b)
+            if icon == "officer":
+                morale[who] += 1
+                yield Log("23.5", "Officer: the Morale loss is cancelled")
+            elif flags_needed(icon) is not None:
+                n = flags_needed(icon)
+                if s.wavering_troops and not b.artillery and b.skill + (1 if me.steady_hq else 0) < n:
+                    if b.skill == 0:
+                        gone[role] = True
+                        yield Log("29.7", "wavering militia removed from the game")
+                    else:
+                        blocks[role] = replace(b, skill=b.skill - 1)
+                        yield Log("29.7", f"wavering troops: lead skill drops to {b.skill - 1}")
+            elif icon == "crossed_flags":
+                if not good:
+                    yield from lose_step(role, "23.5")
+            else:  # death head
+                tokens[who] += 1
+                yield Log("23.5", "Death Head: one Attack Token discarded from the Army Mat")
+                if blocks[role].state == "disrupted" and present(role):
+                    yield from lose_step(role, "23.5")
+
+        zone = ("attacker_lead", "attacker_second")
+        target = ("defender_lead", "defender_second")
+        area = s.special == "bombardment" and s.bombard_range == 1      # 27.5 area effect
+
+        if table == "fire":
+            if result == "muskets_shot":
+                yield from cohesion_hit("attacker_lead", "23.5")
+                for r in (target if area else ("defender_lead",)):
+                    yield from cohesion_hit(r, "23.5")
+            elif result == "round_shot":
+                for r in (target if area else ("defender_lead",)):
+                    yield from cohesion_hit(r, "23.5")
+            elif result == "skull_bones":
+                morale["defender"] -= 1
+                yield from critical_check("defender")
+                for r in (target if area else ("defender_lead",)):
+                    yield from cohesion_hit(r, "23.5")
+        else:
+            if result == "black_cross":
+                morale["attacker"] -= 1
+                yield from critical_check("attacker")
+                for r in zone:
+                    yield from cohesion_hit(r, "23.5")
+            elif result == "horse_head":
+                def steady_cav(b):
+                    return b is not None and b.kind == "cavalry" and not b.shots and (b.steady or
+                                                                                     b.formation == "grand_charge")
+                if steady_cav(A) or steady_cav(D):
+                    yield Log("23.5", "Cavalry Battle")
+                    for side_roles, me in ((zone, a), (target, d)):
+                        cav = [r for r in side_roles if present(r) and blocks[r].kind == "cavalry"]
+                        if cav:
+                            face = yield from draw("23.5", f"cavalry skill check ({owner(cav[0])})")
+                            icon = deck.skill(face)
+                            for r in cav:
+                                b = blocks[r]
+                                if not read_check("general", icon, b.skill + (1 if me.steady_hq else 0),
+                                                  me.good_morale_for(b)).success:
+                                    yield from cohesion_hit(r, "23.5")
+                    if steady_cav(A):
+                        for r in target:
+                            b = blocks[r] if present(r) else None
+                            if b is None or b.kind == "cavalry":
+                                continue
+                            if b.infantry and b.steady and not b.square and b.formation != "massed_column":
+                                blocks[r] = replace(b, formation="square", square_hits=0)
+                                square_formed = True
+                                yield Log("23.5", f"{r.replace('_', ' ')} forms Square automatically")
+                            elif not b.square:
+                                yield from cohesion_hit(r, "23.5")
+                    if steady_cav(D):
+                        for r in zone:
+                            b = blocks[r] if present(r) else None
+                            if b is None or b.kind == "cavalry" or b.square:
+                                continue
+                            yield from cohesion_hit(r, "23.5")
+            elif result == "bayonets":
+                for r in zone + target:
+                    yield from cohesion_hit(r, "23.5")
+            elif result == "bayonets_burst":
+                for r in target:
+                    yield from cohesion_hit(r, "23.5")
+                here = [r for r in zone if present(r)]
+                if here:
+                    face = yield from draw("23.5", "attackers' skill check (Bayonets & Burst)")
+                    icon = deck.skill(face)
+                    for r in here:
+                        b = blocks[r]
+                        if not read_check("general", icon, b.skill + (1 if a.steady_hq else 0),
+                                          a.good_morale_for(b)).success:
+                            yield from cohesion_hit(r, "23.5")
+            elif result == "burst":
+                for r in target:
+                    yield from cohesion_hit(r, "23.5")
+                still = [r for r in target if present(r)]
+                if still and all(retreats[r] > 0 for r in still):
+                    face = yield from draw("23.5", "retreating defenders' skill check (Burst)")
+                    icon = deck.skill(face)
+                    if any(not read_check("general", icon, blocks[r].skill + (1 if d.steady_hq else 0),
+                                          d.good_morale_for(blocks[r])).success for r in still):
+                        morale["defender"] -= 1
+                        yield Log("23.5", "a retreating defender failed: one Morale lost")
+            elif result == "retreat_flag":
+                morale["defender"] -= 1
+                yield from critical_check("defender")
+                for r in target:
+                    if present(r):
+                        yield from retreat(r, "23.5")
+                for r in target:
+                    yield from cohesion_hit(r, "23.5")
+
+        # ---- HQs in a Zone that took hits check their fate (27.10, 27.11) ---------------------------------
+        for who, me in (("attacker", a), ("defender", d)):
+            if me.hq is not None and side_hit[who]:
+                face = yield from draw("27.10", f"{who} HQ fate of war")
+                icon = deck.skill(face)
+                good = me.morale == "good"
+                n = flags_needed(icon)
+                what = "no effect"
+                if icon == "death_head":
+                    morale[who] -= 1
+                    what = "HQ hit, one Morale lost" + (" and the Army Commander is Hors de Combat"
+                                                       if me.hq.kind == "hq" and table == "assault" else "")
+                elif n is not None and me.hq.skill < n:
+                    what = "HQ hit"
+                elif icon == "crossed_flags" and not good:
+                    what = "HQ hit"
+                hq_fates.append((who, what))
+                yield Log("27.11", f"{who} HQ: {icon}: {what}")
+
+        fates = []
+        for r in ROLES:
+            b = blocks[r]
+            if b is None:
+                continue
+            fates.append(BlockFate(r, b.state, b.formation, b.square_hits, hits[r], steps[r], retreats[r], gone[r],
+                                   b.skill))
+        emptied = table == "assault" and all(not present(r) or retreats[r] > 0 for r in target)
+        out = CombatOutcome(result, table, critical, morale["attacker"], morale["defender"], tokens["attacker"],
+                            tokens["defender"], tuple(fates), tuple(hq_fates), emptied,
+                            emptied and result == "retreat_flag", square_formed,
+                            piles["p"] if piles["p"].tracked else None)
+        return out
+
+
+    if _resume is not None:
+        (s, result, table, b_items, h_items, st_items, r_items, g_items, m_items, t_items, sh_items,
+         square_formed, piles["p"]) = _resume
+        a, d = s.attacker, s.defender
+        for target_dict, items in ((blocks, b_items), (hits, h_items), (steps, st_items), (retreats, r_items),
+                                   (gone, g_items), (morale, m_items), (tokens, t_items), (side_hit, sh_items)):
+            target_dict.update(items)
+        return (yield from effects(result, table))
+
     # ---- 23.1 step 6: Square attempt against a Lead Cavalry assault --------------------------------
     if (s.attack == "assault" and a.lead.kind == "cavalry" and s.square_attempt):
         cands = [r for r in ("defender_lead", "defender_second")
@@ -869,160 +1039,12 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             result = "burst"
             yield Log("23.5", "attacker's Burst: Bayonets & Burst becomes Burst")
 
-    critical: str | None = None
-
-    def critical_check(who: str):
-        nonlocal critical
-        me = a if who == "attacker" else d
-        role = f"{who}_lead"
-        face = yield from draw("23.5", f"Critical Combat Table ({who})")
-        icon = deck.skill(face)
-        critical = icon
-        b = blocks[role]
-        good = me.good_morale_for(b)
-        if icon == "officer":
-            morale[who] += 1
-            yield Log("23.5", "Officer: the Morale loss is cancelled")
-        elif flags_needed(icon) is not None:
-            n = flags_needed(icon)
-            if s.wavering_troops and not b.artillery and b.skill + (1 if me.steady_hq else 0) < n:
-                if b.skill == 0:
-                    gone[role] = True
-                    yield Log("29.7", "wavering militia removed from the game")
-                else:
-                    blocks[role] = replace(b, skill=b.skill - 1)
-                    yield Log("29.7", f"wavering troops: lead skill drops to {b.skill - 1}")
-        elif icon == "crossed_flags":
-            if not good:
-                yield from lose_step(role, "23.5")
-        else:  # death head
-            tokens[who] += 1
-            yield Log("23.5", "Death Head: one Attack Token discarded from the Army Mat")
-            if blocks[role].state == "disrupted" and present(role):
-                yield from lose_step(role, "23.5")
-
-    zone = ("attacker_lead", "attacker_second")
-    target = ("defender_lead", "defender_second")
-    area = s.special == "bombardment" and s.bombard_range == 1      # 27.5 area effect
-
-    if table == "fire":
-        if result == "muskets_shot":
-            yield from cohesion_hit("attacker_lead", "23.5")
-            for r in (target if area else ("defender_lead",)):
-                yield from cohesion_hit(r, "23.5")
-        elif result == "round_shot":
-            for r in (target if area else ("defender_lead",)):
-                yield from cohesion_hit(r, "23.5")
-        elif result == "skull_bones":
-            morale["defender"] -= 1
-            yield from critical_check("defender")
-            for r in (target if area else ("defender_lead",)):
-                yield from cohesion_hit(r, "23.5")
-    else:
-        if result == "black_cross":
-            morale["attacker"] -= 1
-            yield from critical_check("attacker")
-            for r in zone:
-                yield from cohesion_hit(r, "23.5")
-        elif result == "horse_head":
-            def steady_cav(b):
-                return b is not None and b.kind == "cavalry" and not b.shots and (b.steady or
-                                                                                 b.formation == "grand_charge")
-            if steady_cav(A) or steady_cav(D):
-                yield Log("23.5", "Cavalry Battle")
-                for side_roles, me in ((zone, a), (target, d)):
-                    cav = [r for r in side_roles if present(r) and blocks[r].kind == "cavalry"]
-                    if cav:
-                        face = yield from draw("23.5", f"cavalry skill check ({owner(cav[0])})")
-                        icon = deck.skill(face)
-                        for r in cav:
-                            b = blocks[r]
-                            if not read_check("general", icon, b.skill + (1 if me.steady_hq else 0),
-                                              me.good_morale_for(b)).success:
-                                yield from cohesion_hit(r, "23.5")
-                if steady_cav(A):
-                    for r in target:
-                        b = blocks[r] if present(r) else None
-                        if b is None or b.kind == "cavalry":
-                            continue
-                        if b.infantry and b.steady and not b.square and b.formation != "massed_column":
-                            blocks[r] = replace(b, formation="square", square_hits=0)
-                            square_formed = True
-                            yield Log("23.5", f"{r.replace('_', ' ')} forms Square automatically")
-                        elif not b.square:
-                            yield from cohesion_hit(r, "23.5")
-                if steady_cav(D):
-                    for r in zone:
-                        b = blocks[r] if present(r) else None
-                        if b is None or b.kind == "cavalry" or b.square:
-                            continue
-                        yield from cohesion_hit(r, "23.5")
-        elif result == "bayonets":
-            for r in zone + target:
-                yield from cohesion_hit(r, "23.5")
-        elif result == "bayonets_burst":
-            for r in target:
-                yield from cohesion_hit(r, "23.5")
-            here = [r for r in zone if present(r)]
-            if here:
-                face = yield from draw("23.5", "attackers' skill check (Bayonets & Burst)")
-                icon = deck.skill(face)
-                for r in here:
-                    b = blocks[r]
-                    if not read_check("general", icon, b.skill + (1 if a.steady_hq else 0),
-                                      a.good_morale_for(b)).success:
-                        yield from cohesion_hit(r, "23.5")
-        elif result == "burst":
-            for r in target:
-                yield from cohesion_hit(r, "23.5")
-            still = [r for r in target if present(r)]
-            if still and all(retreats[r] > 0 for r in still):
-                face = yield from draw("23.5", "retreating defenders' skill check (Burst)")
-                icon = deck.skill(face)
-                if any(not read_check("general", icon, blocks[r].skill + (1 if d.steady_hq else 0),
-                                      d.good_morale_for(blocks[r])).success for r in still):
-                    morale["defender"] -= 1
-                    yield Log("23.5", "a retreating defender failed: one Morale lost")
-        elif result == "retreat_flag":
-            morale["defender"] -= 1
-            yield from critical_check("defender")
-            for r in target:
-                if present(r):
-                    yield from retreat(r, "23.5")
-            for r in target:
-                yield from cohesion_hit(r, "23.5")
-
-    # ---- HQs in a Zone that took hits check their fate (27.10, 27.11) ---------------------------------
-    for who, me in (("attacker", a), ("defender", d)):
-        if me.hq is not None and side_hit[who]:
-            face = yield from draw("27.10", f"{who} HQ fate of war")
-            icon = deck.skill(face)
-            good = me.morale == "good"
-            n = flags_needed(icon)
-            what = "no effect"
-            if icon == "death_head":
-                morale[who] -= 1
-                what = "HQ hit, one Morale lost" + (" and the Army Commander is Hors de Combat"
-                                                   if me.hq.kind == "hq" and table == "assault" else "")
-            elif n is not None and me.hq.skill < n:
-                what = "HQ hit"
-            elif icon == "crossed_flags" and not good:
-                what = "HQ hit"
-            hq_fates.append((who, what))
-            yield Log("27.11", f"{who} HQ: {icon}: {what}")
-
-    fates = []
-    for r in ROLES:
-        b = blocks[r]
-        if b is None:
-            continue
-        fates.append(BlockFate(r, b.state, b.formation, b.square_hits, hits[r], steps[r], retreats[r], gone[r],
-                               b.skill))
-    emptied = table == "assault" and all(not present(r) or retreats[r] > 0 for r in target)
-    out = CombatOutcome(result, table, critical, morale["attacker"], morale["defender"], tokens["attacker"],
-                        tokens["defender"], tuple(fates), tuple(hq_fates), emptied,
-                        emptied and result == "retreat_flag", square_formed,
-                        piles["p"] if piles["p"].tracked else None)
+    snapshot = (s, result, table, tuple(blocks.items()), tuple(hits.items()), tuple(steps.items()),
+                tuple(retreats.items()), tuple(gone.items()), tuple(morale.items()), tuple(tokens.items()),
+                tuple(side_hit.items()), square_formed, piles["p"])
+    out = yield Sub(("bc-combat-effects", id(deck), id(terrain), snapshot),
+                    partial(resolve, s, deck, piles["p"], terrain, _resume=snapshot),
+                    rule="23.5", label=f"effects of {result}")
     return out
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from fractions import Fraction
 from math import lcm
 import random
@@ -45,17 +46,35 @@ Policy = Callable[["Choose"], Hashable]
 # ------------------------------------------------------------------------------------------------
 # Requests
 # ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
 class Request:
-    rule: str
-    label: str = ""
+    """Base of every request. ``rule`` is the rule number that makes it; ``label`` says what it is for."""
 
+    __slots__ = ("rule", "label")
     kind = "request"
+    _fields: tuple[str, ...] = ("rule", "label")
+
+    def __init__(self, rule: str, label: str = ""):
+        self.rule = rule
+        self.label = label
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__,) + tuple(repr(v) for v in self._key()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"{type(self).__name__}({inner})"
 
 
-@dataclass(frozen=True)
 class ChanceRequest(Request):
     """A request answered by chance; :meth:`outcomes` gives each possible answer with its exact probability."""
+
+    __slots__ = ()
 
     def outcomes(self) -> tuple[tuple[Hashable, Fraction], ...]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -71,7 +90,11 @@ class ChanceRequest(Request):
         return self.label or self.kind
 
 
-@dataclass(frozen=True)
+@lru_cache(maxsize=None)
+def _die_outcomes(spec: str) -> tuple[tuple[int, Fraction], ...]:
+    return tuple(die(spec).sorted_items(key=lambda v: v))
+
+
 class Roll(ChanceRequest):
     """Throw dice given as ``NdS`` (``"d6"``, ``"2d6"``, ``"d10"``, ``"d3"``).
 
@@ -81,34 +104,22 @@ class Roll(ChanceRequest):
     trees small and readable. The procedure promises that faces in one band lead to the same continuation.
     """
 
-    die: str = "d6"
-    bands: tuple | None = None
+    __slots__ = ("die", "bands")
     kind = "roll"
+    _fields = ("die", "rule", "label", "bands")
 
     def __init__(self, die: str, rule: str, label: str = "", bands: Iterable[Iterable[int]] | None = None):
-        object.__setattr__(self, "die", die)
-        object.__setattr__(self, "rule", rule)
-        object.__setattr__(self, "label", label)
-        object.__setattr__(self, "bands", tuple(tuple(b) for b in bands) if bands is not None else None)
+        self.die = die
+        self.rule = rule
+        self.label = label
+        self.bands = None if bands is None else tuple(tuple(b) for b in bands)
 
     def outcomes(self):
-        return tuple(die(self.die).sorted_items(key=lambda v: v))
+        return _die_outcomes(self.die)
 
     def banded_outcomes(self) -> tuple[tuple[int, Fraction, str], ...]:
         """(representative face, probability, display) per band -- or per face without bands."""
-        d = die(self.die)
-        if not self.bands:
-            return tuple((v, p, str(v)) for v, p in self.outcomes())
-        seen = [f for b in self.bands for f in b]
-        if sorted(seen) != sorted(d) or len(set(seen)) != len(seen):
-            raise ValueError(f"bands {self.bands} of rule {self.rule} do not cover each face of {self.die} once")
-        out = []
-        for b in self.bands:
-            faces = sorted(b)
-            shown = str(faces[0]) if len(faces) == 1 else (
-                f"{faces[0]}-{faces[-1]}" if faces == list(range(faces[0], faces[-1] + 1)) else ",".join(map(str, faces)))
-            out.append((faces[0], sum((d[f] for f in faces), Fraction(0)), shown))
-        return tuple(out)
+        return _banded(self.die, self.bands, self.rule)
 
     def check(self, value):
         try:
@@ -124,17 +135,38 @@ class Roll(ChanceRequest):
         return f"{self.die} ({self.label})" if self.label else self.die
 
 
-@dataclass(frozen=True)
+@lru_cache(maxsize=4096)
+def _banded(spec: str, bands: tuple | None, rule: str) -> tuple[tuple[int, Fraction, str], ...]:
+    d = die(spec)
+    if not bands:
+        return tuple((v, p, str(v)) for v, p in _die_outcomes(spec))
+    seen = [f for b in bands for f in b]
+    if sorted(seen) != sorted(d) or len(set(seen)) != len(seen):
+        raise ValueError(f"bands {bands} of rule {rule} do not cover each face of {spec} once")
+    out = []
+    for b in bands:
+        faces = sorted(b)
+        if len(faces) == 1:
+            shown = str(faces[0])
+        elif faces == list(range(faces[0], faces[-1] + 1)):
+            shown = f"{faces[0]}-{faces[-1]}"
+        else:
+            shown = ",".join(map(str, faces))
+        out.append((faces[0], sum((d[f] for f in faces), Fraction(0)), shown))
+    return tuple(out)
+
+
 class Draw(ChanceRequest):
     """Take one item uniformly at random from ``cards`` (a tuple; repeats make a multiset)."""
 
-    cards: tuple = ()
+    __slots__ = ("cards",)
     kind = "draw"
+    _fields = ("cards", "rule", "label")
 
     def __init__(self, cards: Iterable[Hashable], rule: str, label: str = ""):
-        object.__setattr__(self, "cards", tuple(cards))
-        object.__setattr__(self, "rule", rule)
-        object.__setattr__(self, "label", label)
+        self.cards = tuple(cards)
+        self.rule = rule
+        self.label = label
         if not self.cards:
             raise RuleViolation(rule, f"cannot draw from an empty pile ({label or 'draw'})")
 
@@ -146,44 +178,42 @@ class Draw(ChanceRequest):
         return tuple((c, Fraction(k, n)) for c, k in counts.items())
 
 
-@dataclass(frozen=True)
 class Chance(ChanceRequest):
     """A chance event with explicit outcomes: ``((value, probability), ...)`` summing to 1."""
 
-    options: tuple = ()
+    __slots__ = ("options",)
     kind = "chance"
+    _fields = ("options", "rule", "label")
 
     def __init__(self, outcomes: Iterable[tuple[Hashable, Fraction]], rule: str, label: str = ""):
         opts = tuple((v, Fraction(p)) for v, p in outcomes if Fraction(p))
         if sum((p for _, p in opts), Fraction(0)) != 1:
             raise ValueError(f"chance outcomes for {rule} do not sum to 1")
-        object.__setattr__(self, "options", opts)
-        object.__setattr__(self, "rule", rule)
-        object.__setattr__(self, "label", label)
+        self.options = opts
+        self.rule = rule
+        self.label = label
 
     def outcomes(self):
         return self.options
 
 
-@dataclass(frozen=True)
 class Choose(Request):
     """A player decision among ``options`` (hashable values). ``player`` names who decides.
 
     ``context`` carries whatever a policy needs to decide (hashable, optional).
     """
 
-    options: tuple = ()
-    player: str = ""
-    context: Any = None
+    __slots__ = ("options", "player", "context")
     kind = "choose"
+    _fields = ("options", "rule", "player", "label", "context")
 
     def __init__(self, options: Iterable[Hashable], rule: str, player: str = "", label: str = "",
                  context: Any = None):
-        object.__setattr__(self, "options", tuple(options))
-        object.__setattr__(self, "rule", rule)
-        object.__setattr__(self, "player", player)
-        object.__setattr__(self, "label", label)
-        object.__setattr__(self, "context", context)
+        self.options = tuple(options)
+        self.rule = rule
+        self.player = player
+        self.label = label
+        self.context = context
         if not self.options:
             raise RuleViolation(rule, f"no legal option for {label or 'this choice'}")
 
@@ -195,7 +225,6 @@ class Choose(Request):
                                        f"{[jsonable(o) for o in self.options]}")
 
 
-@dataclass(frozen=True, eq=False)
 class Sub(Request):
     """Run the sub-procedure ``proc`` (a factory) and receive its result.
 
@@ -203,30 +232,29 @@ class Sub(Request):
     its result distribution once per key and reuses it.
     """
 
-    key: Hashable = None
-    proc: Procedure | None = None
+    __slots__ = ("key", "proc")
     kind = "sub"
+    _fields = ("key", "rule", "label")
 
     def __init__(self, key: Hashable, proc: Procedure, rule: str, label: str = ""):
-        object.__setattr__(self, "key", key)
-        object.__setattr__(self, "proc", proc)
-        object.__setattr__(self, "rule", rule)
-        object.__setattr__(self, "label", label)
+        self.key = key
+        self.proc = proc
+        self.rule = rule
+        self.label = label
 
 
-@dataclass(frozen=True)
 class Log(Request):
     """A note, not a question: the driver records it (raw and modified rolls, what happened)."""
 
-    text: str = ""
-    data: Any = None
+    __slots__ = ("text", "data")
     kind = "log"
+    _fields = ("rule", "text", "data")
 
     def __init__(self, rule: str, text: str, data: Any = None):
-        object.__setattr__(self, "rule", rule)
-        object.__setattr__(self, "label", text)
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "data", data)
+        self.rule = rule
+        self.label = text
+        self.text = text
+        self.data = data
 
 
 def first_option(request: Choose) -> Hashable:
@@ -453,32 +481,33 @@ def replay(factory: Procedure, events: Sequence[Event | dict]) -> Played:
 # ------------------------------------------------------------------------------------------------
 # Exact enumeration
 # ------------------------------------------------------------------------------------------------
-class _Prefix:
-    """Re-runs a procedure from the start with a fixed prefix of answers (generators cannot be copied).
+_START = object()
 
-    Sub-procedures are *not* entered here: their answers are their results, as the enumerator
-    handles them through their memoised distribution.
+
+def _advance(gen: Generator, value: Any) -> tuple[Request | None, Any, list[Log]]:
+    """Send ``value`` (or start, with ``_START``) and run to the next question; notes are collected."""
+    notes: list[Log] = []
+    try:
+        req = next(gen) if value is _START else gen.send(value)
+        while isinstance(req, Log):
+            notes.append(req)
+            req = gen.send(None)
+    except StopIteration as stop:
+        return None, stop.value, notes
+    return req, None, notes
+
+
+def _replay_prefix(factory: Procedure, prefix: Sequence[Any]) -> tuple[Generator, Request | None, Any, list[Log]]:
+    """A fresh generator run through a fixed prefix of answers (generators cannot be copied).
+
+    Sub-procedures are *not* entered: their answers are their results, as the enumerator handles
+    them through their memoised distributions. Returns the live generator and what comes next.
     """
-
-    @staticmethod
-    def next_request(factory: Procedure, prefix: Sequence[Any]) -> tuple[Request | None, Any, list[Log]]:
-        gen = factory()
-        notes: list[Log] = []
-        try:
-            req = next(gen)
-            i = 0
-            while True:
-                if isinstance(req, Log):
-                    if i == len(prefix):
-                        notes.append(req)
-                    req = gen.send(None)
-                    continue
-                if i == len(prefix):
-                    return req, None, notes
-                req = gen.send(prefix[i])
-                i += 1
-        except StopIteration as stop:
-            return None, stop.value, notes
+    gen = factory()
+    req, result, notes = _advance(gen, _START)
+    for value in prefix:
+        req, result, notes = _advance(gen, value)
+    return gen, req, result, notes
 
 
 def distribution(factory: Procedure, policy: Policy | None = first_option,
@@ -511,9 +540,11 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             memo[req.key] = hit
         return hit
 
-    def explore(prefix: list, node, path_p: Fraction) -> None:
+    def explore(prefix: list, node, path_p: Fraction, live=None) -> None:
+        # ``live`` = (generator, request, result, notes) already positioned after ``prefix``: the first
+        # child continues it, the others replay the prefix from the start.
         nonlocal has_decisions
-        req, result, notes = _Prefix.next_request(factory, prefix)
+        gen, req, result, notes = live if live is not None else _replay_prefix(factory, prefix)
         if node is not None and notes:
             node.notes.extend((n.rule, n.text) for n in notes)
         if req is None:
@@ -523,7 +554,8 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             return
         if isinstance(req, Choose):
             if decide is not None:
-                explore(prefix + [decide(req)], node, path_p)
+                value = decide(req)
+                explore(prefix + [value], node, path_p, (gen, *_advance(gen, value)))
                 return
             has_decisions = True
             kids = [(o, None) for o in req.options]
@@ -542,14 +574,15 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             node.label = req.describe() if isinstance(req, ChanceRequest) else req.label
             if isinstance(req, Sub):
                 node.subtree = subtree
-        for value, p in kids:
+        for i, (value, p) in enumerate(kids):
             child = None
             if node is not None:
                 child = Node(outcome=value, probability=p, path_probability=(path_p * p) if p is not None else None)
                 if isinstance(req, Roll) and req.bands:
                     child.outcome_text = shown[value]
                 node.children.append(child)
-            explore(prefix + [value], child, path_p * p if p is not None else path_p)
+            nxt = (gen, *_advance(gen, value)) if i == 0 else None
+            explore(prefix + [value], child, path_p * p if p is not None else path_p, nxt)
 
     root = Node(outcome=None, probability=Fraction(1), path_probability=Fraction(1)) if build else None
     explore([], root, Fraction(1))

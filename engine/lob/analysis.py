@@ -21,7 +21,7 @@ from engine.core.errors import RuleViolation
 from engine.core.procedure import distribution, enumerate_tree
 
 from .board import Board, default_board, load_board
-from .combat import CombatContext, CombatResult, Retreat, combat
+from .combat import _ROLL_CACHE, CombatContext, CombatResult, Retreat, combat
 from .policies import CombatPolicy
 from .tables import Tables, default_tables
 from .units import ART, CAV, INF, Unit, other_side
@@ -210,6 +210,7 @@ def analyse(ctx: CombatContext, attackers, defenders, policy: CombatPolicy | Non
             memo: dict | None = None) -> Analysis:
     """Exact analysis of one combat under ``policy`` (default: both sides stay)."""
     policy = policy or CombatPolicy()
+    _ROLL_CACHE.clear()        # measure and compute from cold: no carry-over between analyses
     dist = distribution(partial(combat, ctx, tuple(attackers), tuple(defenders)), policy=policy, memo=memo)
     return Analysis(ctx, tuple(attackers), tuple(defenders), policy, dist)
 

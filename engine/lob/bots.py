@@ -94,6 +94,8 @@ class GreedyBot:
 
     def act(self, g: Game) -> Action:
         acts = legal_actions(g, limit_moves=True)
+        if g.phase == "setup":
+            return acts[-1]            # keep the historical set-up
         if g.phase == "admin":
             for a in acts:
                 if a.type == "toggle" and not g.unit(a.units[0]).deployed:
@@ -127,6 +129,12 @@ class GreedyBot:
             if g.player == "Allied" and not enemy_near:
                 base -= 0.6
             return base + self.rng.random() * 0.2
+        if t == "move" and g.leader(a.units[0]) is not None:
+            # a leader goes where units it may command are, when it has none where it stands
+            ld = g.leader(a.units[0])
+            here = [u for u in g.in_area(ld.area) if ld.can_command(u)]
+            there = [u for u in g.in_area(a.path[-1]) if ld.can_command(u)]
+            return 1.2 + 0.1 * len(there) if not here and there else 0.0
         if t == "move":
             u = g.unit(a.units[0])
             if a.end != "area" or not a.path:

@@ -136,7 +136,13 @@ def cmd_play(args):
     if len(names) != 2:
         raise VedetteError("--bots takes two names, French first: e.g. greedy,random")
     options = [o for o in (args.options or "").split(",") if o]
-    s = Session.start(options=options, seed=args.seed)
+    bid = None
+    if args.bid:
+        side, _, n = args.bid.partition("=")
+        if side not in ("French", "Allied") or not n.isdigit():
+            raise VedetteError(f"--bid {args.bid!r}: write SIDE=N, e.g. French=2")
+        bid = {side: int(n)}
+    s = Session.start(options=options, seed=args.seed, bid=bid)
     bots = {"French": make_bot(names[0], args.seed), "Allied": make_bot(names[1], None if args.seed is None
                                                                         else args.seed + 1)}
     dice = RandomDice(args.seed)
@@ -261,7 +267,8 @@ def register(subparsers) -> None:
     q.add_argument("--seed", type=int, default=None)
     q.add_argument("--bots", default="greedy,greedy", help="French,Allied: greedy or random")
     q.add_argument("--record", help="save the game record here (JSON)")
-    q.add_argument("--options", help="comma list: kemmis, madden, spanish-no-show, rain")
+    q.add_argument("--options", help="comma list: kemmis, madden, spanish-no-show, rain, setup, leaders, light-cavalry")
+    q.add_argument("--bid", help="scenario option 1: SIDE=N morale points paid by the bid's winner, e.g. French=2")
     q.add_argument("--max-actions", type=int, default=20000)
     q.set_defaults(handler=cmd_play)
 

@@ -97,11 +97,23 @@ class Fight:
     att_lead: str | None
     dfn_lead: str | None
     first: bool = True
+    entered: frozenset = frozenset()   # (role, area): where a side's units retreated during this fight
 
     def key(self):
         return (tuple((u.uid, u.hits, u.approach, u.square) for u in self.att),
                 tuple((u.uid, u.hits, u.approach, u.square, u.deployed) for u in self.dfn),
-                self.att_lead, self.dfn_lead, self.first)
+                self.att_lead, self.dfn_lead, self.first, self.entered)
+
+    def routes(self, ctx: "CombatContext", role: str) -> tuple:
+        """Retreat areas still free of the other side (units that retreated earlier in this fight count)."""
+        other = DEFENDER if role == ATTACKER else ATTACKER
+        blocked = {a for r, a in self.entered if r == other}
+        pool = ctx.defender_retreats if role == DEFENDER else ctx.cavalry_retreats
+        return tuple(r for r in pool if r.area not in blocked)
+
+    def after_retreat(self, role: str, moved) -> "Fight":
+        new = {(role, u.area) for u in moved if u.area is not None}
+        return replace(self, entered=self.entered | new) if new - self.entered else self
 
     def unit(self, uid: str) -> Unit:
         for u in self.att + self.dfn:
@@ -329,7 +341,7 @@ def _defender_retreat(ctx: CombatContext, f: Fight, units: tuple[Unit, ...], lea
     att_lead_cav = f.att_lead is not None and f.a.kind == CAV
     out = []
     for u in units:
-        dests = ctx.defender_retreats
+        dests = f.routes(ctx, DEFENDER)
         if not dests:
             # nowhere to go: artillery is eliminated (5.2.3); others cannot be ordered to retreat
             out.append(u.hit(1) if u.kind == ART else u)
@@ -382,8 +394,8 @@ def _attacker_retreat(ctx: CombatContext, f: Fight, units: tuple[Unit, ...], to_
     """5.2.2: infantry go back to the origin, cavalry anywhere free (hit if close); 5.1.3: back to the origin."""
     out = []
     for u in units:
-        if u.kind == CAV and ctx.cavalry_retreats and not to_origin:
-            dest = yield from _pick_dest(ctx, f, ATTACKER, u, ctx.cavalry_retreats)
+        if u.kind == CAV and f.routes(ctx, ATTACKER) and not to_origin:
+            dest = yield from _pick_dest(ctx, f, ATTACKER, u, f.routes(ctx, ATTACKER))
         else:
             dest = ctx.origin_retreat
         hits = 0
@@ -436,24 +448,45 @@ class _AfterRoll:
     fight: Fight
     gone: tuple[Unit, ...]
     winner: str
+    att_total: int = 0
+    dfn_total: int = 0
 
     def key(self):
         return (self.fight.key(), tuple((u.uid, u.hits) for u in self.gone), self.winner)
 
 
-def round_roll(ctx: CombatContext, f: Fight):
-    """5.2.1: both sides roll a d6, add modifiers, the hits are applied. Returns :class:`_AfterRoll`."""
+_ROLL_CACHE: dict = {}
+
+
+def _roll_outcome(ctx: CombatContext, f: Fight, ra: int, rd: int) -> "_AfterRoll":
+    """The pure part of 5.2.1 for two die faces (cached: enumeration revisits it many times)."""
+    key = (ctx, f.key(), ra, rd)
+    hit = _ROLL_CACHE.get(key)
+    if hit is not None:
+        return hit
     a, d = f.a, f.d
-    ra = yield Roll("d6", rule="5.2.1", label=f"attacker combat roll ({a.uid})")
-    rd = yield Roll("d6", rule="5.2.1", label=f"defender combat roll ({d.uid})")
     ta, td = ra + roll_modifier(ctx, f, ATTACKER), rd + roll_modifier(ctx, f, DEFENDER)
     ha, hd, winner = round_hits(ctx, a, d, ta, td)
     na, nd = a.hit(ha), d.hit(hd)
     gone = tuple(u for u in (na, nd) if u.eliminated)
     att = _drop(f.att, a.uid) if na.eliminated else _upd(f.att, na)
     dfn = _drop(f.dfn, d.uid) if nd.eliminated else _upd(f.dfn, nd)
-    nf = Fight(att, dfn, None if na.eliminated else a.uid, None if nd.eliminated else d.uid, False)
-    return _AfterRoll(nf, _sorted(gone), winner)
+    nf = Fight(att, dfn, None if na.eliminated else a.uid, None if nd.eliminated else d.uid, False, f.entered)
+    out = _AfterRoll(nf, _sorted(gone), winner, ta, td)
+    if len(_ROLL_CACHE) > 200_000:
+        _ROLL_CACHE.clear()
+    _ROLL_CACHE[key] = out
+    return out
+
+
+def round_roll(ctx: CombatContext, f: Fight):
+    """5.2.1: both sides roll a d6, add modifiers, the hits are applied. Returns :class:`_AfterRoll`."""
+    ra = yield Roll("d6", rule="5.2.1", label="attacker combat roll")
+    rd = yield Roll("d6", rule="5.2.1", label="defender combat roll")
+    out = _roll_outcome(ctx, f, ra, rd)
+    yield Log("5.2.1", f"{f.att_lead} {ra} -> {out.att_total}, {f.dfn_lead} {rd} -> {out.dfn_total}: "
+                       f"{out.winner} wins", {"attacker": [ra, out.att_total], "defender": [rd, out.dfn_total]})
+    return _AfterRoll(out.fight, out.gone, out.winner)
 
 
 def _finish_defender_gone(ctx: CombatContext, f: Fight, gone: list, lead_hit: bool):
@@ -503,6 +536,7 @@ def after_round(ctx: CombatContext, ar: _AfterRoll):
         leaving = f.att if choice == "all" else (f.a,)
         moved = yield from _attacker_retreat(ctx, f, leaving)
         gone.extend(moved)
+        f = f.after_retreat(ATTACKER, moved)
         left = tuple(u for u in f.att if u.uid not in {m.uid for m in moved})
         if not left:
             a_cav = f.a.kind == CAV
@@ -512,7 +546,7 @@ def after_round(ctx: CombatContext, ar: _AfterRoll):
         f = replace(f, att=left, att_lead=None)
         f = yield from _choose_lead(ctx, f, ATTACKER)
     # 5.2.3 defender retreats (the lead and any others)
-    can_go = bool(ctx.defender_retreats)
+    can_go = bool(f.routes(ctx, DEFENDER))
     if can_go:
         others = tuple(u for u in f.combat_units(DEFENDER) if u.uid != f.dfn_lead)
         opts = ("stay", "lead", "all") if others else ("stay", "all")
@@ -527,7 +561,7 @@ def after_round(ctx: CombatContext, ar: _AfterRoll):
         if choice == "lead":
             moved = yield from _defender_retreat(ctx, f, (f.d,), f.dfn_lead, "5.2.3")
             gone.extend(moved)
-            f = replace(f, dfn=_drop(f.dfn, f.dfn_lead), dfn_lead=None)
+            f = replace(f.after_retreat(DEFENDER, moved), dfn=_drop(f.dfn, f.dfn_lead), dfn_lead=None)
             f, lost = yield from _choose_lead(ctx, f, DEFENDER)
             gone.extend(lost)
             if f.dfn_lead is None:

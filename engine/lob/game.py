@@ -12,16 +12,17 @@ from functools import partial
 from typing import Any
 
 from engine.core.errors import RuleViolation, VedetteError
-from engine.core.procedure import Choose, Log, Sub
+from engine.core.procedure import Choose, Log, Roll, Sub
 
 from .analysis import make_context
 from .board import Board, default_board
 from .combat import CombatResult, combat
 from .command import command_points, rain_squall
 from .fire import FireSetup, artillery_fire
-from .scenario import ScenarioSpec, default_scenario, initial_units
+from .leaders import apply_loss, loss_roll, step_away
+from .scenario import ScenarioSpec, default_scenario, initial_leaders, initial_units
 from .tables import Tables, default_tables
-from .units import ART, CAV, INF, Unit, other_side
+from .units import ART, CAV, INF, Leader, Unit, other_side
 
 __all__ = ["Setup", "Game", "Action", "new_game", "perform", "legal_actions", "move_cost", "check_action"]
 
@@ -46,7 +47,8 @@ class Setup:
 
 @dataclass(frozen=True)
 class Action:
-    """One player action. ``type`` is one of: toggle, end-admin, rally, activate, move, attack, fire, end-phase."""
+    """One player action. ``type`` is one of: place, end-setup (option 6), toggle, end-admin, rally, activate,
+    move, attack, fire, end-phase."""
 
     type: str
     units: tuple = ()
@@ -90,6 +92,8 @@ class Action:
             return f"attack {self.target} with {', '.join(self.units)}{via}"
         if t == "fire":
             return f"{self.units[0]} fires at {self.target}"
+        if t == "place":
+            return f"place {self.units[0]} in {self.area}"
         if t in ("rally", "toggle"):
             return f"{t} {self.units[0]}"
         if t == "activate":
@@ -102,7 +106,7 @@ class Game:
     setup: Setup = field(compare=False, repr=False)
     turn: int = 1
     player: str = "French"
-    phase: str = "admin"          # admin | command | over
+    phase: str = "admin"          # setup (option 6) | admin | command | over
     cp: int = 0
     morale: tuple = (("Allied", 10), ("French", 10))
     units: tuple[Unit, ...] = ()
@@ -117,6 +121,7 @@ class Game:
     last_albuera: str | None = None
     winner: str | None = None
     reason: str = ""
+    leaders: tuple[Leader, ...] = ()    # optional rule 7.1
 
     # --- queries -------------------------------------------------------------------------------
     @property
@@ -135,6 +140,23 @@ class Game:
             if u.uid == uid:
                 return u
         raise RuleViolation("1.2", f"no unit {uid!r} in this game")
+
+    @property
+    def use_leaders(self) -> bool:
+        return "leaders" in self.setup.options
+
+    def leader(self, name: str) -> Leader | None:
+        for ld in self.leaders:
+            if ld.name == name:
+                return ld
+        return None
+
+    def leaders_in(self, area: str, side: str | None = None) -> tuple[Leader, ...]:
+        return tuple(ld for ld in self.leaders if ld.present and ld.area == area and (side is None or ld.side == side))
+
+    def with_leaders(self, changed) -> "Game":
+        by = {ld.name: ld for ld in changed}
+        return replace(self, leaders=tuple(by.get(ld.name, ld) for ld in self.leaders))
 
     def live(self) -> tuple[Unit, ...]:
         return tuple(u for u in self.units if u.area is not None)
@@ -159,7 +181,8 @@ class Game:
         return {"turn": self.turn, "player": self.player, "phase": self.phase, "cp": self.cp,
                 "morale": dict(self.morale), "rain": self.rain, "winner": self.winner, "reason": self.reason,
                 "last_in_albuera": self.last_albuera,
-                "units": [u.to_json() for u in self.units]}
+                "units": [u.to_json() for u in self.units],
+                "leaders": [ld.to_json() for ld in self.leaders]}
 
     # --- updates (pure) -------------------------------------------------------------------------
     def with_units(self, changed) -> "Game":
@@ -186,8 +209,29 @@ def new_game(setup: Setup | None = None, options=(), morale_bid: dict | None = N
                 raise RuleViolation("Albuera option 1", f"a bid is a side and a whole number of morale points, got {side}: {bid}")
             morale[side] -= bid
     g = Game(setup=setup, turn=1, player=sc.first_player, phase="admin", cp=0,
-             morale=tuple(sorted(morale.items())), units=units)
+             morale=tuple(sorted(morale.items())), units=units,
+             leaders=initial_leaders(sc, setup.options))
+    free = _free_setup_sides(setup.options)
+    if free:
+        # scenario option 6: the Allies set up first, then the French (each only if free to)
+        g = replace(g, phase="setup", player="Allied" if "Allied" in free else "French")
     return _track_albuera(g)
+
+
+def _free_setup_sides(options) -> tuple[str, ...]:
+    if "setup" in options:
+        return ("Allied", "French")
+    return tuple(s for s, o in (("Allied", "setup-allied"), ("French", "setup-french")) if o in options)
+
+
+def setup_locations(g: "Game", side: str) -> tuple[str, ...]:
+    """The areas the printed set-up uses for ``side`` (option 6: the Allies keep a unit in each)."""
+    return tuple(sorted({u.area for u in initial_units(g.setup.scenario, g.setup.options, g.board)
+                         if u.side == side}))
+
+
+def _bank(side: str) -> str:
+    return "west" if side == "Allied" else "east"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -282,6 +326,25 @@ def check_action(g: Game, a: Action) -> None:
     if g.over:
         raise RuleViolation("6", f"the game is over ({g.winner} won: {g.reason})")
     t = a.type
+    if g.phase == "setup":
+        if t == "place":
+            u = _own(g, a.units[0] if a.units else "")
+            if a.area not in g.board:
+                raise RuleViolation("Albuera option 6", f"no area {a.area!r} on the map")
+            if g.board.attrs(a.area)["bank"] != _bank(g.player):
+                raise RuleViolation("Albuera option 6", f"the {g.player} set up {_bank(g.player)} of the river "
+                                                        f"and streams; {a.area} is not")
+            return
+        if t == "end-setup":
+            if g.player == "Allied":
+                empty = [x for x in setup_locations(g, "Allied") if g.holder(x) != "Allied"]
+                if empty:
+                    raise RuleViolation("Albuera option 6", f"the Allies must keep at least one unit in each "
+                                                            f"set-up area; empty: {', '.join(empty)}")
+            return
+        raise RuleViolation("Albuera option 6", f"{t!r} is not a set-up action (place, end-setup)")
+    if t in ("place", "end-setup"):
+        raise RuleViolation("Albuera option 6", f"{t!r} belongs to the free set-up before the first turn")
     if g.phase == "admin":
         if t not in ("toggle", "end-admin"):
             raise RuleViolation("3", f"{t!r} is not an admin-phase action (toggle, end-admin)")
@@ -308,15 +371,20 @@ def check_action(g: Game, a: Action) -> None:
             raise RuleViolation("4.1", f"{u.uid} is on an approach and cannot rally")
         if u.uid in g.rallied or u.uid in g.activated:
             raise RuleViolation("4", f"{u.uid} has already rallied or been activated this turn")
+        if g.use_leaders and not any(ld.can_command(u) for ld in g.leaders_in(u.area, g.player)):
+            raise RuleViolation("7.1", f"no leader in {u.area} who may command {u.uid}: command points are "
+                                       f"spent where a leader is")
         return
     if t == "activate":
-        if g.cp < 1:
-            raise RuleViolation("4", "no command points left")
         if a.area is None or a.area not in g.board:
             raise RuleViolation("4.2", f"no area {a.area!r} on the map")
-        if not _activatable(g, a.area):
+        units, leader, cost = _activation(g, a.area, a.units[0] if a.units else None)
+        if g.cp < cost:
+            raise RuleViolation("4" if cost == 1 else "7.1.2", f"{cost} command point(s) needed, {g.cp} left")
+        if not units:
             raise RuleViolation("4.2", f"area {a.area} has no {g.player} unit that may be activated now "
-                                       f"(rallied, moved in, already activated or charged units cannot be)")
+                                       f"(rallied, moved in, already activated or charged units cannot be"
+                                       f"{', nor units the leader may not command' if leader else ''})")
         return
     if t == "fire":
         _check_fire(g, a)
@@ -324,9 +392,31 @@ def check_action(g: Game, a: Action) -> None:
     if t in ("move", "attack"):
         if not a.units:
             raise RuleViolation("4.2.2", "name the unit(s) to move")
-        us = [_own(g, uid) for uid in a.units]
+        names, leaders = _split(g, a.units)
+        for ld in leaders:
+            if ld.name not in g.activated or ld.name in g.acted:
+                raise RuleViolation("7.1", f"{ld.name} has not been activated this turn, or has moved already")
+        if t == "move" and leaders:
+            if names or len(leaders) != 1 or not a.path or a.end != "area":
+                raise RuleViolation("7.1", "a leader moves on its own, along a path, to an area")
+            for step in a.path:
+                if step not in g.board:
+                    raise RuleViolation("4.2.2", f"no area {step!r} on the map")
+                if g.holder(step) not in (None, g.player):
+                    raise RuleViolation("7.1", f"a leader may not enter {step}: enemy units are there")
+            cost = _leader_path_cost(g, leaders[0], a.path)
+            if cost > leaders[0].movement:
+                raise RuleViolation("7.1", f"{leaders[0].name} would need {cost} movement points; it has "
+                                           f"{leaders[0].movement}")
+            return
+        if leaders and not names:
+            raise RuleViolation("7.1", "a leader is not a combat unit: it can only join an attack")
+        if any(ld.area != g.unit(names[0]).area for ld in leaders):
+            raise RuleViolation("7.1", "a leader joins an attack from the attackers' area")
+        us = [_own(g, uid) for uid in names]
         if len(set(a.units)) != len(a.units):
             raise RuleViolation("4.2.2", "a unit is named twice")
+        a = replace(a, units=tuple(names))
         starts = {u.area for u in us}
         if len(starts) != 1:
             raise RuleViolation("4.2.2", "a group moves from one area together")
@@ -349,6 +439,60 @@ def check_action(g: Game, a: Action) -> None:
 def _activatable(g: Game, area: str) -> tuple[Unit, ...]:
     return tuple(u for u in g.in_area(area) if u.side == g.player and u.uid not in g.rallied
                  and u.uid not in g.moved_in and u.uid not in g.activated and u.uid not in g.frozen)
+
+
+def _activation(g: Game, area: str, leader_name: str | None) -> tuple[tuple[Unit, ...], Leader | None, int]:
+    """Which units an activation of ``area`` wakes, through which leader, for how many CPs (4.2, 7.1)."""
+    units = _activatable(g, area)
+    if not g.use_leaders:
+        if leader_name:
+            raise RuleViolation("7.1", "leaders are an optional rule that is not in use in this game")
+        return units, None, 1
+    if leader_name is None:
+        if "light-cavalry" in g.setup.options:
+            # 7.1.3: light cavalry may be activated without a leader
+            return tuple(u for u in units if u.kind == CAV and u.cav == "light"), None, 1
+        raise RuleViolation("7.1", "with leaders, name the leader who spends the command point "
+                                   "(units: [leader name])")
+    ld = g.leader(leader_name)
+    if ld is None or ld.side != g.player or not ld.present:
+        raise RuleViolation("7.1", f"{leader_name!r} is not a {g.player} leader on the map")
+    if ld.area != area:
+        fine = "fine-rider" in ld.attributes and g.board.adjacent(ld.area, area) and not g.board.is_close(area)
+        if not fine:
+            raise RuleViolation("7.1", f"{ld.name} is in {ld.area}: command points are spent in the leader's area"
+                                       " (7.1.2 fine riders: also an adjacent open area)")
+    cost = 2 if "imbecile" in ld.attributes else 1                      # 7.1.2 imbecile
+    return tuple(u for u in units if ld.can_command(u)), ld, cost
+
+
+def _split(g: Game, names) -> tuple[list[str], list[Leader]]:
+    units, leaders = [], []
+    for n in names:
+        ld = g.leader(n) if g.use_leaders else None
+        if ld is not None:
+            if ld.side != g.player or not ld.present:
+                raise RuleViolation("7.1", f"{n} is not a {g.player} leader on the map")
+            leaders.append(ld)
+        else:
+            units.append(n)
+    return units, leaders
+
+
+def _leader_path_cost(g: Game, ld: Leader, path) -> int:
+    """7.1: a leader moves 4 and always pays the lowest terrain price (that of infantry)."""
+    here, total = ld.area, 0
+    for i, nxt in enumerate(path):
+        if not g.board.adjacent(here, nxt):
+            raise RuleViolation("4.2.2", f"{here} and {nxt} do not border each other")
+        c = g.board.crossing(here, nxt)
+        if c.water == "river" and not c.crossing:
+            if i != 0 or len(path) != 1:
+                raise RuleViolation("Albuera terrain 6", "crossing the river takes a leader's whole move")
+            return ld.movement
+        total += 1 + (g.tables.terrain.stream_cost_infantry_cavalry if c.water == "stream" and not c.crossing else 0)
+        here = nxt
+    return total
 
 
 def _check_move(g: Game, a: Action, us: list[Unit]) -> None:
@@ -449,7 +593,18 @@ def perform(g: Game, a: Action):
     """The procedure of one action; returns the next :class:`Game` (after checking victory)."""
     check_action(g, a)
     t = a.type
-    if t == "toggle":
+    if t == "place":
+        u = g.unit(a.units[0])
+        g = g.with_units([replace(u, area=a.area, approach=None, square=False,
+                                  deployed=u.kind == ART and not g.board.is_close(a.area))])
+    elif t == "end-setup":
+        free = _free_setup_sides(g.setup.options)
+        if g.player == "Allied" and "French" in free:
+            g = replace(g, player="French")
+        else:
+            g = replace(g, phase="admin", player=g.setup.scenario.first_player)
+        yield Log("Albuera option 6", f"set-up done; {g.player} {'sets up' if g.phase == 'setup' else 'begins'}")
+    elif t == "toggle":
         u = g.unit(a.units[0])
         g = replace(g.with_units([replace(u, deployed=not u.deployed)]), toggled=g.toggled | {u.uid})
     elif t == "end-admin":
@@ -459,22 +614,69 @@ def perform(g: Game, a: Action):
         g = replace(g.with_units([replace(u, hits=u.hits - 1)]), cp=g.cp - 1, rallied=g.rallied | {u.uid})
         yield Log("4.1", f"{u.uid} rallies one hit")
     elif t == "activate":
-        us = _activatable(g, a.area)
-        g = replace(g, cp=g.cp - 1, activated=g.activated | {u.uid for u in us})
-        yield Log("4.2", f"area {a.area} activated: {', '.join(u.uid for u in us)}")
+        us, ld, cost = _activation(g, a.area, a.units[0] if a.units else None)
+        woken = {u.uid for u in us} | ({ld.name} if ld is not None and ld.area == a.area else set())
+        g = replace(g, cp=g.cp - cost, activated=g.activated | woken)
+        yield Log("4.2", f"area {a.area} activated{' by ' + ld.name if ld else ''}: {', '.join(u.uid for u in us)}")
     elif t == "move":
-        g = _do_move(g, a)
+        names, leaders = _split(g, a.units)
+        if leaders:
+            ld = leaders[0]
+            g = replace(g.with_leaders([replace(ld, area=a.path[-1])]), acted=g.acted | {ld.name})
+        else:
+            g = _do_move(g, a)
     elif t == "attack":
-        g = yield from _do_attack(g, a)
+        names, leaders = _split(g, a.units)
+        g = yield from _do_attack(g, replace(a, units=tuple(names)), tuple(leaders))
     elif t == "fire":
         g = yield from _do_fire(g, a)
     elif t == "end-phase":
         g = yield from _end_phase(g)
+    if g.use_leaders and not g.over:
+        g = yield from _lone_leaders(g)
     g = _track_albuera(g)
     return _sudden_death(g)
 
 
+def _lone_leaders(g: Game):
+    """7.1: a leader left alone where enemy units now stand takes a loss roll, then goes to a free area
+    (captured when there is none)."""
+    for ld in g.leaders:
+        if not ld.present:
+            continue
+        here = {u.side for u in g.in_area(ld.area)}
+        if here and ld.side not in here:
+            outcome = yield Sub(("loss", ld), partial(loss_roll, ld), rule="7.1.1", label=f"{ld.name} caught alone")
+            new = yield from apply_loss(g, ld, outcome)
+            if new.present and new.area == ld.area:
+                new = yield from step_away(g, new, "7.1", anywhere=True)
+            g = g.with_leaders([new])
+    return g
+
+
+def _leader_losses(g: Game, leaders, why: str):
+    """7.1.1 for each leader given (combat past pre-combat, a hit from artillery fire)."""
+    for ld in leaders:
+        ld = g.leader(ld.name)
+        if not ld.present:
+            continue
+        outcome = yield Sub(("loss", ld), partial(loss_roll, ld), rule="7.1.1", label=f"{ld.name}: {why}")
+        g = g.with_leaders([(yield from apply_loss(g, ld, outcome))])
+    return g
+
+
 def _end_admin(g: Game):
+    for ld in g.leaders:
+        if ld.present and ld.side == g.player and "wanderer" in ld.attributes:
+            roll = yield Roll("d6", rule="7.1.2", label=f"{ld.name} wanders?")
+            if roll == 1:
+                g = g.with_leaders([replace(ld, area=None, status="wandered off")])
+            elif roll == 2:
+                # the opponent moves the leader one area
+                opts = tuple(sorted(g.board.neighbours(ld.area)))
+                dest = yield Choose(opts, rule="7.1.2", player=other_side(ld.side), label=f"move {ld.name} to",
+                                    context=("leader-move", ld.name, opts))
+                g = g.with_leaders([replace(ld, area=dest)])
     rain = False
     if "rain" in g.setup.options:
         rain = yield Sub(("rain", g.player, g.tables.fingerprint), partial(rain_squall, g.player, g.tables),
@@ -524,9 +726,11 @@ def _apply_result(g: Game, res: CombatResult) -> Game:
     return replace(g, moved_in=g.moved_in | moved)
 
 
-def _run_combat(g: Game, target: str, origin: str, attackers: tuple[Unit, ...], side: str, charge: bool):
+def _run_combat(g: Game, target: str, origin: str, attackers: tuple[Unit, ...], side: str, charge: bool,
+                joining: tuple[Leader, ...] = ()):
     ctx = combat_context(g, target, origin, side, charge)
     dfn = g.in_area(target)
+    defending_leaders = g.leaders_in(target, other_side(side))
     res = yield Sub(("combat", ctx, attackers, dfn), partial(combat, ctx, attackers, dfn),
                     rule="5.3.1" if charge else "5", label=f"{'charge' if charge else 'combat'} at {target}")
     yield Log("5.3", f"combat at {target}: {res.winner} holds it ({res.stage}); morale {res.morale()}",
@@ -534,16 +738,30 @@ def _run_combat(g: Game, target: str, origin: str, attackers: tuple[Unit, ...], 
     if charge and side != g.player:
         # 5.3.1: the phasing player's units hit by a charge lose their activation this turn
         g = replace(g, frozen=g.frozen | {u.uid for u in dfn if u.uid not in g.activated})
-    return _apply_result(g, res), res
+    g = _apply_result(g, res)
+    if g.use_leaders:
+        if res.taken:
+            g = g.with_leaders([replace(g.leader(ld.name), area=target) for ld in joining])
+        if res.stage == "rounds":
+            g = yield from _leader_losses(g, tuple(joining) + tuple(defending_leaders), "in the combat (7.1)")
+        # a defending leader left alone with the enemy retreats with its side (7.1)
+        for ld in defending_leaders:
+            ld = g.leader(ld.name)
+            if ld.present and ld.area == target and g.holder(target) == side:
+                g = g.with_leaders([(yield from step_away(g, ld, "7.1"))])
+    return g, res
 
 
-def _do_attack(g: Game, a: Action):
+def _do_attack(g: Game, a: Action, joining: tuple[Leader, ...] = ()):
     us = [g.unit(uid) for uid in a.units]
     origin = a.path[-1] if a.path else us[0].area
     moved = [u.moved(origin, u.approach if not a.path else None, u.square and not g.board.is_close(origin))
              for u in us]
-    g = replace(g.with_units(moved), acted=g.acted | set(a.units))
-    g, res = yield from _run_combat(g, a.target, origin, tuple(g.unit(uid) for uid in a.units), g.player, False)
+    g = replace(g.with_units(moved), acted=g.acted | set(a.units) | {ld.name for ld in joining})
+    joining = tuple(replace(ld, area=origin) for ld in joining)
+    g = g.with_leaders(joining)
+    g, res = yield from _run_combat(g, a.target, origin, tuple(g.unit(uid) for uid in a.units), g.player, False,
+                                    joining)
     # 5.3 / 5.3.1 the winner may charge with its fresh cavalry, again and again
     for _ in range(20):
         if g.over or _sudden_check(g):
@@ -612,6 +830,8 @@ def _do_fire(g: Game, a: Action):
     g = g.with_units([hit])
     if hit.eliminated:
         g = g.add_morale({tgt.side: -tgt.morale_value})              # 4.2.1: as per combat
+    if g.use_leaders and out.hits > 0:
+        g = yield from _leader_losses(g, g.leaders_in(tgt.area, tgt.side), "artillery hit in the area (7.1)")
     yield Log("4.2.1", f"{tgt.uid}: {out.hits} hit(s){', retreats' if out.retreated else ''}"
                        f"{', eliminated' if hit.eliminated else ''}")
     return g
@@ -723,6 +943,14 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
         return []
     out: list[Action] = []
     mine = [u for u in g.live() if u.side == g.player]
+    if g.phase == "setup":
+        for u in mine:
+            for area in g.board.areas:
+                if area != u.area and g.board.attrs(area)["bank"] == _bank(g.player):
+                    out.append(Action("place", units=(u.uid,), area=area))
+        if _legal(g, Action("end-setup")):
+            out.append(Action("end-setup"))
+        return out
     if g.phase == "admin":
         for u in mine:
             if u.kind == ART and not g.board.is_close(u.area) and u.uid not in g.toggled:
@@ -732,10 +960,36 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
     if g.cp >= 1:
         for u in mine:
             if u.hits and u.approach is None and u.uid not in g.rallied and u.uid not in g.activated:
-                out.append(Action("rally", units=(u.uid,)))
-        for area in sorted({u.area for u in mine}):
-            if _activatable(g, area):
-                out.append(Action("activate", area=area))
+                act = Action("rally", units=(u.uid,))
+                if not g.use_leaders or _legal(g, act):
+                    out.append(act)
+        if not g.use_leaders:
+            for area in sorted({u.area for u in mine}):
+                if _activatable(g, area):
+                    out.append(Action("activate", area=area))
+        else:
+            for ld in g.leaders:
+                if ld.side == g.player and ld.present:
+                    areas = [ld.area] + (sorted(g.board.neighbours(ld.area)) if "fine-rider" in ld.attributes else [])
+                    for area in areas:
+                        act = Action("activate", area=area, units=(ld.name,))
+                        if _legal(g, act):
+                            out.append(act)
+            if "light-cavalry" in g.setup.options:
+                for area in sorted({u.area for u in mine}):
+                    act = Action("activate", area=area)
+                    if _legal(g, act):
+                        out.append(act)
+    for ld in g.leaders:
+        if ld.side == g.player and ld.present and ld.name in g.activated and ld.name not in g.acted:
+            enemy = {a for a, s2 in g.occupied().items() if s2 != g.player}
+            reach = g.board.graph.reachable(
+                ld.area, lambda x, y: None if y in enemy else _safe_leader_cost(g, ld, x, y), ld.movement)
+            for dest, r in sorted(reach.items()):
+                if dest != ld.area:
+                    act = Action("move", units=(ld.name,), path=tuple(r.path[1:]))
+                    if _legal(g, act):
+                        out.append(act)
     ready = [u for u in mine if u.uid in g.activated and u.uid not in g.acted]
     by_area: dict[str, list[Unit]] = {}
     for u in ready:
@@ -797,6 +1051,13 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
                     out.append(act)
     out.append(Action("end-phase"))
     return out
+
+
+def _safe_leader_cost(g: Game, ld: Leader, a: str, b: str):
+    c = g.board.crossing(a, b)
+    if c.water == "river" and not c.crossing:
+        return None
+    return 1 + (g.tables.terrain.stream_cost_infantry_cavalry if c.water == "stream" and not c.crossing else 0)
 
 
 def _legal(g: Game, a: Action) -> bool:

@@ -18,7 +18,7 @@ from .game import Action, Game, Setup, new_game, perform
 
 __all__ = ["action_event", "apply_event", "initial_state", "replay_record", "Session"]
 
-RULE_OF = {"toggle": "3", "end-admin": "3", "rally": "4.1", "activate": "4.2", "move": "4.2.2",
+RULE_OF = {"place": "Albuera option 6", "end-setup": "Albuera option 6", "toggle": "3", "end-admin": "3", "rally": "4.1", "activate": "4.2", "move": "4.2.2",
            "attack": "5", "fire": "4.2.1", "end-phase": "6"}
 
 

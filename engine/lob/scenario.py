@@ -13,13 +13,15 @@ from engine.core.errors import DataError, RuleViolation
 from .board import Board, default_board
 from .units import Unit
 
-__all__ = ["ScenarioSpec", "UnitEntry", "load_scenario", "default_scenario", "SCENARIO_FILE", "OPTIONS",
+__all__ = ["ScenarioSpec", "UnitEntry", "initial_leaders", "LEADER_ATTRIBUTES", "load_scenario", "default_scenario", "SCENARIO_FILE", "OPTIONS",
            "initial_units"]
 
 SCENARIO_FILE = data_path("lob", "albuera", "scenario.yaml")
 
-# the six optional scenario rules (the 'bid' and 'setup' ones act before play)
-OPTIONS = ("kemmis", "madden", "spanish-no-show", "rain", "bid", "setup")
+# the six optional scenario rules (the 'bid' one acts before play, through new_game's morale_bid), and
+# the optional rules 7.1 (leaders) and 7.1.3 (light cavalry activated without a leader)
+OPTIONS = ("kemmis", "madden", "spanish-no-show", "rain", "bid", "setup", "setup-allied", "setup-french", "leaders",
+           "light-cavalry")
 
 
 class UnitEntry(Strict):
@@ -34,10 +36,15 @@ class UnitEntry(Strict):
     command: tuple[str, ...] = ()
 
 
+LEADER_ATTRIBUTES = ("fat", "obese", "fine-rider", "wanderer", "imbecile", "foolhardy")
+
+
 class LeaderEntry(Strict):
     name: str
+    area: str
     side: Literal["French", "Allied"]
     commands: tuple[str, ...]
+    attributes: tuple[Literal[LEADER_ATTRIBUTES], ...] = ()   # 7.1.2 (the ones the engine implements)
 
 
 class Morale(Strict):
@@ -72,6 +79,13 @@ def _check(spec: ScenarioSpec, board: Board, file: str) -> ScenarioSpec:
             raise DataError(file, f"{where}.rating", "1 or more for infantry and cavalry", u.rating)
         if u.kind == "art" and u.rating != 0:
             raise DataError(file, f"{where}.rating", "0 for artillery (it has no rating, rule 1.2)", u.rating)
+    names = set()
+    for i, ld in enumerate(spec.leaders):
+        if ld.name in names or ld.name in seen:
+            raise DataError(file, f"leaders[{i}].name", "a unique name (not a unit id either)", ld.name)
+        names.add(ld.name)
+        if ld.area not in board:
+            raise DataError(file, f"leaders[{i}].area", "an area of the map", ld.area)
     return spec
 
 
@@ -84,6 +98,23 @@ def load_scenario(path: str | Path | None = None, board: Board | None = None) ->
 @lru_cache(maxsize=1)
 def default_scenario() -> ScenarioSpec:
     return _check(load_yaml(SCENARIO_FILE, ScenarioSpec), default_board(), str(SCENARIO_FILE))
+
+
+def initial_leaders(spec: ScenarioSpec, options: frozenset[str] = frozenset()) -> tuple:
+    """7.1: the leaders, when the option is on (Blake and Zayas stay home with the Spanish no-show)."""
+    from .units import Leader
+    if "leaders" not in options:
+        return ()
+    out = []
+    for ld in spec.leaders:
+        if "spanish-no-show" in options and ld.name in ("Blake", "Zayas"):
+            continue                                                   # optional rule 4
+        commands = ld.commands
+        if "spanish-no-show" in options and ld.name == "Beresford":
+            commands = commands + ("5th-army",)                        # optional rule 4: he takes the 5th Army
+        out.append(Leader(name=ld.name, side=ld.side, area=ld.area, commands=commands,
+                          attributes=ld.attributes))
+    return tuple(sorted(out))
 
 
 def initial_units(spec: ScenarioSpec, options: frozenset[str] = frozenset(),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-__all__ = ["Unit", "INF", "CAV", "ART", "SIDES", "other_side"]
+__all__ = ["Leader", "Unit", "INF", "CAV", "ART", "SIDES", "other_side"]
 
 INF, CAV, ART = "inf", "cav", "art"
 SIDES = ("French", "Allied")
@@ -88,3 +88,47 @@ class Unit:
         if self.name:
             d["name"] = self.name
         return d
+
+
+@dataclass(frozen=True, order=True)
+class Leader:
+    """An optional leader (7.1): not a combat unit; the place where command points are spent."""
+
+    name: str
+    side: str
+    area: str | None
+    commands: tuple = ()
+    attributes: tuple = ()
+    status: str = "active"           # active | killed | wounded | captured
+
+    @property
+    def present(self) -> bool:
+        return self.status == "active" and self.area is not None
+
+    def can_command(self, u: Unit) -> bool:
+        """Whom the leader may activate: a formation tag of the unit, or a whole kind ('any', 'infantry', ...)."""
+        if u.side != self.side:
+            return False
+        for c in self.commands:
+            if c == "any" or c in u.command:
+                return True
+            if (c, u.kind) in (("infantry", INF), ("cavalry", CAV), ("artillery", ART)):
+                return True
+        return False
+
+    @property
+    def movement(self) -> int:
+        """7.1: 4 points; 7.1.2 fat 3, obese 2."""
+        if "obese" in self.attributes:
+            return 2
+        if "fat" in self.attributes:
+            return 3
+        return 4
+
+    def label(self) -> str:
+        extra = f" [{', '.join(self.attributes)}]" if self.attributes else ""
+        return f"{self.name} (leader{extra}{'' if self.status == 'active' else ', ' + self.status})"
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "side": self.side, "area": self.area, "status": self.status,
+                "commands": list(self.commands), "attributes": list(self.attributes)}

@@ -199,3 +199,220 @@ def register(subparsers) -> None:
     mp.add_argument("hex", nargs="?")
     mp.add_argument("--map", help="a map file (default: Dürenstein)")
     mp.set_defaults(handler=_map)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scenario verbs: a Dürenstein state (set-up, changed with --place) and actions on it
+# ---------------------------------------------------------------------------------------------------
+def _state(args):
+    from dataclasses import replace as dc_replace
+    from engine.core.errors import RuleViolation
+    from .scenario import initial_state, load_scenario
+    sc = load_scenario(tables=_tables(args))
+    st = initial_state(sc)
+    names = [n.upper() for n in sc.board.grid.direction_names]
+    for item in getattr(args, "place", None) or []:
+        pid, _, rest = item.partition("=")
+        parts = rest.split(":")
+        st.piece(pid)
+        changes = {}
+        if parts[0] in ("", "off"):
+            changes["hex"] = None
+        else:
+            changes["hex"] = sc.board.check_hex(parts[0], "9.0")
+        if len(parts) > 1 and parts[1]:
+            if parts[1].upper() not in names:
+                raise RuleViolation("4.3 B", f"facing must be one of {', '.join(names)}, not {parts[1]!r}")
+            changes["facing"] = names.index(parts[1].upper())
+        if len(parts) > 2 and parts[2]:
+            if parts[2] not in ("normal", "fatigued", "routed", "eliminated", "surrendered", "killed", "captured"):
+                raise RuleViolation("4.2.4", f"unknown status {parts[2]!r}")
+            changes["status"] = parts[2]
+        st = st.with_piece(pid, **changes)
+    if getattr(args, "turn", None):
+        st = dc_replace(st, turn=args.turn)
+    if getattr(args, "alert", False):
+        st = st.with_flag("alert")
+    return sc, st
+
+
+def _add_state(p):
+    p.add_argument("--place", action="append", metavar="ID=HEX[:FACING[:STATUS]]",
+                   help="change a piece of the set-up (repeat); HEX 'off' takes it off the map")
+    p.add_argument("--turn", type=int, help="game turn (night from turn 11)")
+    p.add_argument("--alert", action="store_true", help="Mortier's Alert has succeeded (9.5.2)")
+    _add_tables(p)
+
+
+def _state_dist_summary(sc, st0, d, ids=()):
+    from engine.core.dist import prob_json
+    changed = set(ids)
+    for s in d:
+        for p in s.pieces:
+            if p != st0.piece(p.id):
+                changed.add(p.id)
+    out = {}
+    for pid in sorted(changed):
+        rows = {}
+        for s, w in d.items():
+            p = s.piece(pid)
+            key = f"{p.status} in {p.hex}" if p.hex else p.status
+            if p.charged:
+                key += " (charged)"
+            rows[key] = rows.get(key, 0) + w
+        out[pid] = [{"outcome": k, "probability": prob_json(v)} for k, v in sorted(rows.items(), key=lambda kv: -kv[1])]
+    return out
+
+
+def _scenario(args):
+    from .rules import victory
+    sc, st = _state(args)
+    return {"scenario": sc.file.name, "turns": sc.file.turns, "night_from": sc.file.night_from,
+            "first_impulse": sc.file.first_impulse,
+            "on_map": {p.id: {"hex": p.hex, "facing": sc.board.grid.direction_names[p.facing], "status": p.status,
+                              "side": sc.side(p.id)} for p in st.on_map()},
+            "control": dict(st.control), "victory_now": victory(sc, st),
+            "provenance": {"units": sc.oob.source, "scenario": sc.file.source, "map": sc.board.data.source}}
+
+
+def _activate(args):
+    from .rules import activation_plan
+    sc, st = _state(args)
+    return activation_plan(sc, st, args.leader)
+
+
+def _reach(args):
+    from .rules import reachable
+    sc, st = _state(args)
+    r = reachable(sc, st, args.unit, {2: args.level2, 3: args.level3})
+    return {"unit": args.unit, "from": st.piece(args.unit).hex,
+            "reachable": {h: {"mp": c, "path": list(p)} for h, (c, p) in sorted(r.items())}}
+
+
+def _retreat(args):
+    from functools import partial
+    from engine.core.procedure import distribution
+    from .rules import retreat, retreat_options
+    sc, st = _state(args)
+    h = st.piece(args.units[0]).hex
+    opts = retreat_options(sc, st, tuple(args.units), h)
+    d = distribution(partial(retreat, sc, st, tuple(args.units), h))
+    from .calc import dist_rows
+    return {"from": h, "options": [{"hex": x, "rank": r, "rule": rule} for x, r, rule in opts],
+            "outcomes": dist_rows(d)}
+
+
+def _rout(args):
+    from .rules import rout_path
+    sc, st = _state(args)
+    r = rout_path(sc, st, args.unit, just_routed=not args.continuing)
+    return {"unit": args.unit, "path": list(r.path), "fate": r.fate, "entered_friends": list(r.entered_friends),
+            "rule": "6.7"}
+
+
+def _act(args):
+    from functools import partial
+    from engine.core.procedure import distribution
+    from .actions import charge_action, fire_action, melee_action
+    from .policies import POLICIES
+    sc, st = _state(args)
+    if args.what == "fire":
+        f = partial(fire_action, sc, st, tuple(args.unit), args.target, args.defensive)
+        ids = list(args.unit)
+    elif args.what == "melee":
+        f = partial(melee_action, sc, st, tuple(args.unit), args.target)
+        ids = list(args.unit)
+    else:
+        if len(args.unit) != 1:
+            from engine.core.errors import RuleViolation
+            raise RuleViolation("6.2.8 A", "a charge is made by one cavalry unit (give one --unit)")
+        f = partial(charge_action, sc, st, args.unit[0], tuple(args.path or ()), tuple(args.next or ()))
+        ids = list(args.unit)
+    d = distribution(f, policy=POLICIES[args.policy])
+    return {"action": args.what, "units": ids, "target": args.target or (args.path or [None])[-1],
+            "pieces": _state_dist_summary(sc, st, d, ids), "states": len(d)}
+
+
+def _roll(args):
+    from functools import partial
+    from engine.core.procedure import distribution
+    from .calc import dist_rows
+    from .rules import (column_muster, dupont_arrival, initiative, mortier_alert, optional_arrival, regroup,
+                        second_group_delay)
+    sc, st = _state(args)
+    turn = args.turn or st.turn
+    what = args.what
+    if what == "dupont":
+        f, rule = partial(dupont_arrival, sc, turn), "9.6.2"
+    elif what == "second-group":
+        f, rule = partial(second_group_delay, sc), "9.6.2 D"
+    elif what in ("muster-II", "muster-III"):
+        f, rule = partial(column_muster, sc, what.split("-")[1], turn), "9.2 B"
+    elif what == "alert":
+        f, rule = partial(mortier_alert, sc, args.since), "9.5.2"
+    elif what == "initiative":
+        f, rule = partial(initiative, turn, not args.no_mortier), "3.2"
+    elif what == "regroup":
+        f, rule = regroup, "5.3"
+    else:
+        f, rule = partial(optional_arrival, what, args.since), "11.x"
+    return {"roll": what, "turn": turn, "rule": rule, "outcomes": dist_rows(distribution(f))}
+
+
+def _victory(args):
+    from .rules import victory
+    sc, st = _state(args)
+    return victory(sc, st, args.rear_guard_shortfall)
+
+
+_register_base = register
+
+
+def register(subparsers) -> None:  # noqa: F811 - extends the calculator verbs above
+    _register_base(subparsers)
+    tbf = subparsers.choices["tbf"]
+    sub = next(a for a in tbf._actions if a.dest == "verb")
+    s = sub.add_parser("scenario", help="the Dürenstein set-up: pieces, control, victory now")
+    _add_state(s)
+    s.set_defaults(handler=_scenario)
+    a = sub.add_parser("activate", help="who a leader's activation reaches (6.1)")
+    a.add_argument("leader")
+    _add_state(a)
+    a.set_defaults(handler=_activate)
+    r = sub.add_parser("reach", help="hexes a unit can reach this Movement Segment (6.2)")
+    r.add_argument("unit")
+    r.add_argument("--level2", type=int, default=0, help="Level 2 hexes allowed by the 6.2.3 roll")
+    r.add_argument("--level3", type=int, default=0, help="Level 3 hexes allowed by the 6.2.3 roll")
+    _add_state(r)
+    r.set_defaults(handler=_reach)
+    rt = sub.add_parser("retreat", help="retreat priorities and outcomes of a stack (6.6)")
+    rt.add_argument("units", nargs="+")
+    _add_state(rt)
+    rt.set_defaults(handler=_retreat)
+    ro = sub.add_parser("rout", help="the rout move of a unit (6.7)")
+    ro.add_argument("unit")
+    ro.add_argument("--continuing", action="store_true", help="already routed at the start of its Movement Segment (6.7 F)")
+    _add_state(ro)
+    ro.set_defaults(handler=_rout)
+    ac = sub.add_parser("act", help="fire, melee or charge on the scenario state: odds of each piece's fate")
+    ac.add_argument("what", choices=["fire", "melee", "charge"])
+    ac.add_argument("--unit", action="append", required=True, metavar="ID", help="acting unit (repeat)")
+    ac.add_argument("--target", help="target hex (fire, melee)")
+    ac.add_argument("--defensive", action="store_true")
+    ac.add_argument("--path", nargs="+", metavar="HEX", help="charge path, ending on the first target")
+    ac.add_argument("--next", nargs="+", metavar="HEX", help="further charge targets, in order")
+    ac.add_argument("--policy", choices=["aggressive", "passive"], default="aggressive",
+                    help="defenders' counter/reaction charges and other choices")
+    _add_state(ac)
+    ac.set_defaults(handler=_act)
+    ro2 = sub.add_parser("roll", help="odds of a Reinforcement Phase or initiative roll")
+    ro2.add_argument("what", choices=["dupont", "second-group", "muster-II", "muster-III", "alert", "initiative",
+                                      "regroup", "klein", "murat", "dumonceau"])
+    ro2.add_argument("--since", type=int, default=0, help="turns since the first Alert roll / turns available")
+    ro2.add_argument("--no-mortier", action="store_true", help="Mortier is off the map (3.2 A)")
+    _add_state(ro2)
+    ro2.set_defaults(handler=_roll)
+    v = sub.add_parser("victory", help="victory level of a state (10.0)")
+    v.add_argument("--rear-guard-shortfall", type=int, default=0, help="units short of the 9.2 F rear guard")
+    _add_state(v)
+    v.set_defaults(handler=_victory)

@@ -18,7 +18,8 @@ from .scenario import GameState, Piece, Scenario
 __all__ = ["frontal", "enemy_front", "occupants", "leader_cvs", "stacking_problem", "activation_plan",
            "reachable", "retreat_options", "retreat", "rout_path", "RoutPath", "recovery", "initiative",
            "dupont_arrival", "second_group_delay", "column_muster", "mortier_alert", "regroup", "victory",
-           "refuges", "current_fv", "current_ma", "ammo_shortage", "optional_arrival"]
+           "refuges", "current_fv", "current_ma", "ammo_shortage", "optional_arrival", "releases",
+           "activation_allowed", "entry_mp", "OPTIONS", "victory_with_options", "level_roll"]
 
 LIVE = ("normal", "fatigued", "routed")
 
@@ -570,3 +571,111 @@ def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0) -> dict:
         winner, level = "coalition", coal              # 10.2.4 B: equal levels go to the Coalition
     return {"winner": winner, "level": level, "french_level": fr, "coalition_level": coal,
             "french_battalions_lost": round(eq, 2), "gazan_battalions_lost": round(gazan_eq, 2), "rule": "10.2"}
+
+
+# ---------------------------------------------------------------------------------------------------
+# 9.1 E, 9.2 H-I, 9.4: who may activate in the scenario
+# ---------------------------------------------------------------------------------------------------
+def releases(sc: Scenario, st: GameState) -> GameState:
+    """Flags the scenario's release conditions that now hold: Column V (9.2 H) and VI (9.2 I) when a
+    French unit comes within three hexes of their set-up; the rest of Gazan's division when Column I
+    reaches hex row 18XX or turn 4 (9.4 C); the Elite battalion when a Coalition unit is next to it, or
+    from turn 6 with Mortier or Gazan with or next to it (9.4 B)."""
+    g = sc.board.grid
+    act = sc.file.activation
+    french = [p for p in st.on_map() if sc.side(p.id) == "french" and not sc.is_leader(p.id) and p.status in LIVE]
+    coal = [p for p in st.on_map() if sc.side(p.id) == "coalition" and not sc.is_leader(p.id) and p.status in LIVE]
+    v_hexes = [h for pid, h in sc.file.setup.coalition.items() if pid.startswith("cv-") or pid == "kolloredo"]
+    if any(g.distance(f.hex, h) <= 3 for f in french for h in v_hexes):
+        st = st.with_flag("column_V_released")
+    vi = sc.board.data.setup_numbers.get("VI")
+    if vi and any(g.distance(f.hex, vi) <= 3 for f in french):
+        st = st.with_flag("column_VI_deployed")
+    col_i = [p for p in coal if sc.units[p.id].command == "I"]
+    if st.turn >= act.french_release_turn or any(g.parse(p.hex)[0] <= act.french_release_row for p in col_i):
+        st = st.with_flag("french_released")
+    elite = st.piece("elite") if "elite" in sc.units else None
+    if elite is not None and elite.hex:
+        if any(g.distance(p.hex, elite.hex) == 1 for p in coal):
+            st = st.with_flag("elite_released")
+        if st.turn >= act.elite_release_turn and any(
+                st.piece(l).hex and g.distance(st.piece(l).hex, elite.hex) <= 1 for l in ("mortier", "gazan")
+                if l in sc.leaders):
+            st = st.with_flag("elite_released")
+    return st
+
+
+def activation_allowed(sc: Scenario, st: GameState, pid: str) -> tuple[bool, str]:
+    """May this leader or unit activate now under the scenario's limits? (allowed, rule and reason)."""
+    act = sc.file.activation
+    st = releases(sc, st)
+    if sc.side(pid) == "coalition":
+        d = sc.leaders.get(pid) or sc.units.get(pid)
+        col = d.command if pid in sc.units else (d.command if d.rank == "column" else "army")
+        if col == "army":
+            return True, "6.1.2 B: Kutusov"
+        if col in act.coalition_start:
+            return True, "9.1 E"
+        if col in ("II", "III") and f"column_{col}_mustered" in st.flags:
+            return True, "9.2 B"
+        if col == "V" and "column_V_released" in st.flags:
+            return True, "9.2 H"
+        if col == "VI":
+            return False, "9.2 I: Column VI never moves unless forced to retreat"
+        if col == "IV":
+            return ("optional_11.4" in st.flags, "11.4: Column IV only with the optional rule")
+        return False, f"9.1 E / 9.2: Column {col} is not available yet"
+    if pid == "elite":
+        return ("elite_released" in st.flags, "9.4 B")
+    if pid in act.french_start_units or pid in act.french_start_leaders:
+        return True, "9.4 A"
+    if pid in sc.file.setup.french:
+        return ("french_released" in st.flags, "9.4 C")
+    return True, "9.6.2: reinforcements activate once on the map"
+
+
+def entry_mp(ma: int, k: int) -> int:
+    """MPs left to the k-th unit or stack (1 = first) entering at the same hex (5.2 D, 9.6.2 C)."""
+    if k < 1:
+        raise RuleViolation("5.2 B", "entering stacks are counted from 1")
+    return max(0, ma - (k - 1))
+
+
+OPTIONS = {
+    "11.1": "Cavalry Fire Ability", "11.2": "French Ammunition Shortage", "11.3": "Coalition Column's Impetus",
+    "11.4": "Bagration's IV Column", "11.5": "Dumonceau's Dutch 3rd Division", "11.6": "Klein's 1st Dragoon Division",
+    "11.7": "Murat's Relief Force", "11.8": "Cavalry Retreat Before Combat",
+}
+
+
+def victory_with_options(sc: Scenario, st: GameState, options: frozenset[str] = frozenset(),
+                         forces_in_play: frozenset[str] = frozenset(), rear_guard_shortfall: int = 0,
+                         klein_towns: int = 0) -> dict:
+    """10.2 with the optional rules' victory changes: +2 battalions needed per level when Bagration's
+    column came into play (11.4.2), -1 when Dumonceau entered (11.5.3), and one or two French levels for
+    Scheibenhof and Egelsee held with Klein's division in play (11.6.2)."""
+    unknown = set(options) - set(OPTIONS)
+    if unknown:
+        raise RuleViolation("11.0", f"unknown optional rule {sorted(unknown)[0]!r} (one of {', '.join(OPTIONS)})")
+    bump = rear_guard_shortfall
+    if "11.4" in options and "bagration" in forces_in_play:
+        bump += 2
+    if "11.5" in options and "dumonceau" in forces_in_play:
+        bump -= 1
+    v = victory(sc, st, bump)
+    if v.get("automatic"):
+        return v
+    if "11.6" in options and "klein" in forces_in_play and klein_towns:
+        order = ["none", "tactical", "strategic"]
+        lvl = min(order.index(v["french_level"]) + min(klein_towns, 2), 2)
+        v = dict(v, french_level=order[lvl])
+        rank = {"none": 0, "tactical": 1, "strategic": 2}
+        fr, co = v["french_level"], v["coalition_level"]
+        if rank[fr] == 0 and rank[co] == 0:
+            v.update(winner="draw", level="none")
+        elif rank[fr] > rank[co]:
+            v.update(winner="french", level=fr)
+        else:
+            v.update(winner="coalition", level=co)
+    v["options"] = sorted(options)
+    return v

@@ -194,10 +194,14 @@ def invariants(g: Game):
         if u.area is None:
             elim[u.side] += u.morale_value
     assert g.cp >= 0
+    for ld in g.leaders:
+        assert (ld.area is None) == (ld.status != "active")
+        if ld.area is not None:
+            assert seen.get(ld.area, {ld.side}) == {ld.side}      # never left standing among the enemy (7.1)
 
 
-def run_game(seed, bots=("random", "random"), limit=3000):
-    s = Session.start(seed=seed)
+def run_game(seed, bots=("random", "random"), limit=3000, options=()):
+    s = Session.start(seed=seed, options=options)
     b = {"French": make_bot(bots[0], seed), "Allied": make_bot(bots[1], seed + 1)}
     dice = RandomDice(seed)
     n = 0
@@ -215,6 +219,28 @@ def run_game(seed, bots=("random", "random"), limit=3000):
 @pytest.mark.parametrize("seed", range(12))
 def test_random_bot_games_keep_every_invariant(seed):
     run_game(seed)
+
+
+@pytest.mark.parametrize("seed,options", [(1, ("leaders", "light-cavalry")), (2, ("setup", "rain")),
+                                          (3, ("kemmis", "madden", "spanish-no-show", "leaders"))])
+def test_random_bot_games_with_optional_rules(seed, options):
+    s = run_game(seed, options=options)
+    assert replay_record(s.record)[-1] == s.state
+
+
+def test_option_6_free_setup():
+    g = new_game(options=["setup"])
+    assert g.phase == "setup" and g.player == "Allied"
+    with pytest.raises(RuleViolation, match="west"):
+        do(g, Action("place", units=("A-KGL",), area="25"))
+    g2 = do(g, Action("place", units=("A-KGL",), area="16"))
+    with pytest.raises(RuleViolation, match="Albuera"):
+        do(g2, Action("end-setup"))                          # Albuera left empty
+    g3 = do(g2, Action("place", units=("A-Myers",), area="Albuera"))
+    g4 = do(g3, Action("end-setup"))
+    assert g4.player == "French" and g4.phase == "setup"
+    g5 = do(do(g4, Action("place", units=("F-Brayer",), area="65")), Action("end-setup"))
+    assert g5.phase == "admin" and g5.player == "French" and g5.unit("F-Brayer").area == "65"
 
 
 @pytest.mark.slow

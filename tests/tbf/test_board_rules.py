@@ -302,3 +302,37 @@ def test_bad_map_file_is_a_data_error(tmp_path):
     with pytest.raises(DataError) as e:
         load_board(f)
     assert "terrain_rows" in str(e.value) or "row 05" in str(e.value)
+
+
+def test_9_4_activation_limits():
+    from dataclasses import replace
+    from engine.tbf.rules import activation_allowed
+    st = initial_state(SC)
+    assert activation_allowed(SC, st, "miloradovich")[0]                      # 9.1 E
+    assert not activation_allowed(SC, st, "cii-1")[0]                          # 9.2
+    assert activation_allowed(SC, st.with_flag("column_II_mustered"), "cii-1")[0]
+    assert activation_allowed(SC, st, "4l-1")[0]                               # 9.4 A
+    assert not activation_allowed(SC, st, "100-1")[0]                          # 9.4 C
+    assert activation_allowed(SC, replace(st, turn=4), "100-1")[0]
+    assert activation_allowed(SC, st.with_piece("ci-1", hex="1812"), "100-1")[0]   # Column I into row 18XX
+    assert not activation_allowed(SC, st, "elite")[0]                          # 9.4 B
+    assert activation_allowed(SC, st.with_piece("ci-1", hex="1517"), "elite")[0]
+    assert not activation_allowed(SC, st, "cv-1")[0]
+    assert activation_allowed(SC, st.with_piece("4l-1", hex="2610"), "cv-1")[0]   # 9.2 H: within 3 of 2810
+
+
+def test_5_2_D_entry_mps():
+    from engine.tbf.rules import entry_mp
+    assert [entry_mp(5, k) for k in (1, 2, 3, 6, 7)] == [5, 4, 3, 0, 0]
+
+
+def test_11_4_2_and_11_5_3_victory_changes():
+    from engine.tbf.rules import victory_with_options
+    st = initial_state(SC)
+    for uid in ["4l-1", "4l-2", "4l-3", "100-1", "100-2", "100-3"]:
+        st = st.with_piece(uid, status="eliminated", hex=None)
+    assert victory_with_options(SC, st)["coalition_level"] == "tactical"
+    # Bagration in play: 6 + 2 = 8 of Gazan's needed -> not reached.
+    assert victory_with_options(SC, st, frozenset({"11.4"}), frozenset({"bagration"}))["coalition_level"] == "none"
+    with pytest.raises(RuleViolation):
+        victory_with_options(SC, st, frozenset({"11.9"}))

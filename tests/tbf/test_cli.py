@@ -99,3 +99,44 @@ def test_los_and_map_verbs(capsys):
     assert json.loads(out)["walled_road"] is True
     code, _, err = run(capsys, "map", "9999")
     assert code == 2 and "9999" in err
+
+
+def test_scenario_verbs(capsys):
+    code, out, _ = run(capsys, "scenario")
+    data = json.loads(out)
+    assert data["on_map"]["elite"]["hex"] == "1518" and data["victory_now"]["winner"] == "draw"
+    code, out, _ = run(capsys, "activate", "miloradovich")
+    assert "ci-1" in json.loads(out)["units"]
+    code, out, _ = run(capsys, "reach", "ciii-1", "--place", "ciii-1=1307", "--level2", "2")
+    assert len(json.loads(out)["reachable"]) > 1
+    code, out, _ = run(capsys, "rout", "ci-1")
+    assert json.loads(out)["fate"] in ("safe", "moving", "exited")
+    code, out, _ = run(capsys, "retreat", "100-1")
+    assert json.loads(out)["options"]
+
+
+def test_act_fire_on_the_state(capsys):
+    code, out, _ = run(capsys, "act", "fire", "--unit", "4l-1", "--target", "2114", "--place", "ci-1=2114:SW")
+    data = json.loads(out)
+    ci1 = {r["outcome"]: r["probability"]["fraction"] for r in data["pieces"]["ci-1"]}
+    assert ci1["normal in 2114"] == "3/5"      # column 3: "-" on 1-6
+
+
+def test_roll_verbs(capsys):
+    code, out, _ = run(capsys, "roll", "initiative", "--turn", "3")
+    rows = {r["outcome"]: r["probability"]["fraction"] for r in json.loads(out)["outcomes"]}
+    assert rows["french"] == "21/31"
+    code, out, _ = run(capsys, "roll", "alert", "--since", "1")
+    rows = {r["outcome"]: r["probability"]["fraction"] for r in json.loads(out)["outcomes"]}
+    assert rows["True"] == "2/3"               # 4+ with +1: faces 3-6
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["act", "fire", "--unit", "4l-1", "--target", "2114"], "no enemy"),
+    (["scenario", "--place", "nobody=1010"], "nobody"),
+    (["scenario", "--place", "ci-1=9999"], "9999"),
+    (["act", "charge", "--unit", "drag-3", "--path", "2013", "2114", "2212", "--place", "ci-1=2212"], "straight"),
+])
+def test_scenario_bad_input(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and needle in err

@@ -1,0 +1,345 @@
+"""Lines of Battle page parts: the session's view model and the combat, fire and command-point views.
+
+No rule is computed here: combats, fire and command points come from ``engine.lob`` procedures run by
+the engine's drivers (exact enumeration).
+"""
+from __future__ import annotations
+
+import html
+from fractions import Fraction
+
+import panel as pn
+import param
+
+from dashboards.components.dist_bars import STYLESHEET as BARS_CSS, bars_html, fmt_pct
+from dashboards.components.lob_map import AreaMapFigure
+from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
+from dashboards.components.tables_upload import FileLoader
+from dashboards.components.tree_view import STYLESHEET as TREE_CSS, tree_html
+from engine.core.errors import VedetteError
+from engine.lob.analysis import analyse, combat_tree
+from engine.lob.board import default_board
+from engine.lob.command import cp_schedule
+from engine.lob.fire import FireSetup, fire_odds, prefer_hit, prefer_retreat
+from engine.lob.game import Setup, combat_context, new_game
+from engine.lob.policies import CombatPolicy
+from engine.lob.tables import Tables, default_tables, load_tables
+
+__all__ = ["LobSession", "combat_panel", "custom_panel", "fire_panel", "schedule_panel", "POLICY_CHOICES", "EXAMPLE_COMBAT"]
+
+POLICY_CHOICES = ["stay", "until:0", "until:1", "until:2", "outnumbered", "rbc", "feint"]
+POLICY_HELP = ("**Policies** decide, round by round, what each side does: *stay* fights on; *until:K* pulls "
+               "the lead out when its strength is K or less (the whole side if no fresh unit is left); "
+               "*outnumbered* gives up when the enemy's total strength is greater; *rbc* (defender) retreats "
+               "before combat; *feint* (attacker) feints whenever allowed.")
+CSS = """
+.lob-big {font-size:28px;font-weight:700;color:#2f4f6f}
+.lob-kv td {padding:2px 8px;font-size:13px}
+.lob-kv th {text-align:left;font-size:12px;color:#555;padding:2px 8px}
+"""
+
+
+class LobSession(param.Parameterized):
+    """One browser session's state: tables in use, the combat being set up, the policies."""
+
+    origin = param.String(default="17")
+    target = param.String(default="Albuera")
+    attackers = param.List(default=[])
+    attacker_policy = param.Selector(default="stay", objects=POLICY_CHOICES)
+    defender_policy = param.Selector(default="stay", objects=POLICY_CHOICES)
+    rain = param.Boolean(default=False)
+    tables = param.ClassSelector(class_=Tables)
+    uploaded = param.Boolean(default=False)
+    click_sets = param.Selector(default="attacker's area", objects=["attacker's area", "defender's area"])
+    version = param.Integer(default=0)
+
+    def __init__(self, **params):
+        params.setdefault("tables", default_tables())
+        super().__init__(**params)
+        self.board = default_board()
+        self.loader = FileLoader(load_tables, self._loaded, self._reset, label="Load your own Lines of Battle tables file")
+        self.game = new_game(Setup(board=self.board, tables=self.tables))
+        self.attackers = self.default_attackers()
+
+    # -- tables ---------------------------------------------------------------------------------
+    def _loaded(self, tables, filename):
+        self.game = new_game(Setup(board=self.board, tables=tables))
+        self.param.update(tables=tables, uploaded=True, version=self.version + 1)
+
+    def _reset(self):
+        self.game = new_game(Setup(board=self.board, tables=default_tables()))
+        self.param.update(tables=default_tables(), uploaded=False, version=self.version + 1)
+
+    def badge(self, block: str) -> str:
+        b = getattr(self.tables, block)
+        return badge_html(b.source, b.notes, label=block, uploaded=self.uploaded)
+
+    def map_badge(self) -> str:
+        return badge_html(self.board.source, self.board.spec.notes, label="map")
+
+    # -- the combat ----------------------------------------------------------------------------
+    def units_by_area(self) -> dict:
+        out: dict = {}
+        for u in self.game.live():
+            out.setdefault(u.area, []).append(u)
+        return out
+
+    def origin_units(self):
+        return [u for u in self.game.in_area(self.origin)] if self.origin in self.board else []
+
+    def default_attackers(self) -> list[str]:
+        return [u.uid for u in self.origin_units() if u.is_combat and u.strength >= 1
+                and u.approach in (None, self.target)]
+
+    def tap(self, area: str | None) -> None:
+        if area is None:
+            return
+        if self.click_sets == "attacker's area":
+            self.param.update(origin=area, attackers=[], click_sets="defender's area")
+            self.attackers = self.default_attackers()
+        else:
+            self.param.update(target=area, click_sets="attacker's area")
+            self.attackers = self.default_attackers()
+
+    def build(self):
+        """(ctx, attackers, defenders) for the current choice; RuleViolation when it is not a legal combat."""
+        g = self.game
+        self.board.check_area(self.origin, "attacker's area")
+        self.board.check_area(self.target, "defender's area")
+        side = g.holder(self.origin)
+        if side is None:
+            raise VedetteError(f"area {self.origin} holds no unit: pick an area with units to attack from")
+        if g.holder(self.target) in (None, side):
+            raise VedetteError(f"area {self.target} holds no enemy of the {side}: pick an enemy-held area")
+        if not self.attackers:
+            raise VedetteError("choose at least one attacking unit")
+        here = {u.uid: u for u in g.in_area(self.origin)}
+        missing = [a for a in self.attackers if a not in here]
+        if missing:
+            raise VedetteError(f"{', '.join(missing)} not in area {self.origin}")
+        ctx = combat_context(g, self.target, self.origin, side)
+        if self.rain:
+            from dataclasses import replace
+            ctx = replace(ctx, rain=True)
+        return ctx, tuple(here[a] for a in self.attackers), g.in_area(self.target)
+
+    def policy(self) -> CombatPolicy:
+        return CombatPolicy(self.attacker_policy, self.defender_policy)
+
+    def analysis(self):
+        ctx, att, dfn = self.build()
+        return analyse(ctx, att, dfn, self.policy())
+
+
+def _html(s: str, css_classes=()) -> pn.pane.HTML:
+    return pn.pane.HTML(s, stylesheets=[BADGE_CSS, BARS_CSS, TREE_CSS, CSS], sizing_mode="stretch_width",
+                        css_classes=list(css_classes))
+
+
+def _error(exc: Exception) -> pn.pane.Alert:
+    return pn.pane.Alert(f"**Cannot compute this combat:** {html.escape(str(exc))}", alert_type="danger",
+                         css_classes=["lob-error"], sizing_mode="stretch_width")
+
+
+def _frac(p) -> str:
+    p = Fraction(p)
+    return f"{p.numerator}/{p.denominator}"
+
+
+def result_html(an, sess: LobSession) -> str:
+    p = an.attacker_takes_area
+    head = (f"<div class='lob-result' data-taken='{_frac(p)}'>Chance the attacker takes area "
+            f"<b>{html.escape(an.ctx.target)}</b>: <span class='lob-big'>{fmt_pct(p)}</span> "
+            f"<span class='frac'>({_frac(p)})</span> {sess.badge('combat')} {sess.badge('retreat')} "
+            f"{sess.map_badge()}</div>")
+    stage_names = {"rounds": "fought out in combat rounds", "retreat-before-combat": "defender retreated before combat",
+                   "feint": "attacker feinted", "repulsed": "defensive artillery broke the attack",
+                   "artillery": "only artillery defended: it retreated"}
+    ends = [(f"{'attacker' if w == 'attacker' else 'defender'} holds · {stage_names.get(s, s)}", q)
+            for (w, s), q in sorted(an.dist.map(lambda r: (r.winner, r.stage)).items(), key=lambda kv: -kv[1])]
+    bars1 = bars_html(ends, title="How the combat ends", css_class="lob-ends")
+    rows = []
+    for u in an.attackers + an.defenders:
+        role = "attacker" if u in an.attackers else "defender"
+        hd = an.hits_dist(u.uid)
+        dist_txt = ", ".join(f"{h}: {fmt_pct(q)}" for h, q in sorted(hd.items()))
+        rows.append(f"<tr data-unit='{html.escape(u.uid, quote=True)}' data-expected-hits='{_frac(an.expected_hits(u.uid))}'>"
+                    f"<td>{html.escape(role)}</td><td>{html.escape(u.label())}</td>"
+                    f"<td>{float(an.expected_hits(u.uid)):.2f}</td><td>{fmt_pct(an.eliminated(u.uid))}</td>"
+                    f"<td>{html.escape(dist_txt)}</td></tr>")
+    table = ("<table class='lob-kv lob-hits'><tr><th>side</th><th>unit</th><th>expected hits</th>"
+             "<th>eliminated</th><th>hits distribution</th></tr>" + "".join(rows) + "</table>")
+    morale = "".join(f"<tr data-side='{s}' data-expected-morale='{_frac(an.expected_morale(s))}'><td>{s}</td>"
+                     f"<td>{float(an.expected_morale(s)):+.3f}</td></tr>"
+                     for s in (an.ctx.attacker_side, an.ctx.defender_side))
+    morale = ("<table class='lob-kv lob-morale'><tr><th>side</th><th>expected morale change (5.3)</th></tr>"
+              + morale + "</table>")
+    charge = (f"<p class='lob-charge' data-charge='{_frac(an.charge_chance)}'>Chance the winner has fresh cavalry "
+              f"for a follow-up charge (5.3.1): <b>{fmt_pct(an.charge_chance)}</b></p>")
+    return head + bars1 + table + morale + charge
+
+
+def combat_panel(sess: LobSession):
+    amap = AreaMapFigure(sess.board)
+    amap.update(sess.units_by_area(), sess.origin, sess.target)
+    amap.on_tap(sess.tap)
+    areas = sess.board.areas
+    origin_w = pn.widgets.Select(name="Attacker's area", options=areas, value=sess.origin, css_classes=["lob-origin"])
+    target_w = pn.widgets.Select(name="Defender's area", options=areas, value=sess.target, css_classes=["lob-target"])
+    att_w = pn.widgets.MultiChoice(name="Attacking units", options=[u.uid for u in sess.origin_units()],
+                                   value=list(sess.attackers), css_classes=["lob-attackers"])
+    apol = pn.widgets.Select.from_param(sess.param.attacker_policy, name="Attacker policy", css_classes=["lob-apol"])
+    dpol = pn.widgets.Select.from_param(sess.param.defender_policy, name="Defender policy", css_classes=["lob-dpol"])
+    rain = pn.widgets.Checkbox.from_param(sess.param.rain, name="rain squall (scenario option 5)")
+    clicks = pn.widgets.RadioButtonGroup.from_param(sess.param.click_sets, name="A click on the map sets")
+
+    def sync_from_session(*_):
+        origin_w.value = sess.origin
+        target_w.value = sess.target
+        att_w.options = [u.uid for u in sess.origin_units()]
+        att_w.value = list(sess.attackers)
+        amap.update(sess.units_by_area(), sess.origin, sess.target)
+
+    sess.param.watch(sync_from_session, ["origin", "target", "attackers", "version"])
+
+    def origin_changed(event):
+        if event.new != sess.origin:
+            sess.origin = event.new
+            sess.attackers = sess.default_attackers()
+
+    def target_changed(event):
+        if event.new != sess.target:
+            sess.target = event.new
+            sess.attackers = sess.default_attackers()
+
+    origin_w.param.watch(origin_changed, "value")
+    target_w.param.watch(target_changed, "value")
+    att_w.param.watch(lambda e: setattr(sess, "attackers", list(e.new)) if list(e.new) != sess.attackers else None,
+                      "value")
+
+    @pn.depends(sess.param.origin, sess.param.target, sess.param.attackers, sess.param.attacker_policy,
+                sess.param.defender_policy, sess.param.rain, sess.param.version)
+    def results(*_):
+        try:
+            an = sess.analysis()
+        except VedetteError as exc:
+            return _error(exc)
+        return _html(result_html(an, sess), ["lob-results"])
+
+    tree_button = pn.widgets.Button(name="Show the round-by-round tree", button_type="primary",
+                                    css_classes=["lob-tree-button"])
+    tree_area = pn.Column(sizing_mode="stretch_width", css_classes=["lob-tree"])
+
+    def show_tree(_=None):
+        try:
+            ctx, att, dfn = sess.build()
+            tree = combat_tree(ctx, att, dfn, sess.policy())
+        except VedetteError as exc:
+            tree_area[:] = [_error(exc)]
+            return
+        total = tree.total()
+        tree_area[:] = [_html(f"<p>Leaves sum to <b class='lob-tree-total'>{_frac(total)}</b>. Each combat round "
+                              f"is a sub-procedure (memoised on the combat state); open its 'inside this step' to "
+                              f"see the dice.</p>" + tree_html(tree, max_nodes=1500, open_depth=2))]
+
+    tree_button.on_click(show_tree)
+    sess.param.watch(lambda *_: tree_area.clear(), ["origin", "target", "attackers", "attacker_policy",
+                                                     "defender_policy", "rain", "version"])
+    form = pn.Column(pn.pane.Markdown("**Set up a combat**: click the attacker's area on the map, then the "
+                                      "defender's (or use the lists). The units come from the Albuera set-up."),
+                     clicks, pn.Row(origin_w, target_w), att_w, pn.Row(apol, dpol), rain,
+                     pn.pane.Markdown(POLICY_HELP), sizing_mode="stretch_width")
+    return pn.Column(pn.Row(pn.pane.Bokeh(amap.fig), form, sizing_mode="stretch_width"), results,
+                     tree_button, tree_area, name="Combat odds", sizing_mode="stretch_width")
+
+
+def fire_panel(sess: LobSession):
+    kind = pn.widgets.Select(name="Target", options={"infantry": "inf", "cavalry": "cav", "artillery": "art"},
+                             value="inf", css_classes=["lob-fire-kind"])
+    strength = pn.widgets.IntSlider(name="Target strength", start=0, end=5, value=3)
+    arty = pn.widgets.Select(name="Artillery type (7.2)", options=["foot", "horse", "heavy", "rockets"], value="foot")
+    square = pn.widgets.Checkbox(name="target in square (+1)")
+    approach = pn.widgets.Checkbox(name="infantry on the approach (-1)", css_classes=["lob-fire-approach"])
+    deployed = pn.widgets.Checkbox(name="target artillery deployed (-1)")
+    town = pn.widgets.Checkbox(name="target in the town (-2)")
+    far = pn.widgets.Checkbox(name="two areas away, from a hill")
+    prefer = pn.widgets.RadioButtonGroup(name="target's choice", options=["stand", "retreat"], value="stand")
+
+    @pn.depends(kind, strength, arty, square, approach, deployed, town, far, prefer, sess.param.version)
+    def view(k, st, ar, sq, ap, dep, tw, fr, pr, _v):
+        left = 1 if k == "art" else st + 1
+        s = FireSetup(arty=ar, target_kind=k, target_square=sq, target_on_approach=ap and k == "inf",
+                      target_deployed_artillery=dep and k == "art", target_in_town=tw, long_range=fr,
+                      target_hits_left=left)
+        d = fire_odds(s, sess.tables, prefer_retreat if pr == "retreat" else prefer_hit)
+        rows = [(f"{o.hits} hit(s)" + (" and retreats" if o.retreated else ""), p)
+                for o, p in sorted(d.items())]
+        eff = d.prob(lambda o: o.hits or o.retreated)
+        return _html(f"<p class='lob-fire-effect' data-effect='{_frac(eff)}'>Chance of an effect: "
+                     f"<b>{fmt_pct(eff)}</b> ({_frac(eff)}) {sess.badge('fire')} {sess.badge('optional')}</p>"
+                     + bars_html(rows, title="Result of one shot (4.2.1)", css_class="lob-fire-bars"))
+
+    return pn.Column(pn.Row(kind, strength, arty), pn.Row(square, approach, deployed, town, far), prefer, view,
+                     name="Artillery fire", sizing_mode="stretch_width")
+
+
+def schedule_panel(sess: LobSession):
+    @pn.depends(sess.param.version)
+    def view(_v):
+        s = cp_schedule(25, sess.tables)
+        rows = []
+        for i in range(25):
+            f, a = s["French"]["turns"][i], s["Allied"]["turns"][i]
+
+            def cell(r):
+                d = r["distribution"]
+                return ", ".join(f"{k}: {_frac(p)}" for k, p in d.items())
+            rows.append(f"<tr><td>{i + 1}</td><td>{cell(f)}</td><td>{float(f['expected']):.2f}</td>"
+                        f"<td>{cell(a)}</td><td>{float(a['expected']):.2f}</td></tr>")
+        tf, ta = s["French"]["expected_total"], s["Allied"]["expected_total"]
+        return _html(f"<p>{sess.badge('command')} Expected command points over 25 turns: French "
+                     f"<b class='lob-cp-french'>{float(tf):.1f}</b>, Allies <b class='lob-cp-allied'>{float(ta):.1f}</b>."
+                     f"</p><table class='lob-kv'><tr><th>turn</th><th>French CP</th><th>mean</th><th>Allied CP</th>"
+                     f"<th>mean</th></tr>{''.join(rows)}</table>")
+
+    return pn.Column(view, name="Command points", sizing_mode="stretch_width")
+
+
+EXAMPLE_COMBAT = """# Any combat on the Albuera map (format: docs/lob.md)
+target: "15"          # the defender's area
+origin: "23"          # where the attackers come from
+attacker_side: French
+attackers:
+  - {uid: French-line, kind: inf, rating: 3}
+defenders:
+  - {uid: Allied-line, kind: inf, rating: 3, approach: "23"}   # on the approach facing 23
+"""
+
+
+def custom_panel(sess: LobSession):
+    from engine.lob.analysis import parse_combat
+    text = pn.widgets.TextAreaInput(name="Combat (YAML)", value=EXAMPLE_COMBAT, height=260,
+                                    sizing_mode="stretch_width", css_classes=["lob-custom-text"])
+    apol = pn.widgets.Select(name="Attacker policy", options=POLICY_CHOICES, value="stay", css_classes=["lob-custom-apol"])
+    dpol = pn.widgets.Select(name="Defender policy", options=POLICY_CHOICES, value="stay")
+    out = pn.Column(sizing_mode="stretch_width", css_classes=["lob-custom-out"])
+
+    def run(*_):
+        try:
+            ctx, att, dfn = parse_combat(text.value, sess.board, sess.tables, file="your combat")
+            pol = CombatPolicy(apol.value, dpol.value)
+            an = analyse(ctx, att, dfn, pol)
+            tree = combat_tree(ctx, att, dfn, pol)
+        except VedetteError as exc:
+            out[:] = [_error(exc)]
+            return
+        out[:] = [_html(result_html(an, sess), ["lob-results"]),
+                  _html("<details><summary>round-by-round tree</summary>"
+                        + tree_html(tree, max_nodes=1200, open_depth=2) + "</details>")]
+
+    button = pn.widgets.Button(name="Compute", button_type="primary", css_classes=["lob-custom-run"])
+    button.on_click(run)
+    sess.param.watch(lambda *_: run(), ["version"])
+    run()
+    return pn.Column(pn.pane.Markdown("Describe any combat (units, approach, squares, hits) and compute it exactly."),
+                     text, pn.Row(apol, dpol, button), out, name="Any combat", sizing_mode="stretch_width")

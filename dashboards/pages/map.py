@@ -1,0 +1,207 @@
+"""Interactive map (Napoleonic 20): terrain, units, reachable hexes, zones of control, attack odds, retreats."""
+from __future__ import annotations
+
+import html
+import time
+
+import panel as pn
+import param
+
+from dashboards.components.n20_battle_form import scenario_choices
+from dashboards.components.n20_mapview import GameMapView, unit_at
+from dashboards.components.n20_odds_view import RESULTS_CSS, odds_html
+from dashboards.components.hexmap import Marked
+from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
+from engine import n20
+from engine.core.errors import VedetteError
+from engine.n20.game import combat as C
+from engine.n20.game import rules as R
+from engine.n20.game.engine import new_game
+from engine.n20.game.state import Battle, GameState
+from engine.n20.retreat import MapRetreat
+
+TITLE = "Map (Napoleonic 20)"
+SUMMARY = ("The scenario map in its printed numbering: click a unit for its reachable hexes and costs, shade "
+           "the zones of control, pick attackers and a defender for the odds, preview retreat paths and hazards.")
+
+
+class MapModel(param.Parameterized):
+    """What the map page shows for one session: a scenario's position and the user's selections."""
+
+    scenario = param.Selector(default="fuentes", objects=["fuentes"])
+    mode = param.Selector(default="inspect", objects=["inspect", "plan an attack"])
+    attackers = param.List(default=[])
+    defenders = param.List(default=[])
+    reserves_attacker = param.Boolean(default=False)
+    reserves_defender = param.Boolean(default=False)
+    retreat_distance = param.Integer(default=2, bounds=(1, 6), doc="hexes the defender must retreat (rout die)")
+    odds = param.String(default="")
+    hex_info = param.String(default="")
+    retreat_info = param.String(default="")
+
+    def __init__(self, **params):
+        ids = list(scenario_choices())
+        super().__init__(**params)
+        self.param.scenario.objects = ids
+        if self.scenario not in ids and ids:
+            self.scenario = ids[0]
+        self.state: GameState = new_game(self.scenario)
+        self.view = GameMapView(self.state)
+        self.view.on_hex(self.click)
+        self.param.watch(self._scenario_changed, ["scenario"])
+        self.param.watch(lambda *_: self.update_attack(), ["attackers", "defenders", "reserves_attacker",
+                                                          "reserves_defender", "retreat_distance"])
+        self.param.watch(self._mode_changed, ["mode"])
+
+    # -- events ------------------------------------------------------------------------------------------
+    def _scenario_changed(self, *_):
+        self.state = new_game(self.scenario)
+        self.attackers, self.defenders = [], []
+        self.view.selected = ""
+        self.view.set_state(self.state)
+        self.hex_info = ""
+
+    def _mode_changed(self, *_):
+        self.attackers, self.defenders = [], []
+        self.view.selected = ""
+
+    def click(self, h: str | None) -> None:
+        """A click on hex ``h``: describe it; select its unit (inspect) or add it to the attack plan."""
+        st = self.state
+        if h is None:
+            return
+        uid = unit_at(st, h)
+        self.hex_info = self._describe(h)
+        if self.mode == "inspect":
+            self.view.selected = uid or ""
+            return
+        if uid is None:
+            return
+        side = st.scenario.units[uid].side
+        atk_side = st.scenario.units[self.attackers[0]].side if self.attackers else None
+        if atk_side is None and not self.defenders:
+            self.attackers = [uid]
+        elif side == (atk_side or ("allied" if st.scenario.units[self.defenders[0]].side == "french" else "french")):
+            self.attackers = [a for a in self.attackers if a != uid] if uid in self.attackers else self.attackers + [uid]
+        else:
+            self.defenders = [d for d in self.defenders if d != uid] if uid in self.defenders else self.defenders + [uid]
+
+    def _describe(self, h: str) -> str:
+        st = self.state
+        b = st.scenario.board
+        parts = [f"<b>hex {h}</b>: {b.terrain(h)}"]
+        if h in b.names:
+            parts.append(html.escape(b.names[h]))
+        if h in b.garrisons:
+            g = b.garrisons[h]
+            parts.append(f"garrison ({g.side}, strength {g.strength}) <small>9.4.4</small>")
+        for side, hexes in b.loc.items():
+            if h in hexes:
+                parts.append(f"LOC of the {side} <small>9.8.6</small>")
+        for oh, side, pts in b.objectives:
+            if oh == h:
+                parts.append(f"objective ({side}, {pts} point)")
+        sides = [hs for k, feats in b.features.items() if h in k for hs in [f"{'/'.join(sorted(feats))} towards {next(iter(k - {h}))}"]]
+        if sides:
+            parts.append("hexsides: " + "; ".join(sorted(sides)))
+        for uid in st.occupants.get(h, ()):
+            d = st.scenario.units[uid]
+            u = st.unit(uid)
+            marks = [m for m in (("Routed!" if u.routed else ""), ("square" if u.square else "")) if m]
+            parts.append(f"<span class='unit-line' data-unit='{uid}'>{html.escape(d.name)} ({uid}): {d.side} {d.type} "
+                         f"{d.strength}-{d.movement}{' elite' if 'elite' in d.flags else ''}"
+                         f"{' · ' + ', '.join(marks) if marks else ''} {badge_html(d.source, label='counter')}</span>")
+        if self.mode == "inspect" and self.view.selected and self.view.reach:
+            parts.append(f"<span class='reach-count'>{len(self.view.reach)} reachable hexes</span> "
+                         f"(movement points shown on the map; 6.0-6.9, 7.0)")
+        return "<br>".join(parts)
+
+    # -- attack planning -----------------------------------------------------------------------------------
+    def update_attack(self) -> None:
+        st = self.state
+        self.view.also_selected = list(self.attackers) + list(self.defenders)
+        self.view.extra_marks, self.view.paths = [], []
+        self.retreat_info = ""
+        if not (self.attackers and self.defenders):
+            self.odds = ("<i>Click your attacking units, then the enemy unit(s) to attack.</i>"
+                         if self.mode != "inspect" else "")
+            self.view.redraw()
+            return
+        side = st.scenario.units[self.attackers[0]].side
+        far = [(a, d) for a in self.attackers for d in self.defenders
+               if not R.combat_adjacent(st, st.unit(a).hex, st.unit(d).hex)]
+        if far:
+            a, d = far[0]
+            self.odds = (f"<div class='odds-error'>[rule 9.2.2] {a} is not adjacent to {d}: every attacker must be "
+                         f"next to every defender.</div>")
+            self.view.redraw()
+            return
+        t0 = time.perf_counter()
+        try:
+            eb = C.engine_battle(st, Battle(tuple(self.attackers), tuple(self.defenders)), side,
+                                 (self.reserves_attacker, self.reserves_defender), False)
+            res = n20.odds(eb)
+        except VedetteError as exc:
+            self.odds = f"<div class='odds-error'>{html.escape(str(exc))}</div>"
+            self.view.redraw()
+            return
+        self.odds = odds_html(res, elapsed_ms=(time.perf_counter() - t0) * 1000, title="map")
+        self._retreat_preview(eb)
+        self.view.redraw()
+
+    def _retreat_preview(self, eb) -> None:
+        """Each defender's retreat paths for the chosen distance, as the battle engine lists them."""
+        st = self.state
+        env = MapRetreat(eb.board, eb.rules.loc_breaks_retreat)
+        positions = tuple((u.id, (u.side, u.hex, R.exerts_zoc(st, st.unit(u.id)) if not u.id.startswith("garrison:") else True))
+                          for u in eb.attackers + eb.defenders + eb.others)
+        lines, marks, paths = [], [], []
+        colours = ["#d81b60", "#8e24aa", "#3949ab"]
+        for i, d in enumerate(eb.defenders):
+            opts = env.options(d, d.hex, self.retreat_distance, positions)
+            best = opts[0]
+            lines.append(f"<li><b>{html.escape(d.id)}</b> retreating {self.retreat_distance}: "
+                         f"{len(opts)} path(s) the rules allow; the owner's default "
+                         f"<span class='retreat-path'>{html.escape(str(best))}</span> <small>9.8.2-9.8.7</small></li>")
+            paths.append(([d.hex] + list(best.hexes), colours[i % 3], f"retreat of {d.id}"))
+            for h, hz in zip(best.hexes, best.hazards):
+                if hz:
+                    marks.append(Marked(h, "⚠" * len(hz), "#ff8a65"))
+        self.retreat_info = "<ul class='retreat-list'>" + "".join(lines) + "</ul>"
+        self.view.extra_marks, self.view.paths = marks, paths
+
+
+def page():
+    m = MapModel()
+    view = m.view
+    odds_pane = pn.pane.HTML("", stylesheets=[RESULTS_CSS], sizing_mode="stretch_width", css_classes=["map-odds"])
+    hex_pane = pn.pane.HTML("<i>Click a hex or a unit.</i>", stylesheets=[BADGE_CSS], sizing_mode="stretch_width",
+                            css_classes=["hex-info"])
+    retreat_pane = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["retreat-info"])
+    m.param.watch(lambda e: setattr(odds_pane, "object", e.new), "odds")
+    m.param.watch(lambda e: setattr(hex_pane, "object", e.new), "hex_info")
+    m.param.watch(lambda e: setattr(retreat_pane, "object", e.new), "retreat_info")
+    # keyboard-free way to pick a unit (also used by tests): type a hex label
+    goto = pn.widgets.TextInput(name="click a hex by its number", placeholder="e.g. 0707", width=160,
+                                css_classes=["goto-hex"])
+    goto.param.watch(lambda e: e.new and view.figure.tap(e.new.strip()), "value")
+    prov = m.state.scenario.provenance()
+    badges = pn.pane.HTML(" ".join(badge_html(prov[k], label=k.replace("_", " ")) for k in ("map", "units", "scenario")
+                                   if isinstance(prov.get(k), str)), stylesheets=[BADGE_CSS])
+    controls = pn.Column(
+        pn.widgets.Select.from_param(m.param.scenario, width=200),
+        pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["map-mode"]),
+        pn.widgets.Checkbox.from_param(view.param.show_zoc, name="shade zones of control (7.0)",
+                                       css_classes=["zoc-toggle"]),
+        pn.widgets.Checkbox.from_param(view.param.show_reach, name="show reachable hexes (6.0)"),
+        goto,
+        pn.Row(pn.widgets.Checkbox.from_param(m.param.reserves_attacker, name="attacker reserves"),
+               pn.widgets.Checkbox.from_param(m.param.reserves_defender, name="defender reserves")),
+        pn.widgets.IntSlider.from_param(m.param.retreat_distance, name="retreat distance to preview", width=220),
+        badges, hex_pane, retreat_pane, odds_pane, width=480)
+    legend = pn.pane.Markdown(
+        "Yellow hexes: where the selected unit can move, with the movement points it would spend. Blue and red "
+        "shading: French and Allied zones of control. In *plan an attack* mode click your units, then the "
+        "enemy to attack: the odds appear at once and each defender's default retreat path is drawn, with "
+        "⚠ on every hex that needs a hazard roll (9.8.3, 9.8.4).", sizing_mode="stretch_width")
+    return pn.Column(legend, pn.Row(view.panel(), controls), sizing_mode="stretch_width")

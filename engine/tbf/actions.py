@@ -1,0 +1,484 @@
+"""Actions on a game state: fire (6.3), melee (6.4) and charges (6.2.8) taken from the pieces on the map,
+their results applied (fatigue, rout, retreat, elimination, advance, leader casualties, Charged
+markers). Each action is a procedure whose result is the new :class:`GameState` (the old one is never
+changed), so it can be played, replayed or enumerated like any other."""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache, partial
+
+from engine.core.errors import RuleViolation
+from engine.core.procedure import Choose, Log, Sub
+
+from .board import frontal_hexes
+from .charge import ChargeSetup, Reactor, Target, charge as charge_proc_fn, _validate as _charge_validate
+from .charge import frontal_directions
+from .fatigue import CheckSpec, check_sub
+from .fire import Firer, FireSetup, fire_combat, leader_casualty_sub
+from .melee import Fighter, MeleeSetup, melee
+from .rules import (LIVE, current_fv, current_ma, enemy_front, frontal, leader_cvs, occupants, retreat,
+                    rout_path, stacking_problem)
+from .scenario import GameState, Scenario
+
+__all__ = ["fire_setup", "fire_action", "melee_setup", "melee_action", "charge_setup", "charge_action",
+           "apply_status", "rout_unit", "overstack_checks"]
+
+
+_CACHES: dict = {}
+
+
+def _cached(fn):
+    """Memoise a pure function of (scenario, state, ...): the enumerate driver re-runs a procedure from
+    its start for every branch, so set-ups and rout paths are computed once per state, not per branch."""
+    c = _CACHES.get(fn)
+    if c is None:
+        c = _CACHES[fn] = lru_cache(maxsize=4096)(fn)
+    return c
+
+
+def _side(sc: Scenario, ids) -> str:
+    sides = {"coalition" if i.startswith("gb:") else sc.side(i) for i in ids}
+    if len(sides) != 1:
+        raise RuleViolation("6.3.7 A", "all acting units must belong to one side")
+    return sides.pop()
+
+
+def _leaders_in(sc: Scenario, st: GameState, hex_: str) -> tuple[str, ...]:
+    return tuple(p.id for p in st.on_map() if p.hex == hex_ and sc.is_leader(p.id) and p.status == "normal")
+
+
+# ---------------------------------------------------------------------------------------------------
+# status changes
+# ---------------------------------------------------------------------------------------------------
+def rout_unit(sc: Scenario, st: GameState, uid: str):
+    """A unit that has just routed moves at once (6.7 C-H); friends in hexes it enters check (6.7 K),
+    then any overstack it caused is checked (4.1.9). A procedure returning the new state."""
+    st = st.with_piece(uid, status="routed")
+    path = _cached(rout_path)(sc, st, uid, True)
+    if path.fate in ("eliminated", "exited"):
+        return st.with_piece(uid, status="eliminated", hex=None)
+    checks = tuple(CheckSpec("hex_entered_by_router", current_fv(sc, q), q.status, leader_cvs(sc, st, q.id), unit=q.id)
+                   for h in path.entered_friends for q in occupants(sc, st, h, sc.side(uid)) if q.id != uid)
+    if checks:
+        outs = yield Sub(("tbf-6.7K", id(sc.tables), checks), partial(_checks_in_turn, sc.tables, checks, "6.7 K"),
+                         rule="6.7 K", label="checks of the units the router runs through")
+        for spec, status in zip(checks, outs):
+            if status != spec.status:
+                st = st.with_piece(spec.unit, status=status)   # a unit routed here runs on its own next move
+    st = st.with_piece(uid, hex=path.path[-1])
+    st = yield from overstack_checks(sc, st, path.path[-1])
+    return st
+
+
+def _checks_in_turn(tables, specs, rule):
+    """Several units' checks one after the other; returns their statuses (memoised as one step)."""
+    out = []
+    for spec in specs:
+        o = yield check_sub(tables, spec, rule=rule)
+        out.append(o.status)
+    return tuple(out)
+
+
+def overstack_checks(sc: Scenario, st: GameState, hex_: str):
+    """4.1.9: every unit of an overstacked hex checks at once (failing: fatigued, or routed if fatigued)."""
+    if stacking_problem(sc, st, hex_) is None:
+        return st
+    for q in occupants(sc, st, hex_):
+        if q.status == "routed":
+            continue
+        out = yield check_sub(sc.tables, CheckSpec("overstack", current_fv(sc, q), q.status,
+                                                   leader_cvs(sc, st, q.id), unit=q.id), rule="4.1.9")
+        if out.status != q.status:
+            st = st.with_piece(q.id, status=out.status)
+    return st
+
+
+def apply_status(sc: Scenario, st: GameState, uid: str, status: str):
+    """Set a unit's status after a check; routing units run (6.7 C), surrendered ones leave the game.
+    A procedure returning the new state."""
+    p = st.piece(uid)
+    if status == p.status:
+        return st
+    if status == "surrendered":
+        return st.with_piece(uid, status="surrendered", hex=None)
+    if status == "routed":
+        return (yield from rout_unit(sc, st, uid))
+    return st.with_piece(uid, status=status)
+
+
+def _apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bool, retreat_n: int,
+                  eliminate: int, rule: str):
+    """Apply one side's part of a combat result to the units of ``side`` in ``hex_`` (a procedure)."""
+    units = [p.id for p in occupants(sc, st, hex_, side)]
+    eliminated = []
+    for _ in range(min(eliminate, len(units))):
+        pick = yield Choose(tuple(units), rule=rule, player=side, label="which unit is eliminated?")
+        units.remove(pick)
+        eliminated.append(pick)
+        st = st.with_piece(pick, status="eliminated", hex=None)
+    if eliminated:
+        for ldr in _leaders_in(sc, st, hex_):                       # 6.3.9, 6.5 A
+            fate = yield leader_casualty_sub(ldr, roll_turns=True)
+            st = _leader_fate(sc, st, ldr, fate)
+    if fatigue:
+        for uid in list(units):
+            p = st.piece(uid)
+            if p.status == "normal":
+                st = st.with_piece(uid, status="fatigued")
+            elif p.status == "fatigued":                            # a fatigued unit hit again routs (6.7 A)
+                st = yield from rout_unit(sc, st, uid)
+                units.remove(uid)
+    stay = [u for u in units if st.piece(u).hex == hex_ and st.piece(u).status in LIVE]
+    here = hex_
+    for _ in range(retreat_n):
+        if not stay:
+            break
+        out = yield Sub(("tbf-retreat", id(sc), st, tuple(stay), here), partial(retreat, sc, st, tuple(stay), here),
+                        rule="6.6", label="retreat")
+        for uid, status in out.units:
+            st = yield from apply_status(sc, st, uid, status)
+        if out.hex is None:
+            break
+        for uid in stay:
+            if st.piece(uid).hex == here and st.piece(uid).status in LIVE:
+                st = st.with_piece(uid, hex=out.hex)
+                for ldr in _leaders_in(sc, st, here):               # 6.5 D: leaders go along
+                    st = st.with_piece(ldr, hex=out.hex)
+        stay = [u for u in stay if st.piece(u).hex == out.hex and st.piece(u).status in LIVE]
+        here = out.hex
+    return st
+
+
+def _leader_fate(sc: Scenario, st: GameState, ldr: str, fate) -> GameState:
+    if fate.fate == "killed":
+        return st.with_piece(ldr, status="killed", hex=None)
+    if fate.fate == "wounded":
+        return st.with_piece(ldr, status="wounded", hex=None)
+    return st
+
+
+def _leader_loss(sc: Scenario, st: GameState, ldr: str, where: str):
+    """6.5 B: a killed leader's subordinates in or next to his hex check for leader loss."""
+    g = sc.board.grid
+    for p in st.on_map():
+        if sc.is_leader(p.id) or p.status not in LIVE or sc.side(p.id) != sc.side(ldr):
+            continue
+        if ldr in sc.chain_of_command(p.id) and g.distance(p.hex, where) <= 1:
+            out = yield check_sub(sc.tables, CheckSpec("leader_loss", current_fv(sc, p), p.status,
+                                                       leader_cvs(sc, st, p.id), unit=p.id), rule="6.5 B")
+            st = yield from apply_status(sc, st, p.id, out.status)
+    return st
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6.3 Fire
+# ---------------------------------------------------------------------------------------------------
+def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: str, defensive: bool = False,
+               cavalry_fire: bool = False) -> FireSetup:
+    """The FireSetup for firing units on the map (checks 4.3, 4.4, 6.3.2-6.3.6, 8.1, TEC DRMs)."""
+    if not firer_ids:
+        raise RuleViolation("6.3.7 A", "no unit is firing")
+    side = _side(sc, firer_ids)
+    b, g, t = sc.board, sc.board.grid, sc.tables
+    target = b.check_hex(target, "6.3")
+    enemies = occupants(sc, st, target, "coalition" if side == "french" else "french")
+    if not enemies:
+        raise RuleViolation("6.3", f"no enemy unit in {target}")
+    enemy_hexes = frozenset(p.hex for p in st.on_map() if sc.side(p.id) != side and not sc.is_leader(p.id)
+                            and p.status in LIVE)
+    firers = []
+    for fid in firer_ids:
+        if fid.startswith("gb:"):
+            firers.append(_grand_battery_firer(sc, st, fid, target, enemy_hexes))
+            continue
+        p = st.piece(fid)
+        if p.hex is None or sc.is_leader(fid):
+            raise RuleViolation("6.3.5", f"{fid} cannot fire here (leaders fire only alone and defensively)")
+        u = sc.units[fid]
+        d = g.distance(p.hex, target)
+        kind = "howitzer" if u.howitzer else u.kind
+        if d == 1:
+            if target not in frontal(sc, st, p) and not (p.status == "fatigued" and defensive):
+                raise RuleViolation("6.3.2 A", f"{fid} does not face {target}")
+        else:
+            if u.kind != "artillery":
+                raise RuleViolation("6.3.3", f"{fid} is {d} hexes away; only artillery fires beyond adjacent hexes")
+            if target not in _arc(g, p.hex, p.facing, d):
+                raise RuleViolation("6.3.2 A", f"{target} is not in the front of {fid}")
+            los = b.los(p.hex, target, t, viewer=kind, enemy=enemy_hexes - {target})
+            if not los.clear:
+                raise RuleViolation("6.3.4 A", f"{fid} has no line of sight to {target} (blocked at {los.blocked_by})")
+        ff = u.ff_red if u.kind == "cavalry" else u.ff
+        firers.append(Firer(ff, kind, d, p.status, False, True, fid))
+    tt = t.terrain.terrain[b.terrain(target)]
+    drm = tt.fire_drm
+    if any(b.level(target) > b.level(f[3:] if f.startswith("gb:") else st.piece(f).hex) for f in firer_ids):
+        drm += t.terrain.uphill_fire_drm
+    if target == b.data.strong_point and any(p.id == "elite" for p in enemies):
+        drm += t.terrain.strong_point_fire_drm                      # 8.4 B, TEC
+    mods = ("target_stacked",) if len(enemies) >= 2 and "target_stacked" in t.fire.drms else ()
+    if any(f.kind == "artillery" and f.range == 1 for f in firers) and "point_blank_artillery" in t.fire.drms:
+        mods += ("point_blank_artillery",)                          # 6.3.6
+    return FireSetup(tuple(firers), defensive=defensive, night=st.turn >= sc.file.night_from, terrain_drm=drm,
+                     modifiers=mods, cavalry_fire=cavalry_fire)
+
+
+def _grand_battery_firer(sc: Scenario, st: GameState, fid: str, target: str, enemy_hexes) -> Firer:
+    """8.2 C: a Grand Battery hex fires at FF 20 out of each hexside that has a gun (artillery range and LOS)."""
+    b, g = sc.board, sc.board.grid
+    h = fid[3:]
+    guns = b.data.grand_battery.get(h)
+    if guns is None:
+        raise RuleViolation("8.2 A", f"{h} is not a Grand Battery hex (they are {', '.join(b.data.grand_battery)})")
+    d = g.distance(h, target)
+    if not 1 <= d <= 4:
+        raise RuleViolation("6.3.3", f"the Grand Battery in {h} reaches 4 hexes, not {d}")
+    names = [n.upper() for n in g.direction_names]
+    dirs = {names.index(x.upper()) for x in guns}
+    line = g.line(h, target)
+    if g.direction(h, line[1]) not in dirs:
+        raise RuleViolation("8.2 C", f"no gun of the Grand Battery in {h} points toward {target}")
+    if d > 1 and not b.los(h, target, sc.tables, viewer="artillery", enemy=enemy_hexes - {target}).clear:
+        raise RuleViolation("6.3.4 A", f"the Grand Battery in {h} has no line of sight to {target}")
+    return Firer(0, "grand_battery", d, "normal", False, True, fid)
+
+
+def _arc(g, hex_: str, facing: int, dist: int) -> set[str]:
+    """Hexes at ``dist`` inside the 120-degree wedge in front of a unit (its frontal arc extended)."""
+    out = set()
+    dirs = frontal_directions(facing)
+    for h in g.ring(hex_, dist):
+        line = g.line(hex_, h)
+        if len(line) > 1 and g.direction(hex_, line[1]) in dirs:
+            out.add(h)
+    return out
+
+
+def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: str, defensive: bool = False):
+    """Fire at ``target`` and apply the result (6.3.7 F), advance into a vacated hex (6.3.8)."""
+    setup = _cached(fire_setup)(sc, st, tuple(firer_ids), target, defensive)
+    side = _side(sc, firer_ids)
+    enemy = "coalition" if side == "french" else "french"
+    out = yield Sub(("tbf-fire", id(sc.tables), setup), partial(fire_combat, sc.tables, setup), rule="6.3.7",
+                    label="Fire Combat")
+    eff = sc.tables.fire.results[out.result]
+    st = yield from _apply_effect(sc, st, target, enemy, eff.fatigue, eff.retreat, eff.eliminate, "6.3.7 F")
+    for fid in firer_ids:
+        if not fid.startswith("gb:"):
+            st = st.with_piece(fid, activated=st.piece(fid).activated or not defensive)
+    if not defensive and not occupants(sc, st, target):
+        movers = tuple(f for f in firer_ids if f in sc.units and sc.units[f].kind != "artillery"
+                       and sc.board.grid.distance(st.piece(f).hex, target) == 1)
+        if movers:
+            go = yield Choose(("advance", "stay"), rule="6.3.8", player=side, label=f"advance into {target}?")
+            if go == "advance":
+                st = _advance(sc, st, movers, target)
+    return st
+
+
+def _advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str) -> GameState:
+    for m in movers:
+        trial = st.with_piece(m, hex=target)
+        if stacking_problem(sc, trial, target) is None:
+            st = trial
+            for ldr in _leaders_in(sc, st, target):
+                if sc.side(ldr) != sc.side(m):
+                    st = st.with_piece(ldr, status="captured", hex=None)      # 6.5 C
+    return st
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6.4 Melee
+# ---------------------------------------------------------------------------------------------------
+def melee_setup(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], target: str,
+                charging: tuple[str, ...] = (), defenders_checked: bool = False) -> MeleeSetup:
+    side = _side(sc, attacker_ids)
+    b, g, t = sc.board, sc.board.grid, sc.tables
+    target = b.check_hex(target, "6.4")
+    defenders = occupants(sc, st, target, "coalition" if side == "french" else "french")
+    if not defenders:
+        raise RuleViolation("6.4 B", f"no enemy unit in {target}")
+    atts = []
+    for aid in attacker_ids:
+        p = st.piece(aid)
+        if p.hex is None or sc.is_leader(aid):
+            raise RuleViolation("6.4 B", f"{aid} cannot attack")
+        if g.distance(p.hex, target) != 1:
+            raise RuleViolation("6.4 B", f"{aid} is not adjacent to {target}")
+        u = sc.units[aid]
+        flank = all(p.hex not in frontal(sc, st, d) for d in defenders)          # 6.4 E
+        atts.append(Fighter(aid, u.mf, current_fv(sc, p), u.kind, p.status, leader_cvs(sc, st, aid), flank,
+                            aid in charging, u.ma))
+    defs = tuple(Fighter(d.id, sc.units[d.id].mf, current_fv(sc, d), sc.units[d.id].kind, d.status,
+                         leader_cvs(sc, st, d.id), checked=defenders_checked) for d in defenders)
+    tt = t.terrain.terrain[b.terrain(target)]
+    shift = tt.melee_shift
+    if any(b.level(target) > b.level(st.piece(a).hex) for a in attacker_ids):
+        shift += t.terrain.uphill_melee_shift
+    if target == b.data.strong_point and any(d.id == "elite" for d in defenders):
+        shift += t.terrain.strong_point_melee_shift
+    if b.is_walled(target):
+        shift += t.terrain.walled_road_melee_shift
+    att_leaders = tuple(sorted({l for a in attacker_ids for l in _leaders_in(sc, st, st.piece(a).hex)}))
+    return MeleeSetup(tuple(atts), defs, shift=shift, attacker_leaders=att_leaders,
+                      defender_leaders=_leaders_in(sc, st, target))
+
+
+def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], target: str,
+                 charging: tuple[str, ...] = (), defenders_checked: bool = False, setup: MeleeSetup | None = None):
+    """Melee against ``target`` and apply everything (6.4 D-J, 6.5, 6.7 J)."""
+    setup = setup or _cached(melee_setup)(sc, st, tuple(attacker_ids), target, tuple(charging), defenders_checked)
+    side = _side(sc, attacker_ids)
+    enemy = "coalition" if side == "french" else "french"
+    out = yield Sub(("tbf-melee", id(sc.tables), setup), partial(melee, sc.tables, setup), rule="6.4", label="Melee")
+    for name, what in out.attackers:
+        if what == "rout":
+            st = yield from rout_unit(sc, st, name)
+    for name, what in out.defenders:
+        if what == "surrenders":
+            st = yield from apply_status(sc, st, name, "surrendered")
+        elif what == "routs":
+            st = yield from rout_unit(sc, st, name)
+        elif what == "fatigued":
+            st = st.with_piece(name, status="fatigued")
+    if out.result in sc.tables.melee.results:
+        eff = sc.tables.melee.results[out.result]
+        att_hexes = sorted({st.piece(a).hex for a in attacker_ids if st.piece(a).hex})
+        st = yield from _apply_effect(sc, st, target, enemy, eff.defender_fatigue, eff.defender_retreat,
+                                      eff.defender_eliminate, "6.4 H")
+        for h in att_hexes:
+            st = yield from _apply_effect(sc, st, h, side, eff.attacker_fatigue, eff.attacker_retreat,
+                                          eff.attacker_eliminate, "6.4 H")
+    for entry in out.leaders:
+        ldr, _, fate = entry.partition(": ")
+        if fate.startswith("killed"):
+            where = st.piece(ldr).hex
+            st = st.with_piece(ldr, status="killed", hex=None)
+            if where:
+                st = yield from _leader_loss(sc, st, ldr, where)
+        elif fate.startswith("wounded"):
+            st = st.with_piece(ldr, status="wounded", hex=None)
+    if not occupants(sc, st, target):                                 # 6.4 J: mandatory advance
+        movers = tuple(a for a in attacker_ids if st.piece(a).hex and st.piece(a).status in LIVE
+                       and sc.units[a].kind in ("infantry", "cavalry")
+                       and sc.board.grid.distance(st.piece(a).hex, target) == 1)
+        if movers:
+            st = _advance(sc, st, movers[:1], target)
+    return st
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6.2.8 Charge
+# ---------------------------------------------------------------------------------------------------
+def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
+                 next_targets: tuple[str, ...] = (), mp_left: int | None = None) -> ChargeSetup:
+    """A charge from the map: the charger, its straight path, the units in each target hex, where
+    routers would run (6.7), and enemy cavalry that could react (6.2.10)."""
+    from .charge import charge_from_spec
+    p = st.piece(unit_id)
+    u = sc.units[unit_id]
+    if p.hex is None:
+        raise RuleViolation("6.2.8", f"{unit_id} is not on the map")
+    side = u.side
+    enemy = "coalition" if side == "french" else "french"
+    g, b, t = sc.board.grid, sc.board, sc.tables
+
+    def units_of(h):
+        us = []
+        for q in occupants(sc, st, h, enemy):
+            d = sc.units[q.id]
+            us.append({"name": q.id, "fv": current_fv(sc, q), "mf": d.mf, "kind": d.kind, "status": q.status,
+                       "leader_cvs": list(leader_cvs(sc, st, q.id)), "ma": d.ma, "activated": q.activated})
+        return us
+
+    hexes = [path[-1], *next_targets]
+    targets = []
+    for h in hexes:
+        us = units_of(h)
+        rout_to = None
+        if us:
+            trial = st
+            for q in us:
+                trial = trial.with_piece(q["name"], status="routed")
+            rp = rout_path(sc, trial, us[0]["name"])
+            rout_to = rp.path[-1] if rp.fate not in ("eliminated", "exited") else None
+        targets.append({"hex": h, "units": us, "rout_to": rout_to})
+    names = [n.upper() for n in g.direction_names]
+    spec = {"charger": {"name": unit_id, "hex": p.hex, "facing": names[p.facing], "fv": current_fv(sc, p),
+                        "mf": u.mf, "ma": u.ma, "status": p.status, "leader_cvs": list(leader_cvs(sc, st, unit_id))},
+            "path": list(path), "targets": targets, "mp_left": u.ma if mp_left is None else mp_left}
+    friendly = frozenset(q.hex for q in st.on_map() if sc.side(q.id) == side and not sc.is_leader(q.id)
+                         and q.id != unit_id)
+    enemy_h = frozenset(q.hex for q in st.on_map() if sc.side(q.id) == enemy and not sc.is_leader(q.id)
+                        and q.status in LIVE) - {path[-1]}
+    setup = charge_from_spec(spec, g, "charge", terrain=b.charge_terrain(t),
+                             los=lambda a, c: b.los(a, c, t, viewer="cavalry", enemy=enemy_h, friendly=friendly).clear)
+    reactors = []
+    for q in st.on_map():
+        if sc.side(q.id) != enemy or sc.is_leader(q.id) or q.hex in hexes or q.status != "normal" or q.activated:
+            continue
+        if sc.units[q.id].kind != "cavalry":
+            continue
+        arc = set()
+        for d in frontal_directions(q.facing):
+            h = q.hex
+            for _ in range(2):
+                h = g.neighbour(h, d)
+                if h is None:
+                    break
+                arc.add(h)
+        if arc & set(path[:-1]):                                      # 6.2.10 A
+            qd = sc.units[q.id]
+            reactors.append(Reactor(Fighter(q.id, qd.mf, current_fv(sc, q), "cavalry", "normal",
+                                            leader_cvs(sc, st, q.id), ma=qd.ma), 0))
+    return replace(setup, reactors=tuple(reactors))
+
+
+def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
+                  next_targets: tuple[str, ...] = ()):
+    """Charge, then apply it: routs and rout moves, surrenders, the charger's final hex, the melee, and
+    the Charged marker with automatic fatigue (4.2.3, 6.2.8 J-L)."""
+    setup = _cached(charge_setup)(sc, st, unit_id, tuple(path), tuple(next_targets))
+    setup = replace(setup, resolve_melee=False)
+    out = yield Sub(("tbf-charge", id(sc.tables), setup), partial(charge_proc_fn, sc.tables, setup), rule="6.2.8",
+                    label="Charge")
+    if not out.attempted:
+        return st
+    for step in out.steps:
+        h, _, rest = step.partition(": ")
+        for part in rest.split(", "):
+            name, _, what = part.rpartition(" ")
+            if what == "routs" and name in sc.units:
+                st = yield from rout_unit(sc, st, name)
+    for name in out.surrendered:
+        if name in sc.units:
+            st = yield from apply_status(sc, st, name, "surrendered")
+    if out.ended_at:
+        st = st.with_piece(unit_id, hex=out.ended_at)
+        for ldr in _leaders_in(sc, st, out.ended_at):
+            if sc.side(ldr) != sc.side(unit_id):
+                st = st.with_piece(ldr, status="captured", hex=None)            # 6.5 C
+    if out.stopped == "target stands":
+        target = next(t.hex for t in setup.targets if any(s.startswith(t.hex) and "stands" in s for s in out.steps))
+        st = yield from melee_action(sc, st, (unit_id,), target, charging=(unit_id,), defenders_checked=True)
+    elif out.stopped in ("counter charge", "reaction charge"):
+        # 6.2.9 / 6.2.10: the two cavalry units meet; the original charger attacks, nobody doubles.
+        step = next(x for x in out.steps if x.endswith(" counter charges") or x.endswith(" reaction charges"))
+        name = step.rsplit(" ", 2)[0].split(": ")[-1]
+        here = st.piece(unit_id).hex
+        g = sc.board.grid
+        if out.stopped == "reaction charge":
+            spots = [h for h in g.neighbours(here) if not occupants(sc, st, h)
+                     and sc.board.step_cost(h, here, sc.tables)[0] is not None]
+            if spots:
+                spot = min(spots, key=lambda h: (g.distance(h, st.piece(name).hex), h))
+                st = st.with_piece(name, hex=spot)
+        st = st.with_piece(name, charged=True)                                  # 6.2.9 B, 6.2.10 E
+        target = st.piece(name).hex
+        if target and g.distance(target, here) == 1:
+            base = _cached(melee_setup)(sc, st, (unit_id,), target, (), True)
+            st = yield from melee_action(sc, st, (unit_id,), target, setup=replace(base, no_doubling=True))
+    if st.piece(unit_id).hex is not None:
+        st = st.with_piece(unit_id, charged=True, activated=True,
+                           status="fatigued" if st.piece(unit_id).status == "normal" else st.piece(unit_id).status)
+    return st

@@ -1,0 +1,41 @@
+"""Browser tests of the Lines of Battle page: the map-based combat, a custom combat, a bad upload."""
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+
+def test_lob_combat_odds_and_tree(page: Page, app_url: str):
+    page.goto(app_url + "/lob")
+    res = page.locator(".lob-result").first
+    expect(res).to_be_visible(timeout=30_000)
+    # the set-up's default: French light cavalry from 17 against the KGL in the town -> hopeless
+    expect(res).to_have_attribute("data-taken", "0/1")
+    expect(page.locator(".prov-badge").first).to_be_visible()
+    expect(page.locator("canvas").first).to_be_visible()
+    page.locator(".lob-tree-button button").first.click()
+    expect(page.locator(".lob-tree-total").first).to_have_text("1/1", timeout=30_000)
+
+
+def test_lob_custom_combat(page: Page, app_url: str):
+    page.goto(app_url + "/lob")
+    expect(page.locator(".lob-result").first).to_be_visible(timeout=30_000)
+    page.locator(".bk-tab").filter(has_text="Any combat").first.click()
+    out = page.locator(".lob-custom-out .lob-result").first
+    expect(out).to_be_visible(timeout=30_000)
+    # infantry 3 vs infantry 3 on the approach, both stay: a fixed exact number from the engine
+    expect(out).to_have_attribute("data-taken", "95188895/725594112")
+    box = page.locator(".lob-custom-text textarea").first
+    box.fill("target: '16'\norigin: Albuera\nattackers: [{uid: A, kind: inf, rating: 3}]\n"
+             "defenders: [{uid: D, kind: inf, rating: 3, approach: Albuera}]\n")
+    page.locator(".lob-custom-run button").first.click()
+    expect(page.locator(".lob-error").first).to_be_visible(timeout=20_000)
+
+
+def test_lob_bad_tables_upload_shows_error(page: Page, app_url: str, tmp_path):
+    page.goto(app_url + "/lob")
+    expect(page.locator(".lob-result").first).to_be_visible(timeout=30_000)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("combat: {source: rulebook 5.2.1}\n")
+    page.locator(".upload input[type=file]").first.set_input_files(str(bad))
+    expect(page.locator(".upload-error").first).to_be_visible(timeout=10_000)
+    expect(page.locator(".lob-result").first).to_have_attribute("data-taken", "0/1")

@@ -1,0 +1,94 @@
+"""Optional rule 7.1: leaders (activation, loss roll, lone leaders), 7.1.2 attributes, 7.1.3 light cavalry."""
+from dataclasses import replace
+from fractions import Fraction
+from functools import partial
+
+import pytest
+
+from engine.core.errors import RuleViolation
+from engine.core.procedure import TypedDice, distribution, play
+from engine.lob.game import Action, Setup, new_game, perform
+from engine.lob.leaders import loss_roll
+from engine.lob.units import Leader
+
+
+def do(g, action, dice=(), chooser=None):
+    return play(partial(perform, g, action), dice=TypedDice(list(dice)),
+                chooser=chooser or (lambda r: r.options[0])).result
+
+
+def command(options=("leaders",)):
+    g = new_game(options=options)
+    return do(g, Action("end-admin"))
+
+
+def test_7_1_1_loss_roll_odds():
+    # first d6 = 1 (1/6), then 1 killed, 2 badly wounded, 3 slightly wounded (1/6 each): 1/36 each
+    d = distribution(partial(loss_roll, Leader("X", "French", "72")))
+    assert d["killed"] == d["wounded"] == d["slight"] == Fraction(1, 36)
+    assert d["unhurt"] == Fraction(33, 36)
+    # 7.1.2 foolhardy: the first roll counts on 1 or 2 -> 2/36 each
+    d = distribution(partial(loss_roll, Leader("X", "French", "72", attributes=("foolhardy",))))
+    assert d["killed"] == Fraction(2, 36)
+
+
+def test_7_1_cp_spent_only_through_a_leader_who_commands():
+    g = command()
+    with pytest.raises(RuleViolation, match="7.1"):
+        do(g, Action("activate", area="25"))                     # no leader named
+    # Latour-Maubourg commands the cavalry only: the two dragoon brigades wake, not Godinot's infantry
+    g2 = do(g, Action("activate", area="25", units=("Latour-Maubourg",)))
+    assert {"F-Bron", "F-Eclat", "Latour-Maubourg"} <= g2.activated
+    assert "F-Dellard" not in g2.activated
+    # Godinot (independent force) then wakes the infantry of the same area for a second CP
+    g3 = do(g2, Action("activate", area="25", units=("Godinot",)))
+    assert "F-Dellard" in g3.activated and g3.cp == 2
+    with pytest.raises(RuleViolation, match="leader's area"):
+        do(g3, Action("activate", area="75", units=("Soult",)))   # Soult is in 72
+
+
+def test_7_1_leader_moves_four_and_not_into_enemies():
+    g = do(command(), Action("activate", area="72", units=("Soult",)))
+    g2 = do(g, Action("move", units=("Soult",), path=("17", "19", "25", "75")))
+    assert g2.leader("Soult").area == "75"
+    with pytest.raises(RuleViolation, match="enemy"):
+        do(g, Action("move", units=("Soult",), path=("17", "Albuera")))
+
+
+def test_7_1_2_imbecile_costs_two_and_fat_moves_three():
+    g = command()
+    ld = g.leader("Soult")
+    g = g.with_leaders([replace(ld, attributes=("imbecile", "fat"))])
+    g2 = do(g, Action("activate", area="72", units=("Soult",)))
+    assert g2.cp == 2
+    with pytest.raises(RuleViolation, match="movement"):
+        do(g2, Action("move", units=("Soult",), path=("17", "19", "25", "75")))
+
+
+def test_7_1_3_light_cavalry_without_a_leader():
+    g = command(("leaders", "light-cavalry"))
+    g2 = do(g, Action("activate", area="17"))
+    assert {"F-Briche", "F-Arenberg"} <= g2.activated
+    g = command(("leaders",))
+    with pytest.raises(RuleViolation):
+        do(g, Action("activate", area="17"))
+
+
+def test_7_1_rally_needs_a_leader_in_the_area():
+    g = command()
+    g = g.with_units([replace(g.unit("F-Briche"), hits=1)])
+    with pytest.raises(RuleViolation, match="leader"):
+        do(g, Action("rally", units=("F-Briche",)))            # no leader in 17
+    g = g.with_leaders([replace(g.leader("Latour-Maubourg"), area="17")])
+    assert do(g, Action("rally", units=("F-Briche",))).unit("F-Briche").hits == 0
+
+
+def test_7_1_lone_leader_is_pushed_away_or_captured():
+    g = command()
+    # Werle waits alone in 19 beside the lancers' area; the lancers leave, then Allied units arrive
+    g = g.with_leaders([replace(g.leader("Werle"), area="16")])
+    g = g.with_units([replace(g.unit("F-Konopka"), area="24")])
+    # move an Allied unit into 16 on the Allied go: Werle (alone) rolls for loss (4: unhurt) and steps away
+    g = replace(g, player="Allied", activated=frozenset({"A-deGrey"}))
+    g2 = do(g, Action("move", units=("A-deGrey",), path=("16",)), dice=[4])
+    assert g2.leader("Werle").present and g2.leader("Werle").area != "16"

@@ -1,0 +1,134 @@
+"""Actions on the Dürenstein state: fire, melee and charge applied to pieces (6.2.8, 6.3, 6.4)."""
+from fractions import Fraction
+from functools import partial
+
+import pytest
+
+from engine.core.errors import RuleViolation
+from engine.core.procedure import TypedDice, distribution, play, replay
+from engine.tbf.actions import charge_action, charge_setup, fire_action, fire_setup, melee_action, melee_setup
+from engine.tbf.scenario import default_scenario, initial_state
+
+SC = default_scenario()
+ST = initial_state(SC)
+
+
+def test_6_3_2_A_fire_only_into_the_front():
+    st = ST.with_piece("ci-1", hex="2114", facing=4)
+    assert fire_setup(SC, st, ("4l-1",), "2114").firers[0].ff == SC.units["4l-1"].ff
+    st2 = st.with_piece("4l-1", facing=4)        # now facing away (SW)
+    with pytest.raises(RuleViolation) as e:
+        fire_setup(SC, st2, ("4l-1",), "2114")
+    assert e.value.rule == "6.3.2 A"
+
+
+def test_4_2_4_C_fatigued_unit_fires_defensively_into_any_adjacent_hex():
+    st = ST.with_piece("ci-1", hex="2114", facing=4).with_piece("4l-1", facing=4, status="fatigued")
+    with pytest.raises(RuleViolation):
+        fire_setup(SC, st, ("4l-1",), "2114")
+    s = fire_setup(SC, st, ("4l-1",), "2114", defensive=True)
+    assert s.defensive and s.firers[0].status == "fatigued"
+
+
+def test_8_1_night_from_turn_11():
+    st = ST.with_piece("ci-1", hex="2114", facing=4)
+    from dataclasses import replace
+    assert not fire_setup(SC, st, ("4l-1",), "2114").night
+    assert fire_setup(SC, replace(st, turn=11), ("4l-1",), "2114").night
+
+
+def test_6_3_7_fire_result_fatigues_the_target():
+    # FF 3, column 3: F on 8-9 and FR on 10 both fatigue; R on 7 only retreats.
+    st = ST.with_piece("ci-1", hex="2114", facing=4)
+    d = distribution(partial(fire_action, SC, st, ("4l-1",), "2114"))
+    assert d.prob(lambda s: s.piece("ci-1").status == "fatigued") == Fraction(3, 10)
+    assert d.total == 1
+
+
+def test_6_3_8_advance_into_a_vacated_hex_is_offered():
+    # A d10 of 10 gives FR: the battalion is fatigued and retreats; the hex is empty, the French advance.
+    st = ST.with_piece("ci-1", hex="2114", facing=4)
+    f = partial(fire_action, SC, st, ("4l-1",), "2114")
+    p = play(f, dice=TypedDice([10]), chooser=lambda req: req.options[0])
+    assert p.result.piece("ci-1").hex != "2114"
+    assert p.result.piece("4l-1").hex == "2114"
+    assert replay(f, p.events).result == p.result
+
+
+def test_6_4_E_attack_from_behind_is_a_flank_attack():
+    st = ST.with_piece("ci-1", hex="2114", facing=1)   # faces NE, away from 2014
+    s = melee_setup(SC, st, ("4l-1",), "2114")
+    assert s.attackers[0].flank
+    st2 = ST.with_piece("ci-1", hex="2114", facing=4)  # faces SW, toward 2014
+    assert not melee_setup(SC, st2, ("4l-1",), "2114").attackers[0].flank
+
+
+def test_6_4_J_melee_state_distribution_and_mandatory_advance():
+    st = ST.with_piece("ci-1", hex="2114", facing=4)
+    d = distribution(partial(melee_action, SC, st, ("4l-1",), "2114"))
+    assert d.total == 1
+    for s in d:
+        if not [p for p in s.on_map() if p.hex == "2114" and p.id.startswith("c")]:
+            # vacated: somebody French advanced unless the attacker itself fell back or was destroyed
+            assert s.piece("4l-1").hex in ("2114", "2014") or s.piece("4l-1").hex is None
+
+
+def _only(**placed):
+    from dataclasses import replace
+    st = replace(ST, pieces=tuple(replace(p, hex=None) for p in ST.pieces))
+    for pid, (h, facing) in placed.items():
+        st = st.with_piece(pid, hex=h, facing=facing)
+    return st
+
+
+def test_6_2_8_charge_from_the_map_sets_charged_and_fatigue():
+    st = _only(**{"drag-3": ("1914", 1), "ci-1": ("2212", 4), "ci-2": ("2312", 4)})
+    f = partial(charge_action, SC, st, "drag-3", ("2013", "2113", "2212"), ("2312",))
+    d = distribution(f)
+    assert d.total == 1
+    # attempt fails on 5-6 (FV 4): nothing changes, 1/3
+    assert d[st] == Fraction(1, 3)
+    for s in d:
+        if s != st and s.piece("drag-3").hex is not None:
+            assert s.piece("drag-3").charged and s.piece("drag-3").status == "fatigued"   # 6.2.8 J-L
+
+
+def test_6_2_8_charge_setup_computes_rout_destinations():
+    st = ST.with_piece("ci-1", hex="2212", facing=4)
+    s = charge_setup(SC, st, "drag-3", ("2013", "2113", "2212"))
+    assert s.targets[0].rout_to is not None and s.targets[0].units[0].name == "ci-1"
+
+
+def test_6_2_9_counter_charge_on_the_map_marks_both():
+    # Attempt 2/3 (FV 4); the Cossacks' Being Charged check FV 3 passes 1/2 and they counter charge.
+    st = _only(**{"drag-3": ("1914", 1), "ci-cav1": ("2212", 4)})
+    d = distribution(partial(charge_action, SC, st, "drag-3", ("2013", "2113", "2212")))
+    assert d.prob(lambda s: s.piece("ci-cav1").charged) == Fraction(1, 3)
+
+
+def test_6_2_10_reaction_charge_on_the_map():
+    # Cossacks at 2114 facing N see the path hex 2013 within two hexes: attempt 2/3 x their check 1/2.
+    st = _only(**{"drag-3": ("1914", 1), "ci-1": ("2212", 4), "cii-cav1": ("2114", 0)})
+    assert charge_setup(SC, st, "drag-3", ("2013", "2113", "2212")).reactors
+    d = distribution(partial(charge_action, SC, st, "drag-3", ("2013", "2113", "2212")))
+    assert d.prob(lambda s: s.piece("cii-cav1").charged) == Fraction(1, 3)
+
+
+def test_8_2_C_grand_battery_fires_at_ff_20():
+    st = ST.with_piece("100-1", hex="3313")
+    s = fire_setup(SC, st, ("gb:3412",), "3313")
+    from engine.tbf.fire import effective_ff
+    assert effective_ff(s.firers[0], s, SC.tables) == 20
+    with pytest.raises(RuleViolation) as e:
+        fire_setup(SC, ST.with_piece("100-1", hex="3411"), ("gb:3412",), "3411")   # north: no gun that way
+    assert e.value.rule == "8.2 C"
+
+
+def test_4_1_9_overstack_checks_every_unit():
+    from engine.tbf.actions import overstack_checks
+    st = _only(**{"100-1": ("1616", 0), "103-1": ("1616", 0), "art-1": ("1616", 0)})
+    # infantry FV 5 with DRM +1, no leader: pass on 1-4 (2/3), fail -> fatigued; the battery FV 4 passes
+    # on 1-3 (1/2). All three pass: 2/3 * 2/3 * 1/2 = 2/9.
+    d = distribution(partial(overstack_checks, SC, st, "1616"))
+    assert d.prob(lambda s: s.piece("100-1").status == "fatigued") == Fraction(1, 3)
+    assert d.prob(lambda s: all(s.piece(u).status == "normal" for u in ("100-1", "103-1", "art-1"))) == Fraction(2, 9)
