@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from bokeh import events
-from bokeh.models import ColumnDataSource, HoverTool
+from bokeh.models import ColumnDataSource, HoverTool, TapTool
 from bokeh.plotting import figure
 
 from engine.core.hexgrid import HexGrid
@@ -109,7 +109,7 @@ class HexMapFigure:
         x0, y0, x1, y1 = map_extent(spec)
         height = int((width - 110) * (y1 - y0) / (x1 - x0)) + 40
         self.fig = fig = figure(width=width, height=height, match_aspect=True, x_range=(x0, x1), y_range=(y0, y1),
-                                tools="pan,wheel_zoom,reset,tap", toolbar_location="above",
+                                tools="pan,wheel_zoom,reset", toolbar_location="above",
                                 title=spec.title or None, name="hexmap")
         fig.axis.visible = False
         fig.grid.visible = False
@@ -125,6 +125,9 @@ class HexMapFigure:
                                 nonselection_line_alpha=1.0)
         fig.add_tools(HoverTool(renderers=[r_terrain], tooltips=[("hex", "@hex"), ("terrain", "@terrain"),
                                                                  ("name", "@name")]))
+        tap = TapTool(renderers=[r_terrain])
+        fig.add_tools(tap)
+        fig.toolbar.active_tap = tap
         self._draw_hexsides()
         if spec.roads:
             rx = [[spec.center(h)[0] for h in c] for c in spec.roads if len(c) > 1]

@@ -306,3 +306,46 @@ def map_panel(sess: TbfSession):
                       for k, col in TBF_COLOURS.items())
     return pn.Column(pn.Row(a, c, viewer), info, picked, pn.pane.HTML(legend), pn.pane.Bokeh(fig.fig),
                      sizing_mode="stretch_width", name="Map and LOS")
+
+
+# ---------------------------------------------------------------------------------------------------
+def situation_panel(sess: TbfSession):
+    """An action on the Dürenstein set-up: place pieces, then see the exact fate of every piece involved."""
+    from engine.tbf.calc import action_summary, state_from_placements
+    from engine.tbf.scenario import default_scenario, load_scenario
+
+    places = pn.widgets.TextAreaInput(label="Changes to the set-up, one per line: ID=HEX[:FACING[:STATUS]]",
+                                      value="ci-1=2114:SW", height=110, css_classes=["tbf-places"])
+    what = pn.widgets.RadioButtonGroup(options=["fire", "melee", "charge"], value="fire")
+    units = pn.widgets.TextInput(label="acting unit ids (comma separated; gb:3412 for a Grand Battery hex)",
+                                 value="4l-1", css_classes=["tbf-units"])
+    target = pn.widgets.TextInput(label="target hex (fire, melee)", value="2114", width=140)
+    path = pn.widgets.TextInput(label="charge path (hexes, the last is the first target)", value="")
+    nxt = pn.widgets.TextInput(label="further charge targets", value="")
+    go = pn.widgets.Button(label="Compute", css_classes=["tbf-situation-go"])
+    out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-situation-out"])
+
+    def compute(_=None):
+        try:
+            sc = default_scenario() if sess.tables is default_tables() else load_scenario(tables=sess.tables)
+            st = state_from_placements(sc, places.value.splitlines())
+            ids = tuple(x.strip() for x in units.value.split(",") if x.strip())
+            res = action_summary(sc, st, what.value, ids, target.value.strip() or None,
+                                 tuple(path.value.split()), tuple(nxt.value.split()))
+        except VedetteError as exc:
+            out[:] = [_error(exc)]
+            return
+        parts = [f"<div>{sess.badge('fatigue')} {sess.badge('fire')} {sess.badge('melee')} "
+                 f"{badge_html(sc.board.data.source, 'map', 'map')} {badge_html(sc.oob.source, sc.oob.notes, 'counters')}"
+                 f" · {res['states']} distinct end states</div>"]
+        for pid, rows in res["pieces"].items():
+            parts.append(bars_html([(r["outcome"], Fraction(r["probability"]["fraction"])) for r in rows],
+                                   f"{pid}", css_class=f"tbf-piece tbf-piece-{pid}"))
+        out[:] = [_html("".join(parts))]
+
+    go.on_click(compute)
+    out[:] = [pn.pane.Markdown("_press Compute_")]
+    row = pn.Row(pn.Column(places, what, units, target, path, nxt, go, width=420), out, sizing_mode="stretch_width",
+                 name="Situation")
+    row.compute = compute          # the page runs it the first time the tab is opened
+    return row

@@ -71,10 +71,11 @@ class MapModel(param.Parameterized):
         if h is None:
             return
         uid = unit_at(st, h)
-        self.hex_info = self._describe(h)
         if self.mode == "inspect":
             self.view.selected = uid or ""
+            self.hex_info = self._describe(h)
             return
+        self.hex_info = self._describe(h)
         if uid is None:
             return
         side = st.scenario.units[uid].side

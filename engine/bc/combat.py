@@ -22,7 +22,7 @@ from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log, Sub
 
 from .checks import read_check
-from .deck import COLUMNS, Deck, Pile, draw_card, flags_needed
+from .deck import COLUMNS, Deck, Pile, apply_shift, draw_card, flags_needed
 
 __all__ = ["Block", "Wing", "Side", "CombatSetup", "Tally", "CombatOutcome", "BlockFate", "Terrain",
            "load_terrain", "default_terrain", "prepare", "resolve", "combat_procedure", "apply_shift",
@@ -585,21 +585,6 @@ def prepare(s: CombatSetup, terrain: Terrain | None = None) -> Tally:
     return Tally(table, tuple(lines), att, dfn, raw, column, tuple(shifts), flanked, tuple(wings_counted))
 
 
-def apply_shift(row: tuple[str, ...], column: int, net: int) -> int:
-    """Index in ``row`` after ``net`` shifts from ``column`` (23.4): each shift moves to the next *different*
-    result; at the end of the row nothing is extrapolated."""
-    i = COLUMNS.index(column)
-    step = 1 if net > 0 else -1
-    for _ in range(abs(net)):
-        j = i + step
-        while 0 <= j < len(row) and row[j] == row[i]:
-            j += step
-        if not 0 <= j < len(row):
-            break
-        i = j
-    return i
-
-
 # ------------------------------------------------------------------------------------------------
 # Outcome
 # ------------------------------------------------------------------------------------------------
@@ -667,15 +652,17 @@ def best_for(deck: Deck, table: str, player: str):
 
 def neutral_policy(request: Choose):
     """Default policy for neutral shifts (23.4): each side picks what is best for it; the player who chooses
-    first anticipates the last chooser's reply. ``request.context`` carries what is needed."""
+    first anticipates the last chooser's reply. ``request.context`` carries, for each possible final net
+    shift, the rank of the result it gives (worst for the attacker first)."""
     ctx = request.context
     if not ctx or ctx[0] != "neutral":
         return request.options[0]
-    _, ranks, column, fixed, order = ctx          # order: ((player, n), ...) from this chooser on
+    _, ranks, fixed, order = ctx          # order: ((player, n), ...) from this chooser on
+    rank_of = dict(ranks)
 
     def value(net: int, rest) -> int:
         if not rest:
-            return ranks[apply_shift(tuple(ranks), column, net)]
+            return rank_of[net]
         player, n = rest[0]
         vals = [value(net + k, rest[1:]) for k in range(-n, n + 1, 2)]
         return max(vals) if player == "attacker" else min(vals)
@@ -949,71 +936,94 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         return out
 
 
-    if _resume is not None:
-        (s, result, table, b_items, h_items, st_items, r_items, g_items, m_items, t_items, sh_items,
-         square_formed, piles["p"]) = _resume
+    def freeze(*extra):
+        return (s, square_formed, piles["p"], tuple(blocks.items()), tuple(hits.items()), tuple(steps.items()),
+                tuple(retreats.items()), tuple(gone.items()), tuple(morale.items()), tuple(tokens.items()),
+                tuple(side_hit.items())) + extra
+
+    stage = None
+    if _resume is not None:               # a memoised sub-procedure: carry on from a frozen state
+        stage, snap = _resume
+        (s, square_formed, piles["p"], b_items, h_items, st_items, r_items, g_items, m_items, t_items,
+         sh_items) = snap[:11]
         a, d = s.attacker, s.defender
         for target_dict, items in ((blocks, b_items), (hits, h_items), (steps, st_items), (retreats, r_items),
                                    (gone, g_items), (morale, m_items), (tokens, t_items), (side_hit, sh_items)):
             target_dict.update(items)
-        return (yield from effects(result, table))
+        if stage == "effects":
+            result, table = snap[11:]
+            return (yield from effects(result, table))
 
-    # ---- 23.1 step 6: Square attempt against a Lead Cavalry assault --------------------------------
-    if (s.attack == "assault" and a.lead.kind == "cavalry" and s.square_attempt):
-        cands = [r for r in ("defender_lead", "defender_second")
-                 if blocks[r] is not None and blocks[r].infantry and blocks[r].state != "disrupted"
-                 and not blocks[r].square and blocks[r].formation not in ("massed_column", "roadway")]
-        if cands:
-            face = yield from draw("23.1", "square formation check (one card for the Zone)")
-            icon = deck.skill(face)
-            for r in cands:
-                b = blocks[r]
-                sk = b.skill + (1 if d.steady_hq else 0)
-                ok = read_check("general", icon, sk, d.good_morale_for(b)).success
-                if ok:
-                    blocks[r] = replace(b, formation="square", state="steady", square_hits=0)
-                    square_formed = True
-                    yield Log("27.3", f"{r.replace('_', ' ')} forms a Square")
-                else:
-                    yield Log("27.3", f"{r.replace('_', ' ')} fails to form a Square and takes a hit")
-                    yield from cohesion_hit(r, "23.1")
-            s = replace(s, defender=replace(d, lead=blocks["defender_lead"], second=blocks["defender_second"]))
-            d = s.defender
+    redraw_rule = s.special in ("ordre_mixte", "artillery_assault")
+    summarised = not piles["p"].tracked
+    if stage is None:
+        if summarised:          # odds: keep only what the draws below look at (icons, this table's rows)
+            piles["p"] = piles["p"].summarise(deck, (s.attack, "fire") if redraw_rule else (s.attack,))
+        # ---- 23.1 step 6: Square attempt against a Lead Cavalry assault --------------------------------
+        if (s.attack == "assault" and a.lead.kind == "cavalry" and s.square_attempt):
+            cands = [r for r in ("defender_lead", "defender_second")
+                     if blocks[r] is not None and blocks[r].infantry and blocks[r].state != "disrupted"
+                     and not blocks[r].square and blocks[r].formation not in ("massed_column", "roadway")]
+            if cands:
+                face = yield from draw("23.1", "square formation check (one card for the Zone)")
+                icon = deck.skill(face)
+                for r in cands:
+                    b = blocks[r]
+                    sk = b.skill + (1 if d.steady_hq else 0)
+                    ok = read_check("general", icon, sk, d.good_morale_for(b)).success
+                    if ok:
+                        blocks[r] = replace(b, formation="square", state="steady", square_hits=0)
+                        square_formed = True
+                        yield Log("27.3", f"{r.replace('_', ' ')} forms a Square")
+                    else:
+                        yield Log("27.3", f"{r.replace('_', ' ')} fails to form a Square and takes a hit")
+                        yield from cohesion_hit(r, "23.1")
+                s = replace(s, defender=replace(d, lead=blocks["defender_lead"], second=blocks["defender_second"]))
+                d = s.defender
+
     tally = prepare(s, terrain)
     table = tally.table
-
-    # ---- the combat card (23.2 / 23.3) --------------------------------------------------------------
-    rule = "23.2" if table == "fire" else "23.3"
-    summarised = not piles["p"].tracked
-    redraw_rule = s.special in ("ordre_mixte", "artillery_assault")
-    if summarised:
-        piles["p"] = piles["p"].summarise(deck, (table, "fire") if redraw_rule else (table,))
-    face = yield from draw(rule, f"combat card ({table}, column {tally.column:+d})")
-    row = deck.row(face, table)
-    if summarised and not redraw_rule:
-        piles["p"] = piles["p"].summarise(deck, ())
-    net = tally.net_shift
     # neutral shifts (23.4): decided after the draw, non-initiative player first, initiative player last
     order = [(p, n) for p, n in (("attacker", s.neutral_attacker), ("defender", s.neutral_defender)) if n]
     order.sort(key=lambda pn: pn[0] == s.initiative)
-    ranks = tuple(deck.rank(table, r) for r in row)
+    nets = {tally.net_shift}
+    for _, n in order:
+        nets = {x + k for x in nets for k in range(-n, n + 1, 2)}
+    nets = tuple(sorted(nets))
+    if stage is None and summarised and not redraw_rule:
+        # odds: each card now only matters by its icon and the result it gives at this column for each
+        # possible net shift; cards alike in both count as one branch, and the rest is memoised
+        piles["p"] = piles["p"].project_results(deck, table, tally.column, nets)
+        snap = freeze()
+        out = yield Sub(("bc-combat-card", id(deck), id(terrain), snap),
+                        partial(resolve, s, deck, piles["p"], terrain, _resume=("card", snap)),
+                        rule="23.2" if table == "fire" else "23.3", label="combat card and its effects")
+        return out
+
+    # ---- the combat card (23.2 / 23.3) --------------------------------------------------------------
+    rule = "23.2" if table == "fire" else "23.3"
+    face = yield from draw(rule, f"combat card ({table}, column {tally.column:+d})")
+    outcomes = deck.results(face, table, tally.column, nets)
+    if summarised and not redraw_rule:
+        piles["p"] = piles["p"].summarise(deck, ())
+    net = tally.net_shift
     for i, (player, n) in enumerate(order):
         pick = yield Choose(tuple(range(-n, n + 1, 2)), rule="23.4", player=player,
                             label=f"net direction of {n} neutral shift(s)",
-                            context=("neutral", ranks, tally.column, net, tuple(order[i:])))
+                            context=("neutral", tuple((k, deck.rank(table, r)) for k, r in outcomes), net,
+                                     tuple(order[i:])))
         net += pick
-    result = row[apply_shift(row, tally.column, net)]
+    result = dict(outcomes)[net]
     yield Log("23.4", f"column {tally.column:+d}, net shift {net:+d}: {result}")
 
     # Ordre Mixte / Artillery Assault redraw (27.6): switch to the Fire line at the same odds and shifts
-    if s.special in ("ordre_mixte", "artillery_assault"):
+    if redraw_rule:
         redraw = yield Choose((result in s.ordre_mixte_redraw, not (result in s.ordre_mixte_redraw)), rule="27.6",
                               player="attacker", label=f"redraw and use the Fire line instead of {result}?")
         if redraw:
             face = yield from draw("27.6", f"redraw card (fire, column {tally.column:+d})")
             table = "fire"
-            fire_row = deck.row(face, "fire")
-            result = fire_row[apply_shift(fire_row, tally.column, net)]
+            result = dict(deck.results(face, "fire", tally.column, (net,)))[net]
             yield Log("27.6", f"redraw on the Fire line: {result}")
         if summarised:
             piles["p"] = piles["p"].summarise(deck, ())
@@ -1039,11 +1049,9 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             result = "burst"
             yield Log("23.5", "attacker's Burst: Bayonets & Burst becomes Burst")
 
-    snapshot = (s, result, table, tuple(blocks.items()), tuple(hits.items()), tuple(steps.items()),
-                tuple(retreats.items()), tuple(gone.items()), tuple(morale.items()), tuple(tokens.items()),
-                tuple(side_hit.items()), square_formed, piles["p"])
-    out = yield Sub(("bc-combat-effects", id(deck), id(terrain), snapshot),
-                    partial(resolve, s, deck, piles["p"], terrain, _resume=snapshot),
+    snap = freeze(result, table)
+    out = yield Sub(("bc-combat-effects", id(deck), id(terrain), snap),
+                    partial(resolve, s, deck, piles["p"], terrain, _resume=("effects", snap)),
                     rule="23.5", label=f"effects of {result}")
     return out
 

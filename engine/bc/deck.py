@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -31,7 +31,7 @@ from engine.core.procedure import Draw, Log
 
 __all__ = [
     "SKILL_ICONS", "FIRE_RESULTS", "ASSAULT_RESULTS", "COLUMNS", "CardModel", "DeckModel", "Card", "Deck",
-    "Face", "Pile", "load_deck", "default_deck", "parse_deck", "draw_card", "parse_card_list",
+    "Face", "Pile", "apply_shift", "load_deck", "default_deck", "parse_deck", "draw_card", "parse_card_list",
 ]
 
 SkillIcon = Literal["officer", "flags_1", "flags_2", "flags_3", "flags_4", "crossed_flags", "death_head"]
@@ -143,11 +143,14 @@ class Face:
     fire: tuple[str, ...] = ()
     assault: tuple[str, ...] = ()
     reshuffle: bool = False
+    shifted: tuple[tuple[int, str], ...] = ()   # (net shift, final result) at one column, once projected
 
     def to_json(self):
         if self.reshuffle:
             return "reshuffle"
         d = {"skill": self.skill}
+        if self.shifted:
+            d["results"] = {f"{k:+d}": r for k, r in self.shifted}
         if self.fire:
             d["fire"] = list(self.fire)
         if self.assault:
@@ -203,6 +206,14 @@ class Deck:
                 raise ValueError(f"this face was summarised without its {table} CRT row")
             return row
         return self.cards[face].row(table)
+
+    def results(self, face, table: str, column: int, nets: tuple[int, ...]) -> tuple[tuple[int, str], ...]:
+        """``(net shift, final result)`` for each of ``nets`` when this card is read at ``column`` (23.4)."""
+        if isinstance(face, Face) and face.shifted:
+            have = dict(face.shifted)
+            return tuple((n, have[n]) for n in nets)
+        row = self.row(face, table)
+        return tuple((n, row[apply_shift(row, column, n)]) for n in nets)
 
     def face(self, number: int, tables: tuple[str, ...] = ()) -> Face:
         """The summary of a card: the reshuffle mark, or its icon (and the CRT rows of ``tables``)."""
@@ -265,9 +276,33 @@ def parse_card_list(deck: Deck, values: Iterable, what: str = "discard pile", fi
     return tuple(out)
 
 
+def apply_shift(row: tuple[str, ...], column: int, net: int) -> int:
+    """Index in ``row`` after ``net`` shifts from ``column`` (23.4): each shift moves to the next *different*
+    result; at the end of the row nothing is extrapolated."""
+    i = COLUMNS.index(column)
+    step = 1 if net > 0 else -1
+    for _ in range(abs(net)):
+        j = i + step
+        while 0 <= j < len(row) and row[j] == row[i]:
+            j += step
+        if not 0 <= j < len(row):
+            break
+        i = j
+    return i
+
+
 # ------------------------------------------------------------------------------------------------
 # Piles
 # ------------------------------------------------------------------------------------------------
+def _face_key(face: "Face"):
+    return (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted)
+
+
+@lru_cache(maxsize=8192)
+def _summarise(pile: "Pile", deck: "Deck", tables: tuple[str, ...]) -> "Pile":
+    return pile._summarise(deck, tables)
+
+
 def _remove_one(items: tuple, item) -> tuple:
     i = items.index(item)
     return items[:i] + items[i + 1:]
@@ -307,17 +342,33 @@ class Pile:
         return tracked.summarise(deck, tables)
 
     def summarise(self, deck: Deck, tables: tuple[str, ...] = ()) -> "Pile":
-        """Replace each face by its summary: icon, and the CRT rows of ``tables`` (a tracked pile is unchanged
-        only if it is meant to be; call this on summarised piles or to start summarising)."""
+        """Replace each face by its summary: icon, and the CRT rows of ``tables`` (cached: enumeration re-runs
+        a procedure many times over the same piles)."""
+        return _summarise(self, deck, tuple(tables))
+
+    def _summarise(self, deck: Deck, tables: tuple[str, ...]) -> "Pile":
         def f(x):
             if isinstance(x, Face):
                 return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
-                            x.reshuffle)
+                            x.reshuffle, x.shifted if tables else ())
             return deck.face(x, tables)
-        return Pile(tuple(f(x) for x in self.draw), tuple(f(x) for x in self.discard))
+        return Pile(tuple(sorted((f(x) for x in self.draw), key=_face_key)),
+                    tuple(sorted((f(x) for x in self.discard), key=_face_key)))
+
+    def project_results(self, deck: Deck, table: str, column: int, nets: tuple[int, ...]) -> "Pile":
+        """Odds only: each face becomes its icon plus the final result for each possible net shift."""
+        def f(x):
+            if deck.is_reshuffle(x):
+                return Face(reshuffle=True)
+            return Face(skill=deck.skill(x), shifted=deck.results(x, table, column, nets))
+        return Pile(tuple(sorted((f(x) for x in self.draw), key=_face_key)),
+                    tuple(sorted((f(x) for x in self.discard), key=_face_key)))
 
     def discarded(self, face) -> "Pile":
-        """The pile after a used card goes to the discard pile (15.0)."""
+        """The pile after a used card goes to the discard pile (15.0). Summarised discards are kept sorted:
+        their order never matters, and equal piles must compare equal for memoisation."""
+        if isinstance(face, Face):
+            return Pile(self.draw, tuple(sorted(self.discard + (face,), key=_face_key)))
         return Pile(self.draw, self.discard + (face,))
 
     def to_json(self) -> dict:

@@ -100,8 +100,17 @@ class Fight:
     entered: frozenset = frozenset()   # (role, area): where a side's units retreated during this fight
 
     def key(self):
-        return (tuple((u.uid, u.hits, u.approach, u.square) for u in self.att),
-                tuple((u.uid, u.hits, u.approach, u.square, u.deployed) for u in self.dfn),
+        k = self.__dict__.get("_k")
+        if k is None:
+            k = self._make_key()
+            object.__setattr__(self, "_k", k)
+        return k
+
+    def _make_key(self):
+        # every unit field that can matter (the same ids may name other units in another combat)
+        return (tuple((u.uid, u.side, u.kind, u.cav, u.rating, u.hits, u.approach, u.square) for u in self.att),
+                tuple((u.uid, u.side, u.kind, u.cav, u.rating, u.hits, u.approach, u.square, u.deployed, u.arty)
+                      for u in self.dfn),
                 self.att_lead, self.dfn_lead, self.first, self.entered)
 
     def routes(self, ctx: "CombatContext", role: str) -> tuple:
@@ -452,7 +461,7 @@ class _AfterRoll:
     dfn_total: int = 0
 
     def key(self):
-        return (self.fight.key(), tuple((u.uid, u.hits) for u in self.gone), self.winner)
+        return (self.fight.key(), self.gone, self.winner)
 
 
 _ROLL_CACHE: dict = {}

@@ -117,6 +117,7 @@ class Game:
     frozen: frozenset = frozenset()     # attacked by a cavalry charge: no activation this turn (5.3.1)
     toggled: frozenset = frozenset()
     deployed_now: frozenset = frozenset()
+    horse_moved: frozenset = frozenset()   # 7.2.1: horse artillery that moved one point and may still fire
     rain: bool = False
     last_albuera: str | None = None
     winner: str | None = None
@@ -309,11 +310,13 @@ def _own(g: Game, uid: str) -> Unit:
     return u
 
 
-def _need_active(g: Game, u: Unit) -> None:
+def _need_active(g: Game, u: Unit, fire: bool = False) -> None:
     if u.uid not in g.activated:
         raise RuleViolation("4.2", f"{u.uid} has not been activated this turn (activate its area first)")
     if u.uid in g.acted:
         raise RuleViolation("4", f"{u.uid} has already moved, fired or fought this turn")
+    if u.uid in g.horse_moved and not fire:
+        raise RuleViolation("7.2.1", f"{u.uid} has made its one-point move; it may still fire, not move again")
 
 
 def _approach_taken(g: Game, area: str, facing: str, except_uid: str | None = None) -> bool:
@@ -565,7 +568,7 @@ def _check_fire(g: Game, a: Action) -> tuple[Unit, Unit, str]:
     gun = _own(g, a.units[0] if a.units else "")
     if gun.kind != ART:
         raise RuleViolation("4.2.1", f"{gun.uid} is not artillery")
-    _need_active(g, gun)
+    _need_active(g, gun, fire=True)
     if not gun.deployed:
         raise RuleViolation("4.2.1", f"{gun.uid} is limbered: only deployed artillery fires")
     if gun.uid in g.deployed_now:
@@ -704,7 +707,12 @@ def _do_move(g: Game, a: Action) -> Game:
         elif a.end == "deploy":
             deployed = True
         changed.append(replace(u, area=final, approach=approach, square=square, deployed=deployed))
-    g = replace(g.with_units(changed), acted=g.acted | set(a.units))
+    # 7.2.1: horse artillery may move one movement point and still fire (it stays ready to fire)
+    horse = {uid for uid in a.units if g.unit(uid).kind == ART and g.unit(uid).arty == "horse"
+             and g.unit(uid).deployed and a.path and a.end == "area" and not g.board.is_close(final)
+             and move_cost(g, g.unit(uid), a.path) <= 1}
+    changed = [replace(c, deployed=True) if c.uid in horse else c for c in changed]
+    g = replace(g.with_units(changed), acted=g.acted | (set(a.units) - horse), horse_moved=g.horse_moved | horse)
     if a.path:
         g = replace(g, moved_in=g.moved_in | set(a.units))
     if a.end == "deploy":
@@ -852,6 +860,7 @@ def _end_phase(g: Game):
     # 3: markers of last turn are cleared at the start of a player's go
     return replace(nxt, phase="admin", cp=0, rallied=frozenset(), activated=frozenset(), acted=frozenset(),
                    moved_in=frozenset(), frozen=frozenset(), toggled=frozenset(), deployed_now=frozenset(),
+                   horse_moved=frozenset(),
                    rain=False)
 
 
@@ -1015,7 +1024,7 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
                         act = Action("fire", units=(u.uid,), target=t.uid)
                         if _legal(g, act):
                             out.append(act)
-            reach = _reach(g, u)
+            reach = _reach(g, u) if u.uid not in g.horse_moved else {}
             for dest, (cost, path) in sorted(reach.items()):
                 out.append(Action("move", units=(u.uid,), path=path))
                 if limit_moves:

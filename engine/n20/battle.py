@@ -262,11 +262,15 @@ def battle_from_model(m: BattleModel, file: str = "<battle>", tables: Tables | N
                 t = board.terrain(s.hex)
                 if where == "defenders" and not tables.has_terrain(t):
                     raise DataError(file, f"{where}[{i}].hex", f"a hex whose terrain the tables' TEC lists", t)
+        bombarding = {s.id for s in m.attackers if s.bombarding}
         for a in attackers:
             for d in defenders:
                 if not board.grid.adjacent(a.hex, d.hex):
                     raise RuleViolation("9.2.2", f"attacker {a.id} in {a.hex} is not adjacent to defender {d.id} "
                                         f"in {d.hex}: every attacker must be adjacent to every defender")
+                if not board.crossing_allowed(a.hex, d.hex) and a.id not in bombarding:
+                    raise RuleViolation("16.3.2", f"{a.id} in {a.hex} faces {d.id} across a major river with no "
+                                        f"bridge or ford: only bombarding artillery attacks across it")
         seen: dict[str, str] = {}
         for u in attackers + defenders + tuple(others):
             if u.type == "leader":
@@ -960,7 +964,7 @@ def _assemble(b: Battle, code: str, result: str, fates: dict, adv: AdvanceResult
 
 
 def _positions(b: Battle, fates: dict) -> tuple:
-    """Where every unit stands now (broken ones removed): ((id, (side, hex, has ZOC)), ...).
+    """Where every unit stands now (broken ones removed): ((id, (side, hex, has ZOC, not a leader)), ...).
     Empty without a map: context-free retreat paths do not depend on where the others stand."""
     if b.board is None:
         return ()
@@ -983,13 +987,13 @@ def _positions_now(b: Battle, fates: dict) -> tuple:
             h = r.end_hex
             if r.marker:
                 zoc = False                                  # 9.6.3: a Routed! unit has no ZOC
-        out.append((u.id, (u.side, h, zoc)))
+        out.append((u.id, (u.side, h, zoc, u.type != "leader")))   # leaders stack freely (16.9.2)
     return tuple(out)
 
 
 def _enemy_zoc_for(b: Battle, side: str, positions: tuple) -> frozenset:
     out: set[str] = set()
-    for uid, (s, h, zoc) in positions:
+    for uid, (s, h, zoc, _) in positions:
         if s != side and h and zoc:
             out |= b.board.zoc_of(h)
     return frozenset(out)

@@ -183,9 +183,10 @@ class MapRetreat:
         return ("map", id(self.board), self.loc_breaks)
 
     def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
-        friends = frozenset(h for uid, (side, h, _) in positions if side == unit.side and uid != unit.id and h)
-        enemies = frozenset(h for uid, (side, h, _) in positions if side != unit.side and h)
-        enemy_zoc_src = frozenset(h for uid, (side, h, zoc) in positions if side != unit.side and h and zoc)
+        friends = frozenset(h for uid, (side, h, _, solid) in positions
+                            if side == unit.side and uid != unit.id and h and solid)
+        enemies = frozenset(h for uid, (side, h, _, _) in positions if side != unit.side and h)
+        enemy_zoc_src = frozenset(h for uid, (side, h, zoc, _) in positions if side != unit.side and h and zoc)
         ezoc = _ezoc(self.board, enemy_zoc_src, enemies, unit.side)
         return retreat_options(self.board, self.loc_breaks, unit.side, unit.road_bound, start, distance,
                                friends, enemies, ezoc)

@@ -16,11 +16,12 @@ from .charge import frontal_directions
 from .fatigue import CheckSpec, check_sub
 from .fire import Firer, FireSetup, fire_combat, leader_casualty_sub
 from .melee import Fighter, MeleeSetup, melee
-from .rules import (LIVE, current_fv, current_ma, enemy_front, frontal, leader_cvs, occupants, retreat,
-                    rout_path, stacking_problem)
+from .rules import (LIVE, current_fv, current_ma, enemy_front, factors, frontal, leader_cvs, occupants, reachable,
+                    retreat, rout_path, stacking_problem)
 from .scenario import GameState, Scenario
 
 __all__ = ["fire_setup", "fire_action", "melee_setup", "melee_action", "charge_setup", "charge_action",
+           "move_action", "leader_fire_retreat", "out_of_command_check", "reinforcement_phase", "recovery_phase",
            "apply_status", "rout_unit", "overstack_checks"]
 
 
@@ -41,6 +42,18 @@ def _side(sc: Scenario, ids) -> str:
     if len(sides) != 1:
         raise RuleViolation("6.3.7 A", "all acting units must belong to one side")
     return sides.pop()
+
+
+def _occupy(sc: Scenario, st: GameState, hex_: str, side: str) -> GameState:
+    """Entering a town hex gives its control to the side, unless the enemy still holds another of its hexes
+    (control = friendly-occupied or last to occupy, 6.6 A)."""
+    town = sc.board.town_of.get(hex_)
+    if town is None or st.controller(town) == side:
+        return st
+    enemy = "coalition" if side == "french" else "french"
+    if any(occupants(sc, st, h, enemy) for h in sc.board.data.towns[town]):
+        return st
+    return replace(st, control=tuple(sorted((t, side if t == town else o) for t, o in st.control)))
 
 
 def _leaders_in(sc: Scenario, st: GameState, hex_: str) -> tuple[str, ...]:
@@ -120,6 +133,8 @@ def _apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bo
         for ldr in _leaders_in(sc, st, hex_):                       # 6.3.9, 6.5 A
             fate = yield leader_casualty_sub(ldr, roll_turns=True)
             st = _leader_fate(sc, st, ldr, fate)
+            if fate.fate == "killed":
+                st = yield from _leader_loss(sc, st, ldr, hex_)     # 6.5 B
     if fatigue:
         for uid in list(units):
             p = st.piece(uid)
@@ -192,8 +207,13 @@ def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: 
             firers.append(_grand_battery_firer(sc, st, fid, target, enemy_hexes))
             continue
         p = st.piece(fid)
-        if p.hex is None or sc.is_leader(fid):
-            raise RuleViolation("6.3.5", f"{fid} cannot fire here (leaders fire only alone and defensively)")
+        if p.hex is not None and sc.is_leader(fid):
+            if not defensive or occupants(sc, st, p.hex, side) or g.distance(p.hex, target) != 1:
+                raise RuleViolation("6.3.5", f"{fid} may fire only defensively, alone in his hex, at an adjacent hex")
+            firers.append(Firer(1, "leader", 1, "normal", False, True, fid))
+            continue
+        if p.hex is None:
+            raise RuleViolation("6.3", f"{fid} is not on the map")
         u = sc.units[fid]
         d = g.distance(p.hex, target)
         kind = "howitzer" if u.howitzer else u.kind
@@ -208,11 +228,12 @@ def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: 
             los = b.los(p.hex, target, t, viewer=kind, enemy=enemy_hexes - {target})
             if not los.clear:
                 raise RuleViolation("6.3.4 A", f"{fid} has no line of sight to {target} (blocked at {los.blocked_by})")
-        ff = u.ff_red if u.kind == "cavalry" else u.ff
+        ff = u.ff_red if u.kind == "cavalry" else factors(sc, st, fid)[0]          # 11.1 B, 8.3 A
         firers.append(Firer(ff, kind, d, p.status, False, True, fid))
     tt = t.terrain.terrain[b.terrain(target)]
     drm = tt.fire_drm
-    if any(b.level(target) > b.level(f[3:] if f.startswith("gb:") else st.piece(f).hex) for f in firer_ids):
+    if any(b.level(target) > b.level(f[3:] if f.startswith("gb:") else st.piece(f).hex) for f in firer_ids
+           if f.startswith("gb:") or f in sc.units):
         drm += t.terrain.uphill_fire_drm
     if target == b.data.strong_point and any(p.id == "elite" for p in enemies):
         drm += t.terrain.strong_point_fire_drm                      # 8.4 B, TEC
@@ -264,7 +285,9 @@ def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target:
     eff = sc.tables.fire.results[out.result]
     st = yield from _apply_effect(sc, st, target, enemy, eff.fatigue, eff.retreat, eff.eliminate, "6.3.7 F")
     for fid in firer_ids:
-        if not fid.startswith("gb:"):
+        if fid in sc.leaders:
+            st = leader_fire_retreat(sc, st, fid)                         # 6.3.5
+        elif not fid.startswith("gb:"):
             st = st.with_piece(fid, activated=st.piece(fid).activated or not defensive)
     if not defensive and not occupants(sc, st, target):
         movers = tuple(f for f in firer_ids if f in sc.units and sc.units[f].kind != "artillery"
@@ -280,7 +303,7 @@ def _advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str) 
     for m in movers:
         trial = st.with_piece(m, hex=target)
         if stacking_problem(sc, trial, target) is None:
-            st = trial
+            st = _occupy(sc, trial, target, sc.side(m))
             for ldr in _leaders_in(sc, st, target):
                 if sc.side(ldr) != sc.side(m):
                     st = st.with_piece(ldr, status="captured", hex=None)      # 6.5 C
@@ -307,9 +330,9 @@ def melee_setup(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], targ
             raise RuleViolation("6.4 B", f"{aid} is not adjacent to {target}")
         u = sc.units[aid]
         flank = all(p.hex not in frontal(sc, st, d) for d in defenders)          # 6.4 E
-        atts.append(Fighter(aid, u.mf, current_fv(sc, p), u.kind, p.status, leader_cvs(sc, st, aid), flank,
-                            aid in charging, u.ma))
-    defs = tuple(Fighter(d.id, sc.units[d.id].mf, current_fv(sc, d), sc.units[d.id].kind, d.status,
+        atts.append(Fighter(aid, factors(sc, st, aid)[1], current_fv(sc, p), u.kind, p.status, leader_cvs(sc, st, aid),
+                            flank, aid in charging, u.ma))
+    defs = tuple(Fighter(d.id, factors(sc, st, d.id)[1], current_fv(sc, d), sc.units[d.id].kind, d.status,
                          leader_cvs(sc, st, d.id), checked=defenders_checked) for d in defenders)
     tt = t.terrain.terrain[b.terrain(target)]
     shift = tt.melee_shift
@@ -383,18 +406,22 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
     enemy = "coalition" if side == "french" else "french"
     g, b, t = sc.board.grid, sc.board, sc.tables
 
-    def units_of(h):
+    def units_of(h, stop):
         us = []
         for q in occupants(sc, st, h, enemy):
             d = sc.units[q.id]
+            # 6.2.8 K: a target that stands may fire defensively at the charger stopped next to it, if
+            # that hex is in its front (any adjacent hex when fatigued, 4.2.4 C).
+            can_fire = d.kind != "cavalry" and q.status != "routed" and (q.status == "fatigued" or stop in frontal(sc, st, q))
             us.append({"name": q.id, "fv": current_fv(sc, q), "mf": d.mf, "kind": d.kind, "status": q.status,
-                       "leader_cvs": list(leader_cvs(sc, st, q.id)), "ma": d.ma, "activated": q.activated})
+                       "leader_cvs": list(leader_cvs(sc, st, q.id)), "ma": d.ma, "activated": q.activated,
+                       "ff": d.ff if can_fire else 0})
         return us
 
     hexes = [path[-1], *next_targets]
     targets = []
-    for h in hexes:
-        us = units_of(h)
+    for i, h in enumerate(hexes):
+        us = units_of(h, path[-2] if i == 0 else hexes[i - 1])
         rout_to = None
         if us:
             trial = st
@@ -406,7 +433,8 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
     names = [n.upper() for n in g.direction_names]
     spec = {"charger": {"name": unit_id, "hex": p.hex, "facing": names[p.facing], "fv": current_fv(sc, p),
                         "mf": u.mf, "ma": u.ma, "status": p.status, "leader_cvs": list(leader_cvs(sc, st, unit_id))},
-            "path": list(path), "targets": targets, "mp_left": u.ma if mp_left is None else mp_left}
+            "path": list(path), "targets": targets, "mp_left": u.ma if mp_left is None else mp_left,
+            "defensive_fire": True}
     friendly = frozenset(q.hex for q in st.on_map() if sc.side(q.id) == side and not sc.is_leader(q.id)
                          and q.id != unit_id)
     enemy_h = frozenset(q.hex for q in st.on_map() if sc.side(q.id) == enemy and not sc.is_leader(q.id)
@@ -458,6 +486,11 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
         for ldr in _leaders_in(sc, st, out.ended_at):
             if sc.side(ldr) != sc.side(unit_id):
                 st = st.with_piece(ldr, status="captured", hex=None)            # 6.5 C
+    if out.stopped == "defensive fire":
+        code = next(x for x in out.steps if x.startswith("defensive fire ")).split()[-1]
+        eff = sc.tables.fire.results[code]
+        here = st.piece(unit_id).hex
+        st = yield from _apply_effect(sc, st, here, sc.side(unit_id), eff.fatigue, eff.retreat, eff.eliminate, "6.2.8 K")
     if out.stopped == "target stands":
         target = next(t.hex for t in setup.targets if any(s.startswith(t.hex) and "stands" in s for s in out.steps))
         st = yield from melee_action(sc, st, (unit_id,), target, charging=(unit_id,), defenders_checked=True)
@@ -481,4 +514,112 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
     if st.piece(unit_id).hex is not None:
         st = st.with_piece(unit_id, charged=True, activated=True,
                            status="fatigued" if st.piece(unit_id).status == "normal" else st.piece(unit_id).status)
+    return st
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6.2 Movement as an action
+# ---------------------------------------------------------------------------------------------------
+def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: tuple[tuple[int, int], ...] = (),
+                facing: int | None = None, bridge_intact: bool = False):
+    """Move a unit to ``dest`` by its cheapest legal path (6.2), capturing lone enemy leaders on the way
+    (6.2.5 B, 6.5 C), removing the Strong Point when the Elite leaves it (8.4 C), noting Column II
+    crossing the light blue line (9.5.2) or coming within four hexes of the French at-start units
+    (9.5.2 C), then checking an overstack at the end (4.1.7, 4.1.9). A procedure returning the new state."""
+    r = reachable(sc, st, uid, dict(level_hexes), bridge_intact)
+    dest = sc.board.check_hex(dest, "6.2")
+    if dest not in r or dest == st.piece(uid).hex:
+        raise RuleViolation("6.2.1", f"{uid} cannot reach {dest} this Movement Segment")
+    _, path = r[dest]
+    side = sc.side(uid)
+    g, b = sc.board.grid, sc.board
+    for h in path[1:]:
+        for ldr in _leaders_in(sc, st, h):
+            if sc.side(ldr) != side:
+                st = st.with_piece(ldr, status="captured", hex=None)            # 6.5 C
+                st = yield from _leader_loss(sc, st, ldr, h)
+    if uid == "elite" and st.piece(uid).hex == b.data.strong_point:
+        st = st.with_flag("strong_point_removed")                               # 8.4 C
+    if sc.units[uid].command == "II" and side == "coalition":
+        if any(frozenset(pair) in b.light_blue for pair in zip(path, path[1:])):
+            st = st.with_flag("light_blue_crossed")                            # 9.5.2
+        at_start = [st.piece(f).hex for f in sc.file.setup.french if st.piece(f).hex]
+        if any(g.distance(dest, h) <= 4 for h in at_start):
+            st = st.with_flag("alert")                                          # 9.5.2 C
+    st = st.with_piece(uid, hex=dest, activated=True, facing=st.piece(uid).facing if facing is None else facing % 6)
+    st = _occupy(sc, st, dest, side)
+    st = yield from overstack_checks(sc, st, dest)
+    return st
+
+
+def leader_fire_retreat(sc: Scenario, st: GameState, ldr: str) -> GameState:
+    """6.3.5: after firing, a lone leader falls back two hexes away from the enemy, or is captured."""
+    g, b = sc.board.grid, sc.board
+    side = sc.side(ldr)
+    enemies = [p.hex for p in st.on_map() if sc.side(p.id) != side and not sc.is_leader(p.id) and p.status in LIVE]
+    here = st.piece(ldr).hex
+    for _ in range(2):
+        options = [n for n in g.neighbours(here) if n not in enemies and b.step_cost(here, n, sc.tables)[0] is not None]
+        if not options:
+            return st.with_piece(ldr, status="captured", hex=None)
+        here = max(options, key=lambda n: (min((g.distance(n, e) for e in enemies), default=99), n))
+    return st.with_piece(ldr, hex=here)
+
+
+def out_of_command_check(sc: Scenario, st: GameState, uid: str):
+    """6.1.3 C: a unit outside its leader's command range checks to act this impulse; returns
+    (may act, new state) -- a fatigued unit that fails routs (6.7 A)."""
+    p = st.piece(uid)
+    if p.hex is None or sc.is_leader(uid):
+        raise RuleViolation("6.1.3 C", f"{uid} is not a unit on the map")
+    out = yield check_sub(sc.tables, CheckSpec("out_of_command", current_fv(sc, p), p.status, leader_cvs(sc, st, uid),
+                                               unit=uid), rule="6.1.3 C")
+    st = yield from apply_status(sc, st, uid, out.status)
+    return (out.effect == "act", st)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Phases: Reinforcement (3.1, 5.1, 9.2, 9.5.2, 9.6.2) and Recovery (3.4, 7.0)
+# ---------------------------------------------------------------------------------------------------
+def reinforcement_phase(sc: Scenario, st: GameState, alert_first_turn: int | None = None,
+                        dupont_arrived: bool = False):
+    """The scenario's rolls of the Reinforcement Phase, as flags on the state: Columns II and III
+    mustering (9.2 B, from turn 2), Mortier's Alert (9.5.2, once Column II crossed the light blue
+    line), Dupont's arrival (9.6.2, from turn 6). Placing the arriving units is the players' job."""
+    from .rules import column_muster, dupont_arrival, mortier_alert
+    t = st.turn
+    if t >= 2:
+        for col in ("II", "III"):
+            flag = f"column_{col}_mustered"
+            if flag not in st.flags:
+                if (yield from column_muster(sc, col, t)):
+                    st = st.with_flag(flag)
+    if "alert" not in st.flags and "light_blue_crossed" in st.flags and alert_first_turn is not None:
+        if (yield from mortier_alert(sc, max(0, t - alert_first_turn))):
+            st = st.with_flag("alert")
+    if t >= sc.file.dupont.first_turn and not dupont_arrived and "dupont_arrived" not in st.flags:
+        if (yield from dupont_arrival(sc, t)):
+            st = st.with_flag("dupont_arrived").with_flag("alert")          # 9.5.2 C
+    return st
+
+
+def recovery_phase(sc: Scenario, st: GameState):
+    """7.0: every fatigued unit tries to remove fatigue (not cavalry that charged, 7.0 C) and every
+    routed unit not next to an enemy tries to rally (7.0 G); then Charged markers come off, leaders and
+    units are ready again and the turn advances (7.0 H)."""
+    g = sc.board.grid
+    for p in st.on_map():
+        if sc.is_leader(p.id) or p.status not in ("fatigued", "routed"):
+            continue
+        if p.status == "fatigued" and p.charged:
+            continue
+        if p.status == "routed" and any(q.hex and g.distance(q.hex, p.hex) == 1 and sc.side(q.id) != sc.side(p.id)
+                                        and q.status in LIVE and not sc.is_leader(q.id) for q in st.pieces):
+            continue
+        check = "remove_fatigue" if p.status == "fatigued" else "rally_from_rout"
+        out = yield check_sub(sc.tables, CheckSpec(check, sc.units[p.id].fv_f, p.status, leader_cvs(sc, st, p.id),
+                                                   unit=p.id), rule="7.0 D")
+        st = st.with_piece(p.id, status=out.status)
+    st = replace(st, pieces=tuple(replace(p, charged=False, activated=False) for p in st.pieces),
+                 turn=st.turn + 1)
     return st

@@ -175,3 +175,91 @@ def firer_from_kv(text: str, i: int) -> Firer:
                  kind=d.get("kind", "infantry"), range=_int(d, "range", what, 1, "6.3.3"),
                  status=d.get("status", "normal"), moved="moved" in d, alone=d.get("alone", "yes") != "no",
                  name=d.get("name", f"F{i + 1}"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scenario situations: the set-up changed by placements, and the odds of an action's consequences
+# ---------------------------------------------------------------------------------------------------
+STATUSES_ALL = ("normal", "fatigued", "routed", "eliminated", "surrendered", "killed", "captured", "wounded")
+
+
+def state_from_placements(sc, placements=(), turn: int | None = None, alert: bool = False):
+    """The scenario's set-up with pieces moved: each placement is ``ID=HEX[:FACING[:STATUS]]``."""
+    from dataclasses import replace as dc_replace
+    from .scenario import initial_state
+    st = initial_state(sc)
+    names = [n.upper() for n in sc.board.grid.direction_names]
+    for item in placements:
+        item = item.strip()
+        if not item:
+            continue
+        pid, eq, rest = item.partition("=")
+        if not eq:
+            raise RuleViolation("9.0", f"a placement looks like ID=HEX[:FACING[:STATUS]], not {item!r}")
+        pid = pid.strip()
+        parts = rest.strip().split(":")
+        st.piece(pid)
+        changes: dict[str, Any] = {}
+        changes["hex"] = None if parts[0] in ("", "off") else sc.board.check_hex(parts[0], "9.0")
+        if len(parts) > 1 and parts[1]:
+            if parts[1].upper() not in names:
+                raise RuleViolation("4.3 B", f"facing must be one of {', '.join(names)}, not {parts[1]!r}")
+            changes["facing"] = names.index(parts[1].upper())
+        if len(parts) > 2 and parts[2]:
+            if parts[2] not in STATUSES_ALL:
+                raise RuleViolation("4.2.4", f"unknown status {parts[2]!r} (one of {', '.join(STATUSES_ALL)})")
+            changes["status"] = parts[2]
+        st = st.with_piece(pid, **changes)
+    if turn:
+        st = dc_replace(st, turn=turn)
+    if alert:
+        st = st.with_flag("alert")
+    return st
+
+
+def piece_outcomes(sc, st0, d: Dist, ids=()) -> dict[str, list[dict[str, Any]]]:
+    """For every piece an action may change: the exact chance of each final status and hex."""
+    changed = set(ids)
+    for s in d:
+        for p in s.pieces:
+            if p != st0.piece(p.id):
+                changed.add(p.id)
+    out = {}
+    for pid in sorted(changed):
+        rows: dict[str, Fraction] = {}
+        for s, w in d.items():
+            p = s.piece(pid)
+            key = f"{p.status} in {p.hex}" if p.hex else p.status
+            if p.charged:
+                key += " (charged)"
+            rows[key] = rows.get(key, Fraction(0)) + w
+        out[pid] = [{"outcome": k, "probability": prob_json(v)} for k, v in sorted(rows.items(), key=lambda kv: -kv[1])]
+    return out
+
+
+def action_summary(sc, st, what: str, units: tuple[str, ...], target: str | None = None,
+                   path: tuple[str, ...] = (), next_targets: tuple[str, ...] = (), defensive: bool = False,
+                   policy=first_option, level_hexes: tuple[tuple[int, int], ...] = ()) -> dict[str, Any]:
+    """Exact consequences of a move, fire, melee or charge on a scenario state."""
+    from functools import partial
+    from engine.core.procedure import distribution
+    from .actions import charge_action, fire_action, melee_action, move_action
+    if what == "move":
+        if len(units) != 1 or not target:
+            raise RuleViolation("6.2.1", "a move needs one unit and a destination hex")
+        f = partial(move_action, sc, st, units[0], target, tuple(level_hexes))
+    elif what == "fire":
+        f = partial(fire_action, sc, st, tuple(units), target, defensive)
+    elif what == "melee":
+        f = partial(melee_action, sc, st, tuple(units), target)
+    elif what == "charge":
+        if len(units) != 1:
+            raise RuleViolation("6.2.8 A", "a charge is made by one cavalry unit")
+        f = partial(charge_action, sc, st, units[0], tuple(path), tuple(next_targets))
+    else:
+        raise RuleViolation("3.3", f"unknown action {what!r} (move, fire, melee, charge)")
+    d = distribution(f, policy=policy)
+    return {"action": what, "units": list(units), "target": target or (list(path) or [None])[-1],
+            "pieces": piece_outcomes(sc, st, d, units), "states": len(d),
+            "provenance": {"tables": provenance(sc.tables.fatigue.source), "map": provenance(sc.board.data.source),
+                           "units": provenance(sc.oob.source)}}

@@ -21,6 +21,7 @@ from engine.core.hexgrid import HexGrid
 from engine.core.procedure import Choose, Log, Sub, distribution, enumerate_tree
 
 from .fatigue import CheckSpec, check_sub
+from .fire import Firer, FireSetup, fire_combat
 from .melee import Fighter, MeleeSetup, melee_sub
 from .tables import Tables
 
@@ -55,6 +56,7 @@ class ChargeSetup:
     reactors: tuple[Reactor, ...] = ()
     resolve_melee: bool = True
     grid: HexGrid | None = None
+    defensive_fire: bool = False       # standing targets fire at the charger before the melee (6.2.8 K)
 
 
 @dataclass(frozen=True)
@@ -187,11 +189,22 @@ def charge(tables: Tables, setup: ChargeSetup):
                 fled.append(u.name)
             else:
                 standing.append(Fighter(u.name, u.mf, u.fv, u.kind, o.status, u.leader_cvs, checked=True,
-                                        half_mf=o.effect == "stand_half"))
+                                        half_mf=o.effect == "stand_half", ff=u.ff))
         if standing:
             steps.append(f"{tgt.hex}: " + ", ".join(f"{s.name} stands" + (" (half MF)" if s.half_mf else "")
                                                    for s in standing))
             stopped = "target stands"
+            firing = tuple(Firer(s.ff, "artillery" if s.kind == "artillery" else "infantry", 1, s.status, name=s.name)
+                           for s in standing if s.ff > 0 and s.status != "routed" and s.kind != "cavalry")
+            if setup.defensive_fire and firing:
+                fire = FireSetup(firing, defensive=True)
+                f = yield Sub(("tbf-fire", id(tables), fire), partial(fire_combat, tables, fire), rule="6.2.8 K",
+                              label="defensive fire at the charger")
+                eff = tables.fire.results[f.result]
+                if eff.fatigue or eff.eliminate or eff.retreat:
+                    steps.append(f"defensive fire {f.result}")
+                    stopped = "defensive fire"                               # 6.2.8 K: no melee
+                    return finish()
             if setup.resolve_melee:
                 m = yield melee_sub(tables, MeleeSetup((charger_att,), tuple(standing), shift=tgt.shift),
                                     rule="6.2.8 H")
@@ -254,7 +267,7 @@ def _direction(grid: HexGrid, value: Any, file: str) -> int:
 def _fighter(d: dict, where: str, file: str, default_kind: str = "infantry") -> Fighter:
     if not isinstance(d, dict):
         raise DataError(file, where, "a unit: {name, fv, mf, ...}", d)
-    allowed = {"name", "fv", "mf", "kind", "status", "leader_cvs", "ma", "activated", "modifiers"}
+    allowed = {"name", "fv", "mf", "kind", "status", "leader_cvs", "ma", "activated", "modifiers", "ff"}
     extra = set(d) - allowed
     if extra:
         raise DataError(file, f"{where}.{sorted(extra)[0]}", "only the documented unit fields "
@@ -265,7 +278,7 @@ def _fighter(d: dict, where: str, file: str, default_kind: str = "infantry") -> 
     return Fighter(name=str(d.get("name", where)), mf=d["mf"], fv=d["fv"], kind=d.get("kind", default_kind),
                    status=d.get("status", "normal"), leader_cvs=tuple(d.get("leader_cvs", ())),
                    ma=int(d.get("ma", 0)), activated=bool(d.get("activated", False)),
-                   modifiers=tuple(d.get("modifiers", ())))
+                   modifiers=tuple(d.get("modifiers", ())), ff=int(d.get("ff", 0)))
 
 
 def charge_from_spec(spec: dict, grid: HexGrid, file: str = "<charge>", terrain=None,
@@ -279,7 +292,7 @@ def charge_from_spec(spec: dict, grid: HexGrid, file: str = "<charge>", terrain=
     for k in ("charger", "path", "targets"):
         if k not in spec:
             raise DataError(file, k, "this required field")
-    allowed = {"charger", "path", "targets", "reactors", "melee", "mp_left", "map", "path_costs"}
+    allowed = {"charger", "path", "targets", "reactors", "melee", "mp_left", "map", "path_costs", "defensive_fire"}
     extra = set(spec) - allowed
     if extra:
         raise DataError(file, sorted(extra)[0], f"only the documented fields ({', '.join(sorted(allowed))})")
@@ -353,8 +366,13 @@ def charge_from_spec(spec: dict, grid: HexGrid, file: str = "<charge>", terrain=
         if c is None and terrain is not None:
             c = terrain(h)[1]
         approach += int(c if c is not None else 1)
-    reactors = tuple(Reactor(_fighter(r.get("unit", r), f"reactors[{i}]", file, "cavalry"), int(r.get("before", 0)))
-                     for i, r in enumerate(spec.get("reactors", []) or []))
+    reactors = []
+    for i, r in enumerate(spec.get("reactors", []) or []):
+        if not isinstance(r, dict):
+            raise DataError(file, f"reactors[{i}]", "a reactor: {unit: {...}, before: N}", r)
+        body = r["unit"] if "unit" in r else {k: v for k, v in r.items() if k != "before"}
+        reactors.append(Reactor(_fighter(body, f"reactors[{i}]", file, "cavalry"), int(r.get("before", 0))))
+    reactors = tuple(reactors)
     mp_left = int(spec.get("mp_left", charger.ma))
     return ChargeSetup(charger, tuple(targets), mp_left, approach, path[-2], reactors, bool(spec.get("melee", True)),
-                       grid)
+                       grid, bool(spec.get("defensive_fire", False)))

@@ -126,7 +126,7 @@ def _map(args) -> dict[str, Any]:
     return b.summary()
 
 
-def register(subparsers) -> None:
+def _register_calculators(subparsers):
     p = subparsers.add_parser("tbf", help="These Brave Fellows (Dürenstein 1805): fatigue checks, fire, melee, charges",
                               description="These Brave Fellows: exact odds of Fatigue Checks, fire and melee, "
                                           "and charges as probability trees.")
@@ -199,41 +199,18 @@ def register(subparsers) -> None:
     mp.add_argument("hex", nargs="?")
     mp.add_argument("--map", help="a map file (default: Dürenstein)")
     mp.set_defaults(handler=_map)
+    return sub
 
 
 # ---------------------------------------------------------------------------------------------------
 # Scenario verbs: a Dürenstein state (set-up, changed with --place) and actions on it
 # ---------------------------------------------------------------------------------------------------
 def _state(args):
-    from dataclasses import replace as dc_replace
-    from engine.core.errors import RuleViolation
-    from .scenario import initial_state, load_scenario
+    from .calc import state_from_placements
+    from .scenario import load_scenario
     sc = load_scenario(tables=_tables(args))
-    st = initial_state(sc)
-    names = [n.upper() for n in sc.board.grid.direction_names]
-    for item in getattr(args, "place", None) or []:
-        pid, _, rest = item.partition("=")
-        parts = rest.split(":")
-        st.piece(pid)
-        changes = {}
-        if parts[0] in ("", "off"):
-            changes["hex"] = None
-        else:
-            changes["hex"] = sc.board.check_hex(parts[0], "9.0")
-        if len(parts) > 1 and parts[1]:
-            if parts[1].upper() not in names:
-                raise RuleViolation("4.3 B", f"facing must be one of {', '.join(names)}, not {parts[1]!r}")
-            changes["facing"] = names.index(parts[1].upper())
-        if len(parts) > 2 and parts[2]:
-            if parts[2] not in ("normal", "fatigued", "routed", "eliminated", "surrendered", "killed", "captured"):
-                raise RuleViolation("4.2.4", f"unknown status {parts[2]!r}")
-            changes["status"] = parts[2]
-        st = st.with_piece(pid, **changes)
-    if getattr(args, "turn", None):
-        st = dc_replace(st, turn=args.turn)
-    if getattr(args, "alert", False):
-        st = st.with_flag("alert")
-    return sc, st
+    return sc, state_from_placements(sc, getattr(args, "place", None) or (), getattr(args, "turn", None),
+                                     getattr(args, "alert", False))
 
 
 def _add_state(p):
@@ -242,26 +219,6 @@ def _add_state(p):
     p.add_argument("--turn", type=int, help="game turn (night from turn 11)")
     p.add_argument("--alert", action="store_true", help="Mortier's Alert has succeeded (9.5.2)")
     _add_tables(p)
-
-
-def _state_dist_summary(sc, st0, d, ids=()):
-    from engine.core.dist import prob_json
-    changed = set(ids)
-    for s in d:
-        for p in s.pieces:
-            if p != st0.piece(p.id):
-                changed.add(p.id)
-    out = {}
-    for pid in sorted(changed):
-        rows = {}
-        for s, w in d.items():
-            p = s.piece(pid)
-            key = f"{p.status} in {p.hex}" if p.hex else p.status
-            if p.charged:
-                key += " (charged)"
-            rows[key] = rows.get(key, 0) + w
-        out[pid] = [{"outcome": k, "probability": prob_json(v)} for k, v in sorted(rows.items(), key=lambda kv: -kv[1])]
-    return out
 
 
 def _scenario(args):
@@ -311,26 +268,12 @@ def _rout(args):
 
 
 def _act(args):
-    from functools import partial
-    from engine.core.procedure import distribution
-    from .actions import charge_action, fire_action, melee_action
+    from .calc import action_summary
     from .policies import POLICIES
     sc, st = _state(args)
-    if args.what == "fire":
-        f = partial(fire_action, sc, st, tuple(args.unit), args.target, args.defensive)
-        ids = list(args.unit)
-    elif args.what == "melee":
-        f = partial(melee_action, sc, st, tuple(args.unit), args.target)
-        ids = list(args.unit)
-    else:
-        if len(args.unit) != 1:
-            from engine.core.errors import RuleViolation
-            raise RuleViolation("6.2.8 A", "a charge is made by one cavalry unit (give one --unit)")
-        f = partial(charge_action, sc, st, args.unit[0], tuple(args.path or ()), tuple(args.next or ()))
-        ids = list(args.unit)
-    d = distribution(f, policy=POLICIES[args.policy])
-    return {"action": args.what, "units": ids, "target": args.target or (args.path or [None])[-1],
-            "pieces": _state_dist_summary(sc, st, d, ids), "states": len(d)}
+    return action_summary(sc, st, args.what, tuple(args.unit), args.target, tuple(args.path or ()),
+                          tuple(args.next or ()), args.defensive, POLICIES[args.policy],
+                          ((2, args.level2), (3, args.level3)))
 
 
 def _roll(args):
@@ -365,13 +308,9 @@ def _victory(args):
     return victory(sc, st, args.rear_guard_shortfall)
 
 
-_register_base = register
-
-
-def register(subparsers) -> None:  # noqa: F811 - extends the calculator verbs above
-    _register_base(subparsers)
-    tbf = subparsers.choices["tbf"]
-    sub = next(a for a in tbf._actions if a.dest == "verb")
+def register(subparsers) -> None:
+    """Add ``vedette tbf`` and its verbs: the calculators, then the scenario verbs."""
+    sub = _register_calculators(subparsers)
     s = sub.add_parser("scenario", help="the Dürenstein set-up: pieces, control, victory now")
     _add_state(s)
     s.set_defaults(handler=_scenario)
@@ -394,10 +333,12 @@ def register(subparsers) -> None:  # noqa: F811 - extends the calculator verbs a
     ro.add_argument("--continuing", action="store_true", help="already routed at the start of its Movement Segment (6.7 F)")
     _add_state(ro)
     ro.set_defaults(handler=_rout)
-    ac = sub.add_parser("act", help="fire, melee or charge on the scenario state: odds of each piece's fate")
-    ac.add_argument("what", choices=["fire", "melee", "charge"])
+    ac = sub.add_parser("act", help="move, fire, melee or charge on the scenario state: odds of each piece's fate")
+    ac.add_argument("what", choices=["move", "fire", "melee", "charge"])
     ac.add_argument("--unit", action="append", required=True, metavar="ID", help="acting unit (repeat)")
-    ac.add_argument("--target", help="target hex (fire, melee)")
+    ac.add_argument("--target", "--to", dest="target", help="target hex (fire, melee) or destination (move)")
+    ac.add_argument("--level2", type=int, default=0, help="move: Level 2 hexes allowed by the 6.2.3 roll")
+    ac.add_argument("--level3", type=int, default=0, help="move: Level 3 hexes allowed by the 6.2.3 roll")
     ac.add_argument("--defensive", action="store_true")
     ac.add_argument("--path", nargs="+", metavar="HEX", help="charge path, ending on the first target")
     ac.add_argument("--next", nargs="+", metavar="HEX", help="further charge targets, in order")

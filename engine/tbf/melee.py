@@ -46,6 +46,7 @@ class Fighter:
     checked: bool = False         # defender already checked as a charge target (6.4 F)
     half_mf: bool = False         # stands at half MF (6.2.8 F)
     modifiers: tuple[str, ...] = ()
+    ff: int = 0                   # for defensive fire at a charger (6.2.8 K)
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,18 @@ def melee(tables: Tables, setup: MeleeSetup):
         yield Log("6.4 D", "no attacker passed its check: no melee")
         return MeleeOutcome(None, "no attack", tuple(att_log), tuple((d.name, "in hex") for d in setup.defenders))
 
+    res = yield Sub(("tbf-melee-resolve", id(tables), att_mf, setup.defenders, setup.shift, setup.shifts, setup.drm,
+                     setup.drms, setup.attacker_leaders, setup.defender_leaders),
+                    partial(_resolve, tables, setup, att_mf), rule="6.4 F", label="defenders' checks and the melee roll")
+    column, code, def_log, leaders = res
+    return MeleeOutcome(column, code, tuple(att_log), def_log, leaders)
+
+
+def _resolve(tables: Tables, setup: MeleeSetup, att_mf: int):
+    """After the attackers' checks: defenders' checks (6.4 F, 6.7 J), final odds and the d10 (6.4 G-H),
+    leader casualties (6.4 I). Memoised by the attack strength, so attackers' different check results
+    that give the same strength share it."""
+    mt = tables.melee
     def_mf0 = sum(_defender_mf(d) for d in setup.defenders)
     initial = mt.column_index(att_mf, def_mf0)
     ratio = Fraction(att_mf, def_mf0) if def_mf0 else Fraction(99)
@@ -176,7 +189,7 @@ def melee(tables: Tables, setup: MeleeSetup):
         for ldr in setup.attacker_leaders + setup.defender_leaders:
             fate = yield leader_casualty_sub(ldr)
             leaders.append(str(fate))
-        return MeleeOutcome(None, "vacated", tuple(att_log), tuple(def_log), tuple(leaders))
+        return (None, "vacated", tuple(def_log), tuple(leaders))
     idx = mt.column_index(att_mf, def_mf)
     if idx is None:
         raise RuleViolation("6.4 H", f"odds {att_mf}:{def_mf} are below the table's lowest column {mt.columns[0]}")
@@ -191,7 +204,9 @@ def melee(tables: Tables, setup: MeleeSetup):
     for ldr in setup.attacker_leaders + setup.defender_leaders:   # 6.4 I
         fate = yield leader_casualty_sub(ldr)
         leaders.append(str(fate))
-    return MeleeOutcome(mt.columns[idx], code, tuple(att_log), tuple(def_log), tuple(leaders))
+    return (mt.columns[idx], code, tuple(def_log), tuple(leaders))
+
+
 
 
 def melee_proc(tables: Tables, setup: MeleeSetup):

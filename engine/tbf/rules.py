@@ -19,7 +19,8 @@ __all__ = ["frontal", "enemy_front", "occupants", "leader_cvs", "stacking_proble
            "reachable", "retreat_options", "retreat", "rout_path", "RoutPath", "recovery", "initiative",
            "dupont_arrival", "second_group_delay", "column_muster", "mortier_alert", "regroup", "victory",
            "refuges", "current_fv", "current_ma", "ammo_shortage", "optional_arrival", "releases",
-           "activation_allowed", "entry_mp", "OPTIONS", "victory_with_options", "level_roll"]
+           "activation_allowed", "entry_mp", "OPTIONS", "victory_with_options", "level_roll", "factors",
+           "regroup_hexes", "ELITE_PARENTS"]
 
 LIVE = ("normal", "fatigued", "routed")
 
@@ -55,7 +56,8 @@ def frontal(sc: Scenario, st: GameState, p: Piece) -> frozenset[str]:
     if p.hex is None or sc.is_leader(p.id) or p.status not in LIVE:
         return frozenset()
     u = sc.units[p.id]
-    all_round = p.id == "elite" and p.hex == sc.board.data.strong_point
+    all_round = (p.id == "elite" and p.hex == sc.board.data.strong_point
+                 and "strong_point_removed" not in st.flags)                 # 8.4 B-C
     return frontal_hexes(sc.board.grid, p.hex, p.facing, u.kind, p.status, all_round)
 
 
@@ -212,6 +214,9 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
                 continue                                              # 6.2.5 B
             if side == "coalition" and nxt in board.data.west_edge_road:
                 continue                                              # 6.2.5 C
+            if (nxt == board.data.strong_point and unit_id != "elite" and "strong_point_removed" not in st.flags
+                    and "elite" in sc.units):
+                continue                                              # 8.4 A
             if restricted and frozenset((here, nxt)) in board.dark_blue and board.grid.parse(nxt)[1] < board.grid.parse(here)[1]:
                 continue                                              # 9.5.1
             cost, on_road = board.step_cost(here, nxt, tables, use_road=True, bridge_intact=bridge_intact)
@@ -679,3 +684,38 @@ def victory_with_options(sc: Scenario, st: GameState, options: frozenset[str] = 
             v.update(winner="coalition", level=co)
     v["options"] = sorted(options)
     return v
+
+
+# ---------------------------------------------------------------------------------------------------
+# 8.3 Elite battalion, 5.3 E regroup placement
+# ---------------------------------------------------------------------------------------------------
+ELITE_PARENTS = ("100", "103")
+
+
+def factors(sc: Scenario, st: GameState, uid: str) -> tuple[int, int]:
+    """A unit's FF and MF as they fight now: the 100th and 103rd lose 1 FF and 2 MF while the Elite
+    battalion exists or is eliminated and not regrouped (8.3 A-C)."""
+    u = sc.units[uid]
+    ff, mf = u.ff, u.mf
+    if (u.side == "french" and u.regiment in ELITE_PARENTS and "elite" in sc.units
+            and not st.flags & {"elite_disbanded", "elite_regrouped"}):
+        ff, mf = max(0, ff - 1), max(0, mf - 2)
+    return ff, mf
+
+
+def regroup_hexes(sc: Scenario, st: GameState, uid: str) -> list[str]:
+    """Where a regrouped unit may be placed (5.3 E): within two hexes of one of its commanding leaders,
+    not within two hexes of an enemy unit (and on ground it could stand on)."""
+    g, b = sc.board.grid, sc.board
+    side = sc.side(uid)
+    leaders = [st.piece(l).hex for l in sc.chain_of_command(uid) if st.piece(l).hex and st.piece(l).status == "normal"]
+    enemies = [p.hex for p in st.on_map() if sc.side(p.id) != side and not sc.is_leader(p.id) and p.status in LIVE]
+    out = set()
+    for lh in leaders:
+        for h in g.within(lh, 2):
+            if b.terrain(h) == "river":
+                continue
+            if any(g.distance(h, e) <= 2 for e in enemies):
+                continue
+            out.add(h)
+    return sorted(out)

@@ -256,12 +256,13 @@ BLOCKS = st.builds(Block, kind=st.sampled_from(["long_infantry", "infantry", "ca
                    burst=st.booleans(), shots=st.booleans())
 
 
-@settings(max_examples=20)
+@settings(max_examples=12)
 @given(st.sampled_from(["long_infantry", "infantry", "cavalry"]), BLOCKS, st.one_of(st.none(), BLOCKS),
        st.integers(-2, 2), st.booleans())
 def test_assault_distributions_sum_to_one(lead, defender, second, shifts, bad):
+    # (the Square attempt against cavalry is covered by its own test; it makes enumeration slower)
     s = CombatSetup("assault", Side(Block(lead), morale="bad" if bad else "good"), Side(defender, second),
-                    card_shifts=shifts)
+                    card_shifts=shifts, square_attempt=False)
     d = distribution(combat_procedure(s, DECK, Pile.for_odds(DECK)), policy=neutral_policy)
     assert d.total == 1
     assert all(o.result in DECK.order["assault"] for o in d)

@@ -51,3 +51,20 @@ def test_bench_cavalry_movement_search(benchmark):
     st = initial_state(sc).with_flag("alert")
     r = benchmark(lambda: reachable(sc, st, "drag-2", {2: 2, 3: 1}))
     assert len(r) > 5
+
+
+@pytest.mark.benchmark(group="tbf")
+def test_bench_charge_action_on_the_full_setup(benchmark):
+    from functools import partial
+    from engine.core.procedure import distribution
+    from engine.tbf.actions import _CACHES, charge_action
+    sc = default_scenario()
+    st = initial_state(sc).with_piece("ci-1", hex="2212", facing=4).with_piece("ci-2", hex="2312", facing=4)
+
+    def run():
+        for c in _CACHES.values():      # cold: set-ups and rout paths recomputed
+            c.cache_clear()
+        return distribution(partial(charge_action, sc, st, "drag-3", ("2013", "2113", "2212"), ("2312",)))
+
+    d = benchmark(run)
+    assert d.total == 1

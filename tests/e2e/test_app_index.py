@@ -8,8 +8,8 @@ from playwright.sync_api import Page, expect
 
 def test_index_lists_pages_and_saved_games(page: Page, app_url: str):
     page.goto(app_url + "/")
-    expect(page.get_by_text("What is this?")).to_be_visible(timeout=20_000)
-    expect(page.get_by_text("Saved games", exact=True)).to_be_visible()
+    expect(page.get_by_role("heading", name="What is this?")).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("heading", name="Saved games")).to_be_visible()
     # every tool card links to its route
     links = page.locator(".tool-card a")
     n = links.count()

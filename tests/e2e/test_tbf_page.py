@@ -38,3 +38,20 @@ def test_tbf_bad_tables_upload_shows_error(page: Page, app_url: str, tmp_path):
     page.locator(".upload input[type=file]").first.set_input_files(str(bad))
     expect(page.locator(".upload-error").first).to_be_visible(timeout=10_000)
     expect(page.locator(".tbf-check-result").first).to_have_attribute("data-pass", "5/6")
+
+
+def test_tbf_situation_tab_shows_piece_fates(page: Page, app_url: str):
+    page.goto(app_url + "/tbf")
+    expect(page.locator(".tbf-check-result").first).to_be_visible(timeout=30_000)
+    page.locator(".bk-tab").filter(has_text="Situation").first.click()
+    # default: 4l-1 fires at ci-1 placed in 2114 facing SW; column 3 leaves it untouched on 1-6 (3/5)
+    row = page.locator(".tbf-piece-ci-1 tr[data-label='normal in 2114']").first
+    expect(row).to_have_attribute("data-fraction", "3/5", timeout=30_000)
+
+
+def test_tbf_map_tab_draws_los(page: Page, app_url: str):
+    page.goto(app_url + "/tbf")
+    expect(page.locator(".tbf-check-result").first).to_be_visible(timeout=30_000)
+    page.locator(".bk-tab").filter(has_text="Map and LOS").first.click()
+    los = page.locator(".tbf-los").first
+    expect(los).to_have_attribute("data-clear", "false", timeout=30_000)   # 1514 -> 1511 through Level 1 (4.4 B)

@@ -92,3 +92,20 @@ def test_7_1_lone_leader_is_pushed_away_or_captured():
     g = replace(g, player="Allied", activated=frozenset({"A-deGrey"}))
     g2 = do(g, Action("move", units=("A-deGrey",), path=("16",)), dice=[4])
     assert g2.leader("Werle").present and g2.leader("Werle").area != "16"
+
+
+def test_7_2_1_horse_artillery_moves_one_point_and_fires():
+    g = new_game()
+    gun = g.unit("F-ResArt")
+    g = g.with_units([replace(gun, arty="horse", deployed=True)])
+    g = do(do(g, Action("end-admin")), Action("activate", area="72"))
+    g2 = do(g, Action("move", units=("F-ResArt",), path=("17",)))
+    assert g2.unit("F-ResArt").deployed and "F-ResArt" not in g2.acted
+    with pytest.raises(RuleViolation, match="7.2.1"):
+        do(g2, Action("move", units=("F-ResArt",), path=("19",)))
+    g3 = do(g2, Action("fire", units=("F-ResArt",), target="A-KGL"), dice=[1])
+    assert "F-ResArt" in g3.acted
+    # foot artillery limbers when it moves and cannot fire
+    g4 = do(do(new_game(), Action("end-admin")), Action("activate", area="72"))
+    g4 = do(g4, Action("move", units=("F-ResArt",), path=("17",)))
+    assert not g4.unit("F-ResArt").deployed

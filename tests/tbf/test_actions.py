@@ -132,3 +132,103 @@ def test_4_1_9_overstack_checks_every_unit():
     d = distribution(partial(overstack_checks, SC, st, "1616"))
     assert d.prob(lambda s: s.piece("100-1").status == "fatigued") == Fraction(1, 3)
     assert d.prob(lambda s: all(s.piece(u).status == "normal" for u in ("100-1", "103-1", "art-1"))) == Fraction(2, 9)
+
+
+def test_6_2_move_action_and_8_4_C_strong_point_removal():
+    from engine.tbf.actions import move_action
+    st = ST.with_piece("ci-1", hex="1715", facing=4)      # next to the Elite: it may move (9.4 B)
+    d = distribution(partial(move_action, SC, st, "elite", "1517"))
+    for s in d:
+        assert s.piece("elite").hex == "1517" and "strong_point_removed" in s.flags
+    with pytest.raises(RuleViolation):
+        distribution(partial(move_action, SC, ST, "100-1", "1518"))            # 8.4 A: only the Elite
+
+
+def test_6_2_5_B_moving_into_a_lone_leader_captures_him():
+    from engine.tbf.actions import move_action
+    st = _only(**{"4l-1": ("2014", 1), "miloradovich": ("2114", 0)})
+    d = distribution(partial(move_action, SC, st, "4l-1", "2114"))
+    assert all(s.piece("miloradovich").status == "captured" for s in d)
+
+
+def test_4_1_9_moving_into_an_overstack_checks():
+    from engine.tbf.actions import move_action
+    st = _only(**{"100-1": ("1616", 0), "103-1": ("1616", 0), "100-2": ("1615", 0)})
+    st = st.with_flag("alert")
+    d = distribution(partial(move_action, SC, st, "100-2", "1616"))
+    assert d.prob(lambda s: s.piece("100-2").status == "fatigued") == Fraction(1, 3)   # FV 5, +1: fail on 5-6
+
+
+def test_8_3_A_elite_parents_fight_weaker():
+    from engine.tbf.rules import factors
+    u = SC.units["100-1"]
+    assert factors(SC, ST, "100-1") == (u.ff - 1, u.mf - 2)
+    assert factors(SC, ST.with_flag("elite_disbanded"), "100-1") == (u.ff, u.mf)
+    assert factors(SC, ST, "4l-1") == (SC.units["4l-1"].ff, SC.units["4l-1"].mf)
+
+
+def test_6_3_5_lone_leader_fires_defensively_then_falls_back():
+    st = _only(**{"gazan": ("1418", 0), "ci-1": ("1417", 3)})
+    s = fire_setup(SC, st, ("gazan",), "1417", defensive=True)
+    assert s.firers[0].kind == "leader"
+    d = distribution(partial(fire_action, SC, st, ("gazan",), "1417", True))
+    for res in d:
+        h = res.piece("gazan").hex
+        assert h is None or SC.board.grid.distance(h, "1417") >= 2
+    with pytest.raises(RuleViolation):
+        fire_setup(SC, st, ("gazan",), "1417", defensive=False)
+
+
+def test_5_3_E_regroup_placement():
+    from engine.tbf.rules import regroup_hexes
+    hs = regroup_hexes(SC, ST, "100-1")
+    g = SC.board.grid
+    assert hs and all(min(g.distance(h, ST.piece(l).hex) for l in ("campana", "gazan", "mortier")) <= 2 for h in hs)
+    enemies = [p.hex for p in ST.on_map() if SC.side(p.id) == "coalition" and not SC.is_leader(p.id)]
+    assert all(min(g.distance(h, e) for e in enemies) > 2 for h in hs)
+
+
+def test_6_6_A_entering_an_empty_enemy_town_takes_control():
+    from engine.tbf.actions import move_action
+    st = _only(**{"ci-1": ("2114", 4)})
+    assert st.controller("Rothenhof") == "french"
+    d = distribution(partial(move_action, SC, st, "ci-1", "2014"))
+    assert all(s.controller("Rothenhof") == "coalition" for s in d)
+    # a town hex next to a French battalion still in the town: no change (Unterloiben 1716/1717)
+    st2 = _only(**{"ci-1": ("1815", 4), "100-1": ("1717", 0)})
+    d2 = distribution(partial(move_action, SC, st2, "ci-1", "1716"))
+    assert all(s.controller("Unterloiben") == "french" for s in d2)
+
+
+def test_6_1_3_C_out_of_command_check_on_the_map():
+    from engine.tbf.actions import out_of_command_check
+    st = _only(**{"ci-6": ("1911", 4)})
+    # FV 3, DRM 0, no leader near: acts on 1-3 -> 1/2; a fresh unit failing simply stays put.
+    d = distribution(partial(out_of_command_check, SC, st, "ci-6"))
+    assert d.prob(lambda r: r[0]) == Fraction(1, 2)
+    assert all(r[1].piece("ci-6").status == "normal" for r in d)
+    # fatigued (FV 2) failing routs (6.7 A): fails on 3-6 -> 2/3
+    st2 = st.with_piece("ci-6", status="fatigued")
+    d2 = distribution(partial(out_of_command_check, SC, st2, "ci-6"))
+    assert d2.prob(lambda r: r[1].piece("ci-6").status in ("routed", "eliminated")) == Fraction(2, 3)
+
+
+def test_7_0_recovery_phase():
+    from engine.tbf.actions import recovery_phase
+    st = _only(**{"drag-1": ("1214", 0), "100-1": ("1616", 0), "ci-1": ("2411", 4)})
+    st = st.with_piece("drag-1", status="fatigued", charged=True).with_piece("100-1", status="fatigued")
+    d = distribution(partial(recovery_phase, SC, st))
+    # drag-1 charged: no attempt (7.0 C). 100-1 fatigued FV 3, Remove Fatigue DRM 0, Campana/Gazan off map: 1/2.
+    assert all(s.piece("drag-1").status == "fatigued" and not s.piece("drag-1").charged for s in d)
+    assert d.prob(lambda s: s.piece("100-1").status == "normal") == Fraction(1, 2)
+    assert all(s.turn == 2 for s in d)
+
+
+def test_9_2_9_6_2_reinforcement_phase_flags():
+    from dataclasses import replace as rp
+    from engine.tbf.actions import reinforcement_phase
+    st = rp(ST, turn=6)
+    d = distribution(partial(reinforcement_phase, SC, st))
+    # Dupont on a 6 at turn 6 (1/6).
+    assert d.prob(lambda s: "dupont_arrived" in s.flags) == Fraction(1, 6)
+    assert d.total == 1

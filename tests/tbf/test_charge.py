@@ -175,3 +175,14 @@ def test_charge_play_agrees_with_enumeration(board):
         p = float(exact.prob(lambda o: o.stopped == key))
         sigma = (p * (1 - p) / n) ** 0.5
         assert abs(counts[key] / n - p) < 4.5 * sigma
+
+
+def test_6_2_8_K_defensive_fire_can_stop_the_charge(board):
+    # Attempt 2/3; A (FV 3) stands 1/2; A fires FF 3 (column 3): R, F or FR on 7-10 = 2/5 -> no melee.
+    # 2/3 * 1/2 * 2/5 = 2/15.
+    spec = two_target_spec(melee=True, defensive_fire=True)
+    spec["targets"][0]["units"][0]["ff"] = 3
+    d = enumerate_tree(charge_proc(T, charge_from_spec(spec, board.grid))).distribution()
+    assert d.prob(lambda o: o.stopped == "defensive fire") == Fraction(2, 15)
+    assert all(not o.melee for o in d if o.stopped == "defensive fire")
+    assert d.total == 1

@@ -50,27 +50,19 @@ class GreedyBot:
 
     name = "greedy"
 
+    def __init__(self):
+        self._skip: tuple = ((), set())
+
     def choose(self, state: GameState, rng: random.Random) -> Action:
+        s = state.step
+        if s == "movement":
+            return self._movement(state)
         acts = legal_actions(state)
         by_kind: dict[str, list[Action]] = {}
         for a in acts:
             by_kind.setdefault(a.kind, []).append(a)
-        s = state.step
         if len(acts) == 1:
             return acts[0]
-        if s == "movement":
-            if "pick_released" in by_kind:
-                return by_kind["pick_released"][0]
-            if "fieldworks" in by_kind:
-                return by_kind["fieldworks"][0]
-            if "place_fieldworks" in by_kind:
-                return by_kind["place_fieldworks"][0]
-            moves = by_kind.get("move", [])
-            if moves:
-                best = self._best_move(state, moves)
-                if best is not None:
-                    return best
-            return by_kind["end_phase"][0]
         if s == "reaction":
             for a in by_kind.get("countercharge", []):
                 if self._good_charge(state, a):
@@ -100,19 +92,61 @@ class GreedyBot:
             return by_kind["end_phase"][0]
         return acts[0]
 
+    def _dist_map(self, state: GameState, side: str) -> dict:
+        """Hex -> distance to the nearest enemy unit or enemy objective (one breadth-first search)."""
+        cache = state.__dict__.setdefault("_bot", {})
+        if side not in cache:
+            sc = state.scenario
+            board = state.board
+            targets = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
+            targets += [h for h, owner, _ in board.objectives if owner != side]
+            dist = {t: 0 for t in targets}
+            frontier = list(dist)
+            while frontier:
+                nxt = []
+                for h in frontier:
+                    for n in board.neighbours(h):
+                        if n not in dist:
+                            dist[n] = dist[h] + 1
+                            nxt.append(n)
+                frontier = nxt
+            cache[side] = dist
+        return cache[side]
+
+    def _movement(self, state: GameState) -> Action:
+        """One unit at a time (its own legal moves only): the first unit with a worthwhile move goes;
+        units without one are not asked again this phase."""
+        key = (state.turn, state.player, state.step)
+        if self._skip[0] != key:
+            self._skip = (key, set())
+        skip = self._skip[1]
+        from .engine import _fieldworks_possible, _needs_release_pick
+        if _needs_release_pick(state):
+            return Action("pick_released")
+        if state.fieldworks_left:
+            return next(a for a in legal_actions(state) if a.kind in ("place_fieldworks", "end_phase"))
+        if _fieldworks_possible(state):
+            return Action("fieldworks")
+        sc = state.scenario
+        side = state.player
+        for u in state.units:
+            if u.id in skip or u.moved or u.status not in ("map", "due") or sc.units[u.id].side != side:
+                continue
+            moves = [a for a in legal_actions(state, unit=u.id) if a.kind == "move"]
+            best = self._best_move(state, moves) if moves else None
+            if best is not None:
+                return best
+            skip.add(u.id)
+        return Action("end_phase")
+
     def _score(self, state: GameState, uid: str, hex_: str) -> float:
         sc = state.scenario
         board = state.board
         d = sc.units[uid]
         side = d.side
-        enemies = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
-        targets = list(enemies)
-        for h, owner, _ in board.objectives:
-            if owner != side:
-                targets.append(h)
         if d.id == sc.spec.exclusive.supply_column and sc.spec.exclusive.almeida:
-            return -board.distance(hex_, sc.spec.exclusive.almeida)
-        dist = min((board.distance(hex_, t) for t in targets), default=0)
+            return -R.distance(board, hex_, sc.spec.exclusive.almeida)
+        dist = self._dist_map(state, side).get(hex_, 0)
         terrain = sc.tables.terrain_combat(board.terrain(hex_))
         if side == "french":
             return -dist + 0.3 * terrain

@@ -58,22 +58,26 @@ def _zoc_covers(state: GameState, src_uid: str, dst_hex: str) -> bool:
     """The unit ``src_uid`` exerts its ZOC into ``dst_hex`` (7.0, 9.4.3)."""
     if not _exerts(state, src_uid):
         return False
-    a = _hex_of(state, src_uid)
-    board = state.board
-    return board.grid.adjacent(a, dst_hex) and board.zoc_extends(a, dst_hex)
+    return dst_hex in R._zoc_of(state.board, _hex_of(state, src_uid))
 
 
 def required_defenders(state: GameState, side: str, attackers=()) -> set[str]:
     """7.3 / 9.1: enemies exerting a ZOC on any of ``side``'s units must be attacked, and so must every
     enemy in the ZOC of a unit that attacks (9.1.1 B)."""
     out = set()
-    mine = _fighters(state, side)
-    for e in _enemy_targets(state, side):
-        if any(_zoc_covers(state, e, u.hex) for u in mine):
+    mine_hexes = {u.hex for u in _fighters(state, side)}
+    targets = _enemy_targets(state, side)
+    board = state.board
+    for e in targets:
+        if _exerts(state, e) and R._zoc_of(board, _hex_of(state, e)) & mine_hexes:
             out.add(e)
-    for a in attackers:
-        for e in _enemy_targets(state, side):
-            if _zoc_covers(state, a, _hex_of(state, e)):
+    if attackers:
+        covered: set[str] = set()
+        for a in attackers:
+            if _exerts(state, a):
+                covered |= R._zoc_of(board, _hex_of(state, a))
+        for e in targets:
+            if _hex_of(state, e) in covered:
                 out.add(e)
     return out
 
@@ -163,49 +167,69 @@ def declaration_options(state: GameState) -> list[Action]:
 
 
 def _greedy_declaration(state: GameState):
+    """A declaration meeting 9.1-9.2.2: every required defender goes to a battle of one adjacent attacker
+    (preferring units that must attack anyway); every unit that must attack then joins a battle whose
+    defenders are all adjacent to it, or takes one of its adjacent defenders into a battle of its own."""
     side = state.player
     mine = [u.id for u in _fighters(state, side)]
     targets = _enemy_targets(state, side)
     adj = {a: [e for e in targets if R.combat_adjacent(state, _hex_of(state, a), _hex_of(state, e))] for a in mine}
     must_a = set(mandatory_battles(state))
-    battles: list[list[list[str]]] = []
-    assigned: set[str] = set()
-    attacked: set[str] = set()
-    for _ in range(4 * (len(mine) + len(targets)) + 4):
-        need = required_defenders(state, side, assigned) - attacked
-        pending_a = sorted(must_a - assigned)
-        if not need and not pending_a:
-            break
+    battles: list[list[list[str]]] = []          # [[attackers], [defenders]]
+    where_d: dict[str, int] = {}
+    where_a: dict[str, int] = {}
+    for _ in range(4 * (len(mine) + len(targets)) + 8):
+        need = sorted(required_defenders(state, side, set(where_a) | must_a) - set(where_d))
         if need:
-            d = sorted(need)[0]
-            group = [a for a in mine if a not in assigned and d in adj[a]]
-            if group:
-                battles.append([sorted(group), [d]])
-                assigned.update(group)
-                attacked.add(d)
-                continue
-            for b in battles:
-                if all(d in adj[a] for a in b[0]):
+            d = need[0]
+            cands = [a for a in mine if d in adj[a]]
+            if not cands:
+                return None
+            cands.sort(key=lambda a: (a not in must_a, a in where_a and len(battles[where_a[a]][0]) > 1, a))
+            a = cands[0]
+            if a in where_a:
+                b = battles[where_a[a]]
+                if all(d in adj[x] for x in b[0]):
                     b[1].append(d)
-                    attacked.add(d)
-                    break
-            else:
-                return None
+                    where_d[d] = where_a[a]
+                    continue
+                a = next((x for x in cands if x not in where_a), None)
+                if a is None:
+                    return None
+            battles.append([[a], [d]])
+            where_a[a] = where_d[d] = len(battles) - 1
             continue
-        a = pending_a[0]
-        for b in battles:
-            if all(d in adj[a] for d in b[1]):
-                b[0].append(a)
-                assigned.add(a)
+        pending = sorted(must_a - set(where_a))
+        if not pending:
+            break
+        a = pending[0]
+        placed = False
+        for d in adj[a]:
+            if d not in where_d:
+                battles.append([[a], [d]])
+                where_a[a] = where_d[d] = len(battles) - 1
+                placed = True
                 break
-        else:
-            free = [e for e in adj[a] if e not in attacked]
-            if not free:
-                return None
-            battles.append([[a], [free[0]]])
-            assigned.add(a)
-            attacked.add(free[0])
-    return [Battle(tuple(sorted(b[0])), tuple(sorted(b[1]))) for b in battles]
+        if placed:
+            continue
+        for d in adj[a]:
+            i = where_d[d]
+            b = battles[i]
+            if all(x in adj[a] for x in b[1]):
+                b[0].append(a)
+                where_a[a] = i
+                placed = True
+                break
+        if placed:
+            continue
+        d = adj[a][0] if adj[a] else None
+        if d is None:
+            return None
+        i = where_d[d]
+        battles[i][1].remove(d)
+        battles.append([[a], [d]])
+        where_a[a] = where_d[d] = len(battles) - 1
+    return [Battle(tuple(sorted(b[0])), tuple(sorted(b[1]))) for b in battles if b[0] and b[1]]
 
 
 def do_declare(state: GameState, battles) -> GameState:
@@ -496,7 +520,7 @@ def _penetrate_dests(state: GameState, uid: str) -> list[str]:
             continue
         if _in_enemy_cav_zoc(state, side, n):
             continue
-        if any(board.grid.adjacent(n, e) for e in enemy_units):
+        if any(R.adjacent(board, n, e) for e in enemy_units):
             out.append(n)
     return out
 

@@ -117,7 +117,7 @@ def legal_actions(state: GameState, unit: str | None = None) -> list[Action]:
     if s == "setup":
         for z in sc.spec.zones:
             for uid in z.units:
-                if unit and uid != unit:
+                if (unit and uid != unit) or state.unit(uid).status != "map":
                     continue
                 for h in _zone_hexes(state, z):
                     if h != state.unit(uid).hex and _can_place(state, uid, h, z):
@@ -330,7 +330,7 @@ def _validate(state: GameState, a: Action) -> None:
         raise RuleViolation("14.2", "place the Fieldworks markers first (or end the placement)")
     if k == "place":
         z = next((z for z in sc.spec.zones if a.unit in z.units), None)
-        if z is None:
+        if z is None or state.unit(a.unit).status != "map":
             raise RuleViolation("18.1", f"{a.unit} is not placed by the player in this scenario")
         if not _can_place(state, a.unit, a.hex, z):
             raise RuleViolation(z.rule, f"{a.unit} may not be placed in {a.hex} (zone {z.id})")
@@ -681,11 +681,12 @@ def _apply_bessieres(state: GameState, roll: int) -> GameState:
     sc = state.scenario
     eff = BESSIERES[roll]
     st = replace(state, bessieres=roll)
+    names = sc.spec.exclusive.bessieres_units
     changes = {}
-    if eff == "no_nord":
-        changes["FNOR"] = replace(st.unit("FNOR"), status="gone")
-    if eff in ("guard_late", "guard_early"):
-        changes["FGRD"] = replace(st.unit("FGRD"), status="later", areas=("A",))
+    if eff == "no_nord" and "nord" in names:
+        changes[names["nord"]] = replace(st.unit(names["nord"]), status="gone")
+    if eff in ("guard_late", "guard_early") and "guard" in names:
+        changes[names["guard"]] = replace(st.unit(names["guard"]), status="later", areas=("A",))
     st = st.with_units(changes)
     if eff in ("early", "guard_early"):
         st = replace(st, turn=1, first_night_seen=False)
@@ -701,7 +702,9 @@ def _reinf_turn(state: GameState, uid: str) -> int:
     """Scheduled turn, moved two turns earlier by Bessieres' 4 or 6 (17.2)."""
     r = _reinf(state, uid)
     if r is None:
-        return state.scenario.spec.start_turn if uid == "FGRD" else 10 ** 6
+        if uid == state.scenario.spec.exclusive.bessieres_units.get("guard") and state.bessieres in (5, 6):
+            return 1 if state.bessieres == 6 else state.scenario.spec.start_turn
+        return 10 ** 6
     t = r.turn
     if state.bessieres in (4, 6) and not r.optional:
         t = max(1, t - 2)
@@ -1051,7 +1054,7 @@ def _reveal_by_cavalry(state: GameState) -> GameState:
     for side in ("french", "allied"):
         cav = [u.hex for u in R.on_map_units(state, side) if u.revealed and sc.units[u.id].type in ("cavalry", "dummy")]
         for u in R.on_map_units(state, other(side)):
-            if not u.revealed and any(board.grid.adjacent(u.hex, c) for c in cav):
+            if not u.revealed and any(R.adjacent(board, u.hex, c) for c in cav):
                 if sc.units[u.id].type == "dummy":
                     changes[u.id] = replace(u, status="hidden_off", hex=None)   # 16.1.3
                 else:

@@ -42,7 +42,14 @@ def initial_state(rec: GameRecord) -> GameState:
 def apply_event(state: GameState, event: dict) -> GameState:
     if event.get("kind") != "action" or "action" not in event:
         raise RecordError(f"expected an action event, got kind {event.get('kind')!r}")
-    new, _ = apply_logged(state, Action.from_json(event["action"]), answers=event.get("answers", []))
+    try:
+        new, _ = apply_logged(state, Action.from_json(event["action"]), answers=event.get("answers", []))
+    except RecordError as exc:
+        # the index core.replay gives is the answer's position inside the event: name it, and let
+        # replay_states name the event
+        inner = f"answer {exc.index}: " if exc.index is not None else ""
+        msg = str(exc).split(": ", 1)[1] if exc.index is not None and ": " in str(exc) else str(exc)
+        raise RecordError(inner + msg) from None
     return new
 
 

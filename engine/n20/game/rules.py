@@ -108,6 +108,33 @@ def _zoc_of(board: Board, h: str) -> frozenset[str]:
     return board.zoc_of(h)
 
 
+@lru_cache(maxsize=None)
+def neighbour_set(board: Board, h: str) -> frozenset[str]:
+    return frozenset(board.neighbours(h))
+
+
+def adjacent(board: Board, a: str, b: str) -> bool:
+    return b in neighbour_set(board, a)
+
+
+_CUBES: dict = {}
+
+
+def distance(board: Board, a: str, b: str) -> int:
+    """Hex distance, with the label parsing cached per board (boards are immutable)."""
+    cubes = _CUBES.get(board)
+    if cubes is None:
+        cubes = _CUBES[board] = {h: board.grid.to_cube(h) for h in board.hexes}
+    qa, ra, sa = cubes[a]
+    qb, rb, sb = cubes[b]
+    return max(abs(qa - qb), abs(ra - rb), abs(sa - sb))
+
+
+@lru_cache(maxsize=None)
+def _combat_adjacent(board: Board, a: str, b: str, bridge: bool) -> bool:
+    return board.adjacent_for_combat(a, b, bridge)
+
+
 def in_enemy_zoc(state: GameState, uid: str) -> bool:
     u = state.unit(uid)
     side = state.scenario.units[uid].side
@@ -139,7 +166,7 @@ def friendly_hexes(state: GameState, side: str, exclude: str | None = None, stac
 
 def combat_adjacent(state: GameState, a: str, b: str) -> bool:
     """7.0: units across a Major River are not adjacent (the older edition excepts bridges and fords)."""
-    return state.board.adjacent_for_combat(a, b, state.scenario.tables.rules.major_river_bridge_adjacent)
+    return _combat_adjacent(state.board, a, b, state.scenario.tables.rules.major_river_bridge_adjacent)
 
 
 def movement_allowance(state: GameState, uid: str) -> int:
@@ -176,7 +203,11 @@ def _rugged_stop(state: GameState, d, board: Board, a: str | None, b: str) -> bo
 
 def _step_cost(state: GameState, board: Board, a: str | None, b: str) -> int | None:
     """Movement Points to enter ``b`` from ``a`` (TEC of the tables file); None when prohibited."""
-    tables = state.scenario.tables
+    return _step_cost_cached(board, state.scenario.tables, a, b)
+
+
+@lru_cache(maxsize=None)
+def _step_cost_cached(board: Board, tables, a: str | None, b: str) -> int | None:
     if b in board.prohibited:
         return None
     tm = tables.terrain_movement(board.terrain(b))
@@ -235,7 +266,7 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     locs = board.loc_hexes(side)
 
     def loc_dist(h):
-        return min((board.distance(h, l) for l in locs), default=0)
+        return min((distance(board, h, l) for l in locs), default=0)
 
     def can_enter(a, b) -> int | None:
         if b in enemies:

@@ -103,6 +103,7 @@ class Exclusive(Strict):
     night_march: bool = False
     fieldworks: bool = False
     bessieres: bool = False
+    bessieres_units: dict[Literal["nord", "guard"], str] = {}
     irregulars: list[str] = []
     marginal_supply_victory: bool = False
     portuguese_reliability: bool = False
@@ -251,6 +252,7 @@ def _rel(base: Path, name: str) -> Path:
     return p if p.is_absolute() else (base.parent / p).resolve()
 
 
+@lru_cache(maxsize=1)
 def scenario_files() -> dict[str, Path]:
     """Scenario id -> file, for every ``data/n20/*/scenario*.yaml``."""
     out = {}
@@ -405,4 +407,12 @@ def load_scenario(scenario_id: str, tables: str | None = None) -> Scenario:
 
     ``tables`` replaces the scenario's charts with a user's tables file of the same edition.
     """
-    return _load(str(scenario_path(scenario_id)), tables)
+    key = (scenario_id, tables)
+    sc = _BY_ID.get(key)
+    if sc is None:
+        sc = _load(str(scenario_path(scenario_id)), tables)
+        _BY_ID[key] = sc
+    return sc
+
+
+_BY_ID: dict = {}

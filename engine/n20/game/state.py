@@ -159,11 +159,11 @@ class GameState:
     last: tuple = ()                         # short log of the last action's notes
 
     # ---- lookups -----------------------------------------------------------------------------------
-    @property
+    @cached_property
     def scenario(self) -> Scenario:
         return load_scenario(self.scenario_id, self.tables_file)
 
-    @property
+    @cached_property
     def board(self):
         """The map, with Fieldworks markers as Redoubt hexes (Fuentes 14.2)."""
         return board_with_fieldworks(self.scenario.board, self.fieldworks)

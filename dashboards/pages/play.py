@@ -1,0 +1,315 @@
+"""Play Napoleonic 20 in the browser (hotseat), with saved games, undo, a dice log and replay controls."""
+from __future__ import annotations
+
+import html
+import json
+
+import panel as pn
+
+from dashboards.components.hexmap import Marked
+from dashboards.components.n20_battle_form import scenario_choices
+from dashboards.components.n20_mapview import GameMapView, unit_at
+from dashboards.components.n20_play import PlayModel, describe_request, dice_log_rows
+from dashboards.components.n20_rule_notes import note
+from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
+from dashboards.storage import GameStore
+from engine.core.errors import VedetteError
+from engine.core.procedure import Choose, jsonable
+from engine.core.record import GameRecord
+from engine.n20.game.actions import Action
+from engine.n20.game.state import OPTIONS
+
+TITLE = "Play a game (Napoleonic 20)"
+SUMMARY = ("Hotseat play of Fuentes de Oñoro 20 or Bussaco 20 with the rules enforced: move, declare and "
+           "resolve battles, rally; computer or table dice, undo, dice log, saved games and replays.")
+
+CSS = BADGE_CSS + """
+.status-line {font-size:14px;font-weight:600;color:#2f4f6f}
+.refusal {color:#b71c1c;font-weight:600}
+table.dice-log {border-collapse:collapse;font-size:12px;width:100%}
+table.dice-log td, table.dice-log th {border-bottom:1px solid #e0e0e0;padding:1px 5px;text-align:left}
+.rule-tag {background:#eef;border-radius:3px;padding:0 4px;font-size:11px;cursor:help}
+"""
+
+
+def _rule(rule: str) -> str:
+    return f"<span class='rule-tag' title='{html.escape(note(rule) or rule, quote=True)}'>{html.escape(rule)}</span>"
+
+
+def page():
+    store = GameStore()
+    m = PlayModel(store)
+    args = pn.state.session_args if pn.state.curdoc else {}
+    want = (args.get("game") or [b""])[0].decode() if args else ""
+    want_mode = (args.get("mode") or [b"play"])[0].decode() if args else "play"
+    holder = pn.Column(sizing_mode="stretch_width")
+    status = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["status-line"])
+    refusal = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["refusal-box"])
+    message = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["message"])
+    log_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["dice-log"])
+    pending_box = pn.Column(sizing_mode="stretch_width", css_classes=["pending"])
+    battles: list = []            # battles being assembled for a declaration: (attackers, defenders)
+    picking = {"att": [], "def": []}
+    ui: dict = {}
+
+    # ---- new / open ---------------------------------------------------------------------------------
+    ids = list(scenario_choices())
+    scen = pn.widgets.Select(name="scenario", options=ids, value="fuentes" if "fuentes" in ids else ids[0], width=170,
+                            css_classes=["scenario-select"])
+    opts = pn.widgets.MultiChoice(name="optional rules and variants", options=list(OPTIONS), width=330,
+                                  description="; ".join(f"{k}: rule {v}" for k, v in OPTIONS.items()))
+    seed = pn.widgets.IntInput(name="seed (blank = random)", value=None, width=140, css_classes=["seed-input"])
+    start = pn.widgets.Button(name="Start a new game", button_type="primary", css_classes=["start-game"])
+    upload = pn.widgets.FileInput(accept=".json", name="import a record")
+    saved_select = pn.widgets.Select(name="saved games", options={}, width=330)
+    resume_b = pn.widgets.Button(name="resume", width=90)
+    replay_b = pn.widgets.Button(name="replay", width=90)
+    download = pn.widgets.FileDownload(label="download the record (JSON)", filename="game.json",
+                                       callback=lambda: __import__("io").StringIO(m.record().dumps()), width=240)
+
+    def refresh_saved():
+        saved_select.options = {f"{g.title} · {g.n_events} actions · {g.summary()['updated']}": g.id
+                                for g in store.list(game="n20")}
+
+    def do_start(_):
+        try:
+            m.new(scen.value, tuple(opts.value), seed.value)
+        except VedetteError as exc:
+            m.refusal = f"Cannot start: {exc}"
+            m.revision += 1
+            return
+        rebuild()
+
+    def do_open(mode):
+        if not saved_select.value:
+            return
+        try:
+            m.open(saved_select.value, mode)
+        except VedetteError as exc:
+            m.refusal = f"Cannot open: {exc}"
+            m.revision += 1
+            return
+        rebuild()
+
+    def do_import(event):
+        if event.new is None:
+            return
+        try:
+            rec = GameRecord.loads(event.new.decode("utf-8"), file=upload.filename or "record.json")
+            m.import_record(rec)
+        except (VedetteError, UnicodeDecodeError) as exc:
+            m.refusal = f"The record was not loaded (nothing changed): {exc}"
+            m.revision += 1
+            return
+        rebuild()
+
+    start.on_click(do_start)
+    resume_b.on_click(lambda _: do_open("play"))
+    replay_b.on_click(lambda _: do_open("replay"))
+    upload.param.watch(do_import, "value")
+    refresh_saved()
+    setup = pn.Card(pn.Row(scen, opts, seed, start), pn.Row(saved_select, resume_b, replay_b), pn.Row(upload, download),
+                    title="Game", collapsed=False, sizing_mode="stretch_width")
+
+    # ---- controls built once a game is open ----------------------------------------------------------
+    def rebuild():
+        st = m.state
+        if st is None:
+            holder[:] = []
+            return
+        view = GameMapView(st)
+        ui["view"] = view
+        view.on_hex(on_hex)
+        dice_mode = pn.widgets.RadioButtonGroup.from_param(m.param.dice_mode, css_classes=["dice-mode"])
+        undo = pn.widgets.Button(name="Undo", css_classes=["undo"], width=90)
+        undo.on_click(lambda _: (m.undo(), after()))
+        act_select = pn.widgets.Select(name="other actions", options={}, width=330, css_classes=["action-select"])
+        act_go = pn.widgets.Button(name="Do it", button_type="primary", width=80, css_classes=["do-action"])
+        act_go.on_click(lambda _: act_select.value and run(act_select.value))
+        ui["act_select"] = act_select
+        entering = pn.widgets.Select(name="reinforcement to bring on", options={}, width=250)
+        entering.param.watch(lambda e: select_unit(e.new), "value")
+        ui["entering"] = entering
+        add_battle = pn.widgets.Button(name="add battle (selected units)", width=200, css_classes=["add-battle"])
+        declare = pn.widgets.Button(name="declare these battles", button_type="primary", width=180,
+                                    css_classes=["declare"])
+        clear = pn.widgets.Button(name="clear", width=70)
+        add_battle.on_click(lambda _: add_current_battle())
+        declare.on_click(lambda _: (m.declare(battles), battles.clear(), after()))
+        clear.on_click(lambda _: (battles.clear(), picking.update({"att": [], "def": []}), after()))
+        battle_list = pn.pane.HTML("", css_classes=["battle-list"])
+        ui["battle_list"] = battle_list
+        goto = pn.widgets.TextInput(name="click a hex by its number", placeholder="e.g. 0707", width=150,
+                                    css_classes=["goto-hex"])
+        goto.param.watch(lambda e: e.new and view.figure.tap(e.new.strip()), "value")
+        zoc = pn.widgets.Checkbox.from_param(view.param.show_zoc, name="zones of control")
+        # replay
+        first = pn.widgets.Button(name="⏮ first", width=80, css_classes=["rp-first"])
+        prev = pn.widgets.Button(name="◀ previous", width=95, css_classes=["rp-prev"])
+        nxt = pn.widgets.Button(name="next ▶", width=85, css_classes=["rp-next"])
+        last = pn.widgets.Button(name="last ⏭", width=80, css_classes=["rp-last"])
+        first.on_click(lambda _: (m.goto(0), after()))
+        prev.on_click(lambda _: (m.goto(m.position - 1), after()))
+        nxt.on_click(lambda _: (m.goto(m.position + 1), after()))
+        last.on_click(lambda _: (m.goto(len(m.states) - 1), after()))
+        jump = pn.widgets.Select(name="jump to turn / phase", options={}, width=300)
+        jump.param.watch(lambda e: e.new is not None and (m.goto(e.new), after()), "value")
+        ui["jump"] = jump
+        mark_label = pn.widgets.TextInput(name="bookmark label", width=180)
+        mark = pn.widgets.Button(name="bookmark this position", width=180)
+        mark.on_click(lambda _: (m.add_bookmark(mark_label.value), after()))
+        marks = pn.widgets.Select(name="bookmarks", options={}, width=220)
+        marks.param.watch(lambda e: e.new is not None and (m.goto(e.new), after()), "value")
+        ui["marks"] = marks
+        mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["play-mode"])
+        mode.param.watch(lambda e: (m.goto(len(m.states) - 1 if e.new == "play" else m.position), after()), "value")
+        replay_row = pn.Row(first, prev, nxt, last, jump, mark_label, mark, marks, css_classes=["replay-controls"])
+        ui["replay_row"] = replay_row
+        play_controls = pn.Column(
+            pn.Row(dice_mode, undo, zoc, goto),
+            pn.Row(act_select, act_go, entering),
+            pn.Row(add_battle, declare, clear), battle_list, css_classes=["play-controls"])
+        ui["play_controls"] = play_controls
+        setup.collapsed = True
+        holder[:] = [pn.Row(mode), replay_row, play_controls,
+                     pn.Row(view.panel(), pn.Column(pending_box, message, log_pane, width=460))]
+        after()
+
+    # ---- interaction -------------------------------------------------------------------------------
+    def run(action):
+        m.act(action)
+        ui["view"].selected = ""
+        after()
+
+    def select_unit(uid):
+        view = ui.get("view")
+        if view is None or not uid:
+            return
+        view.selected = uid if m.state.unit(uid).status == "map" else ""
+        dests = m.moves_for(uid)
+        view.extra_marks = [Marked(h, "in", "#aed581") for h in dests] if m.state.unit(uid).status != "map" else []
+        ui["moving"] = uid
+        view.redraw()
+
+    def add_current_battle():
+        if picking["att"] and picking["def"]:
+            battles.append((list(picking["att"]), list(picking["def"])))
+        picking["att"], picking["def"] = [], []
+        after()
+
+    def on_hex(h):
+        st = m.state
+        view = ui["view"]
+        if st is None or h is None:
+            return
+        uid = unit_at(st, h)
+        if m.mode != "play":
+            view.selected = uid or ""
+            return
+        moving = ui.get("moving")
+        if moving:
+            dests = m.moves_for(moving)
+            if h in dests and h != st.unit(moving).hex:
+                ui["moving"] = None
+                view.extra_marks = []
+                run(dests[h])
+                return
+        side = m.to_act
+        if st.step == "combat" and st.declared is None and uid:
+            if st.scenario.units[uid].side == side:
+                lst = picking["att"]
+            else:
+                lst = picking["def"]
+            if uid in lst:
+                lst.remove(uid)
+            else:
+                lst.append(uid)
+            view.also_selected = picking["att"] + picking["def"]
+            view.redraw()
+            after(redraw_map=False)
+            return
+        if uid and st.scenario.units[uid].side == side:
+            select_unit(uid)
+        else:
+            ui["moving"] = None
+            view.extra_marks = []
+            view.selected = ""
+
+    def answer(value):
+        m.answer(value)
+        after()
+
+    def after(redraw_map: bool = True):
+        st = m.state
+        view = ui.get("view")
+        if view is not None and st is not None and redraw_map:
+            view.also_selected = picking["att"] + picking["def"]
+            view.set_state(st)
+        status.object = f"<div class='status' data-events='{len(m.events)}' data-position='{m.position}'>" \
+                        f"{html.escape(m.status_line())}</div>"
+        refusal.object = f"<div class='refusal'>{html.escape(m.refusal)}</div>" if m.refusal else ""
+        message.object = html.escape(m.message)
+        rows = dice_log_rows(m.events[: m.position] if m.mode == "replay" else m.events)[-40:]
+        log_pane.object = ("<table class='dice-log'><caption style='text-align:left;font-weight:600'>Dice log "
+                           "(raw die faces; notes give the modified rolls)</caption><tr><th>#</th><th>action</th>"
+                           "<th>rule</th><th>what</th><th>label</th><th>value</th><th>detail</th></tr>"
+                           + "".join(f"<tr><td>{r['#']}</td><td>{html.escape(r['action'])}</td><td>{_rule(r['rule'])}</td>"
+                                     f"<td>{r['what']}</td><td>{html.escape(r['label'])}</td>"
+                                     f"<td class='raw'>{html.escape(r['value'])}</td>"
+                                     f"<td>{html.escape(r['detail'])}</td></tr>" for r in reversed(rows))
+                           + "</table>")
+        # pending question
+        p = m.pending
+        if p is not None and not p.done:
+            req = p.pending
+            parts = [pn.pane.HTML(f"<b>Waiting:</b> {html.escape(describe_request(req))} {_rule(req.rule)}",
+                                  stylesheets=[CSS])]
+            if isinstance(req, Choose):
+                for o in req.options:
+                    b = pn.widgets.Button(name=str(jsonable(o)) if not hasattr(o, "__str__") else str(o),
+                                          button_type="light", css_classes=["choice"])
+                    b.on_click(lambda _, o=o: answer(o))
+                    parts.append(b)
+            else:
+                faces = [v for v, _ in req.outcomes()]
+                typed = pn.widgets.Select(name="what did the table show?", options=faces, width=120,
+                                          css_classes=["typed-die"])
+                ok = pn.widgets.Button(name="enter", button_type="primary", width=80, css_classes=["enter-die"])
+                ok.on_click(lambda _: answer(typed.value))
+                parts.append(pn.Row(typed, ok))
+            cancel = pn.widgets.Button(name="cancel this action", width=150)
+            cancel.on_click(lambda _: (m.cancel(), after()))
+            parts.append(cancel)
+            pending_box[:] = parts
+        else:
+            pending_box[:] = []
+        if "act_select" in ui:
+            acts = [a for a in m.legal() if a.kind not in ("move", "night_move")]
+            ui["act_select"].options = {str(a): a for a in acts}
+            due = [u.id for u in (st.units if st else ()) if u.status in ("due",)
+                   and st.scenario.units[u.id].side == m.to_act]
+            ui["entering"].options = {"": None} | {f"{st.scenario.units[u].name} ({u})": u for u in due}
+            ui["battle_list"].object = ("<b>Battles to declare:</b> " + "; ".join(
+                f"{'+'.join(a)} vs {'+'.join(d)}" for a, d in battles) if battles else "") + (
+                f"<br><i>selected: {', '.join(picking['att'])} vs {', '.join(picking['def'])}</i>"
+                if picking["att"] or picking["def"] else "")
+            ui["jump"].options = {lab: pos for pos, lab in m.step_positions()}
+            ui["marks"].options = {f"{b.label} (@{b.position})": b.position for b in m.bookmarks()}
+            ui["replay_row"].visible = m.mode == "replay"
+            ui["play_controls"].visible = m.mode == "play"
+        refresh_saved()
+
+    intro = pn.pane.Markdown(
+        "Start a scenario or open a saved game. Every action is checked by the rules engine: a refused action "
+        "shows the rule number and changes nothing. Click one of your units to see where it can go, then "
+        "click a highlighted hex to move it. In the combat phase, click attackers and a defender, *add battle*, "
+        "then *declare*. Each action is saved the moment it is made; the index page lists saved games.",
+        sizing_mode="stretch_width")
+    if want:
+        try:
+            m.open(want, "replay" if want_mode == "replay" else "play")
+            rebuild()
+        except (VedetteError, KeyError) as exc:
+            m.refusal = f"Cannot open saved game {want}: {exc}"
+    after()
+    return pn.Column(intro, setup, status, refusal, holder, sizing_mode="stretch_width")

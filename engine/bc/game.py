@@ -1,0 +1,652 @@
+"""Zones, Blocks on the map and the order-cube turn (5, 8, 9, 16-20, 24-25), on an immutable game state.
+
+The map is an :class:`~engine.core.areas.AreaGraph` of Zones (each bordered by up to six others, 5.0) whose
+borders may carry interval terrain or be impassable. A :class:`GameState` is a value: every action returns a
+new state and an illegal one raises :class:`RuleViolation` leaving the old state as it was.
+
+What is here: Battle Zones and Flanked Zones (9.4), stacking (9.3), command range and activation (19.0),
+move orders with their restrictions (19.0-19.1), retreat paths by priority and blocked retreats (24.1), a
+combat set up from the map (23.1: lead, second line, wing supports, flank conditions) and its outcome applied
+back (retreats chosen by the enemy, morale, steps), rally orders (20.0), the turn preparation (16.1) and the
+cube draws of the Order Cube Draw Phase (16.2, 18.0).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from engine.core.areas import AreaGraph
+from engine.core.data import Sourced, Strict, data_path, load_yaml
+from engine.core.errors import RuleViolation
+from engine.core.procedure import Choose, Draw, Log
+
+from .checks import read_check
+from .combat import Block, BlockModel, CombatOutcome, CombatSetup, HQ, Side, Wing, block_steps, resolve
+from .cup import Cup, Morale, SIDE_COLOUR, activation_limit, initiative, prepare_turn
+from .deck import Deck, Pile, default_deck, draw_card
+
+__all__ = ["Scenario", "load_scenario", "GameState", "new_game", "battle_zones", "flanked_zones",
+           "command_zones", "move_order", "retreat_options", "combat_from_map", "apply_outcome", "rally_zone",
+           "order_cube_draw", "ENEMY"]
+
+ENEMY = {"french": "coalition", "coalition": "french"}
+STACK_LIMIT = 2   # 9.3: two friendly Blocks per Zone, plus one HQs
+
+
+class ZoneModel(Strict):
+    terrain: str = "clear"
+    x: float = 0
+    y: float = 0
+    road: bool = False
+    lane: bool = False
+    flag: Literal["none", "french", "coalition", "both"] = "none"
+
+
+class CommanderModel(Strict):
+    name: str
+    cubes: int = Field(ge=0)
+    tokens: int = Field(ge=0)
+    skill: int = Field(ge=0, le=4)
+    range: int = Field(ge=0)
+
+
+class MoraleModel(Strict):
+    value: int = Field(ge=1, le=10)
+    maximum: int = Field(default=10, ge=1, le=10)
+    good: bool = True
+
+
+class PlacedBlock(BlockModel):
+    id: str
+    side: Literal["french", "coalition"]
+    zone: str
+    facing: tuple[str, ...] | None = None
+
+
+class PlacedHQ(Strict):
+    id: str
+    side: Literal["french", "coalition"]
+    kind: Literal["hq", "shq"] = "hq"
+    skill: int = Field(default=3, ge=0, le=4)
+    state: Literal["steady", "disrupted"] = "steady"
+    zone: str
+
+
+class ScenarioModel(Sourced):
+    name: str
+    zones: dict[str, ZoneModel]
+    borders: tuple[tuple[str, ...], ...]
+    commanders: dict[Literal["french", "coalition"], CommanderModel]
+    morale: dict[Literal["french", "coalition"], MoraleModel]
+    initiative: Literal["french", "coalition"] = "french"
+    blocks: tuple[PlacedBlock, ...]
+    hqs: tuple[PlacedHQ, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    model: ScenarioModel
+    graph: AreaGraph
+    file: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    def zone(self, z: str) -> ZoneModel:
+        try:
+            return self.model.zones[z]
+        except KeyError:
+            raise RuleViolation("5.0", f"there is no Zone {z!r} on this map") from None
+
+    def interval(self, a: str, b: str) -> str:
+        feats = self.graph.border(a, b).features
+        return next(iter(feats)) if feats else "none"
+
+    def impassable(self, a: str, b: str) -> bool:
+        return self.graph.adjacent(a, b) and self.graph.border(a, b).has("impassable")
+
+
+def load_scenario(path: str | Path | None = None) -> Scenario:
+    """Load a scenario file (default: the invented demonstration scenario ``data/bc/demo/scenario.yaml``)."""
+    from engine.core.errors import DataError
+
+    p = Path(path) if path else data_path("bc", "demo", "scenario.yaml")
+    m = load_yaml(p, ScenarioModel)
+    borders = []
+    for i, b in enumerate(m.borders):
+        if len(b) not in (2, 3):
+            raise DataError(str(p), f"borders[{i}]", "[zone, zone] or [zone, zone, interval terrain]", list(b))
+        borders.append((b[0], b[1], (b[2],)) if len(b) == 3 else (b[0], b[1]))
+    try:
+        graph = AreaGraph.build({z: z_m.model_dump() for z, z_m in m.zones.items()}, borders)
+    except ValueError as exc:
+        raise DataError(str(p), "borders", str(exc)) from None
+    for z in m.zones:
+        if len(graph.neighbours(z)) > 6:
+            raise DataError(str(p), f"zones.{z}", "at most six bordering Zones (rule 5.0)")
+    for i, b in enumerate(m.blocks):
+        if b.zone not in m.zones:
+            raise DataError(str(p), f"blocks[{i}].zone", f"a Zone of the map ({sorted(m.zones)})", b.zone)
+    for i, h in enumerate(m.hqs):
+        if h.zone not in m.zones:
+            raise DataError(str(p), f"hqs[{i}].zone", f"a Zone of the map ({sorted(m.zones)})", h.zone)
+    return Scenario(m, graph, str(p))
+
+
+# ------------------------------------------------------------------------------------------------
+# State
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Unit:
+    id: str
+    side: str
+    block: Block
+    zone: str
+    facing: tuple[str, ...] | None = None   # Artillery: the Zones its guns face (its Battle Zones, 9.4)
+
+
+@dataclass(frozen=True)
+class HQMarker:
+    id: str
+    side: str
+    hq: HQ
+    zone: str
+
+
+@dataclass(frozen=True)
+class GameState:
+    scenario: Scenario
+    units: tuple[Unit, ...]          # per Zone, the first listed is the Lead Block (9.4)
+    hqs: tuple[HQMarker, ...]
+    morale: tuple[tuple[str, Morale], ...]
+    initiative: str
+    last_morale_change: str = "french"
+    turn: int = 1
+    cup: Cup | None = None
+    drawn: tuple[str, ...] = ()
+    reserve: tuple[tuple[str, int], ...] = (("french", 0), ("coalition", 0))
+    tokens: tuple[tuple[str, int], ...] = (("french", 0), ("coalition", 0))
+    pile: Pile | None = None
+    log: tuple[str, ...] = ()
+
+    # lookups ---------------------------------------------------------------------------------------
+    def unit(self, uid: str) -> Unit:
+        for u in self.units:
+            if u.id == uid:
+                return u
+        raise RuleViolation("9.0", f"no Block {uid!r} on the map")
+
+    def in_zone(self, zone: str) -> list[Unit]:
+        return [u for u in self.units if u.zone == zone]
+
+    def lead(self, zone: str) -> Unit | None:
+        here = self.in_zone(zone)
+        return here[0] if here else None
+
+    def hqs_in(self, zone: str, side: str | None = None) -> list[HQMarker]:
+        return [h for h in self.hqs if h.zone == zone and (side is None or h.side == side)]
+
+    def side_of_zone(self, zone: str) -> str | None:
+        here = self.in_zone(zone)
+        return here[0].side if here else None
+
+    def morale_of(self, side: str) -> Morale:
+        return dict(self.morale)[side]
+
+    def commander(self, side: str) -> CommanderModel:
+        return self.scenario.model.commanders[side]
+
+    def steady_hq_in(self, zone: str, side: str) -> bool:
+        return any(h.hq.state == "steady" for h in self.hqs_in(zone, side))
+
+    def to_json(self) -> dict:
+        return {"turn": self.turn, "initiative": self.initiative,
+                "morale": {s: m.to_json() for s, m in self.morale},
+                "zones": {z: [u.id for u in self.in_zone(z)] for z in self.scenario.graph.areas},
+                "blocks": {u.id: {"side": u.side, "kind": u.block.kind, "zone": u.zone, "state": u.block.state,
+                                  "formation": u.block.formation, "skill": u.block.skill,
+                                  "steps_lost": u.block.steps_lost} for u in self.units},
+                "hqs": {h.id: {"side": h.side, "zone": h.zone, "state": h.hq.state} for h in self.hqs},
+                "cup": self.cup.to_json() if self.cup else None, "reserve": dict(self.reserve),
+                "tokens": dict(self.tokens)}
+
+
+def new_game(scenario: Scenario | None = None, deck: Deck | None = None) -> GameState:
+    sc = scenario or load_scenario()
+    deck = deck or default_deck()
+    units = tuple(Unit(b.id, b.side, Block.from_model(BlockModel(**b.model_dump(exclude={"id", "side", "zone",
+                                                                                          "facing"}))),
+                       b.zone, b.facing) for b in sc.model.blocks)
+    hqs = tuple(HQMarker(h.id, h.side, HQ(h.kind, h.skill, h.state), h.zone) for h in sc.model.hqs)
+    morale = tuple((s, Morale(m.value, m.good, m.maximum)) for s, m in sc.model.morale.items())
+    st = GameState(sc, units, hqs, morale, sc.model.initiative, pile=Pile.for_play(deck))
+    for z in sc.graph.areas:
+        _check_stacking(st, z)
+    return st
+
+
+def _check_stacking(st: GameState, zone: str, rule: str = "9.3") -> None:
+    here = st.in_zone(zone)
+    if len({u.side for u in here}) > 1:
+        raise RuleViolation(rule, f"Zone {zone} would hold Blocks of both sides")
+    if len(here) > STACK_LIMIT:
+        raise RuleViolation(rule, f"Zone {zone} would hold {len(here)} Blocks: two at most")
+    arts = [u for u in here if u.block.artillery]
+    if len(arts) > 1 and not any(u.block.formation == "grand_battery" for u in arts):
+        raise RuleViolation(rule, f"Zone {zone} would hold two Artillery Blocks")
+    if len(st.hqs_in(zone)) > 1:
+        raise RuleViolation(rule, f"Zone {zone} would hold two HQ markers")
+
+
+# ------------------------------------------------------------------------------------------------
+# Battle Zones and Flanked Zones (9.4)
+# ------------------------------------------------------------------------------------------------
+def battle_zones(st: GameState, unit: Unit) -> set[str]:
+    """Zones a Lead Steady Block projects its Battle Zone into (9.4): not across impassable terrain;
+    Artillery only towards the Zones it faces. Second-line, Square, Shaken, Garrison: none."""
+    sc = st.scenario
+    if st.lead(unit.zone) is None or st.lead(unit.zone).id != unit.id:
+        return set()
+    b = unit.block
+    if b.state != "steady" or b.square or b.kind == "garrison" or b.formation == "roadway":
+        return set()
+    adj = {z for z in sc.graph.neighbours(unit.zone) if not sc.impassable(unit.zone, z)}
+    if b.artillery or b.formation == "massed_column":
+        return adj & set(unit.facing or adj)
+    return adj
+
+
+def flanked_zones(st: GameState, unit: Unit) -> set[str]:
+    """Flanked Zones (9.4): all Zones of a Disrupted Lead Block, the non-Battle Zones of a Lead Artillery."""
+    sc = st.scenario
+    lead = st.lead(unit.zone)
+    if lead is None or lead.id != unit.id or unit.block.square:
+        return set()
+    adj = set(sc.graph.neighbours(unit.zone))
+    if unit.block.state == "disrupted":
+        return adj
+    if unit.block.artillery and unit.block.state == "steady":
+        return adj - battle_zones(st, unit)
+    return set()
+
+
+def enemy_battle_zones(st: GameState, side: str, exclude_engaged: tuple[str, ...] = ()) -> dict[str, set[str]]:
+    """Zone -> ids of enemy Lead Blocks projecting a Battle Zone there."""
+    out: dict[str, set[str]] = {}
+    for u in st.units:
+        if u.side == side or u.id in exclude_engaged:
+            continue
+        for z in battle_zones(st, u):
+            out.setdefault(z, set()).add(u.id)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Move orders (19.0, 19.1)
+# ------------------------------------------------------------------------------------------------
+def command_zones(st: GameState, hq_id: str) -> set[str]:
+    """Zones within command range of a Steady HQ/SHQ (19.0): the range may cross impassable terrain but not
+    enemy Blocks or empty enemy Battle Zones; +1 (at most) in a Town, Village or Up Cliff Zone."""
+    h = next((h for h in st.hqs if h.id == hq_id), None)
+    if h is None:
+        raise RuleViolation("19.0", f"no HQ marker {hq_id!r}")
+    if h.hq.state != "steady":
+        return set()
+    sc = st.scenario
+    rng = st.commander(h.side).range if h.hq.kind == "hq" else 1          # 28.4: SHQ range 1
+    if sc.zone(h.zone).terrain in ("town", "village", "up_cliff"):
+        rng += 1
+    ebz = enemy_battle_zones(st, h.side)
+    seen = {h.zone: 0}
+    frontier = [h.zone]
+    while frontier:
+        nxt = []
+        for z in frontier:
+            for n in sc.graph.neighbours(z):
+                if n in seen:
+                    continue
+                if st.side_of_zone(n) == ENEMY[h.side] or (n in ebz and not st.in_zone(n)):
+                    continue
+                seen[n] = seen[z] + 1
+                if seen[n] < rng:
+                    nxt.append(n)
+        frontier = nxt
+    return {z for z, d in seen.items() if 0 < d <= rng} | {h.zone}
+
+
+def _chain(sc: Scenario, zones: list[str]) -> bool:
+    if not zones:
+        return False
+    todo, seen = [zones[0]], {zones[0]}
+    while todo:
+        z = todo.pop()
+        for n in sc.graph.neighbours(z):
+            if n in zones and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen == set(zones)
+
+
+def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple[str, str]], deck: Deck | None = None,
+               reaction: bool = False):
+    """Procedure: a Move Order (19.0) activating ``zones`` and moving Blocks ``moves`` = [(block id, to)].
+
+    Checks the activation (a chain of occupied friendly Zones, how many, command range; otherwise an Out of
+    Command check, 21.3), then each move (adjacent, passable, stacking 9.3, no enemy Zone, no Battle Zone to
+    Battle Zone of the same enemy, no Disrupted Block into an enemy Battle Zone). Returns the new state.
+    """
+    deck = deck or default_deck()
+    sc = st.scenario
+    com = st.commander(side)
+    for z in zones:
+        sc.zone(z)
+        if not (st.in_zone(z) and st.side_of_zone(z) == side) and not st.hqs_in(z, side):
+            raise RuleViolation("19.0", f"Zone {z} holds no {side} Block or HQ to activate")
+    if not _chain(sc, zones):
+        raise RuleViolation("19.0", "activated Zones must form a chain of adjacent Zones")
+    road_only = all(sc.zone(st.unit(b).zone).road and sc.zone(t).road for b, t in moves) and bool(moves)
+    free = [z for z in zones if st.steady_hq_in(z, side)]
+    counted = len(zones) - (1 if free else 0)
+    limit = activation_limit(com.skill, road_only)
+    if counted > limit:
+        raise RuleViolation("19.0", f"a skill {com.skill} commander activates at most {limit} Zones "
+                                    f"({counted} asked, a Steady HQs Zone is free)")
+    if reaction:
+        ebz = enemy_battle_zones(st, side)
+        if any(z in ebz for z in zones):
+            raise RuleViolation("19.2", "a Reaction cannot activate a Zone in an enemy Battle Zone")
+    in_range = set()
+    for h in st.hqs:
+        if h.side == side:
+            in_range |= command_zones(st, h.id)
+    in_command = any(z in in_range for z in zones)
+    for uid, _ in moves:
+        if st.unit(uid).zone not in zones:
+            raise RuleViolation("19.0", f"Block {uid} is not in an activated Zone")
+        if st.unit(uid).side != side:
+            raise RuleViolation("19.0", f"Block {uid} is not {side}")
+    if not in_command:
+        pile = st.pile
+        face, pile = yield from draw_card(pile, deck, "21.3", "out of command check")
+        out = read_check("command", deck.skill(face), com.skill, st.morale_of(side).good)
+        st = replace(st, pile=pile.discarded(face))
+        yield Log("21.3", f"out of command: {out.icon}, {'success' if out.success else 'failure'}")
+        if not out.success:
+            return replace(st, log=st.log + (f"{side} move order out of command failed ({out.icon})",))
+    ebz_before = enemy_battle_zones(st, side)
+    for uid, to in moves:
+        u = st.unit(uid)
+        sc.zone(to)
+        if not sc.graph.adjacent(u.zone, to):
+            raise RuleViolation("19.1", f"{uid} can only move to an adjacent Zone, {to} is not next to {u.zone}")
+        if sc.impassable(u.zone, to):
+            raise RuleViolation("19.1", f"impassable terrain between {u.zone} and {to}")
+        if st.side_of_zone(to) == ENEMY[side]:
+            raise RuleViolation("9.3", f"{to} holds enemy Blocks")
+        if to in ebz_before:
+            if u.block.state == "disrupted":
+                raise RuleViolation("19.0", f"a Disrupted Block cannot enter an enemy Battle Zone ({to})")
+            same = ebz_before.get(u.zone, set()) & ebz_before[to]
+            if same:
+                raise RuleViolation("19.0", f"{uid} cannot move from one Battle Zone to another of the same enemy "
+                                            f"Block ({sorted(same)[0]})")
+        st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=to),))
+        _check_stacking(st, to)
+        if u.block.square:
+            yield Log("19.0", f"{uid} moved in Square: it takes a Cohesion Hit")
+            st = _set_block(st, uid, replace(u.block, square_hits=u.block.square_hits + 1))
+    return replace(st, log=st.log + (f"{side} moves {moves}",))
+
+
+def _set_block(st: GameState, uid: str, block: Block) -> GameState:
+    return replace(st, units=tuple(replace(u, block=block) if u.id == uid else u for u in st.units))
+
+
+# ------------------------------------------------------------------------------------------------
+# Retreats (24.1)
+# ------------------------------------------------------------------------------------------------
+def retreat_options(st: GameState, uid: str) -> tuple[tuple[str, ...], str]:
+    """Zones a Block may retreat into, best tier only (24.1): never into enemy-occupied Zones or across
+    impassable terrain; avoid (1) empty enemy Battle Zones, (2) Zones next to enemy Blocks, (3) overstacks,
+    in that order. Returns ``(zones, why)``; no zone means a blocked retreat (stay, lose a step)."""
+    u = st.unit(uid)
+    sc = st.scenario
+    enemy = ENEMY[u.side]
+    cands = [z for z in sc.graph.neighbours(u.zone)
+             if not sc.impassable(u.zone, z) and st.side_of_zone(z) != enemy]
+    if not cands:
+        return (), "blocked"
+    ebz = enemy_battle_zones(st, u.side)
+
+    def empty_ebz(z):
+        return z in ebz and not st.in_zone(z)
+
+    def next_to_enemy(z):
+        return any(st.side_of_zone(n) == enemy for n in sc.graph.neighbours(z))
+
+    def overstack(z):
+        return len(st.in_zone(z)) >= STACK_LIMIT
+
+    tiers = cands
+    for test, why in ((empty_ebz, "empty enemy Battle Zone"), (next_to_enemy, "next to the enemy"),
+                      (overstack, "overstack")):
+        better = [z for z in tiers if not test(z)]
+        if better:
+            tiers = better
+    return tuple(tiers), "priority 24.1"
+
+
+def retreat_block(st: GameState, uid: str, chooser_side: str):
+    """Procedure: retreat one Block one Zone (24.1); the enemy picks among the best Zones."""
+    u = st.unit(uid)
+    zones, _ = retreat_options(st, uid)
+    if not zones:
+        yield Log("24.1", f"{uid} cannot retreat: it stays and loses a step")
+        return _lose_step(st, uid)
+    to = yield Choose(zones, rule="24.1", player=chooser_side, label=f"retreat {uid} from {u.zone}")
+    ebz = enemy_battle_zones(st, u.side)
+    st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=to),))
+    if to in ebz:
+        friends = [x for x in st.in_zone(to) if x.id != uid]
+        if u.block.state == "disrupted" and not friends:
+            yield Log("24.1", f"{uid} retreats Disrupted into an empty enemy Battle Zone: a hit and a step lost")
+            st = _lose_step(st, uid)
+        else:
+            yield Log("24.1", f"{uid} retreats into an enemy Battle Zone: a Cohesion Hit")
+            b = st.unit(uid).block if any(x.id == uid for x in st.units) else None
+            if b is not None and b.state != "disrupted":
+                st = _set_block(st, uid, replace(b, state="shaken" if b.infantry and b.state == "steady"
+                                                 else "disrupted"))
+    return st
+
+
+def _lose_step(st: GameState, uid: str) -> GameState:
+    u = st.unit(uid)
+    b = replace(u.block, steps_lost=u.block.steps_lost + 1)
+    if b.steps_lost >= block_steps(b):
+        st = replace(st, units=tuple(x for x in st.units if x.id != uid))
+        return _morale(st, u.side, -1)                            # 26.0
+    return _set_block(st, uid, b)
+
+
+def _morale(st: GameState, side: str, delta: int, army_rally: bool = False) -> GameState:
+    if not delta:
+        return st
+    m = dict(st.morale)
+    m[side] = m[side].change(delta, army_rally=army_rally)
+    new = replace(st, morale=tuple(m.items()), last_morale_change=side)
+    return replace(new, initiative=initiative(m["french"], m["coalition"], side))
+
+
+# ------------------------------------------------------------------------------------------------
+# Combat from the map (23.1) and its outcome back onto the map
+# ------------------------------------------------------------------------------------------------
+def combat_from_map(st: GameState, attacker_zone: str, target_zone: str, attack: str,
+                    engaged: tuple[str, ...] = ()) -> CombatSetup:
+    """Build the combat set-up from the map: lead and second-line Blocks, HQs, wing supports with their
+    restrictions (23.1 step 5), flank conditions (9.4), terrain and interval (23.3)."""
+    sc = st.scenario
+    att, dfn = st.in_zone(attacker_zone), st.in_zone(target_zone)
+    if not att or not dfn:
+        raise RuleViolation("23.1", "both Zones need Blocks")
+    side = att[0].side
+    if dfn[0].side == side:
+        raise RuleViolation("23.1", "the target Zone holds friendly Blocks")
+    if not sc.graph.adjacent(attacker_zone, target_zone):
+        raise RuleViolation("23.1", "the target must be next to the Lead Attacker")
+    if attacker_zone in engaged:
+        raise RuleViolation("23.1", "this Zone already has an Attack Token")
+    lead_d = dfn[0]
+    ebz = enemy_battle_zones(st, side, exclude_engaged=tuple(u.id for u in st.units if u.zone in engaged))
+    fz = flanked_zones(st, lead_d)
+    wings = []
+    for z in sc.graph.neighbours(target_zone):
+        if z == attacker_zone:
+            continue
+        here = st.in_zone(z)
+        if not here or here[0].side != side:
+            continue
+        w = here[0]
+        others = ebz.get(z, set()) - {lead_d.id}
+        wings.append(Wing(w.block, adjacent_to_attacker=sc.graph.adjacent(z, attacker_zone),
+                          in_flanked_zone=z in fz, engaged=z in engaged, in_other_enemy_battle_zone=bool(others),
+                          across_impassable=sc.impassable(z, target_zone)))
+
+    def side_of(units, zone, s):
+        hq = st.hqs_in(zone, s)
+        m = st.morale_of(s)
+        return Side(units[0].block, units[1].block if len(units) > 1 else None, hq[0].hq if hq else None,
+                    tuple(wings) if s == side else (), "good" if m.good else "bad",
+                    in_flanked_zone=(attacker_zone in fz) if s == side else False,
+                    terrain=sc.zone(zone).terrain)
+    return CombatSetup(attack, side_of(att, attacker_zone, side), side_of(dfn, target_zone, dfn[0].side),
+                       interval=sc.interval(attacker_zone, target_zone),
+                       defender_higher=True, initiative="attacker" if st.initiative == side else "defender")
+
+
+def map_combat(st: GameState, attacker_zone: str, target_zone: str, attack: str, deck: Deck | None = None,
+               engaged: tuple[str, ...] = ()):
+    """Procedure: a whole combat on the map: resolve it (same procedure as the calculators), then apply it."""
+    deck = deck or default_deck()
+    setup = combat_from_map(st, attacker_zone, target_zone, attack, engaged)
+    out = yield from resolve(setup, deck, st.pile)
+    return (yield from apply_outcome(st, attacker_zone, target_zone, out))
+
+
+def apply_outcome(st: GameState, attacker_zone: str, target_zone: str, out: CombatOutcome):
+    """Procedure: put a combat outcome on the map: Block states and steps, Morale, then retreats one Zone at a
+    time chosen by the enemy (24.1)."""
+    att, dfn = st.in_zone(attacker_zone), st.in_zone(target_zone)
+    roles = {"attacker_lead": att[0], "attacker_second": att[1] if len(att) > 1 else None,
+             "defender_lead": dfn[0], "defender_second": dfn[1] if len(dfn) > 1 else None}
+    a_side, d_side = att[0].side, dfn[0].side
+    for f in out.blocks:
+        u = roles[f.role]
+        if u is None:
+            continue
+        if f.eliminated:
+            st = replace(st, units=tuple(x for x in st.units if x.id != u.id))
+            continue
+        b = replace(u.block, state=f.state, formation=f.formation, square_hits=f.square_hits,
+                    steps_lost=u.block.steps_lost + f.steps_lost, skill=f.skill)
+        st = _set_block(st, u.id, b)
+    st = _morale(st, a_side, out.attacker_morale)
+    st = _morale(st, d_side, out.defender_morale)
+    if out.pile is not None:
+        st = replace(st, pile=out.pile)
+    for f in out.blocks:
+        u = roles[f.role]
+        if u is None or f.eliminated:
+            continue
+        for _ in range(f.retreats):
+            if not any(x.id == u.id for x in st.units):
+                break
+            st = yield from retreat_block(st, u.id, ENEMY[u.side])
+    return replace(st, log=st.log + (f"combat {attacker_zone} -> {target_zone}: {out.result}",))
+
+
+# ------------------------------------------------------------------------------------------------
+# Rally orders (20.0)
+# ------------------------------------------------------------------------------------------------
+def rally_zone(st: GameState, side: str, zone: str, deck: Deck | None = None):
+    """Procedure: a Zone Rally Order (20.0, 21.1): one card for every Block (and HQ) in the Zone; each that
+    passes goes one Battle State better (Disrupted Infantry to Shaken first). Returns ``(state, cube_back)``."""
+    deck = deck or default_deck()
+    here = [u for u in st.in_zone(zone) if u.side == side]
+    if not here:
+        raise RuleViolation("20.0", f"no {side} Block in Zone {zone}")
+    if dict(st.reserve)[side] < 1:
+        raise RuleViolation("20.0", "a Rally Order costs one cube from the Reserve Orders Box")
+    face, pile = yield from draw_card(st.pile, deck, "21.1", f"rally {zone}")
+    icon = deck.skill(face)
+    st = replace(st, pile=pile.discarded(face))
+    m = st.morale_of(side)
+    hq = st.steady_hq_in(zone, side)
+    enemy_adj = any(st.side_of_zone(n) == ENEMY[side] for n in st.scenario.graph.neighbours(zone))
+    cube_back = False
+    morale_loss = 0
+    for u in here:
+        out = read_check("rally", icon, u.block.skill + (1 if hq else 0), m.good, enemy_adjacent=enemy_adj,
+                         in_square=u.block.square)
+        cube_back = cube_back or out.cube_back
+        morale_loss = min(morale_loss, out.morale)
+        if out.success and u.block.state != "steady":
+            nxt = "shaken" if (u.block.infantry and u.block.state == "disrupted") else "steady"
+            st = _set_block(st, u.id, replace(u.block, state=nxt))
+    st = _morale(st, side, morale_loss)         # one Morale for the Zone at most (21.1)
+    if not cube_back:
+        st = replace(st, reserve=tuple((s, n - 1 if s == side else n) for s, n in st.reserve))
+    yield Log("21.1", f"rally {zone}: {icon}")
+    return st, cube_back
+
+
+# ------------------------------------------------------------------------------------------------
+# The turn (16.1, 16.2, 18.0)
+# ------------------------------------------------------------------------------------------------
+def start_turn(st: GameState, daylight: bool = True) -> GameState:
+    """Turn Preparation (16.1): refill the cup and the Attack Tokens from the commanders and the state."""
+    both = {s: (sum(1 for h in st.hqs if h.side == s and h.hq.state == "steady" and h.hq.kind == "hq") > 0 and
+                sum(1 for h in st.hqs if h.side == s and h.hq.state == "steady" and h.hq.kind == "shq") > 0)
+            for s in ("french", "coalition")}
+    coms = {s: {"cubes": c.cubes, "tokens": c.tokens, "skill": c.skill}
+            for s, c in st.scenario.model.commanders.items()}
+    t = prepare_turn(coms, st.initiative, daylight, both, dict(st.reserve), dict(st.tokens))
+    return replace(st, cup=t.cup, drawn=(), tokens=t.tokens, reserve=t.reserve,
+                   log=st.log + tuple(f"[{r}] {w}" for r, w in t.lines))
+
+
+def order_cube_draw(st: GameState):
+    """Procedure: draw one order cube (16.2) and return ``(state, colour, turn_over)``; the last Black cube
+    ends the turn (18.0). Acting on the cube (orders, rally, combat) is up to the players."""
+    if st.cup is None:
+        raise RuleViolation("16.1", "prepare the turn first: the cup is empty")
+    colour = yield Draw(st.cup.cubes(), rule="16.2", label="order cube")
+    last = colour == "black" and st.cup.count("black") == 1
+    st = replace(st, cup=st.cup.without(colour) if st.cup.size > 1 else None, drawn=st.drawn + (colour,))
+    if last:
+        yield Log("16.3", "the last Black cube ends the turn")
+        st = replace(st, turn=st.turn + 1, cup=None)
+    return st, colour, last
+
+
+def in_reserve(st: GameState, side: str) -> GameState:
+    """In Reserve Order (18.0): keep the drawn own cube, up to commander skill + 5."""
+    cap = st.commander(side).skill + 5
+    n = dict(st.reserve)[side]
+    if n >= cap:
+        raise RuleViolation("18.0", f"the Reserve Orders Box holds at most {cap} cubes")
+    return replace(st, reserve=tuple((s, k + 1 if s == side else k) for s, k in st.reserve))
+
+
+def ready_arms(st: GameState, side: str) -> GameState:
+    """Ready Arms Order (18.0): one more Attack Token, up to commander skill + 10."""
+    cap = st.commander(side).skill + 10
+    n = dict(st.tokens)[side]
+    if n >= cap:
+        raise RuleViolation("18.0", f"the Attack Token Box holds at most {cap} tokens")
+    return replace(st, tokens=tuple((s, k + 1 if s == side else k) for s, k in st.tokens))

@@ -1,0 +1,126 @@
+"""The zone map, move orders, retreats, rallies and the turn on the demonstration scenario (ours, invented)."""
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from engine.bc.combat import Block
+from engine.bc.game import (_set_block, battle_zones, combat_from_map, command_zones, flanked_zones, in_reserve,
+                            load_scenario, map_combat, move_order, new_game, order_cube_draw, rally_zone,
+                            ready_arms, retreat_options, start_turn)
+from engine.core.errors import DataError, RuleViolation
+from engine.core.procedure import TypedDice, distribution, play, replay
+
+
+@pytest.fixture(scope="module")
+def st():
+    return new_game()
+
+
+def test_scenario_loads_and_is_marked_provisional(st):
+    assert st.scenario.model.source == "provisional" and "invented" in st.scenario.name
+    assert st.lead("M2").id == "F1" and [u.id for u in st.in_zone("E2")] == ["C1", "C4"]
+
+
+def test_scenario_with_unknown_zone_is_rejected(tmp_path):
+    text = load_scenario().file
+    bad = open(text).read().replace("zone: M2}", "zone: Z9}", 1)
+    p = tmp_path / "s.yaml"
+    p.write_text(bad)
+    with pytest.raises(DataError) as e:
+        load_scenario(p)
+    assert "blocks[0].zone" in str(e.value)
+
+
+def test_9_4_battle_zones_stop_at_impassable_and_artillery_faces(st):
+    # C3 (E1) borders M1, E2 and M2, but E1-M2 is impassable: no Battle Zone there
+    assert battle_zones(st, st.unit("C3")) == {"M1", "E2"}
+    # the artillery F3 in M1 faces E1 and M2 only; its other Zones are Flanked Zones
+    assert battle_zones(st, st.unit("F3")) == {"E1", "M2"}
+    assert flanked_zones(st, st.unit("F3")) == {"W1", "W2"}
+    # a second-line Block projects nothing
+    assert battle_zones(st, st.unit("F2")) == set()
+
+
+def test_19_0_command_range_stops_at_enemy_blocks(st):
+    # French HQ in W2, range 2: reaches the W and M columns but not the Coalition-held E Zones
+    z = command_zones(st, "FHQ")
+    assert {"M1", "M2", "M3", "W1", "W3"} <= z and not z & {"E1", "E2", "E3"}
+
+
+def test_19_1_move_to_adjacent_zone(st):
+    new = play(lambda: move_order(st, "french", ["W3"], [("F4", "W2")]), seed=1).result
+    assert new.unit("F4").zone == "W2" and st.unit("F4").zone == "W3"   # the old state is unchanged
+
+
+@pytest.mark.parametrize("zones,moves,rule", [
+    (["M2"], [("F1", "E2")], "9.3"),            # enemy-occupied Zone
+    (["W3"], [("F4", "M1")], "19.1"),           # not adjacent
+    (["M2"], [("C1", "M1")], "19.0"),           # not in an activated Zone
+    (["W1"], [], "19.0"),                       # nothing to activate there
+    (["M1", "E1"], [], "19.0"),
+])
+def test_illegal_move_orders_are_refused(st, zones, moves, rule):
+    with pytest.raises(RuleViolation) as e:
+        play(lambda: move_order(st, "french", zones, moves), seed=1)
+    assert e.value.rule == rule
+
+
+def test_19_0_activation_limit(st):
+    # skill 3 commander: 3 Zones; W2 holds the Steady HQ and is free: W2, W3, M3, M2 is 3 counted.
+    play(lambda: move_order(st, "french", ["W2", "W3", "M3", "M2"], []), seed=1)
+    with pytest.raises(RuleViolation) as e:
+        play(lambda: move_order(st, "french", ["W3", "M3", "M2", "M1"], []), seed=1)
+    assert e.value.rule == "19.0" and "at most 3" in e.value.message
+
+
+def test_9_3_stacking(st):
+    with pytest.raises(RuleViolation) as e:
+        play(lambda: move_order(st, "french", ["M3", "M2"], [("F5", "M2")]), seed=1)
+    assert e.value.rule == "9.3"
+
+
+def test_24_1_retreat_priority(st):
+    # C3 in E1: M1 is French-held, M2 behind impassable terrain, so only E2 (an overstack, last choice)
+    assert retreat_options(st, "C3")[0] == ("E2",)
+    # F5 in M3: W3 (friendly cavalry, fine), M2 (full: overstack), W2 (next to nothing enemy) ...
+    zones, _ = retreat_options(st, "F5")
+    assert "E3" not in zones and "M2" not in zones
+
+
+def test_combat_from_map_and_played_through(st):
+    setup = combat_from_map(st, "M2", "E2", "assault")
+    assert setup.interval == "stream" and setup.attacker.lead.kind == "long_infantry"
+    p = play(lambda: map_combat(st, "M2", "E2", "assault"), seed=4)
+    again = replay(lambda: map_combat(st, "M2", "E2", "assault"), p.events)
+    assert again.result.to_json() == p.result.to_json()
+    assert p.result.pile.discard  # the combat card went to the discard pile
+
+
+def test_rally_21_1_zone(st):
+    s = _set_block(st, "F5", replace(st.unit("F5").block, state="disrupted"))
+    s = replace(s, reserve=(("french", 1), ("coalition", 0)))
+    # typed card 7 is an Officer: success, the cube comes back (21.1); Disrupted Infantry rallies to Shaken
+    (new, back) = play(lambda: rally_zone(s, "french", "M3"), dice=TypedDice([7])).result
+    assert back and new.unit("F5").block.state == "shaken" and dict(new.reserve)["french"] == 1
+    with pytest.raises(RuleViolation):
+        play(lambda: rally_zone(st, "french", "M3"), dice=TypedDice([7]))     # no reserve cube
+
+
+def test_turn_preparation_and_last_black_cube(st):
+    s = start_turn(st)
+    # French initiative, daylight: 5 + 1 cubes; Coalition 5 (demo scenario has no SHQs)
+    assert s.cup.count("blue") == 6 and s.cup.count("white") == 5 and s.cup.count("black") == 3
+    steps = 0
+    while s.cup is not None:
+        s, colour, over = play(lambda s=s: order_cube_draw(s), seed=steps).result
+        steps += 1
+    assert over and colour == "black" and s.turn == 2 and steps <= 19
+
+
+def test_reserve_and_ready_arms_caps_18_0(st):
+    s = replace(st, reserve=(("french", 8), ("coalition", 0)), tokens=(("french", 13), ("coalition", 0)))
+    with pytest.raises(RuleViolation):
+        in_reserve(s, "french")          # skill 3 + 5
+    with pytest.raises(RuleViolation):
+        ready_arms(s, "french")          # skill 3 + 10

@@ -1,0 +1,52 @@
+"""Helpers for the Napoleonic 20 browser tests: click a hex on the Bokeh map canvas, read through shadow roots."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from playwright.sync_api import Page
+
+# Screen position of a data point on the figure named 'hexmap' (Bokeh's own scales, so it follows zoom/layout).
+_TO_SCREEN = """
+([x, y]) => {
+  const views = [];
+  const walk = (v) => {
+    if (!v) return;
+    views.push(v);
+    const kids = v.child_views || [];
+    for (const c of kids) walk(c);
+  };
+  for (const v of Object.values(window.Bokeh.index)) walk(v);
+  const plot = views.find(v => v.model && v.model.name === 'hexmap' && v.frame);
+  if (!plot) return null;
+  let c = plot.canvas_view.el.getBoundingClientRect();
+  const py = c.top + plot.frame.y_scale.compute(y), px = c.left + plot.frame.x_scale.compute(x);
+  if (py < 0 || py > window.innerHeight || px < 0 || px > window.innerWidth) {
+    plot.canvas_view.el.scrollIntoView({block: 'center', inline: 'center'});
+    c = plot.canvas_view.el.getBoundingClientRect();
+  }
+  const qx = c.left + plot.frame.x_scale.compute(x), qy = c.top + plot.frame.y_scale.compute(y);
+  if (qy < 0 || qy > window.innerHeight || qx < 0 || qx > window.innerWidth) return null;
+  return [qx, qy];
+}
+"""
+
+
+@lru_cache(maxsize=8)
+def _grid(scenario: str):
+    from engine.n20.game.scenario import load_scenario
+
+    return load_scenario(scenario).board.grid
+
+
+def click_hex(page: Page, scenario: str, label: str) -> None:
+    """Click the centre of hex ``label`` on the page's map (a real mouse click on the canvas)."""
+    x, y = _grid(scenario).center(label)
+    page.wait_for_function("() => window.Bokeh && Object.keys(window.Bokeh.index).length > 0")
+    pos = None
+    for _ in range(50):
+        pos = page.evaluate(_TO_SCREEN, [x, -y])
+        if pos:
+            break
+        page.wait_for_timeout(100)
+    assert pos, "no map on the page"
+    page.mouse.click(pos[0], pos[1])

@@ -1,0 +1,32 @@
+"""Browser test of the map page: clicking a unit shows its reachable hexes (from the game engine)."""
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from n20_helpers import click_hex
+
+
+def test_click_a_unit_shows_its_reachable_hexes(page: Page, app_url: str):
+    from engine.n20.game import rules as R
+    from engine.n20.game.engine import new_game
+
+    expected = len(R.reachable(new_game("fuentes"), "A1"))   # the 1st Division, set up in 0707
+    page.goto(app_url + "/map")
+    expect(page.locator(".hex-info")).to_contain_text("Click a hex", timeout=30_000)
+    click_hex(page, "fuentes", "0707")
+    info = page.locator(".hex-info")
+    expect(info).to_contain_text("1st Division (A1)")
+    expect(info.locator(".reach-count")).to_have_text(f"{expected} reachable hexes")
+    assert expected > 1
+
+
+def test_zoc_toggle_and_empty_hex(page: Page, app_url: str):
+    page.goto(app_url + "/map")
+    expect(page.locator(".hex-info")).to_contain_text("Click a hex", timeout=30_000)
+    page.locator(".zoc-toggle input").check()
+    click_hex(page, "fuentes", "1902")
+    info = page.locator(".hex-info")
+    expect(info).to_contain_text("Almeida")
+    expect(info).to_contain_text(re.compile(r"garrison \(french, strength \d\)"))

@@ -1,0 +1,89 @@
+"""Property tests of retreat paths on random maps (9.8.1-9.8.7), and play against enumeration on a map."""
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction as F
+import math
+
+from hypothesis import given, settings, strategies as st
+
+from engine import n20
+from engine.core.errors import RuleViolation
+from engine.n20.board import parse_board
+from engine.n20.retreat import retreat_options
+
+from n20_battle_helpers import EXAMPLES, battle, forced_tables, inf
+
+import pytest
+
+GRID = "source: provisional\ngrid: {cols: 6, rows: 5}\n"
+
+
+@st.composite
+def situations(draw):
+    sides = draw(st.lists(st.sampled_from([
+        ("0303", "0203", "minor_river"), ("0302", "0202", "major_river"),
+        ("0304", "0204", "minor_river"), ("0403", "0303", "major_river")]), unique=True))
+    listed = ", ".join(f"{{hexes: ['{a}', '{b}'], features: [{f}]}}" for a, b, f in sides)
+    board = parse_board(GRID + "loc: {allied: ['0103']}\n" + f"hexsides: [{listed}]\n")
+    hexes = board.hexes
+    start = draw(st.sampled_from(hexes))
+    others = draw(st.lists(st.sampled_from([h for h in hexes if h != start]), max_size=6, unique=True))
+    k = draw(st.integers(0, len(others)))
+    enemies, friends = frozenset(others[:k]), frozenset(others[k:])
+    ezoc = frozenset(n for e in enemies for n in board.zoc_of(e))
+    return board, start, friends, enemies, ezoc, draw(st.integers(1, 6)), draw(st.booleans())
+
+
+@settings(max_examples=150)
+@given(situations())
+def test_9_8_retreat_paths_obey_the_restrictions(sit):
+    board, start, friends, enemies, ezoc, distance, loc_breaks = sit
+    opts = retreat_options(board, loc_breaks, "allied", False, start, distance, friends, enemies, ezoc)
+    assert opts
+    for o in opts:
+        path = (start,) + o.hexes
+        assert len(set(path)) == len(path)                                    # no hex twice
+        for a, b in zip(path, path[1:]):
+            assert board.grid.adjacent(a, b)
+            assert b not in enemies                                           # 6.3
+            assert board.crossing_allowed(a, b)                               # 9.8.1 major rivers
+        if o.end == "ok":
+            assert len(o.hexes) >= distance and path[-1] not in friends       # 9.8.5 goes on past friends
+            assert len(o.hexes) == distance or all(h in friends for h in o.hexes[distance - 1:-1])
+        for (a, b), hz in zip(zip(path, path[1:]), o.hazards):
+            assert hz.count("9.8.3") == (1 if b in ezoc else 0)               # one roll per EZOC hex entered
+            assert hz.count("9.8.4") == (1 if board.river_crossing(a, b) else 0)
+    # all listed paths share the best rule-priority class and come in the default policy's order
+    if opts[0].end != "blocked":
+        assert len({o.priority for o in opts}) == 1
+    assert list(opts) == sorted(opts, key=lambda o: (o.break_chance, o.priority, o.hexes))
+
+
+def test_play_agrees_with_enumeration_on_a_map():
+    b = n20.load_battle(EXAMPLES / "n20_map_battle.yaml")
+    exact = n20.odds(b)
+    n = 1500
+    seen = Counter(n20.play_battle(b, seed=10_000 + s).result for s in range(n))
+    assert set(seen) <= set(exact.outcomes)
+    for pred in (lambda o: o.result == "DR", lambda o: any(f.fate == "broken" for f in o.fates),
+                 lambda o: o.control == "lost"):
+        p = float(exact.outcomes.prob(pred))
+        freq = sum(c for o, c in seen.items() if pred(o)) / n
+        assert abs(freq - p) <= 4.5 * math.sqrt(p * (1 - p) / n) + 1e-9
+
+
+def test_16_3_2_only_bombardment_crosses_an_unbridged_major_river():
+    spec = {"map": str(EXAMPLES / "n20_test_map.yaml"),
+            "attackers": [{"id": "art", "type": "artillery", "strength": 2, "hex": "0702"}],
+            "defenders": [inf("d", 2, hex="0602", side="allied")]}
+    with pytest.raises(RuleViolation) as e:
+        battle(spec)
+    assert e.value.rule == "16.3.2"
+    spec["attackers"][0]["bombarding"] = True
+    res = n20.odds(battle(spec, forced_tables("AB")))
+    # bombarding artillery uses its printed 2 (not doubled, 9.3) and treats AB as AW
+    assert res.attack == 2
+    assert res.outcomes.prob(lambda o: o.fate("art").fate == "withdrew") == 1
+    res = n20.odds(battle(spec, forced_tables("EX")))
+    assert {o.result for o in res.outcomes} == {"EX->N"}    # attacking alone: Exchange becomes Engaged

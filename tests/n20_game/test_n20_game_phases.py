@@ -1,0 +1,119 @@
+"""Sequence of play: events (5.0, 3.0), lulls (13.0), night operations (14.0, 10.0), sudden death (4.0),
+victory (12.1.2, 15.0)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine.core.procedure import TypedDice, first_option
+from engine.n20 import game as g
+from engine.n20.game.engine import _end_combat, end_of_game
+
+from n20_game_helpers import at, make_scenario, put
+
+
+def test_13_0_lull_only_after_the_first_night(tmp_path):
+    sc = make_scenario(tmp_path)
+    s = at(put(g.new_game(sc), F1="0301", A1="0308"), "combat", turn=2).with_morale({"french": 5})
+    # before any night turn: no lull
+    assert _end_combat(s).morale_of("french") == 5
+    # after the first night: 5 < 6, no forced march, no battle dice -> +1
+    s2 = replace(s, first_night_seen=True)
+    assert _end_combat(s2).morale_of("french") == 6
+    # 8 against 6: neither under 6 nor behind -> nothing
+    s3 = s2.with_morale({"french": 8})
+    assert _end_combat(s3).morale_of("french") == 8
+    # 7 against 7: not ahead of the enemy -> +1
+    s4 = s2.with_morale({"french": 7, "allied": 7})
+    assert _end_combat(s4).morale_of("french") == 8
+    # a forced march or a battle this turn forbids it
+    assert _end_combat(replace(s2, forced_march=True)).morale_of("french") == 5
+    assert _end_combat(replace(s2, battle_rolls=("french",))).morale_of("french") == 5
+
+
+def test_13_0_bussaco_lulls_from_turn_1(tmp_path):
+    sc = make_scenario(tmp_path, lulls_from_turn=1, edition="v2")
+    s = at(put(g.new_game(sc), F1="0301", A1="0308"), "combat", turn=1).with_morale({"french": 5})
+    assert _end_combat(s).morale_of("french") == 6
+
+
+def test_13_0_no_lull_with_an_army_off_the_map(tmp_path):
+    sc = make_scenario(tmp_path)
+    s = at(put(g.new_game(sc), F1="0301"), "combat", turn=2).with_morale({"french": 5})
+    assert _end_combat(replace(s, first_night_seen=True)).morale_of("french") == 5
+
+
+def test_14_0_night_operations_in_order(tmp_path):
+    # Night turn 5, French player. F2 is broken and rallies; F1 holds the allied LOC 0101.
+    # Order: rally first (placement on the French LOC 0808), then the allies lose for their LOC,
+    # then the French rest (+1).
+    sc = make_scenario(tmp_path)
+    s = put(g.new_game(sc), F1="0101", A1="0505")
+    s = s.with_units({"F2": replace(s.unit("F2"), status="broken", hex=None)})
+    s = at(s, "night_ops", turn=5)
+    tables = s.scenario.tables
+    assert [a.kind for a in g.legal_actions(s)] == ["rally", "rally", "end_phase"]
+    p = g.begin(s, {"kind": "rally", "units": ["F2"]})
+    assert p.pending.rule == "10.0"
+    p.answer(6)
+    if tables.rally_result(6) == "rallied":
+        assert p.pending.rule == "10.0" and "0808" in p.pending.options   # where to place it
+        p.answer("0808")
+    s2 = p.state
+    assert s2.unit("F2").hex == "0808"
+    assert s2.morale_of("allied") == 6 + tables.morale("enemy_holds_loc").points
+    assert s2.morale_of("french") == 6 + tables.morale("night_rest").points
+    assert s2.player == "allied"       # the French player turn is over
+
+
+def test_10_0_rally_modifiers_irregulars_and_morale_point(tmp_path):
+    # exclusive 16.7.7: -1 for the Spanish irregulars; 12.4: +1 for a spent Morale Point: 4 - 1 + 1 = 4
+    sc = make_scenario(tmp_path)
+    s = put(g.new_game(sc, options=("special_units",)), A1="0505", F1="0707")
+    s = s.with_units({"AS": replace(s.unit("AS"), status="broken", hex=None)})
+    s = at(s, "night_ops", player="allied", turn=5)
+    p = g.begin(s, {"kind": "rally", "units": ["AS"], "spend": True})
+    p.answer(4)
+    notes = [e.label for e in p.events if e.kind == "log"]
+    assert any("die 4 +0 = 4" in n for n in notes)
+
+
+def test_4_0_sudden_death(tmp_path):
+    sc = make_scenario(tmp_path, sudden_death={3: 2}, last_turn=6, night_turns=[5])
+    s = at(put(g.new_game(sc), F1="0301", A1="0308"), "sudden_death", player="allied", turn=3)
+    assert g.actor(s) == "allied"                      # the second player rolls
+    ended = g.apply(s, {"kind": "roll_sudden_death"}, dice=TypedDice([2]))
+    assert ended.over and "sudden death" in ended.result[2]
+    goes_on = g.apply(s, {"kind": "roll_sudden_death"}, dice=TypedDice([3]))
+    assert not goes_on.over and goes_on.turn == 4
+
+
+def test_15_0_victory_levels(tmp_path):
+    sc = make_scenario(tmp_path)
+    s = put(g.new_game(sc), F1="0301", A1="0308")
+    assert end_of_game(s.with_morale({"allied": 7, "french": 6}), "t").result[:2] == ("allied", "marginal")
+    assert end_of_game(s.with_morale({"allied": 6, "french": 7}), "t").result[:2] == ("draw", "draw")
+    # 12.1.2: a side at 0 loses at once
+    s2 = at(s, "movement").with_morale({"french": 1})
+    s3 = g.apply(s2, {"kind": "forced_march"})
+    assert s3.result[:2] == ("allied", "decisive")
+
+
+def test_5_0_event_deck_red_cards_join_after_first_reshuffle():
+    s = g.new_game("fuentes", seed=1)
+    red = {c.id for c in s.scenario.cards.values() if c.red}
+    assert red and set(s.discard) == red and not (red & set(s.draw_pile))   # 3.0
+    assert s.step == "movement"                 # exclusive 5.0: no French event on the first turn
+    s = g.apply(s, {"kind": "end_phase"})       # French movement over; nobody is in contact
+    assert s.player == "allied" and s.step == "event"
+    s2 = g.apply(s, {"kind": "draw_event"})
+    assert len(s2.draw_pile) == len(s.draw_pile) - 1 and s2.event[1] == "allied"
+
+
+def test_5_0_the_guard_enters_through_its_event():
+    s = g.new_game("fuentes", seed=1)
+    s = g.apply(s, {"kind": "end_phase"})
+    s = replace(s, draw_pile=("F01",))
+    s = g.apply(replace(s, player="french"), {"kind": "draw_event"})
+    assert s.unit("FGRD").status == "due" and s.unit("FGRD").areas == ("A",)
