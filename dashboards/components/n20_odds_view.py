@@ -18,6 +18,7 @@ from .n20_battle_form import (FLAG_HELP, UNIT_FLAGS, UNIT_TYPES, BattlePlan, Uni
                               scenario_choices, scenario_units, side_probabilities)
 from .n20_rule_notes import note
 from .provenance import STYLESHEET as BADGE_CSS, badge_html
+from .lazy import lazy_card
 from .tables_upload import FileLoader
 
 __all__ = ["plan_inputs", "plan_results", "odds_html", "results_html", "CRT_COLOURS", "RESULTS_CSS"]
@@ -236,8 +237,7 @@ def _scenario_picker(plan: BattlePlan):
     b_def = pn.widgets.Button(name="add as defenders", button_type="primary", width=140)
     b_att.on_click(lambda _: add("attacker"))
     b_def.on_click(lambda _: add("defender"))
-    return pn.Card(pn.Row(scen, pick), pn.Row(b_att, b_def), status, title="Pick units from a scenario",
-                   collapsed=True, sizing_mode="stretch_width")
+    return pn.Column(pn.Row(scen, pick), pn.Row(b_att, b_def), status, sizing_mode="stretch_width")
 
 
 def plan_inputs(plan: BattlePlan, with_picker: bool = True, with_upload: bool = True):
@@ -253,7 +253,7 @@ def plan_inputs(plan: BattlePlan, with_picker: bool = True, with_upload: bool = 
                                               css_classes=["reserves-defender"]),
                pn.widgets.Checkbox.from_param(p.defender_upslope, name="defender upslope")),
         margin=0)
-    options = pn.Card(
+    options = lazy_card("Optional rules and details", lambda: pn.Column(
         pn.Row(pn.widgets.Checkbox.from_param(p.countercharge, name="countercharge (8.2.2)"),
                pn.widgets.Checkbox.from_param(p.fatigue, name="fatigue (16.8, v3)"),
                pn.widgets.Checkbox.from_param(p.reliability_checks, name="Portuguese reliability (16.9, v2)")),
@@ -261,17 +261,16 @@ def plan_inputs(plan: BattlePlan, with_picker: bool = True, with_upload: bool = 
                pn.widgets.IntInput.from_param(p.artillery_support, name="artillery support (16.3.1)", width=150),
                pn.widgets.IntInput.from_param(p.reduce_to, name="reduce to (9.5)", width=110),
                pn.widgets.IntInput.from_param(p.morale_attacker, name="attacker morale", width=110),
-               pn.widgets.IntInput.from_param(p.morale_defender, name="defender morale", width=110)),
-        title="Optional rules and details", collapsed=True, sizing_mode="stretch_width")
+               pn.widgets.IntInput.from_param(p.morale_defender, name="defender morale", width=110))))
     parts = [general, _units_table(plan, "attacker"), _units_table(plan, "defender"), options]
     if with_picker:
-        parts.insert(1, _scenario_picker(plan))
+        parts.insert(1, lazy_card("Pick units from a scenario", lambda: _scenario_picker(plan)))
     if with_upload:
         def loader(path):
             return n20.load_tables(path)
 
         up = FileLoader(loader, on_loaded=plan.use_tables, on_reset=plan.reset_tables,
                         label="Your own tables file (CRT, TEC, ...)")
-        parts.append(pn.Card(up.panel(), title="Tables", collapsed=True, sizing_mode="stretch_width"))
+        parts.append(lazy_card("Tables (load your own file)", up.panel, css_classes=["tables-card"]))
         plan._uploader = up  # keep a handle for tests
     return pn.Column(*parts, sizing_mode="stretch_width")

@@ -316,10 +316,11 @@ def situation_panel(sess: TbfSession):
 
     places = pn.widgets.TextAreaInput(label="Changes to the set-up, one per line: ID=HEX[:FACING[:STATUS]]",
                                       value="ci-1=2114:SW", height=110, css_classes=["tbf-places"])
-    what = pn.widgets.RadioButtonGroup(options=["fire", "melee", "charge"], value="fire")
+    what = pn.widgets.RadioButtonGroup(options=["move", "fire", "melee", "charge"], value="fire")
     units = pn.widgets.TextInput(label="acting unit ids (comma separated; gb:3412 for a Grand Battery hex)",
                                  value="4l-1", css_classes=["tbf-units"])
-    target = pn.widgets.TextInput(label="target hex (fire, melee)", value="2114", width=140)
+    target = pn.widgets.TextInput(label="target hex (fire, melee) or destination (move)", value="2114", width=300)
+    levels = pn.widgets.TextInput(label="move: Level 2 and Level 3 hexes from the 6.2.3 roll (e.g. 2 1)", value="0 0")
     path = pn.widgets.TextInput(label="charge path (hexes, the last is the first target)", value="")
     nxt = pn.widgets.TextInput(label="further charge targets", value="")
     go = pn.widgets.Button(label="Compute", css_classes=["tbf-situation-go"])
@@ -330,8 +331,12 @@ def situation_panel(sess: TbfSession):
             sc = default_scenario() if sess.tables is default_tables() else load_scenario(tables=sess.tables)
             st = state_from_placements(sc, places.value.splitlines())
             ids = tuple(x.strip() for x in units.value.split(",") if x.strip())
+            try:
+                l2, l3 = (int(x) for x in (levels.value.split() + ["0", "0"])[:2])
+            except ValueError:
+                raise VedetteError(f"Level 2/3 hexes must be two whole numbers, not {levels.value!r}") from None
             res = action_summary(sc, st, what.value, ids, target.value.strip() or None,
-                                 tuple(path.value.split()), tuple(nxt.value.split()))
+                                 tuple(path.value.split()), tuple(nxt.value.split()), level_hexes=((2, l2), (3, l3)))
         except VedetteError as exc:
             out[:] = [_error(exc)]
             return
@@ -345,7 +350,7 @@ def situation_panel(sess: TbfSession):
 
     go.on_click(compute)
     out[:] = [pn.pane.Markdown("_press Compute_")]
-    row = pn.Row(pn.Column(places, what, units, target, path, nxt, go, width=420), out, sizing_mode="stretch_width",
+    row = pn.Row(pn.Column(places, what, units, target, levels, path, nxt, go, width=420), out, sizing_mode="stretch_width",
                  name="Situation")
     row.compute = compute          # the page runs it the first time the tab is opened
     return row

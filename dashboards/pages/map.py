@@ -41,10 +41,10 @@ class MapModel(param.Parameterized):
 
     def __init__(self, **params):
         ids = list(scenario_choices())
+        wanted = params.pop("scenario", "fuentes")
         super().__init__(**params)
         self.param.scenario.objects = ids
-        if self.scenario not in ids and ids:
-            self.scenario = ids[0]
+        self.scenario = wanted if wanted in ids else ids[0]
         self.state: GameState = new_game(self.scenario)
         self.view = GameMapView(self.state)
         self.view.on_hex(self.click)

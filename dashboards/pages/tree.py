@@ -9,6 +9,7 @@ import param
 from dashboards.components.dist_bars import fmt_pct
 from dashboards.components.n20_battle_form import BattlePlan, example_battles
 from dashboards.components.n20_odds_view import plan_inputs
+from dashboards.components.lazy import lazy_card
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
 from dashboards.components.tree_view import STYLESHEET as TREE_CSS, tree_html
 from engine import n20
@@ -76,6 +77,7 @@ def page():
         "Click a line to open or close its branch. Each branch shows its chance given the line above it and "
         "its chance from the start of the battle. Rest the mouse on a rule number for a reminder of what "
         "the rule is about (the rulebook remains the authority).", sizing_mode="stretch_width")
-    inputs = pn.Card(plan_inputs(plan, with_picker=False), title="Battle", collapsed=False, width=760)
+    inputs = lazy_card("Change the battle (units, terrain, reserves, hazards)",
+                       lambda: plan_inputs(plan, with_picker=False), sizing_mode="fixed", width=760)
     return pn.Column(help_, controls, pn.Row(inputs, pn.Column(info, tree_pane, sizing_mode="stretch_width"),
                                              sizing_mode="stretch_width"), sizing_mode="stretch_width")

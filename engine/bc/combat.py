@@ -423,8 +423,8 @@ def _check_attacker(s: CombatSetup) -> None:
             raise RuleViolation("27.6", "Blocks of skill 0 or 1 cannot use this ability")
         supported = s.attacker.second is not None and _second_supports(s.attacker.second, "assault")
         if not (b.kind == "long_infantry" or (b.kind == "infantry" and supported)):
-            raise RuleViolation("27.6", "an Ordre Mixte is led by a Steady Long Infantry, or a supported Short "
-                                        "Infantry")
+            raise RuleViolation("27.6", "only a Steady Long Infantry, or a Short Infantry with support, may lead an "
+                                        "Ordre Mixte")
 
 
 def _second_supports(b: Block, table: str) -> bool:
@@ -641,6 +641,45 @@ class CombatOutcome:
         return d
 
 
+def hit_block(b: Block) -> tuple[Block, bool, tuple[str, str] | None]:
+    """One combat Cohesion Hit on a Block (9.2): ``(new block, must retreat, note)``.
+
+    Fresh Troops absorb it (29.4); a Square absorbs two and breaks on the third (9.2, 27.3); a Grand Charge
+    loses its marker (27.2); a Massed Column flips as one and loses the formation when hit face-down (28.2);
+    Infantry goes Steady, Shaken, Disrupted, others Steady, Disrupted; a Disrupted Block hit retreats (24.1).
+    """
+    if b.fresh:
+        return replace(b, fresh=False), False, ("29.4", "the Fresh Troops marker absorbs the hit")
+    if b.square:
+        h = b.square_hits + 1
+        if h < 3:
+            return replace(b, square_hits=h), False, None
+        return replace(b, formation="none", square_hits=0, state="disrupted"), False, ("9.2", "the Square breaks")
+    if b.formation == "grand_charge":
+        return replace(b, formation="none"), False, ("27.2", "the Grand Charge marker absorbs the hit")
+    if b.formation == "massed_column":
+        if b.state == "disrupted":
+            return replace(b, formation="none"), False, ("28.2", "the Massed Column is broken up")
+        return replace(b, state="shaken" if b.state == "steady" else "disrupted"), False, None
+    if b.state == "disrupted":
+        return b, True, None
+    return replace(b, state="shaken" if (b.infantry and b.state == "steady") else "disrupted"), False, None
+
+
+def square_outcome(s: CombatSetup, icon: str) -> dict[str, Block]:
+    """What the Square check card (23.1 step 6, 27.3) does to each eligible defender: forms Square on a
+    pass, one hit on a failure. Also used to foresee, before the card, every possible odds column."""
+    d = s.defender
+    out = {}
+    for r, b in (("defender_lead", d.lead), ("defender_second", d.second)):
+        if b is None or not b.infantry or b.state == "disrupted" or b.square or \
+                b.formation in ("massed_column", "roadway"):
+            continue
+        ok = read_check("general", icon, b.skill + (1 if d.steady_hq else 0), d.good_morale_for(b)).success
+        out[r] = replace(b, formation="square", state="steady", square_hits=0) if ok else hit_block(b)[0]
+    return out
+
+
 def best_for(deck: Deck, table: str, player: str):
     """Ranking used by the calculators' default policy: the attacker prefers results further along the
     table's order (worst-for-attacker first), the defender the reverse."""
@@ -719,29 +758,12 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             return
         hits[role] += 1
         side_hit[owner(role)] = True
-        if b.fresh:                                   # 29.4
-            blocks[role] = replace(b, fresh=False)
-            yield Log("29.4", f"{role.replace('_', ' ')}: the Fresh Troops marker absorbs the hit")
-            return
-        if b.square:                                  # 9.2, 27.3: absorbs hits, the third ends the Square
-            h = b.square_hits + 1
-            blocks[role] = replace(b, square_hits=h) if h < 3 else replace(b, formation="none", square_hits=0,
-                                                                            state="disrupted")
-            return
-        if b.formation == "grand_charge":             # 27.2: the marker absorbs one extra hit
-            blocks[role] = replace(b, formation="none")
-            return
-        if b.formation == "massed_column":            # 28.2: flips as one; a hit when already face-down ends it
-            if b.state == "disrupted":
-                blocks[role] = replace(b, formation="none")
-                return
-            blocks[role] = replace(b, state="shaken" if b.state == "steady" else "disrupted")
-            return
-        if b.state == "disrupted":                    # 24.1 retreat trigger
+        nb, must_retreat, note = hit_block(b)
+        blocks[role] = nb
+        if note:
+            yield Log(note[0], f"{role.replace('_', ' ')}: {note[1]}")
+        if must_retreat:                              # 24.1 retreat trigger
             yield from retreat(role, "24.1", by_hit=True)
-            return
-        nxt = "shaken" if (b.infantry and b.state == "steady") else "disrupted"
-        blocks[role] = replace(b, state=nxt)
 
     def retreat(role: str, rule: str, by_hit: bool = False):
         b = blocks[role]
@@ -960,40 +982,34 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         if summarised:          # odds: keep only what the draws below look at (icons, this table's rows)
             piles["p"] = piles["p"].summarise(deck, (s.attack, "fire") if redraw_rule else (s.attack,))
         # ---- 23.1 step 6: Square attempt against a Lead Cavalry assault --------------------------------
-        if (s.attack == "assault" and a.lead.kind == "cavalry" and s.square_attempt):
-            cands = [r for r in ("defender_lead", "defender_second")
-                     if blocks[r] is not None and blocks[r].infantry and blocks[r].state != "disrupted"
-                     and not blocks[r].square and blocks[r].formation not in ("massed_column", "roadway")]
-            if cands:
-                face = yield from draw("23.1", "square formation check (one card for the Zone)")
-                icon = deck.skill(face)
-                for r in cands:
-                    b = blocks[r]
-                    sk = b.skill + (1 if d.steady_hq else 0)
-                    ok = read_check("general", icon, sk, d.good_morale_for(b)).success
-                    if ok:
-                        blocks[r] = replace(b, formation="square", state="steady", square_hits=0)
-                        square_formed = True
-                        yield Log("27.3", f"{r.replace('_', ' ')} forms a Square")
-                    else:
-                        yield Log("27.3", f"{r.replace('_', ' ')} fails to form a Square and takes a hit")
-                        yield from cohesion_hit(r, "23.1")
-                s = replace(s, defender=replace(d, lead=blocks["defender_lead"], second=blocks["defender_second"]))
-                d = s.defender
+        if s.attack == "assault" and a.lead.kind == "cavalry" and s.square_attempt and square_outcome(s, "officer"):
+            if summarised and not redraw_rule:
+                # odds: foresee the column and shifts after every possible Square check, and keep of each card
+                # only its icon and the results it can give; alike cards then share one branch
+                piles["p"] = piles["p"].project_results(deck, s.attack, _square_scenarios(s, terrain))
+            face = yield from draw("23.1", "square formation check (one card for the Zone)")
+            icon = deck.skill(face)
+            for r, nb in square_outcome(s, icon).items():
+                if nb.square:
+                    blocks[r] = nb
+                    square_formed = True
+                    yield Log("27.3", f"{r.replace('_', ' ')} forms a Square")
+                else:
+                    yield Log("27.3", f"{r.replace('_', ' ')} fails to form a Square and takes a hit")
+                    yield from cohesion_hit(r, "23.1")
+            s = replace(s, defender=replace(d, lead=blocks["defender_lead"], second=blocks["defender_second"]))
+            d = s.defender
 
     tally = prepare(s, terrain)
     table = tally.table
     # neutral shifts (23.4): decided after the draw, non-initiative player first, initiative player last
     order = [(p, n) for p, n in (("attacker", s.neutral_attacker), ("defender", s.neutral_defender)) if n]
     order.sort(key=lambda pn: pn[0] == s.initiative)
-    nets = {tally.net_shift}
-    for _, n in order:
-        nets = {x + k for x in nets for k in range(-n, n + 1, 2)}
-    nets = tuple(sorted(nets))
+    nets = _nets(s, tally.net_shift)
     if stage is None and summarised and not redraw_rule:
         # odds: each card now only matters by its icon and the result it gives at this column for each
         # possible net shift; cards alike in both count as one branch, and the rest is memoised
-        piles["p"] = piles["p"].project_results(deck, table, tally.column, nets)
+        piles["p"] = piles["p"].project_results(deck, table, tuple((tally.column, n) for n in nets))
         snap = freeze()
         out = yield Sub(("bc-combat-card", id(deck), id(terrain), snap),
                         partial(resolve, s, deck, piles["p"], terrain, _resume=("card", snap)),
@@ -1003,7 +1019,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
     # ---- the combat card (23.2 / 23.3) --------------------------------------------------------------
     rule = "23.2" if table == "fire" else "23.3"
     face = yield from draw(rule, f"combat card ({table}, column {tally.column:+d})")
-    outcomes = deck.results(face, table, tally.column, nets)
+    outcomes = tuple((n, r) for (c, n), r in deck.results(face, table, tuple((tally.column, n) for n in nets)))
     if summarised and not redraw_rule:
         piles["p"] = piles["p"].summarise(deck, ())
     net = tally.net_shift
@@ -1023,7 +1039,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         if redraw:
             face = yield from draw("27.6", f"redraw card (fire, column {tally.column:+d})")
             table = "fire"
-            result = dict(deck.results(face, "fire", tally.column, (net,)))[net]
+            result = deck.results(face, "fire", ((tally.column, net),))[0][1]
             yield Log("27.6", f"redraw on the Fire line: {result}")
         if summarised:
             piles["p"] = piles["p"].summarise(deck, ())
@@ -1054,6 +1070,27 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                     partial(resolve, s, deck, piles["p"], terrain, _resume=("effects", snap)),
                     rule="23.5", label=f"effects of {result}")
     return out
+
+
+def _nets(s: CombatSetup, fixed: int) -> tuple[int, ...]:
+    nets = {fixed}
+    for n in (s.neutral_attacker, s.neutral_defender):
+        if n:
+            nets = {x + k for x in nets for k in range(-n, n + 1, 2)}
+    return tuple(sorted(nets))
+
+
+def _square_scenarios(s: CombatSetup, terrain: Terrain) -> tuple[tuple[int, int], ...]:
+    """Every (column, net shift) the combat card may be read at, whatever the Square check gives."""
+    out = set()
+    for icon in ("officer", "flags_1", "flags_2", "flags_3", "flags_4", "crossed_flags", "death_head"):
+        d = s.defender
+        new = square_outcome(s, icon)
+        s2 = replace(s, defender=replace(d, lead=new.get("defender_lead", d.lead),
+                                         second=new.get("defender_second", d.second)))
+        t = prepare(s2, terrain)
+        out |= {(t.column, n) for n in _nets(s2, t.net_shift)}
+    return tuple(sorted(out))
 
 
 def combat_procedure(setup: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None):

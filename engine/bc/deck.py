@@ -143,14 +143,14 @@ class Face:
     fire: tuple[str, ...] = ()
     assault: tuple[str, ...] = ()
     reshuffle: bool = False
-    shifted: tuple[tuple[int, str], ...] = ()   # (net shift, final result) at one column, once projected
+    shifted: tuple[tuple[tuple[int, int], str], ...] = ()   # ((column, net shift), final result), once projected
 
     def to_json(self):
         if self.reshuffle:
             return "reshuffle"
         d = {"skill": self.skill}
         if self.shifted:
-            d["results"] = {f"{k:+d}": r for k, r in self.shifted}
+            d["results"] = {f"{c:+d}{k:+d}": r for (c, k), r in self.shifted}
         if self.fire:
             d["fire"] = list(self.fire)
         if self.assault:
@@ -207,13 +207,13 @@ class Deck:
             return row
         return self.cards[face].row(table)
 
-    def results(self, face, table: str, column: int, nets: tuple[int, ...]) -> tuple[tuple[int, str], ...]:
-        """``(net shift, final result)`` for each of ``nets`` when this card is read at ``column`` (23.4)."""
+    def results(self, face, table: str, reads: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, int], str], ...]:
+        """``((column, net shift), final result)`` for each read of this card's ``table`` row (23.4)."""
         if isinstance(face, Face) and face.shifted:
             have = dict(face.shifted)
-            return tuple((n, have[n]) for n in nets)
+            return tuple((cn, have[cn]) for cn in reads)
         row = self.row(face, table)
-        return tuple((n, row[apply_shift(row, column, n)]) for n in nets)
+        return tuple(((c, n), row[apply_shift(row, c, n)]) for c, n in reads)
 
     def face(self, number: int, tables: tuple[str, ...] = ()) -> Face:
         """The summary of a card: the reshuffle mark, or its icon (and the CRT rows of ``tables``)."""
@@ -355,12 +355,12 @@ class Pile:
         return Pile(tuple(sorted((f(x) for x in self.draw), key=_face_key)),
                     tuple(sorted((f(x) for x in self.discard), key=_face_key)))
 
-    def project_results(self, deck: Deck, table: str, column: int, nets: tuple[int, ...]) -> "Pile":
-        """Odds only: each face becomes its icon plus the final result for each possible net shift."""
+    def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "Pile":
+        """Odds only: each face becomes its icon plus the final result for each possible (column, net shift)."""
         def f(x):
             if deck.is_reshuffle(x):
                 return Face(reshuffle=True)
-            return Face(skill=deck.skill(x), shifted=deck.results(x, table, column, nets))
+            return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads))
         return Pile(tuple(sorted((f(x) for x in self.draw), key=_face_key)),
                     tuple(sorted((f(x) for x in self.discard), key=_face_key)))
 

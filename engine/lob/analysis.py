@@ -32,7 +32,8 @@ __all__ = ["make_context", "CombatSpec", "UnitSpec", "load_combat", "combat_from
 
 def make_context(board: Board, target: str, origin: str, attacker_side: str,
                  occupied: dict[str, str] | None = None, *, charge: bool = False, rain: bool = False,
-                 tables: Tables | None = None, approach_holders: tuple[str, ...] = ()) -> CombatContext:
+                 tables: Tables | None = None, approach_holders: tuple[str, ...] = (),
+                 att_traits=frozenset(), dfn_traits=frozenset()) -> CombatContext:
     """The fixed facts of a combat from the map. ``occupied`` maps areas to the side holding them."""
     board.check_area(target, "target area")
     board.check_area(origin, "origin area")
@@ -61,6 +62,7 @@ def make_context(board: Board, target: str, origin: str, attacker_side: str,
         crossing=cross.crossing, defender_retreats=dfn_routes, cavalry_retreats=cav_routes,
         origin_retreat=Retreat(origin, board.is_close(origin), cross.water, cross.crossing),
         approach_holders=tuple(sorted(approach_holders)), charge=charge, rain=rain,
+        att_traits=frozenset(att_traits), dfn_traits=frozenset(dfn_traits),
         tables=tables or default_tables())
 
 

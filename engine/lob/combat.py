@@ -63,6 +63,8 @@ class CombatContext:
     approach_holders: tuple[str, ...] = ()        # units already on the approach of the border crossed
     charge: bool = False                # 5.3.1: straight to the rounds
     rain: bool = False                  # scenario option 5 (rain squall)
+    att_traits: frozenset = frozenset() # 7.1.2 attributes of leaders with the attackers (inspiring, ...)
+    dfn_traits: frozenset = frozenset() # ... and with the defenders
     tables: Tables = field(default_factory=default_tables, compare=False, repr=False)
 
     def __post_init__(self):
@@ -72,7 +74,7 @@ class CombatContext:
         key = (self.target, self.origin, self.attacker_side, self.target_close, self.target_town,
                self.target_open, self.origin_close, self.origin_terrain, self.approach, self.water, self.crossing,
                self.defender_retreats, self.cavalry_retreats, self.origin_retreat, self.approach_holders, self.charge,
-               self.rain,
+               self.rain, self.att_traits, self.dfn_traits,
                self.tables.fingerprint)
         object.__setattr__(self, "_key", key)
         object.__setattr__(self, "_hash", hash(key))
@@ -258,6 +260,12 @@ def roll_modifier(ctx: CombatContext, f: Fight, role: str) -> int:
         m += ctx.tables.terrain.stream_defence_first_roll                # Albuera terrain 7, 8
     if ctx.rain and me.kind == CAV and foe.kind == INF:
         m += ctx.tables.optional.rain_cavalry_vs_infantry                # scenario option 5
+    if f.first:
+        mine, theirs = (ctx.att_traits, ctx.dfn_traits) if role == ATTACKER else (ctx.dfn_traits, ctx.att_traits)
+        if "inspiring" in mine:
+            m += 1                                                       # 7.1.2 inspiring
+        if "demoralising" in theirs:
+            m += 1                                                       # 7.1.2 demoralising (the enemy's leader)
     return m
 
 
@@ -459,9 +467,10 @@ class _AfterRoll:
     winner: str
     att_total: int = 0
     dfn_total: int = 0
+    first_round: bool = False
 
     def key(self):
-        return (self.fight.key(), self.gone, self.winner)
+        return (self.fight.key(), self.gone, self.winner, self.first_round)
 
 
 _ROLL_CACHE: dict = {}
@@ -495,7 +504,7 @@ def round_roll(ctx: CombatContext, f: Fight):
     out = _roll_outcome(ctx, f, ra, rd)
     yield Log("5.2.1", f"{f.att_lead} {ra} -> {out.att_total}, {f.dfn_lead} {rd} -> {out.dfn_total}: "
                        f"{out.winner} wins", {"attacker": [ra, out.att_total], "defender": [rd, out.dfn_total]})
-    return _AfterRoll(out.fight, out.gone, out.winner)
+    return _AfterRoll(out.fight, out.gone, out.winner, first_round=f.first)
 
 
 def _finish_defender_gone(ctx: CombatContext, f: Fight, gone: list, lead_hit: bool):
@@ -521,6 +530,17 @@ def _finish_attacker_gone(ctx: CombatContext, f: Fight, gone: list):
     return End(_sorted(gone + list(f.dfn)), DEFENDER)
 
 
+def _retreat_options(traits: frozenset, others: bool, first_round: bool) -> tuple[str, ...]:
+    """5.2.2 / 5.2.3 choices, narrowed by 7.1.2: foaming leaders never retreat; fearful ones always pull
+    back with at least one unit after the first round."""
+    opts = ("stay", "lead", "all") if others else ("stay", "all")
+    if "foaming" in traits:
+        return ("stay",)
+    if "fearful" in traits and first_round:
+        return tuple(o for o in opts if o != "stay")
+    return opts
+
+
 def after_round(ctx: CombatContext, ar: _AfterRoll):
     """5.2.2 - 5.2.5 after a roll: new leads, attacker then defender retreats, replacement, repeat."""
     f, gone = ar.fight, list(ar.gone)
@@ -538,7 +558,7 @@ def after_round(ctx: CombatContext, ar: _AfterRoll):
             return (yield from _finish_defender_gone(ctx, f, gone, lead_hit=False))
     # 5.2.2 attacker retreats (the lead and any others)
     others = tuple(u for u in f.combat_units(ATTACKER) if u.uid != f.att_lead)
-    opts = ("stay", "lead", "all") if others else ("stay", "all")
+    opts = _retreat_options(ctx.att_traits, bool(others), ar.first_round)
     choice = yield Choose(opts, rule="5.2.2", player=ctx.attacker_side, label="attacker: stay, pull the lead, or break off",
                           context=Decision(ATTACKER, "retreat", ctx, f, (ar.winner,)))
     if choice != "stay":
@@ -558,7 +578,7 @@ def after_round(ctx: CombatContext, ar: _AfterRoll):
     can_go = bool(f.routes(ctx, DEFENDER))
     if can_go:
         others = tuple(u for u in f.combat_units(DEFENDER) if u.uid != f.dfn_lead)
-        opts = ("stay", "lead", "all") if others else ("stay", "all")
+        opts = _retreat_options(ctx.dfn_traits, bool(others), ar.first_round)
         choice = yield Choose(opts, rule="5.2.3", player=ctx.defender_side,
                               label="defender: stay, pull the lead, or give up the area",
                               context=Decision(DEFENDER, "retreat", ctx, f, (ar.winner,)))
@@ -649,7 +669,7 @@ def combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tuple[Uni
     gone.extend(lost)
     only_art = f.dfn_lead is None
 
-    if not ctx.charge and not only_art and ctx.defender_retreats:
+    if not ctx.charge and not only_art and ctx.defender_retreats and "foaming" not in ctx.dfn_traits:
         # 5.1.2 retreat before combat: all defenders or none
         go = yield Choose(("fight", "retreat"), rule="5.1.2", player=ctx.defender_side,
                           label="defender: retreat before combat?", context=Decision(DEFENDER, "rbc", ctx, f))
@@ -700,7 +720,7 @@ def combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tuple[Uni
         return result(end.units, ATTACKER, "artillery")
 
     # 5.1.4 feint (only against an infantry lead; never in a charge)
-    if not ctx.charge and f.d.kind == INF:
+    if not ctx.charge and f.d.kind == INF and "foaming" not in ctx.att_traits:
         feint = yield Choose(("attack", "feint"), rule="5.1.4", player=ctx.attacker_side,
                              label="attacker: press the attack or feint?",
                              context=Decision(ATTACKER, "feint", ctx, f))

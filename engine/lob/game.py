@@ -118,6 +118,8 @@ class Game:
     toggled: frozenset = frozenset()
     deployed_now: frozenset = frozenset()
     horse_moved: frozenset = frozenset()   # 7.2.1: horse artillery that moved one point and may still fire
+    pace: tuple = ()                       # 7.1.2 marcher / disorganised: (uid, +1 or -1) for this turn
+    gunner_used: frozenset = frozenset()   # 7.1.2 artilleryman leaders whose +1 was used this turn
     rain: bool = False
     last_albuera: str | None = None
     winner: str | None = None
@@ -243,7 +245,7 @@ def allowance(g: Game, u: Unit) -> int:
     base = {INF: mv.infantry, CAV: mv.cavalry, ART: mv.artillery}[u.kind]
     if g.rain and u.kind in (INF, ART):
         base = min(base, g.tables.optional.rain_infantry_artillery_movement)   # option 5
-    return base
+    return max(0, base + sum(d for uid, d in g.pace if uid == u.uid))          # 7.1.2 marcher / disorganised
 
 
 def step_cost(g: Game, u: Unit, a: str, b: str) -> int | None:
@@ -620,6 +622,10 @@ def perform(g: Game, a: Action):
         us, ld, cost = _activation(g, a.area, a.units[0] if a.units else None)
         woken = {u.uid for u in us} | ({ld.name} if ld is not None and ld.area == a.area else set())
         g = replace(g, cp=g.cp - cost, activated=g.activated | woken)
+        if ld is not None:
+            step = ("marcher" in ld.attributes) - ("disorganised" in ld.attributes)
+            if step:
+                g = replace(g, pace=g.pace + tuple((u.uid, step) for u in us))
         yield Log("4.2", f"area {a.area} activated{' by ' + ld.name if ld else ''}: {', '.join(u.uid for u in us)}")
     elif t == "move":
         names, leaders = _split(g, a.units)
@@ -720,11 +726,18 @@ def _do_move(g: Game, a: Action) -> Game:
     return g
 
 
-def combat_context(g: Game, target: str, origin: str, attacker_side: str, charge: bool = False):
+COMBAT_TRAITS = frozenset({"inspiring", "demoralising", "foaming", "fearful"})
+
+
+def combat_context(g: Game, target: str, origin: str, attacker_side: str, charge: bool = False,
+                   joining: tuple = ()):
     holders = tuple(u.uid for u in g.units if u.area is not None and u.approach is not None
                     and {u.area, u.approach} == {target, origin})
+    att_traits = frozenset(t for ld in joining for t in ld.attributes) & COMBAT_TRAITS
+    dfn_traits = frozenset(t for ld in g.leaders_in(target, other_side(attacker_side))
+                           for t in ld.attributes) & COMBAT_TRAITS
     return make_context(g.board, target, origin, attacker_side, g.occupied(), charge=charge, rain=g.rain,
-                        tables=g.tables, approach_holders=holders)
+                        tables=g.tables, approach_holders=holders, att_traits=att_traits, dfn_traits=dfn_traits)
 
 
 def _apply_result(g: Game, res: CombatResult) -> Game:
@@ -736,7 +749,7 @@ def _apply_result(g: Game, res: CombatResult) -> Game:
 
 def _run_combat(g: Game, target: str, origin: str, attackers: tuple[Unit, ...], side: str, charge: bool,
                 joining: tuple[Leader, ...] = ()):
-    ctx = combat_context(g, target, origin, side, charge)
+    ctx = combat_context(g, target, origin, side, charge, joining)
     dfn = g.in_area(target)
     defending_leaders = g.leaders_in(target, other_side(side))
     res = yield Sub(("combat", ctx, attackers, dfn), partial(combat, ctx, attackers, dfn),
@@ -813,7 +826,11 @@ def _fire_retreats(g: Game, gun: Unit, tgt: Unit, rng: str) -> tuple[str, ...]:
 def _do_fire(g: Game, a: Action):
     gun, tgt, rng = _check_fire(g, a)
     dests = _fire_retreats(g, gun, tgt, rng)
-    setup = FireSetup(arty=gun.arty, target_kind=tgt.kind, target_square=tgt.square,
+    gunner = next((ld for ld in g.leaders_in(gun.area, gun.side)
+                   if "artilleryman" in ld.attributes and ld.name not in g.gunner_used), None)
+    if gunner is not None:
+        g = replace(g, gunner_used=g.gunner_used | {gunner.name})     # 7.1.2: one gun gets the +1
+    setup = FireSetup(artilleryman=gunner is not None, arty=gun.arty, target_kind=tgt.kind, target_square=tgt.square,
                       target_on_approach=tgt.approach is not None,
                       target_deployed_artillery=tgt.kind == ART and tgt.deployed,
                       target_in_town=g.board.terrain(tgt.area) == "town", long_range=rng == "far",
@@ -860,7 +877,7 @@ def _end_phase(g: Game):
     # 3: markers of last turn are cleared at the start of a player's go
     return replace(nxt, phase="admin", cp=0, rallied=frozenset(), activated=frozenset(), acted=frozenset(),
                    moved_in=frozenset(), frozen=frozenset(), toggled=frozenset(), deployed_now=frozenset(),
-                   horse_moved=frozenset(),
+                   horse_moved=frozenset(), pace=(), gunner_used=frozenset(),
                    rain=False)
 
 

@@ -69,6 +69,11 @@ class CombatPolicy:
         return f"attacker={self.attacker}, defender={self.defender}"
 
     def __call__(self, req: Choose):
+        choice = self._decide(req)
+        # the rules may narrow the options (7.1.2 foaming / fearful leaders): never answer outside them
+        return choice if choice in req.options else req.options[0]
+
+    def _decide(self, req: Choose):
         d = req.context
         if isinstance(d, tuple) and d and d[0] == "fire-effect":
             _, certain, extra, left = d               # stand unless the hit would destroy the unit

@@ -36,7 +36,8 @@ class UnitEntry(Strict):
     command: tuple[str, ...] = ()
 
 
-LEADER_ATTRIBUTES = ("fat", "obese", "fine-rider", "wanderer", "imbecile", "foolhardy")
+LEADER_ATTRIBUTES = ("fat", "obese", "fine-rider", "wanderer", "imbecile", "foolhardy", "inspiring", "demoralising",
+                     "foaming", "fearful", "artilleryman", "marcher", "disorganised")
 
 
 class LeaderEntry(Strict):

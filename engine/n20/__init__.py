@@ -34,7 +34,7 @@ from .units import Unit, UnitSpec
 
 __all__ = ["odds", "tree", "play_battle", "procedure", "load_battle", "parse_battle", "load_tables",
            "parse_tables", "default_tables", "load_board", "parse_board", "OddsResult", "Battle", "Outcome",
-           "UnitFate", "Unit", "Board", "Tables", "default_policy", "edition_rules", "retreat_options"]
+           "UnitFate", "Unit", "Board", "Tables", "default_policy", "edition_rules", "retreat_options", "choices"]
 
 #: The default policy for every decision inside a battle: the first listed option. Each procedure lists
 #: its options in the order of the documented default (retreat paths: least chance of breaking, 9.8.x;
@@ -200,3 +200,25 @@ def retreat_options(battle: Battle | str | Path | dict, unit: str, distance: int
     env = MapRetreat(b.board, b.rules.loc_breaks_retreat) if b.board else \
         ContextFreeRetreat(dict(b.paths), b.rules.loc_breaks_retreat)
     return env.options(u, u.hex, distance, _positions(b, {}))
+
+
+def choices(battle: Battle | str | Path | dict, tables=None) -> list[dict]:
+    """Every decision the battle can call for, with all its options (default first), found by enumerating
+    the battle with the default policy: exchange losses (9.6 [G]), fortified retreats (9.8.1), retreat
+    paths (9.8.2-9.8.7), advance plans (9.9.3). Decisions inside sub-procedures are listed here even though
+    a tree resolves them by the policy."""
+    from engine.core.procedure import distribution, jsonable
+
+    b = _battle(battle, tables)
+    seen: dict = {}
+
+    def recording(req: Choose):
+        key = (req.rule, req.label, req.options)
+        if key not in seen:
+            seen[key] = {"rule": req.rule, "label": req.label, "player": req.player,
+                         "options": [str(o) for o in req.options], "default": str(req.options[0]),
+                         "values": [jsonable(o) for o in req.options]}
+        return default_policy(req)
+
+    distribution(partial(battle_procedure, b), policy=recording)
+    return list(seen.values())

@@ -19,9 +19,11 @@ from engine.core.procedure import Choose, Log, Roll, Sub
 __all__ = ["AdvancePlan", "AdvanceResult", "advance_procedure", "controlled_advance_roll"]
 
 
-def controlled_advance_roll(tables, modifier: int, who: str = "victorious cavalry"):
+def controlled_advance_roll(tables, modifier: int, who: str = "victorious cavalry", rule: str = "9.9.3"):
     """One roll on the Controlled Advance Table (9.9.3; 16.7.4 for a reluctant unit)."""
-    roll = yield Roll("d6", rule="9.9.3", label=f"controlled advance ({who})")
+    kept = tuple(f for f in range(1, 7) if tables.controlled_advance_kept(f + modifier))
+    lost = tuple(f for f in range(1, 7) if f not in kept)
+    roll = yield Roll("d6", rule=rule, label=f"controlled advance ({who})", bands=tuple(b for b in (lost, kept) if b))
     if modifier:
         yield Log("9.9.3", f"die {roll} {modifier:+d} = {roll + modifier}")
     return "kept" if tables.controlled_advance_kept(roll + modifier) else "lost"
@@ -115,9 +117,9 @@ def _plans(paths, cav, others, control):
             if len(p.moves) == 1 and p.moves[0][1] == 1:
                 uid = p.moves[0][0]
                 o = next((x for x in others if x.id == uid), None)
-                if o is not None and not o.reluctant:
-                    return 0
-            return 1 if not p.moves else 2
+                if o is not None:
+                    return 1 if o.reluctant else 0     # a reluctant unit first rolls (16.7.4)
+            return 2 if not p.moves else 3
         plans.sort(key=pref)
     else:
         def pref_lost(p: AdvancePlan):
@@ -153,8 +155,7 @@ def advance_procedure(tables, rules, units: tuple, paths: tuple, side: str, garr
     control = None
     if cav:
         if rules.controlled_advance_roll:
-            control = yield Sub(("ca", id(tables), mod), partial(controlled_advance_roll, tables, mod),
-                                rule="9.9.3", label="Controlled Advance Table")
+            control = yield from controlled_advance_roll(tables, mod)
         else:
             control = "lost"
             yield Log("9.9.3", "older edition: victorious cavalry must advance")
@@ -170,8 +171,7 @@ def advance_procedure(tables, rules, units: tuple, paths: tuple, side: str, garr
         if u.reluctant and rules.controlled_advance_roll and uid != compulsory:
             ca = tables.model.controlled_advance
             mod = ca.heavy_cavalry_modifier if (u.heavy and u.strength >= ca.heavy_min_strength) else 0
-            ok = yield Sub(("ca", id(tables), mod), partial(controlled_advance_roll, tables, mod, f"reluctant {uid}"),
-                           rule="16.7.4", label=f"reluctant {uid}")
+            ok = yield from controlled_advance_roll(tables, mod, f"reluctant {uid}", "16.7.4")
             if ok == "lost":
                 refused.append(uid)
                 continue

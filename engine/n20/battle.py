@@ -21,7 +21,7 @@ Steps (rule numbers from the v3.0 standard rules, 000; the older edition 001 dif
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace as _replace
-from functools import cached_property, partial
+from functools import cached_property, lru_cache, partial
 from itertools import combinations
 from math import ceil
 from pathlib import Path
@@ -181,15 +181,17 @@ class Battle:
 # Loading
 # ------------------------------------------------------------------------------------------------
 def _resolve(base: Path | None, ref: str) -> Path:
-    p = Path(ref)
-    if p.is_absolute() or base is None:
-        return p
-    cand = base / p
-    if cand.exists():
-        return cand
+    """A file named in a battle file: relative to the battle file, else to the working directory, else
+    to the project's ``data/`` folder (so ``n20/fuentes/map.yaml`` works from anywhere)."""
     from engine.core.data import data_path
-    alt = data_path(ref)
-    return alt if alt.exists() else cand
+
+    p = Path(ref)
+    if p.is_absolute():
+        return p
+    for cand in ((base / p) if base is not None else None, p, data_path(ref)):
+        if cand is not None and cand.exists():
+            return cand
+    return (base / p) if base is not None else p
 
 
 def battle_from_model(m: BattleModel, file: str = "<battle>", tables: Tables | None = None,
@@ -218,6 +220,9 @@ def battle_from_model(m: BattleModel, file: str = "<battle>", tables: Tables | N
             if where == "attackers" and s.type in ("leader", "garrison"):
                 raise DataError(file, f"{where}[{i}].type",
                                 "a fighting unit (leaders 16.9 and garrisons 9.4.4 do not attack)", s.type)
+            if where == "defenders" and s.type == "leader":
+                raise DataError(file, f"{where}[{i}].type", "a fighting unit (a leader has no combat strength, "
+                                "16.9; list it under others, it follows its unit)", s.type)
             if s.bombarding and (where != "attackers" or s.type != "artillery"):
                 raise DataError(file, f"{where}[{i}].bombarding", "only attacking artillery bombards (16.3.2)", True)
             if s.terrain is not None and not tables.has_terrain(s.terrain):
@@ -432,7 +437,7 @@ def strengths(b: Battle) -> Strengths:
         lines.append(("8.2.2", "no countercharge doubling against cavalry"))
     defend = []
     for u in b.defenders:
-        s = 0 if u.straggler else u.strength
+        s = 0 if (u.straggler or u.type == "leader") else u.strength     # 16.9: a leader has no strength
         if u.type == "garrison":
             lines.append(("9.4.4", f"{u.id}: garrison strength {s}"))
         if u.routed:
@@ -488,11 +493,18 @@ def strengths(b: Battle) -> Strengths:
     checks = []
     rules = b.rules
     if rules.reliability == "unreliable":
+        # 16.7.3: rolled after reserves are committed, so compare the levels after those points are spent
+        after = None
+        if levels is not None:
+            after = dict(levels)
+            for side, spend in ((b.attacker_side, ra), (b.defender_side, rd)):
+                if side in after:
+                    after[side] -= spend
         for u in b.attackers + b.defenders:
             if u.unreliable:
                 mod = 0
-                if levels is not None and u.side in levels and other_side(u.side) in levels \
-                        and levels[u.side] < levels[other_side(u.side)]:
+                if after is not None and u.side in after and other_side(u.side) in after \
+                        and after[u.side] < after[other_side(u.side)]:
                     mod = -1
                 checks.append(WaverCheck(u.id, "16.7.3", mod, 1))
     elif b.reliability_checks:
@@ -627,15 +639,43 @@ class Outcome:
 # ------------------------------------------------------------------------------------------------
 # Sub-procedures
 # ------------------------------------------------------------------------------------------------
+def _bands(effect) -> tuple[tuple[int, ...], ...]:
+    """Group the faces of a d6 whose effect is the same (for banded rolls: compact exact trees)."""
+    groups: dict = {}
+    for face in range(1, 7):
+        groups.setdefault(effect(face), []).append(face)
+    return tuple(tuple(g) for g in groups.values())
+
+
+@lru_cache(maxsize=None)
+def _rout_bands(mod: int, elite: bool):
+    # 9.6.2: an elite unit below 1 withdraws, whatever the face
+    return _bands(lambda f: "withdraw" if (elite and f + mod < 1) else max(f + mod, 1))
+
+
 def crt_roll(tables: Tables, column: int):
-    """9.0 F: one die cross-indexed with the differential column."""
-    die = yield Roll("d6", rule="9.0 F", label=f"CRT column {column:+d}")
+    """9.0 F: one die cross-indexed with the differential column (faces with one result form one band)."""
+    bands = _cached_crt_bands(tables, column)
+    die = yield Roll("d6", rule="9.0 F", label=f"CRT column {column:+d}", bands=bands)
     return tables.crt_result(column, die)
+
+
+def _cached_crt_bands(tables: Tables, column: int):
+    key = ("crt_bands", column)
+    cache = tables.__dict__.setdefault("_bands", {})
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = _bands(lambda f: tables.crt_result(column, f))
+    return hit
 
 
 def waver_roll(check: WaverCheck):
     """16.7.3 (v3): modified roll of 1 or less wavers; 16.9.1 (001): 1 or 2 wavers, and a 6 ends British checks."""
-    roll = yield Roll("d6", rule=check.rule, label=f"reliability of {check.unit}")
+    if check.rule == "16.9.1":
+        bands = _bands(lambda f: (f <= check.wavers_up_to, f == 6))
+    else:
+        bands = _bands(lambda f: f + check.modifier <= check.wavers_up_to)
+    roll = yield Roll("d6", rule=check.rule, label=f"reliability of {check.unit}", bands=bands)
     if check.modifier:
         yield Log(check.rule, f"die {roll} {check.modifier:+d} = {roll + check.modifier}")
     wavers = roll + check.modifier <= check.wavers_up_to
@@ -667,16 +707,16 @@ def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cava
             yield Log("16.7.5", f"{u.id} is a straggler: breaks instead of routing")
             return RetreatResult(u.id, "broken", advance_path=(u.hex,), advance_room=1, rule="16.7.5")
         if u.square and cavalry_zoc:             # 17.1: squares broken by cavalry check first
-            r = yield Sub(("hazard", "17.1"), partial(hazard_roll, "17.1"), rule="17.1",
-                          label=f"{u.id}: square caught by cavalry")
+            r = yield from hazard_roll("17.1", f"{u.id}: square caught by cavalry")
             if r == "breaks":
                 return RetreatResult(u.id, "broken", advance_path=(u.hex,), advance_room=1, rule="17.1")
-        roll = yield Roll("d6", rule=rule, label=f"rout distance of {u.id}")
         mod = 0
         if u.elite:
             mod += rules.elite_fortified_rout_modifier if fort else rules.elite_rout_modifier   # 9.6.2, 9.8.1
         if u.spanish_irregular:
             mod += 1                             # 16.7.7
+        roll = yield Roll("d6", rule=rule, label=f"rout distance of {u.id}",
+                          bands=_rout_bands(mod, u.elite))
         d = roll + mod
         if mod:
             yield Log("9.6.2" if u.elite else "16.7.7", f"rout die {roll} {mod:+d} = {d}")
@@ -711,8 +751,7 @@ def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cava
     where = u.hex
     for i, (h, hz) in enumerate(zip(path.hexes, path.hazards), start=1):
         for rule_h in hz:
-            r = yield Sub(("hazard", rule_h), partial(hazard_roll, rule_h), rule=rule_h,
-                          label=f"{u.id} entering {h if b.board else 'hex ' + str(i)}")
+            r = yield from hazard_roll(rule_h, f"{u.id} entering {h if b.board else 'hex ' + str(i)}")
             if r == "breaks":
                 # 9.8.4 a river breaks the unit in the hex before crossing; 9.8.3 an EZOC in the hex entered
                 at = i - 1 if rule_h == "9.8.4" else i
@@ -795,8 +834,7 @@ def crt_procedure(b: Battle):
     dfd = dict(p.defend)
     lapsed = False
     for chk in p.checks:
-        r = yield Sub(("waver", chk.rule, chk.modifier, chk.wavers_up_to), partial(waver_roll, chk), rule=chk.rule,
-                      label=f"reliability of {chk.unit}")
+        r = yield from waver_roll(chk)
         if isinstance(r, tuple):
             r, six = r
             lapsed = lapsed or six
@@ -814,8 +852,7 @@ def crt_procedure(b: Battle):
         used = b.reduce_to
         yield Log("9.5", f"attacker reduces the differential from {diff:+d} to {used:+d}")
     column = tables.column_for(used)
-    code = yield Sub(("crt", id(tables), column), partial(crt_roll, tables, column), rule="9.0 F",
-                     label=f"CRT column {column:+d}")
+    code = yield from crt_roll(tables, column)
     return code, lapsed
 
 
@@ -953,7 +990,7 @@ def _assemble(b: Battle, code: str, result: str, fates: dict, adv: AdvanceResult
                     fate = "destroyed"
                 out.append(UnitFate(u.id, u.side, role, fate, r.hexes,
                                     None if fate in ("broken", "destroyed") else r.end_hex,
-                                    r.marker and fate == "routed", r.routed, r.beyond_ma,
+                                    r.marker and fate in ("routed", "withdrew"), r.routed, r.beyond_ma,
                                     None if fate in ("broken", "destroyed") else r.rout_distance,
                                     fatigue=fatigue))
     items = morale_items(tables, b.units, out,

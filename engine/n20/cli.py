@@ -2,6 +2,7 @@
 
 * ``vedette n20 odds BATTLE [--tables FILE]`` -- exact odds as JSON (fractions as strings + floats);
 * ``vedette n20 tree BATTLE [--tables FILE] [--max-depth N] [--decisions] [--text]`` -- the probability tree;
+* ``vedette n20 choices BATTLE [--tables FILE]`` -- every decision with all its options (default first);
 * ``vedette n20 fight BATTLE [--tables FILE] [--seed N | --dice 6,2,5]`` -- resolve it once with the play driver.
 
 BATTLE is a YAML/JSON battle file (docs/n20-battles.md; examples in data/examples/). Errors (bad files,
@@ -43,6 +44,11 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="keep every choice (retreat path, exchange, advance) as a decision node")
     p.add_argument("--text", action="store_true", help="print an indented text drawing instead of JSON")
     p.set_defaults(handler=cmd_tree)
+
+    p = verbs.add_parser("choices", help="every decision a battle can call for, with all its options")
+    p.add_argument("battle", metavar="BATTLE", help="battle file (YAML or JSON)")
+    _tables_arg(p)
+    p.set_defaults(handler=cmd_choices)
 
     p = verbs.add_parser("fight", help="resolve a battle once (seeded dice, or dice typed in)")
     p.add_argument("battle", metavar="BATTLE", help="battle file (YAML or JSON)")
@@ -126,3 +132,10 @@ def cmd_fight(args) -> dict:
     played = n20.play_battle(battle, seed=args.seed, dice=dice)
     return {"edition": battle.edition, "battle": battle.name, "outcome": played.result.to_json(),
             "text": str(played.result), "events": [e.to_json() for e in played.events]}
+
+
+def cmd_choices(args) -> dict:
+    from engine import n20
+
+    battle = n20.load_battle(args.battle, args.tables)
+    return {"edition": battle.edition, "battle": battle.name, "choices": n20.choices(battle)}

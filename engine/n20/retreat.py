@@ -12,7 +12,7 @@ Two ways to describe where a unit retreats:
   it meets (``[1, 0, 2]``), and optionally where the road ends, where the LOC is, where the path is blocked.
 
 Each hazard is one d6 (9.8.3 enemy ZOC, 9.8.4 river crossing): 1-3 breaks, 4-6 passes. The hazard roll is a
-sub-procedure, so exact enumeration treats it as a two-way branch while play still rolls a real die.
+banded roll, so exact enumeration treats it as a two-way branch while play still records the real face.
 """
 from __future__ import annotations
 
@@ -25,16 +25,20 @@ from engine.core.procedure import Choose, Log, Roll, Sub
 from .board import Board
 
 __all__ = ["RetreatOption", "RetreatResult", "PathSpec", "MapRetreat", "ContextFreeRetreat", "hazard_roll",
-           "retreat_options", "HAZARD_EZOC", "HAZARD_RIVER", "HAZARD_ANY"]
+           "retreat_options", "HAZARD_EZOC", "HAZARD_RIVER", "HAZARD_ANY", "HAZARD_BANDS"]
 
 HAZARD_EZOC = "9.8.3"
 HAZARD_RIVER = "9.8.4"
 HAZARD_ANY = "9.8.3-9.8.4"
 
 
-def hazard_roll(rule: str):
-    """One hazardous-retreat die (9.8.3 / 9.8.4): 1, 2 or 3 breaks the unit; 4, 5 or 6 lets it go on."""
-    roll = yield Roll("d6", rule=rule, label="hazard")
+#: 9.8.3 / 9.8.4: a hazard die breaks the unit on 1, 2 or 3 and lets it go on with 4, 5 or 6.
+HAZARD_BANDS = ((1, 2, 3), (4, 5, 6))
+
+
+def hazard_roll(rule: str, label: str = "hazard"):
+    """One hazardous-retreat die (9.8.3 / 9.8.4, also 17.1). Returns ``"breaks"`` or ``"passes"``."""
+    roll = yield Roll("d6", rule=rule, label=label, bands=HAZARD_BANDS)
     return "breaks" if roll <= 3 else "passes"
 
 
@@ -183,10 +187,12 @@ class MapRetreat:
         return ("map", id(self.board), self.loc_breaks)
 
     def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
-        friends = frozenset(h for uid, (side, h, _, solid) in positions
+        # positions: ((unit id, (side, hex, has a ZOC[, not a stack-free leader])), ...)
+        pos = [(uid, p if len(p) == 4 else (*p, True)) for uid, p in positions]
+        friends = frozenset(h for uid, (side, h, _, solid) in pos
                             if side == unit.side and uid != unit.id and h and solid)
-        enemies = frozenset(h for uid, (side, h, _, _) in positions if side != unit.side and h)
-        enemy_zoc_src = frozenset(h for uid, (side, h, zoc, _) in positions if side != unit.side and h and zoc)
+        enemies = frozenset(h for uid, (side, h, _, _) in pos if side != unit.side and h)
+        enemy_zoc_src = frozenset(h for uid, (side, h, zoc, _) in pos if side != unit.side and h and zoc)
         ezoc = _ezoc(self.board, enemy_zoc_src, enemies, unit.side)
         return retreat_options(self.board, self.loc_breaks, unit.side, unit.road_bound, start, distance,
                                friends, enemies, ezoc)

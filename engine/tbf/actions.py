@@ -37,6 +37,17 @@ def _cached(fn):
     return c
 
 
+def _may_activate(sc: Scenario, st: GameState, ids) -> None:
+    """The scenario's activation limits (9.1 E, 9.2, 9.4) for units acting in their own impulse."""
+    from .rules import activation_allowed
+    for i in ids:
+        if i.startswith("gb:") or i in sc.leaders:
+            continue
+        ok, why = activation_allowed(sc, st, i)
+        if not ok:
+            raise RuleViolation(why.split(":")[0], f"{i} may not act yet ({why})")
+
+
 def _side(sc: Scenario, ids) -> str:
     sides = {"coalition" if i.startswith("gb:") else sc.side(i) for i in ids}
     if len(sides) != 1:
@@ -120,7 +131,7 @@ def apply_status(sc: Scenario, st: GameState, uid: str, status: str):
 
 
 def _apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bool, retreat_n: int,
-                  eliminate: int, rule: str):
+                  eliminate: int, rule: str, leader_checks: bool = True):
     """Apply one side's part of a combat result to the units of ``side`` in ``hex_`` (a procedure)."""
     units = [p.id for p in occupants(sc, st, hex_, side)]
     eliminated = []
@@ -129,7 +140,7 @@ def _apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bo
         units.remove(pick)
         eliminated.append(pick)
         st = st.with_piece(pick, status="eliminated", hex=None)
-    if eliminated:
+    if eliminated and leader_checks:                                # melee leaders check once, 6.4 I
         for ldr in _leaders_in(sc, st, hex_):                       # 6.3.9, 6.5 A
             fate = yield leader_casualty_sub(ldr, roll_turns=True)
             st = _leader_fate(sc, st, ldr, fate)
@@ -278,6 +289,8 @@ def _arc(g, hex_: str, facing: int, dist: int) -> set[str]:
 def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: str, defensive: bool = False):
     """Fire at ``target`` and apply the result (6.3.7 F), advance into a vacated hex (6.3.8)."""
     setup = _cached(fire_setup)(sc, st, tuple(firer_ids), target, defensive)
+    if not defensive:
+        _may_activate(sc, st, firer_ids)
     side = _side(sc, firer_ids)
     enemy = "coalition" if side == "french" else "french"
     out = yield Sub(("tbf-fire", id(sc.tables), setup), partial(fire_combat, sc.tables, setup), rule="6.3.7",
@@ -350,6 +363,8 @@ def melee_setup(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], targ
 def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], target: str,
                  charging: tuple[str, ...] = (), defenders_checked: bool = False, setup: MeleeSetup | None = None):
     """Melee against ``target`` and apply everything (6.4 D-J, 6.5, 6.7 J)."""
+    if not charging and setup is None:
+        _may_activate(sc, st, attacker_ids)
     setup = setup or _cached(melee_setup)(sc, st, tuple(attacker_ids), target, tuple(charging), defenders_checked)
     side = _side(sc, attacker_ids)
     enemy = "coalition" if side == "french" else "french"
@@ -368,10 +383,15 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
         eff = sc.tables.melee.results[out.result]
         att_hexes = sorted({st.piece(a).hex for a in attacker_ids if st.piece(a).hex})
         st = yield from _apply_effect(sc, st, target, enemy, eff.defender_fatigue, eff.defender_retreat,
-                                      eff.defender_eliminate, "6.4 H")
+                                      eff.defender_eliminate, "6.4 H", leader_checks=False)
+        live = [a for a in attacker_ids if st.piece(a).hex and st.piece(a).status in LIVE]
+        for _ in range(min(eff.attacker_eliminate, len(live))):            # one unit of the whole attack
+            pick = yield Choose(tuple(live), rule="6.4 H", player=side, label="which attacking unit is eliminated?")
+            live.remove(pick)
+            st = st.with_piece(pick, status="eliminated", hex=None)
         for h in att_hexes:
-            st = yield from _apply_effect(sc, st, h, side, eff.attacker_fatigue, eff.attacker_retreat,
-                                          eff.attacker_eliminate, "6.4 H")
+            st = yield from _apply_effect(sc, st, h, side, eff.attacker_fatigue, eff.attacker_retreat, 0, "6.4 H",
+                                          leader_checks=False)
     for entry in out.leaders:
         ldr, _, fate = entry.partition(": ")
         if fate.startswith("killed"):
@@ -466,6 +486,7 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
                   next_targets: tuple[str, ...] = ()):
     """Charge, then apply it: routs and rout moves, surrenders, the charger's final hex, the melee, and
     the Charged marker with automatic fatigue (4.2.3, 6.2.8 J-L)."""
+    _may_activate(sc, st, (unit_id,))
     setup = _cached(charge_setup)(sc, st, unit_id, tuple(path), tuple(next_targets))
     setup = replace(setup, resolve_melee=False)
     out = yield Sub(("tbf-charge", id(sc.tables), setup), partial(charge_proc_fn, sc.tables, setup), rule="6.2.8",
@@ -526,6 +547,7 @@ def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: t
     (6.2.5 B, 6.5 C), removing the Strong Point when the Elite leaves it (8.4 C), noting Column II
     crossing the light blue line (9.5.2) or coming within four hexes of the French at-start units
     (9.5.2 C), then checking an overstack at the end (4.1.7, 4.1.9). A procedure returning the new state."""
+    _may_activate(sc, st, (uid,))
     r = reachable(sc, st, uid, dict(level_hexes), bridge_intact)
     dest = sc.board.check_hex(dest, "6.2")
     if dest not in r or dest == st.piece(uid).hex:

@@ -157,7 +157,11 @@ def fighter_from_kv(text: str, role: str, i: int) -> Fighter:
     what = f"{role} {i + 1}"
     if extra:
         raise RuleViolation("6.4", f"{what}: unknown field {sorted(extra)[0]!r} (use {', '.join(sorted(known))})")
-    cvs = tuple(int(x) for x in d["cv"].split("+")) if d.get("cv") else ()
+    try:
+        cvs = tuple(int(x) for x in d["cv"].split("+")) if d.get("cv") else ()
+    except ValueError:
+        raise RuleViolation("4.2.2 C", f"{what}: cv must be leaders' CVs joined by '+', e.g. cv=1+2, "
+                                       f"not {d['cv']!r}") from None
     return Fighter(name=d.get("name", f"{role[0].upper()}{i + 1}"), mf=_int(d, "mf", what), fv=_int(d, "fv", what),
                    kind=d.get("kind", "infantry"), status=d.get("status", "normal"), leader_cvs=cvs,
                    flank="flank" in d, charging="charging" in d, ma=_int(d, "ma", what, 0),
@@ -219,7 +223,7 @@ def state_from_placements(sc, placements=(), turn: int | None = None, alert: boo
 
 def piece_outcomes(sc, st0, d: Dist, ids=()) -> dict[str, list[dict[str, Any]]]:
     """For every piece an action may change: the exact chance of each final status and hex."""
-    changed = set(ids)
+    changed = {i for i in ids if not i.startswith("gb:")}
     for s in d:
         for p in s.pieces:
             if p != st0.piece(p.id):

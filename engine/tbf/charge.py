@@ -275,6 +275,9 @@ def _fighter(d: dict, where: str, file: str, default_kind: str = "infantry") -> 
     for k in ("fv", "mf"):
         if not isinstance(d.get(k), int):
             raise DataError(file, f"{where}.{k}", "a whole number", d.get(k))
+    cvs = d.get("leader_cvs", [])
+    if not isinstance(cvs, list) or not all(isinstance(c, int) and c >= 0 for c in cvs):
+        raise DataError(file, f"{where}.leader_cvs", "a list of leaders' CVs (whole numbers 0 or more)", cvs)
     return Fighter(name=str(d.get("name", where)), mf=d["mf"], fv=d["fv"], kind=d.get("kind", default_kind),
                    status=d.get("status", "normal"), leader_cvs=tuple(d.get("leader_cvs", ())),
                    ma=int(d.get("ma", 0)), activated=bool(d.get("activated", False)),
@@ -287,6 +290,18 @@ def charge_from_spec(spec: dict, grid: HexGrid, file: str = "<charge>", terrain=
 
     ``terrain(hex) -> (charge_ok, mp)`` and ``los(a, b) -> bool`` come from a map when one is used.
     """
+    if isinstance(spec, dict):
+        for key, kind in (("charger", dict), ("path", list), ("targets", list), ("reactors", list),
+                          ("path_costs", dict)):
+            if key in spec and spec[key] is not None and not isinstance(spec[key], kind):
+                raise DataError(file, key, "a mapping" if kind is dict else "a list", spec[key])
+    try:
+        return _charge_from_spec(spec, grid, file, terrain, los)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise DataError(file, "", f"a CHARGE file in the documented format ({type(exc).__name__}: {exc})") from None
+
+
+def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
     if not isinstance(spec, dict):
         raise DataError(file, "", "a mapping with charger, path and targets")
     for k in ("charger", "path", "targets"):

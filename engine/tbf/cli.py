@@ -208,7 +208,7 @@ def _register_calculators(subparsers):
 def _state(args):
     from .calc import state_from_placements
     from .scenario import load_scenario
-    sc = load_scenario(tables=_tables(args))
+    sc = load_scenario(getattr(args, "scenario_dir", None), tables=_tables(args))
     return sc, state_from_placements(sc, getattr(args, "place", None) or (), getattr(args, "turn", None),
                                      getattr(args, "alert", False))
 
@@ -218,6 +218,8 @@ def _add_state(p):
                    help="change a piece of the set-up (repeat); HEX 'off' takes it off the map")
     p.add_argument("--turn", type=int, help="game turn (night from turn 11)")
     p.add_argument("--alert", action="store_true", help="Mortier's Alert has succeeded (9.5.2)")
+    p.add_argument("--scenario-dir", metavar="DIR", help="a folder with your own map.yaml, units.yaml and "
+                   "scenario.yaml (default: data/tbf/durenstein)")
     _add_tables(p)
 
 

@@ -20,7 +20,8 @@ __all__ = ["frontal", "enemy_front", "occupants", "leader_cvs", "stacking_proble
            "dupont_arrival", "second_group_delay", "column_muster", "mortier_alert", "regroup", "victory",
            "refuges", "current_fv", "current_ma", "ammo_shortage", "optional_arrival", "releases",
            "activation_allowed", "entry_mp", "OPTIONS", "victory_with_options", "level_roll", "factors",
-           "regroup_hexes", "ELITE_PARENTS"]
+           "regroup_hexes", "ELITE_PARENTS", "leaderless_activation",
+           "cavalry_retreat_before_combat", "muster_hexes", "setup_problems"]
 
 LIVE = ("normal", "fatigued", "routed")
 
@@ -168,8 +169,32 @@ def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
             if g.distance(st.piece(x).hex, p.hex) <= rng:
                 ok = True
         (in_cmd if ok else out_cmd).append(uid)
+    mine = set(in_cmd) | set(out_cmd)
+    extra = sorted(uid for uid, u in sc.units.items() if u.side == ldr.side and uid not in mine
+                   and st.piece(uid).hex and st.piece(uid).status in LIVE and not st.piece(uid).activated
+                   and g.distance(st.piece(uid).hex, lp.hex) <= 4)                       # 6.1.3 A
     return {"leader": leader_id, "leaders": leaders, "units": sorted(in_cmd), "out_of_command": sorted(out_cmd),
-            "extra_units_allowed": ldr.cv, "rule": "6.1.1-6.1.3"}
+            "extra_units_allowed": ldr.cv, "extra_candidates": extra, "rule": "6.1.1-6.1.3"}
+
+
+def leaderless_activation(sc: Scenario, st: GameState, command: str, designated: str) -> dict:
+    """6.1.4: a command whose leaders are all gone activates around one designated unit: its units in or
+    next to that unit's hex are in command, the others must pass the 6.1.3 C check."""
+    if any(x.command == command and st.piece(x.id).status == "normal" and st.piece(x.id).hex
+           for x in sc.leaders.values()):
+        raise RuleViolation("6.1.4", f"command {command} still has a leader on the map")
+    d = st.piece(designated)
+    if designated not in sc.units or sc.units[designated].command != command or d.hex is None:
+        raise RuleViolation("6.1.4 A", f"{designated} is not a unit of command {command} on the map")
+    g = sc.board.grid
+    inside, outside = [], []
+    for uid, u in sc.units.items():
+        p = st.piece(uid)
+        if u.command != command or p.hex is None or p.status not in LIVE or p.activated:
+            continue
+        (inside if g.distance(p.hex, d.hex) <= 1 else outside).append(uid)
+    return {"command": command, "designated": designated, "units": sorted(inside), "out_of_command": sorted(outside),
+            "rule": "6.1.4 A"}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -719,3 +744,71 @@ def regroup_hexes(sc: Scenario, st: GameState, uid: str) -> list[str]:
                 continue
             out.add(h)
     return sorted(out)
+
+
+def cavalry_retreat_before_combat(sc: Scenario, st: GameState, uid: str) -> list[tuple[str, ...]]:
+    """Optional 11.8: at the start of the Defensive Fire Segment, non-phasing cavalry in Level 0/1, town or
+    vineyard ground that sits in the front of an adjacent enemy infantry or artillery unit may fall back two
+    hexes, following the retreat priorities (6.6); on a road in Level 2 only along the road. Returns the
+    possible two-hex paths (empty when it may not)."""
+    p = st.piece(uid)
+    if uid not in sc.units or sc.units[uid].kind != "cavalry" or p.hex is None or p.status == "routed":
+        return []
+    b, g = sc.board, sc.board.grid
+    side = sc.side(uid)
+    threatened = any(q.hex and g.distance(q.hex, p.hex) == 1 and sc.side(q.id) != side and not sc.is_leader(q.id)
+                     and sc.units[q.id].kind in ("infantry", "artillery") and p.hex in frontal(sc, st, q)
+                     for q in st.on_map())
+    if not threatened:
+        return []
+    on_level2_road = b.level(p.hex) == 2 and any(b.road(p.hex, n) for n in g.neighbours(p.hex))
+    if b.level(p.hex) > 1 and not on_level2_road:
+        return []
+    paths = []
+    for h1, r1, _ in retreat_options(sc, st, (uid,), p.hex):
+        if on_level2_road and not b.road(p.hex, h1):
+            continue
+        st1 = st.with_piece(uid, hex=h1)
+        for h2, r2, _ in retreat_options(sc, st1, (uid,), h1):
+            if h2 == p.hex or (on_level2_road and not b.road(h1, h2)):
+                continue
+            paths.append(((r1, r2), (h1, h2)))
+    if not paths:
+        return []
+    best = min(r for r, _ in paths)
+    return sorted(path for r, path in paths if r == best)
+
+
+def muster_hexes(sc: Scenario, column: str) -> list[str]:
+    """Where a mustering column deploys (9.2 C-D): Column II within two hexes of 0805 on Level 1 or town
+    hexes, Column III within two hexes of 1307 on Level 2 hexes only."""
+    b, g = sc.board, sc.board.grid
+    centre = b.data.setup_numbers.get(column)
+    if column not in ("II", "III") or centre is None:
+        raise RuleViolation("9.2", f"only Columns II and III muster onto the map, not {column!r}")
+    if column == "II":
+        ok = lambda h: b.terrain(h) == "town" or (b.level(h) == 1 and b.terrain(h) != "river")
+    else:
+        ok = lambda h: b.level(h) == 2
+    return sorted(h for h in g.within(centre, 2) if ok(h))
+
+
+def setup_problems(sc: Scenario, st: GameState) -> list[str]:
+    """Check a set-up against 9.1 C-D (Coalition) and 9.3 B (French hexes): a list of problems."""
+    g = sc.board.grid
+    out = []
+    col_i_area = {"2411", "2412", "2511", "2512", "2513"}
+    v_centre = sc.board.data.setup_numbers.get("V", "2810")
+    for p in st.on_map():
+        d = sc.units.get(p.id) or sc.leaders.get(p.id)
+        if d.side != "coalition":
+            continue
+        cmd = d.command if p.id in sc.units else d.command
+        if cmd == "I" and p.hex not in col_i_area:
+            out.append(f"9.1 C: {p.id} must set up in 2411-12 or 2511-13, not {p.hex}")
+        if (cmd == "V" or p.id == "kutusov") and (g.distance(p.hex, v_centre) > 2 or g.parse(p.hex)[0] < 28):
+            out.append(f"9.1 D: {p.id} must set up within two hexes of {v_centre}, not west of 28XX ({p.hex})")
+    for pid, h in sc.file.setup.french.items():
+        if st.piece(pid).hex != h:
+            out.append(f"9.3 B: {pid} sets up in {h}, not {st.piece(pid).hex}")
+    return out

@@ -44,9 +44,9 @@ def test_bench_three_vs_two_exact(benchmark):
 
 @pytest.mark.benchmark(group="n20-battle")
 def test_bench_map_battle_monte_carlo_per_sample(benchmark):
-    """Monte Carlo with the play driver: time for 2,000 samples (x500 estimates 10^6)."""
+    """Monte Carlo with the play driver: time for 1,000 samples (x1000 estimates 10^6)."""
     b = n20.load_battle(MAP)
-    s = benchmark.pedantic(lambda: sample(n20.procedure(b), 2000, seed=1), rounds=3, iterations=1)
+    s = benchmark.pedantic(lambda: sample(n20.procedure(b), 1000, seed=1), rounds=3, iterations=1)
     exact = n20.odds(b)
     broken = exact.summary["defender_broken"]
     lo, hi = s.interval(lambda o: any(f.role == "defender" and f.fate == "broken" for f in o.fates), z=4.5)

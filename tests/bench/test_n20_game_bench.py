@@ -16,13 +16,6 @@ def test_bench_full_fuentes_greedy_game(benchmark):
 
 
 @pytest.mark.benchmark(timer=time.process_time)
-def test_bench_full_fuentes_random_game(benchmark):
-    seeds = iter(range(1, 10 ** 6))
-    final, _ = benchmark(lambda: play_game("fuentes", bots=("random", "random"), seed=next(seeds), record=False))
-    assert final.over
-
-
-@pytest.mark.benchmark(timer=time.process_time)
 def test_bench_bussaco_greedy_game(benchmark):
     seeds = iter(range(1, 10 ** 6))
     final, _ = benchmark(lambda: play_game("bussaco", bots=("greedy", "greedy"), seed=next(seeds), record=False))

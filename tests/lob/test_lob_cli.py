@@ -83,3 +83,15 @@ def test_cli_play_replay_act_undo(tmp_path, capsys):
     assert {"type": "end-phase"} in out["legal"]
     rc, out, err = run(capsys, "undo", str(new))
     assert rc == 0 and out["phase"] == "admin"
+
+
+def test_cli_user_tables_file(tmp_path, capsys):
+    from engine.lob.tables import TABLES_FILE
+    bad = tmp_path / "t.yaml"
+    bad.write_text(TABLES_FILE.read_text().replace("one_hit_from: 4", "one_hit_from: four"))
+    rc, out, err = run(capsys, "fire", "--tables", str(bad))
+    assert rc == 2 and "fire.one_hit_from" in err
+    good = tmp_path / "g.yaml"
+    good.write_text(TABLES_FILE.read_text().replace("one_hit_from: 4", "one_hit_from: 3"))
+    rc, out, err = run(capsys, "fire", "--tables", str(good))
+    assert rc == 0 and out["any_effect"]["fraction"] == "2/3"   # 3+ on a d6

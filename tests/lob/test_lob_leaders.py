@@ -109,3 +109,65 @@ def test_7_2_1_horse_artillery_moves_one_point_and_fires():
     g4 = do(do(new_game(), Action("end-admin")), Action("activate", area="72"))
     g4 = do(g4, Action("move", units=("F-ResArt",), path=("17",)))
     assert not g4.unit("F-ResArt").deployed
+
+
+def test_7_1_2_combat_attributes():
+    import sys
+    from engine.lob.analysis import analyse
+    from engine.lob.combat import ATTACKER, DEFENDER, Fight, roll_modifier
+    from engine.lob.policies import CombatPolicy
+    from lob_helpers import combat_of
+    ctx, att, dfn = combat_of("15", "16", [{"uid": "A", "kind": "inf", "rating": 3}],
+                              [{"uid": "D", "kind": "inf", "rating": 3}])
+    insp = replace(ctx, att_traits=frozenset({"inspiring"}), dfn_traits=frozenset({"demoralising"}))
+    f1, f2 = Fight(att, dfn, "A", "D", True), Fight(att, dfn, "A", "D", False)
+    # inspiring: +1 to its side's first roll; the defender's demoralising leader gives the attacker +1 too
+    assert roll_modifier(insp, f1, ATTACKER) == 3 + 2 and roll_modifier(insp, f2, ATTACKER) == 3
+    assert roll_modifier(insp, f1, DEFENDER) == 3
+    # foaming: no retreat before combat, no feint, no retreat in the rounds, whatever the policy
+    foam = replace(ctx, att_traits=frozenset({"foaming"}), dfn_traits=frozenset({"foaming"}))
+    an = analyse(foam, att, dfn, CombatPolicy("feint", "rbc"))
+    assert an.stage_dist() == {"rounds": 1}
+    assert all(u.eliminated for r in an.dist for u in r.units if u.side != r.winner_side())
+    # fearful attacker: always pulls back after the first round, so it is never the winner of a long fight
+    fear = replace(ctx, att_traits=frozenset({"fearful"}))
+    an = analyse(fear, att, dfn, CombatPolicy("stay", "stay"))
+    # the attacker wins the area only by taking... nothing: it must leave after round 1 unless the
+    # defender is gone by then (a 3-strength defender cannot be eliminated in one infantry round)
+    assert an.attacker_takes_area == 0
+
+
+def test_7_1_2_marcher_and_artilleryman():
+    g = command()
+    g = g.with_leaders([replace(g.leader("Girard"), attributes=("marcher",)),
+                        replace(g.leader("Soult"), attributes=("artilleryman",))])
+    g2 = do(g, Action("activate", area="75", units=("Girard",)))
+    from engine.lob.game import allowance
+    assert allowance(g2, g2.unit("F-Brayer")) == 4
+    g3 = do(g2, Action("activate", area="72", units=("Soult",)))
+    # d6 3 + 1 (artilleryman) = 4 against Head in 32 (light cavalry, strength 1): hit or retreat
+    g4 = do(g3, Action("fire", units=("F-ResArt",), target="A-Head"), dice=[3],
+            chooser=lambda r: "retreat" if "retreat" in r.options else r.options[0])
+    assert g4.unit("A-Head").area != "32"
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_games_with_random_leader_attributes_keep_invariants(seed):
+    import random
+    import sys
+    from engine.core.procedure import RandomDice
+    from engine.lob.bots import make_bot
+    from engine.lob.scenario import LEADER_ATTRIBUTES
+    from test_lob_game import invariants
+    rng = random.Random(seed)
+    g = new_game(options=["leaders", "light-cavalry", "rain"])
+    g = g.with_leaders([replace(ld, attributes=tuple(rng.sample(LEADER_ATTRIBUTES, 3))) for ld in g.leaders])
+    bots = {"French": make_bot("random", seed), "Allied": make_bot("random", seed + 1)}
+    dice = RandomDice(seed)
+    for _ in range(4000):
+        if g.over:
+            break
+        g = play(partial(perform, g, bots[g.player].act(g)), dice=dice,
+                 chooser=lambda r: bots[r.player].choose(r)).result
+        invariants(g)
+    assert g.over

@@ -130,3 +130,15 @@ def test_retreat_alternatives_are_listable():
     opts = n20.retreat_options(b, "picton", 3)
     assert opts and all(o.hexes[0] == "0402" for o in opts)
     assert opts == tuple(sorted(opts, key=lambda o: (o.break_chance, o.priority, o.hexes)))
+
+
+def test_all_decisions_are_listable_with_the_default_first(capsys):
+    b = n20.load_battle(EXAMPLES / "n20_map_battle.yaml")
+    found = n20.choices(b)
+    rules = {c["rule"] for c in found}
+    assert {"9.8.2", "9.9.3"} <= rules
+    for c in found:
+        assert c["default"] == c["options"][0] and len(c["options"]) >= 2
+    from engine import cli
+    assert cli.main(["n20", "choices", str(EXAMPLES / "n20_map_battle.yaml")]) == 0
+    assert '"9.8.2"' in capsys.readouterr().out

@@ -281,3 +281,49 @@ def test_9_4_4_garrison_alone():
                           forced_tables("DW")))
     # a garrison never retreats; the attacker advances into its hex and destroys it (default policy advances)
     assert res.outcomes.prob(lambda o: o.fate("g").fate == "destroyed") == 1
+
+
+def test_16_8_1_fatigue_rises_one_level_and_stops_at_spent():
+    b = battle({"fatigue": True, "attackers": [inf("a", 3, fatigue="spent"), inf("b", 2, fatigue="tired")],
+                "defenders": [inf("d", 2, fatigue="fresh")]}, forced_tables("DW"))
+    (o,) = n20.odds(b).outcomes
+    # tired (2) -> weary (3); spent (4) stays spent; fresh (0) -> ready (1)
+    assert (o.fate("a").fatigue, o.fate("b").fatigue, o.fate("d").fatigue) == (4, 3, 1)
+    # 16.8.3: a Spent unit does not advance (here: the weary one takes the hex)
+    assert o.fate("a").advanced == 0 and o.fate("b").advanced == 1
+
+
+def test_17_1_square_withdraws_routed_and_breaks_before_routing_under_cavalry():
+    dw = n20.odds(battle({"attackers": [inf("a", 3)], "defenders": [inf("s", 2, square=True)]}, forced_tables("DW")))
+    # DW: one hex back with a Routed! marker, no rout morale
+    assert dw.outcomes.prob(lambda o: o.fate("s").marker and o.fate("s").hexes == 1) == 1
+    assert dw.summary["expected_morale"]["allied"] == 0
+    dr = n20.odds(battle({"attackers": [cav("c", 3)], "defenders": [inf("s", 2, square=True)]}, forced_tables("DR")))
+    # DR in an enemy cavalry ZOC: a 9.8.3 check first (breaks 1/2), then the rout (no hazards on its path)
+    assert dr.summary["defender_broken"] == F(1, 2)
+
+
+def test_8_2_3_no_defender_advance_after_a_countercharge():
+    res = n20.odds(battle({"countercharge": True, "attackers": [cav("c", 1)], "defenders": [inf("d", 3)]},
+                          forced_tables("AW")))
+    assert res.outcomes.prob(lambda o: o.fate("d").advanced > 0) == 0
+    plain = n20.odds(battle({"attackers": [cav("c", 1)], "defenders": [inf("d", 3)]}, forced_tables("AW")))
+    assert plain.outcomes.prob(lambda o: o.fate("d").advanced > 0) == 1
+
+
+def test_16_7_4_reluctant_unit_rolls_before_advancing():
+    # the only eligible unit is reluctant: the default policy still advances it, after a roll on the
+    # Controlled Advance Table: kept on 4-6 (1/2), else it stays (16.7.4)
+    res = n20.odds(battle({"attackers": [inf("r", 3, reluctant=True)], "defenders": [inf("d", 1)]},
+                          forced_tables("DB")))
+    assert res.outcomes.prob(lambda o: o.fate("r").advanced == 1) == F(1, 2)
+
+
+def test_16_7_3_morale_compared_after_reserves_are_spent():
+    spec = {"attackers": [inf("p", 3, unreliable=True)], "defenders": [inf("d", 2, side="allied")],
+            "morale": {"french": 5, "allied": 5}}
+    even = n20.odds(battle(spec))
+    spent = n20.odds(battle({**spec, "reserves": {"attacker": True}}))
+    # 5 vs 5: no modifier, wavers on 1 (1/6); after spending a reserve point 4 < 5: -1, wavers on 1-2 (2/6)
+    assert even.battle.prepared.checks[0].modifier == 0
+    assert spent.battle.prepared.checks[0].modifier == -1

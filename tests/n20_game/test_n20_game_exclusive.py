@@ -156,3 +156,19 @@ def test_bussaco_16_9_portuguese_reliability_is_rolled_in_battle():
     p = g.begin(s, {"kind": "resolve", "index": 0})
     p.run(dice=TypedDice([5, 3, 3, 3, 3, 3, 3]))
     assert any(e.rule == "16.9.1" for e in p.events if e.kind == "roll")
+
+
+def test_16_1_fog_of_war_hides_and_dummies_vanish_when_revealed():
+    s = g.new_game("fuentes", seed=1, options=("fog_of_war",))
+    # exclusive 16.1.3: three allied dummies on the map at the start
+    assert sum(1 for u in s.units if u.id.startswith("AD") and u.status == "map") == 3
+    view = s.to_json(view="french")
+    allied = [u for u in view["units"] if u.get("side") == "allied" and u.get("status") == "map"]
+    assert allied and all(u.get("hidden") for u in allied)          # the French see only hidden pieces
+    assert all("name" not in u for u in allied)
+    # a dummy caught in a declared battle is revealed and removed; the battle is void (16.1.1)
+    s2 = at(put(s, FFER="0807", AD1="0806"), "combat")
+    s2 = put(s2, A7="0101", A1="0102", ALT="0103", A3="0104", ACAV="0105", ASAN="0106", APOR="0107",
+             A6="0108", A5="0109", AD2="0110", AD3="0111")
+    s3 = g.apply(s2, {"kind": "declare", "battles": [{"attackers": ["FFER"], "defenders": ["AD1"]}]})
+    assert s3.unit("AD1").status == "hidden_off" and s3.done_battles == (0,)

@@ -117,3 +117,44 @@ def test_5_0_the_guard_enters_through_its_event():
     s = replace(s, draw_pile=("F01",))
     s = g.apply(replace(s, player="french"), {"kind": "draw_event"})
     assert s.unit("FGRD").status == "due" and s.unit("FGRD").areas == ("A",)
+
+
+def test_9_6_3_routed_markers_come_off_at_the_end_of_the_own_combat_phase(tmp_path):
+    # French combat phase: markers of the French colour (placed during the allied turn) come off units
+    # outside an enemy ZOC; the allied-coloured one and the one next to the enemy stay.
+    sc = make_scenario(tmp_path)
+    s = put(g.new_game(sc), F1="0301", F2="0302", A1="0303", A2="0808")
+    s = s.with_units({"F1": replace(s.unit("F1"), routed="french"),
+                      "F2": replace(s.unit("F2"), routed="french"),
+                      "A2": replace(s.unit("A2"), routed="allied")})
+    s2 = _end_combat(at(s, "combat", turn=2))
+    assert s2.unit("F1").routed is None
+    assert s2.unit("F2").routed == "french"      # 0302 is in A1's ZOC
+    assert s2.unit("A2").routed == "allied"
+
+
+def test_16_8_2_fatigue_recovery_away_from_the_enemy(tmp_path):
+    sc = make_scenario(tmp_path)
+    s = put(g.new_game(sc, options=("fatigue",)), F1="0301", F2="0302", A1="0303")
+    s = s.with_units({"F1": replace(s.unit("F1"), fatigue=2), "F2": replace(s.unit("F2"), fatigue=2)})
+    s2 = _end_combat(at(s, "combat", turn=2))
+    assert s2.unit("F1").fatigue == 1 and s2.unit("F2").fatigue == 2
+
+
+def test_11_5_reinforcements_may_wait(tmp_path):
+    sc = make_scenario(tmp_path, reinforcements=[{"unit": "F1", "turn": 1, "areas": ["A"]}])
+    s = g.apply(g.new_game(sc), {"kind": "draw_event"})
+    assert s.unit("F1").status == "due"
+    s = g.apply(s, {"kind": "end_phase"})        # not brought in this turn
+    while s.turn == 1 and not s.over:
+        s = g.apply(s, g.legal_actions(s)[-1] if g.legal_actions(s)[-1].kind == "end_phase" else g.legal_actions(s)[0])
+    assert s.turn == 2 and s.unit("F1").status == "due"
+
+
+def test_5_0_reshuffle_after_the_second_players_night_turn():
+    s = g.new_game("fuentes", seed=2)
+    s = replace(s, draw_pile=("F01",), discard=tuple(c for c in s.scenario.cards if c != "F01"))
+    s = at(s, "night_ops", player="allied", turn=5)
+    s2 = g.apply(s, {"kind": "end_phase"})
+    assert s2.turn == 6 and set(s2.draw_pile) == set(s.scenario.cards) and s2.discard == ()
+    assert s2.first_night_seen                   # 13.0: lulls possible from now on

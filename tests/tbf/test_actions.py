@@ -136,12 +136,17 @@ def test_4_1_9_overstack_checks_every_unit():
 
 def test_6_2_move_action_and_8_4_C_strong_point_removal():
     from engine.tbf.actions import move_action
-    st = ST.with_piece("ci-1", hex="1715", facing=4)      # next to the Elite: it may move (9.4 B)
+    st = ST.with_piece("ci-1", hex="1618", facing=4)      # next to the Elite: it may move (9.4 B)
     d = distribution(partial(move_action, SC, st, "elite", "1517"))
     for s in d:
         assert s.piece("elite").hex == "1517" and "strong_point_removed" in s.flags
-    with pytest.raises(RuleViolation):
-        distribution(partial(move_action, SC, ST, "100-1", "1518"))            # 8.4 A: only the Elite
+    from dataclasses import replace as rp
+    with pytest.raises(RuleViolation) as e:
+        distribution(partial(move_action, SC, rp(ST, turn=4), "100-1", "1518"))   # 8.4 A: only the Elite
+    assert e.value.rule == "6.2.1"
+    with pytest.raises(RuleViolation) as e:
+        distribution(partial(move_action, SC, ST, "elite", "1517"))           # 9.4 B: not released yet
+    assert e.value.rule == "9.4 B"
 
 
 def test_6_2_5_B_moving_into_a_lone_leader_captures_him():
@@ -153,8 +158,9 @@ def test_6_2_5_B_moving_into_a_lone_leader_captures_him():
 
 def test_4_1_9_moving_into_an_overstack_checks():
     from engine.tbf.actions import move_action
+    from dataclasses import replace as rp
     st = _only(**{"100-1": ("1616", 0), "103-1": ("1616", 0), "100-2": ("1615", 0)})
-    st = st.with_flag("alert")
+    st = rp(st.with_flag("alert"), turn=4)                  # Gazan's division free to act from turn 4 (9.4 C)
     d = distribution(partial(move_action, SC, st, "100-2", "1616"))
     assert d.prob(lambda s: s.piece("100-2").status == "fatigued") == Fraction(1, 3)   # FV 5, +1: fail on 5-6
 
@@ -232,3 +238,12 @@ def test_9_2_9_6_2_reinforcement_phase_flags():
     # Dupont on a 6 at turn 6 (1/6).
     assert d.prob(lambda s: "dupont_arrived" in s.flags) == Fraction(1, 6)
     assert d.total == 1
+
+
+def test_6_4_I_a_leader_in_a_melee_checks_exactly_once():
+    # Gaindorge stacked with the attacker: killed 1/36 (a 6, then a 6), wounded 1/36 -- whatever the result.
+    st = _only(**{"4l-1": ("2014", 1), "gaindorge": ("2014", 0), "ci-1": ("2114", 4)})
+    d = distribution(partial(melee_action, SC, st, ("4l-1",), "2114"))
+    killed = d.prob(lambda s: s.piece("gaindorge").status == "killed")
+    wounded = d.prob(lambda s: s.piece("gaindorge").status == "wounded")
+    assert killed == Fraction(1, 36) and wounded == Fraction(1, 36)

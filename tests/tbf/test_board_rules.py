@@ -336,3 +336,83 @@ def test_11_4_2_and_11_5_3_victory_changes():
     assert victory_with_options(SC, st, frozenset({"11.4"}), frozenset({"bagration"}))["coalition_level"] == "none"
     with pytest.raises(RuleViolation):
         victory_with_options(SC, st, frozenset({"11.9"}))
+
+
+def test_6_1_4_leaderless_command():
+    from engine.tbf.rules import leaderless_activation
+    st = initial_state(SC)
+    with pytest.raises(RuleViolation):
+        leaderless_activation(SC, st, "I", "ci-1")
+    st = st.with_piece("miloradovich", status="killed", hex=None).with_piece("ci-6", hex="2211")
+    plan = leaderless_activation(SC, st, "I", "ci-1")          # ci-1 in 2411
+    assert "ci-2" in plan["units"] and "ci-6" in plan["out_of_command"]
+
+
+def test_6_1_3_A_extra_units_within_four_hexes():
+    plan = activation_plan(SC, initial_state(SC), "kutusov")
+    assert plan["extra_units_allowed"] == SC.leaders["kutusov"].cv
+    g = SC.board.grid
+    assert all(g.distance(initial_state(SC).piece(u).hex, "2810") <= 4 for u in plan["extra_candidates"])
+
+
+def test_6_2_3_level_roll_chart():
+    from engine.tbf.rules import level_roll
+    d = distribution(lambda: level_roll(SC, "infantry"))
+    # shipped chart, Level 2 infantry hexes 1,1,2,2,3,3 and Level 3 0,0,1,1,1,2 by face
+    assert d[(1, 0)] == Fraction(1, 3) and d[(3, 2)] == Fraction(1, 6)
+
+
+def test_11_8_cavalry_retreat_before_combat():
+    from engine.tbf.rules import cavalry_retreat_before_combat
+    st = _empty_state(**{"drag-3": ("1914", 0), "ci-1": ("1913", 3)})       # battalion north of it, facing S
+    paths = cavalry_retreat_before_combat(SC, st, "drag-3")
+    assert paths and all(len(p) == 2 for p in paths)
+    front = enemy_front(SC, st, "french")
+    assert all(p[1] not in front for p in paths)
+    st2 = _empty_state(**{"drag-3": ("1914", 0), "ci-1": ("1913", 0)})      # facing away: not threatened
+    assert cavalry_retreat_before_combat(SC, st2, "drag-3") == []
+
+
+from hypothesis import given, settings, strategies as st_
+
+_HEXES = SC.board.hexes()
+
+
+@settings(max_examples=80, deadline=None)
+@given(a=st_.sampled_from(_HEXES), b=st_.sampled_from(_HEXES))
+def test_4_4_terrain_los_is_symmetric_and_open_next_door(a, b):
+    t = SC.tables
+    ab = SC.board.los(a, b, t).clear
+    assert ab == SC.board.los(b, a, t).clear
+    if SC.board.grid.distance(a, b) <= 1:
+        assert ab                                   # nothing lies between (4.4 C)
+    assert SC.board.los(a, b, t, viewer="howitzer").clear   # 4.4 F
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=st_.sampled_from([h for h in _HEXES if SC.board.terrain(h) != "river"]))
+def test_6_6_retreat_options_never_enter_enemy_units(h):
+    st = _empty_state(**{"100-1": (h, 0), "ci-1": (SC.board.grid.neighbours(h)[0], 3)})
+    opts = retreat_options(SC, st, ("100-1",), h)
+    assert all(x != st.piece("ci-1").hex for x, _, _ in opts)
+    assert [r for _, r, _ in opts] == sorted(r for _, r, _ in opts)
+
+
+def test_9_1_9_3_setup_is_legal_and_problems_are_named():
+    from engine.tbf.rules import setup_problems
+    st = initial_state(SC)
+    assert setup_problems(SC, st) == []
+    bad = st.with_piece("ci-1", hex="2311").with_piece("cv-1", hex="2710")
+    probs = setup_problems(SC, bad)
+    assert any(p.startswith("9.1 C") for p in probs) and any(p.startswith("9.1 D") for p in probs)
+
+
+def test_9_2_C_D_muster_hexes():
+    from engine.tbf.rules import muster_hexes
+    g, b = SC.board.grid, SC.board
+    ii = muster_hexes(SC, "II")
+    assert ii and all(g.distance(h, "0805") <= 2 and (b.level(h) == 1 or b.terrain(h) == "town") for h in ii)
+    iii = muster_hexes(SC, "III")
+    assert iii and all(g.distance(h, "1307") <= 2 and b.level(h) == 2 for h in iii)
+    with pytest.raises(RuleViolation):
+        muster_hexes(SC, "V")

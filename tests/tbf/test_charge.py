@@ -186,3 +186,19 @@ def test_6_2_8_K_defensive_fire_can_stop_the_charge(board):
     assert d.prob(lambda o: o.stopped == "defensive fire") == Fraction(2, 15)
     assert all(not o.melee for o in d if o.stopped == "defensive fire")
     assert d.total == 1
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda s: s.update(path=5), "path"),
+    (lambda s: s["charger"].update(ma="x"), ""),
+    (lambda s: s["targets"][0].update(units=5), ""),
+    (lambda s: s["charger"].update(leader_cvs="a"), "charger.leader_cvs"),
+    (lambda s: s["targets"][0]["units"][0].update(fv="3"), "targets[0].units[0].fv"),
+    (lambda s: s["charger"].update(facing="UP"), "charger.facing"),
+])
+def test_malformed_charge_files_are_data_errors(board, mutate, field):
+    spec = two_target_spec()
+    mutate(spec)
+    with pytest.raises(DataError) as e:
+        charge_from_spec(spec, board.grid, "c.yaml")
+    assert "c.yaml" in str(e.value) and field in str(e.value)

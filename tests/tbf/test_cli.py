@@ -140,3 +140,20 @@ def test_roll_verbs(capsys):
 def test_scenario_bad_input(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
     assert code == 2 and needle in err
+
+
+def test_scenario_dir_with_a_bad_units_file(capsys, tmp_path):
+    import shutil
+    for f in ("map.yaml", "units.yaml", "scenario.yaml"):
+        shutil.copy(REPO / "data/tbf/durenstein" / f, tmp_path / f)
+    with open(tmp_path / "units.yaml", "a") as fh:
+        fh.write("  - {id: x}\n")
+    code, out, err = run(capsys, "scenario", "--scenario-dir", str(tmp_path))
+    assert code == 2 and "units.yaml" in err and "name" in err
+
+
+def test_act_grand_battery_fire(capsys):
+    code, out, err = run(capsys, "act", "fire", "--unit", "gb:3412", "--target", "3313", "--place", "100-1=3313")
+    assert code == 0, err
+    data = json.loads(out)
+    assert "100-1" in data["pieces"] and "gb:3412" not in data["pieces"]

@@ -20,6 +20,9 @@ from . import rules as R
 __all__ = ["RandomBot", "GreedyBot", "BOTS", "play_game"]
 
 
+_DIST_CACHE: dict = {}
+
+
 class RandomBot:
     """Picks uniformly among the legal actions (ending the phase with a fixed small chance, so games move
     on); answers procedure questions at random."""
@@ -100,16 +103,24 @@ class GreedyBot:
             board = state.board
             targets = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
             targets += [h for h, owner, _ in board.objectives if owner != side]
+            key = (board, tuple(sorted(targets)))
+            if key in _DIST_CACHE:
+                cache[side] = _DIST_CACHE[key]
+                return cache[side]
             dist = {t: 0 for t in targets}
             frontier = list(dist)
+            nbrs = R.neighbours_map(board)
             while frontier:
                 nxt = []
                 for h in frontier:
-                    for n in board.neighbours(h):
+                    for n in nbrs[h]:
                         if n not in dist:
                             dist[n] = dist[h] + 1
                             nxt.append(n)
                 frontier = nxt
+            if len(_DIST_CACHE) > 4096:
+                _DIST_CACHE.clear()
+            _DIST_CACHE[key] = dist
             cache[side] = dist
         return cache[side]
 

@@ -4,7 +4,7 @@ THE battle procedure of :mod:`engine.n20.battle` run through the core drivers (n
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from .state import replace_any as replace
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log
@@ -407,6 +407,16 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
                 nu = replace(nu, hex=f.end_hex, exhausted=True)
         changes[f.unit] = nu
     st = st.with_units(changes)
+    # Guard against an advance into a hex that a later retreat of the same battle filled (the battle
+    # procedure computes advance paths from the first retreat): such an advance stops where it began.
+    fixes = {}
+    for f in outcome.fates:
+        if f.fate == "held" and f.advanced and f.end_hex and not f.unit.startswith(GARRISON):
+            side = sc.units[f.unit].side
+            others = [x for x in st.occupants.get(f.end_hex, ()) if x != f.unit and sc.units[x].type != "leader"]
+            if others:
+                fixes[f.unit] = replace(st.unit(f.unit), hex=state.unit(f.unit).hex, exhausted=False)
+    st = st.with_units(fixes)
     # 16.9.4: a leader stacked with a retreating unit goes with it, and breaks with it
     lchanges = {}
     for u in R.on_map_units(st):

@@ -12,7 +12,7 @@ dice can come from a seeded RNG, typed-in dice or a record (replay).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from .state import replace_any as replace
 from functools import partial
 
 from engine.core.errors import RuleViolation, VedetteError
@@ -442,10 +442,13 @@ def _check_can_move(state: GameState, uid: str) -> None:
 
 
 def _reach(state: GameState, uid: str) -> dict:
-    u = state.unit(uid)
-    if u.status == "due":
-        return R.entry_options(state, uid, u.areas)
-    return R.reachable(state, uid)
+    cache = state.__dict__.setdefault("_reach", {})
+    hit = cache.get(uid)
+    if hit is None:
+        u = state.unit(uid)
+        hit = R.entry_options(state, uid, u.areas) if u.status == "due" else R.reachable(state, uid)
+        cache[uid] = hit
+    return hit
 
 
 def _check_move(state: GameState, a: Action) -> None:
@@ -936,7 +939,9 @@ def _enter_reaction(state: GameState) -> GameState:
 
 
 def _enter_combat(state: GameState) -> GameState:
-    st = replace(state, step="combat", declared=None, done_battles=())
+    # 9.9.8 holds within one combat phase: an advance after a countercharge does not carry over
+    st = replace(state, step="combat", declared=None, done_battles=(),
+                 units=tuple(replace(u, exhausted=False) if u.exhausted else u for u in state.units))
     if state.night:
         return _end_combat(st)        # 14.0: no battles at night
     return st

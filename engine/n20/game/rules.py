@@ -108,9 +108,20 @@ def _zoc_of(board: Board, h: str) -> frozenset[str]:
     return board.zoc_of(h)
 
 
+_NBRS: dict = {}
+
+
+def neighbours_map(board: Board) -> dict:
+    """hex -> tuple of on-map neighbours, computed once per (immutable) board."""
+    m = _NBRS.get(board)
+    if m is None:
+        m = _NBRS[board] = {h: tuple(board.neighbours(h)) for h in board.hexes}
+    return m
+
+
 @lru_cache(maxsize=None)
 def neighbour_set(board: Board, h: str) -> frozenset[str]:
-    return frozenset(board.neighbours(h))
+    return frozenset(neighbours_map(board)[h])
 
 
 def adjacent(board: Board, a: str, b: str) -> bool:
@@ -323,6 +334,7 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
 def _search(board, start, base, budget, road_only, can_enter, stops):
     """Cheapest paths within ``budget`` (ties: first found). Returns hex -> (cost, path)."""
     best = {start: (base, (start,))}
+    nbrs = neighbours_map(board)
     counter = itertools.count()
     heap = [(base, next(counter), start)]
     while heap:
@@ -332,7 +344,7 @@ def _search(board, start, base, budget, road_only, can_enter, stops):
         prev = best[here][1][-2] if len(best[here][1]) > 1 else None
         if here != start and stops(prev, here):
             continue
-        for n in board.neighbours(here):
+        for n in nbrs[here]:
             if road_only and not board.is_road_link(here, n):
                 continue
             step = can_enter(here, n)

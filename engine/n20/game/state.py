@@ -7,7 +7,7 @@ need (forced march 12.3, battles fought 13.0, reinforcements entered per hex 11.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 
 from engine.core.errors import VedetteError
@@ -202,12 +202,14 @@ class GameState:
         return self.result is not None
 
     def with_units(self, changes: dict[str, UnitState]) -> "GameState":
-        return replace(self, units=tuple(changes.get(u.id, u) for u in self.units))
+        if not changes:
+            return self
+        return evolve(self, units=tuple(changes.get(u.id, u) for u in self.units))
 
     def with_morale(self, values: dict[str, int]) -> "GameState":
         m = dict(self.morale)
         m.update(values)
-        return replace(self, morale=tuple(sorted(m.items())))
+        return evolve(self, morale=tuple(sorted(m.items())))
 
     # ---- JSON --------------------------------------------------------------------------------------
     def to_json(self, view: str | None = None) -> dict:
@@ -242,3 +244,40 @@ class GameState:
             "result": None if self.result is None else
             {"winner": self.result[0], "level": self.result[1], "reason": self.result[2]},
         }
+
+
+_FIELDS = tuple(f.name for f in fields(GameState))
+_FIELDSET = frozenset(_FIELDS)
+_KEEP_SCENARIO = frozenset({"scenario_id", "tables_file"})
+_KEEP_BOARD = frozenset({"scenario_id", "tables_file", "fieldworks"})
+
+
+def evolve(state: GameState, **changes) -> GameState:
+    """A copy of ``state`` with ``changes`` (like :func:`dataclasses.replace`, much faster, and keeping the
+    cached scenario, board and unit lookups when what they depend on is unchanged)."""
+    bad = changes.keys() - _FIELDSET
+    if bad:
+        raise TypeError(f"GameState has no field(s) {sorted(bad)}")
+    new = object.__new__(GameState)
+    d = new.__dict__
+    old = state.__dict__
+    for k in _FIELDS:
+        d[k] = old[k]
+    d.update(changes)
+    keys = changes.keys()
+    if "scenario" in old and not (_KEEP_SCENARIO & keys):
+        d["scenario"] = old["scenario"]
+    if "board" in old and not (_KEEP_BOARD & keys):
+        d["board"] = old["board"]
+    if "units" not in keys:
+        for k in ("by_id", "occupants"):
+            if k in old:
+                d[k] = old[k]
+    return new
+
+
+def replace_any(obj, **changes):
+    """:func:`evolve` for game states, :func:`dataclasses.replace` for everything else."""
+    if type(obj) is GameState:
+        return evolve(obj, **changes)
+    return replace(obj, **changes)
