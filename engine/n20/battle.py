@@ -571,11 +571,16 @@ class UnitFate:
             return f"{self.unit} advanced {self.advanced}" + (f" to {self.end_hex}" if self.end_hex else "")
         s = f"{self.unit} {self.fate}"
         if self.hexes:
-            s += f" {self.hexes}"
-        if self.end_hex:
+            n = f"{self.hexes} hex{'es' if self.hexes > 1 else ''}"
+            s += f" after {n}" if self.fate in ("broken", "destroyed") else f" {n}"
+        elif self.fate == "routed":
+            s += " in place"
+        if self.end_hex and self.fate != "held":
             s += f" to {self.end_hex}"
+        if self.marker:
+            s += " (Routed!)"
         if self.advanced:
-            s += f" advanced {self.advanced}"
+            s += f", advanced {self.advanced}"
         return s
 
 
@@ -810,6 +815,7 @@ def battle_procedure(b: Battle):
     (strengths, reliability rolls, differential, the CRT roll) give a result code; step G applies it."""
     code, lapsed = yield Sub(("steps B-F", id(b)), partial(crt_procedure, b), rule="9.0",
                              label="strengths, differential and the CRT")
+    code = str(code)
     pick = None
     exchange = _cached(b, ("losses", code), lambda: _losses(b, code))[3]
     if exchange is not None:
@@ -853,7 +859,20 @@ def crt_procedure(b: Battle):
         yield Log("9.5", f"attacker reduces the differential from {diff:+d} to {used:+d}")
     column = tables.column_for(used)
     code = yield from crt_roll(tables, column)
-    return code, lapsed
+    return CrtResult(code, lapsed)
+
+
+class CrtResult(tuple):
+    """Result of steps B-F: the CRT result code and whether a 16.9.2 six was rolled. Shows as the code."""
+
+    def __new__(cls, code: str, lapsed: bool = False):
+        return super().__new__(cls, (code, lapsed))
+
+    def __str__(self) -> str:
+        return self[0] + (" (a 6 on a reliability check, 16.9.2)" if self[1] else "")
+
+    def to_json(self):
+        return {"result": self[0], "british_reliability_lapsed": self[1]} if self[1] else self[0]
 
 
 _RESULT_RULE = {"AB": "9.6 [A]", "AR": "9.6 [B]", "AW": "9.6 [C]", "DB": "9.6 [D]", "DR": "9.6 [E]",
