@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from engine.core.dist import Dist, prob_json
 from engine.core.procedure import Choose, Played, distribution, enumerate_tree, first_option, play as _play
@@ -34,7 +33,7 @@ from .units import Unit, UnitSpec
 
 __all__ = ["odds", "tree", "play_battle", "procedure", "load_battle", "parse_battle", "load_tables",
            "parse_tables", "default_tables", "load_board", "parse_board", "OddsResult", "Battle", "Outcome",
-           "UnitFate", "Unit", "Board", "Tables", "default_policy", "edition_rules", "retreat_options", "choices"]
+           "UnitFate", "Unit", "UnitSpec", "Board", "Tables", "default_policy", "edition_rules", "retreat_options", "choices"]
 
 #: The default policy for every decision inside a battle: the first listed option. Each procedure lists
 #: its options in the order of the documented default (retreat paths: least chance of breaking, 9.8.x;
@@ -64,10 +63,6 @@ def procedure(battle: Battle | str | Path | dict, tables: Tables | str | Path | 
 def play_battle(battle, tables=None, seed: int | None = None, dice=None, chooser=default_policy) -> Played:
     """Fight the battle once with the play driver (seeded RNG, or ``dice`` typed in)."""
     return _play(procedure(battle, tables), dice=dice, chooser=chooser, seed=seed)
-
-
-def _any_broken(side_role: str):
-    return lambda o: any(f.role == side_role and f.fate in ("broken", "destroyed") for f in o.fates)
 
 
 @dataclass
@@ -139,21 +134,41 @@ _CODE_ORDER = ["AB", "AR", "AW", "N", "EX", "DW", "DR", "DB"]
 
 
 def _summary(b: Battle, dist: Dist) -> dict:
-    def dislodged(o: Outcome) -> bool:
-        ds = [f for f in o.fates if f.role == "defender"]
-        return all(f.fate in ("broken", "destroyed") or f.hexes > 0 for f in ds)
+    """The summary figures, exactly, in one pass (integer weights over a common denominator)."""
+    from math import lcm
 
+    items = list(dist.items())
+    den = lcm(*(p.denominator for _, p in items)) if items else 1
     sides = (b.attacker_side, b.defender_side)
-    return {
-        "defender_broken": dist.prob(_any_broken("defender")),
-        "attacker_broken": dist.prob(_any_broken("attacker")),
-        "defender_dislodged": dist.prob(dislodged),
-        "expected_morale": {s: dist.expect(lambda o, s=s: o.delta(s)) for s in sides},
-        "rout_beyond_ma": dist.prob(lambda o: any(f.beyond_ma for f in o.fates)),
-        "runaway_cavalry_advance": dist.prob(lambda o: o.control == "lost"),
-        "guard_recule": dist.prob(lambda o: any(i.entry == "guard_recule" for i in o.morale_items)),
-        "game_lost": {s: dist.prob(lambda o, s=s: s in o.lost_game) for s in sides},
-    }
+    acc = {"defender_broken": 0, "attacker_broken": 0, "defender_dislodged": 0, "rout_beyond_ma": 0,
+           "runaway_cavalry_advance": 0, "guard_recule": 0}
+    morale = {s: 0 for s in sides}
+    lost = {s: 0 for s in sides}
+    for o, p in items:
+        w = p.numerator * (den // p.denominator)
+        broken_d = broken_a = beyond = False
+        dislodged = True
+        for f in o.fates:
+            gone = f.fate in ("broken", "destroyed")
+            if f.role == "defender":
+                broken_d = broken_d or gone
+                dislodged = dislodged and (gone or f.hexes > 0)
+            else:
+                broken_a = broken_a or gone
+            beyond = beyond or f.beyond_ma
+        acc["defender_broken"] += w if broken_d else 0
+        acc["attacker_broken"] += w if broken_a else 0
+        acc["defender_dislodged"] += w if dislodged else 0
+        acc["rout_beyond_ma"] += w if beyond else 0
+        acc["runaway_cavalry_advance"] += w if o.control == "lost" else 0
+        acc["guard_recule"] += w if any(i.entry == "guard_recule" for i in o.morale_items) else 0
+        for s in sides:
+            morale[s] += w * o.delta(s)
+            lost[s] += w if s in o.lost_game else 0
+    out = {k: Fraction(v, den) for k, v in acc.items()}
+    out["expected_morale"] = {s: Fraction(v, den) for s, v in morale.items()}
+    out["game_lost"] = {s: Fraction(v, den) for s, v in lost.items()}
+    return out
 
 
 def odds(battle: Battle | str | Path | dict, tables: Tables | str | Path | None = None,

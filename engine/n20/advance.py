@@ -12,9 +12,9 @@ into the vacated hex), and every legal plan is listed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import lru_cache
 
-from engine.core.procedure import Choose, Log, Roll, Sub
+from engine.core.procedure import Choose, Log, Roll
 
 __all__ = ["AdvancePlan", "AdvanceResult", "advance_procedure", "controlled_advance_roll"]
 

@@ -37,7 +37,7 @@ from .advance import AdvanceResult, advance_procedure
 from .board import Board, load_board
 from .morale import MoraleItem, apply_morale, morale_items
 from .retreat import ContextFreeRetreat, MapRetreat, PathSpec, RetreatResult, hazard_roll
-from .tables import HEXSIDE_FEATURES, Tables, default_tables, load_tables
+from .tables import Tables, default_tables, load_tables
 from .units import Unit, UnitSpec, other_side
 
 __all__ = ["BattleModel", "Battle", "Outcome", "UnitFate", "battle_procedure", "load_battle", "parse_battle",
@@ -697,10 +697,6 @@ def _fortified(b: Battle, u: Unit) -> bool:
     return t in ("fortified", "redoubt")
 
 
-def _on_road(b: Battle, u: Unit) -> bool:
-    return b.board is None or u.hex in b.board.road_hexes
-
-
 def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cavalry_zoc: bool):
     """Sub-procedure: one unit's rout or withdrawal with its path and hazards. Returns :class:`RetreatResult`."""
     rules = b.rules
@@ -811,8 +807,10 @@ def _exchange_options(b: Battle, need: int):
 def battle_procedure(b: Battle):
     """THE battle: yields dice / choices / sub-procedures, returns an :class:`Outcome` (9.0 A-G).
 
-    Two stages, each a sub-procedure so that exact enumeration merges equal results: steps B-F
-    (strengths, reliability rolls, differential, the CRT roll) give a result code; step G applies it."""
+    Steps B-F (strengths, reliability rolls, differential, the CRT roll) are one sub-procedure, so that
+    exact enumeration merges the reliability branches that end in the same result code; step G then
+    applies the result (:func:`result_procedure`), one sub-procedure per retreating unit and one for
+    the advance."""
     code, lapsed = yield Sub(("steps B-F", id(b)), partial(crt_procedure, b), rule="9.0",
                              label="strengths, differential and the CRT")
     code = str(code)
@@ -822,8 +820,7 @@ def battle_procedure(b: Battle):
         need, opts = exchange
         pick = opts[0] if len(opts) == 1 else (yield Choose(opts, rule="9.6 [G]", player=b.attacker_side,
                                                            label=f"exchange: attacking units to break (need {need})"))
-    outcome = yield Sub(("result", id(b), code, pick), partial(result_procedure, b, code, pick),
-                        rule=_RESULT_RULE[code], label=f"apply {code}")
+    outcome = yield from result_procedure(b, code, pick)
     if lapsed:
         outcome = _replace(outcome, reliability_lapsed=True)
     return outcome

@@ -17,10 +17,8 @@ from typing import Literal, Union
 from pydantic import Field, model_validator
 
 from engine.core.data import Source, Strict, load_yaml, parse_yaml
-from engine.core.errors import DataError
 from engine.core.hexgrid import HexGrid
 
-from .tables import HEXSIDE_FEATURES, TERRAINS
 from .units import Unit
 
 __all__ = ["Board", "MapModel", "load_board", "parse_board", "Garrison", "BUILT_UP", "RUGGED"]

@@ -16,11 +16,11 @@ banded roll, so exact enumeration treats it as a two-way branch while play still
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache, partial
+from functools import lru_cache
 
-from engine.core.procedure import Choose, Log, Roll, Sub
+from engine.core.procedure import Roll
 
 from .board import Board
 

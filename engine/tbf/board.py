@@ -203,10 +203,14 @@ class Board:
         """
         a, b = self.check_hex(a, "4.4 A"), self.check_hex(b, "4.4 A")
         l1, l2 = self.grid.line_both(a, b)
+        if not all(self.grid.in_bounds(h) for h in l1):
+            l1, l2 = l2, l1                      # report the on-map one of the two nudged lines
         if viewer == "howitzer":
             return LosResult(True, None, "4.4 F", tuple(l1))
 
         def blocker(h):
+            if not self.grid.in_bounds(h):
+                return None                      # a line along the map edge: the off-map side blocks nothing
             if h in enemy:
                 return "4.4 E"
             if viewer == "cavalry" and h in friendly:

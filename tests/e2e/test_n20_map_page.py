@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 from n20_helpers import click_hex
 
 
-def test_click_a_unit_shows_its_reachable_hexes(page: Page, app_url: str):
+def test_click_a_unit_shows_its_reachable_hexes_and_a_hex_its_features(page: Page, app_url: str):
     from engine.n20.game import rules as R
     from engine.n20.game.engine import new_game
 
@@ -20,13 +20,7 @@ def test_click_a_unit_shows_its_reachable_hexes(page: Page, app_url: str):
     expect(info).to_contain_text("1st Division (A1)")
     expect(info.locator(".reach-count")).to_have_text(f"{expected} reachable hexes")
     assert expected > 1
-
-
-def test_zoc_toggle_and_empty_hex(page: Page, app_url: str):
-    page.goto(app_url + "/map")
-    expect(page.locator(".hex-info")).to_contain_text("Click a hex", timeout=30_000)
     page.locator(".zoc-toggle input").check()
     click_hex(page, "fuentes", "1902")
-    info = page.locator(".hex-info")
     expect(info).to_contain_text("Almeida")
     expect(info).to_contain_text(re.compile(r"garrison \(french, strength \d\)"))

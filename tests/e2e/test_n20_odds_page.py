@@ -39,7 +39,7 @@ def edit_cell(page: Page, table_class: str, row: int, field: str, text: str) -> 
     editor.fill(text)
 
 
-def test_changing_a_strength_changes_the_odds_and_is_fast(page: Page, app_url: str):
+def test_changing_a_strength_changes_the_odds_fast_and_bad_input_changes_nothing(page: Page, app_url: str):
     page.goto(app_url + "/odds")
     results = page.locator(".odds-results").first
     expect(results).to_be_visible(timeout=30_000)
@@ -59,13 +59,8 @@ def test_changing_a_strength_changes_the_odds_and_is_fast(page: Page, app_url: s
     expect(results.locator(".differential")).to_have_text("+4")
     assert results.locator(".crt-bars").inner_text() != crt_before
     assert elapsed_ms < 5_000  # sanity bound only: the figure itself is reported, not asserted
-
-
-def test_bad_hazard_text_shows_an_error_and_keeps_the_last_result(page: Page, app_url: str):
-    page.goto(app_url + "/odds")
-    results = page.locator(".odds-results").first
-    expect(results.locator(".differential")).to_have_text("+2", timeout=30_000)
+    # a malformed retreat-hazard entry: an error on the page, the last good odds stay
     edit_cell(page, "def-table", 0, "retreat hazards", "one,two")
     page.keyboard.press("Enter")
     expect(results.locator(".odds-error")).to_contain_text("hazards must be whole numbers")
-    expect(results.locator(".differential")).to_have_text("+2")
+    expect(results.locator(".differential")).to_have_text("+4")

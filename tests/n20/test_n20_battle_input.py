@@ -122,7 +122,7 @@ def test_cli_tree_json_and_text(capsys):
     assert d["total_probability"]["fraction"] == "1/1"
     root = d["tree"]
     assert root["rule"] == "9.0" and all("probability" in c for c in root["children"])
-    assert "9.0 F" in json.dumps(root["subtree"])          # the CRT roll inside steps B-F
+    assert "9.0 F" in json.dumps(d["subtrees"][root["subtree"]])   # the CRT roll inside steps B-F
     code, out, _ = run_cli(["n20", "tree", str(EXAMPLES / "n20_worked_example.yaml"), "--text", "--max-depth", "1"],
                            capsys)
     assert code == 0 and "rule 9.0)" in out
