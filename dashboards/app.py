@@ -32,6 +32,8 @@ ABOUT = (
     "so you can close the browser and come back later."
 )
 
+#: The page that plays (resumes, replays) a saved game of each game system.
+PLAY_PAGES = {"n20": "/play"}
 # Order of the n20 tools on the index; other pages follow alphabetically.
 _ORDER = ["odds", "tree", "map", "play"]
 
@@ -110,13 +112,13 @@ def saved_games_table(db_path=None) -> pn.viewable.Viewable:
         return pn.pane.Markdown("_No saved games yet: start one on the Play page._", css_classes=["saved-games"])
     rows = []
     for g in games:
-        s = g.summary()
+        s = {k: html.escape(str(v)) for k, v in g.summary().items()}
+        links = (f"<a class='resume' href='{PLAY_PAGES[g.game]}?game={s['id']}'>resume</a> · "
+                 f"<a class='replay' href='{PLAY_PAGES[g.game]}?game={s['id']}&amp;mode=replay'>replay</a>"
+                 if g.game in PLAY_PAGES else "")
         rows.append(
             "<tr class='saved-game' data-game-id='{id}'><td>{title}</td><td>{scenario}</td><td>{edition}</td>"
-            "<td>{events}</td><td>{status}</td><td>{updated}</td>"
-            "<td><a class='resume' href='/play?game={id}'>resume</a> · "
-            "<a class='replay' href='/play?game={id}&amp;mode=replay'>replay</a></td></tr>".format(
-                **{k: html.escape(str(v)) for k, v in s.items()}))
+            "<td>{events}</td><td>{status}</td><td>{updated}</td>".format(**s) + f"<td>{links}</td></tr>")
     head = ("<tr><th>game</th><th>scenario</th><th>edition</th><th>events</th><th>status</th>"
             "<th>last played</th><th></th></tr>")
     return pn.pane.HTML(f"<table class='saved-games' style='border-collapse:collapse;width:100%'>"

@@ -34,11 +34,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: str) -> tuple[subprocess.Popen, str]:
+def start_server(db: str, num_procs: int = 1) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([sys.executable, "-m", "dashboards.serve", "--port", str(port), "--address", "127.0.0.1",
-                             "--db", db], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             "--db", db, "--num-procs", str(num_procs)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=dict(os.environ, PYTHONPATH=str(REPO)))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sessions", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pages", nargs="*", default=None)
+    ap.add_argument("--num-procs", type=int, default=1, help="server worker processes when starting our own server")
     args = ap.parse_args(argv)
     if args.sessions > 50 or args.rounds > 20:
         ap.error("keep it small: at most 50 sessions and 20 rounds")
@@ -115,9 +116,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         url = args.url
         if url is None:
-            proc, url = start_server(os.path.join(tmp, "games.sqlite3"))
+            proc, url = start_server(os.path.join(tmp, "games.sqlite3"), args.num_procs)
         try:
-            print(json.dumps(run_load(url, args.sessions, args.rounds, args.pages), indent=1))
+            out = run_load(url, args.sessions, args.rounds, args.pages)
+            out["num_procs"] = args.num_procs if args.url is None else None
+            out["load_average"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+            out["cpus"] = os.cpu_count()
+            print(json.dumps(out, indent=1))
         finally:
             if proc is not None:
                 proc.terminate()

@@ -21,7 +21,7 @@ from engine.bc.deck import Pile, default_deck, load_deck, parse_card_list
 from engine.core.errors import VedetteError
 from engine.core.procedure import distribution
 
-__all__ = ["BcSession", "combat_panel", "check_panel", "cup_panel", "deck_panel"]
+__all__ = ["BcSession", "combat_panel", "check_panel", "cup_panel", "deck_panel", "demo_panel", "zone_map_svg"]
 
 RESULT_COLOURS = {"gun_smoke": "#9aa5b1", "muskets_shot": "#c2a14d", "round_shot": "#d08a3a", "skull_bones": "#8b2e2e",
                   "black_cross": "#8b2e2e", "horse_head": "#9aa5b1", "bayonets": "#c2a14d",
@@ -307,3 +307,92 @@ def deck_panel(sess: BcSession) -> pn.Column:
 
     return pn.Column(view, pn.Row(sess.deck_loader.panel(), sess.terrain_loader.panel(), sizing_mode="stretch_width"),
                      name="Deck and files", sizing_mode="stretch_width")
+
+
+# ------------------------------------------------------------------------------------------------
+# Demonstration battle (our invented scenario): the zone map and a combat set up from it
+# ------------------------------------------------------------------------------------------------
+SIDE_FILL = {"french": "#3b5b92", "coalition": "#c9c9c9"}
+
+
+def zone_map_svg(st) -> str:
+    """An SVG drawing of the Zones, borders (interval terrain, impassable) and the Blocks in each Zone."""
+    from engine.bc.game import battle_zones
+
+    sc = st.scenario
+    W, H, PAD = 150, 110, 20
+    pos = {z: (PAD + m.x * (W + 40), PAD + (max(mm.y for mm in sc.model.zones.values()) - m.y) * (H + 30))
+           for z, m in sc.model.zones.items()}
+    parts = []
+    for b in sc.graph.borders():
+        a, c = tuple(b.areas)
+        (x1, y1), (x2, y2) = pos[a], pos[c]
+        feat = next(iter(b.features), "")
+        colour = "#b22" if feat == "impassable" else ("#37a" if feat else "#999")
+        dash = " stroke-dasharray='6 4'" if feat == "impassable" else ""
+        parts.append(f"<line x1='{x1 + W / 2}' y1='{y1 + H / 2}' x2='{x2 + W / 2}' y2='{y2 + H / 2}' "
+                     f"stroke='{colour}' stroke-width='3'{dash}><title>{html.escape(feat or 'open border')}</title></line>")
+    for z, m in sc.model.zones.items():
+        x, y = pos[z]
+        units = st.in_zone(z)
+        hqs = st.hqs_in(z)
+        flag = "" if m.flag == "none" else f" ⚑{m.flag}"
+        lines = [f"<text x='{x + 6}' y='{y + 16}' font-size='12' font-weight='bold'>{html.escape(z)} · "
+                 f"{html.escape(m.terrain)}{html.escape(flag)}</text>"]
+        for i, u in enumerate(units):
+            b = u.block
+            label = f"{u.id} {b.kind.replace('_', ' ')} s{b.skill} {b.state}{' (lead)' if i == 0 else ''}"
+            bz = ",".join(sorted(battle_zones(st, u)))
+            lines.append(f"<rect x='{x + 6}' y='{y + 24 + i * 24}' width='{W - 12}' height='20' rx='3' "
+                         f"fill='{SIDE_FILL[u.side]}'><title>Battle Zones: {html.escape(bz or 'none')}</title></rect>"
+                         f"<text x='{x + 10}' y='{y + 38 + i * 24}' font-size='10' "
+                         f"fill='{'#fff' if u.side == 'french' else '#000'}'>{html.escape(label)}</text>")
+        for h in hqs:
+            lines.append(f"<text x='{x + 6}' y='{y + H - 8}' font-size='10'>{html.escape(h.id)} "
+                         f"({h.hq.kind.upper()}, {h.hq.state})</text>")
+        parts.append(f"<g class='bc-zone' data-zone='{html.escape(z)}' data-blocks='{' '.join(u.id for u in units)}'>"
+                     f"<rect x='{x}' y='{y}' width='{W}' height='{H}' rx='6' fill='#f4f1e8' stroke='#555'/>"
+                     + "".join(lines) + "</g>")
+    width = max(p[0] for p in pos.values()) + W + PAD
+    height = max(p[1] for p in pos.values()) + H + PAD
+    return (f"<svg class='bc-map' width='{width}' height='{height}' xmlns='http://www.w3.org/2000/svg'>"
+            + "".join(parts) + "</svg>")
+
+
+class MapCombatForm(param.Parameterized):
+    attacker_zone = param.Selector(default="M2", objects=["M2"], label="Attacking Zone")
+    target_zone = param.Selector(default="E2", objects=["E2"], label="Target Zone")
+    attack = param.Selector(default="assault", objects=["fire", "assault"])
+
+
+def demo_panel(sess: BcSession) -> pn.Column:
+    from engine.bc.game import combat_from_map, new_game
+
+    st = new_game()
+    form = MapCombatForm()
+    zones = list(st.scenario.model.zones)
+    form.param.attacker_zone.objects = zones
+    form.param.target_zone.objects = zones
+
+    @pn.depends(form.param.attacker_zone, form.param.target_zone, form.param.attack, sess.param.discards_text,
+                sess.param.version)
+    def view(az, tz, attack, _t, _v):
+        try:
+            setup = combat_from_map(st, az, tz, attack)
+            disc = sess.discards()
+            tally = prepare(setup, sess.terrain)
+            dist = distribution(combat_procedure(setup, sess.deck, Pile.for_odds(sess.deck, disc), sess.terrain),
+                                policy=neutral_policy)
+        except VedetteError as exc:
+            return pn.pane.Alert(f"**No combat**: {html.escape(str(exc))}", alert_type="warning",
+                                 css_classes=["bc-error"], sizing_mode="stretch_width")
+        return pn.Column(*_combat_view(sess, tally, dist, disc), sizing_mode="stretch_width")
+
+    intro = pn.pane.Markdown(
+        f"**{html.escape(st.scenario.name)}** — an invented nine-Zone battle (provisional, not a Playbook scenario) "
+        "that exercises the rules on a map: lead and second-line Blocks, wing supports and their restrictions, "
+        "flanks, terrain and interval terrain are read from the map. Hover a Block for its Battle Zones.",
+        sizing_mode="stretch_width")
+    return pn.Column(intro, pn.pane.HTML(zone_map_svg(st), sizing_mode="stretch_width"),
+                     pn.Row(pn.Param(form, show_name=False, width=300), view, sizing_mode="stretch_width"),
+                     name="Demonstration battle", sizing_mode="stretch_width")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from bokeh import events
 from bokeh.models import ColumnDataSource, HoverTool, TapTool

@@ -70,9 +70,10 @@ class GameMapView(param.Parameterized):
     def __init__(self, state: GameState, width: int = 900, **params):
         super().__init__(**params)
         self.state = state
-        self.spec = spec_from_board(state.scenario.board)
-        self.figure = HexMapFigure(self.spec, width=width)
-        self.figure.on_tap(self._tapped)
+        self.width = width
+        self.pane: pn.pane.Bokeh | None = None
+        self._board = None
+        self._build_figure()
         self.reach: dict = {}
         self.extra_marks: list[Marked] = []
         self.paths: list = []
@@ -80,9 +81,20 @@ class GameMapView(param.Parameterized):
         self.param.watch(lambda *_: self.redraw(), ["selected", "show_zoc", "show_reach"])
         self.redraw()
 
+    def _build_figure(self) -> None:
+        self._board = self.state.scenario.board
+        self.spec = spec_from_board(self._board)
+        self.figure = HexMapFigure(self.spec, width=self.width)
+        self.figure.on_tap(self._tapped)
+        if self.pane is not None:
+            self.pane.object = self.figure.fig
+
     # -- state ---------------------------------------------------------------------------------------
     def set_state(self, state: GameState) -> None:
         self.state = state
+        if state.scenario.board is not self._board:   # another scenario: another map
+            self.extra_marks, self.paths = [], []
+            self._build_figure()
         if self.selected and state.unit(self.selected).status != "map":
             self.selected = ""
         self.redraw()
@@ -123,4 +135,6 @@ class GameMapView(param.Parameterized):
         self.figure.set_counters(counters_of(st), selected=sel + list(getattr(self, "also_selected", [])))
 
     def panel(self) -> pn.viewable.Viewable:
-        return pn.pane.Bokeh(self.figure.fig, css_classes=["hexmap"])
+        if self.pane is None:
+            self.pane = pn.pane.Bokeh(self.figure.fig, css_classes=["hexmap"])
+        return self.pane

@@ -20,8 +20,8 @@ from engine.core.procedure import Choose, Roll, jsonable
 from engine.core.record import GameRecord
 from engine.n20.game.actions import Action
 from engine.n20.game.engine import actor, begin, legal_actions, new_game
-from engine.n20.game.record import ENGINE_VERSION, initial_state, make_record, replay_record
-from engine.n20.game.state import OPTIONS, Battle, GameState
+from engine.n20.game.record import ENGINE_VERSION, make_record, replay_record
+from engine.n20.game.state import Battle, GameState
 
 from dashboards.storage import GameStore
 

@@ -5,7 +5,6 @@ The file is handed to the engine's own loader (so the same validation and messag
 """
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 from typing import Any, Callable

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from dashboards.components.bc_views import BcSession, check_panel, combat_panel, cup_panel, deck_panel
+from dashboards.components.bc_views import BcSession, check_panel, combat_panel, cup_panel, deck_panel, demo_panel
 
 TITLE = "Battle Commander (card deck odds)"
 SUMMARY = ("Exact chances of a Fire or Assault combat, of a Skill Check and of the order-cube cup, drawn from "
@@ -22,11 +22,11 @@ def page():
                                                placeholder="e.g. 3, 12, 40", css_classes=["bc-discards"],
                                                sizing_mode="stretch_width")
     # Only the combat tab is computed at page load; the others on first opening (page load stays light).
-    makers = {1: check_panel, 2: cup_panel, 3: deck_panel}
-    names = {1: "Skill checks", 2: "Cube cup", 3: "Deck and files"}
+    makers = {1: check_panel, 2: cup_panel, 3: demo_panel, 4: deck_panel}
+    names = {1: "Skill checks", 2: "Cube cup", 3: "Demonstration battle", 4: "Deck and files"}
     holders = {i: pn.Column(pn.pane.Markdown("_computing…_"), name=names[i], sizing_mode="stretch_width")
                for i in makers}
-    tabs = pn.Tabs(combat_panel(sess), holders[1], holders[2], holders[3],
+    tabs = pn.Tabs(combat_panel(sess), holders[1], holders[2], holders[3], holders[4],
                    sizing_mode="stretch_width", css_classes=["bc-tabs"])
 
     def open_tab(event):

@@ -46,15 +46,38 @@ class MapModel(param.Parameterized):
         self.param.scenario.objects = ids
         self.scenario = wanted if wanted in ids else ids[0]
         self.state: GameState = new_game(self.scenario)
-        self.view = GameMapView(self.state)
+        self.view = GameMapView(self.state, width=800)
         self.view.on_hex(self.click)
         self.param.watch(self._scenario_changed, ["scenario"])
         self.param.watch(lambda *_: self.update_attack(), ["attackers", "defenders", "reserves_attacker",
                                                           "reserves_defender", "retreat_distance"])
         self.param.watch(self._mode_changed, ["mode"])
 
+    def load_saved(self, game_id: str) -> None:
+        """Show the latest position of a saved game (replayed through the engine)."""
+        from dashboards.storage import GameStore
+        from engine.core.record import GameRecord
+        from engine.n20.game.record import ENGINE_VERSION, replay_record
+
+        saved = GameStore().load(game_id)
+        rec = GameRecord(game="n20", scenario=saved.scenario, edition=saved.edition, options=saved.options,
+                         seed=saved.seed, events=saved.events, engine_version=ENGINE_VERSION)
+        state = replay_record(rec)[-1]
+        self._loading = True
+        try:
+            self.scenario = saved.scenario
+        finally:
+            self._loading = False
+        self.state = state
+        self.attackers, self.defenders = [], []
+        self.view.selected = ""
+        self.view.set_state(state)
+        self.hex_info = f"Position after {len(saved.events)} actions of saved game {html.escape(saved.title)}."
+
     # -- events ------------------------------------------------------------------------------------------
     def _scenario_changed(self, *_):
+        if getattr(self, "_loading", False):
+            return
         self.state = new_game(self.scenario)
         self.attackers, self.defenders = [], []
         self.view.selected = ""
@@ -161,10 +184,15 @@ class MapModel(param.Parameterized):
         for i, d in enumerate(eb.defenders):
             opts = env.options(d, d.hex, self.retreat_distance, positions)
             best = opts[0]
+            alts = "".join(f"<li>{html.escape(str(o))}</li>" for o in opts[1:6])
+            more = f"<li>… {len(opts) - 6} more</li>" if len(opts) > 6 else ""
             lines.append(f"<li><b>{html.escape(d.id)}</b> retreating {self.retreat_distance}: "
-                         f"{len(opts)} path(s) the rules allow; the owner's default "
-                         f"<span class='retreat-path'>{html.escape(str(best))}</span> <small>9.8.2-9.8.7</small></li>")
+                         f"{len(opts)} path(s) the rules allow; the owner's default (least chance of breaking) "
+                         f"<span class='retreat-path'>{html.escape(str(best))}</span> <small>9.8.2-9.8.7</small>"
+                         + (f"<ul class='retreat-alternatives'>{alts}{more}</ul>" if alts else "") + "</li>")
             paths.append(([d.hex] + list(best.hexes), colours[i % 3], f"retreat of {d.id}"))
+            for o in opts[1:3]:  # two alternatives, drawn in grey under the default path
+                paths.insert(0, ([d.hex] + list(o.hexes), "#bdbdbd", f"alternative retreat of {d.id}"))
             for h, hz in zip(best.hexes, best.hazards):
                 if hz:
                     marks.append(Marked(h, "⚠" * len(hz), "#ff8a65"))
@@ -186,11 +214,25 @@ def page():
     goto = pn.widgets.TextInput(name="click a hex by its number", placeholder="e.g. 0707", width=160,
                                 css_classes=["goto-hex"])
     goto.param.watch(lambda e: e.new and view.figure.tap(e.new.strip()), "value")
+    from dashboards.storage import GameStore
+
+    saved = pn.widgets.Select(name="or a saved game's position", width=260,
+                              options={"": ""} | {f"{g.title} ({g.n_events} actions)": g.id
+                                                  for g in GameStore().list(game="n20")[:50]})
+
+    def load_saved(event):
+        if event.new:
+            try:
+                m.load_saved(event.new)
+            except Exception as exc:  # a record that no longer replays: say so, keep the map
+                m.hex_info = f"<span class='odds-error'>Cannot load that game: {html.escape(str(exc))}</span>"
+
+    saved.param.watch(load_saved, "value")
     prov = m.state.scenario.provenance()
     badges = pn.pane.HTML(" ".join(badge_html(prov[k], label=k.replace("_", " ")) for k in ("map", "units", "scenario")
                                    if isinstance(prov.get(k), str)), stylesheets=[BADGE_CSS])
     controls = pn.Column(
-        pn.widgets.Select.from_param(m.param.scenario, width=200),
+        pn.Row(pn.widgets.Select.from_param(m.param.scenario, width=160), saved),
         pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["map-mode"]),
         pn.widgets.Checkbox.from_param(view.param.show_zoc, name="shade zones of control (7.0)",
                                        css_classes=["zoc-toggle"]),
@@ -199,7 +241,7 @@ def page():
         pn.Row(pn.widgets.Checkbox.from_param(m.param.reserves_attacker, name="attacker reserves"),
                pn.widgets.Checkbox.from_param(m.param.reserves_defender, name="defender reserves")),
         pn.widgets.IntSlider.from_param(m.param.retreat_distance, name="retreat distance to preview", width=220),
-        badges, hex_pane, retreat_pane, odds_pane, width=480)
+        badges, hex_pane, retreat_pane, odds_pane, width=440)
     legend = pn.pane.Markdown(
         "Yellow hexes: where the selected unit can move, with the movement points it would spend. Blue and red "
         "shading: French and Allied zones of control. In *plan an attack* mode click your units, then the "

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import html
-import json
 
 import panel as pn
 
@@ -11,12 +10,11 @@ from dashboards.components.n20_battle_form import scenario_choices
 from dashboards.components.n20_mapview import GameMapView, unit_at
 from dashboards.components.n20_play import PlayModel, describe_request, dice_log_rows
 from dashboards.components.n20_rule_notes import note
-from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
+from dashboards.components.provenance import STYLESHEET as BADGE_CSS
 from dashboards.storage import GameStore
 from engine.core.errors import VedetteError
 from engine.core.procedure import Choose, jsonable
 from engine.core.record import GameRecord
-from engine.n20.game.actions import Action
 from engine.n20.game.state import OPTIONS
 
 TITLE = "Play a game (Napoleonic 20)"
@@ -172,7 +170,7 @@ def page():
         ui["play_controls"] = play_controls
         setup.collapsed = True
         holder[:] = [pn.Row(mode), replay_row, play_controls,
-                     pn.Row(view.panel(), pn.Column(pending_box, message, log_pane, width=460))]
+                     pn.Row(view.panel(), pn.Column(pending_box, message, width=380)), log_pane]
         after()
 
     # ---- interaction -------------------------------------------------------------------------------

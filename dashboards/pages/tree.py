@@ -6,7 +6,6 @@ import html
 import panel as pn
 import param
 
-from dashboards.components.dist_bars import fmt_pct
 from dashboards.components.n20_battle_form import BattlePlan, example_battles
 from dashboards.components.n20_odds_view import plan_inputs
 from dashboards.components.lazy import lazy_card

@@ -1,7 +1,8 @@
 """``vedette bc ...``: Battle Commander calculators (JSON out, exact fractions).
 
 Verbs: ``combat COMBAT`` (a combat file, docs/bc.md), ``check`` (a Skill Check), ``cup CUP`` (a cup file),
-``deck`` (the deck's composition and next-card chances), ``turn`` (turn preparation, 16.1).
+``deck`` (the deck's composition and next-card chances), ``scenario`` (the demonstration map's state),
+``map-combat FROM TO`` (a combat set up from that map).
 """
 from __future__ import annotations
 
@@ -104,6 +105,33 @@ def cmd_deck(args):
     return deck_summary(deck, disc, hand)
 
 
+def _game(args):
+    from .game import load_scenario, new_game
+    return new_game(load_scenario(args.scenario) if args.scenario else None, _deck(args))
+
+
+def cmd_scenario(args):
+    from .game import battle_zones, command_zones, flanked_zones
+    st = _game(args)
+    out = {"scenario": st.scenario.name, "source": st.scenario.model.source, **st.to_json()}
+    out["battle_zones"] = {u.id: sorted(battle_zones(st, u)) for u in st.units}
+    out["flanked_zones"] = {u.id: sorted(flanked_zones(st, u)) for u in st.units}
+    out["command_range"] = {h.id: sorted(command_zones(st, h.id)) for h in st.hqs}
+    return out
+
+
+def cmd_map_combat(args):
+    from .game import combat_from_map
+    st = _game(args)
+    deck = _deck(args)
+    terrain = load_terrain(args.terrain) if args.terrain else None
+    setup = combat_from_map(st, args.attacker_zone, args.target_zone, args.attack)
+    disc, hand = _cards(args, deck)
+    odds = combat_odds(setup, deck, disc, hand, terrain)
+    return {"scenario": st.scenario.name, "attacker_zone": args.attacker_zone, "target_zone": args.target_zone,
+            "deck": deck.to_json(), **odds.to_json()}
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("bc", help="Battle Commander: combat, skill check and cube-cup odds (exact)",
                               description="Battle Commander calculators. Every probability is exact "
@@ -144,7 +172,22 @@ def register(subparsers) -> None:
     d.add_argument("--discards", help="known discard pile file")
     d.set_defaults(handler=cmd_deck)
 
+    sc = verbs.add_parser("scenario", help="the demonstration scenario's map state: Blocks, Battle Zones, ranges")
+    sc.add_argument("--scenario", help="scenario file (default: the invented demonstration scenario)")
+    sc.add_argument("--deck", help="deck file")
+    sc.set_defaults(handler=cmd_scenario)
+
+    mc = verbs.add_parser("map-combat", help="exact odds of a combat set up from the scenario map")
+    mc.add_argument("attacker_zone")
+    mc.add_argument("target_zone")
+    mc.add_argument("--attack", choices=("fire", "assault"), default="assault")
+    mc.add_argument("--scenario", help="scenario file")
+    mc.add_argument("--deck", help="deck file")
+    mc.add_argument("--terrain", "--tables", dest="terrain", help="terrain chart file")
+    mc.add_argument("--discards", help="known discard pile file")
+    mc.set_defaults(handler=cmd_map_combat)
+
     def no_verb(args):
         p.print_help()
-        raise DataError("vedette bc", "VERB", "one of combat, check, cup, deck")
+        raise DataError("vedette bc", "VERB", "one of combat, check, cup, deck, scenario, map-combat")
     p.set_defaults(handler=no_verb)

@@ -712,7 +712,8 @@ def neutral_policy(request: Choose):
     return pick[1]
 
 
-def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None, _resume=None):
+def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None, _resume=None,
+            _scenarios: tuple | None = None):
     """The combat procedure (23.1 step 6 to 27.11). Yields card draws and choices; returns a CombatOutcome."""
     terrain = terrain or default_terrain()
     a, d = s.attacker, s.defender
@@ -986,7 +987,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             if summarised and not redraw_rule:
                 # odds: foresee the column and shifts after every possible Square check, and keep of each card
                 # only its icon and the results it can give; alike cards then share one branch
-                piles["p"] = piles["p"].project_results(deck, s.attack, _square_scenarios(s, terrain))
+                piles["p"] = piles["p"].project_results(deck, s.attack, _scenarios or _square_scenarios(s, terrain))
             face = yield from draw("23.1", "square formation check (one card for the Zone)")
             icon = deck.skill(face)
             for r, nb in square_outcome(s, icon).items():
@@ -1095,5 +1096,9 @@ def _square_scenarios(s: CombatSetup, terrain: Terrain) -> tuple[tuple[int, int]
 
 def combat_procedure(setup: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None):
     """Validate now (a bad set-up raises before anything is drawn) and return the factory for the drivers."""
+    terrain = terrain or default_terrain()
     prepare(setup, terrain)
-    return partial(resolve, setup, deck, pile, terrain)
+    scen = None
+    if setup.attack == "assault" and setup.attacker.lead.kind == "cavalry" and setup.square_attempt:
+        scen = _square_scenarios(setup, terrain)
+    return partial(resolve, setup, deck, pile, terrain, _scenarios=scen)

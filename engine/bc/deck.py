@@ -299,6 +299,11 @@ def _face_key(face: "Face"):
 
 
 @lru_cache(maxsize=8192)
+def _project(pile: "Pile", deck: "Deck", table: str, reads: tuple) -> "Pile":
+    return pile._project(deck, table, reads)
+
+
+@lru_cache(maxsize=8192)
 def _summarise(pile: "Pile", deck: "Deck", tables: tuple[str, ...]) -> "Pile":
     return pile._summarise(deck, tables)
 
@@ -356,7 +361,11 @@ class Pile:
                     tuple(sorted((f(x) for x in self.discard), key=_face_key)))
 
     def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "Pile":
-        """Odds only: each face becomes its icon plus the final result for each possible (column, net shift)."""
+        """Odds only: each face becomes its icon plus the final result for each possible (column, net shift).
+        Cached, like :meth:`summarise`."""
+        return _project(self, deck, table, tuple(reads))
+
+    def _project(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "Pile":
         def f(x):
             if deck.is_reshuffle(x):
                 return Face(reshuffle=True)

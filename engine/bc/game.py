@@ -25,9 +25,10 @@ from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Draw, Log
 
 from .checks import read_check
-from .combat import Block, BlockModel, CombatOutcome, CombatSetup, HQ, Side, Wing, block_steps, resolve
+from .combat import (Block, BlockModel, CombatOutcome, CombatSetup, HQ, Side, Wing, block_steps, hit_block,
+                     resolve)
 from .cup import Cup, Morale, SIDE_COLOUR, activation_limit, initiative, prepare_turn
-from .deck import Deck, Pile, default_deck, draw_card
+from .deck import HAND_LIMIT, Deck, Pile, default_deck, draw_card
 
 __all__ = ["Scenario", "load_scenario", "GameState", "new_game", "battle_zones", "flanked_zones",
            "command_zones", "move_order", "retreat_options", "combat_from_map", "apply_outcome", "rally_zone",
@@ -173,6 +174,12 @@ class GameState:
     tokens: tuple[tuple[str, int], ...] = (("french", 0), ("coalition", 0))
     pile: Pile | None = None
     log: tuple[str, ...] = ()
+    hands: tuple[tuple[str, tuple[int, ...]], ...] = (("french", ()), ("coalition", ()))
+    passed: str | None = None        # 18.0 Pass Order: the colour just passed
+    forced_next: str | None = None   # 18.0 Gold cube: the colour chosen to come out next
+
+    def hand(self, side: str) -> tuple[int, ...]:
+        return dict(self.hands)[side]
 
     # lookups ---------------------------------------------------------------------------------------
     def unit(self, uid: str) -> Unit:
@@ -410,7 +417,7 @@ def _set_block(st: GameState, uid: str, block: Block) -> GameState:
 # ------------------------------------------------------------------------------------------------
 # Retreats (24.1)
 # ------------------------------------------------------------------------------------------------
-def retreat_options(st: GameState, uid: str) -> tuple[tuple[str, ...], str]:
+def retreat_options(st: GameState, uid: str, visited: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str]:
     """Zones a Block may retreat into, best tier only (24.1): never into enemy-occupied Zones or across
     impassable terrain; avoid (1) empty enemy Battle Zones, (2) Zones next to enemy Blocks, (3) overstacks,
     in that order. Returns ``(zones, why)``; no zone means a blocked retreat (stay, lose a step)."""
@@ -432,36 +439,69 @@ def retreat_options(st: GameState, uid: str) -> tuple[tuple[str, ...], str]:
     def overstack(z):
         return len(st.in_zone(z)) >= STACK_LIMIT
 
+    def been_there(z):      # our tie-break: a chain of retreats does not go back where it came from
+        return z in visited
+
     tiers = cands
     for test, why in ((empty_ebz, "empty enemy Battle Zone"), (next_to_enemy, "next to the enemy"),
-                      (overstack, "overstack")):
+                      (overstack, "overstack"), (been_there, "already left")):
         better = [z for z in tiers if not test(z)]
         if better:
             tiers = better
     return tuple(tiers), "priority 24.1"
 
 
-def retreat_block(st: GameState, uid: str, chooser_side: str):
-    """Procedure: retreat one Block one Zone (24.1); the enemy picks among the best Zones."""
+MAX_CHAIN = 3   # our limit: a chain of hit-triggered retreats stops after three Zones (the rules set none)
+
+
+def retreat_block(st: GameState, uid: str, chooser_side: str, depth: int = 0, visited: tuple[str, ...] = ()):
+    """Procedure: retreat one Block one Zone (24.1); ``chooser_side`` picks among the best Zones (the enemy for
+    a retreat, the owner for a withdrawal). Squares and Massed Columns take a hit instead; a blocked retreat
+    costs a step; entering an enemy Battle Zone costs a hit (and a step if Disrupted and alone); ending
+    overstacked hits the Zone's other Blocks (skill 3-4 excepted) and may push the retreating Block on."""
     u = st.unit(uid)
-    zones, _ = retreat_options(st, uid)
+    if u.block.square or u.block.formation == "massed_column":
+        yield Log("24.1", f"{uid} never retreats in this formation: a Cohesion Hit instead")
+        return (yield from _hit(st, uid, chooser_side, depth))
+    zones, _ = retreat_options(st, uid, visited)
     if not zones:
         yield Log("24.1", f"{uid} cannot retreat: it stays and loses a step")
         return _lose_step(st, uid)
     to = yield Choose(zones, rule="24.1", player=chooser_side, label=f"retreat {uid} from {u.zone}")
+    visited = visited + (u.zone,)
     ebz = enemy_battle_zones(st, u.side)
     st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=to),))
+    hq = st.hqs_in(u.zone, u.side)
+    if hq and not st.in_zone(u.zone):             # HQs follow the retreating Block (owner's option, taken)
+        st = replace(st, hqs=tuple(replace(h, zone=to) if h.id == hq[0].id else h for h in st.hqs))
     if to in ebz:
         friends = [x for x in st.in_zone(to) if x.id != uid]
         if u.block.state == "disrupted" and not friends:
             yield Log("24.1", f"{uid} retreats Disrupted into an empty enemy Battle Zone: a hit and a step lost")
-            st = _lose_step(st, uid)
-        else:
-            yield Log("24.1", f"{uid} retreats into an enemy Battle Zone: a Cohesion Hit")
-            b = st.unit(uid).block if any(x.id == uid for x in st.units) else None
-            if b is not None and b.state != "disrupted":
-                st = _set_block(st, uid, replace(b, state="shaken" if b.infantry and b.state == "steady"
-                                                 else "disrupted"))
+            return _lose_step(st, uid)
+        yield Log("24.1", f"{uid} retreats into an enemy Battle Zone: a Cohesion Hit")
+        st = yield from _hit(st, uid, chooser_side, depth, visited)
+    if any(x.id == uid for x in st.units) and len(st.in_zone(to)) > STACK_LIMIT and depth < MAX_CHAIN:
+        yield Log("24.1", f"{uid} ends its retreat overstacked in {to}")
+        for other in [x for x in st.in_zone(to) if x.id != uid]:
+            if other.block.skill >= 3:
+                continue
+            st = yield from _hit(st, other.id, u.side, depth + 1)   # a Disrupted one withdraws (owner)
+        if any(x.id == uid for x in st.units) and len(st.in_zone(to)) > STACK_LIMIT:
+            st = yield from retreat_block(st, uid, u.side, depth + 1, visited)
+    return st
+
+
+def _hit(st: GameState, uid: str, chooser_side: str, depth: int = 0, visited: tuple[str, ...] = ()):
+    """Procedure: one Cohesion Hit on a Block on the map (9.2, same rules as in combat via ``hit_block``)."""
+    u = st.unit(uid)
+    nb, must_retreat, _ = hit_block(u.block)
+    st = _set_block(st, uid, nb)
+    if must_retreat:
+        if depth >= MAX_CHAIN:
+            yield Log("24.1", f"{uid}: retreat chain stopped after {MAX_CHAIN} Zones (our limit)")
+            return st
+        st = yield from retreat_block(st, uid, chooser_side, depth + 1, visited)
     return st
 
 
@@ -620,18 +660,74 @@ def start_turn(st: GameState, daylight: bool = True) -> GameState:
                    log=st.log + tuple(f"[{r}] {w}" for r, w in t.lines))
 
 
-def order_cube_draw(st: GameState):
-    """Procedure: draw one order cube (16.2) and return ``(state, colour, turn_over)``; the last Black cube
-    ends the turn (18.0). Acting on the cube (orders, rally, combat) is up to the players."""
+def draw_cards(st: GameState, side: str, n: int, deck: Deck | None = None):
+    """Procedure: ``side`` draws ``n`` cards one by one into its hand (15.0), then discards down to six cards,
+    choosing which."""
+    deck = deck or default_deck()
+    for i in range(n):
+        face, pile = yield from draw_card(st.pile, deck, "15.0", f"{side} draws a card")
+        st = replace(st, pile=pile, hands=tuple((s_, h + (face,) if s_ == side else h) for s_, h in st.hands))
+    while len(st.hand(side)) > HAND_LIMIT:
+        card = yield Choose(st.hand(side), rule="15.0", player=side, label="discard down to six cards")
+        hand = list(st.hand(side))
+        hand.remove(card)
+        st = replace(st, pile=st.pile.discarded(card),
+                     hands=tuple((s_, tuple(hand) if s_ == side else h) for s_, h in st.hands))
+    return st
+
+
+def turn_card_draws(st: GameState, deck: Deck | None = None):
+    """Procedure: the four cards each player draws at turn start (16.1), initiative player first (13.2)."""
+    first = st.initiative
+    for side in (first, ENEMY[first]):
+        st = yield from draw_cards(st, side, 4, deck)
+    return st
+
+
+def order_cube_draw(st: GameState, deck: Deck | None = None):
+    """Procedure: draw one order cube (16.2) and return ``(state, colour, turn_over)``.
+
+    A colour chosen with a Gold cube comes out without a draw; a cube of the colour just passed goes back
+    once (Pass Order, 18.0); a Black cube that is not the last makes both players draw a card (18.0); the last
+    Black cube ends the turn (16.2). Acting on other cubes (orders, rallies, combats) is up to the players.
+    """
     if st.cup is None:
         raise RuleViolation("16.1", "prepare the turn first: the cup is empty")
-    colour = yield Draw(st.cup.cubes(), rule="16.2", label="order cube")
+    if st.forced_next is not None:
+        colour = st.forced_next
+        yield Log("18.0", f"gold cube: the {colour} cube is taken without a draw")
+        st = replace(st, forced_next=None)
+    else:
+        colour = yield Draw(st.cup.cubes(), rule="16.2", label="order cube")
+        if st.passed is not None and colour == st.passed and colour != "black":
+            yield Log("18.0", f"a {colour} cube right after a Pass goes back into the cup without effect")
+            return replace(st, passed=None), colour, False
+    st = replace(st, passed=None)
     last = colour == "black" and st.cup.count("black") == 1
     st = replace(st, cup=st.cup.without(colour) if st.cup.size > 1 else None, drawn=st.drawn + (colour,))
     if last:
         yield Log("16.3", "the last Black cube ends the turn")
-        st = replace(st, turn=st.turn + 1, cup=None)
-    return st, colour, last
+        return replace(st, turn=st.turn + 1, cup=None), colour, True
+    if colour == "black":
+        for side in (st.initiative, ENEMY[st.initiative]):
+            st = yield from draw_cards(st, side, 1, deck)
+    return st, colour, False
+
+
+def pass_order(st: GameState, side: str) -> GameState:
+    """Pass Order (18.0): the drawn own cube is discarded; a next draw of the same colour goes back."""
+    return replace(st, passed=SIDE_COLOUR[side], log=st.log + (f"{side} passes",))
+
+
+def gold_choice(st: GameState, colour: str | None):
+    """Gold cube (18.0): the scenario's player names the next cube's colour (it must be in the cup), or, with
+    ``colour=None``, draws an event card instead. A procedure (a card may be drawn)."""
+    if colour is None:
+        side = st.initiative
+        return (yield from draw_cards(st, side, 1))
+    if st.cup is None or st.cup.count(colour) < 1:
+        raise RuleViolation("18.0", f"no {colour} cube left in the cup")
+    return replace(st, forced_next=colour)
 
 
 def in_reserve(st: GameState, side: str) -> GameState:
@@ -650,3 +746,122 @@ def ready_arms(st: GameState, side: str) -> GameState:
     if n >= cap:
         raise RuleViolation("18.0", f"the Attack Token Box holds at most {cap} tokens")
     return replace(st, tokens=tuple((s, k + 1 if s == side else k) for s, k in st.tokens))
+
+
+# ------------------------------------------------------------------------------------------------
+# Cavalry withdrawal (24.2), advance after combat and artillery capture (25), end-of-turn withdrawals
+# (24.3) and surrender (26)
+# ------------------------------------------------------------------------------------------------
+def cavalry_withdrawal(st: GameState, uid: str, attacker_zone: str):
+    """Procedure: right after an Infantry or Artillery Lead declares an Assault on its Zone, a Cavalry or Horse
+    Artillery there may withdraw one Zone (24.2); the owner picks the Zone."""
+    u = st.unit(uid)
+    lead = st.lead(attacker_zone)
+    if lead is None or lead.side == u.side or not (lead.block.infantry or lead.block.artillery):
+        raise RuleViolation("24.2", "only an Assault declared by an enemy Lead Infantry or Artillery allows it")
+    if u.block.kind not in ("cavalry", "horse_artillery"):
+        raise RuleViolation("24.2", f"a {u.block.kind} cannot make a Cavalry Withdrawal")
+    return (yield from retreat_block(st, uid, u.side))
+
+
+def advance(st: GameState, attacker_zone: str, target_zone: str, uids: tuple[str, ...],
+            retreated_artillery: str | None = None, deck: Deck | None = None):
+    """Procedure: Advance after an Assault (25.0) into the emptied target Zone: the Lead Attacker, its second
+    line only with it, never Foot Artillery or wing supports; then the capture check for a Lead Artillery that
+    just retreated from there (a Skill Check, one lower for Foot Artillery; failure costs a step)."""
+    deck = deck or default_deck()
+    if st.in_zone(target_zone):
+        raise RuleViolation("25.0", f"{target_zone} is not empty of Blocks")
+    here = st.in_zone(attacker_zone)
+    if not here:
+        raise RuleViolation("25.0", f"no Blocks in {attacker_zone}")
+    lead, second = here[0], (here[1] if len(here) > 1 else None)
+    for uid in uids:
+        if uid not in [x.id for x in here]:
+            raise RuleViolation("25.0", f"{uid} is not in the assaulting Zone (wing supports never advance)")
+        if st.unit(uid).block.kind == "artillery":
+            raise RuleViolation("25.0", "Foot Artillery does not advance after combat")
+    if second is not None and second.id in uids and lead.id not in uids:
+        raise RuleViolation("25.0", "the second line advances only with the Lead Attacker")
+    if not st.scenario.graph.adjacent(attacker_zone, target_zone):
+        raise RuleViolation("25.0", "the target Zone must be next to the attacker's")
+    for uid in uids:
+        u = st.unit(uid)
+        st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=target_zone),))
+    if retreated_artillery and any(x.id == retreated_artillery for x in st.units):
+        art = st.unit(retreated_artillery)
+        skill = art.block.skill - (1 if art.block.kind == "artillery" else 0)
+        face, pile = yield from draw_card(st.pile, deck, "25.0", f"capture check for {art.id}")
+        st = replace(st, pile=pile.discarded(face))
+        ok = read_check("general", deck.skill(face), max(skill, 0), st.morale_of(art.side).good).success
+        yield Log("25.0", f"capture check {deck.skill(face)}: {'guns saved' if ok else 'guns lost, one step'}")
+        if not ok:
+            st = _lose_step(st, art.id)
+    return replace(st, log=st.log + (f"advance {uids} into {target_zone}",))
+
+
+def give_ground(st: GameState, uid: str, deck: Deck | None = None):
+    """Procedure: a Give Ground withdrawal at the last Black cube (24.3): an enemy-adjacent Block withdraws one
+    Zone (owner's choice); if it started in an enemy Battle Zone it checks skill (21.2): Death Head = a hit and
+    one Morale, other failures = a hit (a Disrupted Block hit withdraws again). Undisrupted skirmishers pass."""
+    deck = deck or default_deck()
+    u = st.unit(uid)
+    sc = st.scenario
+    if not any(st.side_of_zone(n) == ENEMY[u.side] for n in sc.graph.neighbours(u.zone)):
+        raise RuleViolation("24.3", f"{uid} is not next to an enemy Block")
+    started_in_ebz = u.zone in enemy_battle_zones(st, u.side)
+    st = yield from retreat_block(st, uid, u.side)
+    if not started_in_ebz or not any(x.id == uid for x in st.units):
+        return st
+    b = st.unit(uid).block
+    if b.shots and b.kind in ("infantry", "long_infantry", "cavalry") and b.state != "disrupted":
+        yield Log("24.3", "undisrupted skirmishers pass the check")
+        return st
+    face, pile = yield from draw_card(st.pile, deck, "24.3", f"give ground check for {uid}")
+    st = replace(st, pile=pile.discarded(face))
+    hq = st.steady_hq_in(st.unit(uid).zone, u.side)
+    out = read_check("general", deck.skill(face), b.skill + (1 if hq else 0), st.morale_of(u.side).good)
+    if out.success:
+        return st
+    if out.icon == "death_head":
+        st = _morale(st, u.side, -1)
+    yield Log("24.3", f"give ground check failed ({out.icon}): a Cohesion Hit")
+    return (yield from _hit(st, uid, u.side))
+
+
+def surrender(st: GameState, uid: str) -> GameState:
+    """Surrender at the last Black cube (26.0): a non-Steady Block next to an enemy Block and not next to a
+    friendly Steady Block leaves the game, with no Morale lost."""
+    u = st.unit(uid)
+    sc = st.scenario
+    if u.block.state == "steady":
+        raise RuleViolation("26.0", f"{uid} is Steady: only a non-Steady Block may surrender")
+    near = [x for n in sc.graph.neighbours(u.zone) for x in st.in_zone(n)]
+    if not any(x.side != u.side for x in near):
+        raise RuleViolation("26.0", f"{uid} is not next to an enemy Block")
+    if any(x.side == u.side and x.block.state == "steady" for x in near):
+        raise RuleViolation("26.0", f"{uid} is next to a friendly Steady Block")
+    return replace(st, units=tuple(x for x in st.units if x.id != uid), log=st.log + (f"{uid} surrenders",))
+
+
+def press_on(st: GameState, side: str, deck: Deck | None = None):
+    """Procedure: Press On (optional 29.2) when the third Black cube is drawn: with a Steady HQ and Good Morale,
+    a Skill Check with the commander's skill. Success: the cube goes back, two Morale lost; failure: one Morale;
+    Officer: back, no loss; Death Head: nothing, both armies lose one Morale. Returns ``(state, cube_back)``."""
+    deck = deck or default_deck()
+    if not any(h.side == side and h.hq.kind == "hq" and h.hq.state == "steady" for h in st.hqs):
+        raise RuleViolation("29.2", "Press On needs a Steady HQ")
+    if not st.morale_of(side).good:
+        raise RuleViolation("29.2", "Press On needs Good Morale")
+    face, pile = yield from draw_card(st.pile, deck, "29.2", f"press on ({side})")
+    st = replace(st, pile=pile.discarded(face))
+    icon = deck.skill(face)
+    if icon == "officer":
+        return st, True
+    if icon == "death_head":
+        st = _morale(st, side, -1)
+        return _morale(st, ENEMY[side], -1), False
+    out = read_check("general", icon, st.commander(side).skill, True)
+    if out.success:
+        return _morale(st, side, -2), True
+    return _morale(st, side, -1), False

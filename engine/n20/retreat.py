@@ -210,6 +210,12 @@ def _ezoc(board: Board, zoc_sources: frozenset, occupied: frozenset, side: str) 
     return frozenset(out)
 
 
+#: Upper bound on the hexes the path search visits for one retreat. Paths that cannot reach the best
+#: rule-priority class are pruned first, so real maps stay far below it; it only guards degenerate maps
+#: (e.g. a side without LOC hexes, where every path ranks alike).
+_SEARCH_BUDGET = 20_000
+
+
 @lru_cache(maxsize=65536)
 def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool, start: str, distance: int,
                     friends: frozenset, enemies: frozenset, ezoc: frozenset) -> tuple[RetreatOption, ...]:
@@ -244,14 +250,8 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
             hz.append(HAZARD_EZOC)
         return tuple(hz)
 
-    def nonclose(path: list[str]) -> int:
-        if not locs:
-            return 0
-        ds = [dist_to(h) for h in path]
-        return min(sum(1 for a, b in zip(ds, ds[1:]) if b[i] >= a[i]) for i in range(len(locs)))
-
-    def finish(path: list[str], hz: list, viol: int, end: str, through: int | None) -> None:
-        pr = (viol, end != "ok", nonclose(path))
+    def finish(path: list[str], hz: list, viol: int, end: str, through: int | None, nc: int) -> None:
+        pr = (viol, end != "ok", nc)
         opt = RetreatOption(tuple(path[1:]), tuple(hz), end, pr, through)
         if end == "blocked":
             blocked.append(opt)
@@ -260,16 +260,23 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
         if end == "ok" and (best[0] is None or pr < best[0]):
             best[0] = pr
 
-    def dfs(path: list[str], hz: list, viol: int, through: int | None) -> None:
+    budget = [_SEARCH_BUDGET]
+
+    def dfs(path: list[str], hz: list, viol: int, through: int | None, counts: tuple) -> None:
         here = path[-1]
         steps = len(path) - 1
-        if best[0] is not None and viol > best[0][0]:
-            return
+        nc = min(counts) if counts else 0
+        b0 = best[0]
+        if b0 is not None and (viol > b0[0] or (viol == b0[0] and nc > b0[2])):
+            return      # cannot reach the best rule-priority class found so far (both counts only grow)
+        budget[0] -= 1
+        if budget[0] < 0:
+            return      # search bound (see _SEARCH_BUDGET)
         if steps >= distance and here not in friends:
-            finish(path, hz, viol, "ok", through)
+            finish(path, hz, viol, "ok", through, nc)
             return
         if loc_breaks and steps and here in loc_set and steps < distance:
-            finish(path, hz, viol, "loc", through)   # 9.8.7: reached the LOC too early
+            finish(path, hz, viol, "loc", through, nc)   # 9.8.7: reached the LOC too early
             return
         nxt = []
         for n in board.neighbours(here):
@@ -278,19 +285,22 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
             nxt.append(n)
         if not nxt:
             if steps:
-                finish(path, hz, viol, "blocked", through)
+                finish(path, hz, viol, "blocked", through, nc)
             return
+        d_here = dist_to(here)
         # explore promising hexes first: vacant non-EZOC, then closer to a LOC
         nxt.sort(key=lambda n: ((n in ezoc) or (n in friends), min(dist_to(n), default=0), n))
         for n in nxt:
+            d_n = dist_to(n)
+            c2 = tuple(c + (1 if d_n[i] >= d_here[i] else 0) for i, c in enumerate(counts))
             if road_bound and not board.is_road_link(here, n):
-                finish(path + [n], hz + [()], viol, "off_road", through)   # 16.7.6
+                finish(path + [n], hz + [()], viol, "off_road", through, min(c2) if c2 else 0)   # 16.7.6
                 continue
             bad = 1 if (n in ezoc or n in friends) else 0
             t = through if through is not None or n not in friends else steps
-            dfs(path + [n], hz + [step_hazards(here, n)], viol + bad, t)
+            dfs(path + [n], hz + [step_hazards(here, n)], viol + bad, t, c2)
 
-    dfs([start], [], 0, None)
+    dfs([start], [], 0, None, tuple(0 for _ in locs))
     pool = complete or blocked
     if not pool:
         return (RetreatOption((), (), "blocked", (0, True, 0)),)

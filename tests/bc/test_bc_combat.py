@@ -280,3 +280,57 @@ def test_shifts_move_monotonically_on_ordered_rows(cells, column, n):
     # each step right changes the result while the row allows
     if n >= 1 and any(r != row[i] for r in row[i:]):
         assert row[right] > row[i]
+
+
+def test_square_attempt_path_is_exact_against_card_by_card_enumeration():
+    # Keep 10 cards (+ #31) in play by holding the other 60 as known-out cards, so the card-number
+    # enumeration stays small; the summarised odds path (which foresees the Square outcomes) must agree.
+    keep = DECK.event_numbers[:10]
+    out = [n for n in DECK.event_numbers if n not in keep]
+    s = CombatSetup("assault", Side(CAV), Side(INF, Block("long_infantry")))
+    key = lambda o: (o.result, o.critical, o.attacker_morale, o.defender_morale, o.blocks, o.square_formed)  # noqa
+    a = distribution(combat_procedure(s, DECK, Pile.for_odds(DECK, hand=out)), policy=neutral_policy).map(key)
+    b = distribution(combat_procedure(s, DECK, Pile.for_play(DECK, hand=out)), policy=neutral_policy).map(key)
+    assert a == b and a.total == 1
+
+
+def test_23_5_cavalry_battle_on_horse_head():
+    # Cavalry (1 CP) assaults an Artillery (2 CP): column -1, no shift. A Horse Head with a Steady lead
+    # Cavalry is a Cavalry Battle: the cavalry checks skill (a Death Head card: a hit, Steady -> Disrupted),
+    # then the cavalry's other enemies (the Artillery) take a hit.
+    n = next(n for n in DECK.event_numbers if DECK.card(n).assault[1] == "horse_head")
+    dh = next(m for m in DECK.event_numbers if DECK.card(m).skill == "death_head" and m != n)
+    s = CombatSetup("assault", Side(CAV), Side(ART))
+    assert prepare(s).column == -1 and prepare(s).net_shift == 0
+    out = play(combat_procedure(s, DECK, Pile.for_play(DECK)), dice=TypedDice([n, dh])).result
+    assert out.result == "horse_head"
+    assert out.fate("attacker_lead").state == "disrupted" and out.fate("defender_lead").state == "disrupted"
+
+
+def test_27_5_bombardment_hits_every_defender_and_spares_the_guns():
+    # Bombardment at one Zone: a shift left (27.5); on Muskets & Shot the artillery takes no hit and both
+    # defending Blocks do (area effect).
+    s = CombatSetup("fire", Side(ART), Side(INF, INF), special="bombardment")
+    t = prepare(s)
+    assert [x.amount for x in t.shifts] == [-1] and t.column == 2
+    n = next(n for n in DECK.event_numbers
+             if DECK.card(n).fire[apply_shift(DECK.card(n).fire, 2, -1)] == "muskets_shot")
+    out = play(combat_procedure(s, DECK, Pile.for_play(DECK)), dice=TypedDice([n])).result
+    assert out.result == "muskets_shot"
+    assert out.fate("attacker_lead").hits == 0
+    assert out.fate("defender_lead").state == "shaken" and out.fate("defender_second").state == "shaken"
+
+
+def test_24_1_square_takes_a_hit_instead_of_retreating_and_skull_bones_costs_morale():
+    # Fire at a Square with Skull & Bones: the defender's army loses one Morale unless the Critical card is
+    # an Officer; the Square absorbs the hit (9.2).
+    sq = Block("infantry", formation="square")
+    s = CombatSetup("fire", Side(ART), Side(sq))
+    t = prepare(s)
+    n = next(n for n in DECK.event_numbers
+             if DECK.card(n).fire[apply_shift(DECK.card(n).fire, t.column, t.net_shift)] == "skull_bones")
+    not_officer = next(m for m in DECK.event_numbers if DECK.card(m).skill == "flags_1" and m != n)
+    out = play(combat_procedure(s, DECK, Pile.for_play(DECK)), dice=TypedDice([n, not_officer])).result
+    assert out.result == "skull_bones" and out.defender_morale == -1 and out.critical == "flags_1"
+    f = out.fate("defender_lead")
+    assert f.formation == "square" and f.square_hits == 1 and f.retreats == 0

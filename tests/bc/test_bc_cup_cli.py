@@ -151,3 +151,15 @@ def test_cli_deck_summary(capsys):
     d = json.loads(out)
     # fresh deck, column +4 Fire: 27 of 70 cards show Skull & Bones (the reshuffle card keeps it uniform)
     assert rc == 0 and d["next_card"]["fire"]["+4"]["skull_bones"]["fraction"] == "27/70"
+
+
+def test_cli_scenario_and_map_combat(capsys):
+    rc, out, _ = run(capsys, "bc", "scenario")
+    d = json.loads(out)
+    assert rc == 0 and d["source"] == "provisional" and d["battle_zones"]["F3"] == ["E1", "M2"]
+    rc, out, _ = run(capsys, "bc", "map-combat", "M2", "E2")
+    d = json.loads(out)
+    # 3 CP (Long Infantry 2 + second line 1) against 5 (Long Infantry 2, Artillery support 1, woods 1, stream 1)
+    assert rc == 0 and d["tally"]["difference"] == -2 and d["tally"]["column"] == -2
+    rc, out, err = run(capsys, "bc", "map-combat", "M2", "M3")
+    assert rc == 2 and "23.1" in err

@@ -124,3 +124,119 @@ def test_reserve_and_ready_arms_caps_18_0(st):
         in_reserve(s, "french")          # skill 3 + 5
     with pytest.raises(RuleViolation):
         ready_arms(s, "french")          # skill 3 + 10
+
+
+from engine.bc.game import advance, cavalry_withdrawal, give_ground, press_on, retreat_block, surrender  # noqa: E402
+from engine.core.procedure import first_option  # noqa: E402
+
+
+def _move(st, uid, zone):
+    u = st.unit(uid)
+    return replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=zone),))
+
+
+def test_24_1_blocked_retreat_costs_a_step(st):
+    # C3 in E1 with E2 full of Coalition... make E2 enemy-held instead: then E1 has no way out
+    s = _move(_move(_move(st, "C1", "W1"), "C4", "W1"), "F1", "E2")
+    s = replace(s, units=tuple(x for x in s.units if x.id not in ("C1", "C4")))
+    assert retreat_options(s, "C3")[0] == ()
+    new = play(lambda: retreat_block(s, "C3", "french"), dice=TypedDice([]), chooser=first_option).result
+    assert all(x.id != "C3" for x in new.units)          # one-step cavalry: eliminated
+    assert new.morale_of("coalition").value == s.morale_of("coalition").value - 1    # 26.0
+
+
+def test_24_1_square_takes_a_hit_instead_of_retreating(st):
+    s = _set_block(st, "F5", Block("infantry", formation="square"))
+    new = play(lambda: retreat_block(s, "F5", "coalition"), chooser=first_option).result
+    assert new.unit("F5").zone == "M3" and new.unit("F5").block.square_hits == 1
+
+
+def test_24_2_cavalry_withdrawal_only_against_infantry_or_artillery(st):
+    # C3 (E1) is assaulted from M1 by an Artillery: it may withdraw; E2 is its only way out (24.1)
+    p = play(lambda: cavalry_withdrawal(st, "C3", "M1"), chooser=first_option)
+    assert [e.value for e in p.events if e.kind == "choose"][0] == "E2"
+    assert p.result.unit("C3").zone != "E1"
+    with pytest.raises(RuleViolation):
+        play(lambda: cavalry_withdrawal(st, "C1", "M2"), chooser=first_option)     # not cavalry
+
+
+def test_25_advance_rules_and_capture_check(st):
+    s = replace(st, units=tuple(x for x in st.units if x.id not in ("C2",)))     # E3 emptied
+    new = play(lambda: advance(s, "M3", "E3", ("F5",)), dice=TypedDice([])).result
+    assert new.unit("F5").zone == "E3"
+    with pytest.raises(RuleViolation):
+        play(lambda: advance(s, "M1", "E1", ("F3",)))                      # foot artillery, and E1 occupied
+    s2 = replace(st, units=tuple(x for x in st.units if x.id not in ("C1", "C4")))   # E2 emptied
+    with pytest.raises(RuleViolation) as e:
+        play(lambda: advance(s2, "M2", "E2", ("F2",)))
+    assert e.value.rule == "25.0" and "second line" in e.value.message
+    # capture check: the Coalition artillery C4 "just retreated" to E3's neighbour; a Death Head card fails
+    s3 = replace(st, units=tuple(x for x in st.units if x.id not in ("C1", "C3")))
+    s3 = _move(s3, "C4", "E1")
+    dh = next(n for n in default_deck_numbers() if default_card(n).skill == "death_head")
+    new = play(lambda: advance(s3, "M2", "E2", ("F1", "F2"), retreated_artillery="C4"), dice=TypedDice([dh])).result
+    assert all(x.id != "C4" for x in new.units)        # one-step artillery loses its step
+
+
+def default_deck_numbers():
+    from engine.bc.deck import default_deck
+    return default_deck().event_numbers
+
+
+def default_card(n):
+    from engine.bc.deck import default_deck
+    return default_deck().card(n)
+
+
+def test_24_3_give_ground_and_26_surrender(st):
+    # C3 in E1 is next to the French artillery and in its Battle Zone: it withdraws and checks skill
+    officer = next(n for n in default_deck_numbers() if default_card(n).skill == "officer")
+    # (C3 withdraws into E2, a French Battle Zone already holding two Blocks: a hit (Disrupted), an
+    # overstack, and the retreat goes on; the chain never returns to a Zone it left)
+    p = play(lambda: give_ground(st, "C3"), dice=TypedDice([officer]), chooser=first_option)
+    new = p.result
+    assert new.unit("C3").zone in ("E2", "E3") and new.unit("C3").block.state == "disrupted"
+    moves = [e.value for e in p.events if e.kind == "choose"]
+    assert moves[0] == "E2" and "E1" not in moves
+    assert [e.rule for e in p.events if e.kind == "draw"] == ["24.3"]
+    with pytest.raises(RuleViolation):
+        play(lambda: give_ground(st, "F4"), chooser=first_option)           # W3 is not next to the enemy
+    with pytest.raises(RuleViolation) as e:
+        surrender(st, "C3")                                              # Steady
+    assert e.value.rule == "26.0"
+    s = _set_block(st, "C3", Block("cavalry", state="disrupted"))
+    s = replace(s, units=tuple(x for x in s.units if x.id not in ("C1", "C4")))
+    gone = surrender(s, "C3")
+    assert all(x.id != "C3" for x in gone.units) and gone.morale == s.morale
+
+
+def test_29_2_press_on(st):
+    officer = next(n for n in default_deck_numbers() if default_card(n).skill == "officer")
+    new, back = play(lambda: press_on(st, "french"), dice=TypedDice([officer])).result
+    assert back and new.morale == st.morale
+    dh = next(n for n in default_deck_numbers() if default_card(n).skill == "death_head")
+    new, back = play(lambda: press_on(st, "french"), dice=TypedDice([dh])).result
+    assert not back and new.morale_of("french").value == 5 and new.morale_of("coalition").value == 5
+
+
+from engine.bc.game import draw_cards, gold_choice, pass_order, turn_card_draws  # noqa: E402
+
+
+def test_15_0_hands_draw_and_discard_down_to_six(st):
+    s = play(lambda: turn_card_draws(st), seed=2).result
+    assert len(s.hand("french")) == 4 and len(s.hand("coalition")) == 4
+    assert len(s.pile.draw) == 71 - 8 and not set(s.hand("french")) & set(s.pile.draw)
+    s = play(lambda: draw_cards(s, "french", 3), seed=3, chooser=first_option).result
+    assert len(s.hand("french")) == 6 and len(s.pile.discard) == 1      # seven cards: one discarded
+
+
+def test_18_0_black_cube_draws_cards_pass_and_gold(st):
+    s = start_turn(st)
+    s = play(lambda: gold_choice(s, "black")).result
+    s, colour, over = play(lambda: order_cube_draw(s), seed=1).result
+    assert colour == "black" and not over and len(s.hand("french")) == 1 and len(s.hand("coalition")) == 1
+    s = pass_order(s, "french")
+    blue = play(lambda: order_cube_draw(s), dice=TypedDice(["blue"])).result
+    assert blue[0].cup == s.cup and blue[0].passed is None           # back into the cup, nothing happens
+    with pytest.raises(RuleViolation):
+        play(lambda: gold_choice(s, "gold"))

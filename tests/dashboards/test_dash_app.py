@@ -1,8 +1,6 @@
 """The served app's index and page discovery (no browser)."""
 from __future__ import annotations
 
-import panel as pn
-
 from dashboards import app, serve
 from dashboards.storage import GameStore
 

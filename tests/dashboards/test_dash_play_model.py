@@ -140,3 +140,27 @@ def test_tree_model_leaves_sum_to_one():
     assert "sum to exactly 1" in t.info
     t.keep_decisions = True
     assert "decisions" in t.info.lower()
+
+
+def test_map_page_shows_a_saved_games_position(tmp_path, monkeypatch):
+    from dashboards.pages.map import MapModel
+
+    monkeypatch.setenv("VEDETTE_DB", str(tmp_path / "g.sqlite3"))
+    play = PlayModel(GameStore())
+    gid = play.new("bussaco", seed=1)
+    play.act(first_move(play, "FRCV"))
+    m = MapModel(scenario="fuentes")
+    m.load_saved(gid)
+    assert m.scenario == "bussaco" and m.state == play.state
+    assert m.view.spec.title == play.state.scenario.board.name      # the map drawn is Bussaco's, not Fuentes'
+    assert m.state.unit("FRCV").hex == play.state.unit("FRCV").hex
+
+
+def test_map_page_switching_scenario_redraws_its_map():
+    from dashboards.pages.map import MapModel
+
+    m = MapModel(scenario="fuentes")
+    pane = m.view.panel()
+    first = m.view.figure.fig
+    m.scenario = "bussaco"
+    assert m.view.spec.title == m.state.scenario.board.name and pane.object is m.view.figure.fig is not first

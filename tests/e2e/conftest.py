@@ -1,7 +1,7 @@
 """Browser-test fixtures: a served app in a subprocess and Debian's chromium for pytest-playwright.
 
-* ``app_server`` (session): starts the app exactly as the README's command does (``vedette-serve``, here
-  ``python -m dashboards.serve`` so it works before the console script is installed) on a free port with a
+* ``app_server`` (session): starts the app as the README's command does (``vedette-serve``, or
+  ``python -m dashboards.serve`` when the console script is not installed) on a free port with a
   throw-away saved-games file, waits until it answers, and stops it at the end.
 * ``app_url`` (session): the base URL of that server, e.g. ``http://127.0.0.1:40123``.
 * ``restart_server`` (function): a callable that kills the server hard (as a crash would) and starts it
@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -60,8 +61,11 @@ class AppServer:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> str:
-        cmd = [sys.executable, "-m", "dashboards.serve", "--port", str(self.port), "--address", "127.0.0.1",
-               "--allow-websocket-origin", f"127.0.0.1:{self.port}", "--db", str(self.db)]
+        # the README's command; `python -m dashboards.serve` is the same entry point when not installed
+        exe = shutil.which("vedette-serve")
+        base = [exe] if exe else [sys.executable, "-m", "dashboards.serve"]
+        cmd = base + ["--port", str(self.port), "--address", "127.0.0.1",
+                      "--allow-websocket-origin", f"127.0.0.1:{self.port}", "--db", str(self.db)]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)

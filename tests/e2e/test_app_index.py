@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
 
 
 def test_index_lists_pages_and_saved_games(page: Page, app_url: str):

@@ -50,3 +50,13 @@ def test_bc_bad_deck_upload_shows_error(page: Page, app_url: str, tmp_path):
     expect(page.locator(".upload-error").first).to_be_visible(timeout=10_000)
     expect(page.locator(".upload-error").first).to_contain_text("70 event cards")
     expect(page.locator(".bc-deck").first).to_have_attribute("data-cards", "70")
+
+
+def test_bc_demo_battle_tab(page: Page, app_url: str):
+    page.goto(app_url + "/bc")
+    expect(page.locator(".bc-results").first).to_be_visible(timeout=30_000)
+    page.locator(".bk-tab").filter(has_text="Demonstration battle").first.click()
+    expect(page.locator(".bc-zone[data-zone='M2']").first).to_have_attribute("data-blocks", "F1 F2", timeout=30_000)
+    # M2 assaults E2: 2 (Long Infantry) + 1 (second line) = 3 against 2 (Long Infantry) + 1 (Artillery support)
+    # + 1 (woods) + 1 (stream) = 5: -2, the bottom column (23.4)
+    expect(page.locator(".bc-tally[data-column='-2']").first).to_be_visible(timeout=30_000)

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from n20_helpers import click_hex
+
+pytestmark = pytest.mark.e2e
 
 
 def test_click_a_unit_shows_its_reachable_hexes_and_a_hex_its_features(page: Page, app_url: str):

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
 
 # JavaScript that finds an element through Panel's shadow roots.
 DEEP_QUERY = """

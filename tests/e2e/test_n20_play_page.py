@@ -1,9 +1,12 @@
 """Browser tests of hotseat play: make a move, survive a server restart, keep two sessions apart."""
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from n20_helpers import click_hex
+
+pytestmark = pytest.mark.e2e
 
 
 def start_bussaco(page: Page, app_url: str) -> None:
@@ -42,10 +45,12 @@ def test_two_browser_contexts_do_not_share_a_game(browser: Browser, app_url: str
     b = browser.new_context().new_page()
     start_bussaco(a, app_url)
     move_cavalry(a)
-    b.goto(app_url + "/play")
+    b.goto(app_url + "/play")                   # the same page in another browser: its own, empty session
     expect(b.locator(".status-line")).to_contain_text("No game", timeout=30_000)
-    start_bussaco(b, app_url)
-    expect(b.locator(".status-line .status")).to_have_attribute("data-events", "0")
+    b.locator(".start-game button").click()     # B starts a Fuentes game; A's Bussaco game is untouched
+    expect(b.locator(".status-line .status")).to_have_attribute("data-events", "0", timeout=30_000)
+    expect(b.locator(".status-line")).to_contain_text("3 May")
     expect(a.locator(".status-line .status")).to_have_attribute("data-events", "1")
+    expect(a.locator(".status-line")).to_contain_text("26 Sep")
     a.context.close()
     b.context.close()

@@ -143,3 +143,7 @@ def test_cli_fight_with_typed_dice(capsys):
 def test_every_example_battle_resolves(name):
     res = n20.odds(EXAMPLES / name)
     assert res.outcomes.total == 1
+    text = json.dumps(res.to_json())                      # JSON-able throughout
+    assert json.loads(text)["total_probability"]["fraction"] == "1/1"
+    df = res.dataframe()
+    assert len(df) == len(res.outcomes) and abs(df["probability"].sum() - 1) < 1e-9

@@ -18,6 +18,8 @@ BASE_UNITS = [
     {"id": "A1", "name": "Allied 1", "side": "allied", "type": "infantry", "strength": 3, "movement": 2, "nationality": "british", "source": "provisional"},
     {"id": "A2", "name": "Allied 2", "side": "allied", "type": "infantry", "strength": 2, "movement": 2, "nationality": "portuguese", "source": "provisional"},
     {"id": "AC", "name": "Allied cav", "side": "allied", "type": "cavalry", "strength": 2, "movement": 3, "nationality": "british", "source": "provisional"},
+    {"id": "FK1", "name": "Cadre", "side": "french", "type": "cadre", "strength": 1, "movement": 2, "source": "provisional"},
+    {"id": "FK2", "name": "Cadre", "side": "french", "type": "cadre", "strength": 1, "movement": 2, "source": "provisional"},
     {"id": "AS", "name": "Irregulars", "side": "allied", "type": "infantry", "strength": 1, "movement": 2, "flags": ["irregular"], "nationality": "spanish", "source": "provisional"},
 ]
 

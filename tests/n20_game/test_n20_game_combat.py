@@ -160,3 +160,21 @@ def test_8_1_countercharge_is_a_battle_by_the_reacting_player(tmp_path):
     # 8.2.2: the countercharging cavalry is doubled against infantry: 2 x 2 = 4 against F1's 3 in clear
     assert "attack 4 vs defence 3" in notes
     assert any(e.kind == "roll" and e.rule == "9.0 F" for e in p.events)
+
+
+def test_16_3_2_bombardment_across_a_major_river(tmp_path):
+    units = [{"id": "FA", "name": "guns", "side": "french", "type": "artillery", "strength": 2, "movement": 1,
+              "source": "provisional"},
+             {"id": "A1", "name": "a", "side": "allied", "type": "infantry", "strength": 2, "movement": 2,
+              "source": "provisional"}]
+    sc = make_scenario(tmp_path, units=units, hexsides=[{"hexes": ["0302", "0303"], "features": ["major_river"]}])
+    s = combat(put(g.new_game(sc), FA="0302", A1="0303"))
+    with pytest.raises(g.RuleViolation):                       # without 16.3: not adjacent (7.0)
+        g.apply(s, decl((["FA"], ["A1"])))
+    s = combat(put(g.new_game(sc, options=("artillery_support",)), FA="0302", A1="0303"))
+    s2 = g.apply(s, decl((["FA"], ["A1"])))
+    p = g.begin(s2, {"kind": "resolve", "index": 0})
+    p.run(dice=TypedDice([3, 4, 4, 4]), chooser=first_option)
+    notes = [e.label for e in p.events if e.kind == "log"]
+    # bombarding at its printed strength 2 (not doubled, 16.3.2) against 2 + the best terrain benefit
+    assert notes[0].startswith("attack 2 vs")

@@ -178,3 +178,22 @@ def test_fatigue_16_8_3_weary_loses_one_point(tmp_path):
     assert movement_allowance(s, "F1") == 1
     s = g.apply(at(s, "movement"), {"kind": "forced_march"})
     assert movement_allowance(s, "F1") == 1     # Weary includes Tired: no forced-march benefit
+
+
+def test_16_6_breakdown_and_buildup(tmp_path):
+    sc = make_scenario(tmp_path)
+    s = at(put(g.new_game(sc, options=("breakdown",)), F1="0301", A1="0808"), "movement")
+    assert g.Action("breakdown", unit="F1") in g.legal_actions(s)
+    s2 = g.apply(s, {"kind": "breakdown", "unit": "F1"})
+    # 16.6.1: F1 leaves play for good, two Cadres stand in its hex, one Morale Point spent
+    assert s2.unit("F1").status == "gone"
+    assert s2.unit("FK1").hex == "0301" and s2.unit("FK2").hex == "0301"
+    assert s2.morale_of("french") == 6 + s.scenario.tables.morale("breakdown").points
+    # one Cadre moves off: they end the phase apart, as two Cadres
+    s3 = g.apply(s2, {"kind": "move", "unit": "FK1", "path": ["0301", "0302"]})
+    s4 = g.apply(s3, {"kind": "end_phase"})
+    assert s4.unit("FK1").hex == "0302" and s4.unit("F1").status == "gone"
+    # 16.6.2: two Cadres ending the phase together become the weakest eliminated large infantry unit
+    s5 = g.apply(s2, {"kind": "end_phase"})
+    assert s5.unit("F1").hex == "0301" and s5.unit("FK1").status == "pool"
+    assert s5.morale_of("french") == s2.morale_of("french") + s.scenario.tables.morale("buildup").points

@@ -158,3 +158,18 @@ def test_5_0_reshuffle_after_the_second_players_night_turn():
     s2 = g.apply(s, {"kind": "end_phase"})
     assert s2.turn == 6 and set(s2.draw_pile) == set(s.scenario.cards) and s2.discard == ()
     assert s2.first_night_seen                   # 13.0: lulls possible from now on
+
+
+def test_typed_answers_are_checked_against_their_request():
+    """A card typed in must be in the draw pile, a die must show 1..6; a refused answer changes nothing."""
+    s = g.new_game("bussaco", seed=3)
+    s = g.apply(s, {"kind": "end_phase"})            # to the allied event phase
+    p = g.begin(s, {"kind": "draw_event"})
+    assert p.pending.kind == "draw"
+    with pytest.raises(g.RuleViolation):
+        p.answer("NOT-A-CARD")
+    assert not p.done
+    p.answer("B04")                                   # +1 allied morale (events.yaml)
+    assert p.done and p.state.event == ("B04", "allied")
+    assert p.state.morale_of("allied") == s.morale_of("allied") + 1
+    assert s.event == ()                              # the earlier state is untouched

@@ -15,7 +15,7 @@ from engine.n20.game.rules import movement_allowance
 SCENARIOS = ["fuentes", "fuentes-5may", "bussaco"]
 ALL_OPTIONS = {
     "fuentes": ("leaders", "fatigue", "special_units", "fog_of_war", "rally_hexes", "unit_reduction", "squares",
-                "penetration", "artillery_support"),
+                "penetration", "artillery_support", "breakdown"),
     "fuentes-5may": ("leaders", "special_units", "fatigue"),
     "bussaco": ("portuguese_reliability", "special_units", "fog_of_war", "penetration", "artillery_support"),
 }
@@ -32,7 +32,9 @@ def check_invariants(s: g.GameState) -> None:
             assert u.hex is not None and board.on_map(u.hex), u
             sides.setdefault(u.hex, set()).add(d.side)
             if d.type != "leader":
-                assert u.hex not in seen or s.step in ("movement", "setup") and False, \
+                # 16.6: Cadres may share a hex during their movement phase (they must part or combine by its end)
+                cadres = d.type == "cadre" and sc.units[seen[u.hex]].type == "cadre" if u.hex in seen else False
+                assert u.hex not in seen or (cadres and s.step == "movement"), \
                     f"6.9: {u.id} and {seen.get(u.hex)} stacked in {u.hex} ({s.step}, turn {s.turn})"
                 seen[u.hex] = u.id
             g_ = board.garrisons.get(u.hex)

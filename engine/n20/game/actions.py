@@ -18,6 +18,7 @@ KINDS = {
     "forced_march": "12.3",
     "move": "6.0",
     "form_square": "17.1",
+    "breakdown": "16.6.1",
     "fieldworks": "14.2 (Fuentes)",
     "place_fieldworks": "14.2 (Fuentes)",
     "orderly_withdrawal": "12.7 (Fuentes)",

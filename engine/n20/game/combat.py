@@ -104,6 +104,17 @@ def any_contact(state: GameState) -> bool:
 # ------------------------------------------------------------------------------------------------
 # Declarations (9.2)
 # ------------------------------------------------------------------------------------------------
+def _bombards(state: GameState, a: str, d: str) -> bool:
+    """16.3.2: with Artillery Support, artillery next to its target across a Major River (or another
+    hexside it could not cross) attacks it by bombardment."""
+    if not state.has("artillery_support") or a.startswith(GARRISON):
+        return False
+    if state.scenario.units[a].type != "artillery":
+        return False
+    ha, hd = _hex_of(state, a), _hex_of(state, d)
+    return R.adjacent(state.board, ha, hd) and not R.combat_adjacent(state, ha, hd)
+
+
 def check_declaration(state: GameState, battles) -> None:
     """Validate a whole declaration before any die: raises :class:`RuleViolation` naming the rule."""
     if state.night:
@@ -132,7 +143,8 @@ def check_declaration(state: GameState, battles) -> None:
             used_d.add(d)
         for a in b.attackers:
             for d in b.defenders:
-                if not R.combat_adjacent(state, _hex_of(state, a), _hex_of(state, d)):
+                if not R.combat_adjacent(state, _hex_of(state, a), _hex_of(state, d)) \
+                        and not _bombards(state, a, d):
                     raise RuleViolation("9.2.2", f"battle {i}: {a} is not adjacent to {d}; every attacker must be "
                                                  f"adjacent to every defender (across a Major River is not adjacent, 7.0)")
     must = mandatory_battles(state)
@@ -300,8 +312,8 @@ def _effective(state: GameState, b: Battle) -> Battle:
     att = tuple(x for x in b.attackers if ok(x))
     dfd = tuple(x for x in b.defenders if ok(x))
     if att and dfd:
-        att2 = tuple(x for x in att if all(R.combat_adjacent(state, _hex_of(state, x), _hex_of(state, d)) for d in dfd))
-        att = att2
+        att = tuple(x for x in att if all(R.combat_adjacent(state, _hex_of(state, x), _hex_of(state, d))
+                                          or _bombards(state, x, d) for d in dfd))
     return Battle(att, dfd)
 
 
@@ -324,7 +336,8 @@ def engine_battle(state: GameState, b: Battle, attacker_side: str, reserves: tup
         fatigue=state.has("fatigue") and sc.tables.rules.fatigue,
         reliability_checks=state.has("portuguese_reliability"),
         british_reliability_lapsed=state.reliability_exempt,
-        board=board, others=others, name=f"turn {state.turn}", file="<game>")
+        board=board, others=others, name=f"turn {state.turn}", file="<game>",
+        bombarding=frozenset(x for x in b.attackers if any(_bombards(state, x, d) for d in b.defenders)))
 
 
 def _reserve_allowed(state: GameState, side: str, group) -> bool:

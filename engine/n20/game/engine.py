@@ -63,7 +63,7 @@ def new_game(scenario_id: str = "fuentes", options=(), seed: int = 0, tables: st
         elif d.type == "dummy" and "fog_of_war" not in opts:
             units.append(UnitState(uid, "unused"))
         elif d.type == "cadre":
-            units.append(UnitState(uid, "pool" if "unit_reduction" in opts else "unused"))
+            units.append(UnitState(uid, "pool" if {"unit_reduction", "breakdown"} & set(opts) else "unused"))
         elif uid in placed:
             units.append(UnitState(uid, "map", placed[uid], revealed="fog_of_war" not in opts))
         elif uid in due:
@@ -159,7 +159,13 @@ def legal_actions(state: GameState, unit: str | None = None) -> list[Action]:
                 out.append(Action("move", unit=u.id, path=r.path))
             if state.has("squares") and u.status == "map" and _can_square(state, u.id):
                 out.append(Action("form_square", unit=u.id))
-        out.append(Action("end_phase"))
+            if state.has("breakdown") and u.status == "map" and _can_break_down(state, u.id):
+                out.append(Action("breakdown", unit=u.id))
+        try:
+            _check_end_phase(state)
+            out.append(Action("end_phase"))
+        except RuleViolation:
+            pass
         return out
     if s == "reaction":
         if state.night_march_left is not None:
@@ -313,7 +319,7 @@ def _validate(state: GameState, a: Action) -> None:
     sc = state.scenario
     allowed = {
         "setup": {"place", "end_phase"}, "bessieres": {"roll_bessieres"}, "event": {"draw_event"},
-        "movement": {"forced_march", "move", "form_square", "fieldworks", "place_fieldworks", "orderly_withdrawal",
+        "movement": {"forced_march", "move", "form_square", "breakdown", "fieldworks", "place_fieldworks", "orderly_withdrawal",
                      "pick_released", "end_phase"},
         "reaction": {"countercharge", "disengage", "penetrate", "night_march", "night_move", "end_phase"},
         "combat": {"withdraw", "declare", "resolve", "end_phase"},
@@ -350,6 +356,13 @@ def _validate(state: GameState, a: Action) -> None:
         _check_can_move(state, a.unit)
         if not _can_square(state, a.unit):
             raise RuleViolation("17.1", f"only infantry in a Clear hex may form square ({a.unit})")
+    elif k == "breakdown":
+        if not state.has("breakdown"):
+            raise RuleViolation("16.6", "unit breakdown is an optional rule not in use")
+        _check_can_move(state, a.unit)
+        if not _can_break_down(state, a.unit):
+            raise RuleViolation("16.6.1", f"{a.unit} cannot break down: an unmoved infantry unit of strength 2 or "
+                                          f"more, two Cadres available and a Morale Point to spend")
     elif k == "fieldworks":
         if not _fieldworks_possible(state):
             raise RuleViolation("14.2", "Fieldworks: once per game, by the allied player at the start of a night "
@@ -413,6 +426,11 @@ def _check_end_phase(state: GameState) -> None:
             raise RuleViolation("9.0", "resolve every declared battle first")
     if s == "movement" and _needs_release_pick(state):
         raise RuleViolation("6.10", "pick a Units Released counter first")
+    if s == "movement":
+        for h, ids in state.occupants.items():
+            stack = [i for i in ids if state.scenario.units[i].type != "leader"]
+            if len(stack) > 1 and _buildup_target(state, stack) is None:
+                raise RuleViolation("6.9", f"units {', '.join(stack)} may not end the movement phase stacked in {h}")
 
 
 def _check_can_move(state: GameState, uid: str) -> None:
@@ -503,8 +521,16 @@ def _do(state: GameState, a: Action) -> GameState:
         return _do_move(state, a)
     if k == "form_square":
         return state.with_units({a.unit: replace(state.unit(a.unit), square=True, moved=True)})
+    if k == "breakdown":
+        u = state.unit(a.unit)
+        c1, c2 = _pool_cadres(state, a.unit)[:2]
+        st = state.with_units({a.unit: replace(u, status="gone", hex=None),
+                               c1: replace(state.unit(c1), status="map", hex=u.hex, moved=False, routed=None,
+                                           fatigue=0, revealed=u.revealed),
+                               c2: replace(state.unit(c2), status="map", hex=u.hex, moved=False, routed=None,
+                                           fatigue=0, revealed=u.revealed)})
+        return _morale_change(st, {state.player: sc.tables.morale("breakdown").points}, "16.6.1")
     if k == "place_fieldworks":
-        uid = state.occupants[a.hex][0]
         uid = next(x for x in state.occupants[a.hex] if sc.units[x].type != "leader")
         return replace(state, fieldworks=state.fieldworks + (a.hex,), fieldworks_left=state.fieldworks_left - 1,
                        builders=state.builders + (uid,),
@@ -876,6 +902,7 @@ def _end_phase(state: GameState) -> GameState:
         return _start_turn_bookkeeping(st) if st.step == "event" else st
     if s == "movement":
         st = replace(state, fieldworks_left=0)
+        st = _build_up(st)
         st = _reveal_by_cavalry(st)
         return _enter_reaction(st)
     if s == "reaction":
@@ -1116,7 +1143,7 @@ def supply_path(state: GameState) -> bool:
         if h == ex.almeida:
             return True
         for n in board.neighbours(h):
-            if n not in seen and board.is_road_link(h, n) and (n not in blocked or n == ex.almeida and False):
+            if n not in seen and board.is_road_link(h, n) and n not in blocked:
                 seen.add(n)
                 todo.append(n)
     return False
@@ -1217,6 +1244,60 @@ def _can_square(state: GameState, uid: str) -> bool:
     u = state.unit(uid)
     return d.type in ("infantry", "cadre") and not u.square and u.status == "map" and \
         state.scenario.board.terrain(u.hex) == "clear" and not u.moved
+
+
+def _is_large_infantry(d) -> bool:
+    return d.type == "infantry" and d.strength >= 2 and not d.has("cadre")
+
+
+def _pool_cadres(state: GameState, uid: str) -> list[str]:
+    """Cadres of the unit's side not in play, those of its nationality first (16.5.2, 16.6.1)."""
+    sc = state.scenario
+    d = sc.units[uid]
+    pool = [u.id for u in state.units if u.status == "pool" and sc.units[u.id].side == d.side]
+    return sorted(pool, key=lambda c: (sc.units[c].nationality != d.nationality, c))
+
+
+def _can_break_down(state: GameState, uid: str) -> bool:
+    """16.6.1: before it moves, a large infantry unit becomes two Cadres for one Morale Point."""
+    sc = state.scenario
+    u = state.unit(uid)
+    if not (u.status == "map" and not u.moved and _is_large_infantry(sc.units[uid])
+            and len(_pool_cadres(state, uid)) >= 2 and state.morale_of(sc.units[uid].side) >= 1):
+        return False
+    # the two Cadres must be able to part (6.9): not stuck in an enemy ZOC, somewhere to go
+    return bool(_reach(state, uid))
+
+
+def _buildup_target(state: GameState, stack) -> str | None:
+    """16.6.2: two Cadres of one nationality stacked at the end of the movement phase become the weakest
+    eliminated large infantry unit of that nationality (None when they cannot)."""
+    sc = state.scenario
+    if len(stack) != 2 or not state.has("breakdown"):
+        return None
+    d1, d2 = (sc.units[x] for x in stack)
+    if not (d1.type == "cadre" and d2.type == "cadre" and d1.nationality == d2.nationality and d1.side == d2.side):
+        return None
+    gone = [u.id for u in state.units if u.status == "gone" and sc.units[u.id].side == d1.side
+            and _is_large_infantry(sc.units[u.id]) and sc.units[u.id].nationality == d1.nationality]
+    if not gone:
+        return None
+    return min(gone, key=lambda x: (sc.units[x].strength, x))
+
+
+def _build_up(state: GameState) -> GameState:
+    st = state
+    for h, ids in sorted(state.occupants.items()):
+        stack = [i for i in ids if state.scenario.units[i].type != "leader"]
+        target = _buildup_target(st, stack)
+        if target is None:
+            continue
+        st = st.with_units({stack[0]: replace(st.unit(stack[0]), status="pool", hex=None),
+                            stack[1]: replace(st.unit(stack[1]), status="pool", hex=None),
+                            target: replace(st.unit(target), status="map", hex=h, routed=None, fatigue=0,
+                                            moved=True)})
+        st = _morale_change(st, {state.player: st.scenario.tables.morale("buildup").points}, "16.6.2")
+    return st
 
 
 def _fieldworks_possible(state: GameState) -> bool:

@@ -285,10 +285,8 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
         c = _step_cost(state, board, a, b)
         if c is None:
             return None
-        if night_v3 and b in ezoc and not leader:
+        if night_v3 and b in ezoc:
             return None   # 7.6 / 14.0 (v3): EZOC hexes are prohibited at night
-        if night_v3 and leader and b in ezoc:
-            return None
         if spent and b in ezoc:
             return None   # 16.8.3
         if road_bound and (a is None or not board.is_road_link(a, b)) and a is not None:
@@ -300,7 +298,7 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
         return c
 
     def stops(a, b) -> bool:
-        if b in ezoc and not night_v3 and not (leader and False):
+        if b in ezoc and not night_v3:
             return True   # 6.7
         return _rugged_stop(state, d, board, a, b)
 
@@ -312,8 +310,8 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
             for h, (cost, path) in res.items():
                 if h == start:
                     continue
-                if h in friends and not leader:
-                    continue   # 6.9: may pass through, not end on a friend
+                if h in friends and not leader and not _cadre_meets_cadre(state, d, h):
+                    continue   # 6.9: may pass through, not end on a friend (16.6.2: cadres may pair up)
                 if h not in out or (not road_only and out[h].road) or cost < out[h].cost:
                     if h in out and not out[h].road and road_only:
                         continue
@@ -329,6 +327,16 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     if d.has("guard") and out:
         out = _guard_flags(state, uid, out)
     return out
+
+
+def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
+    """16.6.2: with the breakdown rule a Cadre may end its move on a lone Cadre of its nationality."""
+    if not state.has("breakdown") or d.type != "cadre":
+        return False
+    sc = state.scenario
+    others = [x for x in state.occupants.get(h, ()) if sc.units[x].type != "leader"]
+    return len(others) == 1 and sc.units[others[0]].type == "cadre" and \
+        sc.units[others[0]].nationality == d.nationality and sc.units[others[0]].side == d.side
 
 
 def _search(board, start, base, budget, road_only, can_enter, stops):
@@ -403,9 +411,7 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
             continue
         first += entered.get(e, 0)     # 11.2 march order
         road_start = e in board.road_hexes
-        # 6.2: a unit can always enter one hex; otherwise the march-order cost must fit the allowance
-        if first > ma + (1 if road_start else 0) and e not in friends:
-            pass
+        # 6.2: a unit can always enter one hex, even when the march-order cost exceeds its allowance
         if e not in friends or d.type == "leader":
             cand = Reach(e, first, (e,), e, road_start)
             if e not in out or cand.cost < out[e].cost:

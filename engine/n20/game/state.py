@@ -23,6 +23,7 @@ OPTIONS = {
     "artillery_support": "16.3",  # defensive support (bombardment is left out)
     "rally_hexes": "16.4",       # additional rally locations
     "unit_reduction": "16.5",    # cadres
+    "breakdown": "16.6",         # large infantry broken down into two cadres, and built up again
     "special_units": "16.7",     # light infantry, unreliable troops, irregulars, road-bound ...
     "fatigue": "16.8",
     "leaders": "16.9",

@@ -1,0 +1,40 @@
+"""Benchmarks of the dashboards' server-side work (pytest-benchmark; not timed assertions)."""
+from __future__ import annotations
+
+import pytest
+
+from dashboards.components.n20_battle_form import BattlePlan, example_battles
+from dashboards.components.n20_odds_view import results_html
+
+pytestmark = pytest.mark.benchmark
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return BattlePlan.from_battle_file(example_battles()["n20_context_free_battle"])
+
+
+def test_bench_odds_update_after_a_strength_change(benchmark, plan):
+    """What the server does between an input change and the new odds panel: exact odds + the HTML."""
+    values = iter(range(10**9))
+
+    def change():
+        plan.attackers[0].strength = 2 + next(values) % 4
+        return results_html(plan)
+
+    html = benchmark(change)
+    assert "odds-results" in html and plan.error == ""
+
+
+def test_bench_map_redraw_with_reachable_hexes(benchmark):
+    from engine.n20.game.engine import new_game
+    from dashboards.components.n20_mapview import GameMapView
+
+    view = GameMapView(new_game("fuentes"))
+    units = iter(["A1", "ALT", "A3", "A7"] * 10**6)
+
+    def select():
+        view.selected = next(units)
+        return view.reach
+
+    assert benchmark(select)
