@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import time
+from functools import lru_cache
 
 import panel as pn
 import param
@@ -25,6 +26,12 @@ SUMMARY = ("The scenario map in its printed numbering: click a unit for its reac
            "the zones of control, pick attackers and a defender for the odds, preview retreat paths and hazards.")
 
 
+@lru_cache(maxsize=8)
+def setup_state(scenario: str) -> GameState:
+    """A scenario's first state. States are immutable values, so sessions can share it safely."""
+    return new_game(scenario)
+
+
 class MapModel(param.Parameterized):
     """What the map page shows for one session: a scenario's position and the user's selections."""
 
@@ -45,7 +52,7 @@ class MapModel(param.Parameterized):
         super().__init__(**params)
         self.param.scenario.objects = ids
         self.scenario = wanted if wanted in ids else ids[0]
-        self.state: GameState = new_game(self.scenario)
+        self.state: GameState = setup_state(self.scenario)
         self.view = GameMapView(self.state, width=800)
         self.view.on_hex(self.click)
         self.param.watch(self._scenario_changed, ["scenario"])
@@ -78,7 +85,7 @@ class MapModel(param.Parameterized):
     def _scenario_changed(self, *_):
         if getattr(self, "_loading", False):
             return
-        self.state = new_game(self.scenario)
+        self.state = setup_state(self.scenario)
         self.attackers, self.defenders = [], []
         self.view.selected = ""
         self.view.set_state(self.state)

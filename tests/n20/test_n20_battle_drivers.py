@@ -76,6 +76,9 @@ def test_every_tree_sums_to_exactly_one(att, dfd, terrain, hazards, reserve, edi
     assert res.outcomes.total == 1
     assert res.tree.total() == 1
     assert sum(res.crt.values()) == 1
+    # play (seeded dice) only ever reaches outcomes the enumeration gives a positive probability
+    for seed in range(3):
+        assert n20.play_battle(b, seed=seed).result in res.outcomes
     # the tree's leaves carry the same probabilities as the distribution
     leaves = {}
     for node in res.tree.leaf_nodes():

@@ -327,3 +327,13 @@ def test_16_7_3_morale_compared_after_reserves_are_spent():
     # 5 vs 5: no modifier, wavers on 1 (1/6); after spending a reserve point 4 < 5: -1, wavers on 1-2 (2/6)
     assert even.battle.prepared.checks[0].modifier == 0
     assert spent.battle.prepared.checks[0].modifier == -1
+
+
+def test_12_5_a_changed_copy_of_a_battle_gets_its_own_answers():
+    from dataclasses import replace
+    b = n20.load_battle(EXAMPLES / "n20_worked_example.yaml")
+    first = n20.odds(b)
+    # without the Prussian reserve: 7 vs 4 = +3 and no reserve point spent (12.5)
+    other = n20.odds(replace(b, reserves_defender=False))
+    assert (first.differential, other.differential) == (2, 3)
+    assert other.outcomes.prob(lambda o: any(i.entry == "reserve_committed" for i in o.morale_items)) == 0

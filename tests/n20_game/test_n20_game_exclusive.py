@@ -36,7 +36,8 @@ def test_fuentes_11_7_supply_column_needs_fuentes_held():
     assert e.value.rule == "11.7"
     s2 = put(s, A1="0506", FFER="0708")           # a French unit in Fuentes de Oñoro (0708)
     r = g.reachable(s2, "FSUP")
-    assert r and all(r[h].entry in ("1213", "1313") for h in r)   # Entry Area B only
+    # Entry Area B only (1213, 1313), and only its road hex 1213 (6.10: the column keeps to the road)
+    assert r and all(r[h].entry == "1213" for h in r)
 
 
 def test_fuentes_12_6_resupplying_almeida():

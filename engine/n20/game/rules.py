@@ -406,6 +406,8 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
             continue   # 11.4
         if night_v3 and e in ezoc:
             continue
+        if d.has("road_bound") and e not in board.road_hexes:
+            continue   # 16.7.6 / exclusive 6.10: a road-bound unit stays on the road
         first = _step_cost(state, board, None, e)
         if first is None:
             continue
