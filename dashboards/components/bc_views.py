@@ -10,7 +10,7 @@ from fractions import Fraction
 import panel as pn
 import param
 
-from dashboards.components.dist_bars import bars, bars_html
+from dashboards.components.dist_bars import bars
 from dashboards.components.provenance import badge_html
 from dashboards.components.tables_upload import FileLoader
 from engine.bc.calc import check_odds, cup_odds, deck_summary

@@ -86,8 +86,6 @@ class GameMapView(param.Parameterized):
         self.spec = spec_from_board(self._board)
         self.figure = HexMapFigure(self.spec, width=self.width)
         self.figure.on_tap(self._tapped)
-        if self.pane is not None:
-            self.pane.object = self.figure.fig
 
     # -- state ---------------------------------------------------------------------------------------
     def set_state(self, state: GameState) -> None:
@@ -95,6 +93,12 @@ class GameMapView(param.Parameterized):
         if state.scenario.board is not self._board:   # another scenario: another map
             self.extra_marks, self.paths = [], []
             self._build_figure()
+            if self.selected and state.unit(self.selected).status != "map":
+                self.selected = ""
+            self.redraw()            # draw it fully before the page sees it (Bokeh's document lock)
+            if self.pane is not None:
+                self.pane.object = self.figure.fig
+            return
         if self.selected and state.unit(self.selected).status != "map":
             self.selected = ""
         self.redraw()

@@ -171,7 +171,9 @@ def page():
         setup.collapsed = True
         holder[:] = [pn.Row(mode), replay_row, play_controls,
                      pn.Row(view.panel(), pn.Column(pending_box, message, width=380)), log_pane]
-        after()
+        # the new map was drawn from the current state when it was built; changing it again in this same
+        # callback (before the browser knows the new figure) trips Bokeh's document lock
+        after(redraw_map=False)
 
     # ---- interaction -------------------------------------------------------------------------------
     def run(action):

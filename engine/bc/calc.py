@@ -6,7 +6,6 @@ core enumerate driver; nothing re-computes a rule. The CLI, the dashboard page a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -125,10 +124,34 @@ def combat_odds(setup: CombatSetup, deck: Deck | None = None, discards=(), hand=
 
 def combat_tree(setup: CombatSetup, deck: Deck | None = None, discards=(), hand=(), terrain: Terrain | None = None,
                 max_depth: int | None = 3) -> dict:
+    """The probability tree of a combat as JSON: every node names its rule; memoised sub-procedures (the combat
+    card and its effects) are shown inside their node under ``sub``, to ``max_depth`` levels in all."""
+    from engine.core.procedure import jsonable
+
     deck = deck or default_deck()
     pile = Pile.for_odds(deck, discards, hand)
     tree = enumerate_tree(combat_procedure(setup, deck, pile, terrain), policy=neutral_policy)
-    return tree.to_dict(result=lambda o: o.result if isinstance(o, CombatOutcome) else o, max_depth=max_depth)
+
+    def short(v):
+        if isinstance(v, CombatOutcome):
+            return v.result
+        return jsonable(v)
+
+    def conv(n, depth):
+        d = {"kind": n.kind, "rule": n.rule, "request": n.label, "outcome": short(n.outcome)}
+        if n.probability is not None:
+            d["probability"] = prob_json(n.probability)
+        if n.is_leaf:
+            d["result"] = short(n.result)
+        if max_depth is not None and depth >= max_depth:
+            return d
+        if n.subtree is not None and n.subtree.root is not None:
+            d["sub"] = conv(n.subtree.root, depth + 1)
+        if n.children:
+            d["children"] = [conv(c, depth + 1) for c in n.children]
+        return d
+
+    return conv(tree.root, 0)
 
 
 def check_odds(table: str, skill: int, *, hq: bool = False, good_morale: bool = True, deck: Deck | None = None,

@@ -15,7 +15,8 @@ from engine.core.procedure import Log
 
 from .deck import Deck, Pile, SKILL_ICONS, draw_card, flags_needed
 
-__all__ = ["TABLES", "CheckOutcome", "read_check", "skill_check", "check_procedure", "effective_skill"]
+__all__ = ["TABLES", "CheckOutcome", "read_check", "skill_check", "check_procedure", "effective_skill",
+           "FateOutcome", "read_fate", "fate_check"]
 
 Table = Literal["rally", "general", "command"]
 TABLES = {"rally": "21.1", "general": "21.2", "command": "21.3"}
@@ -135,3 +136,42 @@ def check_procedure(deck: Deck, pile: Pile, table: str, skill: int, good_morale:
     if table not in TABLES:
         raise RuleViolation("21.0", f"unknown Skill Check table {table!r}: rally, general or command")
     return partial(skill_check, pile, deck, table, skill, good_morale, **kw)
+
+
+@dataclass(frozen=True)
+class FateOutcome:
+    """Fate of War (27.11) for an HQ marker and/or a Leader card used in combat (27.9)."""
+
+    icon: str
+    hq_hit: bool = False
+    leader_back_to_hand: bool = False
+    leader_hors_de_combat: bool = False
+    commander_hors_de_combat: bool = False
+    morale: int = 0
+    pile: Pile | None = None
+
+
+def read_fate(icon: str, hq_skill: int | None, good_morale: bool, *, leader: bool = False, hq_kind: str = "hq",
+              assault: bool = False) -> FateOutcome:
+    """Read the HQs & Leader Card Fate of War table (27.11). ``hq_skill`` None: no HQ marker checks."""
+    n = flags_needed(icon)
+    if icon == "officer":
+        return FateOutcome(icon, leader_back_to_hand=leader)
+    if n is not None:
+        return FateOutcome(icon, hq_hit=hq_skill is not None and hq_skill < n)
+    if icon == "crossed_flags":
+        return FateOutcome(icon, hq_hit=hq_skill is not None and not good_morale,
+                           leader_hors_de_combat=leader and not good_morale)
+    return FateOutcome(icon, hq_hit=hq_skill is not None, leader_hors_de_combat=leader, morale=-1,
+                       commander_hors_de_combat=hq_skill is not None and hq_kind == "hq" and assault)
+
+
+def fate_check(pile: Pile, deck: Deck, hq_skill: int | None, good_morale: bool = True, *, leader: bool = False,
+               hq_kind: str = "hq", assault: bool = False):
+    """Procedure: one Fate of War card (27.9, 27.10, 27.11)."""
+    face, pile = yield from draw_card(pile, deck, "27.11", "fate of war")
+    out = read_fate(deck.skill(face), hq_skill, good_morale, leader=leader, hq_kind=hq_kind, assault=assault)
+    pile = pile.discarded(face)
+    yield Log("27.11", f"fate of war: {out.icon}")
+    return FateOutcome(out.icon, out.hq_hit, out.leader_back_to_hand, out.leader_hors_de_combat,
+                       out.commander_hors_de_combat, out.morale, pile if pile.tracked else None)

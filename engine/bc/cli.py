@@ -6,10 +6,7 @@ Verbs: ``combat COMBAT`` (a combat file, docs/bc.md), ``check`` (a Skill Check),
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-
-import yaml
 
 from engine.core.data import Strict, parse_yaml
 from engine.core.errors import DataError

@@ -10,7 +10,7 @@ retreating Blocks is the map's business (:mod:`engine.bc.game`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Literal
@@ -21,7 +21,7 @@ from engine.core.data import Sourced, Strict, data_path, load_yaml, parse_yaml, 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log, Sub
 
-from .checks import read_check
+from .checks import read_check, read_fate
 from .deck import COLUMNS, Deck, Pile, apply_shift, draw_card, flags_needed
 
 __all__ = ["Block", "Wing", "Side", "CombatSetup", "Tally", "CombatOutcome", "BlockFate", "Terrain",
@@ -474,6 +474,8 @@ def prepare(s: CombatSetup, terrain: Terrain | None = None) -> Tally:
     lines: list[Line] = []
 
     # attacker's own CPs (10.0)
+    if A.formation == "grand_battery" and not s.artillery_expert:
+        raise RuleViolation("27.4", "a Grand Battery needs a Commander with the Artillery Expert ability")
     if table == "fire":
         cp = FIRE_CP[A.kind]
         lines.append(Line("attacker", f"lead {A.label()} fire", cp, "10.0"))
@@ -929,18 +931,14 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         for who, me in (("attacker", a), ("defender", d)):
             if me.hq is not None and side_hit[who]:
                 face = yield from draw("27.10", f"{who} HQ fate of war")
-                icon = deck.skill(face)
-                good = me.morale == "good"
-                n = flags_needed(icon)
+                f = read_fate(deck.skill(face), me.hq.skill, me.morale == "good", hq_kind=me.hq.kind,
+                              assault=table == "assault")
+                icon = f.icon
+                morale[who] += f.morale
                 what = "no effect"
-                if icon == "death_head":
-                    morale[who] -= 1
-                    what = "HQ hit, one Morale lost" + (" and the Army Commander is Hors de Combat"
-                                                       if me.hq.kind == "hq" and table == "assault" else "")
-                elif n is not None and me.hq.skill < n:
-                    what = "HQ hit"
-                elif icon == "crossed_flags" and not good:
-                    what = "HQ hit"
+                if f.hq_hit:
+                    what = "HQ hit" + (", one Morale lost" if f.morale else "") + \
+                        (" and the Army Commander is Hors de Combat" if f.commander_hors_de_combat else "")
                 hq_fates.append((who, what))
                 yield Log("27.11", f"{who} HQ: {icon}: {what}")
 
@@ -980,6 +978,9 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
     redraw_rule = s.special in ("ordre_mixte", "artillery_assault")
     summarised = not piles["p"].tracked
     if stage is None:
+        if s.clash_of_wills != "none":          # 27.7: declaring it costs the declaring army one Morale at once
+            morale[s.clash_of_wills] -= 1
+            yield Log("27.7", f"Clash of Wills declared by the {s.clash_of_wills}: one Morale lost")
         if summarised:          # odds: keep only what the draws below look at (icons, this table's rows)
             piles["p"] = piles["p"].summarise(deck, (s.attack, "fire") if redraw_rule else (s.attack,))
         # ---- 23.1 step 6: Square attempt against a Lead Cavalry assault --------------------------------

@@ -12,7 +12,7 @@ twenty-odd cubes enumerates in well under a second.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 from engine.core.errors import RuleViolation

@@ -326,7 +326,9 @@ class Pile:
 
     @property
     def tracked(self) -> bool:
-        return not any(isinstance(f, Face) for f in self.draw + self.discard)
+        # piles are never mixed: the first face of either pile tells
+        return not ((self.draw and isinstance(self.draw[0], Face)) or
+                    (self.discard and isinstance(self.discard[0], Face)))
 
     @classmethod
     def for_play(cls, deck: Deck, discards: Iterable[int] = (), hand: Iterable[int] = ()) -> "Pile":

@@ -12,8 +12,7 @@ cube draws of the Order Cube Draw Phase (16.2, 18.0).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from functools import partial
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -367,6 +366,9 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple[str
         ebz = enemy_battle_zones(st, side)
         if any(z in ebz for z in zones):
             raise RuleViolation("19.2", "a Reaction cannot activate a Zone in an enemy Battle Zone")
+        if dict(st.reserve)[side] < 1:
+            raise RuleViolation("19.2", "a Reaction is paid with a cube from the Reserve Orders Box")
+        st = replace(st, reserve=tuple((s_, n - 1 if s_ == side else n) for s_, n in st.reserve))
     in_range = set()
     for h in st.hqs:
         if h.side == side:
@@ -541,6 +543,12 @@ def combat_from_map(st: GameState, attacker_zone: str, target_zone: str, attack:
         raise RuleViolation("23.1", "the target must be next to the Lead Attacker")
     if attacker_zone in engaged:
         raise RuleViolation("23.1", "this Zone already has an Attack Token")
+    lead_a = att[0]
+    if lead_a.block.artillery:                   # 23.1: a Lead Artillery attacks into the Zones it faces
+        faced = set(lead_a.facing or sc.graph.neighbours(attacker_zone))
+        if target_zone not in faced:             # (faced Zones count even across impassable terrain)
+            raise RuleViolation("23.1", f"a Lead Artillery attacks only into its Battle Zones "
+                                        f"({', '.join(sorted(faced))})")
     lead_d = dfn[0]
     ebz = enemy_battle_zones(st, side, exclude_engaged=tuple(u.id for u in st.units if u.zone in engaged))
     fz = flanked_zones(st, lead_d)
@@ -597,6 +605,12 @@ def apply_outcome(st: GameState, attacker_zone: str, target_zone: str, out: Comb
         st = _set_block(st, u.id, b)
     st = _morale(st, a_side, out.attacker_morale)
     st = _morale(st, d_side, out.defender_morale)
+    for who, what in out.hq_fates:                 # 27.11: an HQ hit flips it to Disrupted
+        if what.startswith("HQ hit"):
+            zone = attacker_zone if who == "attacker" else target_zone
+            side = a_side if who == "attacker" else d_side
+            st = replace(st, hqs=tuple(replace(h, hq=replace(h.hq, state="disrupted"))
+                                       if h.zone == zone and h.side == side else h for h in st.hqs))
     if out.pile is not None:
         st = replace(st, pile=out.pile)
     for f in out.blocks:
@@ -643,6 +657,27 @@ def rally_zone(st: GameState, side: str, zone: str, deck: Deck | None = None):
         st = replace(st, reserve=tuple((s, n - 1 if s == side else n) for s, n in st.reserve))
     yield Log("21.1", f"rally {zone}: {icon}")
     return st, cube_back
+
+
+def rally_army(st: GameState, side: str, deck: Deck | None = None):
+    """Procedure: an Army Rally Order (20.0, 21.1) with the Army Commander's skill: needs a Steady HQ and a
+    reserve cube; a pass raises Morale by one (never over the maximum, never back to Good Morale), an Officer
+    keeps the cube, a Death Head costs one Morale. Returns ``(state, cube_back)``."""
+    deck = deck or default_deck()
+    if not any(h.side == side and h.hq.kind == "hq" and h.hq.state == "steady" for h in st.hqs):
+        raise RuleViolation("20.0", "an Army Rally needs a Steady HQ")
+    if dict(st.reserve)[side] < 1:
+        raise RuleViolation("20.0", "a Rally Order costs one cube from the Reserve Orders Box")
+    face, pile = yield from draw_card(st.pile, deck, "21.1", f"{side} army rally")
+    st = replace(st, pile=pile.discarded(face))
+    out = read_check("rally", deck.skill(face), st.commander(side).skill, st.morale_of(side).good, army=True)
+    yield Log("21.1", f"army rally: {out.icon}, {'success' if out.success else 'no rally'}")
+    if out.success:
+        st = _morale(st, side, +1, army_rally=True)
+    st = _morale(st, side, out.morale)
+    if not out.cube_back:
+        st = replace(st, reserve=tuple((s_, n - 1 if s_ == side else n) for s_, n in st.reserve))
+    return st, out.cube_back
 
 
 # ------------------------------------------------------------------------------------------------
@@ -712,6 +747,58 @@ def order_cube_draw(st: GameState, deck: Deck | None = None):
         for side in (st.initiative, ENEMY[st.initiative]):
             st = yield from draw_cards(st, side, 1, deck)
     return st, colour, False
+
+
+def purchase(st: GameState, side: str, cards: tuple[int, ...], buy: str) -> GameState:
+    """Yellow cube purchase (18.0): each card discarded from the hand buys one reserve cube (up to commander
+    skill + 5) or one Attack Token (up to skill + 10); enemy cards may be spent too (22.0)."""
+    hand = list(st.hand(side))
+    for c in cards:
+        if c not in hand:
+            raise RuleViolation("18.0", f"card {c} is not in the {side} hand")
+        hand.remove(c)
+    if buy not in ("cubes", "tokens"):
+        raise RuleViolation("18.0", "buy cubes or tokens")
+    pile = st.pile
+    for c in cards:
+        pile = pile.discarded(c)
+    st = replace(st, pile=pile, hands=tuple((s_, tuple(hand) if s_ == side else h) for s_, h in st.hands))
+    for _ in cards:
+        st = in_reserve(st, side) if buy == "cubes" else ready_arms(st, side)
+    return st
+
+
+def flag_control(st: GameState, previous: dict[str, str] | None = None) -> dict[str, str]:
+    """Who controls each Victory Flag Zone (17.0): the last side with an Infantry or Garrison Block there;
+    ``previous`` is the control before this state (a scenario's start when None)."""
+    out = dict(previous or {})
+    for z, m in st.scenario.model.zones.items():
+        if m.flag == "none":
+            continue
+        foot = [u for u in st.in_zone(z) if u.block.kind in ("infantry", "long_infantry", "garrison")]
+        if foot:
+            out[z] = foot[0].side
+    return out
+
+
+def flag_victory(st: GameState, control: dict[str, str]) -> dict:
+    """End-of-game Flag Control Victory (17.0): each side counts the Zones of its own flag colour it controls
+    (an enemy Block present cancels control for the moment; five at most); a tie goes to the only army in Good
+    Morale, otherwise it stands."""
+    counts = {"french": 0, "coalition": 0}
+    for z, m in st.scenario.model.zones.items():
+        side = control.get(z)
+        if side is None or m.flag not in (side, "both"):
+            continue
+        if any(u.side != side for u in st.in_zone(z)):
+            continue
+        counts[side] = min(counts[side] + 1, 5)
+    if counts["french"] != counts["coalition"]:
+        winner = max(counts, key=counts.get)
+    else:
+        good = [s_ for s_ in counts if st.morale_of(s_).good]
+        winner = good[0] if len(good) == 1 else None
+    return {"flags": counts, "winner": winner}
 
 
 def pass_order(st: GameState, side: str) -> GameState:

@@ -1,7 +1,6 @@
 """Combat (10, 23-27): CP tallies, clamps, shifts, results, exceptions; play and enumerate agreeing."""
 from collections import Counter
 from fractions import Fraction
-from functools import partial
 import math
 
 import pytest
@@ -9,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine.bc.calc import combat_odds
 from engine.bc.combat import (Block, CombatSetup, Side, Wing, apply_shift, combat_procedure, neutral_policy,
-                              prepare, resolve)
+                              prepare)
 from engine.bc.deck import Pile, default_deck
 from engine.core.errors import RuleViolation
 from engine.core.procedure import RandomDice, Stepper, TypedDice, distribution, play, replay
@@ -334,3 +333,42 @@ def test_24_1_square_takes_a_hit_instead_of_retreating_and_skull_bones_costs_mor
     assert out.result == "skull_bones" and out.defender_morale == -1 and out.critical == "flags_1"
     f = out.fate("defender_lead")
     assert f.formation == "square" and f.square_hits == 1 and f.retreats == 0
+
+
+def test_27_10_hq_in_a_hit_zone_checks_its_fate():
+    # Infantry assaults Infantry at column 0 with a Steady HQ in the attacking Zone. Black Cross: the attacker's
+    # army loses one Morale and draws for the Critical Combat Table (a one-flag card: no effect without 29.7),
+    # the attackers take a hit, so the HQ checks its fate (27.10): a Death Head hits the HQ and costs one more
+    # Morale, and in an Assault the Army Commander is Hors de Combat (27.11). Net attacker Morale: -2.
+    from engine.bc.combat import HQ
+    s = CombatSetup("assault", Side(INF, hq=HQ()), Side(INF))
+    n = next(n for n in DECK.event_numbers if DECK.card(n).assault[2] == "black_cross")
+    f1 = next(m for m in DECK.event_numbers if DECK.card(m).skill == "flags_1" and m != n)
+    dh = next(m for m in DECK.event_numbers if DECK.card(m).skill == "death_head")
+    out = play(combat_procedure(s, DECK, Pile.for_play(DECK)), dice=TypedDice([n, f1, dh])).result
+    assert out.result == "black_cross" and out.critical == "flags_1"
+    assert out.attacker_morale == -2 and out.fate("attacker_lead").state == "shaken"
+    assert out.hq_fates == (("attacker", "HQ hit, one Morale lost and the Army Commander is Hors de Combat"),)
+
+
+def test_27_4_grand_battery_needs_artillery_expert_and_sums_guns():
+    gb = Block("artillery", formation="grand_battery")
+    with pytest.raises(RuleViolation) as e:
+        prepare(CombatSetup("fire", Side(gb, ART), Side(INF)))
+    assert e.value.rule == "27.4"
+    t = prepare(CombatSetup("fire", Side(gb, ART), Side(INF), artillery_expert=True))
+    assert t.attacker_cp == 4        # 2 + 2 guns (27.4), the partner gives no separate support
+    # fired upon, a Grand Battery gets two shifts left (27.4)
+    t = prepare(CombatSetup("fire", Side(ART), Side(gb, ART)))
+    assert t.net_shift == -2
+
+
+def test_27_7_clash_of_wills_costs_one_morale_up_front():
+    # Skill 3 Infantry against skill 2 Infantry, Clash of Wills by the attacker: a shift right and -1 Morale
+    # whatever the card. Column 0 (1 vs 1), net +1.
+    s = CombatSetup("assault", Side(Block("infantry", skill=3)), Side(INF), clash_of_wills="attacker")
+    d = distribution(combat_procedure(s, DECK, Pile.for_odds(DECK)), policy=neutral_policy)
+    # apart from a Black Cross (which costs the attacker more), the attacker ends exactly one Morale down
+    assert all(o.attacker_morale == -1 for o in d if o.result != "black_cross")
+    assert prepare(s).net_shift == 1
+    assert d.prob(lambda o: o.attacker_morale == -1) > 0 and d.total == 1

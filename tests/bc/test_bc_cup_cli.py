@@ -163,3 +163,11 @@ def test_cli_scenario_and_map_combat(capsys):
     assert rc == 0 and d["tally"]["difference"] == -2 and d["tally"]["column"] == -2
     rc, out, err = run(capsys, "bc", "map-combat", "M2", "M3")
     assert rc == 2 and "23.1" in err
+
+
+def test_cli_combat_tree_names_rules(capsys):
+    rc, out, _ = run(capsys, "bc", "combat", "data/bc/examples/fire.yaml", "--tree", "--depth", "2")
+    t = json.loads(out)["tree"]
+    assert rc == 0 and t["sub"]["kind"] == "draw" and t["sub"]["rule"] == "23.2"
+    total = sum(Fraction(c["probability"]["fraction"]) for c in t["sub"]["children"])
+    assert total == 1

@@ -185,3 +185,18 @@ def test_check_distributions_sum_to_one_and_rise_with_skill(table, skill, good, 
     if skill < 5:
         d2 = distribution(check_procedure(DECK, pile, table, skill + 1, good))
         assert d2.prob(lambda o: o.success) >= d.prob(lambda o: o.success)
+
+
+def test_27_9_leader_fate_of_war_by_hand():
+    from engine.bc.checks import fate_check
+    # A Leader card used in combat, Good Morale: Hors de Combat only on a Death Head (9 of 70);
+    # back to hand on an Officer (10 of 70).
+    d = distribution(partial(fate_check, Pile.for_odds(DECK, tables=()), DECK, None, True, leader=True))
+    assert d.prob(lambda o: o.leader_hors_de_combat) == Fraction(9, 70)
+    assert d.prob(lambda o: o.leader_back_to_hand) == Fraction(1, 7)
+    # Bad Morale adds the crossed flags (9): 18/70 = 9/35
+    d = distribution(partial(fate_check, Pile.for_odds(DECK, tables=()), DECK, None, False, leader=True))
+    assert d.prob(lambda o: o.leader_hors_de_combat) == Fraction(9, 35)
+    # an HQ of skill 2 is hit on 3 or 4 flags (11 + 7) and on a Death Head (9): 27/70
+    d = distribution(partial(fate_check, Pile.for_odds(DECK, tables=()), DECK, 2, True))
+    assert d.prob(lambda o: o.hq_hit) == Fraction(27, 70)

@@ -1,6 +1,5 @@
 """The zone map, move orders, retreats, rallies and the turn on the demonstration scenario (ours, invented)."""
 from dataclasses import replace
-from fractions import Fraction
 
 import pytest
 
@@ -9,7 +8,7 @@ from engine.bc.game import (_set_block, battle_zones, combat_from_map, command_z
                             load_scenario, map_combat, move_order, new_game, order_cube_draw, rally_zone,
                             ready_arms, retreat_options, start_turn)
 from engine.core.errors import DataError, RuleViolation
-from engine.core.procedure import TypedDice, distribution, play, replay
+from engine.core.procedure import TypedDice, play, replay
 
 
 @pytest.fixture(scope="module")
@@ -240,3 +239,52 @@ def test_18_0_black_cube_draws_cards_pass_and_gold(st):
     assert blue[0].cup == s.cup and blue[0].passed is None           # back into the cup, nothing happens
     with pytest.raises(RuleViolation):
         play(lambda: gold_choice(s, "gold"))
+
+
+def test_20_0_army_rally(st):
+    from engine.bc.game import rally_army
+    s = replace(st, reserve=(("french", 2), ("coalition", 0)))
+    two = next(n for n in default_deck_numbers() if default_card(n).skill == "flags_2")
+    new, back = play(lambda: rally_army(s, "french"), dice=TypedDice([two])).result
+    # skill 3 commander passes two flags: +1 Morale (6 -> 7, maximum 8), the cube is spent
+    assert new.morale_of("french").value == 7 and not back and dict(new.reserve)["french"] == 1
+    dh = next(n for n in default_deck_numbers() if default_card(n).skill == "death_head")
+    new, back = play(lambda: rally_army(s, "french"), dice=TypedDice([dh])).result
+    assert new.morale_of("french").value == 5
+    with pytest.raises(RuleViolation):
+        play(lambda: rally_army(st, "french"), dice=TypedDice([two]))     # no reserve cube
+
+
+def test_18_0_purchase_and_19_2_reaction_cost(st):
+    from engine.bc.game import purchase
+    s = play(lambda: turn_card_draws(st), seed=2).result
+    two = s.hand("french")[:2]
+    s2 = purchase(s, "french", two, "cubes")
+    assert dict(s2.reserve)["french"] == 2 and len(s2.hand("french")) == 2 and s2.pile.discard[-2:] == two
+    with pytest.raises(RuleViolation):
+        purchase(s, "french", (999,), "cubes")
+    # a Reaction needs a reserve cube and spends it
+    with pytest.raises(RuleViolation) as e:
+        play(lambda: move_order(st, "french", ["W3"], [("F4", "W2")], reaction=True), seed=1)
+    assert e.value.rule == "19.2"
+    r = play(lambda: move_order(s2, "french", ["W3"], [("F4", "W2")], reaction=True), seed=1).result
+    assert dict(r.reserve)["french"] == 1
+
+
+def test_17_0_flag_control_victory(st):
+    from engine.bc.game import flag_control, flag_victory
+    ctl = flag_control(st)
+    # M2 (French flag) and M3 (both flags) hold French infantry, E2 (Coalition flag) Coalition infantry
+    assert ctl == {"M2": "french", "M3": "french", "E2": "coalition"}
+    v = flag_victory(st, ctl)
+    assert v["flags"] == {"french": 2, "coalition": 1} and v["winner"] == "french"
+
+
+def test_23_1_lead_artillery_attacks_only_into_the_zones_it_faces(st):
+    # F3 in M1 faces E1 and M2 only: it may fire at C3 in E1
+    assert combat_from_map(st, "M1", "E1", "fire").attacker.lead.kind == "artillery"
+    s = _move(st, "C3", "W1")
+    s = replace(s, units=tuple(x for x in s.units if x.id != "F4"))
+    with pytest.raises(RuleViolation) as e:
+        combat_from_map(s, "M1", "W1", "fire")
+    assert e.value.rule == "23.1"

@@ -50,3 +50,10 @@ def click_hex(page: Page, scenario: str, label: str) -> None:
         page.wait_for_timeout(100)
     assert pos, "no map on the page"
     page.mouse.click(pos[0], pos[1])
+
+
+def wait_ready(page: Page, timeout: float = 30_000) -> None:
+    """Wait until Bokeh has rendered the page's models (its websocket session is live, so clicks count)."""
+    page.wait_for_function("() => window.Bokeh && window.Bokeh.index && Object.keys(window.Bokeh.index).length > 0",
+                           timeout=timeout)
+    page.wait_for_timeout(200)

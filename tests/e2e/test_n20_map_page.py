@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from n20_helpers import click_hex
+from n20_helpers import click_hex, wait_ready
 
 pytestmark = pytest.mark.e2e
 
@@ -18,6 +18,7 @@ def test_click_a_unit_shows_its_reachable_hexes_and_a_hex_its_features(page: Pag
     expected = len(R.reachable(new_game("fuentes"), "A1"))   # the 1st Division, set up in 0707
     page.goto(app_url + "/map")
     expect(page.locator(".hex-info")).to_contain_text("Click a hex", timeout=30_000)
+    wait_ready(page)
     click_hex(page, "fuentes", "0707")
     info = page.locator(".hex-info")
     expect(info).to_contain_text("1st Division (A1)")

@@ -6,6 +6,8 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
+from n20_helpers import wait_ready
+
 pytestmark = pytest.mark.e2e
 
 # JavaScript that finds an element through Panel's shadow roots.
@@ -46,6 +48,7 @@ def test_changing_a_strength_changes_the_odds_fast_and_bad_input_changes_nothing
     page.goto(app_url + "/odds")
     results = page.locator(".odds-results").first
     expect(results).to_be_visible(timeout=30_000)
+    wait_ready(page)
     # the worked example after 9.9.8: 7 against 3 + 1 (forest) + 1 (reserve) -> differential +2
     expect(results.locator(".differential")).to_have_text("+2")
     crt_before = results.locator(".crt-bars").inner_text()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from n20_helpers import click_hex
+from n20_helpers import click_hex, wait_ready
 
 pytestmark = pytest.mark.e2e
 
@@ -12,6 +12,7 @@ pytestmark = pytest.mark.e2e
 def start_bussaco(page: Page, app_url: str) -> None:
     page.goto(app_url + "/play")
     expect(page.locator(".status-line")).to_contain_text("No game", timeout=30_000)
+    wait_ready(page)
     page.locator(".scenario-select select").select_option("bussaco")
     page.locator(".seed-input input").fill("1")
     page.locator(".seed-input input").press("Enter")
@@ -47,6 +48,7 @@ def test_two_browser_contexts_do_not_share_a_game(browser: Browser, app_url: str
     move_cavalry(a)
     b.goto(app_url + "/play")                   # the same page in another browser: its own, empty session
     expect(b.locator(".status-line")).to_contain_text("No game", timeout=30_000)
+    wait_ready(b)
     b.locator(".start-game button").click()     # B starts a Fuentes game; A's Bussaco game is untouched
     expect(b.locator(".status-line .status")).to_have_attribute("data-events", "0", timeout=30_000)
     expect(b.locator(".status-line")).to_contain_text("3 May")

@@ -48,8 +48,8 @@ def reachable(state: GameState, unit_id: str) -> dict:
     """Where ``unit_id`` can move this phase: ``{hex: Reach}`` with the Movement Points spent and the path
     (a reinforcement's path starts at its entry hex). Empty when the unit may not move now."""
     from .engine import _check_can_move, _reach
-    if state.step not in ("movement", "reaction") or state.over:
-        return {}
+    if state.over or not (state.step == "movement" or (state.step == "reaction" and state.night_march_left)):
+        return {}   # reactions (8.x) are listed by legal_actions: disengagement is not ordinary movement
     try:
         _check_can_move(state, unit_id)
     except RuleViolation:

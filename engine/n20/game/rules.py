@@ -331,8 +331,8 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
 
 def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
     """16.6.2: with the breakdown rule a Cadre may end its move on a lone Cadre of its nationality."""
-    if not state.has("breakdown") or d.type != "cadre":
-        return False
+    if not state.has("breakdown") or d.type != "cadre" or state.step != "movement":
+        return False    # only a movement phase ends with the build-up (not a night march, 14.1)
     sc = state.scenario
     others = [x for x in state.occupants.get(h, ()) if sc.units[x].type != "leader"]
     return len(others) == 1 and sc.units[others[0]].type == "cadre" and \
