@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine.core.values import cached_hash_repr
 from engine.core.procedure import Choose, Log, Roll
 
 __all__ = ["AdvancePlan", "AdvanceResult", "advance_procedure", "controlled_advance_roll"]
@@ -29,23 +30,10 @@ def controlled_advance_roll(tables, modifier: int, who: str = "victorious cavalr
     return "kept" if tables.controlled_advance_kept(roll + modifier) else "lost"
 
 
+@cached_hash_repr
 @dataclass(frozen=True)
 class AdvancePlan:
     """Which units advance how many hexes along which retreat path (index into the paths offered)."""
-
-    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
-            object.__setattr__(self, "_hash", h)
-        return h
-
-    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
-        r = self.__dict__.get("_repr")
-        if r is None:
-            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
-            object.__setattr__(self, "_repr", r)
-        return r
 
     path: int
     moves: tuple[tuple[str, int], ...]
@@ -59,22 +47,9 @@ class AdvancePlan:
         return {"path": self.path, "moves": [{"unit": u, "hexes": n} for u, n in self.moves]}
 
 
+@cached_hash_repr
 @dataclass(frozen=True)
 class AdvanceResult:
-    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
-            object.__setattr__(self, "_hash", h)
-        return h
-
-    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
-        r = self.__dict__.get("_repr")
-        if r is None:
-            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
-            object.__setattr__(self, "_repr", r)
-        return r
-
     control: str | None                      # kept / lost / None (no victorious cavalry)
     moves: tuple[tuple[str, int, str | None], ...] = ()   # (unit, hexes, end hex on a map)
     refused: tuple[str, ...] = ()            # reluctant units that lost control (16.7.4)

@@ -29,6 +29,7 @@ from typing import Literal, Union
 
 from pydantic import Field, model_validator
 
+from engine.core.values import cached_hash_repr
 from engine.core.data import Strict, load_yaml, parse_yaml, validate
 from engine.core.errors import DataError, RuleViolation
 from engine.core.procedure import Choose, Log, Roll, Sub
@@ -521,22 +522,9 @@ def strengths(b: Battle) -> Strengths:
 # ------------------------------------------------------------------------------------------------
 # Outcome
 # ------------------------------------------------------------------------------------------------
+@cached_hash_repr
 @dataclass(frozen=True)
 class UnitFate:
-    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
-            object.__setattr__(self, "_hash", h)
-        return h
-
-    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
-        r = self.__dict__.get("_repr")
-        if r is None:
-            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
-            object.__setattr__(self, "_repr", r)
-        return r
-
     unit: str
     side: str
     role: str                 # attacker / defender
@@ -586,23 +574,10 @@ class UnitFate:
         return s
 
 
+@cached_hash_repr
 @dataclass(frozen=True)
 class Outcome:
     """The final result of a battle: hashable, so exact enumeration can count it."""
-
-    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
-            object.__setattr__(self, "_hash", h)
-        return h
-
-    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
-        r = self.__dict__.get("_repr")
-        if r is None:
-            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
-            object.__setattr__(self, "_repr", r)
-        return r
 
     result: str
     fates: tuple[UnitFate, ...]

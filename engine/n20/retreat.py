@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from engine.core.values import cached_hash_repr
 from engine.core.procedure import Roll
 
 from .board import Board
@@ -42,26 +43,13 @@ def hazard_roll(rule: str, label: str = "hazard"):
     return "breaks" if roll <= 3 else "passes"
 
 
+@cached_hash_repr
 @dataclass(frozen=True)
 class RetreatOption:
     """One way a unit can retreat: the hexes entered in order, the hazard rolls met entering each,
     and how the path ends: ``ok`` (full distance), ``loc`` (reached its LOC early: breaks there, 9.8.7),
     ``blocked`` (no legal hex further: breaks, 9.8), ``off_road`` (a road-bound unit leaving the road is
     destroyed, 16.7.6)."""
-
-    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
-            object.__setattr__(self, "_hash", h)
-        return h
-
-    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
-        r = self.__dict__.get("_repr")
-        if r is None:
-            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
-            object.__setattr__(self, "_repr", r)
-        return r
 
     hexes: tuple[str, ...]
     hazards: tuple[tuple[str, ...], ...]
@@ -89,23 +77,10 @@ class RetreatOption:
         return f"{path} [{self.end}, breaks {self.break_chance}]"
 
 
+@cached_hash_repr
 @dataclass(frozen=True)
 class RetreatResult:
     """What happened to one retreating unit."""
-
-    def __hash__(self) -> int:   # cached: outcomes are hashed many times during enumeration
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
-            object.__setattr__(self, "_hash", h)
-        return h
-
-    def __repr__(self) -> str:   # cached too: enumeration sorts outcomes by their repr
-        r = self.__dict__.get("_repr")
-        if r is None:
-            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__dataclass_fields__)})"
-            object.__setattr__(self, "_repr", r)
-        return r
 
     unit: str
     fate: str                  # withdrew / routed / broken / destroyed / held
