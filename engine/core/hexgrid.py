@@ -7,7 +7,6 @@ neighbours, distances and lines are simple.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 import math

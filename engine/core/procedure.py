@@ -23,7 +23,7 @@ So the odds tools, the trees and the game run the same rules code.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from fractions import Fraction
 from math import lcm

@@ -6,7 +6,7 @@ and the modified value). The game package supplies how to build the first state 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 import json
 from pathlib import Path

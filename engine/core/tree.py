@@ -6,7 +6,7 @@ with the rule that made it; its children are the answers, each with its conditio
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -102,6 +102,52 @@ class Tree:
         if self.root is None:
             raise ValueError("this tree was enumerated without nodes (build=False)")
         return conv(self.root, 0)
+
+    def to_json(self, max_depth: int | None = None, result: Callable[[Any], Any] | None = None) -> dict:
+        """JSON-able tree with its sub-procedures' trees: ``{"tree": ..., "subtrees": [...]}``.
+
+        Nodes: kind, rule, request, outcome, probability, path_probability, notes; leaves also carry the
+        result (JSON) and its text. A sub-procedure node names its own tree by index in ``subtrees``
+        (each sub-tree is listed once, however often its key recurs).
+        """
+        from .procedure import jsonable
+
+        result = result or jsonable
+        index: dict[int, int] = {}
+        listed: list[dict | None] = []
+
+        def conv(n: Node, depth: int) -> dict:
+            d: dict[str, Any] = {"kind": n.kind if n.children else "leaf",
+                                 "outcome": n.outcome_text if n.outcome_text is not None else jsonable(n.outcome)}
+            if n.probability is not None:
+                d["probability"] = prob_json(n.probability)
+            if n.path_probability is not None:
+                d["path_probability"] = prob_json(n.path_probability)
+            if n.notes:
+                d["notes"] = [{"rule": r, "text": t} for r, t in n.notes]
+            if not n.children:
+                d["result"] = result(n.result)
+                d["text"] = str(n.result)
+                return d
+            d["rule"] = n.rule
+            d["request"] = n.label
+            if n.subtree is not None and n.subtree.root is not None:
+                key = id(n.subtree)
+                if key not in index:
+                    index[key] = len(listed)
+                    listed.append(None)
+                    listed[index[key]] = {"rule": n.rule, "request": n.label, "tree": conv(n.subtree.root, 0)}
+                d["subtree"] = index[key]
+            if max_depth is None or depth < max_depth:
+                d["children"] = [conv(c, depth + 1) for c in n.children]
+            else:
+                d["children_omitted"] = len(n.children)
+            return d
+
+        if self.root is None:
+            raise ValueError("this tree was enumerated without nodes (build=False)")
+        root = conv(self.root, 0)
+        return {"tree": root, "subtrees": listed}
 
     def render(self, result: Callable[[Any], str] = str, max_depth: int | None = None) -> str:
         """Plain-text drawing of the tree for terminals and notebooks."""

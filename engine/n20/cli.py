@@ -14,8 +14,8 @@ import argparse
 import importlib
 
 from engine.core.errors import DataError
-from engine.core.procedure import TypedDice, jsonable
-from engine.core.tree import Node, Tree
+from engine.core.procedure import TypedDice
+from engine.core.tree import Tree
 
 __all__ = ["register"]
 
@@ -75,36 +75,6 @@ def cmd_odds(args) -> dict:
     return n20.odds(args.battle, tables=args.tables).to_json()
 
 
-def _node_json(n: Node, depth: int, max_depth: int | None, subtrees: dict) -> dict:
-    d: dict = {"kind": n.kind if n.children else "leaf", "outcome": jsonable(n.outcome)}
-    if n.probability is not None:
-        d["probability"] = _pj(n.probability)
-    if n.path_probability is not None:
-        d["path_probability"] = _pj(n.path_probability)
-    if n.notes:
-        d["notes"] = [{"rule": r, "text": t} for r, t in n.notes]
-    if not n.children:
-        d["result"] = jsonable(n.result)
-        d["text"] = str(n.result)
-        return d
-    d["rule"] = n.rule
-    d["request"] = n.label
-    if n.subtree is not None and n.subtree.root is not None:
-        key = id(n.subtree)
-        if key not in subtrees["index"]:
-            subtrees["index"][key] = len(subtrees["list"])
-            subtrees["list"].append(None)
-            subtrees["list"][subtrees["index"][key]] = {
-                "rule": n.rule, "request": n.label,
-                "tree": _node_json(n.subtree.root, 0, max_depth, subtrees)}
-        d["subtree"] = subtrees["index"][key]
-    if max_depth is None or depth < max_depth:
-        d["children"] = [_node_json(c, depth + 1, max_depth, subtrees) for c in n.children]
-    else:
-        d["children_omitted"] = len(n.children)
-    return d
-
-
 def _pj(p):
     from engine.core.dist import prob_json
 
@@ -118,10 +88,8 @@ def cmd_tree(args):
     t: Tree = n20.tree(battle, keep_decisions=args.decisions)
     if args.text:
         return t.render(max_depth=args.max_depth)
-    subtrees = {"index": {}, "list": []}
-    root = _node_json(t.root, 0, args.max_depth, subtrees)
     out = {"edition": battle.edition, "battle": battle.name, "decisions_kept": args.decisions,
-           "nodes": t.size(), "tree": root, "subtrees": subtrees["list"]}
+           "nodes": t.size(), **t.to_json(max_depth=args.max_depth)}
     if not args.decisions:
         out["total_probability"] = _pj(t.total())
     return out
