@@ -167,3 +167,23 @@ def test_banded_rolls_shrink_trees_not_probabilities():
     assert len(t.leaf_nodes()) == 3
     p = play(partial(banded_hazards, 2), dice=TypedDice([5, 2]))
     assert p.result == ("broken", 2) and [e.value for e in p.events] == [5, 2]  # raw faces recorded
+
+
+def test_tree_json_lists_each_sub_tree_once():
+    # duel(2, 2) reaches the sub-state (1, 1) by two routes (win-lose, lose-win): one sub-tree, listed once.
+    t = enumerate_tree(partial(duel, 2, 2))
+    out = t.to_json()
+    keys = [s["tree"] for s in out["subtrees"]]
+    assert len(keys) == len(out["subtrees"]) >= 1
+    refs = []
+
+    def walk(d):
+        if "subtree" in d:
+            refs.append(d["subtree"])
+        for c in d.get("children", []):
+            walk(c)
+    walk(out["tree"])
+    for s in out["subtrees"]:
+        walk(s["tree"])
+    assert set(refs) == set(range(len(out["subtrees"])))
+    assert out["tree"]["rule"] == "R" and out["tree"]["children"][0]["probability"]["fraction"] == "1/2"
