@@ -186,4 +186,4 @@ def test_tree_json_lists_each_sub_tree_once():
     for s in out["subtrees"]:
         walk(s["tree"])
     assert set(refs) == set(range(len(out["subtrees"])))
-    assert out["tree"]["rule"] == "R" and out["tree"]["children"][0]["probability"]["fraction"] == "1/2"
+    assert out["tree"]["rule"] == "R" and out["tree"]["children"][0]["probability"]["fraction"] == "1/6"
