@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -39,7 +40,7 @@ def start_server(db: str, num_procs: int = 1) -> tuple[subprocess.Popen, str]:
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([sys.executable, "-m", "dashboards.serve", "--port", str(port), "--address", "127.0.0.1",
                              "--db", db, "--num-procs", str(num_procs)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+                            env=dict(os.environ, PYTHONPATH=str(REPO)), start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -124,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             out["cpus"] = os.cpu_count()
             print(json.dumps(out, indent=1))
         finally:
-            if proc is not None:
-                proc.terminate()
+            if proc is not None:  # the server and the workers it forked (--num-procs) form one process group
+                os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait(15)
     return 0
 

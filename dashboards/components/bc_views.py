@@ -251,16 +251,21 @@ class CupForm(param.Parameterized):
     red = param.Integer(default=3, bounds=(0, 4), label="Red")
     black = param.Integer(default=3, bounds=(1, 4), label="Black")
     own = param.Selector(default="blue", objects=["blue", "white"], label="Count orders of")
+    passes = param.ListSelector(default=[], objects=["blue", "white"], label="Pass on every own cube (18.0)")
+    gold_next = param.Selector(default="event card", objects=["event card", "blue", "white", "yellow", "red",
+                                                              "black"], label="Gold cube names (18.0)")
 
 
 def cup_panel(sess: BcSession) -> pn.Column:
     form = CupForm()
 
-    @pn.depends(*[form.param[p] for p in ("blue", "white", "gold", "yellow", "red", "black", "own")])
-    def view(blue, white, gold, yellow, red, black, own):
+    @pn.depends(*[form.param[p] for p in ("blue", "white", "gold", "yellow", "red", "black", "own", "passes",
+                                          "gold_next")])
+    def view(blue, white, gold, yellow, red, black, own, passes, gold_next):
         try:
             cup = Cup.of({"blue": blue, "white": white, "gold": gold, "yellow": yellow, "red": red, "black": black})
-            d = cup_odds(cup, own)
+            d = cup_odds(cup, own, passes=tuple(passes),
+                         gold_next=None if gold_next == "event card" else gold_next)
         except VedetteError as exc:
             return pn.pane.Alert(str(exc), alert_type="danger", css_classes=["bc-error"])
         at_least = [(f"at least {k}", Fraction(v["fraction"])) for k, v in d["at_least_own_before_end"].items()

@@ -93,13 +93,13 @@ class GameMapView(param.Parameterized):
         if state.scenario.board is not self._board:   # another scenario: another map
             self.extra_marks, self.paths = [], []
             self._build_figure()
-            if self.selected and state.unit(self.selected).status != "map":
+            if self.selected and getattr(state.by_id.get(self.selected), "status", None) != "map":
                 self.selected = ""
             self.redraw()            # draw it fully before the page sees it (Bokeh's document lock)
             if self.pane is not None:
                 self.pane.object = self.figure.fig
             return
-        if self.selected and state.unit(self.selected).status != "map":
+        if self.selected and getattr(state.by_id.get(self.selected), "status", None) != "map":
             self.selected = ""
         self.redraw()
 

@@ -13,13 +13,13 @@ import yaml
 
 from engine.core.data import parse_yaml
 from engine.core.dist import Dist, prob_json
-from engine.core.errors import DataError
+from engine.core.errors import DataError, RuleViolation
 from engine.core.procedure import distribution, enumerate_tree
 
 from .checks import check_procedure, effective_skill
 from .combat import (CombatModel, CombatOutcome, CombatSetup, Terrain, combat_procedure, default_terrain,
                      neutral_policy, prepare)
-from .cup import Cup, turn_procedure
+from .cup import COLOURS, Cup, cup_policy, turn_procedure
 from .deck import COLUMNS, Deck, Pile, default_deck, parse_card_list
 
 __all__ = ["load_card_file", "combat_odds", "check_odds", "cup_odds", "deck_summary", "combat_from_file",
@@ -168,19 +168,33 @@ def check_odds(table: str, skill: int, *, hq: bool = False, good_morale: bool = 
             "icon": d.map(lambda o: o.icon).to_json()}
 
 
-def cup_odds(cup: Cup, own: str = "blue", max_track: bool = False) -> dict:
-    """Exact cup questions (16.2): own-colour cubes drawn before the last Black cube, and when the turn ends."""
-    d = distribution(turn_procedure(cup, (own,)))
+def cup_odds(cup: Cup, own: str = "blue", max_track: bool = False, passes: tuple[str, ...] = (),
+             gold_next: str | None = None) -> dict:
+    """Exact cup questions (16.2): own-colour cubes drawn before the last Black cube, and when the turn ends.
+
+    ``passes``: colours whose player makes a Pass Order on every cube of his (18.0: the next cube of that
+    colour goes back); ``gold_next``: the colour the Gold cube's owner names (else he draws an event card).
+    Both run through the same cube draw procedure as the game (:func:`engine.bc.cup.cube_draw`)."""
+    passes = tuple(passes)
+    for c in passes:
+        if c not in ("blue", "white"):
+            raise RuleViolation("18.0", f"only the blue and white order cubes can be passed, not {c!r}")
+    if gold_next is not None and gold_next not in COLOURS:
+        raise RuleViolation("18.0", f"the Gold cube names a cube colour ({', '.join(COLOURS)}), not {gold_next!r}")
+    gold = gold_next is not None and cup.count("gold") > 0
+    d = distribution(turn_procedure(cup, (own,), passes, gold), policy=cup_policy(passes, gold_next))
     n_own = cup.count(own)
     at_least = {str(k): prob_json(d.prob(lambda r, k=k: r.count(own) >= k)) for k in range(0, n_own + 1)}
+    ends = d.map(lambda r: r.draws)
     within = {str(n): prob_json(d.prob(lambda r, n=n: r.draws <= n))
-              for n in range(cup.count("black"), cup.size + 1)}
-    return {"cup": cup.to_json(), "own": own,
+              for n in range(min(ends), max(ends) + 1)}
+    return {"cup": cup.to_json(), "own": own, "passes": list(passes), "gold_next": gold_next,
             "own_before_end": d.map(lambda r: r.count(own)).to_json(),
             "at_least_own_before_end": at_least,
-            "turn_ends_on_draw": d.map(lambda r: r.draws).to_json(),
+            "turn_ends_on_draw": ends.to_json(),
             "turn_ended_within": within,
-            "expected_own_before_end": str(d.expect(lambda r: r.count(own)))}
+            "expected_own_before_end": str(d.expect(lambda r: r.count(own))),
+            "expected_draws": str(d.expect(lambda r: r.draws))}
 
 
 def deck_summary(deck: Deck | None = None, discards=(), hand=()) -> dict:

@@ -14,7 +14,7 @@ from engine.core.errors import DataError
 from .calc import (check_odds, combat_from_file, combat_odds, combat_tree, cup_odds, deck_summary,
                    load_card_file)
 from .combat import load_terrain
-from .cup import Cup, prepare_turn
+from .cup import COLOURS, Cup, prepare_turn
 from .deck import load_deck, parse_card_list
 
 
@@ -64,9 +64,11 @@ class CupFile(Strict):
     cubes: dict[str, int] | None = None
     prepare: dict | None = None
     own: str = "blue"
+    passes: tuple[str, ...] = ()          # 18.0: colours whose player passes on each of his cubes
+    gold_next: str | None = None          # 18.0: the colour named with the Gold cube (else an event card)
 
 
-def _load_cup(path: str) -> tuple[Cup, str, dict | None]:
+def _load_cup(path: str) -> tuple[Cup, str, dict | None, tuple[str, ...], str | None]:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -77,20 +79,29 @@ def _load_cup(path: str) -> tuple[Cup, str, dict | None]:
         raise DataError(str(p), "cubes", "either 'cubes' (colour: count) or 'prepare' (turn preparation inputs)")
     if m.own not in ("blue", "white"):
         raise DataError(str(p), "own", "blue (French) or white (Coalition)", m.own)
+    for c in m.passes:
+        if c not in ("blue", "white"):
+            raise DataError(str(p), "passes", "a list of blue / white (the colours that make Pass Orders)", c)
+    if m.gold_next is not None and m.gold_next not in COLOURS:
+        raise DataError(str(p), "gold_next", f"a cube colour ({', '.join(COLOURS)})", m.gold_next)
     if m.cubes is not None:
-        return Cup.of(m.cubes), m.own, None
+        return Cup.of(m.cubes), m.own, None, m.passes, m.gold_next
     try:
         setup = prepare_turn(**m.prepare)
     except TypeError as exc:
         raise DataError(str(p), "prepare", f"the turn preparation fields of docs/bc.md ({exc})") from None
-    return setup.cup, m.own, setup.to_json()
+    return setup.cup, m.own, setup.to_json(), m.passes, m.gold_next
 
 
 def cmd_cup(args):
-    cup, own, prep = _load_cup(args.cup)
+    cup, own, prep, passes, gold_next = _load_cup(args.cup)
     if args.own:
         own = args.own
-    out = cup_odds(cup, own)
+    if args.passes:
+        passes = tuple(args.passes)
+    if args.gold_next:
+        gold_next = args.gold_next
+    out = cup_odds(cup, own, passes=passes, gold_next=gold_next)
     if prep:
         out["preparation"] = prep
     return out
@@ -162,6 +173,10 @@ def register(subparsers) -> None:
     u = verbs.add_parser("cup", help="exact cube-cup odds: own orders before the turn ends, turn length")
     u.add_argument("cup", help="cup file (YAML/JSON): cubes: {blue: 8, ...} or prepare: {...}, see docs/bc.md")
     u.add_argument("--own", choices=("blue", "white"), help="whose orders to count (default from the file)")
+    u.add_argument("--pass", dest="passes", action="append", choices=("blue", "white"),
+                   help="this colour's player makes a Pass Order on each of his cubes (18.0); repeatable")
+    u.add_argument("--gold-next", choices=("blue", "white", "yellow", "red", "black"),
+                   help="the colour named when the Gold cube comes out (18.0); default: an event card instead")
     u.set_defaults(handler=cmd_cup)
 
     d = verbs.add_parser("deck", help="deck composition and chances of each result on the next card")

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from functools import partial
 
 from engine.core.errors import RuleViolation
-from engine.core.procedure import Draw, Sub
+from engine.core.procedure import Choose, Draw, Log, Sub
 
-__all__ = ["COLOURS", "Cup", "CupRun", "turn_run", "turn_procedure", "TurnSetup", "prepare_turn", "Morale",
+__all__ = ["COLOURS", "Cup", "CupRun", "cube_draw", "cup_policy", "turn_run", "turn_procedure", "TurnSetup", "prepare_turn", "Morale",
            "initiative", "RESERVE_EXTRA", "TOKEN_EXTRA", "activation_limit"]
 
 COLOURS = ("blue", "white", "gold", "yellow", "red", "black")
@@ -88,35 +88,93 @@ class CupRun:
         return {"draws": self.draws, **{c: n for c, n in zip(self.track, self.before_end)}}
 
 
-def _rest(cup: Cup, track: tuple[str, ...]):
-    """Sub-procedure: the rest of the turn from ``cup``; returns ``(draws, counts of tracked colours)``."""
-    colour = yield Draw(cup.cubes(), rule="16.2", label="order cube")
-    if colour == "black" and cup.count("black") == 1:
+def cube_draw(cup: Cup, passed: str | None = None, forced: str | None = None):
+    """Procedure: take one order cube out of ``cup`` (16.2, 18.0); the game's draw and the cup calculator both
+    run this. Returns ``(colour, cup left, returned, last)``.
+
+    ``forced``: a colour named with a Gold cube comes out without a draw (18.0). ``passed``: the colour of a
+    Pass Order just made; a cube of that colour drawn next goes back into the cup with no effect (18.0), so
+    ``returned`` is true and the cup is unchanged. ``last``: the last Black cube, which ends the turn (16.2).
+    """
+    if forced is not None:
+        if cup.count(forced) < 1:
+            raise RuleViolation("18.0", f"no {forced} cube left in the cup")
+        colour = forced
+        yield Log("18.0", f"gold cube: the {colour} cube is taken without a draw")
+    else:
+        colour = yield Draw(cup.cubes(), rule="16.2", label="order cube")
+        if passed is not None and colour == passed and colour != "black":
+            yield Log("18.0", f"a {colour} cube right after a Pass goes back into the cup without effect")
+            return colour, cup, True, False
+    last = colour == "black" and cup.count("black") == 1
+    return colour, cup.without(colour), False, last
+
+
+def _rest(cup: Cup, track: tuple[str, ...], passing: tuple[str, ...] = (), gold: bool = False,
+          passed: str | None = None, forced: str | None = None):
+    """Sub-procedure: the rest of the turn from ``cup``; returns ``(draws, counts of tracked colours)``.
+
+    ``passing``: the colours whose player is asked, on each of his cubes, whether he makes a Pass Order
+    (a :class:`Choose`, answered by the policy); ``gold``: ask the Gold cube's owner which colour comes next
+    (or ``card``, an event card instead, 18.0)."""
+    colour, left, returned, last = yield from cube_draw(cup, passed, forced)
+    if last:
         return (1, (0,) * len(track))           # 16.2, 18.0: the last Black cube ends the turn
-    left = cup.without(colour)
-    draws, counts = yield Sub(("bc-cup", left, track), partial(_rest, left, track), rule="16.2",
+    nxt_passed = nxt_forced = None
+    if not returned and colour in passing:
+        side = {v: k for k, v in SIDE_COLOUR.items()}.get(colour, colour)
+        if (yield Choose((False, True), rule="18.0", player=side, label=f"Pass Order on the {colour} cube?")):
+            nxt_passed = colour
+    if not returned and colour == "gold" and gold:
+        opts = ("card",) + tuple(c for c, _ in left.counts if c != "other")
+        pick = yield Choose(opts, rule="18.0", label="gold cube: name the next cube, or draw an event card")
+        nxt_forced = None if pick == "card" else pick
+    draws, counts = yield Sub(("bc-cup", left, track, passing, gold, nxt_passed, nxt_forced),
+                              partial(_rest, left, track, passing, gold, nxt_passed, nxt_forced), rule="16.2",
                               label="rest of the turn")
-    if colour in track:
+    if colour in track and not returned:
         i = track.index(colour)
         counts = counts[:i] + (counts[i] + 1,) + counts[i + 1:]
     return (draws + 1, counts)
 
 
-def turn_run(cup: Cup, track: tuple[str, ...] = ("blue", "white")):
-    """Procedure: draw cubes until the last Black one (16.2); returns a :class:`CupRun`."""
-    for c in track:
+def turn_run(cup: Cup, track: tuple[str, ...] = ("blue", "white"), passing: tuple[str, ...] = (),
+             gold: bool = False):
+    """Procedure: draw cubes until the last Black one (16.2); returns a :class:`CupRun`.
+
+    With ``passing`` (colours) and ``gold``, Pass Orders and Gold cube choices are decisions (18.0) answered by
+    the driver's policy (see :func:`cup_policy`). A draw that puts a cube back after a Pass counts as a draw
+    but not as a cube of its colour; a cube named with the Gold cube counts as a draw."""
+    for c in track + tuple(passing):
         if c not in COLOURS:
             raise RuleViolation("8.0", f"unknown cube colour {c!r}")
-    small = cup.summarised(track)
-    draws, counts = yield Sub(("bc-cup", small, track), partial(_rest, small, track), rule="16.2",
+    keep = tuple(dict.fromkeys(track + tuple(passing) + (("gold", "yellow", "red", "blue", "white") if gold
+                                                          else ())))
+    small = cup.summarised(keep)
+    draws, counts = yield Sub(("bc-cup", small, track, tuple(passing), gold, None, None),
+                              partial(_rest, small, track, tuple(passing), gold), rule="16.2",
                               label="cube draws until the last Black cube")
     return CupRun(draws, counts, track)
 
 
-def turn_procedure(cup: Cup, track: tuple[str, ...] = ("blue", "white")):
+def turn_procedure(cup: Cup, track: tuple[str, ...] = ("blue", "white"), passing: tuple[str, ...] = (),
+                   gold: bool = False):
     if cup.count("black") < 1:
         raise RuleViolation("16.2", "the cup needs at least one Black cube")
-    return partial(turn_run, cup, track)
+    return partial(turn_run, cup, track, tuple(passing), gold)
+
+
+def cup_policy(passes: tuple[str, ...] = (), gold_next: str | None = None):
+    """A policy for :func:`turn_run`: the players of ``passes`` colours pass on every cube of theirs; the Gold
+    cube names ``gold_next`` when one is left in the cup, else an event card is drawn (18.0)."""
+    def policy(req: Choose):
+        if req.label.startswith("Pass Order"):
+            colour = req.label.split(" the ")[1].split(" ")[0]
+            return colour in passes
+        if req.label.startswith("gold cube"):
+            return gold_next if gold_next in req.options else "card"
+        return req.options[0]
+    return policy
 
 
 # ------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from engine.core.procedure import Choose, Draw, Log
 from .checks import read_check
 from .combat import (Block, BlockModel, CombatOutcome, CombatSetup, HQ, Side, Wing, block_steps, hit_block,
                      resolve)
-from .cup import Cup, Morale, SIDE_COLOUR, activation_limit, initiative, prepare_turn
+from .cup import Cup, Morale, SIDE_COLOUR, cube_draw, activation_limit, initiative, prepare_turn
 from .deck import HAND_LIMIT, Deck, Pile, default_deck, draw_card
 
 __all__ = ["Scenario", "load_scenario", "GameState", "new_game", "battle_zones", "flanked_zones",
@@ -338,13 +338,56 @@ def _chain(sc: Scenario, zones: list[str]) -> bool:
     return seen == set(zones)
 
 
-def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple[str, str]], deck: Deck | None = None,
-               reaction: bool = False):
+ROADWAY_ZONES = 2   # 19.3: a Roadway Block moves up to two Zones along a road or lane
+
+
+def _road_zone(sc: Scenario, z: str) -> bool:
+    m = sc.zone(z)
+    return m.road or m.lane
+
+
+def _move_path(to) -> tuple[str, ...]:
+    if isinstance(to, str):
+        return tuple(p for p in to.split(">") if p) if ">" in to else (to,)
+    return tuple(to)
+
+
+def _move_state(b: Block) -> str:
+    """A Roadway Block is flipped as if Disrupted for combat only (19.3); it moves as the Steady Block it is."""
+    return "steady" if b.formation == "roadway" else b.state
+
+
+def _check_road_stacking(st: GameState, zone: str) -> None:
+    """19.3 road stacking, for the Roadway Blocks ending in ``zone``: a Road Zone takes one Long Block or two
+    other Blocks, a Lane Zone one Block of any type."""
+    rw = [u for u in st.in_zone(zone) if u.block.formation == "roadway"]
+    if not rw:
+        return
+    m = st.scenario.zone(zone)
+    if m.road:
+        if any(u.block.kind == "long_infantry" for u in rw) and len(rw) > 1:
+            raise RuleViolation("19.3", f"a Road Zone ({zone}) holds one Long Block in Roadway formation, "
+                                        "or two other Blocks")
+        if len(rw) > 2:
+            raise RuleViolation("19.3", f"a Road Zone ({zone}) holds at most two Roadway Blocks")
+    elif len(rw) > 1:
+        raise RuleViolation("19.3", f"a Lane Zone ({zone}) holds a single Roadway Block")
+
+
+def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], deck: Deck | None = None,
+               reaction: bool = False, roadway: tuple[str, ...] = ()):
     """Procedure: a Move Order (19.0) activating ``zones`` and moving Blocks ``moves`` = [(block id, to)].
 
     Checks the activation (a chain of occupied friendly Zones, how many, command range; otherwise an Out of
     Command check, 21.3), then each move (adjacent, passable, stacking 9.3, no enemy Zone, no Battle Zone to
     Battle Zone of the same enemy, no Disrupted Block into an enemy Battle Zone). Returns the new state.
+
+    ``roadway`` names the Blocks that take Roadway formation for this move (19.3): for them ``to`` may be a
+    path of up to two Zones (``"M3>E3"`` or a list), every Zone of it, the start included, on a road or lane;
+    the Block must be Steady and not in Square or Massed Column; it ends in Roadway formation (combat: as
+    Disrupted, 19.3) unless it stops with Blocks not in that formation, where it becomes the second line Block
+    in its normal formation. When every move is a Roadway move, up to four Zones may be activated (19.0).
+    A Roadway Block that makes a regular move first goes back to its normal formation.
     """
     deck = deck or default_deck()
     sc = st.scenario
@@ -355,7 +398,30 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple[str
             raise RuleViolation("19.0", f"Zone {z} holds no {side} Block or HQ to activate")
     if not _chain(sc, zones):
         raise RuleViolation("19.0", "activated Zones must form a chain of adjacent Zones")
-    road_only = all(sc.zone(st.unit(b).zone).road and sc.zone(t).road for b, t in moves) and bool(moves)
+    roadway = tuple(roadway)
+    paths = [(m[0], _move_path(m[1])) for m in moves]
+    for uid, path in paths:
+        if not path:
+            raise RuleViolation("19.1", f"no destination given for {uid}")
+        if uid not in roadway and len(path) > 1:
+            raise RuleViolation("19.1", f"{uid} moves one Zone; only a Roadway move goes two Zones (19.3)")
+        if uid in roadway:
+            u = st.unit(uid)
+            if _move_state(u.block) != "steady":
+                raise RuleViolation("19.3", f"only a Steady Block takes Roadway formation ({uid} is "
+                                            f"{u.block.state})")
+            if u.block.square or u.block.formation == "massed_column":
+                raise RuleViolation("19.3", f"a Square or a Massed Column cannot take Roadway formation ({uid})")
+            if len(path) > ROADWAY_ZONES:
+                raise RuleViolation("19.3", f"a Roadway move goes at most {ROADWAY_ZONES} Zones ({uid})")
+            off = [z for z in (u.zone,) + path if not _road_zone(sc, z)]
+            if off:
+                raise RuleViolation("19.3", f"a Roadway move starts and ends along a road or lane: {off[0]} has "
+                                            "neither")
+    for uid in roadway:
+        if uid not in {m[0] for m in moves}:
+            raise RuleViolation("19.3", f"{uid} is named for a Roadway move but does not move")
+    road_only = bool(moves) and all(uid in roadway for uid, _ in paths)
     free = [z for z in zones if st.steady_hq_in(z, side)]
     counted = len(zones) - (1 if free else 0)
     limit = activation_limit(com.skill, road_only)
@@ -374,7 +440,7 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple[str
         if h.side == side:
             in_range |= command_zones(st, h.id)
     in_command = any(z in in_range for z in zones)
-    for uid, _ in moves:
+    for uid, _ in paths:
         if st.unit(uid).zone not in zones:
             raise RuleViolation("19.0", f"Block {uid} is not in an activated Zone")
         if st.unit(uid).side != side:
@@ -388,28 +454,42 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple[str
         if not out.success:
             return replace(st, log=st.log + (f"{side} move order out of command failed ({out.icon})",))
     ebz_before = enemy_battle_zones(st, side)
-    for uid, to in moves:
+    for uid, path in paths:
         u = st.unit(uid)
-        sc.zone(to)
-        if not sc.graph.adjacent(u.zone, to):
-            raise RuleViolation("19.1", f"{uid} can only move to an adjacent Zone, {to} is not next to {u.zone}")
-        if sc.impassable(u.zone, to):
-            raise RuleViolation("19.1", f"impassable terrain between {u.zone} and {to}")
-        if st.side_of_zone(to) == ENEMY[side]:
-            raise RuleViolation("9.3", f"{to} holds enemy Blocks")
-        if to in ebz_before:
-            if u.block.state == "disrupted":
-                raise RuleViolation("19.0", f"a Disrupted Block cannot enter an enemy Battle Zone ({to})")
-            same = ebz_before.get(u.zone, set()) & ebz_before[to]
-            if same:
-                raise RuleViolation("19.0", f"{uid} cannot move from one Battle Zone to another of the same enemy "
-                                            f"Block ({sorted(same)[0]})")
-        st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=to),))
-        _check_stacking(st, to)
+        on_road = uid in roadway
+        rule = "19.3" if on_road else "19.1"
+        here = u.zone
+        for to in path:
+            sc.zone(to)
+            if not sc.graph.adjacent(here, to):
+                raise RuleViolation(rule, f"{uid} can only move to an adjacent Zone, {to} is not next to {here}")
+            if sc.impassable(here, to):
+                raise RuleViolation(rule, f"impassable terrain between {here} and {to}")
+            if st.side_of_zone(to) == ENEMY[side]:
+                raise RuleViolation("9.3", f"{to} holds enemy Blocks")
+            if to in ebz_before:
+                if _move_state(u.block) == "disrupted":
+                    raise RuleViolation("19.0", f"a Disrupted Block cannot enter an enemy Battle Zone ({to})")
+                same = ebz_before.get(here, set()) & ebz_before[to]
+                if same:
+                    raise RuleViolation("19.0", f"{uid} cannot move from one Battle Zone to another of the same "
+                                                f"enemy Block ({sorted(same)[0]})")
+            here = to
+        block = u.block
+        if on_road:                             # 19.3: flipped as if Disrupted, with a Roadway marker
+            block = replace(block, formation="roadway", state="disrupted")
+        elif block.formation == "roadway":      # 19.3: a formation change back to Steady before the move
+            block = replace(block, formation="none", state="steady")
+        if on_road and any(x.block.formation != "roadway" for x in st.in_zone(here) if x.id != uid):
+            block = replace(block, formation="none", state="steady")    # 19.3: joins them as second line
+            yield Log("19.3", f"{uid} ends with Blocks not in Roadway formation: it leaves that formation")
+        st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=here, block=block),))
+        _check_stacking(st, here)
+        _check_road_stacking(st, here)
         if u.block.square:
             yield Log("19.0", f"{uid} moved in Square: it takes a Cohesion Hit")
-            st = _set_block(st, uid, replace(u.block, square_hits=u.block.square_hits + 1))
-    return replace(st, log=st.log + (f"{side} moves {moves}",))
+            st = _set_block(st, uid, replace(block, square_hits=block.square_hits + 1))
+    return replace(st, log=st.log + (f"{side} moves {moves}" + (f" (Roadway: {list(roadway)})" if roadway else ""),))
 
 
 def _set_block(st: GameState, uid: str, block: Block) -> GameState:
@@ -600,7 +680,10 @@ def apply_outcome(st: GameState, attacker_zone: str, target_zone: str, out: Comb
         if f.eliminated:
             st = replace(st, units=tuple(x for x in st.units if x.id != u.id))
             continue
-        b = replace(u.block, state=f.state, formation=f.formation, square_hits=f.square_hits,
+        formation = f.formation
+        if formation == "roadway" and f.role.startswith("defender"):
+            formation = "none"       # 19.3: attacked, it loses the Roadway marker and stays Disrupted
+        b = replace(u.block, state=f.state, formation=formation, square_hits=f.square_hits,
                     steps_lost=u.block.steps_lost + f.steps_lost, skill=f.skill)
         st = _set_block(st, u.id, b)
     st = _morale(st, a_side, out.attacker_morale)
@@ -728,18 +811,12 @@ def order_cube_draw(st: GameState, deck: Deck | None = None):
     """
     if st.cup is None:
         raise RuleViolation("16.1", "prepare the turn first: the cup is empty")
-    if st.forced_next is not None:
-        colour = st.forced_next
-        yield Log("18.0", f"gold cube: the {colour} cube is taken without a draw")
-        st = replace(st, forced_next=None)
-    else:
-        colour = yield Draw(st.cup.cubes(), rule="16.2", label="order cube")
-        if st.passed is not None and colour == st.passed and colour != "black":
-            yield Log("18.0", f"a {colour} cube right after a Pass goes back into the cup without effect")
-            return replace(st, passed=None), colour, False
+    colour, left, returned, last = yield from cube_draw(st.cup, st.passed, st.forced_next)   # 16.2, 18.0
+    st = replace(st, forced_next=None)
+    if returned:
+        return replace(st, passed=None), colour, False
     st = replace(st, passed=None)
-    last = colour == "black" and st.cup.count("black") == 1
-    st = replace(st, cup=st.cup.without(colour) if st.cup.size > 1 else None, drawn=st.drawn + (colour,))
+    st = replace(st, cup=left if left.size else None, drawn=st.drawn + (colour,))
     if last:
         yield Log("16.3", "the last Black cube ends the turn")
         return replace(st, turn=st.turn + 1, cup=None), colour, True

@@ -22,7 +22,8 @@ from .scenario import GameState, Scenario
 
 __all__ = ["fire_setup", "fire_action", "melee_setup", "melee_action", "charge_setup", "charge_action",
            "move_action", "leader_fire_retreat", "out_of_command_check", "reinforcement_phase", "recovery_phase",
-           "apply_status", "rout_unit", "overstack_checks"]
+           "apply_status", "rout_unit", "overstack_checks", "end_of_activation_overstack", "activate",
+           "initiative_phase"]
 
 
 _CACHES: dict = {}
@@ -75,23 +76,52 @@ def _leaders_in(sc: Scenario, st: GameState, hex_: str) -> tuple[str, ...]:
 # status changes
 # ---------------------------------------------------------------------------------------------------
 def rout_unit(sc: Scenario, st: GameState, uid: str):
-    """A unit that has just routed moves at once (6.7 C-H); friends in hexes it enters check (6.7 K),
-    then any overstack it caused is checked (4.1.9). A procedure returning the new state."""
+    """A unit that has just routed moves at once (6.7 C-H). Friends in the hexes it enters check (6.7 K);
+    any of them routed by that check runs at once too (6.7 C), after the first router has finished its
+    move and in the order their hexes were entered; then any overstack left where the router stopped is
+    checked (6.7 K: that check comes after the 6.7 K checks, and only if still needed; 4.1.9).
+    A procedure returning the new state."""
     st = st.with_piece(uid, status="routed")
     path = _cached(rout_path)(sc, st, uid, True)
-    if path.fate in ("eliminated", "exited"):
-        return st.with_piece(uid, status="eliminated", hex=None)
     checks = tuple(CheckSpec("hex_entered_by_router", current_fv(sc, q), q.status, leader_cvs(sc, st, q.id), unit=q.id)
-                   for h in path.entered_friends for q in occupants(sc, st, h, sc.side(uid)) if q.id != uid)
+                   for h in path.entered_friends for q in occupants(sc, st, h, sc.side(uid))
+                   if q.id != uid and _takes_check(sc.tables, "hex_entered_by_router", q.status))
+    newly_routed = []
     if checks:
         outs = yield Sub(("tbf-6.7K", id(sc.tables), checks), partial(_checks_in_turn, sc.tables, checks, "6.7 K"),
                          rule="6.7 K", label="checks of the units the router runs through")
         for spec, status in zip(checks, outs):
-            if status != spec.status:
-                st = st.with_piece(spec.unit, status=status)   # a unit routed here runs on its own next move
-    st = st.with_piece(uid, hex=path.path[-1])
-    st = yield from overstack_checks(sc, st, path.path[-1])
+            if status == spec.status:
+                continue
+            if status == "routed":
+                newly_routed.append(spec.unit)                 # runs at once, below (6.7 C)
+            elif status == "surrendered":
+                st = st.with_piece(spec.unit, status="surrendered", hex=None)
+            else:
+                st = st.with_piece(spec.unit, status=status)
+    if path.fate in ("eliminated", "exited"):
+        st = st.with_piece(uid, status="eliminated", hex=None)          # 6.7 D, 6.7 H
+        end = None
+    else:
+        end = path.path[-1]
+        st = st.with_piece(uid, hex=end)
+    for other in newly_routed:                                          # 6.7 K failure, 6.7 A: rout now
+        if st.piece(other).hex is not None and st.piece(other).status != "routed":
+            st = yield from rout_unit(sc, st, other)
+    if end is not None and st.piece(uid).hex == end:
+        st = yield from overstack_checks(sc, st, end)
     return st
+
+
+def _takes_check(tables, check: str, status: str) -> bool:
+    """Whether a unit in this status has anything at stake in the check: its status may take it and
+    passing or failing may change it (per the tables file). A routed unit on the shipped Overstack or
+    Hex Entered rows has nothing at stake, so no die is rolled for it; a player's table may differ."""
+    from .fatigue import apply_effect
+    cd = tables.check(check)
+    if status not in cd.allowed:
+        return False
+    return any(apply_effect(status, eff.get(status)) != status for eff in (cd.passed, cd.failed))
 
 
 def _checks_in_turn(tables, specs, rule):
@@ -103,17 +133,40 @@ def _checks_in_turn(tables, specs, rule):
     return tuple(out)
 
 
-def overstack_checks(sc: Scenario, st: GameState, hex_: str):
-    """4.1.9: every unit of an overstacked hex checks at once (failing: fatigued, or routed if fatigued)."""
+def overstack_checks(sc: Scenario, st: GameState, hex_: str, rule: str = "4.1.9", side: str | None = None):
+    """4.1.9: every unit of an overstacked hex checks at once (failing: fatigued, or routed if already
+    fatigued, 6.7 A). All the stack checks first; then units routed by a check run at once (6.7 C).
+    ``rule`` is 4.1.10 B for the check at the end of the Activation Phase. A procedure."""
     if stacking_problem(sc, st, hex_) is None:
         return st
-    for q in occupants(sc, st, hex_):
-        if q.status == "routed":
+    routed = []
+    for q in occupants(sc, st, hex_, side):
+        if not _takes_check(sc.tables, "overstack", q.status):
             continue
         out = yield check_sub(sc.tables, CheckSpec("overstack", current_fv(sc, q), q.status,
-                                                   leader_cvs(sc, st, q.id), unit=q.id), rule="4.1.9")
-        if out.status != q.status:
-            st = st.with_piece(q.id, status=out.status)
+                                                   leader_cvs(sc, st, q.id), unit=q.id), rule=rule)
+        if out.status == "routed":
+            routed.append(q.id)
+        elif out.status != q.status:
+            st = yield from apply_status(sc, st, q.id, out.status)
+    for uid in routed:
+        if st.piece(uid).hex is not None and st.piece(uid).status != "routed":
+            st = yield from rout_unit(sc, st, uid)
+    return st
+
+
+def end_of_activation_overstack(sc: Scenario, st: GameState, side: str):
+    """4.1.10 B: at the end of a side's Activation Phase, every unit of that side still in an overstacked
+    hex takes an Overstack check (each turn it stays overstacked). A procedure returning the new state."""
+    if side not in ("french", "coalition"):
+        raise RuleViolation("4.1.10 B", f"side must be french or coalition, not {side!r}")
+    hexes = sorted({p.hex for p in st.on_map() if not sc.is_leader(p.id) and sc.side(p.id) == side
+                    and p.status in LIVE})
+    for h in hexes:
+        problem = stacking_problem(sc, st, h)
+        if problem is not None:
+            yield Log("4.1.10 B", f"{h} is still overstacked at the end of the {side} Activation Phase ({problem})")
+            st = yield from overstack_checks(sc, st, h, rule="4.1.10 B", side=side)
     return st
 
 
@@ -183,15 +236,16 @@ def _leader_fate(sc: Scenario, st: GameState, ldr: str, fate) -> GameState:
     return st
 
 
-def _leader_loss(sc: Scenario, st: GameState, ldr: str, where: str):
-    """6.5 B: a killed leader's subordinates in or next to his hex check for leader loss."""
+def _leader_loss(sc: Scenario, st: GameState, ldr: str, where: str, rule: str = "6.5 B"):
+    """6.5 B: a killed leader's subordinates in or next to his hex check for leader loss (6.5 C: the
+    same check for a captured leader's subordinates next to him)."""
     g = sc.board.grid
     for p in st.on_map():
         if sc.is_leader(p.id) or p.status not in LIVE or sc.side(p.id) != sc.side(ldr):
             continue
         if ldr in sc.chain_of_command(p.id) and g.distance(p.hex, where) <= 1:
             out = yield check_sub(sc.tables, CheckSpec("leader_loss", current_fv(sc, p), p.status,
-                                                       leader_cvs(sc, st, p.id), unit=p.id), rule="6.5 B")
+                                                       leader_cvs(sc, st, p.id), unit=p.id), rule=rule)
             st = yield from apply_status(sc, st, p.id, out.status)
     return st
 
@@ -308,18 +362,29 @@ def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target:
         if movers:
             go = yield Choose(("advance", "stay"), rule="6.3.8", player=side, label=f"advance into {target}?")
             if go == "advance":
-                st = _advance(sc, st, movers, target)
+                st = yield from _advance(sc, st, movers, target)
     return st
 
 
-def _advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str) -> GameState:
+def _advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str):
+    """Advance after combat (6.3.8, 6.4 J) up to the stacking limits; a lone enemy leader in the hex is
+    captured and his subordinates next to him check for leader loss (6.5 C). A procedure."""
     for m in movers:
         trial = st.with_piece(m, hex=target)
         if stacking_problem(sc, trial, target) is None:
             st = _occupy(sc, trial, target, sc.side(m))
-            for ldr in _leaders_in(sc, st, target):
-                if sc.side(ldr) != sc.side(m):
-                    st = st.with_piece(ldr, status="captured", hex=None)      # 6.5 C
+            st = yield from _capture_leaders(sc, st, target, sc.side(m))
+    return st
+
+
+def _capture_leaders(sc: Scenario, st: GameState, hex_: str, side: str):
+    """6.5 C: enemy leaders left in a hex that ``side`` enters are captured; each one's subordinate units
+    next to the hex take a Leader Loss check (6.5 C, applied as 6.5 B). A procedure."""
+    for ldr in _leaders_in(sc, st, hex_):
+        if sc.side(ldr) != side:
+            st = st.with_piece(ldr, status="captured", hex=None)
+            yield Log("6.5 C", f"{ldr} is captured in {hex_}")
+            st = yield from _leader_loss(sc, st, ldr, hex_, rule="6.5 C")
     return st
 
 
@@ -406,7 +471,7 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
                        and sc.units[a].kind in ("infantry", "cavalry")
                        and sc.board.grid.distance(st.piece(a).hex, target) == 1)
         if movers:
-            st = _advance(sc, st, movers[:1], target)
+            st = yield from _advance(sc, st, movers[:1], target)
     return st
 
 
@@ -504,9 +569,7 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
             st = yield from apply_status(sc, st, name, "surrendered")
     if out.ended_at:
         st = st.with_piece(unit_id, hex=out.ended_at)
-        for ldr in _leaders_in(sc, st, out.ended_at):
-            if sc.side(ldr) != sc.side(unit_id):
-                st = st.with_piece(ldr, status="captured", hex=None)            # 6.5 C
+        st = yield from _capture_leaders(sc, st, out.ended_at, sc.side(unit_id))   # 6.5 C
     if out.stopped == "defensive fire":
         code = next(x for x in out.steps if x.startswith("defensive fire ")).split()[-1]
         eff = sc.tables.fire.results[code]
@@ -556,10 +619,7 @@ def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: t
     side = sc.side(uid)
     g, b = sc.board.grid, sc.board
     for h in path[1:]:
-        for ldr in _leaders_in(sc, st, h):
-            if sc.side(ldr) != side:
-                st = st.with_piece(ldr, status="captured", hex=None)            # 6.5 C
-                st = yield from _leader_loss(sc, st, ldr, h)
+        st = yield from _capture_leaders(sc, st, h, side)                       # 6.2.5 B, 6.5 C
     if uid == "elite" and st.piece(uid).hex == b.data.strong_point:
         st = st.with_flag("strong_point_removed")                               # 8.4 C
     if sc.units[uid].command == "II" and side == "coalition":
@@ -586,6 +646,32 @@ def leader_fire_retreat(sc: Scenario, st: GameState, ldr: str) -> GameState:
             return st.with_piece(ldr, status="captured", hex=None)
         here = max(options, key=lambda n: (min((g.distance(n, e) for e in enemies), default=99), n))
     return st.with_piece(ldr, hex=here)
+
+
+def activate(sc: Scenario, st: GameState, leader_id: str) -> tuple[dict, GameState]:
+    """6.1: activate a leader during an impulse. Returns who the activation reaches (6.1.1-6.1.3, see
+    ``rules.activation_plan``) and the new state with every leader it reaches flipped to his activated
+    side (6.1.3 B), so none of them activates again this turn (6.1.3 E). The scenario's limits
+    (9.1 E, 9.2, 9.4) apply to the leader. Units are marked activated when they act."""
+    from .rules import activation_allowed, activation_plan
+    if leader_id not in sc.leaders:
+        raise RuleViolation("6.1 B", f"{leader_id!r} is not a leader")
+    ok, why = activation_allowed(sc, st, leader_id)
+    if not ok:
+        raise RuleViolation(why.split(":")[0], f"{leader_id} may not activate yet ({why})")
+    plan = activation_plan(sc, st, leader_id)
+    for ldr in plan["leaders"]:
+        st = st.with_piece(ldr, activated=True)
+    return plan, st
+
+
+def initiative_phase(sc: Scenario, st: GameState):
+    """3.2 on a game state: the French add 1 while Mortier is on the map; turn 1 goes to the Coalition
+    without a roll. A procedure returning the side that has the initiative."""
+    from .rules import initiative
+    m = st.piece("mortier") if "mortier" in sc.leaders else None
+    on_map = m is not None and m.hex is not None and m.status == "normal"
+    return (yield from initiative(st.turn, on_map))
 
 
 def out_of_command_check(sc: Scenario, st: GameState, uid: str):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -68,21 +69,23 @@ class AppServer:
                       "--allow-websocket-origin", f"127.0.0.1:{self.port}", "--db", str(self.db)]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
+                                     start_new_session=True)
         _wait_until_up(self.url, self.proc, self.log)
         return self.url
 
     def stop(self, hard: bool = False) -> None:
         if self.proc is None:
             return
-        if hard:
-            self.proc.kill()
-        else:
-            self.proc.terminate()
+        sig = signal.SIGKILL if hard else signal.SIGTERM
+        try:  # the server and anything it forked share one process group
+            os.killpg(self.proc.pid, sig)
+        except ProcessLookupError:
+            pass
         try:
             self.proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=15)
         self.proc = None
 

@@ -1251,11 +1251,12 @@ def _is_large_infantry(d) -> bool:
 
 
 def _pool_cadres(state: GameState, uid: str) -> list[str]:
-    """Cadres of the unit's side not in play, those of its nationality first (16.5.2, 16.6.1)."""
+    """Cadres of the unit's side and nationality not in play (16.6.1; 16.6.2 pairs them by nationality,
+    so a unit only breaks down into Cadres that can build it up again)."""
     sc = state.scenario
     d = sc.units[uid]
-    pool = [u.id for u in state.units if u.status == "pool" and sc.units[u.id].side == d.side]
-    return sorted(pool, key=lambda c: (sc.units[c].nationality != d.nationality, c))
+    return sorted(u.id for u in state.units if u.status == "pool" and sc.units[u.id].side == d.side
+                  and sc.units[u.id].nationality == d.nationality)
 
 
 def _can_break_down(state: GameState, uid: str) -> bool:

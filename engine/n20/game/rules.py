@@ -335,8 +335,12 @@ def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
         return False    # only a movement phase ends with the build-up (not a night march, 14.1)
     sc = state.scenario
     others = [x for x in state.occupants.get(h, ()) if sc.units[x].type != "leader"]
-    return len(others) == 1 and sc.units[others[0]].type == "cadre" and \
-        sc.units[others[0]].nationality == d.nationality and sc.units[others[0]].side == d.side
+    if not (len(others) == 1 and sc.units[others[0]].type == "cadre"
+            and sc.units[others[0]].nationality == d.nationality and sc.units[others[0]].side == d.side):
+        return False
+    # the pair must be able to combine: an eliminated large infantry unit of their nationality
+    return any(u.status == "gone" and (x := sc.units[u.id]).side == d.side and x.type == "infantry"
+               and x.strength >= 2 and not x.has("cadre") and x.nationality == d.nationality for u in state.units)
 
 
 def _search(board, start, base, budget, road_only, can_enter, stops):
