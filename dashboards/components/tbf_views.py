@@ -310,13 +310,19 @@ def map_panel(sess: TbfSession):
 
 # ---------------------------------------------------------------------------------------------------
 def situation_panel(sess: TbfSession):
-    """An action on the Dürenstein set-up: place pieces, then see the exact fate of every piece involved."""
-    from engine.tbf.calc import action_summary, state_from_placements
+    """An action or a step of the turn on the Dürenstein set-up: place pieces, then see the exact fate of
+    every piece involved."""
+    from engine.tbf.calc import action_summary, phase_summary, state_from_placements
     from engine.tbf.scenario import default_scenario, load_scenario
 
     places = pn.widgets.TextAreaInput(label="Changes to the set-up, one per line: ID=HEX[:FACING[:STATUS]]",
                                       value="ci-1=2114:SW", height=110, css_classes=["tbf-places"])
-    what = pn.widgets.RadioButtonGroup(options=["move", "fire", "melee", "charge"], value="fire")
+    what = pn.widgets.RadioButtonGroup(options=["move", "fire", "melee", "charge", "reinforcement",
+                                                "end-of-activation", "recovery"], value="fire",
+                                       css_classes=["tbf-situation-what"])
+    side = pn.widgets.RadioButtonGroup(options=["french", "coalition"], value="french",
+                                       css_classes=["tbf-situation-side"])
+    side_note = pn.pane.Markdown("_end-of-activation (4.1.10 B): whose Activation Phase ends_")
     units = pn.widgets.TextInput(label="acting unit ids (comma separated; gb:3412 for a Grand Battery hex)",
                                  value="4l-1", css_classes=["tbf-units"])
     target = pn.widgets.TextInput(label="target hex (fire, melee) or destination (move)", value="2114", width=300)
@@ -335,8 +341,12 @@ def situation_panel(sess: TbfSession):
                 l2, l3 = (int(x) for x in (levels.value.split() + ["0", "0"])[:2])
             except ValueError:
                 raise VedetteError(f"Level 2/3 hexes must be two whole numbers, not {levels.value!r}") from None
-            res = action_summary(sc, st, what.value, ids, target.value.strip() or None,
-                                 tuple(path.value.split()), tuple(nxt.value.split()), level_hexes=((2, l2), (3, l3)))
+            if what.value in ("reinforcement", "end-of-activation", "recovery"):     # 3.1, 4.1.10 B, 7.0
+                res = phase_summary(sc, st, what.value, side.value)
+            else:
+                res = action_summary(sc, st, what.value, ids, target.value.strip() or None,
+                                     tuple(path.value.split()), tuple(nxt.value.split()),
+                                     level_hexes=((2, l2), (3, l3)))
         except VedetteError as exc:
             out[:] = [_error(exc)]
             return
@@ -346,11 +356,18 @@ def situation_panel(sess: TbfSession):
         for pid, rows in res["pieces"].items():
             parts.append(bars_html([(r["outcome"], Fraction(r["probability"]["fraction"])) for r in rows],
                                    f"{pid}", css_class=f"tbf-piece tbf-piece-{pid}"))
+        for flag, p in res.get("new_flags", {}).items():
+            parts.append(f"<div class='tbf-flag' data-flag='{html.escape(flag)}' data-fraction='{p['fraction']}'>"
+                         f"{html.escape(flag)}: {p['fraction']} ({p['float']:.3f})</div>")
+        if "phase" in res:
+            parts.append(f"<div>rule {res['rule']} · turn afterwards: "
+                         f"{', '.join(str(t) for t in res['next_turn'])}</div>")
         out[:] = [_html("".join(parts))]
 
     go.on_click(compute)
     out[:] = [pn.pane.Markdown("_press Compute_")]
-    row = pn.Row(pn.Column(places, what, units, target, levels, path, nxt, go, width=420), out, sizing_mode="stretch_width",
+    row = pn.Row(pn.Column(places, what, side_note, side, units, target, levels, path, nxt, go, width=420), out,
+                 sizing_mode="stretch_width",
                  name="Situation")
     row.compute = compute          # the page runs it the first time the tab is opened
     return row

@@ -93,20 +93,20 @@ def rout_unit(sc: Scenario, st: GameState, uid: str):
         for spec, status in zip(checks, outs):
             if status == spec.status:
                 continue
-            if status == "routed":
-                newly_routed.append(spec.unit)                 # runs at once, below (6.7 C)
-            elif status == "surrendered":
+            if status == "surrendered":
                 st = st.with_piece(spec.unit, status="surrendered", hex=None)
-            else:
-                st = st.with_piece(spec.unit, status=status)
+                continue
+            st = st.with_piece(spec.unit, status=status)
+            if status == "routed":
+                newly_routed.append((spec.unit, st.piece(spec.unit).hex))   # runs at once, below (6.7 C)
     if path.fate in ("eliminated", "exited"):
         st = st.with_piece(uid, status="eliminated", hex=None)          # 6.7 D, 6.7 H
         end = None
     else:
         end = path.path[-1]
         st = st.with_piece(uid, hex=end)
-    for other in newly_routed:                                          # 6.7 K failure, 6.7 A: rout now
-        if st.piece(other).hex is not None and st.piece(other).status != "routed":
+    for other, where in newly_routed:                                   # 6.7 K failure, 6.7 A: rout now
+        if st.piece(other).hex == where and st.piece(other).status == "routed":
             st = yield from rout_unit(sc, st, other)
     if end is not None and st.piece(uid).hex == end:
         st = yield from overstack_checks(sc, st, end)
@@ -240,8 +240,9 @@ def _leader_loss(sc: Scenario, st: GameState, ldr: str, where: str, rule: str = 
     """6.5 B: a killed leader's subordinates in or next to his hex check for leader loss (6.5 C: the
     same check for a captured leader's subordinates next to him)."""
     g = sc.board.grid
-    for p in st.on_map():
-        if sc.is_leader(p.id) or p.status not in LIVE or sc.side(p.id) != sc.side(ldr):
+    for pid in [q.id for q in st.on_map()]:
+        p = st.piece(pid)              # as it is now: an earlier unit's rout may have changed it (6.7 K)
+        if p.hex is None or sc.is_leader(p.id) or p.status not in LIVE or sc.side(p.id) != sc.side(ldr):
             continue
         if ldr in sc.chain_of_command(p.id) and g.distance(p.hex, where) <= 1:
             out = yield check_sub(sc.tables, CheckSpec("leader_loss", current_fv(sc, p), p.status,

@@ -267,3 +267,58 @@ def action_summary(sc, st, what: str, units: tuple[str, ...], target: str | None
             "pieces": piece_outcomes(sc, st, d, units), "states": len(d),
             "provenance": {"tables": provenance(sc.tables.fatigue.source), "map": provenance(sc.board.data.source),
                            "units": provenance(sc.oob.source)}}
+
+
+PHASES = ("reinforcement", "initiative", "activate", "out-of-command", "end-of-activation", "recovery")
+
+
+def phase_summary(sc, st, what: str, side: str | None = None, leader: str | None = None,
+                  unit: str | None = None) -> dict[str, Any]:
+    """Exact consequences of one step of the turn on a scenario state: the Reinforcement Phase rolls
+    (3.1, 9.2, 9.5.2, 9.6.2), the initiative (3.2), a leader's activation (6.1), an Out of Command check
+    (6.1.3 C), the overstack checks at the end of a side's Activation Phase (4.1.10 B), the Recovery
+    Phase (7.0)."""
+    from functools import partial
+    from engine.core.procedure import distribution
+    from .actions import (activate, end_of_activation_overstack, initiative_phase, out_of_command_check,
+                          recovery_phase, reinforcement_phase)
+    prov = {"tables": provenance(sc.tables.fatigue.source), "scenario": provenance(sc.file.source)}
+    if what == "initiative":
+        d = distribution(partial(initiative_phase, sc, st))
+        return {"phase": what, "turn": st.turn, "rule": "3.2", "outcomes": dist_rows(d), "provenance": prov}
+    if what == "activate":
+        if not leader:
+            raise RuleViolation("6.1 B", "an activation needs a leader (--leader ID)")
+        plan, st2 = activate(sc, st, leader)
+        return {"phase": what, "turn": st.turn, "rule": "6.1", "plan": plan,
+                "activated_leaders": sorted(p.id for p in st2.pieces if p.activated and not st.piece(p.id).activated),
+                "provenance": prov}
+    if what == "out-of-command":
+        if not unit:
+            raise RuleViolation("6.1.3 C", "an Out of Command check needs a unit (--unit ID)")
+        d = distribution(partial(out_of_command_check, sc, st, unit))
+        acts = d.prob(lambda r: r[0])
+        return {"phase": what, "turn": st.turn, "rule": "6.1.3 C", "unit": unit, "may_act": prob_json(acts),
+                "pieces": piece_outcomes(sc, st, d.map(lambda r: r[1]), (unit,)), "provenance": prov}
+    if what == "reinforcement":
+        f, rule = partial(reinforcement_phase, sc, st), "3.1"
+    elif what == "end-of-activation":
+        if side not in ("french", "coalition"):
+            raise RuleViolation("4.1.10 B", "say whose Activation Phase ends (--side french or coalition)")
+        f, rule = partial(end_of_activation_overstack, sc, st, side), "4.1.10 B"
+    elif what == "recovery":
+        f, rule = partial(recovery_phase, sc, st), "7.0"
+        from dataclasses import replace
+        # every piece is made ready again and loses its Charged marker (7.0 C, H): list only real changes
+        base = replace(st, pieces=tuple(replace(p, activated=False, charged=False) for p in st.pieces))
+    else:
+        raise RuleViolation("3.0", f"unknown phase {what!r} ({', '.join(PHASES)})")
+    d = distribution(f)
+    flags: dict[str, Fraction] = {}
+    for s, w in d.items():
+        for fl in sorted(s.flags - st.flags):
+            flags[fl] = flags.get(fl, Fraction(0)) + w
+    return {"phase": what, "turn": st.turn, "rule": rule, "states": len(d),
+            "next_turn": sorted({s.turn for s in d}),
+            "pieces": piece_outcomes(sc, base if what == "recovery" else st, d), "new_flags": {k: prob_json(v) for k, v in sorted(flags.items())},
+            "provenance": prov}

@@ -304,6 +304,12 @@ def _roll(args):
     return {"roll": what, "turn": turn, "rule": rule, "outcomes": dist_rows(distribution(f))}
 
 
+def _phase(args):
+    from .calc import phase_summary
+    sc, st = _state(args)
+    return phase_summary(sc, st, args.what, args.side, args.leader, args.unit)
+
+
 def _victory(args):
     from .rules import victory
     sc, st = _state(args)
@@ -355,6 +361,14 @@ def register(subparsers) -> None:
     ro2.add_argument("--no-mortier", action="store_true", help="Mortier is off the map (3.2 A)")
     _add_state(ro2)
     ro2.set_defaults(handler=_roll)
+    ph = sub.add_parser("phase", help="odds of one step of the turn on the scenario state (3.1, 3.2, 6.1, 4.1.10 B, 7.0)")
+    ph.add_argument("what", choices=["reinforcement", "initiative", "activate", "out-of-command",
+                                     "end-of-activation", "recovery"])
+    ph.add_argument("--side", choices=["french", "coalition"], help="end-of-activation: whose phase ends")
+    ph.add_argument("--leader", metavar="ID", help="activate: the leader")
+    ph.add_argument("--unit", metavar="ID", help="out-of-command: the unit")
+    _add_state(ph)
+    ph.set_defaults(handler=_phase)
     v = sub.add_parser("victory", help="victory level of a state (10.0)")
     v.add_argument("--rear-guard-shortfall", type=int, default=0, help="units short of the 9.2 F rear guard")
     _add_state(v)

@@ -157,3 +157,32 @@ def test_act_grand_battery_fire(capsys):
     assert code == 0, err
     data = json.loads(out)
     assert "100-1" in data["pieces"] and "gb:3412" not in data["pieces"]
+
+
+def test_phase_verb_7_0_recovery_by_hand(capsys):
+    # 1/100 fatigued (FV 3) with Campana (CV 1) in 1616: Remove Fatigue d6 + 0 - 1 <= 3 on 1-4 -> 2/3.
+    # Novgorod 1st routed (fatigued FV 2) in 2411 next to Miloradovich (CV 1) in 2512: Rally d6 + 1 - 1
+    # <= 2 on 1-2 -> 1/3. The turn moves on to 2 (7.0 H).
+    code, out, _ = run(capsys, "phase", "recovery", "--place", "100-1=1616:N:fatigued",
+                       "--place", "ci-1=2411:SW:routed")
+    assert code == 0
+    data = json.loads(out)
+    assert data["next_turn"] == [2]
+    rows = {r["outcome"]: r["probability"]["fraction"] for r in data["pieces"]["100-1"]}
+    assert rows == {"normal in 1616": "2/3", "fatigued in 1616": "1/3"}
+    rows = {r["outcome"]: r["probability"]["fraction"] for r in data["pieces"]["ci-1"]}
+    assert rows == {"fatigued in 2411": "1/3", "routed in 2411": "2/3"}
+
+
+def test_phase_verb_3_2_initiative_and_6_1_activation(capsys):
+    code, out, _ = run(capsys, "phase", "initiative", "--turn", "2")
+    assert {r["outcome"]: r["probability"]["fraction"] for r in json.loads(out)["outcomes"]} == \
+        {"french": "21/31", "coalition": "10/31"}
+    code, out, _ = run(capsys, "phase", "activate", "--leader", "miloradovich")
+    data = json.loads(out)
+    assert data["activated_leaders"] == ["miloradovich"] and "ci-1" in data["plan"]["units"]
+
+
+def test_phase_verb_4_1_10_B_needs_a_side(capsys):
+    code, _, err = run(capsys, "phase", "end-of-activation")
+    assert code == 2 and "4.1.10 B" in err

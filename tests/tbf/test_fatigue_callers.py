@@ -46,6 +46,23 @@ def test_6_7_K_unit_routed_by_the_check_routs_at_once():
     assert d.prob(lambda s: s.piece("100-2").status == "routed" and s.piece("100-2").hex == "2113") == 0
 
 
+def test_6_7_K_chain_each_unit_checks_once_and_every_routed_unit_runs():
+    # 1/100 routs 1006 -> 0906 -> 0805 -> ... through 2/100 (0906) and 3/100 (0805), both fatigued
+    # (FV 3): each fails its Hex Entered check on 4-6 (1/2) and routs. 2/100 then runs through 0805,
+    # where 3/100 has already routed: no second check (two dice in all), and both routed units run.
+    st = _only(**{"100-1": ("1006", 0), "100-2": ("0906", 0, "fatigued"), "100-3": ("0805", 0, "fatigued")})
+    assert rout_path(SC, st.with_piece("100-1", status="routed"), "100-1").path[:3] == ("1006", "0906", "0805")
+    f = partial(rout_unit, SC, st, "100-1")
+    p = play(f, dice=TypedDice([6, 6]))
+    assert [e.rule for e in p.events if e.kind == "roll"] == ["6.7 K", "6.7 K"]
+    for uid, start in (("100-2", "0906"), ("100-3", "0805")):
+        assert p.result.piece(uid).status in ("routed", "eliminated") and p.result.piece(uid).hex != start
+    d = distribution(f)
+    # both run: both fail at once (1/2 * 1/2 = 1/4), or 3/100 passes, 2/100 fails and then runs through
+    # 0805, a new router entering, so 3/100 checks again and fails (1/2 * 1/2 * 1/2 = 1/8): 3/8.
+    assert d.prob(lambda s: s.piece("100-2").hex != "0906" and s.piece("100-3").hex != "0805") == Fraction(3, 8)
+
+
 def test_6_7_K_check_comes_before_the_overstack_check():
     # 1/100 routs into 2013 where 1/4 and 2/4 Ligne stand: three infantry battalions of two regiments
     # overstack (4.1.1 A). First each 4L battalion takes the Hex Entered check (FV 5, +0: pass 1-5 = 5/6,
@@ -112,6 +129,24 @@ def test_6_5_B_leader_loss_checks_subordinates_in_or_next_to_the_hex():
     rolled = [e.label for e in p.events if e.kind == "roll"]
     assert len(rolled) == 2 and "ci-1" in rolled[0] + rolled[1] and "ci-2" in rolled[0] + rolled[1]
     assert p.result == st
+
+
+def test_6_5_B_a_unit_changed_by_an_earlier_router_checks_as_it_now_is():
+    # Miloradovich killed in 2114. ci-1 (fatigued, FV 2) in 2115 checks first: d6 + 1 <= 2 only on a 1
+    # (1/6); failing (5/6) it routs and runs 2115 -> 2214 -> ..., through ci-2 (normal, FV 3) in 2214,
+    # whose Hex Entered check (+0) passes on 1-3 (1/2), else it is fatigued. Then ci-2 takes its own
+    # Leader Loss check as it now is: normal FV 3, +1: pass on 1-2 (1/3), else fatigued; fatigued
+    # FV 2, +1: pass on 1 (1/6), else routed.
+    # ci-2 normal:  1/6 * 1/3 + 5/6 * 1/2 * 1/3 = 2/36 + 5/36 = 7/36
+    # ci-2 routed:  5/6 * 1/2 * 5/6 = 25/72
+    # ci-2 fatigued: the rest, 1 - 14/72 - 25/72 = 33/72 = 11/24
+    st = _only(**{"ci-1": ("2115", 4, "fatigued"), "ci-2": ("2214", 4)})
+    assert rout_path(SC, st.with_piece("ci-1", status="routed"), "ci-1").path[:2] == ("2115", "2214")
+    st = st.with_piece("miloradovich", status="killed", hex=None)
+    d = distribution(partial(_leader_loss, SC, st, "miloradovich", "2114"))
+    assert d.prob(lambda s: s.piece("ci-2").status == "normal") == Fraction(7, 36)
+    assert d.prob(lambda s: s.piece("ci-2").status in ("routed", "eliminated")) == Fraction(25, 72)
+    assert d.prob(lambda s: s.piece("ci-2").status == "fatigued") == Fraction(11, 24)
 
 
 def test_6_5_C_capturing_a_lone_leader_by_moving_checks_his_units_next_to_him():
@@ -206,3 +241,24 @@ def test_7_0_to_9_2_turn_two_reinforcements_follow_the_recovery_phase():
         alone = distribution(partial(column_muster, SC, col, 2))[True]
         assert d.prob(lambda s: f"column_{col}_mustered" in s.flags) == alone
     assert d.total == 1
+
+
+def test_4_1_9_a_routed_unit_checks_when_the_players_table_gives_it_something_at_stake(tmp_path):
+    # Shipped table: a routed unit has nothing at stake on the Overstack row, so it rolls no die.
+    # A player's table where a routed unit failing it surrenders: now it checks too. Routed 1/100 (FV 3,
+    # +1) passes on 1-2 = 1/3, so it surrenders with 2/3.
+    from pathlib import Path
+    from engine.tbf.actions import overstack_checks
+    from engine.tbf.scenario import load_scenario
+    from engine.tbf.tables import parse_tables
+    st = _only(**{"100-1": ("1616", 0, "routed"), "103-1": ("1616", 0), "art-1": ("1616", 0)})
+    p = play(partial(overstack_checks, SC, st, "1616"), dice=TypedDice([1, 1]))
+    assert ["100-1" in e.label for e in p.events if e.kind == "roll"] == [False, False]
+    text = (Path(__file__).resolve().parents[2] / "data/tbf/tables.yaml").read_text(encoding="utf-8")
+    start = text.index("    overstack:")
+    row = text.index("failed: {normal: fatigued, fatigued: rout, routed: none}", start)
+    text = text[:row] + "failed: {normal: fatigued, fatigued: rout, routed: surrender}" + \
+        text[row + len("failed: {normal: fatigued, fatigued: rout, routed: none}"):]
+    sc2 = load_scenario(tables=parse_tables(text, "mine.yaml"))
+    d = distribution(partial(overstack_checks, sc2, st, "1616"))
+    assert d.prob(lambda s: s.piece("100-1").status == "surrendered") == Fraction(2, 3)
