@@ -945,6 +945,8 @@ def _advance_setup(b: Battle, result: str, fates: dict, positions: tuple):
             a.hex in b.board.garrisons and b.board.garrisons[a.hex].side == b.attacker_side for a in b.attackers):
         return None                                           # 9.4.4 covering garrison
     paths = tuple((r.advance_path, r.advance_room) for u in losers if (r := fates.get(u.id)) is not None)
+    if b.board is not None:
+        paths = tuple(_vacant_part(h, room, positions) for h, room in paths)
     if not eligible or not any(room >= 1 for _, room in paths):
         return None
     if b.board is not None and rules.fatigue and any(w.fatigue >= 4 for w in eligible):
@@ -956,6 +958,17 @@ def _advance_setup(b: Battle, result: str, fates: dict, positions: tuple):
     garrison_hexes = frozenset(h for h, g in (b.board.garrisons.items() if b.board else ()) if g.side != victor)
     garrison_hexes |= frozenset(u.hex for u in losers if u.type == "garrison" and u.hex)
     return victor, eligible, paths, garrison_hexes
+
+
+def _vacant_part(hexes: tuple, room: int, positions: tuple) -> tuple[tuple, int]:
+    """9.9.1: a retreat path is a path of vacant hexes. Once every retreat of the battle is done, it ends
+    before the first hex some unit now stands in (a later retreat of the same battle may have stopped on it);
+    leaders (16.9.2) do not block."""
+    occupied = {h for _, (_side, h, _zoc, solid) in positions if solid and h}
+    for i, h in enumerate(hexes):
+        if h in occupied:
+            return hexes[:i], min(room, i)
+    return hexes, room
 
 
 def _assemble(b: Battle, code: str, result: str, fates: dict, adv: AdvanceResult) -> Outcome:

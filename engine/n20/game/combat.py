@@ -420,8 +420,8 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
                 nu = replace(nu, hex=f.end_hex, exhausted=True)
         changes[f.unit] = nu
     st = st.with_units(changes)
-    # Guard against an advance into a hex that a later retreat of the same battle filled (the battle
-    # procedure computes advance paths from the first retreat): such an advance stops where it began.
+    # Safety net (the battle procedure itself now ends each advance path before hexes that a later retreat
+    # of the same battle filled, 9.9.1): should an advance still share a hex, it stops where it began.
     fixes = {}
     for f in outcome.fates:
         if f.fate == "held" and f.advanced and f.end_hex and not f.unit.startswith(GARRISON):
