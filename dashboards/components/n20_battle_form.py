@@ -33,8 +33,6 @@ FLAG_HELP = {
 }
 UNIT_FLAGS = list(FLAG_HELP)
 UNIT_TYPES = ["infantry", "cavalry", "artillery", "supply"]
-#: names used in scenario unit files -> the battle unit's flag of the same meaning
-_SCENARIO_FLAG = {"irregular": "spanish_irregular", "no_recule": "recule_exempt"}
 
 
 def example_battles() -> dict[str, Path]:
@@ -104,10 +102,7 @@ class UnitEntry(param.Parameterized):
 
 
 def entry_from_unitdef(u, edition: str = "v3") -> UnitEntry:
-    flags = [_SCENARIO_FLAG.get(f, f) for f in sorted(u.flags)]
-    if edition == "v2" and getattr(u, "nationality", "") == "portuguese":
-        flags.append("portuguese")
-    flags = [f for f in flags if f in UNIT_FLAGS]
+    flags = [f for f in u.battle_flags() if f in UNIT_FLAGS]   # the engine names the counter's flags
     typ = u.type if u.type in UNIT_TYPES else "infantry"
     return UnitEntry(uid=u.id, type=typ, strength=u.strength, movement=u.movement, flags=flags,
                      source=getattr(u, "source", ""))

@@ -185,6 +185,16 @@ class UnitDef:
         """The battle engine's unit type (dummies and cadres fight as infantry)."""
         return "infantry" if self.type in ("dummy", "cadre") else self.type
 
+    def battle_flags(self) -> list[str]:
+        """The counter's flags under the battle engine's names (``engine.n20.units.Unit``): irregulars are
+        Spanish irregulars (16.7.7), ``no_recule`` units ignore the Guard recule (12.2.2; Fuentes exclusive 2.0), and
+        Portuguese units carry their nationality (16.9)."""
+        names = {"irregular": "spanish_irregular", "no_recule": "recule_exempt"}
+        flags = {names.get(f, f) for f in self.flags}
+        if self.nationality == "portuguese":
+            flags.add("portuguese")
+        return sorted(flags)
+
     def to_json(self) -> dict:
         d = {"id": self.id, "name": self.name, "side": self.side, "type": self.type, "strength": self.strength,
              "movement": self.movement, "flags": sorted(self.flags), "nationality": self.nationality,
