@@ -114,8 +114,11 @@ def cmd_deck(args):
 
 
 def _game(args):
-    from .game import load_scenario, new_game
-    return new_game(load_scenario(args.scenario) if args.scenario else None, _deck(args))
+    from .game import command_perspective, load_scenario, new_game
+    st = new_game(load_scenario(args.scenario) if args.scenario else None, _deck(args))
+    for side in getattr(args, "perspective", None) or ():
+        st = command_perspective(st, side, rally_order=False)
+    return st
 
 
 def cmd_scenario(args):
@@ -137,6 +140,19 @@ def cmd_map_combat(args):
     disc, hand = _cards(args, deck)
     odds = combat_odds(setup, deck, disc, hand, terrain)
     return {"scenario": st.scenario.name, "attacker_zone": args.attacker_zone, "target_zone": args.target_zone,
+            "deck": deck.to_json(), **odds.to_json()}
+
+
+def cmd_bombard(args):
+    from .game import bombard_line_of_sight, bombardment_from_map
+    st = _game(args)
+    deck = _deck(args)
+    terrain = load_terrain(args.terrain) if args.terrain else None
+    setup = bombardment_from_map(st, args.artillery_zone, args.target_zone, terrain)
+    disc, hand = _cards(args, deck)
+    odds = combat_odds(setup, deck, disc, hand, terrain)
+    return {"scenario": st.scenario.name, "artillery_zone": args.artillery_zone, "target_zone": args.target_zone,
+            "range": setup.bombard_range, "line_of_sight": "clear" if setup.bombard_range == 2 else "adjacent",
             "deck": deck.to_json(), **odds.to_json()}
 
 
@@ -187,6 +203,8 @@ def register(subparsers) -> None:
     sc = verbs.add_parser("scenario", help="the demonstration scenario's map state: Blocks, Battle Zones, ranges")
     sc.add_argument("--scenario", help="scenario file (default: the invented demonstration scenario)")
     sc.add_argument("--deck", help="deck file")
+    sc.add_argument("--perspective", action="append", choices=("french", "coalition"),
+                    help="optional rule 29.1: this side's Army Commander is in Command Perspective")
     sc.set_defaults(handler=cmd_scenario)
 
     mc = verbs.add_parser("map-combat", help="exact odds of a combat set up from the scenario map")
@@ -197,9 +215,23 @@ def register(subparsers) -> None:
     mc.add_argument("--deck", help="deck file")
     mc.add_argument("--terrain", "--tables", dest="terrain", help="terrain chart file")
     mc.add_argument("--discards", help="known discard pile file")
+    mc.add_argument("--perspective", action="append", choices=("french", "coalition"),
+                    help="optional rule 29.1: this side's Army Commander is in Command Perspective")
     mc.set_defaults(handler=cmd_map_combat)
+
+    bb = verbs.add_parser("bombard", help="exact odds of an Artillery Bombardment (27.5) on the scenario map, "
+                                          "one or two Zones away (line of sight checked)")
+    bb.add_argument("artillery_zone")
+    bb.add_argument("target_zone")
+    bb.add_argument("--scenario", help="scenario file")
+    bb.add_argument("--deck", help="deck file")
+    bb.add_argument("--terrain", "--tables", dest="terrain", help="terrain chart file")
+    bb.add_argument("--discards", help="known discard pile file")
+    bb.add_argument("--perspective", action="append", choices=("french", "coalition"),
+                    help="optional rule 29.1 for this side")
+    bb.set_defaults(handler=cmd_bombard)
 
     def no_verb(args):
         p.print_help()
-        raise DataError("vedette bc", "VERB", "one of combat, check, cup, deck, scenario, map-combat")
+        raise DataError("vedette bc", "VERB", "one of combat, check, cup, deck, scenario, map-combat, bombard")
     p.set_defaults(handler=no_verb)

@@ -220,6 +220,7 @@ class HQModel(Strict):
     kind: Literal["hq", "shq"] = "hq"
     skill: int = Field(default=3, ge=0, le=4)
     state: Literal["steady", "disrupted"] = "steady"
+    perspective: bool = False       # optional rule 29.1: the Army Commander watches from the rear
 
 
 class SideModel(Strict):
@@ -232,6 +233,7 @@ class SideModel(Strict):
     terrain: str = "clear"
     no_retreat: bool = False
     leader_card_in_combat: bool = False
+    redoubt: bool = False            # 28.5: the Zone's Redoubt covers the interval it is attacked across
 
 
 class CombatModel(Strict):
@@ -265,6 +267,13 @@ class HQ:
     kind: str = "hq"
     skill: int = 3
     state: str = "steady"
+    perspective: bool = False   # 29.1 Command Perspective (main HQ only: no +1, a redraw of a fatal Fate card)
+
+    @property
+    def gives_bonus(self) -> bool:
+        """Does this HQ add +1 to Skill (21.0)? Not a Steady main HQ whose Commander is in Command
+        Perspective (29.1); an SHQ always does."""
+        return self.state == "steady" and not (self.perspective and self.kind == "hq")
 
 
 @dataclass(frozen=True)
@@ -277,10 +286,12 @@ class Side:
     in_flanked_zone: bool = False
     terrain: str = "clear"
     no_retreat: bool = False
+    redoubt: bool = False      # 28.5: defending in a Redoubt that covers the attacked interval
 
     @property
     def steady_hq(self) -> bool:
-        return self.hq is not None and self.hq.state == "steady"
+        """A Steady HQ that gives the +1 Skill bonus (21.0; not a main HQ in Command Perspective, 29.1)."""
+        return self.hq is not None and self.hq.gives_bonus
 
     def good_morale_for(self, b: Block) -> bool:
         """Army morale as a Block feels it: Grognards and Fresh Lead Zones always count as Good (29.8, 29.4)."""
@@ -317,7 +328,7 @@ class CombatSetup:
                         HQ(**s.hq.model_dump()) if s.hq else None,
                         tuple(Wing(Block.from_model(w.block), w.adjacent_to_attacker, w.in_flanked_zone, w.engaged,
                                    w.in_other_enemy_battle_zone, w.across_impassable) for w in s.wings),
-                        s.morale, s.in_flanked_zone, s.terrain, s.no_retreat)
+                        s.morale, s.in_flanked_zone, s.terrain, s.no_retreat, s.redoubt)
         return cls(m.attack, side(m.attacker), side(m.defender), m.special, m.bombard_range, m.interval,
                    m.defender_higher, m.initiative, m.card_shifts, m.neutral_shifts.get("attacker", 0),
                    m.neutral_shifts.get("defender", 0), m.clash_of_wills, m.disciplined_infantry,
@@ -512,6 +523,11 @@ def prepare(s: CombatSetup, terrain: Terrain | None = None) -> Tally:
     i_cp = interval.fire if table == "fire" else interval.assault
     if i_cp and (not interval.higher_only or s.defender_higher):
         lines.append(Line("defender", f"{s.interval} interval", i_cp, "23.3"))
+    if d.redoubt:               # 28.5: the Redoubt's interval benefits come on top of the Zone's
+        red = terrain.interval("redoubt")
+        r_cp = red.fire if table == "fire" else red.assault
+        if r_cp:
+            lines.append(Line("defender", "redoubt", r_cp, "28.5"))
     if table == "assault":
         dcp = ASSAULT_CP[D.kind]
         lines.append(Line("defender", f"lead {D.label()} (always counted)", dcp, "23.3"))
@@ -933,6 +949,12 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 face = yield from draw("27.10", f"{who} HQ fate of war")
                 f = read_fate(deck.skill(face), me.hq.skill, me.morale == "good", hq_kind=me.hq.kind,
                               assault=table == "assault")
+                if f.commander_hors_de_combat and me.hq.perspective and me.hq.kind == "hq":
+                    # 29.1 safety bonus: a card that would strike the Commander is drawn again, once
+                    yield Log("29.1", f"{who} Commander in Command Perspective: the Fate of War card is redrawn")
+                    face = yield from draw("29.1", f"{who} HQ fate of war, redrawn")
+                    f = read_fate(deck.skill(face), me.hq.skill, me.morale == "good", hq_kind=me.hq.kind,
+                                  assault=table == "assault")
                 icon = f.icon
                 morale[who] += f.morale
                 what = "no effect"

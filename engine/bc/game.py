@@ -24,8 +24,8 @@ from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Draw, Log
 
 from .checks import read_check
-from .combat import (Block, BlockModel, CombatOutcome, CombatSetup, HQ, Side, Wing, block_steps, hit_block,
-                     resolve)
+from .combat import (Block, BlockModel, CombatOutcome, CombatSetup, HQ, Side, Terrain, Wing, block_steps,
+                     default_terrain, hit_block, resolve)
 from .cup import Cup, Morale, SIDE_COLOUR, cube_draw, activation_limit, initiative, prepare_turn
 from .deck import HAND_LIMIT, Deck, Pile, default_deck, draw_card
 
@@ -44,6 +44,8 @@ class ZoneModel(Strict):
     road: bool = False
     lane: bool = False
     flag: Literal["none", "french", "coalition", "both"] = "none"
+    fort_of: str | None = None       # 28.5: this Zone is the Fort inside that regular Zone (its only border)
+    redoubt: tuple[str, ...] = ()    # 28.5: the bordering Zones whose intervals this Zone's Redoubt covers
 
 
 class CommanderModel(Strict):
@@ -74,6 +76,13 @@ class PlacedHQ(Strict):
     skill: int = Field(default=3, ge=0, le=4)
     state: Literal["steady", "disrupted"] = "steady"
     zone: str
+    perspective: bool = False      # optional rule 29.1 in force from the start (main HQ only)
+
+
+class ReinforcementModel(PlacedBlock):
+    """A Block that enters later (18.0 Yellow Cube): ``zone`` is where it enters, ``turn`` the first turn it may.
+    The schedule belongs to a scenario (the Playbook's); type it in from there."""
+    turn: int = Field(ge=1)
 
 
 class ScenarioModel(Sourced):
@@ -85,6 +94,7 @@ class ScenarioModel(Sourced):
     initiative: Literal["french", "coalition"] = "french"
     blocks: tuple[PlacedBlock, ...]
     hqs: tuple[PlacedHQ, ...] = ()
+    reinforcements: tuple[ReinforcementModel, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -129,6 +139,16 @@ def load_scenario(path: str | Path | None = None) -> Scenario:
     for z in m.zones:
         if len(graph.neighbours(z)) > 6:
             raise DataError(str(p), f"zones.{z}", "at most six bordering Zones (rule 5.0)")
+    for z, zm in m.zones.items():
+        if zm.fort_of is not None and set(graph.neighbours(z)) != {zm.fort_of}:
+            raise DataError(str(p), f"zones.{z}.fort_of", f"a Fort borders only its encircling Zone "
+                                                          f"{zm.fort_of} (rule 28.5)", sorted(graph.neighbours(z)))
+        for r in zm.redoubt:
+            if r not in graph.neighbours(z):
+                raise DataError(str(p), f"zones.{z}.redoubt", "Zones bordering this one (rule 28.5)", r)
+    for i, b in enumerate(m.reinforcements):
+        if b.zone not in m.zones:
+            raise DataError(str(p), f"reinforcements[{i}].zone", f"a Zone of the map ({sorted(m.zones)})", b.zone)
     for i, b in enumerate(m.blocks):
         if b.zone not in m.zones:
             raise DataError(str(p), f"blocks[{i}].zone", f"a Zone of the map ({sorted(m.zones)})", b.zone)
@@ -176,6 +196,8 @@ class GameState:
     hands: tuple[tuple[str, tuple[int, ...]], ...] = (("french", ()), ("coalition", ()))
     passed: str | None = None        # 18.0 Pass Order: the colour just passed
     forced_next: str | None = None   # 18.0 Gold cube: the colour chosen to come out next
+    returning: tuple[tuple[Unit, int], ...] = ()  # 27.2: (Block, turn it comes back) after a Grand Charge
+    arrived: tuple[str, ...] = ()                  # scenario reinforcements already on the map (18.0)
 
     def hand(self, side: str) -> tuple[int, ...]:
         return dict(self.hands)[side]
@@ -210,6 +232,14 @@ class GameState:
     def steady_hq_in(self, zone: str, side: str) -> bool:
         return any(h.hq.state == "steady" for h in self.hqs_in(zone, side))
 
+    def hq_bonus_in(self, zone: str, side: str) -> bool:
+        """A Steady HQ in the Zone that adds +1 Skill (21.0): not a main HQ in Command Perspective (29.1)."""
+        return any(h.hq.gives_bonus for h in self.hqs_in(zone, side))
+
+    def in_perspective(self, side: str) -> bool:
+        """Is this side's Army Commander in Command Perspective (optional rule 29.1)?"""
+        return any(h.side == side and h.hq.kind == "hq" and h.hq.perspective for h in self.hqs)
+
     def to_json(self) -> dict:
         return {"turn": self.turn, "initiative": self.initiative,
                 "morale": {s: m.to_json() for s, m in self.morale},
@@ -217,8 +247,10 @@ class GameState:
                 "blocks": {u.id: {"side": u.side, "kind": u.block.kind, "zone": u.zone, "state": u.block.state,
                                   "formation": u.block.formation, "skill": u.block.skill,
                                   "steps_lost": u.block.steps_lost} for u in self.units},
-                "hqs": {h.id: {"side": h.side, "zone": h.zone, "state": h.hq.state} for h in self.hqs},
+                "hqs": {h.id: {"side": h.side, "zone": h.zone, "state": h.hq.state,
+                                "perspective": h.hq.perspective} for h in self.hqs},
                 "cup": self.cup.to_json() if self.cup else None, "reserve": dict(self.reserve),
+                "returning": [[u.id, t] for u, t in self.returning],
                 "tokens": dict(self.tokens)}
 
 
@@ -228,7 +260,8 @@ def new_game(scenario: Scenario | None = None, deck: Deck | None = None) -> Game
     units = tuple(Unit(b.id, b.side, Block.from_model(BlockModel(**b.model_dump(exclude={"id", "side", "zone",
                                                                                           "facing"}))),
                        b.zone, b.facing) for b in sc.model.blocks)
-    hqs = tuple(HQMarker(h.id, h.side, HQ(h.kind, h.skill, h.state), h.zone) for h in sc.model.hqs)
+    hqs = tuple(HQMarker(h.id, h.side, HQ(h.kind, h.skill, h.state, h.perspective and h.kind == "hq"),
+                           h.zone) for h in sc.model.hqs)
     morale = tuple((s, Morale(m.value, m.good, m.maximum)) for s, m in sc.model.morale.items())
     st = GameState(sc, units, hqs, morale, sc.model.initiative, pile=Pile.for_play(deck))
     for z in sc.graph.areas:
@@ -247,6 +280,9 @@ def _check_stacking(st: GameState, zone: str, rule: str = "9.3") -> None:
         raise RuleViolation(rule, f"Zone {zone} would hold two Artillery Blocks")
     if len(st.hqs_in(zone)) > 1:
         raise RuleViolation(rule, f"Zone {zone} would hold two HQ markers")
+    if st.scenario.zone(zone).fort_of is not None:
+        if len(here) > 1 or any(u.block.kind != "garrison" for u in here):
+            raise RuleViolation("28.5", f"the Fort {zone} holds one Garrison Block and nothing else")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -305,6 +341,8 @@ def command_zones(st: GameState, hq_id: str) -> set[str]:
         return set()
     sc = st.scenario
     rng = st.commander(h.side).range if h.hq.kind == "hq" else 1          # 28.4: SHQ range 1
+    if h.hq.kind == "hq" and h.hq.perspective:
+        rng += 1                                                            # 29.1: main HQ range +1
     if sc.zone(h.zone).terrain in ("town", "village", "up_cliff"):
         rng += 1
     ebz = enemy_battle_zones(st, h.side)
@@ -375,7 +413,7 @@ def _check_road_stacking(st: GameState, zone: str) -> None:
 
 
 def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], deck: Deck | None = None,
-               reaction: bool = False, roadway: tuple[str, ...] = ()):
+               reaction: bool = False, roadway: tuple[str, ...] = (), free_in_command: bool = False):
     """Procedure: a Move Order (19.0) activating ``zones`` and moving Blocks ``moves`` = [(block id, to)].
 
     Checks the activation (a chain of occupied friendly Zones, how many, command range; otherwise an Out of
@@ -425,7 +463,7 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], d
     free = [z for z in zones if st.steady_hq_in(z, side)]
     counted = len(zones) - (1 if free else 0)
     limit = activation_limit(com.skill, road_only)
-    if counted > limit:
+    if counted > limit and not free_in_command:
         raise RuleViolation("19.0", f"a skill {com.skill} commander activates at most {limit} Zones "
                                     f"({counted} asked, a Steady HQs Zone is free)")
     if reaction:
@@ -439,7 +477,7 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], d
     for h in st.hqs:
         if h.side == side:
             in_range |= command_zones(st, h.id)
-    in_command = any(z in in_range for z in zones)
+    in_command = free_in_command or any(z in in_range for z in zones)     # 19.1: arriving reinforcements
     for uid, _ in paths:
         if st.unit(uid).zone not in zones:
             raise RuleViolation("19.0", f"Block {uid} is not in an activated Zone")
@@ -633,8 +671,11 @@ def combat_from_map(st: GameState, attacker_zone: str, target_zone: str, attack:
     ebz = enemy_battle_zones(st, side, exclude_engaged=tuple(u.id for u in st.units if u.zone in engaged))
     fz = flanked_zones(st, lead_d)
     wings = []
-    for z in sc.graph.neighbours(target_zone):
-        if z == attacker_zone:
+    fort_of = sc.zone(target_zone).fort_of
+    # 28.5: around a Fort, wing supports come from the Zones next to the Zone that encircles it
+    wing_zones = sc.graph.neighbours(fort_of) if fort_of else sc.graph.neighbours(target_zone)
+    for z in wing_zones:
+        if z in (attacker_zone, target_zone):
             continue
         here = st.in_zone(z)
         if not here or here[0].side != side:
@@ -651,10 +692,221 @@ def combat_from_map(st: GameState, attacker_zone: str, target_zone: str, attack:
         return Side(units[0].block, units[1].block if len(units) > 1 else None, hq[0].hq if hq else None,
                     tuple(wings) if s == side else (), "good" if m.good else "bad",
                     in_flanked_zone=(attacker_zone in fz) if s == side else False,
-                    terrain=sc.zone(zone).terrain)
+                    terrain=sc.zone(zone).terrain,
+                    redoubt=(s != side and attacker_zone in sc.zone(zone).redoubt))     # 28.5
     return CombatSetup(attack, side_of(att, attacker_zone, side), side_of(dfn, target_zone, dfn[0].side),
                        interval=sc.interval(attacker_zone, target_zone),
                        defender_higher=True, initiative="attacker" if st.initiative == side else "defender")
+
+
+def bombard_line_of_sight(st: GameState, art_zone: str, target_zone: str, terrain: Terrain | None = None
+                          ) -> tuple[str, ...]:
+    """The Zones that stop a two-Zone Bombardment (27.5): Zones next to both the Artillery and its target whose
+    terrain has a Fire defence value, or that hold any Block. Empty when the line of sight is clear.
+    Our reading: any one such Zone stops it, even when another common neighbour is open."""
+    terrain = terrain or default_terrain()
+    sc = st.scenario
+    common = set(sc.graph.neighbours(art_zone)) & set(sc.graph.neighbours(target_zone))
+    return tuple(sorted(z for z in common if terrain.zone(sc.zone(z).terrain).fire > 0 or st.in_zone(z)))
+
+
+def bombardment_from_map(st: GameState, art_zone: str, target_zone: str, terrain: Terrain | None = None
+                         ) -> CombatSetup:
+    """A Bombardment Fire set up from the map (27.5): a Steady Lead Artillery fires at a Zone one or two Zones
+    away. At one Zone it is the adjacent combat (no supports, area effect); at two Zones the line of sight
+    must be clear (:func:`bombard_line_of_sight`) and, our reading of the facing rule (9.4), one of the Zones
+    between must be a Zone the guns face. No interval terrain counts at two Zones (they share no border)."""
+    sc = st.scenario
+    sc.zone(art_zone)
+    sc.zone(target_zone)
+    att, dfn = st.in_zone(art_zone), st.in_zone(target_zone)
+    if not att or not att[0].block.artillery:
+        raise RuleViolation("27.5", f"Zone {art_zone} has no Lead Artillery to bombard with")
+    if not dfn or dfn[0].side == att[0].side:
+        raise RuleViolation("27.5", f"Zone {target_zone} holds no enemy Block")
+    if att[0].block.state != "steady":
+        raise RuleViolation("27.5", "only a Steady Artillery may bombard")
+    if sc.graph.adjacent(art_zone, target_zone):
+        return replace(combat_from_map(st, art_zone, target_zone, "fire"), special="bombardment", bombard_range=1)
+    dist = sc.graph.distance(art_zone, target_zone)
+    if dist != 2:
+        raise RuleViolation("27.5", f"a Bombardment reaches one or two Zones; {target_zone} is "
+                                    f"{dist if dist is not None else 'no'} Zones from {art_zone}")
+    lead = att[0]
+    between = set(sc.graph.neighbours(art_zone)) & set(sc.graph.neighbours(target_zone))
+    if lead.facing and not between & set(lead.facing):
+        raise RuleViolation("27.5", f"the guns in {art_zone} face {', '.join(lead.facing)}, not towards "
+                                    f"{target_zone}")
+    blocked = bombard_line_of_sight(st, art_zone, target_zone, terrain)
+    if blocked:
+        raise RuleViolation("27.5", f"no line of sight from {art_zone} to {target_zone}: blocked by "
+                                    f"{', '.join(blocked)} (a Block, or terrain with a Fire value)")
+    side, foe = lead.side, dfn[0].side
+
+    def side_of(units, zone, s):
+        hq = st.hqs_in(zone, s)
+        return Side(units[0].block, units[1].block if len(units) > 1 else None, hq[0].hq if hq else None,
+                    (), "good" if st.morale_of(s).good else "bad", terrain=sc.zone(zone).terrain)
+    return CombatSetup("fire", side_of(att, art_zone, side), side_of(dfn, target_zone, foe), special="bombardment",
+                       bombard_range=2, interval="none",
+                       initiative="attacker" if st.initiative == side else "defender")
+
+
+def map_bombardment(st: GameState, art_zone: str, target_zone: str, deck: Deck | None = None,
+                    terrain: Terrain | None = None):
+    """Procedure: a Bombardment on the map (27.5), resolved by the combat procedure and applied."""
+    deck = deck or default_deck()
+    setup = bombardment_from_map(st, art_zone, target_zone, terrain)
+    out = yield from resolve(setup, deck, st.pile, terrain)
+    return (yield from apply_outcome(st, art_zone, target_zone, out))
+
+
+def grand_charge(st: GameState, attacker_zone: str, target_zone: str, deck: Deck | None = None,
+                 card_shifts: int = 0):
+    """Procedure: a whole Cavalry Grand Charge (27.2), triggered by an event card.
+
+    The Steady Cavalry of the Zone (a Lead and a second line Cavalry) take Grand Charge markers and assault
+    with no wing support; the card's shifts apply to both assaults. If the target Zone is emptied the Lead
+    must advance (the second line with it). Then, if the Lead is not Disrupted, a second assault with the
+    same Attack Token: the attacker decides (a Choose); declining needs a passed Skill Check of the Lead
+    (21.2), a failed one means the second assault is made anyway. Without an advance only the same Zone may
+    be assaulted again; after one, any adjacent enemy Zone (a Choose). At the end every charging Block still
+    on the map becomes Disrupted; one that already was withdraws one Zone and leaves the map, to come back as
+    a Steady reinforcement two turns later (recorded in ``returning``). Returns the new state.
+    """
+    deck = deck or default_deck()
+    here = st.in_zone(attacker_zone)
+    if not here or here[0].block.kind != "cavalry":
+        raise RuleViolation("27.2", f"a Grand Charge is led by Cavalry; {attacker_zone} has none in the lead")
+    side = here[0].side
+    charging = tuple(u.id for u in here if u.block.kind == "cavalry")
+    for uid in charging:
+        if st.unit(uid).block.state != "steady":
+            raise RuleViolation("27.2", f"only Steady Cavalry joins a Grand Charge ({uid} is "
+                                        f"{st.unit(uid).block.state})")
+    for uid in charging:
+        st = _set_block(st, uid, replace(st.unit(uid).block, formation="grand_charge"))
+    zone, target = attacker_zone, target_zone
+
+    def on_map(uid):
+        return any(x.id == uid for x in st.units)
+
+    for n in (1, 2):
+        setup = combat_from_map(st, zone, target, "assault")
+        lead_block = setup.attacker.lead
+        special = "grand_charge" if lead_block.formation == "grand_charge" else "none"
+        setup = replace(setup, special=special, card_shifts=card_shifts,
+                        attacker=replace(setup.attacker, wings=()))          # 27.2: no wing support
+        yield Log("27.2", f"Grand Charge, assault {n}: {zone} -> {target}")
+        out = yield from resolve(setup, deck, st.pile)
+        st = yield from apply_outcome(st, zone, target, out)
+        movers = tuple(u for u in charging if on_map(u) and st.unit(u).zone == zone)
+        advanced = False
+        if movers and movers[0] == st.in_zone(zone)[0].id and out.zone_emptied and not st.in_zone(target):
+            yield Log("27.2", "the Lead Cavalry must advance")
+            st = yield from advance(st, zone, target, movers, deck=deck)
+            zone, advanced = target, True
+        if n == 2:
+            break
+        alive = [u for u in charging if on_map(u) and st.unit(u).zone == zone]
+        if not alive or st.unit(alive[0]).block.state == "disrupted" or st.lead(zone).id != alive[0]:
+            break
+        if advanced:
+            targets = tuple(z for z in st.scenario.graph.neighbours(zone)
+                            if st.side_of_zone(z) == ENEMY[side] and not st.scenario.impassable(zone, z))
+        else:
+            targets = (target,) if st.side_of_zone(target) == ENEMY[side] else ()
+        if not targets:
+            break
+        again = yield Choose((True, False), rule="27.2", player=side, label="Grand Charge: assault a second time?")
+        if not again:
+            face, pile = yield from draw_card(st.pile, deck, "27.2", "check to call off the second assault")
+            st = replace(st, pile=pile.discarded(face))
+            lead = st.unit(alive[0])
+            ok = read_check("general", deck.skill(face), lead.block.skill + (1 if st.hq_bonus_in(zone, side) else 0),
+                            st.morale_of(side).good).success
+            yield Log("27.2", f"{deck.skill(face)}: " + ("the charge stops" if ok else "it must charge again"))
+            if ok:
+                break
+        target = targets[0] if len(targets) == 1 else (
+            yield Choose(targets, rule="27.2", player=side, label="Grand Charge: second target"))
+    returning = list(st.returning)
+    for uid in charging:                         # 27.2: end of the charge
+        if not on_map(uid):
+            continue
+        u = st.unit(uid)
+        if u.block.state == "disrupted":
+            yield Log("27.2", f"{uid} was already Disrupted: it withdraws and leaves the map for two turns")
+            st = replace(st, units=tuple(x for x in st.units if x.id != uid))
+            returning.append((replace(u, block=replace(u.block, state="steady", formation="none")), st.turn + 2))
+        else:
+            st = _set_block(st, uid, replace(u.block, state="disrupted", formation="none"))
+    return replace(st, returning=tuple(returning),
+                   log=st.log + (f"grand charge from {attacker_zone} ends",))
+
+
+def due_reinforcements(st: GameState, side: str) -> dict[str, str | None]:
+    """Blocks of ``side`` due to arrive now (18.0): the scenario's schedule (Block id -> entry Zone) and the
+    Cavalry back from a Grand Charge two turns on (27.2; Block id -> None: the player picks the Zone)."""
+    out: dict[str, str | None] = {r.id: r.zone for r in st.scenario.model.reinforcements
+                                  if r.side == side and r.turn <= st.turn and r.id not in st.arrived}
+    out.update({u.id: None for u, t in st.returning if u.side == side and t <= st.turn})
+    return out
+
+
+def reinforcements(st: GameState, side: str, zones: dict[str, str] | None = None,
+                   moves: list[tuple] = (), roadway: tuple[str, ...] = (), deck: Deck | None = None):
+    """Procedure: the Yellow Cube's Reinforcement step for ``side`` (18.0): every due Block is placed, then the
+    Steady ones make a free Move Order that needs no command range and no Out of Command check (19.1; Roadway
+    moves allowed, 19.3). A scenario Block enters at its scheduled Zone; a Cavalry back from a Grand Charge
+    (27.2) comes back Steady in a Zone of ``zones`` that holds or borders a friendly HQ and borders no enemy
+    Block. Only arriving Blocks may move. Returns the new state."""
+    zones = dict(zones or {})
+    due = due_reinforcements(st, side)
+    if not due:
+        raise RuleViolation("18.0", f"no {side} reinforcement is due on turn {st.turn}")
+    sc = st.scenario
+    placed = []
+    for uid, entry in due.items():
+        if entry is None:
+            unit = next(u for u, _ in st.returning if u.id == uid)
+            z = zones.get(uid)
+            if z is None:
+                raise RuleViolation("27.2", f"say where {uid} comes back (a Zone with or next to a friendly HQ)")
+            sc.zone(z)
+            hq_near = any(h.zone == z or sc.graph.adjacent(h.zone, z) for h in st.hqs if h.side == side)
+            if not hq_near:
+                raise RuleViolation("27.2", f"{uid} comes back in or next to a friendly HQ's Zone, not {z}")
+            if any(st.side_of_zone(n) == ENEMY[side] for n in sc.graph.neighbours(z)) or \
+                    st.side_of_zone(z) == ENEMY[side]:
+                raise RuleViolation("27.2", f"{uid} cannot come back next to the enemy ({z})")
+            st = replace(st, units=st.units + (replace(unit, zone=z),),
+                         returning=tuple(r for r in st.returning if r[0].id != uid))
+        else:
+            r = next(r for r in sc.model.reinforcements if r.id == uid)
+            if st.side_of_zone(entry) == ENEMY[side]:
+                raise RuleViolation("18.0", f"{uid} cannot enter: enemy Blocks hold {entry}")
+            block = Block.from_model(BlockModel(**r.model_dump(exclude={"id", "side", "zone", "facing", "turn"})))
+            st = replace(st, units=st.units + (Unit(uid, side, block, entry, r.facing),), arrived=st.arrived + (uid,))
+            z = entry
+        _check_stacking(st, z)
+        placed.append(uid)
+        yield Log("18.0", f"{uid} arrives in {z}")
+    for uid, _ in moves:
+        if uid not in placed:
+            raise RuleViolation("19.1", f"only the arriving Blocks use the free Move Order, not {uid}")
+        if st.unit(uid).block.state != "steady":
+            raise RuleViolation("19.1", f"only Steady reinforcements get the free Move Order ({uid})")
+    if moves:                       # 18.0: each new Block arrives with its own free Move Order
+        st = yield from _each_move(st, side, list(moves), roadway, deck)
+    return replace(st, log=st.log + (f"{side} reinforcements: {placed}",))
+
+
+def _each_move(st: GameState, side: str, moves: list[tuple], roadway, deck):
+    for m in moves:
+        st = yield from move_order(st, side, [st.unit(m[0]).zone], [m], deck,
+                                   roadway=tuple(r for r in roadway if r == m[0]), free_in_command=True)
+    return st
 
 
 def map_combat(st: GameState, attacker_zone: str, target_zone: str, attack: str, deck: Deck | None = None,
@@ -723,7 +975,7 @@ def rally_zone(st: GameState, side: str, zone: str, deck: Deck | None = None):
     icon = deck.skill(face)
     st = replace(st, pile=pile.discarded(face))
     m = st.morale_of(side)
-    hq = st.steady_hq_in(zone, side)
+    hq = st.hq_bonus_in(zone, side)                 # 21.0 +1; 29.1: not a main HQ in Command Perspective
     enemy_adj = any(st.side_of_zone(n) == ENEMY[side] for n in st.scenario.graph.neighbours(zone))
     cube_back = False
     morale_loss = 0
@@ -771,7 +1023,8 @@ def start_turn(st: GameState, daylight: bool = True) -> GameState:
     both = {s: (sum(1 for h in st.hqs if h.side == s and h.hq.state == "steady" and h.hq.kind == "hq") > 0 and
                 sum(1 for h in st.hqs if h.side == s and h.hq.state == "steady" and h.hq.kind == "shq") > 0)
             for s in ("french", "coalition")}
-    coms = {s: {"cubes": c.cubes, "tokens": c.tokens, "skill": c.skill}
+    coms = {s: {"cubes": max(0, c.cubes - (1 if st.in_perspective(s) else 0)),   # 29.1: one cube fewer
+                "tokens": c.tokens, "skill": c.skill}
             for s, c in st.scenario.model.commanders.items()}
     t = prepare_turn(coms, st.initiative, daylight, both, dict(st.reserve), dict(st.tokens))
     return replace(st, cup=t.cup, drawn=(), tokens=t.tokens, reserve=t.reserve,
@@ -894,6 +1147,25 @@ def gold_choice(st: GameState, colour: str | None):
     return replace(st, forced_next=colour)
 
 
+def command_perspective(st: GameState, side: str, rally_order: bool = True) -> GameState:
+    """Optional rule 29.1: with a Rally Order (one reserve cube, 20.0) the Army Commander moves to the rear.
+    From then on the side's main HQ gives no +1 Skill (its SHQs still do), its command range is one Zone
+    longer, the Commander puts one cube fewer in the cup (16.1), and a Fate of War card that would put him
+    Hors de Combat is drawn again once (in combat). An SHQ is not affected. ``rally_order=False``: the switch
+    set before play (no cube spent)."""
+    if st.in_perspective(side):
+        raise RuleViolation("29.1", f"the {side} Army Commander is already in Command Perspective")
+    if not any(h.side == side and h.hq.kind == "hq" for h in st.hqs):
+        raise RuleViolation("29.1", f"the {side} army has no main HQ marker on the map")
+    if rally_order and dict(st.reserve)[side] < 1:
+        raise RuleViolation("20.0", "a Rally Order costs one cube from the Reserve Orders Box")
+    paid = 1 if rally_order else 0
+    hqs = tuple(replace(h, hq=replace(h.hq, perspective=True)) if h.side == side and h.hq.kind == "hq" else h
+                for h in st.hqs)
+    return replace(st, hqs=hqs, reserve=tuple((s_, n - paid if s_ == side else n) for s_, n in st.reserve),
+                   log=st.log + (f"{side} Army Commander takes Command Perspective (29.1)",))
+
+
 def in_reserve(st: GameState, side: str) -> GameState:
     """In Reserve Order (18.0): keep the drawn own cube, up to commander skill + 5."""
     cap = st.commander(side).skill + 5
@@ -983,7 +1255,7 @@ def give_ground(st: GameState, uid: str, deck: Deck | None = None):
         return st
     face, pile = yield from draw_card(st.pile, deck, "24.3", f"give ground check for {uid}")
     st = replace(st, pile=pile.discarded(face))
-    hq = st.steady_hq_in(st.unit(uid).zone, u.side)
+    hq = st.hq_bonus_in(st.unit(uid).zone, u.side)
     out = read_check("general", deck.skill(face), b.skill + (1 if hq else 0), st.morale_of(u.side).good)
     if out.success:
         return st

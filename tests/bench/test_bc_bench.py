@@ -66,3 +66,11 @@ def test_bench_full_turn_cup(benchmark):
     cup = Cup.of({"blue": 8, "white": 6, "gold": 1, "yellow": 2, "red": 3, "black": 3})
     out = benchmark.pedantic(lambda: cup_odds(cup, "blue"), rounds=1, iterations=1)
     assert out["at_least_own_before_end"]["0"]["fraction"] == "1/1"
+
+
+@pytest.mark.benchmark(group="bc")
+def test_bench_cup_with_pass_and_gold(benchmark):
+    cup = Cup.of({"blue": 4, "white": 4, "gold": 1, "red": 2, "black": 3})
+    out = benchmark.pedantic(lambda: cup_odds(cup, "blue", passes=("blue",), gold_next="black"), rounds=1,
+                             iterations=1)
+    assert out["at_least_own_before_end"]["0"]["fraction"] == "1/1"

@@ -68,3 +68,25 @@ def test_bench_charge_action_on_the_full_setup(benchmark):
 
     d = benchmark(run)
     assert d.total == 1
+
+
+@pytest.mark.benchmark(group="tbf")
+def test_bench_rout_chain_with_6_7_K_checks(benchmark):
+    """A rout through two fatigued friends that may rout and run in turn (6.7 C, 6.7 K), exact odds."""
+    from dataclasses import replace
+    from functools import partial
+    from engine.core.procedure import distribution
+    from engine.tbf.actions import _CACHES, rout_unit
+    sc = default_scenario()
+    st0 = initial_state(sc)
+    st = replace(st0, pieces=tuple(replace(p, hex=None) for p in st0.pieces))
+    st = (st.with_piece("100-1", hex="1006").with_piece("100-2", hex="0906", status="fatigued")
+          .with_piece("100-3", hex="0805", status="fatigued"))
+
+    def run():
+        for c in _CACHES.values():
+            c.cache_clear()
+        return distribution(partial(rout_unit, sc, st, "100-1"))
+
+    d = benchmark(run)
+    assert d.total == 1
