@@ -367,11 +367,13 @@ def zone_map_svg(st) -> str:
 class MapCombatForm(param.Parameterized):
     attacker_zone = param.Selector(default="M2", objects=["M2"], label="Attacking Zone")
     target_zone = param.Selector(default="E2", objects=["E2"], label="Target Zone")
-    attack = param.Selector(default="assault", objects=["fire", "assault"])
+    attack = param.Selector(default="assault", objects=["fire", "assault", "bombardment (27.5)"])
+    perspective = param.ListSelector(default=[], objects=["french", "coalition"],
+                                     label="Command Perspective (29.1)")
 
 
 def demo_panel(sess: BcSession) -> pn.Column:
-    from engine.bc.game import combat_from_map, new_game
+    from engine.bc.game import bombardment_from_map, combat_from_map, command_perspective, new_game
 
     st = new_game()
     form = MapCombatForm()
@@ -379,11 +381,17 @@ def demo_panel(sess: BcSession) -> pn.Column:
     form.param.attacker_zone.objects = zones
     form.param.target_zone.objects = zones
 
-    @pn.depends(form.param.attacker_zone, form.param.target_zone, form.param.attack, sess.param.discards_text,
-                sess.param.version)
-    def view(az, tz, attack, _t, _v):
+    @pn.depends(form.param.attacker_zone, form.param.target_zone, form.param.attack, form.param.perspective,
+                sess.param.discards_text, sess.param.version)
+    def view(az, tz, attack, persp, _t, _v):
         try:
-            setup = combat_from_map(st, az, tz, attack)
+            here = st
+            for side in persp:
+                here = command_perspective(here, side, rally_order=False)
+            if attack.startswith("bombardment"):
+                setup = bombardment_from_map(here, az, tz, sess.terrain)
+            else:
+                setup = combat_from_map(here, az, tz, attack)
             disc = sess.discards()
             tally = prepare(setup, sess.terrain)
             dist = distribution(combat_procedure(setup, sess.deck, Pile.for_odds(sess.deck, disc), sess.terrain),

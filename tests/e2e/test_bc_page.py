@@ -60,3 +60,16 @@ def test_bc_demo_battle_tab(page: Page, app_url: str):
     # M2 assaults E2: 2 (Long Infantry) + 1 (second line) = 3 against 2 (Long Infantry) + 1 (Artillery support)
     # + 1 (woods) + 1 (stream) = 5: -2, the bottom column (23.4)
     expect(page.locator(".bc-tally[data-column='-2']").first).to_be_visible(timeout=30_000)
+
+
+def test_bc_demo_bombardment_27_5(page: Page, app_url: str):
+    page.goto(app_url + "/bc")
+    expect(page.locator(".bc-results").first).to_be_visible(timeout=30_000)
+    page.locator(".bk-tab").filter(has_text="Demonstration battle").first.click()
+    expect(page.locator(".bc-zone[data-zone='M2']").first).to_be_visible(timeout=30_000)
+    page.locator("select").filter(has_text="M2").first.select_option("M1")
+    page.locator("select").filter(has_text="E2").first.select_option("E1")
+    page.locator("select").filter(has_text="bombardment").first.select_option("bombardment (27.5)")
+    # F3 (Artillery, 2 Fire CPs, 10.0) bombards C3 in clear E1 (0 CPs; the stream gives no Fire CP): column +2,
+    # and the Bombardment's one left shift (27.5): net -1
+    expect(page.locator(".bc-tally[data-column='2'][data-net='-1']").first).to_be_visible(timeout=30_000)

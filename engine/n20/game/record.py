@@ -16,7 +16,7 @@ from .state import GameState
 
 __all__ = ["make_record", "replay_record", "initial_state", "apply_event", "undo", "state_at_turn", "ENGINE_VERSION"]
 
-ENGINE_VERSION = "n20-game-2"
+ENGINE_VERSION = "n20-game-3"
 
 
 def make_record(state: GameState, events, meta=None) -> GameRecord:
