@@ -45,10 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     except VedetteError as exc:
         print(f"vedette: error: {exc}", file=sys.stderr)
         return 2
-    if isinstance(out, str):
-        print(out)
-    elif out is not None:
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+    try:
+        if isinstance(out, str):
+            print(out)
+        elif out is not None:
+            print(json.dumps(out, indent=2, ensure_ascii=False))
+        sys.stdout.flush()
+    except BrokenPipeError:        # the reader (e.g. `| head`) stopped early: not an error of ours
+        sys.stderr.close()
     return 0
 
 

@@ -149,14 +149,26 @@ class Tree:
         root = conv(self.root, 0)
         return {"tree": root, "subtrees": listed}
 
-    def render(self, result: Callable[[Any], str] = str, max_depth: int | None = None) -> str:
-        """Plain-text drawing of the tree for terminals and notebooks."""
+    def render(self, result: Callable[[Any], str] = str, max_depth: int | None = None,
+               expand_subs: bool = True) -> str:
+        """Plain-text drawing of the tree for terminals and notebooks.
+
+        A sub-procedure's own tree is drawn (marked with ``:``) the first time it appears, then referred to.
+        """
         lines: list[str] = []
+        shown: set[int] = set()
 
         def fmt_p(n: Node) -> str:
             return "" if n.probability is None else f" [{n.probability}]"
 
         def go(n: Node, indent: str, depth: int) -> None:
+            if expand_subs and n.subtree is not None and n.subtree.root is not None:
+                if id(n.subtree) in shown:
+                    lines.append(f"{indent}: (its steps are drawn above)")
+                else:
+                    shown.add(id(n.subtree))
+                    lines.append(f"{indent}: inside {n.label} (rule {n.rule}):")
+                    go(n.subtree.root, indent + ":   ", depth)
             for c in n.children:
                 head = f"{indent}{n.kind} {n.label} (rule {n.rule}) -> {c.shown_outcome}{fmt_p(c)}"
                 if c.is_leaf:

@@ -67,8 +67,8 @@ def test_bc_demo_bombardment_27_5(page: Page, app_url: str):
     expect(page.locator(".bc-results").first).to_be_visible(timeout=30_000)
     page.locator(".bk-tab").filter(has_text="Demonstration battle").first.click()
     expect(page.locator(".bc-zone[data-zone='M2']").first).to_be_visible(timeout=30_000)
-    page.locator("select").filter(has_text="M2").first.select_option("M1")
-    page.locator("select").filter(has_text="E2").first.select_option("E1")
+    page.locator(".bk-input-group").filter(has_text="Attacking Zone").locator("select").first.select_option("M1")
+    page.locator(".bk-input-group").filter(has_text="Target Zone").locator("select").first.select_option("E1")
     page.locator("select").filter(has_text="bombardment").first.select_option("bombardment (27.5)")
     # F3 (Artillery, 2 Fire CPs, 10.0) bombards C3 in clear E1 (0 CPs; the stream gives no Fire CP): column +2,
     # and the Bombardment's one left shift (27.5): net -1
