@@ -17,6 +17,7 @@ KINDS = {
     "pick_released": "6.10 (Bussaco)",
     "forced_march": "12.3",
     "move": "6.0",
+    "add_dummy": "16.1.3",        # fog of war: a dummy arrives stacked with a unit that just arrived
     "form_square": "17.1",
     "breakdown": "16.6.1",
     "fieldworks": "14.2 (Fuentes)",

@@ -161,6 +161,12 @@ def legal_actions(state: GameState, unit: str | None = None) -> list[Action]:
                 out.append(Action("form_square", unit=u.id))
             if state.has("breakdown") and u.status == "map" and _can_break_down(state, u.id):
                 out.append(Action("breakdown", unit=u.id))
+        for uid in state.arrived:                                   # 16.1.3
+            if unit and uid != unit:
+                continue
+            dummies = _free_dummies(state, sc.units[uid].side)
+            if dummies and _dummy_problem(state, uid, dummies[0]) is None:
+                out.append(Action("add_dummy", unit=uid, units=(dummies[0],)))
         try:
             _check_end_phase(state)
             out.append(Action("end_phase"))
@@ -319,7 +325,7 @@ def _validate(state: GameState, a: Action) -> None:
     sc = state.scenario
     allowed = {
         "setup": {"place", "end_phase"}, "bessieres": {"roll_bessieres"}, "event": {"draw_event"},
-        "movement": {"forced_march", "move", "form_square", "breakdown", "fieldworks", "place_fieldworks", "orderly_withdrawal",
+        "movement": {"forced_march", "move", "add_dummy", "form_square", "breakdown", "fieldworks", "place_fieldworks", "orderly_withdrawal",
                      "pick_released", "end_phase"},
         "reaction": {"countercharge", "disengage", "penetrate", "night_march", "night_move", "end_phase"},
         "combat": {"withdraw", "declare", "resolve", "end_phase"},
@@ -350,6 +356,8 @@ def _validate(state: GameState, a: Action) -> None:
             raise RuleViolation("12.3", "no Morale Point to spend")
     elif k == "move":
         _check_move(state, a)
+    elif k == "add_dummy":
+        _check_add_dummy(state, a)
     elif k == "form_square":
         if not state.has("squares"):
             raise RuleViolation("17.1", "the squares variant is not in use")
@@ -426,6 +434,11 @@ def _check_end_phase(state: GameState) -> None:
             raise RuleViolation("9.0", "resolve every declared battle first")
     if s == "movement" and _needs_release_pick(state):
         raise RuleViolation("6.10", "pick a Units Released counter first")
+    if s == "movement" and len(state.dummy_pair) == 2:
+        dummy, mate = (state.unit(x) for x in state.dummy_pair)
+        if dummy.status == "map" and mate.status == "map" and dummy.hex == mate.hex:
+            raise RuleViolation("6.9", f"the dummy {dummy.id} and {mate.id}, which arrived together (16.1.3), "
+                                       f"are still stacked in {dummy.hex}: one of them must move off first")
     if s == "movement":
         for h, ids in state.occupants.items():
             stack = [i for i in ids if state.scenario.units[i].type != "leader"]
@@ -519,6 +532,12 @@ def _do(state: GameState, a: Action) -> GameState:
         return st
     if k == "move":
         return _do_move(state, a)
+    if k == "add_dummy":
+        mate = state.unit(a.unit)
+        dummy = a.units[0] if a.units else _free_dummies(state, sc.units[a.unit].side)[0]
+        st = state.with_units({dummy: replace(state.unit(dummy), status="map", hex=mate.hex, revealed=False,
+                                              moved=False, routed=None)})
+        return replace(st, dummies_added=True, dummy_pair=(dummy, a.unit))
     if k == "form_square":
         return state.with_units({a.unit: replace(state.unit(a.unit), square=True, moved=True)})
     if k == "breakdown":
@@ -573,6 +592,8 @@ def _do_move(state: GameState, a: Action) -> GameState:
         entered = dict(state.entered)
         entered[r.entry] = entered.get(r.entry, 0) + 1          # 11.2
         st = replace(st, entered=tuple(sorted(entered.items())))
+        if st.has("fog_of_war"):
+            st = replace(st, arrived=st.arrived + (a.unit,))    # 16.1.3: may bring a dummy along
     if r.guard_cost:
         st = _morale_change(st, {d.side: -1}, "12.2.1")
         nu = replace(nu, revealed=True)                         # 16.1.1
@@ -901,7 +922,7 @@ def _end_phase(state: GameState) -> GameState:
         st = replace(state, step="bessieres" if state.has("bessieres") else "event")
         return _start_turn_bookkeeping(st) if st.step == "event" else st
     if s == "movement":
-        st = replace(state, fieldworks_left=0)
+        st = replace(state, fieldworks_left=0, arrived=(), dummy_pair=())
         st = _build_up(st)
         st = _reveal_by_cavalry(st)
         return _enter_reaction(st)
@@ -921,7 +942,7 @@ def _start_turn_bookkeeping(state: GameState) -> GameState:
     sc = state.scenario
     st = replace(state, forced_march=False, free_forced_march=False, rally_on=None, battle_rolls=(), entered=(),
                  event=(), declared=None, done_battles=(), reacted=(), withdrew=False, builders=(),
-                 dummies_added=False, night_march_left=None, night_marched=())
+                 dummies_added=False, arrived=(), dummy_pair=(), night_march_left=None, night_marched=())
     if state.step != "event":
         return st
     first_turn = state.turn == sc.spec.start_turn or (state.bessieres in (4, 6) and state.turn == 1)
@@ -933,6 +954,7 @@ def _start_turn_bookkeeping(state: GameState) -> GameState:
 def _go_movement(state: GameState) -> GameState:
     sc = state.scenario
     changes = {}
+    rallied = []
     for u in state.units:
         d = sc.units[u.id]
         nu = u
@@ -945,14 +967,79 @@ def _go_movement(state: GameState) -> GameState:
                 hexes = [h for h in sc.board.loc_hexes(d.side) if h not in R.enemy_hexes(state, d.side)]
                 if hexes:                                           # 16.9.6
                     nu = replace(nu, status="map", hex=hexes[0], routed=None)
+                    rallied.append(u.id)
         if nu is not u:
             changes[u.id] = nu
     st = replace(state.with_units(changes), step="movement")
+    if rallied and state.has("fog_of_war"):
+        st = replace(st, arrived=tuple(rallied))                    # 16.1.3: a rallied leader may bring a dummy
     if sc.spec.units_released and state.turn == sc.spec.start_turn and state.player == "allied":
         st = replace(st, release_left=-1)   # to be picked (Bussaco 6.10)
     elif st.release_left is not None and not (state.turn == sc.spec.start_turn and state.player == "allied"):
         st = replace(st, release_left=None)
     return st
+
+
+def _free_dummies(state: GameState, side: str) -> list[str]:
+    """16.1.3: the side's dummies not hidden on the map (available to arrive with a unit)."""
+    sc = state.scenario
+    return [u.id for u in state.units
+            if u.status == "hidden_off" and sc.units[u.id].type == "dummy" and sc.units[u.id].side == side]
+
+
+def _dummy_problem(state: GameState, mate: str, dummy: str) -> tuple[str, str] | None:
+    """Why ``dummy`` may not arrive stacked with ``mate`` now (rule, message), or None if it may (16.1.3)."""
+    sc = state.scenario
+    if not state.has("fog_of_war"):
+        return "16.1", "dummies are part of the Fog of War optional rule, which is not in use"
+    if state.step != "movement":
+        return "16.1.3", "a dummy arrives with a unit only during its owner's movement phase"
+    if state.dummies_added:
+        return "16.1.3", "a side adds at most one dummy per turn with an arriving unit"
+    if mate not in state.arrived:
+        return "16.1.3", (f"{mate} did not enter as a reinforcement or rally this movement phase, so no dummy "
+                          f"may arrive with it")
+    m = state.unit(mate)
+    if m.status != "map":
+        return "16.1.3", f"{mate} is not on the map"
+    if m.revealed:
+        return "16.1.3", f"{mate} is face-up: a dummy arrives only with a hidden unit"
+    d = sc.units.get(dummy)
+    if d is None or d.type != "dummy" or d.side != sc.units[mate].side:
+        return "16.1.3", f"{dummy} is not a dummy of the {sc.units[mate].side} side"
+    if state.unit(dummy).status != "hidden_off":
+        return "16.1.3", f"{dummy} is already on the map (only dummies off the map are available)"
+    others = [x for x in state.occupants.get(m.hex, ()) if x != mate and sc.units[x].type != "leader"]
+    if others:
+        return "6.9", f"{m.hex} already holds {', '.join(others)}: the dummy would make a stack that cannot part"
+    # 6.9: the pair must be able to part this phase; the companion has moved (or is a leader that may)
+    trial = state.with_units({dummy: replace(state.unit(dummy), status="map", hex=m.hex, revealed=False,
+                                             moved=False, routed=None)})
+    for uid in (dummy, mate):
+        try:
+            _check_can_move(trial, uid)
+        except RuleViolation:
+            continue
+        if _reach(trial, uid):
+            return None
+    return "6.9", f"neither the dummy nor {mate} could leave {m.hex} this phase, so they would stay stacked"
+
+
+def _check_add_dummy(state: GameState, a: Action) -> None:
+    if a.unit is None:
+        raise RuleViolation("16.1.3", "name the arriving unit the dummy comes with ('unit')")
+    if len(a.units) > 1:
+        raise RuleViolation("16.1.3", "only one dummy may arrive with a unit")
+    side = state.scenario.units[a.unit].side
+    if side != state.player:
+        raise RuleViolation("16.1.3", f"{a.unit} is not a unit of the {state.player} player")
+    free = _free_dummies(state, side)
+    dummy = a.units[0] if a.units else (free[0] if free else None)
+    if dummy is None:
+        raise RuleViolation("16.1.3", f"the {side} side has no dummy off the map to add")
+    problem = _dummy_problem(state, a.unit, dummy)
+    if problem:
+        raise RuleViolation(*problem)
 
 
 def _needs_release_pick(state: GameState) -> bool:

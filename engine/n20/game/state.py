@@ -155,6 +155,8 @@ class GameState:
     first_night_seen: bool = False           # 13.0: lulls only after the first night turn
     bessieres: int | None = None             # 17.2 die
     dummies_added: bool = False              # 16.1.3: one dummy per turn with an arrival
+    arrived: tuple[str, ...] = ()            # 16.1.3: units that entered (11.0) or rallied (16.9.6) this movement phase
+    dummy_pair: tuple[str, ...] = ()         # 16.1.3: (dummy, companion) that must part by the end of this phase (6.9)
     nonce: int = 0                           # counts random procedures (seeds the next one's dice)
     result: tuple | None = None              # (winner or "draw", level, reason)
     last: tuple = ()                         # short log of the last action's notes
