@@ -77,7 +77,7 @@ def test_19_3_roadway_block_ending_with_other_blocks_becomes_second_line(st):
 
 
 def test_19_3_road_stacking_one_long_block(st):
-    # Road stacking: one Long Block or two other Blocks per Road Zone. F1 (long infantry) cannot reach the road
+    # 19.3 stacking on a Road Zone: at most a single Long Block, or else a pair of non-Long Blocks. F1 (long infantry) cannot reach the road
     # here, so we put a long Block next to F4: W3 holds F4 and F1 (moved there on the board) and both ride to M3.
     s = _without(st, "F5", "C2")
     s = replace(s, units=tuple(replace(u, zone="W3") if u.id == "F1" else u for u in s.units))
