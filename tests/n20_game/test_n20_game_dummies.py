@@ -150,3 +150,19 @@ def test_16_1_3_dummy_arrival_is_recorded_and_replays(tmp_path):
     for ev in events:
         again = g.apply(again, ev["action"])
     assert again.to_json() == s.to_json() and again.dummy_pair == ("FD1", "F1")
+
+
+def test_16_1_3_6_9_a_parted_pair_may_not_stack_again(tmp_path):
+    # FL rallies on 0808 (16.9.6) and FD1 arrives with it; FD1 steps off to 0708 (1 MP). A leader may
+    # normally share a hex, but the leader going back onto its dummy would re-form the pair's stack (6.9).
+    sc = make_scenario(tmp_path, units=BASE_UNITS + DUMMIES, setup=[("A1", "0202"), ("F2", "0505"), ("FL", "0505")])
+    s = g.new_game(sc, options=FOG + ("leaders",))
+    s = s.with_units({"FL": s.unit("FL").__class__("FL", status="broken", revealed=False)})
+    s = g.apply(s, {"kind": "draw_event"})
+    s = g.apply(s, {"kind": "add_dummy", "unit": "FL"})
+    s = g.apply(s, {"kind": "move", "unit": "FD1", "path": ["0708"]})
+    assert "0708" not in [a.path[-1] for a in g.legal_actions(s, unit="FL") if a.kind == "move"]
+    with pytest.raises(RuleViolation) as e:
+        g.apply(s, {"kind": "move", "unit": "FL", "path": ["0708"]})
+    assert e.value.rule == "6.9"
+    assert s.unit("FL").hex == "0808"

@@ -478,6 +478,10 @@ def _reach(state: GameState, uid: str) -> dict:
     if hit is None:
         u = state.unit(uid)
         hit = R.entry_options(state, uid, u.areas) if u.status == "due" else R.reachable(state, uid)
+        if uid in state.dummy_pair:            # 16.1.3 / 6.9: the pair, once parted, may not stack again
+            mate = state.unit(next(x for x in state.dummy_pair if x != uid))
+            if mate.status == "map" and mate.hex in hit:
+                hit = {h: r for h, r in hit.items() if h != mate.hex}
         cache[uid] = hit
     return hit
 
@@ -508,6 +512,8 @@ def _why_not(state: GameState, uid: str, dest: str) -> tuple[str, str]:
         return "6.3", f"{dest} holds an enemy unit or garrison: {uid} may not enter it"
     if u.status == "map" and u.hex in R.enemy_zoc(state, side) and not state.night and sc.units[uid].type != "leader":
         return "6.8", f"{uid} starts in an enemy ZOC and may not move (only by disengagement or at night)"
+    if uid in state.dummy_pair and dest in {state.unit(x).hex for x in state.dummy_pair if x != uid}:
+        return "6.9", f"{uid} and the dummy it arrived with (16.1.3) may not end up stacked again in {dest}"
     if dest in R.friendly_hexes(state, side, exclude=uid) and sc.units[uid].type != "leader":
         return "6.9", f"{uid} may not end its move stacked with another unit in {dest}"
     if state.night and sc.tables.rules.night_zoc == "reversed" and dest in R.enemy_zoc(state, side):
