@@ -74,8 +74,9 @@ def _p(d: Dist, pred) -> dict:
     return prob_json(d.prob(pred))
 
 
-def summarise_combat(dist: Dist) -> dict:
-    """The questions players ask of a combat's outcome distribution, each as an exact fraction."""
+def summarise_combat(dist: Dist, redoubt_roles: tuple[str, ...] = ()) -> dict:
+    """The questions players ask of a combat's outcome distribution, each as an exact fraction.
+    ``redoubt_roles``: the Artillery Redoubt Blocks (28.5) whose cubes left are reported."""
     out: dict[str, Any] = {
         "result": dist.map(lambda o: o.result).to_json(),
         "attacker_morale": dist.map(lambda o: o.attacker_morale).to_json(),
@@ -90,6 +91,8 @@ def summarise_combat(dist: Dist) -> dict:
         "expected_morale": {"attacker": str(dist.expect(lambda o: o.attacker_morale)),
                             "defender": str(dist.expect(lambda o: o.defender_morale))},
     }
+    for role in redoubt_roles:          # 28.5: cubes left on the rear of an Artillery Redoubt Block
+        out[f"{role}_redoubt_cubes"] = dist.map(lambda o, r=role: o.fate(r).redoubt_cubes).to_json()
     return out
 
 
@@ -107,9 +110,10 @@ class CombatOdds:
     tally: Any
     dist: Dist
     pile: Pile
+    redoubt_roles: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
-        return {"tally": self.tally.to_json(), **summarise_combat(self.dist)}
+        return {"tally": self.tally.to_json(), **summarise_combat(self.dist, self.redoubt_roles)}
 
 
 def combat_odds(setup: CombatSetup, deck: Deck | None = None, discards=(), hand=(),
@@ -119,7 +123,9 @@ def combat_odds(setup: CombatSetup, deck: Deck | None = None, discards=(), hand=
     terrain = terrain or default_terrain()
     pile = Pile.for_odds(deck, discards, hand)
     factory = combat_procedure(setup, deck, pile, terrain)
-    return CombatOdds(prepare(setup, terrain), distribution(factory, policy=neutral_policy), pile)
+    redoubt = tuple(f"{who}_lead" for who, me in (("attacker", setup.attacker), ("defender", setup.defender))
+                    if me.lead.redoubt_block)
+    return CombatOdds(prepare(setup, terrain), distribution(factory, policy=neutral_policy), pile, redoubt)
 
 
 def combat_tree(setup: CombatSetup, deck: Deck | None = None, discards=(), hand=(), terrain: Terrain | None = None,

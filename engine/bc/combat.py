@@ -130,6 +130,8 @@ class BlockModel(Strict):
     russian: bool = False
     steps_lost: int = Field(default=0, ge=0)
     name: str = ""
+    redoubt_block: bool = False      # 28.5: an Artillery Redoubt Block (fixed, always the lead)
+    redoubt_cubes: int = Field(default=0, ge=0)   # 28.5: cubes on its rear, each may absorb one hit
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,8 @@ class Block:
     russian: bool = False        # 24.1 No Retreat! bonus
     steps_lost: int = 0
     name: str = ""
+    redoubt_block: bool = False  # 28.5 Artillery Redoubt Block
+    redoubt_cubes: int = 0       # 28.5 cubes on its rear (scenario rules)
 
     @classmethod
     def from_model(cls, m: BlockModel) -> "Block":
@@ -166,6 +170,13 @@ class Block:
             raise RuleViolation("9.2", f"only Infantry has a Shaken state; a {b.kind} goes from Steady to Disrupted")
         if b.formation in ("square", "grand_charge", "massed_column", "grand_battery") and b.state != "steady":
             raise RuleViolation("9.2", f"a {b.formation.replace('_', ' ')} is always Steady")
+        if b.redoubt_block and b.kind not in ARTILLERY:
+            raise RuleViolation("28.5", f"only an Artillery Block can be a Redoubt Block, not a {b.kind}")
+        if b.redoubt_cubes and not b.redoubt_block:
+            raise RuleViolation("28.5", "cubes on the rear are for an Artillery Redoubt Block only")
+        if b.redoubt_block and b.formation != "none":
+            raise RuleViolation("28.5", f"an Artillery Redoubt Block takes no {b.formation.replace('_', ' ')} "
+                                        "formation")
         if b.steps_lost >= block_steps(b):
             raise RuleViolation("11.0", f"a {b.kind} with {b.steps_lost} step(s) lost is already eliminated")
         return b
@@ -473,6 +484,10 @@ def prepare(s: CombatSetup, terrain: Terrain | None = None) -> Tally:
     _check_attacker(s)
     a, d = s.attacker, s.defender
     A, D = a.lead, d.lead
+    for who, me in (("attacker", a), ("defender", d)):
+        if me.second is not None and me.second.redoubt_block:
+            raise RuleViolation("28.5", f"the {who}'s Artillery Redoubt Block is always the Lead Block, "
+                                        "never the second line")
     table = s.attack
     zone = terrain.zone(d.terrain)
     interval = terrain.interval(s.interval)
@@ -620,6 +635,7 @@ class BlockFate:
     retreats: int
     eliminated: bool
     skill: int
+    redoubt_cubes: int = 0      # 28.5: cubes left on an Artillery Redoubt Block's rear
 
     def to_json(self):
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -682,6 +698,19 @@ def hit_block(b: Block) -> tuple[Block, bool, tuple[str, str] | None]:
     if b.state == "disrupted":
         return b, True, None
     return replace(b, state="shaken" if (b.infantry and b.state == "steady") else "disrupted"), False, None
+
+
+def redoubt_cube(b: Block, player: str, label: str):
+    """Procedure: before a Cohesion Hit lands on an Artillery Redoubt Block with cubes on its rear, its owner
+    may remove one cube to absorb the hit (28.5). Returns the Block with one cube fewer, or None to take it."""
+    if not (b.redoubt_block and b.redoubt_cubes > 0):
+        return None
+    use = yield Choose((True, False), rule="28.5", player=player,
+                       label=f"{label}: remove a Redoubt cube ({b.redoubt_cubes} left) to absorb the hit?")
+    if not use:
+        return None
+    yield Log("28.5", f"{label}: a Redoubt cube absorbs the hit")
+    return replace(b, redoubt_cubes=b.redoubt_cubes - 1)
 
 
 def square_outcome(s: CombatSetup, icon: str) -> dict[str, Block]:
@@ -775,6 +804,10 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         if s.special == "bombardment" and role == "attacker_lead" and not d.lead.artillery:
             yield Log("27.5", "bombarding artillery is immune to the hit")
             return
+        saved = yield from redoubt_cube(b, owner(role), role.replace("_", " "))   # 28.5
+        if saved is not None:
+            blocks[role] = saved
+            return
         hits[role] += 1
         side_hit[owner(role)] = True
         nb, must_retreat, note = hit_block(b)
@@ -789,6 +822,11 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         if b.square or b.formation == "massed_column":   # 24.1: they never retreat, a hit instead
             yield Log("24.1", f"{role.replace('_', ' ')} cannot retreat: takes a hit instead")
             yield from cohesion_hit(role, "24.1")
+            return
+        if b.redoubt_block:          # 28.5: it stays; the map eliminates it if the enemy advances (25.0)
+            yield Log("28.5", f"{role.replace('_', ' ')}: the Redoubt Block must retreat but cannot move; "
+                              "it is eliminated if the enemy advances")
+            retreats[role] += 1
             return
         me = side_of(role)
         who = owner(role)
@@ -970,7 +1008,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             if b is None:
                 continue
             fates.append(BlockFate(r, b.state, b.formation, b.square_hits, hits[r], steps[r], retreats[r], gone[r],
-                                   b.skill))
+                                   b.skill, b.redoubt_cubes))
         emptied = table == "assault" and all(not present(r) or retreats[r] > 0 for r in target)
         out = CombatOutcome(result, table, critical, morale["attacker"], morale["defender"], tokens["attacker"],
                             tokens["defender"], tuple(fates), tuple(hq_fates), emptied,

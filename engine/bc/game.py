@@ -25,7 +25,7 @@ from engine.core.procedure import Choose, Draw, Log
 
 from .checks import read_check
 from .combat import (Block, BlockModel, CombatOutcome, CombatSetup, HQ, Side, Terrain, Wing, block_steps,
-                     default_terrain, hit_block, resolve)
+                     default_terrain, hit_block, redoubt_cube, resolve)
 from .cup import Cup, Morale, SIDE_COLOUR, cube_draw, activation_limit, initiative, prepare_turn
 from .deck import HAND_LIMIT, Deck, Pile, default_deck, draw_card
 
@@ -152,6 +152,9 @@ def load_scenario(path: str | Path | None = None) -> Scenario:
     for i, b in enumerate(m.blocks):
         if b.zone not in m.zones:
             raise DataError(str(p), f"blocks[{i}].zone", f"a Zone of the map ({sorted(m.zones)})", b.zone)
+        if b.redoubt_block and not m.zones[b.zone].redoubt:
+            raise DataError(str(p), f"blocks[{i}].redoubt_block",
+                            "a Zone with a Redoubt (its `redoubt:` intervals, rule 28.5)", b.zone)
     for i, h in enumerate(m.hqs):
         if h.zone not in m.zones:
             raise DataError(str(p), f"hqs[{i}].zone", f"a Zone of the map ({sorted(m.zones)})", h.zone)
@@ -198,6 +201,8 @@ class GameState:
     forced_next: str | None = None   # 18.0 Gold cube: the colour chosen to come out next
     returning: tuple[tuple[Unit, int], ...] = ()  # 27.2: (Block, turn it comes back) after a Grand Charge
     arrived: tuple[str, ...] = ()                  # scenario reinforcements already on the map (18.0)
+    redoubt_held: tuple[str, ...] = ()  # 28.5: Redoubt Blocks that had to retreat and stayed (until an advance)
+    hqs_out: tuple[tuple[HQMarker, int], ...] = ()  # 27.10: eliminated HQ markers and the turn they come back
 
     def hand(self, side: str) -> tuple[int, ...]:
         return dict(self.hands)[side]
@@ -246,11 +251,14 @@ class GameState:
                 "zones": {z: [u.id for u in self.in_zone(z)] for z in self.scenario.graph.areas},
                 "blocks": {u.id: {"side": u.side, "kind": u.block.kind, "zone": u.zone, "state": u.block.state,
                                   "formation": u.block.formation, "skill": u.block.skill,
-                                  "steps_lost": u.block.steps_lost} for u in self.units},
+                                  "steps_lost": u.block.steps_lost,
+                                  **({"redoubt_block": True, "redoubt_cubes": u.block.redoubt_cubes}
+                                     if u.block.redoubt_block else {})} for u in self.units},
                 "hqs": {h.id: {"side": h.side, "zone": h.zone, "state": h.hq.state,
                                 "perspective": h.hq.perspective} for h in self.hqs},
                 "cup": self.cup.to_json() if self.cup else None, "reserve": dict(self.reserve),
                 "returning": [[u.id, t] for u, t in self.returning],
+                "hqs_out": [[h.id, t] for h, t in self.hqs_out],
                 "tokens": dict(self.tokens)}
 
 
@@ -280,6 +288,8 @@ def _check_stacking(st: GameState, zone: str, rule: str = "9.3") -> None:
         raise RuleViolation(rule, f"Zone {zone} would hold two Artillery Blocks")
     if len(st.hqs_in(zone)) > 1:
         raise RuleViolation(rule, f"Zone {zone} would hold two HQ markers")
+    if any(u.block.redoubt_block for u in here[1:]):
+        raise RuleViolation("28.5", f"the Artillery Redoubt Block in {zone} must be its Lead Block")
     if st.scenario.zone(zone).fort_of is not None:
         if len(here) > 1 or any(u.block.kind != "garrison" for u in here):
             raise RuleViolation("28.5", f"the Fort {zone} holds one Garrison Block and nothing else")
@@ -298,9 +308,17 @@ def battle_zones(st: GameState, unit: Unit) -> set[str]:
     if b.state != "steady" or b.square or b.kind == "garrison" or b.formation == "roadway":
         return set()
     adj = {z for z in sc.graph.neighbours(unit.zone) if not sc.impassable(unit.zone, z)}
+    if b.redoubt_block:                          # 28.5: the Redoubt's intervals (and any facing given)
+        return adj & redoubt_zones(st, unit)
     if b.artillery or b.formation == "massed_column":
         return adj & set(unit.facing or adj)
     return adj
+
+
+def redoubt_zones(st: GameState, unit: Unit) -> set[str]:
+    """Zones an Artillery Redoubt Block covers (28.5): the intervals its Redoubt covers (the Zone's ``redoubt``
+    list) plus any Zones its ``facing`` names; its facing never changes."""
+    return set(st.scenario.zone(unit.zone).redoubt) | set(unit.facing or ())
 
 
 def flanked_zones(st: GameState, unit: Unit) -> set[str]:
@@ -439,6 +457,8 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], d
     roadway = tuple(roadway)
     paths = [(m[0], _move_path(m[1])) for m in moves]
     for uid, path in paths:
+        if st.unit(uid).block.redoubt_block:
+            raise RuleViolation("28.5", f"{uid} is an Artillery Redoubt Block: it never moves")
         if not path:
             raise RuleViolation("19.1", f"no destination given for {uid}")
         if uid not in roadway and len(path) > 1:
@@ -580,6 +600,9 @@ def retreat_block(st: GameState, uid: str, chooser_side: str, depth: int = 0, vi
     costs a step; entering an enemy Battle Zone costs a hit (and a step if Disrupted and alone); ending
     overstacked hits the Zone's other Blocks (skill 3-4 excepted) and may push the retreating Block on."""
     u = st.unit(uid)
+    if u.block.redoubt_block:      # 28.5: it stays; an enemy advance into its Zone eliminates it
+        yield Log("28.5", f"{uid} is a Redoubt Block: it stays in {u.zone}, eliminated if the enemy advances")
+        return replace(st, redoubt_held=tuple(dict.fromkeys(st.redoubt_held + (uid,))))
     if u.block.square or u.block.formation == "massed_column":
         yield Log("24.1", f"{uid} never retreats in this formation: a Cohesion Hit instead")
         return (yield from _hit(st, uid, chooser_side, depth))
@@ -615,6 +638,9 @@ def retreat_block(st: GameState, uid: str, chooser_side: str, depth: int = 0, vi
 def _hit(st: GameState, uid: str, chooser_side: str, depth: int = 0, visited: tuple[str, ...] = ()):
     """Procedure: one Cohesion Hit on a Block on the map (9.2, same rules as in combat via ``hit_block``)."""
     u = st.unit(uid)
+    saved = yield from redoubt_cube(u.block, u.side, uid)          # 28.5: a cube may absorb the hit
+    if saved is not None:
+        return _set_block(st, uid, saved)
     nb, must_retreat, _ = hit_block(u.block)
     st = _set_block(st, uid, nb)
     if must_retreat:
@@ -663,7 +689,8 @@ def combat_from_map(st: GameState, attacker_zone: str, target_zone: str, attack:
         raise RuleViolation("23.1", "this Zone already has an Attack Token")
     lead_a = att[0]
     if lead_a.block.artillery:                   # 23.1: a Lead Artillery attacks into the Zones it faces
-        faced = set(lead_a.facing or sc.graph.neighbours(attacker_zone))
+        faced = (redoubt_zones(st, lead_a) if lead_a.block.redoubt_block          # 28.5
+                 else set(lead_a.facing or sc.graph.neighbours(attacker_zone)))
         if target_zone not in faced:             # (faced Zones count even across impassable terrain)
             raise RuleViolation("23.1", f"a Lead Artillery attacks only into its Battle Zones "
                                         f"({', '.join(sorted(faced))})")
@@ -845,12 +872,25 @@ def grand_charge(st: GameState, attacker_zone: str, target_zone: str, deck: Deck
                    log=st.log + (f"grand charge from {attacker_zone} ends",))
 
 
+def eliminate_hq(st: GameState, hq_id: str) -> GameState:
+    """An HQ marker is eliminated (27.10): it leaves the map, its army loses one Morale as for a Block (26.0),
+    and it is due back the next turn as a reinforcement, Disrupted, in a Zone holding a friendly Block."""
+    h = next((x for x in st.hqs if x.id == hq_id), None)
+    if h is None:
+        raise RuleViolation("27.10", f"no HQ marker {hq_id!r} on the map")
+    st = replace(st, hqs=tuple(x for x in st.hqs if x.id != hq_id),
+                 hqs_out=st.hqs_out + ((replace(h, hq=replace(h.hq, state="disrupted")), st.turn + 1),),
+                 log=st.log + (f"{hq_id} eliminated: back on turn {st.turn + 1} (27.10)",))
+    return _morale(st, h.side, -1)
+
+
 def due_reinforcements(st: GameState, side: str) -> dict[str, str | None]:
     """Blocks of ``side`` due to arrive now (18.0): the scenario's schedule (Block id -> entry Zone) and the
     Cavalry back from a Grand Charge two turns on (27.2; Block id -> None: the player picks the Zone)."""
     out: dict[str, str | None] = {r.id: r.zone for r in st.scenario.model.reinforcements
                                   if r.side == side and r.turn <= st.turn and r.id not in st.arrived}
     out.update({u.id: None for u, t in st.returning if u.side == side and t <= st.turn})
+    out.update({h.id: None for h, t in st.hqs_out if h.side == side and t <= st.turn})     # 27.10
     return out
 
 
@@ -860,14 +900,28 @@ def reinforcements(st: GameState, side: str, zones: dict[str, str] | None = None
     Steady ones make a free Move Order that needs no command range and no Out of Command check (19.1; Roadway
     moves allowed, 19.3). A scenario Block enters at its scheduled Zone; a Cavalry back from a Grand Charge
     (27.2) comes back Steady in a Zone of ``zones`` that holds or borders a friendly HQ and borders no enemy
-    Block. Only arriving Blocks may move. Returns the new state."""
+    Block; an eliminated HQ marker (27.10) comes back Disrupted in a Zone of ``zones`` holding a friendly Block.
+    Only arriving Blocks may move. Returns the new state."""
     zones = dict(zones or {})
     due = due_reinforcements(st, side)
     if not due:
         raise RuleViolation("18.0", f"no {side} reinforcement is due on turn {st.turn}")
     sc = st.scenario
-    placed = []
+    placed, hq_placed = [], []
     for uid, entry in due.items():
+        hq_back = next((h for h, _ in st.hqs_out if h.id == uid), None)
+        if hq_back is not None:            # 27.10: an eliminated HQ returns Disrupted with a friendly Block
+            z = zones.get(uid)
+            if z is None:
+                raise RuleViolation("27.10", f"say where {uid} comes back (a Zone holding a friendly Block)")
+            sc.zone(z)
+            if st.side_of_zone(z) != side:
+                raise RuleViolation("27.10", f"{uid} comes back in a Zone holding a friendly Block, not {z}")
+            st = replace(st, hqs=st.hqs + (replace(hq_back, zone=z),), hqs_out=tuple(r for r in st.hqs_out if r[0].id != uid))
+            _check_stacking(st, z)
+            yield Log("27.10", f"{uid} comes back Disrupted in {z}")
+            hq_placed.append(uid)
+            continue
         if entry is None:
             unit = next(u for u, _ in st.returning if u.id == uid)
             z = zones.get(uid)
@@ -899,7 +953,7 @@ def reinforcements(st: GameState, side: str, zones: dict[str, str] | None = None
             raise RuleViolation("19.1", f"only Steady reinforcements get the free Move Order ({uid})")
     if moves:                       # 18.0: each new Block arrives with its own free Move Order
         st = yield from _each_move(st, side, list(moves), roadway, deck)
-    return replace(st, log=st.log + (f"{side} reinforcements: {placed}",))
+    return replace(st, log=st.log + (f"{side} reinforcements: {placed + hq_placed}",))
 
 
 def _each_move(st: GameState, side: str, moves: list[tuple], roadway, deck):
@@ -922,6 +976,7 @@ def apply_outcome(st: GameState, attacker_zone: str, target_zone: str, out: Comb
     """Procedure: put a combat outcome on the map: Block states and steps, Morale, then retreats one Zone at a
     time chosen by the enemy (24.1)."""
     att, dfn = st.in_zone(attacker_zone), st.in_zone(target_zone)
+    st = replace(st, redoubt_held=())        # 28.5: only the last combat's retreat may let an advance eliminate
     roles = {"attacker_lead": att[0], "attacker_second": att[1] if len(att) > 1 else None,
              "defender_lead": dfn[0], "defender_second": dfn[1] if len(dfn) > 1 else None}
     a_side, d_side = att[0].side, dfn[0].side
@@ -936,7 +991,7 @@ def apply_outcome(st: GameState, attacker_zone: str, target_zone: str, out: Comb
         if formation == "roadway" and f.role.startswith("defender"):
             formation = "none"       # 19.3: attacked, it loses the Roadway marker and stays Disrupted
         b = replace(u.block, state=f.state, formation=formation, square_hits=f.square_hits,
-                    steps_lost=u.block.steps_lost + f.steps_lost, skill=f.skill)
+                    steps_lost=u.block.steps_lost + f.steps_lost, skill=f.skill, redoubt_cubes=f.redoubt_cubes)
         st = _set_block(st, u.id, b)
     st = _morale(st, a_side, out.attacker_morale)
     st = _morale(st, d_side, out.defender_morale)
@@ -944,8 +999,12 @@ def apply_outcome(st: GameState, attacker_zone: str, target_zone: str, out: Comb
         if what.startswith("HQ hit"):
             zone = attacker_zone if who == "attacker" else target_zone
             side = a_side if who == "attacker" else d_side
-            st = replace(st, hqs=tuple(replace(h, hq=replace(h.hq, state="disrupted"))
-                                       if h.zone == zone and h.side == side else h for h in st.hqs))
+            for h in st.hqs_in(zone, side):
+                if h.hq.state == "disrupted":
+                    st = eliminate_hq(st, h.id)        # 27.10 (our reading: no side left below Disrupted)
+                else:
+                    st = replace(st, hqs=tuple(replace(x, hq=replace(x.hq, state="disrupted")) if x.id == h.id
+                                               else x for x in st.hqs))
     if out.pile is not None:
         st = replace(st, pile=out.pile)
     for f in out.blocks:
@@ -1027,7 +1086,7 @@ def start_turn(st: GameState, daylight: bool = True) -> GameState:
                 "tokens": c.tokens, "skill": c.skill}
             for s, c in st.scenario.model.commanders.items()}
     t = prepare_turn(coms, st.initiative, daylight, both, dict(st.reserve), dict(st.tokens))
-    return replace(st, cup=t.cup, drawn=(), tokens=t.tokens, reserve=t.reserve,
+    return replace(st, cup=t.cup, drawn=(), tokens=t.tokens, reserve=t.reserve, redoubt_held=(),
                    log=st.log + tuple(f"[{r}] {w}" for r, w in t.lines))
 
 
@@ -1206,7 +1265,8 @@ def advance(st: GameState, attacker_zone: str, target_zone: str, uids: tuple[str
     line only with it, never Foot Artillery or wing supports; then the capture check for a Lead Artillery that
     just retreated from there (a Skill Check, one lower for Foot Artillery; failure costs a step)."""
     deck = deck or default_deck()
-    if st.in_zone(target_zone):
+    held = [u for u in st.in_zone(target_zone) if u.id in st.redoubt_held]
+    if len(held) < len(st.in_zone(target_zone)):
         raise RuleViolation("25.0", f"{target_zone} is not empty of Blocks")
     here = st.in_zone(attacker_zone)
     if not here:
@@ -1221,6 +1281,12 @@ def advance(st: GameState, attacker_zone: str, target_zone: str, uids: tuple[str
         raise RuleViolation("25.0", "the second line advances only with the Lead Attacker")
     if not st.scenario.graph.adjacent(attacker_zone, target_zone):
         raise RuleViolation("25.0", "the target Zone must be next to the attacker's")
+    if uids:
+        for r in held:           # 28.5: a Redoubt Block that had to retreat is eliminated by the advance
+            yield Log("28.5", f"{r.id} could not retreat from its Redoubt and the enemy advances: eliminated")
+            st = replace(st, units=tuple(x for x in st.units if x.id != r.id),
+                         redoubt_held=tuple(x for x in st.redoubt_held if x != r.id))
+            st = _morale(st, r.side, -1)                                     # 26.0
     for uid in uids:
         u = st.unit(uid)
         st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=target_zone),))
@@ -1243,6 +1309,8 @@ def give_ground(st: GameState, uid: str, deck: Deck | None = None):
     deck = deck or default_deck()
     u = st.unit(uid)
     sc = st.scenario
+    if u.block.redoubt_block:
+        raise RuleViolation("28.5", f"{uid} is an Artillery Redoubt Block: it never gives ground")
     if not any(st.side_of_zone(n) == ENEMY[u.side] for n in sc.graph.neighbours(u.zone)):
         raise RuleViolation("24.3", f"{uid} is not next to an enemy Block")
     started_in_ebz = u.zone in enemy_battle_zones(st, u.side)
