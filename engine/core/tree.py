@@ -71,54 +71,18 @@ class Tree:
     def size(self) -> int:
         return sum(1 for _ in self.nodes())
 
-    def to_dict(self, result: Callable[[Any], Any] | None = None, outcome: Callable[[Any], Any] | None = None,
-                max_depth: int | None = None) -> dict:
-        """JSON-able tree: each node has rule, request, label, outcome, probability (and result at leaves)."""
+    def _convert(self, max_depth: int | None, result: Callable[[Any], Any] | None,
+                 outcome: Callable[[Any], Any] | None, subtrees: list | None) -> dict:
+        """Nodes as dicts; with ``subtrees`` (a list to fill) sub-procedure trees are listed once and referred to."""
         from .procedure import jsonable
 
         result = result or jsonable
         outcome = outcome or jsonable
-
-        def conv(n: Node, depth: int) -> dict:
-            d: dict[str, Any] = {"kind": n.kind, "rule": n.rule, "request": n.label,
-                                 "outcome": n.outcome_text if n.outcome_text is not None else outcome(n.outcome)}
-            if n.probability is not None:
-                d["probability"] = prob_json(n.probability)
-            if n.path_probability is not None:
-                d["path_probability"] = prob_json(n.path_probability)
-            if n.notes:
-                d["notes"] = [{"rule": r, "text": t} for r, t in n.notes]
-            if n.is_leaf:
-                d["kind"] = "leaf"
-                d.pop("request")
-                d.pop("rule")
-                d["result"] = result(n.result)
-            elif max_depth is None or depth < max_depth:
-                d["children"] = [conv(c, depth + 1) for c in n.children]
-            else:
-                d["children_omitted"] = len(n.children)
-            return d
-
-        if self.root is None:
-            raise ValueError("this tree was enumerated without nodes (build=False)")
-        return conv(self.root, 0)
-
-    def to_json(self, max_depth: int | None = None, result: Callable[[Any], Any] | None = None) -> dict:
-        """JSON-able tree with its sub-procedures' trees: ``{"tree": ..., "subtrees": [...]}``.
-
-        Nodes: kind, rule, request, outcome, probability, path_probability, notes; leaves also carry the
-        result (JSON) and its text. A sub-procedure node names its own tree by index in ``subtrees``
-        (each sub-tree is listed once, however often its key recurs).
-        """
-        from .procedure import jsonable
-
-        result = result or jsonable
         index: dict[int, int] = {}
-        listed: list[dict | None] = []
 
         def conv(n: Node, depth: int) -> dict:
             d: dict[str, Any] = {"kind": n.kind if n.children else "leaf",
-                                 "outcome": n.outcome_text if n.outcome_text is not None else jsonable(n.outcome)}
+                                 "outcome": n.outcome_text if n.outcome_text is not None else outcome(n.outcome)}
             if n.probability is not None:
                 d["probability"] = prob_json(n.probability)
             if n.path_probability is not None:
@@ -131,12 +95,12 @@ class Tree:
                 return d
             d["rule"] = n.rule
             d["request"] = n.label
-            if n.subtree is not None and n.subtree.root is not None:
+            if subtrees is not None and n.subtree is not None and n.subtree.root is not None:
                 key = id(n.subtree)
                 if key not in index:
-                    index[key] = len(listed)
-                    listed.append(None)
-                    listed[index[key]] = {"rule": n.rule, "request": n.label, "tree": conv(n.subtree.root, 0)}
+                    index[key] = len(subtrees)
+                    subtrees.append(None)
+                    subtrees[index[key]] = {"rule": n.rule, "request": n.label, "tree": conv(n.subtree.root, 0)}
                 d["subtree"] = index[key]
             if max_depth is None or depth < max_depth:
                 d["children"] = [conv(c, depth + 1) for c in n.children]
@@ -146,7 +110,21 @@ class Tree:
 
         if self.root is None:
             raise ValueError("this tree was enumerated without nodes (build=False)")
-        root = conv(self.root, 0)
+        return conv(self.root, 0)
+
+    def to_dict(self, result: Callable[[Any], Any] | None = None, outcome: Callable[[Any], Any] | None = None,
+                max_depth: int | None = None) -> dict:
+        """JSON-able tree: each node has rule, request, outcome, probability (and result and text at leaves)."""
+        return self._convert(max_depth, result, outcome, None)
+
+    def to_json(self, max_depth: int | None = None, result: Callable[[Any], Any] | None = None) -> dict:
+        """JSON-able tree with its sub-procedures' trees: ``{"tree": ..., "subtrees": [...]}``.
+
+        As :meth:`to_dict`, and a sub-procedure node names its own tree by index in ``subtrees`` (each
+        sub-tree is listed once, however often its key recurs).
+        """
+        listed: list = []
+        root = self._convert(max_depth, result, None, listed)
         return {"tree": root, "subtrees": listed}
 
     def render(self, result: Callable[[Any], str] = str, max_depth: int | None = None,
