@@ -854,6 +854,17 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         face = yield from draw(rule, label)
         return read_check(table, deck.skill(face), skill, good)
 
+    def passes(b, icon, me: Side) -> bool:
+        """A block's General Skill Check on a drawn icon (21.2), with the HQ +1."""
+        return read_check("general", icon, b.skill + (1 if me.steady_hq else 0), me.good_morale_for(b)).success
+
+    def checks_or_hits(roles: list, me: Side, label: str):
+        """23.5: one card drawn for the group; each block that fails its check takes a Cohesion Hit."""
+        icon = deck.skill((yield from draw("23.5", label)))
+        for r in roles:
+            if not passes(blocks[r], icon, me):
+                yield from cohesion_hit(r, "23.5")
+
     def effects(result: str, table: str):
         """Everything after the final result is known (23.5-27.11): a memoised sub-procedure."""
         nonlocal square_formed
@@ -922,13 +933,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                     for side_roles, me in ((zone, a), (target, d)):
                         cav = [r for r in side_roles if present(r) and blocks[r].kind == "cavalry"]
                         if cav:
-                            face = yield from draw("23.5", f"cavalry skill check ({owner(cav[0])})")
-                            icon = deck.skill(face)
-                            for r in cav:
-                                b = blocks[r]
-                                if not read_check("general", icon, b.skill + (1 if me.steady_hq else 0),
-                                                  me.good_morale_for(b)).success:
-                                    yield from cohesion_hit(r, "23.5")
+                            yield from checks_or_hits(cav, me, f"cavalry skill check ({owner(cav[0])})")
                     if steady_cav(A):
                         for r in target:
                             b = blocks[r] if present(r) else None
@@ -954,13 +959,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                     yield from cohesion_hit(r, "23.5")
                 here = [r for r in zone if present(r)]
                 if here:
-                    face = yield from draw("23.5", "attackers' skill check (Bayonets & Burst)")
-                    icon = deck.skill(face)
-                    for r in here:
-                        b = blocks[r]
-                        if not read_check("general", icon, b.skill + (1 if a.steady_hq else 0),
-                                          a.good_morale_for(b)).success:
-                            yield from cohesion_hit(r, "23.5")
+                    yield from checks_or_hits(here, a, "attackers' skill check (Bayonets & Burst)")
             elif result == "burst":
                 for r in target:
                     yield from cohesion_hit(r, "23.5")
@@ -968,8 +967,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 if still and all(retreats[r] > 0 for r in still):
                     face = yield from draw("23.5", "retreating defenders' skill check (Burst)")
                     icon = deck.skill(face)
-                    if any(not read_check("general", icon, blocks[r].skill + (1 if d.steady_hq else 0),
-                                          d.good_morale_for(blocks[r])).success for r in still):
+                    if any(not passes(blocks[r], icon, d) for r in still):
                         morale["defender"] -= 1
                         yield Log("23.5", "a retreating defender failed: one Morale lost")
             elif result == "retreat_flag":
