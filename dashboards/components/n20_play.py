@@ -16,7 +16,7 @@ from typing import Any
 import param
 
 from engine.core.errors import RecordError, RuleViolation, VedetteError
-from engine.core.procedure import Choose, Roll, jsonable
+from engine.core.procedure import Choose, RandomDice, Roll, jsonable
 from engine.core.record import GameRecord
 from engine.n20.game.actions import Action
 from engine.n20.game.engine import actor, begin, legal_actions, new_game
@@ -75,7 +75,7 @@ class PlayModel(param.Parameterized):
         self.events: list[dict] = []
         self.states: list[GameState] = []
         self.pending = None           # an engine Pending waiting for typed dice or a player's choice
-        self._rng = random.Random()
+        self._dice = RandomDice()
 
     # -- games ---------------------------------------------------------------------------------------
     @property
@@ -99,7 +99,7 @@ class PlayModel(param.Parameterized):
                                 title=title or f"{st.scenario.name} ({', '.join(options) or 'standard'})")
         self.game_id, self.header, self.events, self.states = gid, self._header(rec), [], [st]
         self.pending, self.mode, self.position = None, "play", 0
-        self._rng = random.Random(seed)
+        self._dice = RandomDice(seed)
         self._changed(f"New game of {st.scenario.name} started and saved.")
         return gid
 
@@ -124,7 +124,7 @@ class PlayModel(param.Parameterized):
         states = replay_record(rec)
         self.game_id, self.header, self.events, self.states = game_id, self._header(rec), list(saved.events), states
         self.pending = None
-        self._rng = random.Random((saved.seed or 0) + len(saved.events))
+        self._dice = RandomDice((saved.seed or 0) + len(saved.events))
         self.mode = mode
         self.position = len(states) - 1 if mode == "play" else 0
         self._changed(f"Saved game {saved.title!r} loaded ({len(saved.events)} actions).")
@@ -191,14 +191,8 @@ class PlayModel(param.Parameterized):
         return True
 
     def _roll(self, req):
-        outs = req.outcomes()
-        r = self._rng.random()
-        acc = 0.0
-        for v, prob in outs:
-            acc += float(prob)
-            if r < acc:
-                return v
-        return outs[-1][0]
+        """Computer dice: the engine's seeded RNG driver, with each request's exact probabilities."""
+        return self._dice(req)
 
     def answer(self, value: Any) -> bool:
         """Answer the pending request (a typed die, a card, or a player's choice)."""
