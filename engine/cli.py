@@ -18,8 +18,15 @@ from engine.core.errors import VedetteError
 GAMES = ("n20", "lob", "tbf", "bc")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr with exit code 2 (every sub-command parser inherits this)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        self.exit(2, f"{self.prog}: error: {' '.join(str(message).split())[:300]}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vedette", description="Vedette: rules, exact odds and trees for "
+    parser = OneLineParser(prog="vedette", description="Vedette: rules, exact odds and trees for "
                                      "Napoleonic board wargames. Output is JSON.")
     sub = parser.add_subparsers(dest="game", metavar="GAME")
     for game in GAMES:

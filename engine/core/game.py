@@ -1,0 +1,694 @@
+"""The game protocol every system implements, and what is written once on top of it.
+
+A system (Napoleonic 20, Lines of Battle, These Brave Fellows, Battle Commander) subclasses
+:class:`GameRules` and supplies its rules only:
+
+* ``new_game(scenario, options, seed)`` -- the first state (a value: applying never mutates it);
+* ``to_act(state)`` -- the side to act, or ``None`` when the game is over;
+* ``candidates(state)`` -- actions worth trying; :meth:`GameRules.legal_actions` keeps those that pass
+  ``check``, the same check :meth:`GameRules.apply` runs, so legality has one source;
+* ``check(state, action)`` -- raise :class:`RuleViolation` naming the rule (no dice, no change);
+* ``perform(state, action)`` -- the action's rules procedure (a generator yielding ``Roll``, ``Draw``,
+  ``Choose`` ...) returning the new state, so one action can be played, replayed or enumerated;
+* ``outcome(state)`` -- an :class:`Outcome` once the game is over;
+* JSON both ways for actions and states, a short text notation for actions, the position (turn and
+  phase) and the invariants the conformance suite checks.
+
+Core then gives every system the same record (:class:`~engine.core.record.GameRecord`), replay that names
+the first event that no longer fits, undo, a :class:`Session` whose half-answered action is itself a value,
+one seeding rule (:func:`action_seed`), one bot interface and one game loop (:func:`play_game`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Generator, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, ClassVar, Protocol
+
+from .errors import RecordError, RuleViolation, VedetteError
+from .procedure import ChanceRequest, Choose, Event, NeedInput, RandomDice, Request, Stepper
+from .record import GameRecord
+
+__all__ = ["Outcome", "Position", "GameRules", "Pending", "Session", "Bot", "RandomBot", "action_seed",
+           "other_side", "replay", "initial_state", "undo", "play_game", "apply_event", "make_event",
+           "system_of", "register", "systems", "parse_dice", "MAX_ACTIONS"]
+
+#: A game loop stops after this many actions even when no one has won (a bot that never ends a phase).
+MAX_ACTIONS = 20000
+
+
+# ------------------------------------------------------------------------------------------------
+# Value types
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended, like python-chess's ``Outcome``: the winner (``None`` for a draw), the victory
+    level in the scenario's words (``"decisive"``, ``"marginal"`` ...), why, and the rule that decides."""
+
+    winner: str | None
+    level: str = ""
+    reason: str = ""
+    rule: str = ""
+
+    def to_json(self) -> dict:
+        return {"winner": self.winner, "level": self.level, "reason": self.reason, "rule": self.rule}
+
+    def __str__(self) -> str:
+        who = f"{self.winner} win" if self.winner else "draw"
+        lvl = f" ({self.level})" if self.level else ""
+        why = f": {self.reason}" if self.reason else ""
+        return f"{who}{lvl}{why}"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """Where a game stands, for indexes, jumps in replay and simulations: game turn and phase."""
+
+    turn: int
+    phase: str = ""
+
+    def __str__(self) -> str:
+        return f"turn {self.turn}" + (f", {self.phase}" if self.phase else "")
+
+
+def other_side(sides: Sequence[str], side: str) -> str:
+    """The opponent of ``side`` among the two ``sides`` of a game."""
+    a, b = sides
+    if side == a:
+        return b
+    if side == b:
+        return a
+    raise VedetteError(f"unknown side {side!r}; sides are {a!r} and {b!r}")
+
+
+def action_seed(seed: int, index: int) -> int:
+    """The one seeding rule: the computer's dice for event ``index`` of a game seeded ``seed`` come from
+    ``RandomDice(action_seed(seed, index))``, so a game's dice do not depend on what ran before it, on the
+    number of workers of a simulation, or on whether earlier events were typed in."""
+    h = hashlib.blake2b(f"vedette:{int(seed)}:{int(index)}".encode(), digest_size=8).digest()
+    return int.from_bytes(h, "big")
+
+
+# ------------------------------------------------------------------------------------------------
+# The protocol
+# ------------------------------------------------------------------------------------------------
+class GameRules(ABC):
+    """One system's rules. Subclasses set :attr:`system`, :attr:`sides`, :attr:`engine_version` and
+    implement the abstract methods; everything else has a default written once here."""
+
+    system: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    sides: ClassVar[tuple[str, str]] = ("", "")
+    engine_version: ClassVar[str] = ""
+    #: older engine versions whose records this one still replays (a migration exists)
+    accepts_versions: ClassVar[tuple[str, ...]] = ()
+    default_scenario: ClassVar[str] = ""
+
+    # --- what a system must supply -------------------------------------------------------------
+    @abstractmethod
+    def scenarios(self) -> dict[str, str]:
+        """Scenario ids with a title, e.g. ``{"fuentes": "Fuentes de Oñoro (3-5 May 1811)"}``."""
+
+    @abstractmethod
+    def options(self) -> dict[str, str]:
+        """Option and variant names with the rule each implements."""
+
+    @abstractmethod
+    def new_game(self, scenario: str | None = None, options: Sequence[str] | Mapping = (), seed: int = 0) -> Any:
+        """The first state of ``scenario`` with ``options`` (names from :meth:`options`)."""
+
+    @abstractmethod
+    def to_act(self, state) -> str | None:
+        """The side to act now; ``None`` when the game is over."""
+
+    @abstractmethod
+    def candidates(self, state) -> Iterable[Any]:
+        """Actions to try in ``state``: :meth:`legal_actions` keeps those that pass :meth:`check`."""
+
+    @abstractmethod
+    def check(self, state, action) -> None:
+        """Raise :class:`RuleViolation` (naming the rule) if ``action`` is illegal in ``state``."""
+
+    @abstractmethod
+    def perform(self, state, action) -> Generator:
+        """The rules procedure of a checked ``action``: yields requests, returns the new state."""
+
+    @abstractmethod
+    def outcome(self, state) -> Outcome | None:
+        """The game's :class:`Outcome`, or ``None`` while it goes on."""
+
+    @abstractmethod
+    def action_to_json(self, action) -> dict:
+        ...
+
+    @abstractmethod
+    def action_from_json(self, data: Any) -> Any:
+        """Rebuild an action; data of the wrong shape raises :class:`VedetteError` naming the field."""
+
+    @abstractmethod
+    def state_to_json(self, state) -> dict:
+        ...
+
+    @abstractmethod
+    def state_from_json(self, data: Any) -> Any:
+        ...
+
+    @abstractmethod
+    def position(self, state) -> Position:
+        """The turn and phase of ``state``."""
+
+    # --- defaults a system may refine ---------------------------------------------------------
+    def record_options(self, state) -> dict:
+        """What a record keeps of the game's options (given back to :meth:`new_game` on replay)."""
+        return {"options": list(getattr(state, "options", ()))}
+
+    def edition(self, state) -> str:
+        return ""
+
+    def scenario_of(self, state) -> str:
+        return getattr(state, "scenario_id", "") or self.default_scenario
+
+    def rule_of(self, action) -> str:
+        """The rule an action belongs to (kept in the record beside it)."""
+        return ""
+
+    def format_action(self, action) -> str:
+        """The short text notation of ``action`` (like SAN): :meth:`parse_action` reads it back."""
+        return json.dumps(self.action_to_json(action), separators=(",", ":"), sort_keys=True)
+
+    def parse_action(self, text: str) -> Any:
+        """An action from its text notation, or from its JSON."""
+        text = text.strip()
+        if text.startswith("{"):
+            try:
+                return self.action_from_json(json.loads(text))
+            except json.JSONDecodeError as exc:
+                raise VedetteError(f"action: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        raise VedetteError(f"action: cannot read {text[:60]!r}")
+
+    def describe_action(self, action) -> str:
+        """The action in a player's words (for lists and logs)."""
+        return str(action)
+
+    def is_pass(self, action) -> bool:
+        """True for actions that end a phase or pass (a random bot takes them now and then)."""
+        return False
+
+    def invariants(self, state) -> list[str]:
+        """What is wrong with ``state`` (empty when every invariant the system declares holds)."""
+        return []
+
+    def bots(self) -> dict[str, Callable[..., "Bot"]]:
+        """Bot factories by name; each is called with ``seed=`` and returns a :class:`Bot`."""
+        return {"random": RandomBot}
+
+    def migrate_event(self, event: dict, version: str) -> dict:
+        """An event of an older accepted engine version in today's form (default: unchanged)."""
+        return event
+
+    # --- written once --------------------------------------------------------------------------
+    def is_legal(self, state, action) -> bool:
+        try:
+            self.check(state, action)
+        except RuleViolation:
+            return False
+        return True
+
+    def legal_actions(self, state) -> list[Any]:
+        """Every legal action of the side to act: the candidates that pass :meth:`check`."""
+        if self.to_act(state) is None:
+            return []
+        return [a for a in self.candidates(state) if self.is_legal(state, a)]
+
+    def coerce_action(self, action) -> Any:
+        if isinstance(action, dict):
+            return self.action_from_json(action)
+        if isinstance(action, str):
+            return self.parse_action(action)
+        return action
+
+    def begin(self, state, action) -> "Pending":
+        """Start ``action`` for answering one request at a time (checked first: nothing happens if illegal)."""
+        return Pending.start(self, state, self.coerce_action(action))
+
+    def apply(self, state, action, dice: Callable | None = None, chooser: Callable | None = None,
+              seed: int | None = None) -> tuple[Any, dict]:
+        """The state after ``action`` and its record event. Dice from ``dice`` (default: seeded by
+        ``seed``), choices inside the procedure from ``chooser`` (default: the first option)."""
+        p = self.begin(state, action)
+        p = p.run(dice if dice is not None else RandomDice(seed), chooser or _first)
+        return p.state, p.event()
+
+    def over(self, state) -> bool:
+        return self.to_act(state) is None
+
+
+def _first(req: Choose):
+    return req.options[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# Events and records
+# ------------------------------------------------------------------------------------------------
+def make_event(rules: GameRules, state, action, answers: Iterable[Event]) -> dict:
+    """The record event of ``action`` made by the side to act, with every answer and note its procedure had."""
+    return {"kind": "action", "rule": rules.rule_of(action), "side": rules.to_act(state),
+            "action": rules.action_to_json(action), "answers": [e.to_json() for e in answers]}
+
+
+def apply_event(rules: GameRules, state, event: Any) -> Any:
+    """Replay one recorded event on ``state``: the same check, the same procedure, the recorded answers."""
+    if not isinstance(event, dict) or event.get("kind") != "action" or "action" not in event:
+        raise RecordError("expected an object with kind 'action' and an 'action'")
+    answers = event.get("answers", [])
+    if not isinstance(answers, list) or not all(isinstance(a, dict) for a in answers):
+        raise RecordError("field 'answers': expected a list of objects")
+    action = rules.action_from_json(event["action"])
+    p = Pending.start(rules, state, action)
+    for i, ev in enumerate(a for a in answers if a.get("kind") in ("roll", "draw", "chance", "choose")):
+        if p.done:
+            raise RecordError(f"answer {i}: left over after the action ended")
+        req = p.request
+        if ev.get("kind") != req.kind or ev.get("rule") != req.rule:
+            raise RecordError(f"answer {i}: recorded {ev.get('kind')} for rule {ev.get('rule')}, but the "
+                              f"action asks for a {req.kind} for rule {req.rule}")
+        try:
+            p = p.answer(ev.get("value"))
+        except RuleViolation as exc:
+            raise RecordError(f"answer {i}: {exc}") from None
+    if not p.done:
+        raise RecordError(f"the record ends while rule {p.request.rule} still waits for a {p.request.kind}")
+    return p.state
+
+
+def initial_state(rules: GameRules, record: GameRecord) -> Any:
+    """The first state of a recorded game, after checking the record belongs to this system and version."""
+    if record.game != rules.system:
+        raise RecordError(f"field 'game': this is a record of {record.game!r}, not {rules.system!r}")
+    if record.engine_version and record.engine_version != rules.engine_version \
+            and record.engine_version not in rules.accepts_versions:
+        raise RecordError(f"field 'engine_version': this engine replays {rules.engine_version} records, "
+                          f"the record was made by {str(record.engine_version)[:40]!r}")
+    if record.scenario not in rules.scenarios():
+        raise RecordError(f"field 'scenario': unknown scenario {record.scenario[:40]!r}; "
+                          f"one of {', '.join(rules.scenarios())}")
+    seed = record.seed if record.seed is not None else 0
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise RecordError(f"field 'seed': expected a whole number, got {str(seed)[:40]!r}")
+    try:
+        state = rules.new_game(record.scenario, record.options or {}, seed)
+    except RecordError:
+        raise
+    except VedetteError as exc:
+        raise RecordError(f"the record's game cannot be set up: {exc}") from None
+    if record.edition and rules.edition(state) and record.edition != rules.edition(state):
+        raise RecordError(f"field 'edition': the record says {record.edition[:20]!r}, the scenario is "
+                          f"{rules.edition(state)!r}")
+    return state
+
+
+def replay(rules: GameRules, record: GameRecord, upto: int | None = None) -> list[Any]:
+    """Every state of a recorded game: the first, then one after each event (``upto`` events at most).
+    A :class:`RecordError` names the first event that no longer fits."""
+    states = [initial_state(rules, record)]
+    events = record.events if upto is None else record.events[:max(0, upto)]
+    version = record.engine_version
+    for i, ev in enumerate(events):
+        try:
+            if version and version != rules.engine_version:
+                ev = rules.migrate_event(ev, version)
+            states.append(apply_event(rules, states[-1], ev))
+        except RecordError as exc:
+            raise RecordError(str(exc), index=i, file=record.meta.get("file") if isinstance(record.meta, dict) else None) from None
+        except VedetteError as exc:
+            raise RecordError(f"does not replay: {exc}", index=i) from None
+    return states
+
+
+def undo(rules: GameRules, record: GameRecord, n: int = 1) -> tuple[GameRecord, Any]:
+    """The record without its last ``n`` events, and the state it leads to."""
+    if n < 0:
+        raise VedetteError("undo: the number of events must not be negative")
+    short = record.truncated(max(0, len(record.events) - n))
+    return short, replay(rules, short)[-1]
+
+
+def new_record(rules: GameRules, state, seed: int, meta: dict | None = None) -> GameRecord:
+    return GameRecord(game=rules.system, scenario=rules.scenario_of(state), edition=rules.edition(state),
+                      options=rules.record_options(state), seed=int(seed), events=(),
+                      engine_version=rules.engine_version, meta=dict(meta or {}))
+
+
+# ------------------------------------------------------------------------------------------------
+# An action under way: a value
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Pending:
+    """An action being resolved one request at a time (typed dice, a person's choices).
+
+    A value: ``answers`` so far are kept, and :meth:`answer` returns a *new* Pending, so a half-answered
+    action can be saved (:meth:`to_json`) and resumed (:meth:`from_json`). ``request`` is what waits
+    (``None`` once ``done``); ``state`` is the new game state once done."""
+
+    rules: GameRules = field(repr=False, compare=False)
+    before: Any = field(repr=False, compare=False)
+    action: Any = None
+    answers: tuple = ()
+    events: tuple[Event, ...] = ()
+    request: Request | None = None
+    state: Any = field(default=None, repr=False, compare=False)
+    done: bool = False
+    _stepper: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def start(cls, rules: GameRules, state, action) -> "Pending":
+        rules.check(state, action)
+        step = Stepper(partial(rules.perform, state, action))
+        return cls._from(rules, state, action, (), step)
+
+    @classmethod
+    def _from(cls, rules, state, action, answers, step) -> "Pending":
+        return cls(rules=rules, before=state, action=action, answers=tuple(answers), events=tuple(step.events),
+                   request=step.pending, state=step.result if step.done else None, done=step.done, _stepper=step)
+
+    def answer(self, value) -> "Pending":
+        """Answer the waiting request (checked against it: a die off its faces raises and changes nothing)."""
+        if self.done:
+            raise VedetteError("this action is complete; nothing to answer")
+        step = self._stepper
+        if step is None or len(step.events) != len(self.events) or step.pending is not self.request:
+            step = self._restart()           # this value was already answered along another branch
+        value = self.request.check(value)
+        step.answer(value)
+        return Pending._from(self.rules, self.before, self.action, self.answers + (value,), step)
+
+    def _restart(self) -> Stepper:
+        step = Stepper(partial(self.rules.perform, self.before, self.action))
+        for v in self.answers:
+            step.answer(v)
+        return step
+
+    def run(self, dice: Callable | None, chooser: Callable | None) -> "Pending":
+        """Answer every remaining request from ``dice`` and ``chooser``."""
+        p = self
+        while not p.done:
+            req = p.request
+            if isinstance(req, Choose):
+                if chooser is None:
+                    raise NeedInput(req)
+                p = p.answer(chooser(req))
+            else:
+                if dice is None:
+                    raise NeedInput(req)
+                p = p.answer(dice(req))
+        return p
+
+    def event(self) -> dict:
+        if not self.done:
+            raise VedetteError("the action is not complete")
+        return make_event(self.rules, self.before, self.action, self.events)
+
+    def to_json(self) -> dict:
+        return {"action": self.rules.action_to_json(self.action),
+                "answers": [e.to_json() for e in self.events if e.answers]}
+
+    @classmethod
+    def from_json(cls, rules: GameRules, state, data: Any) -> "Pending":
+        if not isinstance(data, dict) or "action" not in data:
+            raise RecordError("a pending action is an object with 'action' and 'answers'")
+        p = Pending.start(rules, state, rules.action_from_json(data["action"]))
+        answers = data.get("answers") or []
+        if not isinstance(answers, list):
+            raise RecordError("field 'answers': expected a list")
+        for i, a in enumerate(answers):
+            if p.done:
+                raise RecordError(f"answer {i}: left over after the action ended")
+            try:
+                p = p.answer(a.get("value") if isinstance(a, dict) else a)
+            except RuleViolation as exc:
+                raise RecordError(f"answer {i}: {exc}") from None
+        return p
+
+
+# ------------------------------------------------------------------------------------------------
+# A game being played
+# ------------------------------------------------------------------------------------------------
+class Session:
+    """A game being played: its record, every state so far, and the action under way (if any).
+
+    Every completed action appends one event to the record; an illegal action or a wrong die raises
+    and changes nothing. ``dice="random"`` rolls with the one seeding rule, ``"typed"`` waits for
+    :meth:`answer`."""
+
+    def __init__(self, rules: GameRules, record: GameRecord, states: list | None = None,
+                 pending: Pending | None = None):
+        self.rules = rules
+        self.record = record
+        self.states = states if states is not None else replay(rules, record)
+        self.pending = pending
+
+    @classmethod
+    def new(cls, rules: GameRules, scenario: str | None = None, options: Sequence[str] | Mapping = (),
+            seed: int = 0, meta: dict | None = None) -> "Session":
+        state = rules.new_game(scenario or rules.default_scenario, options, seed)
+        return cls(rules, new_record(rules, state, seed, meta), [state])
+
+    @property
+    def state(self):
+        return self.states[-1]
+
+    @property
+    def index(self) -> int:
+        """The index the next event will have."""
+        return len(self.record.events)
+
+    def legal_actions(self) -> list:
+        return [] if self.pending is not None else self.rules.legal_actions(self.state)
+
+    def begin(self, action) -> Pending:
+        """Start ``action`` and stop at its first request (typed dice, a person's choice)."""
+        if self.pending is not None:
+            raise VedetteError(f"an action is under way ({self.rules.describe_action(self.pending.action)}): "
+                               "answer its request first or cancel it")
+        p = self.rules.begin(self.state, action)
+        self.pending = p
+        self._commit_if_done()
+        return p
+
+    def answer(self, value) -> Pending | None:
+        if self.pending is None:
+            raise VedetteError("no action is waiting for an answer")
+        self.pending = self.pending.answer(value)
+        done = self.pending
+        self._commit_if_done()
+        return done
+
+    def cancel(self) -> None:
+        """Drop the action under way (nothing of it was recorded)."""
+        self.pending = None
+
+    def roll_pending(self, chooser: Callable | None = None) -> Pending:
+        """Answer the action under way with the computer's dice (and ``chooser`` for its questions)."""
+        if self.pending is None:
+            raise VedetteError("no action is waiting for an answer")
+        p = self.pending.run(RandomDice(action_seed(self.record.seed or 0, self.index)), chooser or _first)
+        self.pending = p
+        self._commit_if_done()
+        return p
+
+    def act(self, action, dice: Callable | None = None, chooser: Callable | None = None) -> Any:
+        """Play ``action`` through: dice from ``dice`` (default: the game's seeded dice for this event)."""
+        if self.pending is not None:
+            raise VedetteError("an action is under way: answer its request first or cancel it")
+        p = self.rules.begin(self.state, action)
+        p = p.run(dice if dice is not None else RandomDice(action_seed(self.record.seed or 0, self.index)),
+                  chooser or _first)
+        self.pending = p
+        self._commit_if_done()
+        return self.state
+
+    def _commit_if_done(self) -> None:
+        p = self.pending
+        if p is not None and p.done:
+            self.record = self.record.append(p.event())
+            self.states.append(p.state)
+            self.pending = None
+
+    def undo(self, n: int = 1) -> Any:
+        """Drop the action under way, or else the last ``n`` events."""
+        if self.pending is not None:
+            self.pending = None
+            return self.state
+        if n < 1 or len(self.record.events) < n:
+            raise VedetteError("nothing to undo" if not self.record.events else
+                               f"cannot undo {n} events: the game has {len(self.record.events)}")
+        self.record = self.record.truncated(len(self.record.events) - n)
+        del self.states[len(self.states) - n:]
+        return self.state
+
+    def outcome(self) -> Outcome | None:
+        return self.rules.outcome(self.state)
+
+    def to_json(self) -> dict:
+        """The record plus the action under way, so a half-answered action survives a save."""
+        d = self.record.to_json()
+        if self.pending is not None:
+            d["pending"] = self.pending.to_json()
+        return d
+
+    @classmethod
+    def from_json(cls, rules: GameRules, data: Any, file: str | None = None) -> "Session":
+        rec = GameRecord.from_json(data, file=file)
+        s = cls(rules, rec)
+        if isinstance(data, dict) and data.get("pending"):
+            s.pending = Pending.from_json(rules, s.state, data["pending"])
+        return s
+
+
+# ------------------------------------------------------------------------------------------------
+# Bots and the game loop
+# ------------------------------------------------------------------------------------------------
+class Bot(Protocol):
+    """A player the computer plays: picks an action among the legal ones and answers the choices asked
+    inside procedures. Deterministic given the seed it was made with."""
+
+    name: str
+
+    def choose_action(self, rules: GameRules, state, legal: list) -> Any: ...
+
+    def choose(self, request: Choose, state=None) -> Hashable: ...
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions (taking a pass/end-of-phase action with probability
+    ``pass_rate`` when there is one, so games move on) and answers choices at random."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None, pass_rate: float = 0.15):
+        self.rng = random.Random(seed)
+        self.pass_rate = pass_rate
+
+    def choose_action(self, rules: GameRules, state, legal: list):
+        passes = [a for a in legal if rules.is_pass(a)]
+        others = [a for a in legal if not rules.is_pass(a)]
+        if passes and (not others or self.rng.random() < self.pass_rate):
+            return passes[0]
+        return self.rng.choice(others or legal)
+
+    def choose(self, request: Choose, state=None):
+        return self.rng.choice(request.options)
+
+
+def _make_bots(rules: GameRules, bots, seed: int) -> dict[str, Bot]:
+    if isinstance(bots, Mapping):
+        items = list(bots.items())
+    else:
+        names = list(bots)
+        if len(names) != 2:
+            raise VedetteError(f"--bots: expected two bots, one per side ({' and '.join(rules.sides)}), got {len(names)}")
+        items = list(zip(rules.sides, names))
+    out = {}
+    factories = rules.bots()
+    for i, (side, b) in enumerate(items):
+        if isinstance(b, str):
+            if b not in factories:
+                raise VedetteError(f"unknown bot {b[:30]!r}: choose from {', '.join(factories)}")
+            b = factories[b](seed=action_seed(seed, -1 - i))
+        out[side] = b
+    return out
+
+
+def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None = None,
+              options: Sequence[str] | Mapping = (), seed: int = 0, max_actions: int = MAX_ACTIONS,
+              record: bool = True, on_action: Callable | None = None) -> tuple[Any, GameRecord | None]:
+    """Play a whole game, bot against bot (``bots``: one per side, in the order of ``rules.sides``, as
+    names or :class:`Bot` objects). Returns the final state and its record."""
+    players = _make_bots(rules, bots, seed)
+    state = rules.new_game(scenario or rules.default_scenario, options, seed)
+    rec = new_record(rules, state, seed, {"bots": {s: getattr(b, "name", str(b)) for s, b in players.items()}})
+    events = []
+    n = 0
+    while n < max_actions:
+        side = rules.to_act(state)
+        if side is None:
+            break
+        bot = players[side]
+        legal = rules.legal_actions(state)
+        if not legal:
+            raise VedetteError(f"{rules.system}: no legal action for {side} at {rules.position(state)}")
+        a = bot.choose_action(rules, state, legal)
+        p = rules.begin(state, a).run(RandomDice(action_seed(seed, n)), partial(_bot_choose, bot, state))
+        if record:
+            events.append(p.event())
+        state = p.state
+        n += 1
+        if on_action is not None:
+            on_action(state, n)
+    return state, (replace(rec, events=tuple(events)) if record else None)
+
+
+def _bot_choose(bot, state, req):
+    return bot.choose(req, state)
+
+
+# ------------------------------------------------------------------------------------------------
+# Registry and shared parsing
+# ------------------------------------------------------------------------------------------------
+_SYSTEMS: dict[str, Callable[[], GameRules]] = {}
+
+
+def register(system: str, factory: Callable[[], GameRules]) -> None:
+    """Make a system's rules available by name (the CLI, the play page and simulations look them up)."""
+    _SYSTEMS[system] = factory
+
+
+def systems() -> list[str]:
+    _load_all()
+    return sorted(_SYSTEMS)
+
+
+def system_of(name: str) -> GameRules:
+    """The rules of system ``name`` (``"n20"``, ``"lob"``, ``"tbf"``, ``"bc"``)."""
+    _load_all()
+    try:
+        return _SYSTEMS[name]()
+    except KeyError:
+        raise VedetteError(f"unknown game system {str(name)[:20]!r}; one of {', '.join(sorted(_SYSTEMS))}") from None
+
+
+_PROTOCOL_MODULES = {"n20": "engine.n20.game.protocol", "lob": "engine.lob.protocol",
+                     "tbf": "engine.tbf.protocol", "bc": "engine.bc.protocol"}
+
+
+def _load_all() -> None:
+    import importlib
+    for sys_name, mod in _PROTOCOL_MODULES.items():
+        if sys_name in _SYSTEMS:
+            continue
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:
+                raise
+
+
+def parse_dice(text: str | None) -> list[int] | None:
+    """``"3,5,1"`` -> ``[3, 5, 1]`` (the one dice parser of every CLI); each face is checked later
+    against the request it answers."""
+    if text is None:
+        return None
+    out = []
+    for i, part in enumerate(p.strip() for p in str(text).split(",")):
+        if not part:
+            continue
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise VedetteError(f"--dice: item {i + 1} is {part[:20]!r}, expected a whole number "
+                               "(comma-separated die faces, e.g. 3,5,1)") from None
+    return out

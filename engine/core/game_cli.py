@@ -1,0 +1,242 @@
+"""The game verbs of every system, written once over the protocol:
+
+``vedette GAME new|legal|act|undo|replay|play``, with the same options for every system:
+
+* ``new --scenario S --options a,b --seed N --record FILE`` -- start a game, write its record;
+* ``legal --record FILE [--upto N | --turn T]`` -- the legal actions of the side to act;
+* ``act --record FILE ACTION [--dice 3,5] [--choices JSON]`` -- play one action (JSON or text
+  notation), append it to the record; without ``--dice`` the game's seeded dice roll;
+* ``undo --record FILE [-n N]`` -- drop the last events;
+* ``replay FILE [--upto N | --turn T]`` -- the position after some events (every event by default);
+* ``play --scenario S --seed N --bots A,B --record FILE`` -- a whole bot game.
+
+Bad input (a record of another system, an action of the wrong shape, a die off its faces, ``--dice x``,
+non-JSON ``--choices``): :class:`VedetteError`, which the CLI prints as one line with exit code 2; the
+record file is written only after an action succeeded.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import RecordError, VedetteError
+from .game import GameRules, Session, action_seed, parse_dice, play_game, replay
+from .procedure import NeedInput, RandomDice, TypedDice
+from .record import GameRecord
+
+__all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg"]
+
+VERBS = ("new", "legal", "act", "undo", "replay", "play")
+
+
+def int_arg(name: str, lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number within bounds, with a one-line error naming the option."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"{name}: expected a whole number, got {str(text)[:20]!r}") from None
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"{name}: expected a number from {lo} to {hi}, got {v}")
+        return v
+    return parse
+
+
+def parse_options(text: str | None) -> list[str]:
+    return [o.strip() for o in (text or "").split(",") if o.strip()]
+
+
+def parse_choices(text: str | None) -> list | None:
+    """``--choices``: a JSON list of answers to the procedure's questions, in order."""
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise VedetteError(f"--choices: not valid JSON ({exc.msg}); expected a list such as '[\"reserve\", 2]'") from None
+    if not isinstance(data, list):
+        raise VedetteError("--choices: expected a JSON list of answers")
+    return data
+
+
+def _load(rules: GameRules, path: str) -> GameRecord:
+    rec = GameRecord.load(path)
+    if rec.game != rules.system:
+        raise RecordError(f"field 'game': this is a record of {rec.game!r}, not {rules.system!r}", file=path)
+    return rec
+
+
+def _save(rec: GameRecord, path: str) -> None:
+    """Write atomically: a failed or interrupted write leaves the old record as it was."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=p.parent or ".", prefix=p.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(rec.dumps())
+        os.replace(tmp, p)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise VedetteError(f"{path}: cannot write the record ({exc.strerror})") from None
+
+
+def summary(rules: GameRules, state, record: GameRecord | None = None) -> dict:
+    out = {"system": rules.system, "position": str(rules.position(state)),
+           "turn": rules.position(state).turn, "phase": rules.position(state).phase,
+           "to_act": rules.to_act(state)}
+    oc = rules.outcome(state)
+    out["outcome"] = oc.to_json() if oc else None
+    if record is not None:
+        out["events"] = len(record.events)
+        out["seed"] = record.seed
+    return out
+
+
+def _state_at(rules: GameRules, rec: GameRecord, args) -> tuple[Any, int]:
+    states = replay(rules, rec, upto=args.upto)
+    if getattr(args, "turn", None) is not None:
+        for i, s in enumerate(states):
+            if rules.position(s).turn >= args.turn:
+                return s, i
+    return states[-1], len(states) - 1
+
+
+def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable[[], GameRules],
+                        aliases: dict[str, list[str]] | None = None, skip: tuple[str, ...] = ()) -> None:
+    """Add the protocol's game verbs to a system's sub-command parser (``skip``: verbs the system
+    keeps its own, older spelling of; ``aliases``: old verb names that mean the same)."""
+    aliases = aliases or {}
+
+    def common(p, record_required: bool):
+        if record_required:
+            p.add_argument("--record", "-r", required=True, metavar="FILE", help="the game record (JSON)")
+        p.add_argument("--upto", type=int_arg("--upto", 0), default=None, help="use only the first N events")
+        p.add_argument("--turn", type=int_arg("--turn", 0, 10_000), default=None,
+                       help="the position at the start of game turn T")
+
+    def start_opts(p):
+        p.add_argument("--scenario", default=None, help="scenario id")
+        p.add_argument("--options", default="", help="comma-separated optional rules and variants")
+        p.add_argument("--seed", type=int_arg("--seed", 0, 2 ** 63 - 1), default=0, help="the game's seed")
+
+    if "new" not in skip:
+        p = sub.add_parser("new", help="start a game and write its record", aliases=aliases.get("new", []))
+        start_opts(p)
+        p.add_argument("--record", "-r", required=True, metavar="FILE")
+        p.set_defaults(handler=lambda a: _new(rules_factory(), a))
+    if "legal" not in skip:
+        p = sub.add_parser("legal", help="the legal actions of the side to act", aliases=aliases.get("legal", []))
+        common(p, True)
+        p.set_defaults(handler=lambda a: _legal(rules_factory(), a))
+    if "act" not in skip:
+        p = sub.add_parser("act", help="play one action and append it to the record", aliases=aliases.get("act", []))
+        p.add_argument("--record", "-r", required=True, metavar="FILE")
+        p.add_argument("action", help="the action: JSON (as `legal` lists it) or its text notation")
+        p.add_argument("--dice", default=None, help="die faces typed in, e.g. 3,5,1 (default: the game's seeded dice)")
+        p.add_argument("--choices", default=None, help="JSON list of answers to the action's questions")
+        p.set_defaults(handler=lambda a: _act(rules_factory(), a))
+    if "undo" not in skip:
+        p = sub.add_parser("undo", help="drop the last events of a record", aliases=aliases.get("undo", []))
+        p.add_argument("--record", "-r", required=True, metavar="FILE")
+        p.add_argument("-n", type=int_arg("-n", 1, 1_000_000), default=1, help="how many events")
+        p.set_defaults(handler=lambda a: _undo(rules_factory(), a))
+    if "replay" not in skip:
+        p = sub.add_parser("replay", help="replay a record: the position after its events", aliases=aliases.get("replay", []))
+        p.add_argument("file", metavar="RECORD")
+        p.add_argument("--upto", type=int_arg("--upto", 0), default=None, help="replay only the first N events")
+        p.add_argument("--turn", type=int_arg("--turn", 0, 10_000), default=None,
+                       help="the position at the start of game turn T")
+        p.add_argument("--full", action="store_true", help="print the whole position")
+        p.set_defaults(handler=lambda a: _replay(rules_factory(), a))
+    if "play" not in skip:
+        p = sub.add_parser("play", help="a whole game between bots", aliases=aliases.get("play", []))
+        start_opts(p)
+        p.add_argument("--bots", default="greedy,greedy", help="one bot per side, e.g. greedy,random")
+        p.add_argument("--record", "-r", default=None, metavar="FILE", help="write the game's record here")
+        p.add_argument("--max-actions", type=int_arg("--max-actions", 1, 1_000_000), default=20000)
+        p.set_defaults(handler=lambda a: _play(rules_factory(), a))
+
+
+def _new(rules: GameRules, args) -> dict:
+    s = Session.new(rules, args.scenario, parse_options(args.options), args.seed)
+    _save(s.record, args.record)
+    return summary(rules, s.state, s.record)
+
+
+def _legal(rules: GameRules, args) -> dict:
+    rec = _load(rules, args.record)
+    state, _ = _state_at(rules, rec, args)
+    acts = rules.legal_actions(state)
+    out = summary(rules, state, rec)
+    out["legal"] = [{"text": rules.format_action(a), "says": rules.describe_action(a),
+                     "action": rules.action_to_json(a)} for a in acts]
+    return out
+
+
+def _act(rules: GameRules, args) -> dict:
+    rec = _load(rules, args.record)
+    session = Session(rules, rec)
+    action = rules.parse_action(args.action)
+    dice_faces = parse_dice(args.dice)
+    choices = parse_choices(args.choices)
+    if dice_faces is None:
+        dice = RandomDice(action_seed(rec.seed or 0, session.index))
+    else:
+        dice = TypedDice(dice_faces)
+    queue = list(choices) if choices is not None else None
+
+    def chooser(req):
+        if queue is None:
+            return req.options[0]
+        if not queue:
+            raise NeedInput(req)
+        return queue.pop(0)
+
+    try:
+        session.act(action, dice=dice, chooser=chooser)
+    except NeedInput as exc:
+        r = exc.request
+        what = "die" if r.kind == "roll" else ("choice" if r.kind == "choose" else r.kind)
+        raise VedetteError(f"[rule {r.rule}] the action needs another {what} ({r.label or r.kind}); "
+                           f"give it with {'--choices' if r.kind == 'choose' else '--dice'}") from None
+    if dice_faces is not None and dice.used < len(dice_faces):
+        raise VedetteError(f"--dice: {len(dice_faces) - dice.used} die face(s) left over; the action used {dice.used}")
+    _save(session.record, args.record)
+    out = summary(rules, session.state, session.record)
+    out["event"] = session.record.events[-1]
+    return out
+
+
+def _undo(rules: GameRules, args) -> dict:
+    rec = _load(rules, args.record)
+    session = Session(rules, rec)
+    session.undo(args.n)
+    _save(session.record, args.record)
+    return summary(rules, session.state, session.record)
+
+
+def _replay(rules: GameRules, args) -> dict:
+    rec = _load(rules, args.file)
+    state, i = _state_at(rules, rec, args)
+    out = summary(rules, state, rec)
+    out["after_events"] = i
+    if args.full:
+        out["state"] = rules.state_to_json(state)
+    return out
+
+
+def _play(rules: GameRules, args) -> dict:
+    bots = [b.strip() for b in args.bots.split(",")]
+    final, rec = play_game(rules, bots, args.scenario, parse_options(args.options), args.seed,
+                           max_actions=args.max_actions)
+    if args.record:
+        _save(rec, args.record)
+    out = summary(rules, final, rec)
+    out["bots"] = bots
+    return out
