@@ -10,12 +10,24 @@ The file is chosen, in order, by the ``path`` argument, the ``VEDETTE_DB`` envir
 
 The store is used from several sessions (and, with ``--num-procs``, several processes) at once:
 every call opens its own short connection, so no connection is shared between threads.
+
+The store serves every game system: each game names its ``system`` (``n20``, ``lob``, ``tbf``, ``bc``) and
+the ``engine_version`` that recorded it. Each game has secret keys (``secrets.token_urlsafe``): one for the
+owner (may do everything, and mark the game public) and one per side (may act for that side). The served
+pages carry a key in their URL; a game marked public may be watched and replayed by anyone, read-only.
+
+Problems with the file (a full disk, a read-only folder, a file that is not a saved-games file) raise
+:class:`StorageError` with a one-line message naming the file and the cause. A folder the store creates is
+private to the user (0700) and so is the file (0600): it holds the games' keys.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
+import secrets
 import sqlite3
+import stat
 import time
 import uuid
 from contextlib import contextmanager
@@ -23,10 +35,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["GameStore", "SavedGame", "Bookmark", "default_db_path", "ENV_VAR", "SCHEMA_VERSION"]
+from engine.core.errors import VedetteError
+
+__all__ = ["GameStore", "SavedGame", "Bookmark", "StorageError", "default_db_path", "ENV_VAR", "SCHEMA_VERSION",
+           "OWNER"]
 
 ENV_VAR = "VEDETTE_DB"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+OWNER = "owner"
+#: bytes of randomness in a key (token_urlsafe gives 22 characters for 16 bytes)
+KEY_BYTES = 16
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -55,7 +73,74 @@ CREATE TABLE IF NOT EXISTS bookmarks (
     label TEXT NOT NULL,
     PRIMARY KEY (game_id, position)
 );
+CREATE TABLE IF NOT EXISTS keys (
+    token TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    role TEXT NOT NULL
+);
 """
+# columns added in schema 2 (added to an older file by ALTER TABLE, keeping its games)
+_NEW_COLUMNS = {"system": "TEXT NOT NULL DEFAULT ''", "engine_version": "TEXT NOT NULL DEFAULT ''",
+                "public": "INTEGER NOT NULL DEFAULT 0"}
+_GAME_COLUMNS = "id, system, scenario, edition, options, seed, title, status, created, updated, engine_version, public"
+
+
+class StorageError(VedetteError):
+    """The saved-games file cannot be used; the message is one line naming the file and the cause."""
+
+    def __init__(self, path, cause: str):
+        self.path, self.cause = str(path), cause
+        super().__init__(f"saved-games file {path}: {cause}")
+
+
+def _cause(exc: BaseException, path: Path) -> str:
+    """A person's words for why SQLite (or the OS) could not use ``path``."""
+    if isinstance(exc, OSError):
+        if exc.errno == errno.ENOSPC:
+            return "the disk is full"
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return f"permission denied ({exc.strerror}): the folder or file is read-only for this user"
+        return exc.strerror or str(exc)
+    msg = str(exc).lower()
+    if "disk is full" in msg or "disk full" in msg:
+        return "the disk is full (the game could not be saved)"
+    if "readonly" in msg or "read-only" in msg:
+        return "the file or its folder is read-only for this user (the game could not be saved)"
+    if "locked" in msg or "busy" in msg:
+        return "another program holds the file locked; try again"
+    if "not a database" in msg or "malformed" in msg:
+        return "this file is not a Vedette saved-games file (or it is damaged)"
+    if "unable to open" in msg or "disk i/o" in msg:
+        folder = path.parent
+        if not folder.is_dir():
+            return f"its folder {folder} does not exist"
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return f"its folder {folder} is read-only for this user"
+        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+            return "the file is not readable and writable by this user"
+        return "the file cannot be opened (" + str(exc)[:80] + ")"
+    return str(exc)[:120]
+
+
+def _make_private_dirs(folder: Path) -> None:
+    """Create ``folder`` and any missing parents, each one 0700 (existing folders are left as they are)."""
+    missing = []
+    p = folder
+    while not p.exists():
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            d.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        os.chmod(d, 0o700)   # mkdir's mode is masked by the umask; the folder must be private whatever it is
+
+
+def new_key() -> str:
+    return secrets.token_urlsafe(KEY_BYTES)
 
 
 def default_db_path() -> Path:
@@ -79,7 +164,7 @@ class SavedGame:
     """One saved game: its header, its events (JSON-able dicts) and bookmarks."""
 
     id: str
-    game: str
+    system: str
     scenario: str
     edition: str
     options: dict
@@ -88,18 +173,26 @@ class SavedGame:
     status: str
     created: float
     updated: float
+    engine_version: str = ""
+    public: bool = False
     events: tuple = ()
     bookmarks: tuple[Bookmark, ...] = ()
     n_events: int = 0
 
+    @property
+    def game(self) -> str:
+        """The game system (older name of :attr:`system`)."""
+        return self.system
+
     def header(self) -> dict[str, Any]:
         """The record header (what a game record needs besides its events)."""
-        return {"game": self.game, "scenario": self.scenario, "edition": self.edition,
-                "options": dict(self.options), "seed": self.seed}
+        return {"game": self.system, "scenario": self.scenario, "edition": self.edition,
+                "options": dict(self.options), "seed": self.seed, "engine_version": self.engine_version}
 
     def summary(self) -> dict[str, Any]:
-        return {"id": self.id, "game": self.game, "scenario": self.scenario, "edition": self.edition,
+        return {"id": self.id, "game": self.system, "scenario": self.scenario, "edition": self.edition,
                 "title": self.title, "status": self.status, "events": self.n_events,
+                "public": "public" if self.public else "private",
                 "updated": time.strftime("%Y-%m-%d %H:%M", time.localtime(self.updated))}
 
 
@@ -108,27 +201,75 @@ class GameStore:
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path).expanduser() if path is not None else default_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            _make_private_dirs(self.path.parent)
+            if not self.path.exists():
+                # created here, private (0600), before SQLite opens it (SQLite gives its -wal and -shm files
+                # the same permissions)
+                os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                os.chmod(self.path, 0o600)
+            elif self.path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO) and self.path.stat().st_uid == os.getuid():
+                os.chmod(self.path, 0o600)     # a file made by an older version (0644): it holds the keys now
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise StorageError(self.path, _cause(exc, self.path)) from None
         with self._connect() as con:
             con.executescript(_SCHEMA)
             row = con.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
+                self._add_columns(con)
                 con.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) == 1:
+                self._migrate_1(con)
             elif int(row[0]) != SCHEMA_VERSION:
-                raise RuntimeError(f"{self.path}: saved-games file has schema {row[0]}, "
-                                   f"this version reads {SCHEMA_VERSION}")
+                raise StorageError(self.path, f"it has schema {row[0]}, this version of Vedette reads "
+                                              f"{SCHEMA_VERSION} (it was made by a newer version)")
+
+    @staticmethod
+    def _add_columns(con: sqlite3.Connection) -> None:
+        have = {r[1] for r in con.execute("PRAGMA table_info(games)")}
+        for name, decl in _NEW_COLUMNS.items():
+            if name not in have:
+                con.execute(f"ALTER TABLE games ADD COLUMN {name} {decl}")
+
+    def _migrate_1(self, con: sqlite3.Connection) -> None:
+        """Schema 1 → 2: add the system, engine version and public columns and give every game an owner key
+        (``vedette-serve --links`` prints them); no game or event is lost."""
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            self._add_columns(con)
+            con.execute("UPDATE games SET system=game WHERE system=''")
+            for (gid,) in con.execute("SELECT id FROM games WHERE id NOT IN (SELECT game_id FROM keys)").fetchall():
+                con.execute("INSERT INTO keys(token, game_id, role) VALUES(?,?,?)", (new_key(), gid, OWNER))
+            con.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
 
     # -- connections -------------------------------------------------------------------------------
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        con = sqlite3.connect(self.path, timeout=10, isolation_level=None)  # autocommit; explicit BEGIN below
+        """A short connection; SQLite and OS failures become a :class:`StorageError` naming file and cause."""
+        try:
+            con = self._open()
+        except (sqlite3.Error, OSError) as exc:
+            raise StorageError(self.path, _cause(exc, self.path)) from None
         try:
             con.execute("PRAGMA foreign_keys = ON")
             con.execute("PRAGMA journal_mode = WAL")
             con.execute("PRAGMA synchronous = FULL")
             yield con
+        except (sqlite3.OperationalError, sqlite3.DatabaseError, OSError) as exc:
+            if isinstance(exc, sqlite3.IntegrityError):
+                raise
+            raise StorageError(self.path, _cause(exc, self.path)) from None
         finally:
             con.close()
+
+    def _open(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=10, isolation_level=None)  # autocommit; explicit BEGIN below
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -142,20 +283,77 @@ class GameStore:
             con.execute("COMMIT")
 
     # -- games -------------------------------------------------------------------------------------
-    def create(self, game: str, scenario: str, edition: str = "", options: dict | None = None,
-               seed: int | None = None, title: str = "", events: list | tuple = ()) -> str:
-        """Start a saved game (optionally with events already played, e.g. an imported record)."""
+    def create(self, system: str, scenario: str, edition: str = "", options: dict | None = None,
+               seed: int | None = None, title: str = "", events: list | tuple = (), sides: tuple = (),
+               engine_version: str = "", public: bool = False) -> str:
+        """Start a saved game (optionally with events already played, e.g. an imported record).
+
+        Makes an owner key and one key per side in ``sides``; :meth:`keys` gives them."""
         gid = uuid.uuid4().hex[:12]
         now = time.time()
         with self._transaction() as con:
-            con.execute("INSERT INTO games(id, game, scenario, edition, options, seed, title, created, updated) "
-                        "VALUES(?,?,?,?,?,?,?,?,?)",
-                        (gid, game, scenario, edition, json.dumps(options or {}, sort_keys=True), seed,
-                         title or f"{game} {scenario}", now, now))
+            con.execute("INSERT INTO games(id, game, system, scenario, edition, options, seed, title, created, "
+                        "updated, engine_version, public) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (gid, system, system, scenario, edition, json.dumps(options or {}, sort_keys=True), seed,
+                         title or f"{system} {scenario}", now, now, engine_version, int(bool(public))))
+            for role in (OWNER, *sides):
+                con.execute("INSERT INTO keys(token, game_id, role) VALUES(?,?,?)", (new_key(), gid, str(role)))
             for i, ev in enumerate(events):
                 con.execute("INSERT INTO events(game_id, seq, event, created) VALUES(?,?,?,?)",
                             (gid, i, json.dumps(ev, sort_keys=True), now))
         return gid
+
+    # -- keys (who may do what) --------------------------------------------------------------------
+    def keys(self, game_id: str) -> dict[str, str]:
+        """``{role: key}`` of a game: ``owner`` and one per side (only for whoever already holds the owner's key)."""
+        with self._connect() as con:
+            self._require(con, game_id)
+            return {role: tok for tok, role in con.execute(
+                "SELECT token, role FROM keys WHERE game_id=? ORDER BY rowid", (game_id,))}
+
+    def role(self, game_id: str, key: str | None) -> str | None:
+        """The role ``key`` gives on ``game_id`` (``owner`` or a side), or None for no key or a wrong one."""
+        if not key or not game_id:
+            return None
+        with self._connect() as con:
+            row = con.execute("SELECT game_id, role FROM keys WHERE token=?", (key,)).fetchone()
+        if row is None or not secrets.compare_digest(row[0], game_id):
+            return None
+        return row[1]
+
+    def find_key(self, key: str) -> tuple[str, str] | None:
+        """``(game_id, role)`` for a key, or None."""
+        if not key:
+            return None
+        with self._connect() as con:
+            row = con.execute("SELECT game_id, role FROM keys WHERE token=?", (key,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def set_public(self, game_id: str, public: bool) -> None:
+        with self._transaction() as con:
+            self._require(con, game_id)
+            con.execute("UPDATE games SET public=? WHERE id=?", (int(bool(public)), game_id))
+
+    def visible(self, keys, system: str | None = None) -> list[tuple[SavedGame, str | None, str | None]]:
+        """The games a browser holding ``keys`` may see, newest first: ``(game, role, key)`` for each game one
+        of the keys opens (the strongest role: owner before a side), then ``(game, None, None)`` for the
+        public games it holds no key of."""
+        keys = [k for k in dict.fromkeys(keys or ()) if isinstance(k, str) and k]
+        held: dict[str, tuple[str, str]] = {}
+        with self._connect() as con:
+            for i in range(0, len(keys), 500):
+                chunk = keys[i:i + 500]
+                for tok, gid, role in con.execute(
+                        f"SELECT token, game_id, role FROM keys WHERE token IN ({','.join('?' * len(chunk))})", chunk):
+                    if gid not in held or role == OWNER:
+                        held[gid] = (role, tok)
+        out = []
+        for g in self.list(system):
+            if g.id in held:
+                out.append((g, *held[g.id]))
+            elif g.public:
+                out.append((g, None, None))
+        return out
 
     def append(self, game_id: str, event: dict) -> int:
         """Add one event at the end of the game's list and commit it now; returns its position."""
@@ -193,6 +391,7 @@ class GameStore:
             self._require(con, game_id)
             con.execute("DELETE FROM events WHERE game_id=?", (game_id,))
             con.execute("DELETE FROM bookmarks WHERE game_id=?", (game_id,))
+            con.execute("DELETE FROM keys WHERE game_id=?", (game_id,))
             con.execute("DELETE FROM games WHERE id=?", (game_id,))
 
     def bookmark(self, game_id: str, position: int, label: str) -> None:
@@ -214,9 +413,12 @@ class GameStore:
         return self._saved(row, events=events, bookmarks=marks, n_events=len(events))
 
     def list(self, game: str | None = None) -> list[SavedGame]:
-        """Saved games, most recently updated first (without their events)."""
-        q = ("SELECT g.*, (SELECT COUNT(*) FROM events e WHERE e.game_id=g.id) FROM games g"
-             + (" WHERE g.game=?" if game else "") + " ORDER BY g.updated DESC")
+        """Saved games of one system (or all), most recently updated first (without their events).
+
+        Every game, whoever holds its keys: the served pages show :meth:`visible` instead."""
+        cols = ", ".join(f"g.{c}" for c in _GAME_COLUMNS.split(", "))
+        q = (f"SELECT {cols}, (SELECT COUNT(*) FROM events e WHERE e.game_id=g.id) FROM games g"
+             + (" WHERE g.system=?" if game else "") + " ORDER BY g.updated DESC")
         with self._connect() as con:
             rows = con.execute(q, (game,) if game else ()).fetchall()
         return [self._saved(r[:-1], n_events=r[-1]) for r in rows]
@@ -228,14 +430,14 @@ class GameStore:
     # -- helpers -----------------------------------------------------------------------------------
     @staticmethod
     def _require(con: sqlite3.Connection, game_id: str) -> tuple:
-        row = con.execute("SELECT id, game, scenario, edition, options, seed, title, status, created, updated "
-                          "FROM games WHERE id=?", (game_id,)).fetchone()
+        row = con.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id=?", (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no saved game {game_id!r}")
         return row
 
     @staticmethod
     def _saved(row: tuple, **kw) -> SavedGame:
-        gid, game, scenario, edition, options, seed, title, status, created, updated = row
-        return SavedGame(id=gid, game=game, scenario=scenario, edition=edition, options=json.loads(options),
-                         seed=seed, title=title, status=status, created=created, updated=updated, **kw)
+        gid, system, scenario, edition, options, seed, title, status, created, updated, version, public = row
+        return SavedGame(id=gid, system=system, scenario=scenario, edition=edition, options=json.loads(options),
+                         seed=seed, title=title, status=status, created=created, updated=updated,
+                         engine_version=version, public=bool(public), **kw)

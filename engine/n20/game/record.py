@@ -7,7 +7,10 @@ its request: a record that does not replay raises :class:`RecordError` naming th
 """
 from __future__ import annotations
 
-from engine.core.errors import RecordError, VedetteError
+from functools import partial
+
+from engine.core.data import data_path
+from engine.core.errors import DataError, RecordError, VedetteError
 from engine.core.record import GameRecord, replay_states
 
 from .actions import Action
@@ -25,18 +28,61 @@ def make_record(state: GameState, events, meta=None) -> GameRecord:
                       seed=state.seed, events=tuple(events), engine_version=ENGINE_VERSION, meta=meta or {})
 
 
-def initial_state(rec: GameRecord) -> GameState:
+#: shipped tables a record may name by id (``options.tables``) instead of by a file path
+SHIPPED_TABLES = {"v3": ("n20", "tables_v3.yaml"), "v2": ("n20", "tables_v2.yaml")}
+
+
+def _short(value, n: int = 40) -> str:
+    """A piece of the record itself, cut short, for an error message."""
+    r = repr(value)
+    return r if len(r) <= n else r[: n - 1] + "…"
+
+
+def initial_state(rec: GameRecord, allow_paths: bool = True) -> GameState:
+    """The first state of a record. ``allow_paths=False`` (the served app) refuses a record that names a
+    file (its ``scenario`` or ``options.tables``): only shipped scenarios and tables, by id. A file named by
+    a record is never quoted in an error, whoever runs it: the message gives its field and what was
+    expected there, not what the file holds."""
+    from .scenario import scenario_ids
+
     if rec.game != "n20":
-        raise RecordError(f"field 'game': expected 'n20', got {rec.game!r}")
+        raise RecordError(f"field 'game': expected 'n20', got {_short(rec.game)}")
     if rec.engine_version and rec.engine_version != ENGINE_VERSION:
         raise RecordError(f"field 'engine_version': this engine replays {ENGINE_VERSION} records, the record was "
-                          f"made by {rec.engine_version!r}; it cannot be replayed by this version")
-    opts = rec.options or {}
+                          f"made by {_short(rec.engine_version)}; it cannot be replayed by this version")
+    opts = rec.options if isinstance(rec.options, dict) else {}
+    tables = opts.get("tables")
+    named_file = False
+    if tables is not None and not isinstance(tables, str):
+        raise RecordError(f"field 'options.tables': expected a shipped tables id ({', '.join(SHIPPED_TABLES)}) "
+                          f"or nothing, got {_short(tables)}")
+    if tables in SHIPPED_TABLES:
+        tables = str(data_path(*SHIPPED_TABLES[tables]))
+    elif tables is not None:
+        if not allow_paths:
+            raise RecordError(f"field 'options.tables': this server opens no file named by a record; name the "
+                              f"shipped tables by id ({', '.join(SHIPPED_TABLES)}) or leave it empty for the "
+                              f"scenario's own (got {_short(tables)})")
+        named_file = True
+    if rec.scenario not in scenario_ids():
+        if not allow_paths:
+            raise RecordError(f"field 'scenario': expected one of {', '.join(scenario_ids())} (this server opens "
+                              f"no file named by a record), got {_short(rec.scenario)}")
+        named_file = True
     try:
-        return new_game(rec.scenario, options=tuple(opts.get("options", ())), seed=rec.seed or 0,
-                        tables=opts.get("tables"))
+        st = new_game(rec.scenario, options=tuple(opts.get("options", ())), seed=rec.seed or 0, tables=tables)
+    except DataError as exc:
+        if named_file:   # the file's own text stays out of the message (its field and the expectation only)
+            where = f"{exc.field}: " if exc.field else ""
+            raise RecordError(f"the record's scenario cannot be set up: a file it names ({_short(exc.file, 60)}) "
+                              f"was refused: {where}expected {exc.expected[:120]}") from None
+        raise RecordError(f"the record's scenario cannot be set up: {exc}") from None
     except VedetteError as exc:
         raise RecordError(f"the record's scenario cannot be set up: {exc}") from None
+    if rec.edition and rec.edition != st.scenario.edition:
+        raise RecordError(f"field 'edition': the scenario {rec.scenario} is played with edition "
+                          f"{st.scenario.edition}, the record says {_short(rec.edition)}")
+    return st
 
 
 def apply_event(state: GameState, event: dict) -> GameState:
@@ -53,9 +99,11 @@ def apply_event(state: GameState, event: dict) -> GameState:
     return new
 
 
-def replay_record(rec: GameRecord, upto: int | None = None) -> list[GameState]:
-    """Every state of the recorded game (the first state, then one after each event)."""
-    return replay_states(rec, initial_state, apply_event, upto)
+def replay_record(rec: GameRecord, upto: int | None = None, allow_paths: bool = True) -> list[GameState]:
+    """Every state of the recorded game (the first state, then one after each event); ``allow_paths=False``
+    refuses a record naming a file (see :func:`initial_state`)."""
+    start = initial_state if allow_paths else partial(initial_state, allow_paths=False)
+    return replay_states(rec, start, apply_event, upto)
 
 
 def undo(rec: GameRecord, n: int = 1) -> tuple[GameRecord, GameState]:
