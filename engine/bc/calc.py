@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 
-from engine.core.data import parse_yaml
+from engine.core.data import load_data, parse_yaml, read_text
 from engine.core.dist import Dist, prob_json
 from engine.core.errors import DataError, RuleViolation
 from engine.core.procedure import distribution, enumerate_tree
@@ -29,13 +28,7 @@ __all__ = ["load_card_file", "combat_odds", "check_odds", "cup_odds", "deck_summ
 def load_card_file(path: str | Path, deck: Deck) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """A discards file: a YAML/JSON list of card numbers, or ``{discards: [...], hand: [...]}``."""
     p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(str(p), "", "an existing file") from None
-    except yaml.YAMLError as exc:
-        raise DataError(str(p), "", f"valid YAML/JSON ({exc})") from None
-    return parse_card_data(data, deck, str(p))
+    return parse_card_data(load_data(p), deck, str(p))
 
 
 def parse_card_data(data: Any, deck: Deck, file: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -63,11 +56,7 @@ def combat_from_text(text: str, file: str = "<input>") -> tuple[CombatSetup, Com
 
 def combat_from_file(path: str | Path) -> tuple[CombatSetup, CombatModel]:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(str(p), "", "an existing file") from None
-    return combat_from_text(text, str(p))
+    return combat_from_text(read_text(p), str(p))
 
 
 def _p(d: Dist, pred) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.core.data import Strict, parse_yaml
+from engine.core.data import Strict, load_yaml
 from engine.core.errors import DataError
 
 from .calc import (check_odds, combat_from_file, combat_odds, combat_tree, cup_odds, deck_summary,
@@ -70,11 +70,7 @@ class CupFile(Strict):
 
 def _load_cup(path: str) -> tuple[Cup, str, dict | None, tuple[str, ...], str | None]:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(str(p), "", "an existing file") from None
-    m = parse_yaml(text, CupFile, str(p))
+    m = load_yaml(p, CupFile)
     if (m.cubes is None) == (m.prepare is None):
         raise DataError(str(p), "cubes", "either 'cubes' (colour: count) or 'prepare' (turn preparation inputs)")
     if m.own not in ("blue", "white"):

@@ -13,10 +13,19 @@ from typing import Annotated, Any, TypeVar
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
-from .errors import DataError
+from .errors import SHOWN, DataError, one_line, short
 
 __all__ = ["Source", "Sourced", "Strict", "load_yaml", "parse_yaml", "validate", "provenance_kind",
-           "DATA_DIR", "data_path"]
+           "DATA_DIR", "data_path", "read_text", "load_data", "parse_data", "check_depth", "short", "one_line",
+           "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_ALIASES", "MAX_NODES"]
+
+# Bounds on every file a user hands to Vedette (docs/limits.md). A shipped data file or a whole played
+# game record is well under a tenth of each; a file past one is refused with a one-line DataError
+# naming the bound, before any engine code sees it.
+MAX_FILE_BYTES = 1_048_576   # 1 MiB: the largest file read (YAML, JSON, game record)
+MAX_DEPTH = 32               # nesting of mappings/lists (the shipped files use at most 8)
+MAX_ALIASES = 100            # YAML aliases (*name) in one document
+MAX_NODES = 200_000          # values in one document once every alias is expanded (alias bombs)
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
@@ -78,8 +87,8 @@ def validate(data: Any, model: type[M], file: str = "<input>") -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        msg = err.get("msg", "a valid value")
+        err = exc.errors(include_url=False)[0]
+        msg = one_line(err.get("msg", "a valid value"))
         if err.get("type") == "extra_forbidden":
             expected = "only the documented field names (this one is unknown: check its spelling)"
         elif err.get("type") == "missing":
@@ -88,20 +97,201 @@ def validate(data: Any, model: type[M], file: str = "<input>") -> M:
             expected = msg[0].lower() + msg[1:] if msg else "a valid value"
             expected = expected.replace("value error, ", "")
             expected = re.sub(r"^input should be ", "", expected)
-        got = err.get("input") if err.get("type") not in ("missing",) else None
-        if isinstance(got, (dict, list)) and len(repr(got)) > 80:
-            got = None
-        raise DataError(file, _field(tuple(err.get("loc", ()))), expected, got) from None
+        if len(expected) > 4 * SHOWN:
+            expected = expected[:4 * SHOWN - 1] + "…"
+        got = None if err.get("type") == "missing" else err.get("input")
+        raise DataError(file, short_field(_field(tuple(err.get("loc", ())))), expected, got) from None
+    except RecursionError:
+        raise DataError(file, "", f"nesting at most {MAX_DEPTH} levels deep") from None
+
+
+def short_field(name: str) -> str:
+    """A field path cut to a readable length (keys come from the user's file)."""
+    name = one_line(name)
+    return name if len(name) <= 2 * SHOWN else name[:2 * SHOWN - 1] + "…"
+
+
+# --- reading files: size, encoding, nesting and alias bounds ---------------------------------------
+def read_text(path: str | Path, error: type[Exception] | None = None) -> str:
+    """The UTF-8 text of a user's file, refusing a missing or unreadable file, one over
+    :data:`MAX_FILE_BYTES`, a binary file (NUL bytes) and text that is not UTF-8, each with one line.
+
+    ``error`` is the exception class to raise (``DataError`` by default; called as ``error(file, field,
+    expected)``); :class:`engine.core.record.GameRecord` passes its own adapter.
+    """
+    p = Path(path)
+    fail = error or DataError
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise fail(str(p), "", "an existing file") from None
+    except IsADirectoryError:
+        raise fail(str(p), "", "a file, not a folder") from None
+    except OSError as exc:
+        raise fail(str(p), "", f"a readable file ({one_line(exc.strerror or exc)})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise fail(str(p), "", f"a file of at most {MAX_FILE_BYTES} bytes (1 MiB); this one is larger") from None
+    return decode_text(raw, str(p), fail)
+
+
+def decode_text(raw: bytes, file: str = "<input>", error: type[Exception] | None = None) -> str:
+    """``raw`` decoded as UTF-8 (a BOM is dropped); binary data and other encodings are refused."""
+    fail = error or DataError
+    if b"\0" in raw:
+        raise fail(file, "", "a text file (YAML or JSON); this one is binary (it holds NUL bytes)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail(file, "", f"UTF-8 text; byte {exc.start} is not UTF-8 (save the file as UTF-8)") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _children(node) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [x for kv in node.value for x in kv]
+    return []
+
+
+def _check_expansion(root, file: str) -> None:
+    """Refuse a composed YAML graph whose aliases expand past :data:`MAX_NODES` values or
+    :data:`MAX_DEPTH` levels, or that contains itself. Linear in the graph (sizes are memoised by
+    node), so a 550-byte alias bomb is refused at once instead of being expanded."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    visiting: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        nid = id(node)
+        kids = _children(node)
+        if done:
+            visiting.discard(nid)
+            size[nid] = 1 + sum(size[id(k)] for k in kids)
+            depth[nid] = (1 + max(depth[id(k)] for k in kids)) if kids else 0
+            if size[nid] > MAX_NODES:
+                raise DataError(file, "", f"at most {MAX_NODES} values once YAML aliases are expanded "
+                                          f"(this document expands to more: an alias bomb?)")
+            if depth[nid] > MAX_DEPTH:
+                raise DataError(file, "", f"nesting at most {MAX_DEPTH} levels deep (aliases included)")
+            continue
+        if nid in size:
+            continue
+        if nid in visiting:
+            raise DataError(file, "", "YAML without an anchor that contains an alias of itself")
+        visiting.add(nid)
+        stack.append((node, True))
+        for k in kids:
+            if id(k) not in size:
+                stack.append((k, False))
+
+
+try:  # libyaml's scanner and parser are several times faster; the composer below stays in Python
+    from yaml._yaml import CParser as _Parser  # type: ignore[import-not-found]
+
+    def _init_parser(self, text):
+        _Parser.__init__(self, text)
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+    from yaml.parser import Parser as _PyParser
+
+    class _Parser(Reader, Scanner, _PyParser):  # type: ignore[no-redef]
+        pass
+
+    def _init_parser(self, text):
+        Reader.__init__(self, text)
+        Scanner.__init__(self)
+        _PyParser.__init__(self)
+
+
+class _BoundedLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+    """PyYAML's safe loader with the composer counting nesting depth and aliases as it goes."""
+
+    def __init__(self, text: str, file: str):
+        _init_parser(self, text)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+        self._file = file
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise DataError(self._file, "", f"at most {MAX_ALIASES} YAML aliases (*name) in one file")
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            mark = self.peek_event().start_mark
+            raise DataError(self._file, f"line {mark.line + 1}", f"nesting at most {MAX_DEPTH} levels deep")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def parse_data(text: str, file: str = "<input>") -> Any:
+    """YAML (or JSON, which YAML reads too) text parsed within the bounds above; ``None`` if empty.
+
+    Every problem is a one-line :class:`DataError`: PyYAML's several-line texts are joined, and the
+    user's text is quoted at most :data:`SHOWN` characters long."""
+    if len(text) > MAX_FILE_BYTES:
+        raise DataError(file, "", f"a document of at most {MAX_FILE_BYTES} characters (1 MiB)")
+    if "\0" in text:
+        raise DataError(file, "", "text (YAML or JSON); this holds NUL characters (binary data?)")
+    loader = _BoundedLoader(text, file)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, file)
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        problem = one_line(getattr(exc, "problem", None) or exc)
+        if len(problem) > 2 * SHOWN:
+            problem = problem[:2 * SHOWN - 1] + "…"
+        raise DataError(file, where, f"valid YAML/JSON ({problem})") from None
+    except (ValueError, TypeError, OverflowError) as exc:   # e.g. an integer of more than 4300 digits
+        raise DataError(file, "", f"values YAML can read ({short(one_line(exc), 2 * SHOWN)[1:-1]})") from None
+    except RecursionError:
+        raise DataError(file, "", f"nesting at most {MAX_DEPTH} levels deep") from None
+    finally:
+        loader.dispose()
+
+
+def load_data(path: str | Path) -> Any:
+    """A user's YAML/JSON file read and parsed within the bounds (:func:`read_text`, :func:`parse_data`)."""
+    return parse_data(read_text(path), str(path))
+
+
+def check_depth(data: Any, file: str = "<input>", limit: int = MAX_DEPTH, error: type[Exception] | None = None) -> None:
+    """Refuse parsed data (e.g. from ``json.loads``) nested more than ``limit`` levels (checked without
+    recursion, so a deep file gives this error instead of a RecursionError further on)."""
+    fail = error or DataError
+    stack = [(data, 0)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, dict):
+            items = list(x.values())
+        elif isinstance(x, (list, tuple)):
+            items = list(x)
+        else:
+            continue
+        if d + 1 > limit:
+            raise fail(file, "", f"nesting at most {limit} levels deep")
+        stack.extend((v, d + 1) for v in items)
 
 
 def parse_yaml(text: str, model: type[M], file: str = "<input>") -> M:
     """Parse YAML (or JSON, which YAML reads too) text and validate it."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        raise DataError(file, where, f"valid YAML/JSON ({getattr(exc, 'problem', None) or exc})") from None
+    data = parse_data(text, file)
     if data is None:
         raise DataError(file, "", "a non-empty document")
     return validate(data, model, file)
@@ -110,10 +300,4 @@ def parse_yaml(text: str, model: type[M], file: str = "<input>") -> M:
 def load_yaml(path: str | Path, model: type[M]) -> M:
     """Load and validate a YAML/JSON file. Errors name the file, the field and what was expected."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(str(p), "", "an existing file") from None
-    except OSError as exc:
-        raise DataError(str(p), "", f"a readable file ({exc.strerror})") from None
-    return parse_yaml(text, model, str(p))
+    return parse_yaml(read_text(p), model, str(p))

@@ -1,6 +1,42 @@
 """Errors every layer understands: a rule refused, a data file rejected, a record that does not replay."""
 from __future__ import annotations
 
+import reprlib
+
+SHOWN = 80            # characters of user text quoted in an error message
+MAX_MESSAGE = 1000    # no error message is longer than this (a safety net: most are far shorter)
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = SHOWN
+_REPR.maxother = SHOWN
+_REPR.maxlevel = 2
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxfrozenset = 4
+_REPR.maxlong = 40
+
+
+def one_line(text: object) -> str:
+    """``text`` with every run of whitespace (newlines included) made one space: messages are one line."""
+    return " ".join(str(text).split())
+
+
+def short(value: object, limit: int = SHOWN) -> str:
+    """A bounded, one-line rendering of user data for an error message: never the repr of a huge value
+    (reprlib stops after a few items, levels and digits), then cut to ``limit`` characters."""
+    if isinstance(value, str):
+        text = repr(value[:limit + 1])
+    else:
+        try:
+            text = _REPR.repr(value)
+        except Exception:  # a value whose repr fails is named by its type
+            text = f"<{type(value).__name__}>"
+    text = one_line(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _line(message: str) -> str:
+    message = one_line(message)
+    return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE - 1] + "…"
+
 
 class VedetteError(Exception):
     """Base of every error the engine raises on purpose (the CLI maps it to exit code 2)."""
@@ -12,7 +48,7 @@ class RuleViolation(VedetteError):
     def __init__(self, rule: str, message: str):
         self.rule = rule
         self.message = message
-        super().__init__(f"[rule {rule}] {message}")
+        super().__init__(_line(f"[rule {rule}] {message}"))
 
 
 class DataError(VedetteError):
@@ -27,8 +63,8 @@ class DataError(VedetteError):
         self.expected = expected
         self.got = got
         where = f"{self.file}: {field}" if field else self.file
-        tail = "" if got is None else f" (got {got!r})"
-        super().__init__(f"{where}: expected {expected}{tail}")
+        tail = "" if got is None else f" (got {short(got)})"
+        super().__init__(_line(f"{where}: expected {expected}{tail}"))
 
 
 class RecordError(VedetteError):
@@ -43,4 +79,4 @@ class RecordError(VedetteError):
         if index is not None:
             parts.append(f"event {index}")
         prefix = ": ".join(parts)
-        super().__init__(f"{prefix}: {message}" if prefix else message)
+        super().__init__(_line(f"{prefix}: {message}" if prefix else message))

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import RecordError, VedetteError
+from .errors import RecordError, VedetteError, short
 
 __all__ = ["GameRecord", "FORMAT", "FORMAT_VERSION", "replay_states"]
 
@@ -53,42 +53,73 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, data: Any, file: str | None = None) -> "GameRecord":
+        """A record from parsed JSON, every top-level field checked (one-line :class:`RecordError`)."""
+        from .data import MAX_DEPTH, check_depth
+
+        def bad(message: str, index: int | None = None):
+            return RecordError(message, index=index, file=file)
+
+        check_depth(data, file or "<record>", MAX_DEPTH, error=lambda _f, _w, expected: bad(f"expected {expected}"))
         if not isinstance(data, dict):
-            raise RecordError("a game record must be a JSON object", file=file)
+            raise bad("a game record must be a JSON object")
         if data.get("format") != FORMAT:
-            raise RecordError(f"field 'format': expected {FORMAT!r}, got {data.get('format')!r}", file=file)
+            raise bad(f"field 'format': expected {FORMAT!r}, got {short(data.get('format'))}")
         version = data.get("format_version")
-        if version != FORMAT_VERSION:
-            raise RecordError(f"field 'format_version': this Vedette reads version {FORMAT_VERSION}, the record "
-                              f"has {version!r}; it cannot be replayed by this version", file=file)
+        if version != FORMAT_VERSION or isinstance(version, bool):
+            raise bad(f"field 'format_version': this Vedette reads version {FORMAT_VERSION}, the record "
+                      f"has {short(version)}; it cannot be replayed by this version")
         for key, typ in (("game", str), ("scenario", str), ("events", list)):
             if not isinstance(data.get(key), typ):
-                raise RecordError(f"field {key!r}: expected {typ.__name__}, got {data.get(key)!r}", file=file)
+                raise bad(f"field {key!r}: expected {_TYPE_NAMES[typ]}, got {short(data.get(key))}")
+        for key in ("edition", "engine_version"):
+            if data.get(key) is not None and not isinstance(data.get(key), str):
+                raise bad(f"field {key!r}: expected a string, got {short(data.get(key))}")
+        seed = data.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise bad(f"field 'seed': expected a whole number or null, got {short(seed)}")
         for i, e in enumerate(data["events"]):
-            if not isinstance(e, dict) or "kind" not in e:
-                raise RecordError(f"expected an object with a 'kind', got {e!r}", index=i, file=file)
+            if not isinstance(e, dict) or not isinstance(e.get("kind"), str):
+                raise bad(f"expected an object with a 'kind' (a string), got {short(e)}", index=i)
+            if "answers" in e and not isinstance(e["answers"], list):
+                raise bad(f"field 'answers': expected a list (the answers the event's procedure got), "
+                          f"got {short(e['answers'])}", index=i)
         opts = data.get("options") or {}
         if not isinstance(opts, dict):
-            raise RecordError(f"field 'options': expected an object, got {opts!r}", file=file)
+            raise bad(f"field 'options': expected an object, got {short(opts)}")
+        meta = data.get("meta") or {}
+        if not isinstance(meta, dict):
+            raise bad(f"field 'meta': expected an object, got {short(meta)}")
         return cls(game=data["game"], scenario=data["scenario"], edition=data.get("edition", "") or "",
-                   options=opts, seed=data.get("seed"), events=tuple(data["events"]),
-                   engine_version=data.get("engine_version", ""), meta=data.get("meta") or {})
+                   options=opts, seed=seed, events=tuple(data["events"]),
+                   engine_version=data.get("engine_version", "") or "", meta=meta)
 
     @classmethod
     def loads(cls, text: str, file: str | None = None) -> "GameRecord":
+        """A record from JSON text (at most :data:`engine.core.data.MAX_FILE_BYTES` long)."""
+        from .data import MAX_FILE_BYTES
+
+        if len(text) > MAX_FILE_BYTES:
+            raise RecordError(f"expected a record of at most {MAX_FILE_BYTES} characters (1 MiB)", file=file)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise RecordError(f"not valid JSON: {exc}", file=file) from None
+        except RecursionError:
+            raise RecordError("expected JSON nested less deeply", file=file) from None
+        except ValueError as exc:   # e.g. an integer of more than 4300 digits
+            raise RecordError(f"not valid JSON: {short(str(exc), 160)}", file=file) from None
         return cls.from_json(data, file=file)
 
     @classmethod
     def load(cls, path: str | Path) -> "GameRecord":
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RecordError(f"cannot read: {exc.strerror}", file=str(path)) from None
+        """A record from a file: missing, unreadable, over-size, binary and non-UTF-8 files are refused."""
+        from .data import read_text
+
+        text = read_text(path, error=lambda f, _w, expected: RecordError(f"expected {expected}", file=f))
         return cls.loads(text, file=str(path))
+
+
+_TYPE_NAMES = {str: "a string", list: "a list", dict: "an object"}
 
 
 def replay_states(record: GameRecord, initial: Callable[[GameRecord], Any],

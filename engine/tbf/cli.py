@@ -5,10 +5,8 @@ Every probability is printed as an exact fraction string with a float beside it.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-import yaml
 
 from engine.core.errors import DataError
 
@@ -75,15 +73,8 @@ def _melee(args) -> dict[str, Any]:
 
 
 def _read_spec(path: str) -> dict:
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError:
-        raise DataError(path, "", "an existing, readable CHARGE file (YAML or JSON)") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise DataError(path, "", f"valid YAML/JSON ({getattr(exc, 'problem', exc)})") from None
+    from engine.core.data import load_data
+    data = load_data(path)   # size, encoding, nesting and alias bounds (core/data.py)
     if not isinstance(data, dict):
         raise DataError(path, "", "a mapping with charger, path and targets")
     return data
