@@ -32,6 +32,8 @@ from typing import Any
 
 from .dist import Dist, die
 from .errors import RecordError, RuleViolation, VedetteError
+from .tree import Node, Tree
+from .values import jsonable
 
 __all__ = [
     "Request", "ChanceRequest", "Roll", "Draw", "Chance", "Choose", "Sub", "Log",
@@ -265,27 +267,6 @@ def first_option(request: Choose) -> Hashable:
 # ------------------------------------------------------------------------------------------------
 # Events (what play records and replay reads)
 # ------------------------------------------------------------------------------------------------
-def jsonable(value: Any) -> Any:
-    """A JSON-friendly form of an answer (tuples -> lists, frozensets -> sorted lists, dataclasses -> dicts)."""
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
-    if isinstance(value, (tuple, list)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((jsonable(v) for v in value), key=repr)
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if hasattr(value, "to_json"):
-        return value.to_json()
-    if hasattr(value, "__dataclass_fields__"):
-        return {k: jsonable(getattr(value, k)) for k in value.__dataclass_fields__}
-    if hasattr(value, "value"):  # enums
-        return jsonable(value.value)
-    return str(value)
-
-
 @dataclass(frozen=True)
 class Event:
     """One answered request (or a note). ``value`` is the answer: the raw die face, the card, the option."""
@@ -525,8 +506,6 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
     ``memo`` (a dict) caches sub-procedure distributions by key and may be shared between calls.
     With ``build=False`` only the leaves are kept (faster, for :func:`distribution`).
     """
-    from .tree import Node, Tree
-
     memo = {} if memo is None else memo
     decide = None if keep_decisions else policy
     leaves: dict[Hashable, Fraction] = {}

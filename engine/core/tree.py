@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from .dist import Dist, prob_json
+from .values import jsonable
 
 __all__ = ["Node", "Tree"]
 
@@ -74,8 +75,6 @@ class Tree:
     def _convert(self, max_depth: int | None, result: Callable[[Any], Any] | None,
                  outcome: Callable[[Any], Any] | None, subtrees: list | None) -> dict:
         """Nodes as dicts; with ``subtrees`` (a list to fill) sub-procedure trees are listed once and referred to."""
-        from .procedure import jsonable
-
         result = result or jsonable
         outcome = outcome or jsonable
         index: dict[int, int] = {}

@@ -1,7 +1,10 @@
 """Helpers for the value types procedures return as outcomes."""
 from __future__ import annotations
 
-__all__ = ["cached_hash_repr"]
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["cached_hash_repr", "jsonable"]
 
 
 def cached_hash_repr(cls):
@@ -29,3 +32,24 @@ def cached_hash_repr(cls):
     cls.__hash__ = __hash__
     cls.__repr__ = __repr__
     return cls
+
+
+def jsonable(value: Any) -> Any:
+    """A JSON-friendly form of an answer (tuples -> lists, frozensets -> sorted lists, dataclasses -> dicts)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, (tuple, list)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((jsonable(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: jsonable(getattr(value, k)) for k in value.__dataclass_fields__}
+    if hasattr(value, "value"):  # enums
+        return jsonable(value.value)
+    return str(value)
