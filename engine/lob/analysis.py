@@ -125,6 +125,18 @@ def _unit(spec: UnitSpec, side: str, area: str, board: Board, where: str) -> Uni
 def combat_from_spec(spec: CombatSpec, board: Board | None = None, tables: Tables | None = None):
     """(context, attackers, defenders) from a combat description; bad descriptions raise RuleViolation."""
     board = board or default_board()
+    for field, areas in (("enemy_adjacent", spec.enemy_adjacent), ("friendly_adjacent", spec.friendly_adjacent)):
+        for a in areas:
+            board.check_area(a, f"{field} area")
+            if a == spec.target or not board.adjacent(a, spec.target):
+                raise RuleViolation("5.1.2", f"{field}: area {a} does not border the target {spec.target}; list "
+                                             f"only areas next to it")
+    both = sorted(set(spec.enemy_adjacent) & (set(spec.friendly_adjacent)))
+    if both:
+        raise RuleViolation("1.1", f"area(s) {', '.join(both)} listed in both enemy_adjacent and friendly_adjacent: "
+                                   f"an area holds one side only")
+    if spec.origin in spec.friendly_adjacent:
+        raise RuleViolation("1.1", f"friendly_adjacent lists {spec.origin}, the attackers' own area")
     occupied = {a: spec.attacker_side for a in spec.enemy_adjacent}
     occupied.update({a: other_side(spec.attacker_side) for a in spec.friendly_adjacent})
     occupied[spec.origin] = spec.attacker_side
@@ -137,6 +149,11 @@ def combat_from_spec(spec: CombatSpec, board: Board | None = None, tables: Table
     approaches = [u.approach for u in dfn if u.approach]
     if len(approaches) != len(set(approaches)):
         raise RuleViolation("1.1", "only one infantry unit may occupy an approach")
+    a_on = [u.uid for u in att if u.approach == spec.target]
+    d_on = [u.uid for u in dfn if u.approach == spec.origin]
+    if len(a_on) > 1 or (a_on and d_on):
+        raise RuleViolation("1.1", f"{', '.join(a_on + d_on)} all stand on the approach between {spec.origin} and "
+                                   f"{spec.target}: it holds one infantry unit only")
     return ctx, att, dfn
 
 

@@ -89,6 +89,8 @@ def cmd_combat(args):
 
 def cmd_fire(args):
     from .fire import FireSetup, fire_odds, prefer_hit, prefer_retreat
+    if not 0 <= args.strength <= 9:
+        raise VedetteError(f"--strength {args.strength}: a unit's strength is 0 to 9 (rating less hits, rule 1.2)")
     tables = _tables(args)
     kind = args.target
     left = 1 if kind == "art" else max(1, args.strength + 1)
@@ -110,6 +112,8 @@ def cmd_fire(args):
 
 def cmd_schedule(args):
     from .command import cp_schedule
+    if not 1 <= args.turns <= 200:
+        raise VedetteError(f"--turns {args.turns}: give 1 to 200 turns (Albuera has 25, rule 2)")
     tables = _tables(args)
     sch = cp_schedule(args.turns, tables)
     out = {}
@@ -192,8 +196,18 @@ def cmd_act(args):
         action = Action.from_json(json.loads(args.action))
     except json.JSONDecodeError as exc:
         raise VedetteError(f"ACTION must be JSON, e.g. '{{\"type\": \"end-admin\"}}' ({exc})") from None
-    dice = TypedDice([int(x) for x in args.dice.split(",") if x.strip()]) if args.dice else RandomDice(args.seed)
-    answers = iter(json.loads(args.choices)) if args.choices else None
+    try:
+        faces = [int(x) for x in args.dice.split(",") if x.strip()] if args.dice else None
+    except ValueError:
+        raise VedetteError(f"--dice {args.dice[:40]!r}: write die faces separated by commas, e.g. 4,2") from None
+    dice = TypedDice(faces) if faces is not None else RandomDice(args.seed)
+    try:
+        answers = json.loads(args.choices) if args.choices else None
+    except json.JSONDecodeError:
+        raise VedetteError(f"--choices {args.choices[:40]!r}: write a JSON list, e.g. '[\"stay\"]'") from None
+    if answers is not None and not isinstance(answers, list):
+        raise VedetteError("--choices: write a JSON list of answers, e.g. '[\"stay\"]'")
+    answers = iter(answers) if answers is not None else None
     helper = make_bot("greedy", args.seed)
 
     def choose(req):
@@ -234,7 +248,7 @@ def register(subparsers) -> None:
 
     q = verbs.add_parser("combat", help="exact odds of one combat under named policies")
     q.add_argument("combat", help="a combat YAML/JSON file, or albuera:FROM>TO[:UNIT,UNIT] on the set-up")
-    q.add_argument("--policy", help="both sides: stay, until:K, outnumbered, rbc, feint (default stay)")
+    q.add_argument("--policy", help="both sides: stay, until:K, spent:K, outnumbered, rbc, feint (default stay)")
     q.add_argument("--attacker-policy")
     q.add_argument("--defender-policy")
     q.add_argument("--record", help="take the units from the end of this game record (albuera: form)")

@@ -23,7 +23,8 @@ from .tables import Tables, default_tables
 from .units import ART, CAV, INF, Unit
 
 __all__ = ["Retreat", "CombatContext", "Fight", "End", "CombatResult", "Decision", "combat", "rounds",
-           "round_roll", "after_round", "roll_modifier", "round_hits", "ATTACKER", "DEFENDER"]
+           "round_roll", "after_round", "roll_modifier", "round_hits", "retreat_sets", "retreat_set", "ATTACKER",
+           "DEFENDER"]
 
 ATTACKER, DEFENDER = "attacker", "defender"
 
@@ -53,7 +54,7 @@ class CombatContext:
     target_town: bool = False
     target_open: bool = True            # squares may form only in open terrain (4.2.2)
     origin_close: bool = False          # 5.2.1 g
-    origin_terrain: str = "clear"       # defensive fire: none into a wood, -2 into the town
+    origin_terrain: str = "clear"       # terrain of the attackers' area (5.1.3 fire ignores it: docs/lob.md)
     approach: bool = False              # an approach lies on the border crossed (origin-target)
     water: str | None = None            # river / stream on the border crossed (Albuera terrain 6-8)
     crossing: str | None = None
@@ -530,10 +531,38 @@ def _finish_attacker_gone(ctx: CombatContext, f: Fight, gone: list):
     return End(_sorted(gone + list(f.dfn)), DEFENDER)
 
 
-def _retreat_options(traits: frozenset, others: bool, first_round: bool) -> tuple[str, ...]:
-    """5.2.2 / 5.2.3 choices, narrowed by 7.1.2: foaming leaders never retreat; fearful ones always pull
-    back with at least one unit after the first round."""
-    opts = ("stay", "lead", "all") if others else ("stay", "all")
+# 5.2.2 / 5.2.3: beyond this many units besides the lead, only the lead alone, the lead with one other
+# unit, or everyone are offered (2**6 = 64 sets at most; an Albuera area holds 6 units)
+MAX_RETREAT_SET_OTHERS = 6
+
+
+def retreat_sets(others: tuple[str, ...]) -> tuple[str, ...]:
+    """The retreat choices of 5.2.2 / 5.2.3 besides "stay": every set of units that includes the lead.
+
+    "lead" is the lead alone, "all" every unit of the side, and "lead+X+Y" the lead with X and Y (ids
+    sorted); sets are listed smallest first."""
+    from itertools import combinations
+    others = tuple(sorted(others))
+    if not others:
+        return ("all",)
+    sizes = range(1, len(others)) if len(others) <= MAX_RETREAT_SET_OTHERS else (1,)
+    mixed = tuple("lead+" + "+".join(c) for k in sizes for c in combinations(others, k)
+                  if k < len(others))
+    return ("lead",) + mixed + ("all",)
+
+
+def retreat_set(choice: str, lead: str, units: tuple[Unit, ...]) -> tuple[Unit, ...]:
+    """The units a 5.2.2 / 5.2.3 answer sends back (the lead first)."""
+    if choice == "all":
+        return units
+    names = {lead} | (set(choice.split("+")[1:]) if choice.startswith("lead+") else set())
+    return tuple(u for u in units if u.uid in names)
+
+
+def _retreat_options(traits: frozenset, others: tuple[str, ...], first_round: bool) -> tuple[str, ...]:
+    """5.2.2 / 5.2.3 choices (stay, or any set with the lead), narrowed by 7.1.2: foaming leaders never
+    retreat; fearful ones always pull back after the first round."""
+    opts = ("stay",) + retreat_sets(others)
     if "foaming" in traits:
         return ("stay",)
     if "fearful" in traits and first_round:
@@ -556,13 +585,14 @@ def after_round(ctx: CombatContext, ar: _AfterRoll):
         gone.extend(lost)
         if f.dfn_lead is None:
             return (yield from _finish_defender_gone(ctx, f, gone, lead_hit=False))
-    # 5.2.2 attacker retreats (the lead and any others)
-    others = tuple(u for u in f.combat_units(ATTACKER) if u.uid != f.att_lead)
-    opts = _retreat_options(ctx.att_traits, bool(others), ar.first_round)
-    choice = yield Choose(opts, rule="5.2.2", player=ctx.attacker_side, label="attacker: stay, pull the lead, or break off",
+    # 5.2.2 attacker retreats: the lead and any others it wants
+    others = tuple(u.uid for u in f.combat_units(ATTACKER) if u.uid != f.att_lead)
+    opts = _retreat_options(ctx.att_traits, others, ar.first_round)
+    choice = yield Choose(opts, rule="5.2.2", player=ctx.attacker_side,
+                          label="attacker: stay, pull back the lead (with any others), or break off",
                           context=Decision(ATTACKER, "retreat", ctx, f, (ar.winner,)))
     if choice != "stay":
-        leaving = f.att if choice == "all" else (f.a,)
+        leaving = retreat_set(choice, f.att_lead, f.att)
         moved = yield from _attacker_retreat(ctx, f, leaving)
         gone.extend(moved)
         f = f.after_retreat(ATTACKER, moved)
@@ -577,20 +607,24 @@ def after_round(ctx: CombatContext, ar: _AfterRoll):
     # 5.2.3 defender retreats (the lead and any others)
     can_go = bool(f.routes(ctx, DEFENDER))
     if can_go:
-        others = tuple(u for u in f.combat_units(DEFENDER) if u.uid != f.dfn_lead)
-        opts = _retreat_options(ctx.dfn_traits, bool(others), ar.first_round)
+        others = tuple(u.uid for u in f.combat_units(DEFENDER) if u.uid != f.dfn_lead)
+        opts = _retreat_options(ctx.dfn_traits, others, ar.first_round)
         choice = yield Choose(opts, rule="5.2.3", player=ctx.defender_side,
-                              label="defender: stay, pull the lead, or give up the area",
+                              label="defender: stay, pull back the lead (with any others), or give up the area",
                               context=Decision(DEFENDER, "retreat", ctx, f, (ar.winner,)))
         if choice == "all":
             moved = yield from _defender_retreat(ctx, f, f.dfn, f.dfn_lead, "5.2.3")
             gone.extend(moved)
             f = replace(f, dfn=())
             return (yield from _finish_defender_gone(ctx, f, gone, lead_hit=True))
-        if choice == "lead":
-            moved = yield from _defender_retreat(ctx, f, (f.d,), f.dfn_lead, "5.2.3")
+        if choice != "stay":
+            # 5.2.3: part of the side goes (as in 5.1.2); the rest hold the area and name a new lead
+            leaving = retreat_set(choice, f.dfn_lead, f.dfn)
+            moved = yield from _defender_retreat(ctx, f, leaving, f.dfn_lead, "5.2.3")
             gone.extend(moved)
-            f = replace(f.after_retreat(DEFENDER, moved), dfn=_drop(f.dfn, f.dfn_lead), dfn_lead=None)
+            names = {u.uid for u in leaving}
+            f = replace(f.after_retreat(DEFENDER, moved), dfn=tuple(u for u in f.dfn if u.uid not in names),
+                        dfn_lead=None)
             f, lost = yield from _choose_lead(ctx, f, DEFENDER)
             gone.extend(lost)
             if f.dfn_lead is None:
@@ -685,15 +719,15 @@ def combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tuple[Uni
         for gun in [u for u in f.dfn if u.kind == ART and u.deployed]:
             if not f.att:
                 break
-            if ctx.origin_terrain == "wood":
-                break                                # Albuera terrain 3: no fire into a wood
             target_uid = f.att[0].uid if len(f.att) == 1 else (yield Choose(
                 tuple(u.uid for u in f.att), rule="5.1.3", player=ctx.defender_side,
                 label=f"{gun.uid} fires at", context=Decision(DEFENDER, "fire-target", ctx, f)))
             tgt = f.unit(target_uid)
             setup = FireSetup(arty=gun.arty, target_kind=tgt.kind, target_square=tgt.square,
                               target_on_approach=tgt.approach == ctx.target,
-                              target_in_town=ctx.origin_terrain == "town",
+                              # 5.1.3 reading: the attackers are fired on as they come on, out of
+                              # their area's cover: no town -2, no wood ban (docs/lob.md)
+                              target_in_town=False,
                               can_retreat=True, target_hits_left=tgt.strength + 1)
             out = yield Sub(("fire", setup, ctx.tables.fingerprint, ctx.attacker_side),
                             partial(artillery_fire, setup, ctx.tables, ctx.attacker_side,
@@ -716,8 +750,12 @@ def combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tuple[Uni
 
     if only_art:
         # 5.1.1 / 5.1.3: lone artillery must retreat; no hit on the lead attacker for taking it
+        arts = [u for u in f.dfn if u.kind == ART]
         end = yield from _finish_defender_gone(ctx, f, gone, lead_hit=False)
-        return result(end.units, ATTACKER, "artillery")
+        # 7.2.1: horse artillery that retreats on its own gives the attacker no point for the area
+        escaped = any(u.uid == a.uid and not u.eliminated for u in end.units for a in arts)
+        horse_only = bool(arts) and all(a.arty == "horse" for a in arts)
+        return result(end.units, ATTACKER, "artillery", capture=not (horse_only and escaped))
 
     # 5.1.4 feint (only against an infantry lead; never in a charge)
     if not ctx.charge and f.d.kind == INF and "foaming" not in ctx.att_traits:

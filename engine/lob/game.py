@@ -79,9 +79,13 @@ class Action:
         extra = set(d) - known
         if extra:
             raise VedetteError(f"unknown action field(s) {sorted(extra)}; known: {sorted(known)}")
-        return cls(type=str(d["type"]), units=tuple(str(u) for u in d.get("units", ())),
-                   path=tuple(str(a) for a in d.get("path", ())), area=d.get("area"), target=d.get("target"),
-                   end=d.get("end", "area"))
+        if not isinstance(d["type"], str):
+            raise VedetteError(f"action field 'type': expected a string, got {_short(d['type'])}")
+        if not isinstance(d.get("end", "area"), str):
+            raise VedetteError(f"action field 'end': expected a string (area, approach:X, square, line, deploy), "
+                               f"got {_short(d['end'])}")
+        return cls(type=d["type"], units=_names(d, "units"), path=_names(d, "path"), area=_name(d, "area"),
+                   target=_name(d, "target"), end=d.get("end", "area"))
 
     def describe(self) -> str:
         t = self.type
@@ -101,6 +105,37 @@ class Action:
         return t
 
 
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _name(d: dict, key: str) -> str | None:
+    """An area or unit id of an action: a string (a whole number is read as its digits)."""
+    v = d.get(key)
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    raise VedetteError(f"action field {key!r}: expected one id (a string), got {_short(v)}")
+
+
+def _names(d: dict, key: str) -> tuple[str, ...]:
+    """A list of ids of an action; a bare string or number is refused (it is not read letter by letter)."""
+    v = d.get(key, ())
+    if not isinstance(v, (list, tuple)):
+        raise VedetteError(f"action field {key!r}: expected a list of ids, e.g. [\"F-Vare\"], got {_short(v)}")
+    out = []
+    for x in v:
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, int) and not isinstance(x, bool):
+            out.append(str(x))
+        else:
+            raise VedetteError(f"action field {key!r}: every entry must be an id (a string), got {_short(x)}")
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Game:
     setup: Setup = field(compare=False, repr=False)
@@ -118,6 +153,7 @@ class Game:
     toggled: frozenset = frozenset()
     deployed_now: frozenset = frozenset()
     horse_moved: frozenset = frozenset()   # 7.2.1: horse artillery that moved one point and may still fire
+    spent: tuple = ()                      # 4.2.2: (uid, points) used by formation changes in place this go
     pace: tuple = ()                       # 7.1.2 marcher / disorganised: (uid, +1 or -1) for this turn
     gunner_used: frozenset = frozenset()   # 7.1.2 artilleryman leaders whose +1 was used this turn
     rain: bool = False
@@ -248,6 +284,11 @@ def allowance(g: Game, u: Unit) -> int:
     return max(0, base + sum(d for uid, d in g.pace if uid == u.uid))          # 7.1.2 marcher / disorganised
 
 
+def points_left(g: Game, u: Unit) -> int:
+    """4.2.2: the allowance less the points already used this go by formation changes in place."""
+    return allowance(g, u) - sum(n for uid, n in g.spent if uid == u.uid)
+
+
 def step_cost(g: Game, u: Unit, a: str, b: str) -> int | None:
     """Cost for ``u`` to cross from ``a`` to ``b``; None for a river without bridge/ford (all points)."""
     t = g.tables.terrain
@@ -274,14 +315,23 @@ def move_cost(g: Game, u: Unit, path: tuple[str, ...], end: str = "area", attack
     here = u.area
     total = 0
     steps = list(path) + ([attack] if attack else [])
-    if u.approach is not None and steps and steps[0] != u.approach:
-        raise RuleViolation("4.2.2", f"{u.uid} is on the approach facing {u.approach}: its first move must be there")
-    if u.approach is not None and not steps and end in ("area", "square"):
+    on_approach = u.approach is not None
+    if on_approach and steps and steps[0] == u.area:
+        # 4.2.2 NB: alone, it may step back off the approach into its own area and go on from there
+        total += mv.approach_step
+        steps, on_approach = steps[1:], False
+    if on_approach and steps and steps[0] != u.approach:
+        raise RuleViolation("4.2.2", f"{u.uid} is on the approach facing {u.approach}: its first move is into "
+                                     f"{u.approach}, or back into its own area (a path starting with {u.area})")
+    if on_approach and not steps and (end in ("area", "square") or end.startswith("approach:")):
         total += mv.approach_step                                # off the approach into its own area
+    square = u.square
     for i, nxt in enumerate(steps):
         if not g.board.adjacent(here, nxt):
             raise RuleViolation("4.2.2", f"{here} and {nxt} do not border each other")
-        c = step_cost(g, u, here, nxt)
+        c = step_cost(g, replace(u, square=square), here, nxt)   # 4.2.2: +1 only while still in square
+        if g.board.is_close(nxt):
+            square = False                                       # 4.2.2: close terrain breaks the square
         if c is None:
             if i != 0 or len(steps) != 1 or attack:
                 raise RuleViolation("Albuera terrain 6", f"crossing the river between {here} and {nxt} takes all "
@@ -533,10 +583,19 @@ def _check_move(g: Game, a: Action, us: list[Unit]) -> None:
         raise RuleViolation("4.2.2", f"unknown move ending {end!r} (area, approach:X, square, line, deploy)")
     if not a.path and end == "area" and not all(u.approach for u in us):
         raise RuleViolation("4.2.2", "a move needs a path (or an ending such as square, approach:X, deploy)")
+    _check_step_back(a, us)
     for u in us:
         cost = move_cost(g, u, a.path, end)
-        if cost > allowance(g, u):
-            raise RuleViolation("4.2.2", f"{u.uid} would need {cost} movement points; it has {allowance(g, u)}")
+        if cost > points_left(g, u):
+            raise RuleViolation("4.2.2", f"{u.uid} would need {cost} movement points; it has {points_left(g, u)} left")
+
+
+def _check_step_back(a: Action, us: list[Unit]) -> None:
+    """4.2.2 NB: a path that starts in the group's own area is infantry stepping off its approach, alone."""
+    if a.path and a.path[0] == us[0].area:
+        if len(us) != 1 or us[0].approach is None:
+            raise RuleViolation("4.2.2", f"a path starting in {us[0].area}, the group's own area, is only for a "
+                                         f"single infantry unit stepping back off its approach")
 
 
 def _check_attack(g: Game, a: Action, us: list[Unit]) -> None:
@@ -547,14 +606,16 @@ def _check_attack(g: Game, a: Action, us: list[Unit]) -> None:
     origin = a.path[-1] if a.path else us[0].area
     if not g.board.adjacent(origin, a.target):
         raise RuleViolation("5", f"area {origin} does not border {a.target}")
+    _check_step_back(a, us)
     for u in us:
         if not u.is_combat:
             raise RuleViolation("5", f"{u.uid} is artillery: only infantry and cavalry attack")
         if u.strength < 1:
             raise RuleViolation("4.2.2", f"{u.uid} has strength {u.strength}: attackers need strength 1 or more")
         cost = move_cost(g, u, a.path, "area", attack=a.target)
-        if cost > allowance(g, u):
-            raise RuleViolation("5", f"{u.uid} would need {cost} movement points to attack; it has {allowance(g, u)}")
+        if cost > points_left(g, u):
+            raise RuleViolation("5", f"{u.uid} would need {cost} movement points to attack; it has "
+                                     f"{points_left(g, u)} left")
 
 
 def _fire_range(g: Game, gun: Unit, target_area: str) -> str | None:
@@ -698,7 +759,8 @@ def _end_admin(g: Game):
 def _do_move(g: Game, a: Action) -> Game:
     final = a.path[-1] if a.path else g.unit(a.units[0]).area
     changed = []
-    close = g.board.is_close(final)
+    close = any(g.board.is_close(x) for x in a.path) or g.board.is_close(final)
+    costs = {uid: move_cost(g, g.unit(uid), a.path, a.end) for uid in a.units}
     for uid in a.units:
         u = g.unit(uid)
         approach = None
@@ -718,7 +780,12 @@ def _do_move(g: Game, a: Action) -> Game:
              and g.unit(uid).deployed and a.path and a.end == "area" and not g.board.is_close(final)
              and move_cost(g, g.unit(uid), a.path) <= 1}
     changed = [replace(c, deployed=True) if c.uid in horse else c for c in changed]
-    g = replace(g.with_units(changed), acted=g.acted | (set(a.units) - horse), horse_moved=g.horse_moved | horse)
+    # 4.2.2: a formation change in place (square, line, onto or off an approach) uses points but is not
+    # the unit's move: it may still move with what is left (1 to unform + 2 areas = 3)
+    in_place = {uid for uid in a.units if not a.path and a.end != "deploy" and costs[uid] >= 1}
+    g = replace(g.with_units(changed), acted=g.acted | (set(a.units) - horse - in_place),
+                horse_moved=g.horse_moved | horse,
+                spent=g.spent + tuple((uid, costs[uid]) for uid in sorted(in_place)))
     if a.path:
         g = replace(g, moved_in=g.moved_in | set(a.units))
     if a.end == "deploy":
@@ -776,7 +843,8 @@ def _run_combat(g: Game, target: str, origin: str, attackers: tuple[Unit, ...], 
 def _do_attack(g: Game, a: Action, joining: tuple[Leader, ...] = ()):
     us = [g.unit(uid) for uid in a.units]
     origin = a.path[-1] if a.path else us[0].area
-    moved = [u.moved(origin, u.approach if not a.path else None, u.square and not g.board.is_close(origin))
+    moved = [u.moved(origin, u.approach if not a.path else None,
+                     u.square and not any(g.board.is_close(x) for x in (origin,) + tuple(a.path)))
              for u in us]
     g = replace(g.with_units(moved), acted=g.acted | set(a.units) | {ld.name for ld in joining})
     joining = tuple(replace(ld, area=origin) for ld in joining)
@@ -804,7 +872,26 @@ def _do_attack(g: Game, a: Action, joining: tuple[Leader, ...] = ()):
                             context=("charge", res.target, tuple(u.uid for u in cav)))
         if pick == "none":
             break
-        g, res = yield from _run_combat(g, pick, res.target, cav, side, True)
+        # 5.3.1: any number of the eligible cavalry charge together (at least one)
+        group = list(cav)
+        if len(cav) > 1:
+            group = []
+            for i, u in enumerate(cav):
+                if i == len(cav) - 1 and not group:
+                    group.append(u)          # somebody must go: the charge was declared
+                    break
+                ans = yield Choose(("charge", "hold"), rule="5.3.1", player=side,
+                                   label=f"{u.uid}: join the charge on {pick}?", context=("charge-unit", pick, u.uid))
+                if ans == "charge":
+                    group.append(u)
+        # 7.1: leaders in the area may join the charge
+        riders = []
+        for ld in (g.leaders_in(res.target, side) if g.use_leaders else ()):
+            ans = yield Choose(("join", "stay"), rule="7.1", player=side, label=f"{ld.name}: join the charge on {pick}?",
+                               context=("charge-leader", pick, ld.name))
+            if ans == "join":
+                riders.append(ld)
+        g, res = yield from _run_combat(g, pick, res.target, tuple(group), side, True, tuple(riders))
     return g
 
 
@@ -819,8 +906,19 @@ def _fire_retreats(g: Game, gun: Unit, tgt: Unit, rng: str) -> tuple[str, ...]:
             continue
         if rng == "far" and (n == gun.area or g.board.adjacent(n, gun.area)):
             continue
+        if not _could_move_into(g, tgt, n):
+            continue                  # 4.2.1: only into an area the unit could normally move into
         out.append(n)
     return tuple(out)
+
+
+def _could_move_into(g: Game, u: Unit, dest: str) -> bool:
+    """4.2.1: a step ``u`` could make as an ordinary move from its area (its full allowance, 4.2.2; a
+    river without a bridge takes all of it, Albuera terrain 6; a limbered gun, 4.2.1)."""
+    mv = g.tables.movement
+    full = {INF: mv.infantry, CAV: mv.cavalry, ART: mv.artillery}[u.kind]
+    c = step_cost(g, replace(u, approach=None), u.area, dest)
+    return c is None or c <= full
 
 
 def _do_fire(g: Game, a: Action):
@@ -877,7 +975,7 @@ def _end_phase(g: Game):
     # 3: markers of last turn are cleared at the start of a player's go
     return replace(nxt, phase="admin", cp=0, rallied=frozenset(), activated=frozenset(), acted=frozenset(),
                    moved_in=frozenset(), frozen=frozenset(), toggled=frozenset(), deployed_now=frozenset(),
-                   horse_moved=frozenset(), pace=(), gunner_used=frozenset(),
+                   horse_moved=frozenset(), pace=(), gunner_used=frozenset(), spent=(),
                    rain=False)
 
 
@@ -931,34 +1029,45 @@ def _end_of_game(g: Game) -> Game:
 # ------------------------------------------------------------------------------------------------
 def _reach(g: Game, u: Unit) -> dict[str, tuple[int, tuple[str, ...]]]:
     """Areas ``u`` can move to (free of enemies), with cost and path."""
-    budget = allowance(g, u)
+    budget = points_left(g, u)
+    full = allowance(g, u)
     enemy = {a for a, s in g.occupied().items() if s != u.side}
-    best: dict[str, tuple[int, tuple[str, ...]]] = {u.area: (0, ())}
-    frontier = [(0, u.area, ())]
+    best: dict[str, tuple[int, tuple[str, ...]]] = {}
+    # states: (cost, area, path, still in square, still on the approach)
+    frontier = [(0, u.area, (), u.square, u.approach is not None)]
+    done: dict = {}
     while frontier:
         frontier.sort()
-        cost, here, path = frontier.pop(0)
-        if best.get(here, (10 ** 6,))[0] < cost:
+        cost, here, path, sq, on_app = frontier.pop(0)
+        if done.get((here, sq, on_app), 10 ** 6) <= cost:
             continue
+        done[(here, sq, on_app)] = cost
+        if on_app:
+            # 4.2.2 NB: step back off the approach into its own area, then go on
+            back = cost + g.tables.movement.approach_step
+            if back <= budget:
+                frontier.append((back, here, (here,), sq, False))
         for n in g.board.neighbours(here):
             if n in enemy:
                 continue
-            if u.approach is not None and not path and n != u.approach:
+            if on_app and n != u.approach:
                 continue
-            c = step_cost(g, u, here, n)
+            c = step_cost(g, replace(u, square=sq), here, n)
             if c is None:
-                if path:
+                if path or budget < full:
                     continue
-                c = budget if not u.square else budget + 1
+                c = full if not sq else full + 1
                 if c > budget:
                     continue
                 if n not in best or best[n][0] > c:
                     best[n] = (c, (n,))
                 continue
             nc = cost + c
-            if nc <= budget and (n not in best or best[n][0] > nc):
-                best[n] = (nc, path + (n,))
-                frontier.append((nc, n, path + (n,)))
+            nsq = sq and not g.board.is_close(n)
+            if nc <= budget:
+                if n != u.area and (n not in best or best[n][0] > nc):
+                    best[n] = (nc, path + (n,))
+                frontier.append((nc, n, path + (n,), nsq, False))
     best.pop(u.area, None)
     return best
 
@@ -1062,6 +1171,13 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
                             act = Action("attack", units=(u.uid,), path=path, target=target)
                             if _legal(g, act):
                                 out.append(act)
+            if u.kind == INF and u.approach is not None and u.strength >= 1:
+                # 4.2.2 NB: back off the approach into its own area, then attack another neighbour
+                for target in sorted(g.board.neighbours(u.area)):
+                    if target != u.approach and g.holder(target) not in (None, g.player):
+                        act = Action("attack", units=(u.uid,), path=(u.area,), target=target)
+                        if _legal(g, act):
+                            out.append(act)
             if u.kind == INF:
                 for facing in sorted(g.board.neighbours(u.area)):
                     act = Action("move", units=(u.uid,), end=f"approach:{facing}")

@@ -7,6 +7,8 @@ Side policies (``attacker=`` / ``defender=``):
 
 * ``stay`` -- fight on until the other side is gone (no feint, no retreat before combat);
 * ``until:K`` -- pull the lead out once its strength is K or less (the whole side if it has no fresh unit);
+* ``spent:K`` -- as ``until:K``, but the lead takes every other unit at strength K or less back with it
+  (5.2.2 / 5.2.3 allow any set of units that includes the lead);
 * ``outnumbered`` -- give up (retreat before combat / break off) when the enemy's total strength is greater;
 * ``rbc`` -- defender: retreat before combat whenever possible; attacker: as ``stay``;
 * ``feint`` -- attacker: feint whenever allowed; defender: as ``stay``.
@@ -23,17 +25,18 @@ from .units import ART, CAV
 
 __all__ = ["CombatPolicy", "parse_side_policy", "SIDE_POLICIES", "best_retreat"]
 
-SIDE_POLICIES = ("stay", "until:K", "outnumbered", "rbc", "feint")
+SIDE_POLICIES = ("stay", "until:K", "spent:K", "outnumbered", "rbc", "feint")
 
 
 def parse_side_policy(spec: str) -> tuple[str, int | None]:
     spec = (spec or "stay").strip().lower()
-    if spec.startswith("until"):
-        try:
-            k = int(spec.split(":", 1)[1])
-        except (IndexError, ValueError):
-            raise VedetteError(f"policy {spec!r}: write until:K with K a whole number, e.g. until:1") from None
-        return ("until", k)
+    for name in ("until", "spent"):
+        if spec.startswith(name):
+            try:
+                k = int(spec.split(":", 1)[1])
+            except (IndexError, ValueError):
+                raise VedetteError(f"policy {spec!r}: write {name}:K with K a whole number, e.g. {name}:1") from None
+            return (name, k)
     if spec in ("stay", "outnumbered", "rbc", "feint"):
         return (spec, None)
     raise VedetteError(f"unknown policy {spec!r}: choose one of {', '.join(SIDE_POLICIES)}")
@@ -103,12 +106,18 @@ class CombatPolicy:
             return "fight"
         if d.kind == "retreat":
             me, foe = (ATTACKER, DEFENDER) if d.role == ATTACKER else (DEFENDER, ATTACKER)
-            if kind == "until":
+            if kind in ("until", "spent"):
                 lead = f.a if d.role == ATTACKER else f.d
-                if lead.strength <= k:
-                    return "lead" if "lead" in req.options and any(
-                        u.strength > k for u in f.combat_units(me) if u.uid != lead.uid) else "all"
-                return "stay"
+                if lead.strength > k:
+                    return "stay"
+                others = [u for u in f.combat_units(me) if u.uid != lead.uid]
+                if not any(u.strength > k for u in others) or "lead" not in req.options:
+                    return "all"
+                weak = sorted(u.uid for u in others if u.strength <= k)
+                if kind == "spent" and weak:
+                    pick = "lead+" + "+".join(weak)           # 5.2.2 / 5.2.3: the lead and the other spent units
+                    return pick if pick in req.options else "lead"
+                return "lead"
             if kind == "outnumbered" and _total(f, foe) > _total(f, me):
                 return "all"
             return "stay"

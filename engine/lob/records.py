@@ -28,8 +28,8 @@ def action_event(action: Action, events) -> dict:
 
 
 def apply_event(g: Game, ev: dict) -> Game:
-    if ev.get("kind") != "action" or "action" not in ev:
-        raise RecordError(f"expected an action event, got {ev!r}")
+    if not isinstance(ev, dict) or ev.get("kind") != "action" or "action" not in ev:
+        raise RecordError(f"expected an action event, got {repr(ev)[:60]}")
     action = Action.from_json(ev["action"])
     answers = ev.get("answers", [])
     if not isinstance(answers, list):
