@@ -202,6 +202,10 @@ class GameRules(ABC):
         """What is wrong with ``state`` (empty when every invariant the system declares holds)."""
         return []
 
+    def metrics(self, state) -> dict[str, float]:
+        """Numbers a study follows turn by turn, e.g. ``{"morale.french": 12, "losses.allied": 3}``."""
+        return {}
+
     def bots(self) -> dict[str, Callable[..., "Bot"]]:
         """Bot factories by name; each is called with ``seed=`` and returns a :class:`Bot`."""
         return {"random": RandomBot}

@@ -30,7 +30,7 @@ from .record import GameRecord
 
 __all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg"]
 
-VERBS = ("new", "legal", "act", "undo", "replay", "play")
+VERBS = ("new", "legal", "act", "undo", "replay", "play", "simulate")
 
 
 def int_arg(name: str, lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
@@ -161,6 +161,21 @@ def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable
         p.add_argument("--record", "-r", default=None, metavar="FILE", help="write the game's record here")
         p.add_argument("--max-actions", type=int_arg("--max-actions", 1, 1_000_000), default=20000)
         p.set_defaults(handler=lambda a: _play(rules_factory(), a))
+    if "simulate" not in skip:
+        p = sub.add_parser("simulate", help="many bot games on Dask, with win rates and 95%% intervals",
+                           aliases=aliases.get("simulate", []))
+        start_opts(p)
+        p.add_argument("--bots", default="greedy,greedy", help="one bot per side, e.g. greedy,random")
+        p.add_argument("--games", type=int_arg("--games", 1, 1_000_000), default=100, help="how many games")
+        p.add_argument("--workers", type=int_arg("--workers", 0, 256), default=None,
+                       help="Dask LocalCluster worker processes (default: one per core; 0: in this process)")
+        p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="an existing Dask scheduler")
+        p.add_argument("--out", default=None, metavar="FILE.parquet", help="write one row per game")
+        p.add_argument("--compare", default=None, metavar="OPTIONS",
+                       help="also run the same games with these options and compare the win rates")
+        p.add_argument("--max-actions", type=int_arg("--max-actions", 1, 1_000_000), default=20000)
+        p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+        p.set_defaults(handler=lambda a: _simulate(rules_factory(), a))
 
 
 def _new(rules: GameRules, args) -> dict:
@@ -239,4 +254,35 @@ def _play(rules: GameRules, args) -> dict:
         _save(rec, args.record)
     out = summary(rules, final, rec)
     out["bots"] = bots
+    return out
+
+
+def _simulate(rules: GameRules, args) -> dict:
+    from .simulate import Study, StudyInterrupted, compare, run_study, summarise, write_parquet
+    bots = tuple(b.strip() for b in args.bots.split(","))
+    study = Study(rules.system, args.scenario, tuple(parse_options(args.options)), bots, args.games, args.seed,
+                  args.max_actions).validate()
+    other = None
+    if args.compare is not None:
+        other = Study(rules.system, study.scenario, tuple(parse_options(args.compare)), bots, args.games,
+                      args.seed, args.max_actions).validate()
+    if args.out and not str(args.out).endswith(".parquet"):
+        raise VedetteError(f"--out: expected a FILE.parquet name, got {str(args.out)[:60]!r}")
+    interrupted = False
+    try:
+        rows = run_study(study, args.workers, args.scheduler, progress=not args.no_progress)
+    except StudyInterrupted as exc:
+        rows, interrupted = exc.rows, True
+        if not rows:
+            raise
+    out = summarise(rows, study)
+    if interrupted:
+        out["interrupted"] = True
+    if args.out:
+        write_parquet(rows, args.out, study)
+        out["out"] = args.out
+    if other is not None and not interrupted:
+        rows_b = run_study(other, args.workers, args.scheduler, progress=not args.no_progress)
+        out["compare"] = {"b": summarise(rows_b, other),
+                          "difference": {side: compare(rows, rows_b, side) for side in rules.sides}}
     return out

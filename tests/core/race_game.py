@@ -45,7 +45,7 @@ class RaceRules(GameRules):
         return {"short": "goal 10", "long": "goal 30"}
 
     def options(self):
-        return {"mercy": "R4"}
+        return {"mercy": "R4", "slow": "test only: each action takes 20 ms"}
 
     def new_game(self, scenario=None, options=(), seed=0):
         names = options.get("options", []) if isinstance(options, dict) else list(options)
@@ -73,6 +73,9 @@ class RaceRules(GameRules):
             raise RuleViolation("R2", "no passing on the first turn")
 
     def perform(self, s, a):
+        if "slow" in s.options:
+            import time
+            time.sleep(0.02)
         mine = getattr(s, a.side)
         if a.kind == "roll":
             r = yield Roll("d6", rule="R1", label="move")
@@ -117,6 +120,9 @@ class RaceRules(GameRules):
             side, kind = text.strip().split(":", 1)
             return self.action_from_json({"kind": kind, "side": side})
         return super().parse_action(text)
+
+    def metrics(self, s):
+        return {"red": s.red, "blue": s.blue}
 
     def invariants(self, s):
         return [f"{side} below 0" for side in self.sides if getattr(s, side) < 0]

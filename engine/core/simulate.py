@@ -1,0 +1,319 @@
+"""Scenario studies: many bot games on Dask, summarised with honest intervals.
+
+Exact enumeration cannot answer whole-game questions ("who wins Fuentes de Oñoro, and how often?"), so
+this is where sampling belongs. A :class:`Study` names a system, scenario, options, two bots, a number of
+games and a seed; game ``i`` is played with :func:`game_seed` ``(seed, i)``, so the rows are the same
+whatever the number of workers. Games run on a ``dask.distributed`` cluster (a LocalCluster on this
+machine by default, any cluster by address), or in this process with ``workers=0``.
+
+Each game gives one row: its seed, the winner, victory level and reason, the last turn, the number of
+actions, and the system's metrics (Morale, battles, losses per side) at the end and at the start of each
+turn. :func:`summarise` counts outcomes with 95 % Wilson intervals; :func:`compare` gives the difference
+in a side's win rate between two studies with Newcombe's interval.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import statistics
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import VedetteError
+from .game import MAX_ACTIONS, play_game, system_of
+from .sampling import wilson_interval
+
+__all__ = ["Study", "game_seed", "play_one", "run_study", "summarise", "compare", "write_parquet",
+           "read_parquet", "MAX_GAMES", "StudyInterrupted"]
+
+#: the most games one study may ask for (a bound on what a browser or a typo can start)
+MAX_GAMES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Study:
+    system: str
+    scenario: str | None = None
+    options: tuple[str, ...] = ()
+    bots: tuple[str, str] = ("greedy", "greedy")
+    games: int = 100
+    seed: int = 0
+    max_actions: int = MAX_ACTIONS
+    #: a module to import first on every worker (a system that is not shipped with Vedette)
+    plugin: str | None = None
+
+    def validate(self) -> "Study":
+        """Check names and sizes before any game is played (one-line errors)."""
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or not 1 <= self.games <= MAX_GAMES:
+            raise VedetteError(f"--games: expected a number of games from 1 to {MAX_GAMES}, got {self.games!r}")
+        _import_plugin(self.plugin)
+        rules = system_of(self.system)
+        scenario = self.scenario or rules.default_scenario
+        if scenario not in rules.scenarios():
+            raise VedetteError(f"--scenario: unknown scenario {str(scenario)[:40]!r}; one of {', '.join(rules.scenarios())}")
+        known = rules.options()
+        for o in self.options:
+            if o not in known:
+                raise VedetteError(f"--options: unknown option {o[:40]!r}; one of {', '.join(known) or '(none)'}")
+        if len(self.bots) != 2:
+            raise VedetteError(f"--bots: expected two bots ({' and '.join(rules.sides)}), got {len(self.bots)}")
+        for b in self.bots:
+            if b not in rules.bots():
+                raise VedetteError(f"--bots: unknown bot {b[:30]!r}; one of {', '.join(rules.bots())}")
+        # the scenario and options must set up (e.g. a variant that does not belong to the scenario)
+        rules.new_game(scenario, self.options, 0)
+        return Study(self.system, scenario, tuple(self.options), tuple(self.bots), self.games, self.seed,
+                     self.max_actions, self.plugin)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _import_plugin(name: str | None) -> None:
+    if name is None:
+        return
+    import importlib
+    import re
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name):
+        raise VedetteError(f"plugin: {name[:40]!r} is not a module name")
+    importlib.import_module(name)
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a study seeded ``seed`` (independent of workers and order)."""
+    h = hashlib.blake2b(f"vedette-study:{int(seed)}:{int(index)}".encode(), digest_size=8).digest()
+    return int.from_bytes(h, "big") >> 1
+
+
+def play_one(study: Study, index: int) -> dict:
+    """Play game ``index`` of ``study`` and return its row (runs on a Dask worker)."""
+    _import_plugin(study.plugin)
+    rules = system_of(study.system)
+    gseed = game_seed(study.seed, index)
+    by_turn: dict[int, dict] = {}
+
+    def watch(state, n):
+        t = rules.position(state).turn
+        if t not in by_turn:
+            by_turn[t] = rules.metrics(state)
+
+    first = rules.new_game(study.scenario, study.options, gseed)
+    by_turn[rules.position(first).turn] = rules.metrics(first)
+    final, _ = play_game(rules, study.bots, study.scenario, study.options, gseed,
+                         max_actions=study.max_actions, record=False, on_action=watch)
+    oc = rules.outcome(final)
+    pos = rules.position(final)
+    return {"game": index, "seed": gseed, "winner": (oc.winner if oc else None) or ("draw" if oc else "unfinished"),
+            "level": oc.level if oc else "", "reason": oc.reason if oc else "no result within the action limit",
+            "last_turn": pos.turn, "metrics": rules.metrics(final),
+            "metrics_by_turn": {str(t): m for t, m in sorted(by_turn.items())}}
+
+
+class StudyInterrupted(VedetteError):
+    """Ctrl-C during a study: ``rows`` holds the games finished so far."""
+
+    def __init__(self, rows: list[dict]):
+        self.rows = rows
+        super().__init__(f"stopped after {len(rows)} finished game(s)")
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+
+
+def _rates(wins: Counter, n: int) -> str:
+    return " ".join(f"{k}={v / n:.0%}" for k, v in sorted(wins.items())) if n else ""
+
+
+def run_study(study: Study, workers: int | None = None, scheduler: str | None = None, progress: bool = False,
+              on_row: Callable[[dict], None] | None = None, indexes: Iterable[int] | None = None) -> list[dict]:
+    """Play every game of ``study`` and return the rows sorted by game index.
+
+    ``workers=0`` plays in this process; otherwise a Dask ``LocalCluster`` with ``workers`` processes
+    (default: one per core) or the cluster at ``scheduler``. A worker that dies has its games rerun by
+    Dask, so none is lost or counted twice. Ctrl-C raises :class:`StudyInterrupted` with the finished rows.
+    """
+    study = study.validate()
+    todo = list(range(study.games)) if indexes is None else list(indexes)
+    rows: dict[int, dict] = {}
+    bar = _progress(len(todo), progress)
+    wins: Counter = Counter()
+
+    def got(row):
+        if row["game"] in rows:
+            return
+        rows[row["game"]] = row
+        wins[row["winner"]] += 1
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(_rates(wins, len(rows)), refresh=False)
+        if on_row is not None:
+            on_row(row)
+
+    try:
+        if workers == 0 and scheduler is None:
+            for i in todo:
+                got(play_one(study, i))
+        else:
+            _run_dask(study, todo, workers, scheduler, got)
+    except KeyboardInterrupt:
+        raise StudyInterrupted([rows[k] for k in sorted(rows)]) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return [rows[k] for k in sorted(rows)]
+
+
+def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str | None, got) -> None:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - a dependency
+        raise VedetteError(f"Dask is not installed ({exc.name})") from None
+    cluster = None
+    try:
+        if scheduler:
+            try:
+                client = Client(scheduler, timeout="5s")
+            except (OSError, TimeoutError) as exc:
+                raise VedetteError(f"--scheduler: cannot reach a Dask scheduler at {scheduler[:60]!r} "
+                                   f"({type(exc).__name__})") from None
+        else:
+            import os
+            n = workers or os.cpu_count() or 1
+            if n < 1 or n > 256:
+                raise VedetteError(f"--workers: expected 1 to 256 worker processes, got {n}")
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   silence_logs=40)
+            client = Client(cluster)
+        try:
+            # chunks of games per task keep the scheduler's overhead small against a game of ~50 ms
+            chunk = max(1, min(25, len(todo) // (4 * max(1, len(client.scheduler_info()["workers"]))) or 1))
+            batches = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+            futures = client.map(_play_batch, [study] * len(batches), batches, pure=False, retries=3)
+            try:
+                for fut in as_completed(futures):
+                    for row in fut.result():
+                        got(row)
+            except KeyboardInterrupt:
+                client.cancel(futures)
+                raise
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _play_batch(study: Study, indexes: list[int]) -> list[dict]:
+    return [play_one(study, i) for i in indexes]
+
+
+# ------------------------------------------------------------------------------------------------
+# Summaries
+# ------------------------------------------------------------------------------------------------
+def _band(values: Sequence[float]) -> dict:
+    n = len(values)
+    mean = statistics.fmean(values)
+    sd = statistics.pstdev(values) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n) if n > 1 else 0.0
+    return {"n": n, "mean": mean, "sd": sd, "low": mean - half, "high": mean + half}
+
+
+def summarise(rows: Sequence[dict], study: Study | None = None) -> dict:
+    """Counts of each outcome with a 95 % Wilson interval, mean game length, metrics per turn (mean and
+    the 95 % interval of the mean), and the study's settings."""
+    n = len(rows)
+    if n == 0:
+        raise VedetteError("no finished games to summarise")
+    by_winner = Counter(r["winner"] for r in rows)
+    by_outcome = Counter((r["winner"], r["level"]) for r in rows)
+    out: dict[str, Any] = {"games": n}
+    if study is not None:
+        out["study"] = study.to_json()
+    out["winners"] = {w: {"count": c, "rate": c / n, "ci95": list(wilson_interval(c, n))}
+                      for w, c in sorted(by_winner.items())}
+    out["outcomes"] = [{"winner": w, "level": lv, "count": c, "rate": c / n, "ci95": list(wilson_interval(c, n))}
+                       for (w, lv), c in sorted(by_outcome.items(), key=lambda kv: (-kv[1], kv[0]))]
+    out["last_turn"] = _band([r["last_turn"] for r in rows])
+    out["last_turn"]["histogram"] = dict(sorted(Counter(r["last_turn"] for r in rows).items()))
+    per_turn: dict[int, dict[str, list[float]]] = {}
+    for r in rows:
+        for t, m in r.get("metrics_by_turn", {}).items():
+            for k, v in m.items():
+                per_turn.setdefault(int(t), {}).setdefault(k, []).append(float(v))
+    out["metrics_by_turn"] = {str(t): {k: _band(v) for k, v in sorted(ms.items())} for t, ms in sorted(per_turn.items())}
+    finals: dict[str, list[float]] = {}
+    for r in rows:
+        for k, v in r.get("metrics", {}).items():
+            finals.setdefault(k, []).append(float(v))
+    out["metrics"] = {k: _band(v) for k, v in sorted(finals.items())}
+    return out
+
+
+def compare(rows_a: Sequence[dict], rows_b: Sequence[dict], side: str) -> dict:
+    """``side``'s win rate in study B minus study A, with Newcombe's 95 % interval (from the two Wilson
+    intervals; method 10 of Newcombe 1998)."""
+    na, nb = len(rows_a), len(rows_b)
+    if not na or not nb:
+        raise VedetteError("compare needs finished games in both studies")
+    wa = sum(1 for r in rows_a if r["winner"] == side)
+    wb = sum(1 for r in rows_b if r["winner"] == side)
+    pa, pb = wa / na, wb / nb
+    la, ua = wilson_interval(wa, na)
+    lb, ub = wilson_interval(wb, nb)
+    d = pb - pa
+    low = d - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
+    high = d + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
+    return {"side": side, "a": {"games": na, "wins": wa, "rate": pa, "ci95": [la, ua]},
+            "b": {"games": nb, "wins": wb, "rate": pb, "ci95": [lb, ub]},
+            "difference": d, "ci95": [max(-1.0, low), min(1.0, high)]}
+
+
+# ------------------------------------------------------------------------------------------------
+# Files
+# ------------------------------------------------------------------------------------------------
+def write_parquet(rows: Sequence[dict], path: str | Path, study: Study | None = None) -> None:
+    """One row per game; metrics flattened to columns (``metric.<name>``), per-turn metrics as JSON."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    keys = sorted({k for r in rows for k in r.get("metrics", {})})
+    cols: dict[str, list] = {c: [] for c in ("game", "seed", "winner", "level", "reason", "last_turn")}
+    for k in keys:
+        cols[f"metric.{k}"] = []
+    cols["metrics_by_turn"] = []
+    for r in rows:
+        for c in ("game", "seed", "winner", "level", "reason", "last_turn"):
+            cols[c].append(r[c])
+        for k in keys:
+            cols[f"metric.{k}"].append(r.get("metrics", {}).get(k))
+        cols["metrics_by_turn"].append(json.dumps(r.get("metrics_by_turn", {}), sort_keys=True))
+    table = pa.table({k: pa.array(v, type=pa.uint64()) if k == "seed" else v for k, v in cols.items()})
+    if study is not None:
+        table = table.replace_schema_metadata({"vedette.study": json.dumps(study.to_json())})
+    try:
+        pq.write_table(table, str(path))
+    except OSError as exc:
+        raise VedetteError(f"{path}: cannot write the results ({exc})"[:200]) from None
+
+
+def read_parquet(path: str | Path) -> list[dict]:
+    import pyarrow.parquet as pq
+    table = pq.read_table(str(path))
+    out = []
+    for r in table.to_pylist():
+        metrics = {k[len("metric."):]: v for k, v in r.items() if k.startswith("metric.") and v is not None}
+        out.append({"game": r["game"], "seed": r["seed"], "winner": r["winner"], "level": r["level"],
+                    "reason": r["reason"], "last_turn": r["last_turn"], "metrics": metrics,
+                    "metrics_by_turn": json.loads(r["metrics_by_turn"])})
+    return out

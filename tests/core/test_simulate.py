@@ -1,0 +1,107 @@
+"""Scenario studies on Dask (engine/core/simulate.py), on the tiny dice race of race_game.py."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine.core.errors import VedetteError
+from engine.core.sampling import wilson_interval
+from engine.core.simulate import (Study, compare, game_seed, read_parquet, run_study, summarise,
+                                  write_parquet)
+
+HERE = Path(__file__).parent
+STUDY = Study("race", "short", (), ("random", "random"), games=24, seed=7, plugin="race_game")
+
+
+@pytest.fixture
+def workers_see_race_game(monkeypatch):
+    """Dask worker processes import the race from this folder."""
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+
+
+def test_wilson_interval_by_hand():
+    # 5 wins in 10, z = 1.96: z^2 = 3.8416; denominator 1 + 3.8416/10 = 1.38416;
+    # centre (0.5 + 3.8416/20) / 1.38416 = 0.69208 / 1.38416 = 0.5;
+    # half-width 1.96 * sqrt(0.25/10 + 3.8416/400) / 1.38416 = 1.96 * sqrt(0.034604) / 1.38416
+    #            = 1.96 * 0.186022 / 1.38416 = 0.263410  ->  (0.236590, 0.763410)
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.236590, abs=1e-6) and high == pytest.approx(0.763410, abs=1e-6)
+
+
+def test_game_seeds_depend_only_on_study_seed_and_index():
+    assert game_seed(7, 3) == game_seed(7, 3)
+    assert len({game_seed(7, i) for i in range(1000)}) == 1000
+
+
+def test_rows_in_process_and_summary_counts(workers_see_race_game):
+    rows = run_study(STUDY, workers=0)
+    assert [r["game"] for r in rows] == list(range(24))
+    s = summarise(rows, STUDY)
+    assert sum(w["count"] for w in s["winners"].values()) == 24 == s["games"]
+    assert sum(o["count"] for o in s["outcomes"]) == 24
+    assert sum(s["last_turn"]["histogram"].values()) == 24
+    assert "red" in s["metrics_by_turn"]["1"]
+
+
+def test_same_rows_with_one_and_two_workers(workers_see_race_game):
+    inproc = run_study(STUDY, workers=0)
+    one = run_study(STUDY, workers=1)
+    two = run_study(STUDY, workers=2)
+    assert one == two == inproc
+
+
+def test_a_worker_killed_mid_run_loses_no_game(workers_see_race_game):
+    from distributed import Client, LocalCluster
+    slow = Study("race", "short", ("slow",), ("random", "random"), games=40, seed=3, plugin="race_game")
+    done = []
+    killed = threading.Event()
+
+    def on_row(row):
+        done.append(row["game"])
+        if len(done) == 4 and not killed.is_set():
+            killed.set()
+            pids = client.run(os.getpid)
+            os.kill(next(iter(pids.values())), signal.SIGKILL)
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=50) as cluster, Client(cluster) as client:
+        rows = run_study(slow, scheduler=cluster.scheduler_address, on_row=on_row)
+    assert killed.is_set()
+    assert sorted(r["game"] for r in rows) == list(range(40))          # none lost, none twice
+    assert rows == run_study(slow, workers=0)                           # and the same games
+
+
+def test_parquet_round_trip(tmp_path, workers_see_race_game):
+    rows = run_study(STUDY, workers=0)
+    write_parquet(rows, tmp_path / "r.parquet", STUDY)
+    assert read_parquet(tmp_path / "r.parquet") == rows
+
+
+def test_compare_two_option_sets(workers_see_race_game):
+    a = run_study(STUDY, workers=0)
+    b = run_study(Study("race", "short", ("mercy",), ("random", "random"), 24, 7, plugin="race_game"), workers=0)
+    c = compare(a, b, "red")
+    assert c["a"]["wins"] == sum(r["winner"] == "red" for r in a)
+    assert c["ci95"][0] <= c["difference"] <= c["ci95"][1]
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(games=0), "--games"), (dict(games=-5), "--games"), (dict(bots=("random", "clever")), "unknown bot"),
+    (dict(options=("nosuch",)), "unknown option"), (dict(scenario="moon"), "unknown scenario"),
+    (dict(plugin="os; rm"), "module name"),
+])
+def test_bad_study_is_refused_before_any_game(bad, match, workers_see_race_game):
+    kw = dict(system="race", scenario="short", bots=("random", "random"), games=5, plugin="race_game")
+    kw.update(bad)
+    with pytest.raises(VedetteError, match=match):
+        run_study(Study(**kw), workers=0)
+
+
+def test_unreachable_scheduler_is_one_clear_error(workers_see_race_game):
+    with pytest.raises(VedetteError, match="cannot reach"):
+        run_study(STUDY, scheduler="tcp://127.0.0.1:9")
