@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import html
 import importlib
+import logging
 import pkgutil
-import traceback
 from dataclasses import dataclass
 from typing import Callable
 
 import panel as pn
 
 from dashboards import storage
+from dashboards.components.access import browser_keys, game_link
+
+log = logging.getLogger("vedette.dashboards")
 
 __all__ = ["PageInfo", "discover_pages", "index", "page_view", "routes", "PROJECT", "ABOUT"]
 
@@ -61,9 +64,10 @@ def discover_pages() -> list[PageInfo]:
             continue
         try:
             m = importlib.import_module(f"dashboards.pages.{mod.name}")
-        except Exception:  # a broken page must not take the app down
+        except Exception:  # a broken page must not take the app down; the traceback goes to the server's log
+            log.exception("page module dashboards.pages.%s failed to import", mod.name)
             found.append(PageInfo(mod.name, mod.name, "this page failed to load", None,
-                                  traceback.format_exc(limit=3)))
+                                  "the page's code failed to load"))
             continue
         fn = getattr(m, "page", None)
         if not callable(fn):
@@ -90,32 +94,47 @@ def page_view(info: PageInfo):
         return _error_view(info.title, info.error)
     try:
         view = info.factory()
-    except Exception:
-        return _error_view(info.title, traceback.format_exc(limit=5))
+    except storage.StorageError as exc:   # a full disk, a read-only folder: say which file and why
+        log.error("page %s: %s", info.route, exc)
+        return _error_view(info.title, str(exc))
+    except Exception as exc:
+        log.exception("page %s could not be built", info.route)
+        return _error_view(info.title, f"{type(exc).__name__}: {str(exc)[:160]}")
     if isinstance(view, pn.template.base.BaseTemplate):
         return view
     return _template(info.title, [view])
 
 
 def _error_view(title: str, detail: str):
-    return _template(title, [pn.pane.Alert(f"**This page could not be built.**\n\n```\n{detail}\n```",
-                                           alert_type="danger")])
+    """A short message for people; the traceback is in the server's log, never on the page."""
+    return _template(title, [pn.pane.Alert(f"**This page could not be built:** {html.escape(detail[:240])}\n\n"
+                                           "The details are in the server's log.", alert_type="danger",
+                                           css_classes=["page-error"])])
 
 
-def saved_games_table(db_path=None) -> pn.viewable.Viewable:
-    """The saved games, each with a link to resume it on the play page and one to replay it."""
+def saved_games_table(db_path=None, keys=()) -> pn.viewable.Viewable:
+    """The saved games this browser holds a key of (``keys``), plus public ones, each with its links."""
     try:
-        games = storage.GameStore(db_path).list()
-    except Exception as exc:  # an unreadable file is shown, not raised
-        return pn.pane.Alert(f"Saved games could not be read: {exc}", alert_type="warning")
+        games = storage.GameStore(db_path).visible(keys)
+    except storage.StorageError as exc:  # an unreadable file is shown, not raised
+        return pn.pane.Alert(f"Saved games could not be read: {exc}", alert_type="warning",
+                             css_classes=["storage-error"])
     if not games:
-        return pn.pane.Markdown("_No saved games yet: start one on the Play page._", css_classes=["saved-games"])
+        return pn.pane.Markdown("_No saved games in this browser yet: start one on the Play page (a game is "
+                                "listed here in the browser that started it, or that opened one of its links)._",
+                                css_classes=["saved-games"])
     rows = []
-    for g in games:
+    for g, role, key in games:
         s = {k: html.escape(str(v)) for k, v in g.summary().items()}
-        links = (f"<a class='resume' href='{PLAY_PAGES[g.game]}?game={s['id']}'>resume</a> · "
-                 f"<a class='replay' href='{PLAY_PAGES[g.game]}?game={s['id']}&amp;mode=replay'>replay</a>"
-                 if g.game in PLAY_PAGES else "")
+        page = PLAY_PAGES.get(g.game)
+        links = ""
+        if page:
+            who = "owner" if role == storage.OWNER else (f"plays {role}" if role else "public: watch only")
+            resume = (f"<a class='resume' href='{html.escape(game_link(page, g.id, key))}'>resume</a> · "
+                      if role else
+                      f"<a class='watch' href='{html.escape(game_link(page, g.id, None))}'>watch</a> · ")
+            links = (resume + f"<a class='replay' href='{html.escape(game_link(page, g.id, key, 'replay'))}'>"
+                     f"replay</a> <small>({html.escape(who)})</small>")
         rows.append(
             "<tr class='saved-game' data-game-id='{id}'><td>{title}</td><td>{scenario}</td><td>{edition}</td>"
             "<td>{events}</td><td>{status}</td><td>{updated}</td>".format(**s) + f"<td>{links}</td></tr>")
@@ -143,7 +162,7 @@ def index():
         pn.pane.Markdown("## Tools", sizing_mode="stretch_width"),
         tools,
         pn.pane.Markdown("## Saved games", sizing_mode="stretch_width"),
-        saved_games_table(),
+        saved_games_table(keys=browser_keys()),
     ]
     return _template("home", main)
 

@@ -11,6 +11,7 @@ a per-user data folder).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -31,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default=None, metavar="PATH",
                    help=f"saved-games SQLite file (default ${storage.ENV_VAR} or a per-user data folder)")
     p.add_argument("--show", action="store_true", help="open a browser tab")
+    p.add_argument("--links", action="store_true",
+                   help="print every saved game's owner link (path part) and exit: to reach games saved by an "
+                        "older version, or from a browser that lost its cookie")
     return p
 
 
@@ -40,10 +44,21 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[storage.ENV_VAR] = os.path.abspath(os.path.expanduser(args.db))
     db = storage.default_db_path()
     try:
-        storage.GameStore(db)  # create it (and fail now, not in a session, if it cannot be used)
-    except Exception as exc:
-        print(f"vedette-serve: cannot use saved-games file {db}: {exc}", file=sys.stderr)
+        store = storage.GameStore(db)  # create it (and fail now, not in a session, if it cannot be used)
+        store.check_writable()
+    except storage.StorageError as exc:
+        print(f"vedette-serve: cannot use the {exc}", file=sys.stderr)
         return 2
+    if args.links:
+        from dashboards.app import PLAY_PAGES
+        from dashboards.components.access import game_link
+
+        for g in store.list():
+            key = store.keys(g.id).get(storage.OWNER)
+            page = PLAY_PAGES.get(g.system, "/")
+            print(f"{g.system}\t{g.title}\t{game_link(page, g.id, key)}")
+        return 0
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     import panel as pn
 

@@ -226,6 +226,22 @@ class GameStore:
                 raise StorageError(self.path, f"it has schema {row[0]}, this version of Vedette reads "
                                               f"{SCHEMA_VERSION} (it was made by a newer version)")
 
+    #: below this much free space on the file's disk, ``check_writable`` says the disk is full
+    MIN_FREE_BYTES = 1 << 20
+
+    def check_writable(self) -> None:
+        """Write to the file now (and check the disk has room), so a server says at start what is wrong."""
+        import shutil
+
+        try:
+            free = shutil.disk_usage(self.path.parent).free
+        except OSError as exc:
+            raise StorageError(self.path, _cause(exc, self.path)) from None
+        if free < self.MIN_FREE_BYTES:
+            raise StorageError(self.path, f"the disk is full ({free // 1024} kB free)")
+        with self._transaction() as con:
+            con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('last_check', ?)", (str(time.time()),))
+
     @staticmethod
     def _add_columns(con: sqlite3.Connection) -> None:
         have = {r[1] for r in con.execute("PRAGMA table_info(games)")}

@@ -7,6 +7,10 @@ number and changes nothing. Dice are rolled by the computer or typed in from the
 time; questions inside a procedure (reserves, retreat paths, advances) are put to the players. The
 finished action's record event (the action and every answer) is committed to the store before the new
 state is shown, so a server that dies loses nothing.
+
+Who may do what (the served app): a game's owner key plays both sides (hotseat) and may make the game
+public; a side's key plays that side only; without a key a public game may be watched and replayed, and
+nothing else. :attr:`PlayModel.role` holds what the session's key gives (``owner``, a side, or ``""``).
 """
 from __future__ import annotations
 
@@ -21,9 +25,10 @@ from engine.core.record import GameRecord
 from engine.n20.game.actions import Action
 from engine.n20.game.engine import actor, begin, legal_actions, new_game
 from engine.n20.game.record import ENGINE_VERSION, make_record, replay_record
+from engine.n20.game.scenario import SIDES
 from engine.n20.game.state import Battle, GameState
 
-from dashboards.storage import GameStore
+from dashboards.storage import OWNER, GameStore, StorageError
 
 __all__ = ["PlayModel", "describe_request", "dice_log_rows"]
 
@@ -67,6 +72,7 @@ class PlayModel(param.Parameterized):
     message = param.String(default="")
     refusal = param.String(default="", doc="the last refused action, with its rule number")
     revision = param.Integer(default=0)
+    role = param.String(default="", doc="what this session's key gives: 'owner', a side, or '' (watch only)")
 
     def __init__(self, store: GameStore, **params):
         super().__init__(**params)
@@ -96,7 +102,9 @@ class PlayModel(param.Parameterized):
         st = new_game(scenario, options=tuple(options), seed=seed)
         rec = make_record(st, [])
         gid = self.store.create("n20", scenario, edition=rec.edition, options=rec.options, seed=seed,
-                                title=title or f"{st.scenario.name} ({', '.join(options) or 'standard'})")
+                                title=title or f"{st.scenario.name} ({', '.join(options) or 'standard'})",
+                                sides=SIDES, engine_version=ENGINE_VERSION)
+        self.role = OWNER
         self.game_id, self.header, self.events, self.states = gid, self._header(rec), [], [st]
         self.pending, self.mode, self.position = None, "play", 0
         self._dice = RandomDice(seed)
@@ -114,28 +122,51 @@ class PlayModel(param.Parameterized):
                           options=h.get("options") or {}, seed=h.get("seed"), events=tuple(self.events),
                           engine_version=ENGINE_VERSION)
 
-    def open(self, game_id: str, mode: str = "play") -> None:
-        """Resume (or replay) a saved game: its events are replayed through the engine."""
+    def open(self, game_id: str, mode: str = "play", key: str | None = None, check_key: bool = False) -> None:
+        """Resume (or replay) a saved game: its events are replayed through the engine.
+
+        With ``check_key`` (the served pages), ``key`` must be one of the game's keys, or the game public
+        (then it opens read-only, in replay); otherwise it is refused as if it did not exist."""
+        role = OWNER
+        if check_key:
+            role = self.store.role(game_id, key) or ""
+            try:
+                public = self.store.load(game_id).public if not role else False
+            except KeyError:
+                public = False
+            if not role and not public:
+                raise VedetteError("no saved game opens with this link (its key is missing or wrong)")
         saved = self.store.load(game_id)
         if saved.game != "n20":
             raise VedetteError(f"saved game {game_id} is a {saved.game} game, not Napoleonic 20")
+        if saved.engine_version and saved.engine_version != ENGINE_VERSION:
+            raise VedetteError(f"saved game {game_id} was recorded by engine {saved.engine_version}; this version "
+                               f"replays {ENGINE_VERSION} games only")
         rec = GameRecord(game="n20", scenario=saved.scenario, edition=saved.edition, options=saved.options,
                          seed=saved.seed, events=saved.events, engine_version=ENGINE_VERSION)
         states = replay_record(rec)
         self.game_id, self.header, self.events, self.states = game_id, self._header(rec), list(saved.events), states
         self.pending = None
+        self.role = role
         self._dice = RandomDice((saved.seed or 0) + len(saved.events))
-        self.mode = mode
+        self.mode = mode if role else "replay"
         self.position = len(states) - 1 if mode == "play" else 0
         self._changed(f"Saved game {saved.title!r} loaded ({len(saved.events)} actions).")
 
-    def import_record(self, rec: GameRecord, title: str = "") -> str:
-        """Check that a record replays, then save it as a new game (a bad record changes nothing)."""
+    def import_record(self, rec: GameRecord, title: str = "", server: bool = True) -> str:
+        """Check that a record replays, then save it as a new game (a bad record changes nothing).
+
+        ``server`` (the served page): a record naming a file (scenario or tables) is refused without opening
+        it, and the record must say which engine version made it."""
         if rec.game != "n20":
-            raise RecordError(f"field 'game': expected 'n20', got {rec.game!r}")
-        states = replay_record(rec)  # raises RecordError naming the failing event
+            raise RecordError(f"field 'game': expected 'n20', got {str(rec.game)[:20]!r}")
+        if server and not rec.engine_version:
+            raise RecordError(f"field 'engine_version': missing; this server replays {ENGINE_VERSION} records")
+        states = replay_record(rec, allow_paths=not server)  # raises RecordError naming the failing event
         gid = self.store.create("n20", rec.scenario, edition=rec.edition, options=rec.options, seed=rec.seed,
-                                title=title or f"imported {rec.scenario}", events=list(rec.events))
+                                title=title or f"imported {rec.scenario}", events=list(rec.events), sides=SIDES,
+                                engine_version=ENGINE_VERSION)
+        self.role = OWNER
         self.game_id, self.header, self.events, self.states = gid, self._header(rec), list(rec.events), states
         self.pending, self.mode, self.position = None, "replay", 0
         self._changed(f"Record imported ({len(rec.events)} actions); replay it or resume play.")
@@ -149,12 +180,30 @@ class PlayModel(param.Parameterized):
 
     def legal(self, unit: str | None = None) -> list[Action]:
         st = self.state
-        if st is None or self.mode != "play" or self.pending is not None:
+        if st is None or self.mode != "play" or self.pending is not None or not self.may_act():
             return []
         return legal_actions(st, unit)
 
+    def may_act(self, side: str | None = None) -> bool:
+        """Whether this session's key may act for ``side`` (default: the side to act now)."""
+        side = self.to_act if side is None else side
+        return self.role == OWNER or (bool(self.role) and self.role == side)
+
+    def _refuse_role(self, side: str | None = None) -> bool:
+        """Set a refusal and return True when this session's key may not act for ``side``."""
+        if self.may_act(side):
+            return False
+        if not self.role:
+            self.refusal = "this link lets you watch and replay this game only (ask a player for their link)"
+        else:
+            self.refusal = f"your link plays the {self.role} side; it is {side or self.to_act}'s turn to act"
+        self.revision += 1
+        return True
+
     def act(self, action: Action | dict) -> bool:
         """Try an action. Returns True when it finished (saved); False when refused or waiting for input."""
+        if self._refuse_role():
+            return False
         if self.mode != "play":
             self.refusal = "switch to play mode to make moves"
             return False
@@ -187,8 +236,7 @@ class PlayModel(param.Parameterized):
                 self._changed("Type in the die: " + describe_request(req))
                 return False
             p.answer(self._roll(req))
-        self._commit(p)
-        return True
+        return self._commit(p)
 
     def _roll(self, req):
         """Computer dice: the engine's seeded RNG driver, with each request's exact probabilities."""
@@ -199,6 +247,8 @@ class PlayModel(param.Parameterized):
         p = self.pending
         if p is None:
             self.refusal = "nothing is waiting for an answer"
+            return False
+        if self._refuse_role(getattr(p.pending, "player", None) or None):
             return False
         try:
             p.answer(value)
@@ -214,9 +264,15 @@ class PlayModel(param.Parameterized):
         self.pending = None
         self._changed("Action cancelled; nothing was saved.")
 
-    def _commit(self, p) -> None:
+    def _commit(self, p) -> bool:
         ev = p.record_event()
-        self.store.append(self.game_id, ev)   # committed before the new state is shown
+        try:
+            self.store.append(self.game_id, ev)   # committed before the new state is shown
+        except StorageError as exc:            # a full disk, a read-only folder: nothing changes
+            self.pending = None
+            self.refusal = f"Not saved, so not played (nothing changed): {exc}"
+            self.revision += 1
+            return False
         self.events.append(ev)
         self.states.append(p.state)
         self.pending = None
@@ -225,15 +281,31 @@ class PlayModel(param.Parameterized):
         if st.over:
             self.store.set_status(self.game_id, f"over: {st.result[0]}")
         self._changed(f"Done: {Action.from_json(ev['action'])}")
+        return True
 
     def undo(self) -> bool:
+        if not self.role:
+            self._refuse_role()
+            return False
+        if self.pending is None and self.role != OWNER and self.events:
+            # a side may take back its own last action only
+            last_side = self.states[-2] if len(self.states) > 1 else None
+            if last_side is None or actor(last_side) != self.role:
+                self.refusal = f"your link plays the {self.role} side: you may undo your own last action only"
+                self.revision += 1
+                return False
         if self.pending is not None:
             self.cancel()
             return True
         if not self.events:
             self.refusal = "nothing to undo"
             return False
-        self.store.truncate(self.game_id, len(self.events) - 1)
+        try:
+            self.store.truncate(self.game_id, len(self.events) - 1)
+        except StorageError as exc:
+            self.refusal = f"Not undone (nothing changed): {exc}"
+            self.revision += 1
+            return False
         last = self.events.pop()
         self.states.pop()
         self.position = len(self.states) - 1
@@ -256,6 +328,9 @@ class PlayModel(param.Parameterized):
         return out
 
     def add_bookmark(self, label: str) -> None:
+        if not self.role:
+            self._refuse_role()
+            return
         self.store.bookmark(self.game_id, self.position, label or f"position {self.position}")
         self._changed(f"Bookmark saved at position {self.position}.")
 

@@ -12,6 +12,7 @@ import panel as pn
 import param
 import yaml
 
+from dashboards.components.background import Background
 from dashboards.components.dist_bars import bars, bars_html, STYLESHEET as BARS_CSS
 from dashboards.components.provenance import badge, badge_html, STYLESHEET as BADGE_CSS
 from dashboards.components.tables_upload import FileLoader
@@ -41,6 +42,40 @@ targets:
     rout_to: "1809"
 melee: true
 """
+
+
+#: computing limits of the served page (not rules): a charge into more defenders than this has tens of
+#: thousands of outcomes and takes seconds to minutes to enumerate
+MAX_CHARGE_TEXT = 20_000       # characters of CHARGE YAML
+MAX_UNITS_PER_TARGET = 8       # defending units in one target hex
+MAX_TARGETS = 4                # target hexes in one charge
+MAX_DEFENDERS = 10             # defending units over all targets
+
+
+def parse_charge_text(src: str) -> dict:
+    """The CHARGE YAML of the page, parsed and bounded (a clear message naming the limit when too big)."""
+    if len(src) > MAX_CHARGE_TEXT:
+        raise VedetteError(f"CHARGE: at most {MAX_CHARGE_TEXT} characters on this page (got {len(src)})")
+    try:
+        spec = yaml.safe_load(src)
+    except yaml.YAMLError as exc:
+        raise VedetteError(f"CHARGE: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    targets = spec.get("targets") if isinstance(spec, dict) else None
+    if isinstance(targets, list):
+        if len(targets) > MAX_TARGETS:
+            raise VedetteError(f"CHARGE targets: at most {MAX_TARGETS} target hexes on this page (got {len(targets)})")
+        total = 0
+        for i, t in enumerate(targets):
+            units = t.get("units") if isinstance(t, dict) else None
+            if isinstance(units, list):
+                if len(units) > MAX_UNITS_PER_TARGET:
+                    raise VedetteError(f"CHARGE targets[{i}].units: at most {MAX_UNITS_PER_TARGET} units per target "
+                                       f"hex on this page (got {len(units)})")
+                total += len(units)
+        if total > MAX_DEFENDERS:
+            raise VedetteError(f"CHARGE targets: at most {MAX_DEFENDERS} defending units in all on this page "
+                               f"(got {total})")
+    return spec
 
 
 class TbfSession(param.Parameterized):
@@ -148,23 +183,18 @@ def charge_panel(sess: TbfSession):
     go = pn.widgets.Button(label="Compute the charge tree", css_classes=["tbf-charge-go"])
     out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-out"])
 
-    def compute(_=None):
-        tables = sess.tables
-        try:
-            try:
-                spec = yaml.safe_load(text.value)
-            except yaml.YAMLError as exc:
-                raise VedetteError(f"CHARGE: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-            b = default_board()
-            if use_map.value:
-                setup = charge_from_spec(spec, b.grid, "CHARGE", terrain=b.charge_terrain(tables),
-                                         los=lambda a, c: b.los(a, c, tables, viewer="cavalry").clear)
-            else:
-                setup = charge_from_spec(spec, b.grid, "CHARGE")
-            tree = enumerate_tree(charge_proc(tables, setup), policy=POLICIES[policy.value])
-        except VedetteError as exc:
-            out[:] = [_error(exc)]
-            return
+    bg = Background()
+
+    def work(src: str, tables, use_map_v: bool, policy_v: str):
+        """Off the event loop: parse, bound, enumerate and render (returns HTML strings only)."""
+        spec = parse_charge_text(src)
+        b = default_board()
+        if use_map_v:
+            setup = charge_from_spec(spec, b.grid, "CHARGE", terrain=b.charge_terrain(tables),
+                                     los=lambda a, c: b.los(a, c, tables, viewer="cavalry").clear)
+        else:
+            setup = charge_from_spec(spec, b.grid, "CHARGE")
+        tree = enumerate_tree(charge_proc(tables, setup), policy=POLICIES[policy_v])
         d = tree.distribution()
         stopped = {}
         for o, w in d.items():
@@ -173,14 +203,23 @@ def charge_panel(sess: TbfSession):
                             css_class="tbf-charge-ends")
         outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome")
         total = tree.total()
-        out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} tree total "
-                        f"<b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes),
-                  _html(tree_html(tree, fmt_result=str, open_depth=2))]
+        return (f"<div>{sess.badge('fatigue')} {sess.badge('melee')} tree total "
+                f"<b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes,
+                tree_html(tree, fmt_result=str, open_depth=2))
+
+    def show(parts):
+        out[:] = [_html(parts[0]), _html(parts[1])]
+
+    def compute(_=None):
+        args = (text.value, sess.tables, use_map.value, policy.value)
+        bg.start(lambda: work(*args), show, lambda exc: out.__setitem__(slice(None), [_error(exc)]),
+                 label="computing the charge tree…")
 
     go.on_click(compute)
     sess.param.watch(lambda *_: compute(), "tables")
     compute()
-    return pn.Row(pn.Column(text, policy, use_map, go, width=420), out, sizing_mode="stretch_width", name="Charge")
+    return pn.Row(pn.Column(text, policy, use_map, go, bg.panel(), width=420), out, sizing_mode="stretch_width",
+                  name="Charge")
 
 
 # ---------------------------------------------------------------------------------------------------

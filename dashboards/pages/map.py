@@ -221,18 +221,23 @@ def page():
     goto = pn.widgets.TextInput(name="click a hex by its number", placeholder="e.g. 0707", width=160,
                                 css_classes=["goto-hex"])
     goto.param.watch(lambda e: e.new and view.figure.tap(e.new.strip()), "value")
-    from dashboards.storage import GameStore
+    from dashboards.components.access import browser_keys
+    from dashboards.storage import GameStore, StorageError
 
+    try:   # only the games this browser holds a key of, and public ones
+        visible = [g for g, _, _ in GameStore().visible(browser_keys(), "n20")][:50]
+    except StorageError:
+        visible = []
     saved = pn.widgets.Select(name="or a saved game's position", width=260,
-                              options={"": ""} | {f"{g.title} ({g.n_events} actions)": g.id
-                                                  for g in GameStore().list(game="n20")[:50]})
+                              options={"": ""} | {f"{g.title} ({g.n_events} actions)": g.id for g in visible})
+    allowed = {g.id for g in visible}
 
     def load_saved(event):
-        if event.new:
+        if event.new and event.new in allowed:
             try:
                 m.load_saved(event.new)
-            except Exception as exc:  # a record that no longer replays: say so, keep the map
-                m.hex_info = f"<span class='odds-error'>Cannot load that game: {html.escape(str(exc))}</span>"
+            except (VedetteError, KeyError) as exc:  # a record that no longer replays: say so, keep the map
+                m.hex_info = f"<span class='odds-error'>Cannot load that game: {html.escape(str(exc)[:300])}</span>"
 
     saved.param.watch(load_saved, "value")
     prov = m.state.scenario.provenance()

@@ -5,13 +5,14 @@ import html
 
 import panel as pn
 
+from dashboards.components.access import BrowserKeys, game_link, url_arg
 from dashboards.components.hexmap import Marked
 from dashboards.components.n20_battle_form import scenario_choices
 from dashboards.components.n20_mapview import GameMapView, unit_at
 from dashboards.components.n20_play import PlayModel, describe_request, dice_log_rows
 from dashboards.components.n20_rule_notes import note
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS
-from dashboards.storage import GameStore
+from dashboards.storage import OWNER, GameStore, StorageError
 from engine.core.errors import VedetteError
 from engine.core.procedure import Choose, jsonable
 from engine.core.record import GameRecord
@@ -27,7 +28,11 @@ CSS = BADGE_CSS + """
 table.dice-log {border-collapse:collapse;font-size:12px;width:100%}
 table.dice-log td, table.dice-log th {border-bottom:1px solid #e0e0e0;padding:1px 5px;text-align:left}
 .rule-tag {background:#eef;border-radius:3px;padding:0 4px;font-size:11px;cursor:help}
+.game-links {font-size:13px}
 """
+
+#: largest record file the page accepts (a long game's record is well under 1 MB)
+MAX_RECORD_BYTES = 2_000_000
 
 
 def _rule(rule: str) -> str:
@@ -37,9 +42,14 @@ def _rule(rule: str) -> str:
 def page():
     store = GameStore()
     m = PlayModel(store)
-    args = pn.state.session_args if pn.state.curdoc else {}
-    want = (args.get("game") or [b""])[0].decode() if args else ""
-    want_mode = (args.get("mode") or [b"play"])[0].decode() if args else "play"
+    keys = BrowserKeys()
+    want = url_arg("game", limit=40)
+    want_key = url_arg("key", limit=64)
+    want_mode = url_arg("mode", "play", limit=10)
+    held: dict[str, str | None] = {}      # saved game id -> the key this browser holds for it
+    links_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["game-links"])
+    public_box = pn.widgets.Checkbox(name="public: anyone may watch and replay this game (read-only)",
+                                     visible=False, css_classes=["public-toggle"])
     holder = pn.Column(sizing_mode="stretch_width")
     status = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["status-line"])
     refusal = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["refusal-box"])
@@ -66,24 +76,67 @@ def page():
                                        callback=lambda: __import__("io").StringIO(m.record().dumps()), width=240)
 
     def refresh_saved():
-        saved_select.options = {f"{g.title} · {g.n_events} actions · {g.summary()['updated']}": g.id
-                                for g in store.list(game="n20")}
+        try:
+            games = store.visible(keys.keys, "n20")
+        except StorageError as exc:
+            m.refusal = str(exc)
+            return
+        held.clear()
+        held.update({g.id: k for g, _, k in games})
+        saved_select.options = {f"{g.title} · {g.n_events} actions · {g.summary()['updated']}"
+                                + ("" if role else " · watch only"): g.id for g, role, _ in games}
+
+    def show_links():
+        """The game's links: the owner sees every side's link to hand out; a player sees their own."""
+        if not m.game_id:
+            links_pane.object, public_box.visible = "", False
+            return
+        if m.role == OWNER:
+            ks = store.keys(m.game_id)
+            items = "".join(f"<li>{html.escape(role)}: <a class='link-{html.escape(role)}' "
+                            f"href='{html.escape(game_link('/play', m.game_id, k))}'>"
+                            f"{html.escape(game_link('/play', m.game_id, k))}</a></li>" for role, k in ks.items())
+            links_pane.object = ("<b>Links to this game</b> (keep the owner's link; give each player their "
+                                 f"side's link; anyone with a link can play that side):<ul>{items}</ul>")
+            public_box.value = store.load(m.game_id).public
+            public_box.visible = True
+        else:
+            links_pane.object = (f"You play the <b>{html.escape(m.role)}</b> side of this game." if m.role else
+                                 "<b>Watching</b>: this public game is read-only for you (replay only).")
+            public_box.visible = False
+
+    def set_public(event):
+        if m.role != OWNER or not m.game_id:
+            return
+        try:
+            store.set_public(m.game_id, bool(event.new))
+        except StorageError as exc:
+            m.refusal = str(exc)
+            m.revision += 1
+
+    public_box.param.watch(set_public, "value")
+
+    def remember():
+        """Keep the key of the game now open in this browser (so the index lists it)."""
+        if m.game_id and m.role == OWNER:
+            keys.add(store.keys(m.game_id)[OWNER])
 
     def do_start(_):
         try:
             m.new(scen.value, tuple(opts.value), seed.value)
-        except VedetteError as exc:
+        except VedetteError as exc:   # also a StorageError: the file could not be written
             m.refusal = f"Cannot start: {exc}"
             m.revision += 1
             return
+        remember()
         rebuild()
 
     def do_open(mode):
         if not saved_select.value:
             return
         try:
-            m.open(saved_select.value, mode)
-        except VedetteError as exc:
+            m.open(saved_select.value, mode, key=held.get(saved_select.value), check_key=True)
+        except (VedetteError, KeyError) as exc:
             m.refusal = f"Cannot open: {exc}"
             m.revision += 1
             return
@@ -92,13 +145,22 @@ def page():
     def do_import(event):
         if event.new is None:
             return
+        name = (upload.filename or "record.json")[:60]
         try:
-            rec = GameRecord.loads(event.new.decode("utf-8"), file=upload.filename or "record.json")
+            if len(event.new) > MAX_RECORD_BYTES:
+                raise VedetteError(f"{name}: at most {MAX_RECORD_BYTES // 1000} kB per record file on this page "
+                                   f"(got {len(event.new) // 1000} kB)")
+            rec = GameRecord.loads(event.new.decode("utf-8"), file=name)
             m.import_record(rec)
-        except (VedetteError, UnicodeDecodeError) as exc:
-            m.refusal = f"The record was not loaded (nothing changed): {exc}"
+        except UnicodeDecodeError:
+            m.refusal = f"The record was not loaded (nothing changed): {name}: not a UTF-8 text file"
             m.revision += 1
             return
+        except VedetteError as exc:
+            m.refusal = f"The record was not loaded (nothing changed): {str(exc)[:400]}"
+            m.revision += 1
+            return
+        remember()
         rebuild()
 
     start.on_click(do_start)
@@ -108,6 +170,7 @@ def page():
     refresh_saved()
     setup = pn.Card(pn.Row(scen, opts, seed, start), pn.Row(saved_select, resume_b, replay_b), pn.Row(upload, download),
                     title="Game", collapsed=False, sizing_mode="stretch_width")
+    sharing = pn.Column(links_pane, public_box, keys.bridge, sizing_mode="stretch_width")
 
     # ---- controls built once a game is open ----------------------------------------------------------
     def rebuild():
@@ -159,7 +222,7 @@ def page():
         marks = pn.widgets.Select(name="bookmarks", options={}, width=220)
         marks.param.watch(lambda e: e.new is not None and (m.goto(e.new), after()), "value")
         ui["marks"] = marks
-        mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["play-mode"])
+        mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["play-mode"], disabled=not m.role)
         mode.param.watch(lambda e: (m.goto(len(m.states) - 1 if e.new == "play" else m.position), after()), "value")
         replay_row = pn.Row(first, prev, nxt, last, jump, mark_label, mark, marks, css_classes=["replay-controls"])
         ui["replay_row"] = replay_row
@@ -297,6 +360,7 @@ def page():
             ui["marks"].options = {f"{b.label} (@{b.position})": b.position for b in m.bookmarks()}
             ui["replay_row"].visible = m.mode == "replay"
             ui["play_controls"].visible = m.mode == "play"
+        show_links()
         refresh_saved()
 
     intro = pn.pane.Markdown(
@@ -306,10 +370,14 @@ def page():
         "then *declare*. Each action is saved the moment it is made; the index page lists saved games.",
         sizing_mode="stretch_width")
     if want:
+        key = want_key or held.get(want)
         try:
-            m.open(want, "replay" if want_mode == "replay" else "play")
-            rebuild()
+            m.open(want, "replay" if want_mode == "replay" else "play", key=key, check_key=True)
         except (VedetteError, KeyError) as exc:
-            m.refusal = f"Cannot open saved game {want}: {exc}"
+            m.refusal = f"Cannot open saved game {want[:20]}: {exc}"
+        else:
+            if m.role and key:
+                keys.add(key)    # a link someone gave: this browser now lists the game
+            rebuild()
     after()
-    return pn.Column(intro, setup, status, refusal, holder, sizing_mode="stretch_width")
+    return pn.Column(intro, setup, status, refusal, sharing, holder, sizing_mode="stretch_width")

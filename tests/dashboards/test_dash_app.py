@@ -22,13 +22,24 @@ def test_a_page_that_raises_shows_an_error_instead_of_failing():
     view = app.page_view(app.PageInfo("broken", "Broken", "", broken))
     html = str(view.main[0].object)
     assert "could not be built" in html and "boom" in html
+    assert "Traceback" not in html and 'File "' not in html      # the traceback goes to the log only
 
 
-def test_saved_games_table_links_to_resume_and_replay(tmp_path):
+def test_saved_games_table_lists_only_games_whose_keys_the_browser_holds(tmp_path):
     db = tmp_path / "g.sqlite3"
-    gid = GameStore(db).create("n20", "fuentes", title="Tuesday game")
-    pane = app.saved_games_table(db)
-    assert f"/play?game={gid}" in pane.object and "mode=replay" in pane.object and "Tuesday game" in pane.object
+    store = GameStore(db)
+    gid = store.create("n20", "fuentes", title="Tuesday game", sides=("french", "allied"))
+    other = store.create("n20", "bussaco", title="someone else's game", sides=("french", "allied"))
+    owner = store.keys(gid)["owner"]
+    pane = app.saved_games_table(db, keys=[owner])
+    assert f"/play?game={gid}&amp;key={owner}" in pane.object and "mode=replay" in pane.object
+    assert "Tuesday game" in pane.object and other not in pane.object and "someone else" not in pane.object
+    # a browser holding no key sees neither game
+    assert "No saved games" in app.saved_games_table(db, keys=[]).object
+    # a public game is listed for everyone, with a watch link that carries no key
+    store.set_public(other, True)
+    html = app.saved_games_table(db, keys=[]).object
+    assert "someone else" in html and "watch" in html and store.keys(other)["owner"] not in html
 
 
 def test_saved_games_table_empty(tmp_path):

@@ -1,0 +1,79 @@
+"""The keys of saved games that this browser holds, kept in a cookie.
+
+A saved game has secret keys (see :mod:`dashboards.storage`): the owner's and one per side. A page that
+creates a game, or that is opened with a ``?key=`` link, adds the key to this browser's list; the index
+and the play and map pages show only the games whose keys the browser holds, plus public ones.
+
+Reading: the cookie comes with the request that opens the page (``pn.state.cookies``). Writing: a hidden
+text widget whose value the server sets; a ``jscallback`` on it writes ``document.cookie`` in the browser.
+The cookie holds keys only (``token_urlsafe`` characters joined by dots), never a game's content.
+"""
+from __future__ import annotations
+
+import re
+
+import panel as pn
+
+__all__ = ["COOKIE", "MAX_KEYS", "BrowserKeys", "parse_keys", "game_link", "browser_keys", "url_arg"]
+
+COOKIE = "vedette_keys"
+#: keys kept per browser (22 characters each: about 3.4 kB, under the 4 kB a cookie may hold)
+MAX_KEYS = 150
+_KEY = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+_WRITE = ("document.cookie = '" + COOKIE + "=' + cb_obj.value + "
+          "'; path=/; max-age=31536000; SameSite=Strict';")
+
+
+def parse_keys(raw: str | None) -> list[str]:
+    """The well-formed keys of a cookie value (anything else is dropped), oldest first, without repeats."""
+    if not raw or not isinstance(raw, str):
+        return []
+    keys = [k for k in raw[: 80 * MAX_KEYS].split(".") if _KEY.match(k)]
+    return list(dict.fromkeys(keys))[-MAX_KEYS:]
+
+
+def browser_keys() -> list[str]:
+    """The keys in the cookie of the request that opened this session (none outside a server)."""
+    return parse_keys(pn.state.cookies.get(COOKIE, "") if pn.state.curdoc else "")
+
+
+def url_arg(name: str, default: str = "", limit: int = 80) -> str:
+    """One argument of the page's URL, as text cut to ``limit`` characters ('' outside a server)."""
+    args = pn.state.session_args if pn.state.curdoc else {}
+    raw = (args.get(name) or [b""])[0] if args else b""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+    except UnicodeDecodeError:
+        return default
+    return text[:limit] or default
+
+
+def game_link(route: str, game_id: str, key: str | None, mode: str = "") -> str:
+    """The URL of a game on its page (``/play?game=…&key=…``); HTML-escape it where it goes into HTML."""
+    out = f"{route}?game={game_id}"
+    if key:
+        out += f"&key={key}"
+    if mode:
+        out += f"&mode={mode}"
+    return out
+
+
+class BrowserKeys:
+    """One session's view of the browser's keys; :meth:`add` stores new keys in the browser's cookie."""
+
+    def __init__(self, raw: str | None = None):
+        self.keys: list[str] = browser_keys() if raw is None else parse_keys(raw)
+        self.bridge = pn.widgets.TextInput(value=".".join(self.keys), visible=False,
+                                           css_classes=["vedette-keys-bridge"])
+        self.bridge.jscallback(value=_WRITE)
+
+    def add(self, *keys: str) -> None:
+        new = [k for k in keys if k and _KEY.match(k)]
+        if not new:
+            return
+        self.keys = list(dict.fromkeys([k for k in self.keys if k not in new] + new))[-MAX_KEYS:]
+        self.bridge.value = ".".join(self.keys)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.keys
