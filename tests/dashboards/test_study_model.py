@@ -1,0 +1,56 @@
+"""The balance page's model (dashboards/components/study_view.py) on the tiny race of tests/core."""
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
+import race_game  # noqa: E402,F401  (registers the "race" system)
+
+from engine.core.errors import VedetteError  # noqa: E402
+from engine.core.simulate import Study, run_study  # noqa: E402
+from dashboards.components.study_view import MAX_BROWSER_GAMES, StudyModel, StudyView, replay_link  # noqa: E402
+
+
+def test_model_runs_in_the_background_and_matches_the_cli_study():
+    m = StudyModel(system="race")
+    assert m.scenario == "short" and set(m.param.bot_a.objects) == {"random", "greedy"}
+    m.bot_a = m.bot_b = "random"
+    m.games, m.seed = 23, 5
+    with ThreadPoolExecutor(2) as ex:
+        m.run(executor=ex)
+        m.wait()
+    assert not m.running and m.done == 23
+    expect = run_study(Study("race", "short", (), ("random", "random"), 23, 5), workers=0)
+    assert m.rows == expect
+    s = m.summary()
+    assert sum(v["count"] for v in s["winners"].values()) == 23
+
+
+def test_bounds_and_bad_settings_are_refused():
+    m = StudyModel(system="race")
+    with pytest.raises(ValueError):
+        m.games = MAX_BROWSER_GAMES + 1
+    with pytest.raises(ValueError):
+        m.games = 0
+
+
+def test_view_builds_and_shows_results():
+    m = StudyModel(system="race")
+    m.bot_a = m.bot_b = "random"
+    m.games = 12
+    view = StudyView(m)
+    with ThreadPoolExecutor(1) as ex:
+        m.run(executor=ex)
+        m.wait()
+    assert m.rows and len(view.results) >= 3
+    assert "study-row" in view.results[-1].object and "/play?" in view.results[-1].object
+
+
+def test_replay_link_carries_the_game_seed():
+    st = Study("race", "short", ("mercy",), ("random", "greedy"), 3, 1)
+    link = replay_link(st, {"seed": 99, "game": 0})
+    assert "seed=99" in link and "system=race" in link and "options=mercy" in link
