@@ -276,7 +276,9 @@ def battle_from_model(m: BattleModel, file: str = "<battle>", tables: Tables | N
                 if not board.grid.adjacent(a.hex, d.hex):
                     raise RuleViolation("9.2.2", f"attacker {a.id} in {a.hex} is not adjacent to defender {d.id} "
                                         f"in {d.hex}: every attacker must be adjacent to every defender")
-                if not board.crossing_allowed(a.hex, d.hex) and a.id not in bombarding:
+                # 7.0 / 9.4.3 (parameters.yaml, major_river_bridge_adjacent): the same reading as the game's
+                if not board.adjacent_for_combat(a.hex, d.hex, tables.rules.major_river_bridge_adjacent) \
+                        and a.id not in bombarding:
                     raise RuleViolation("16.3.2", f"{a.id} in {a.hex} faces {d.id} across a major river with no "
                                         f"bridge or ford: only bombarding artillery attacks across it")
         seen: dict[str, str] = {}
@@ -674,9 +676,25 @@ def _fortified(b: Battle, u: Unit) -> bool:
     return t in ("fortified", "redoubt")
 
 
-def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cavalry_zoc: bool):
-    """Sub-procedure: one unit's rout or withdrawal with its path and hazards. Returns :class:`RetreatResult`."""
+def _in_enemy_cavalry_zoc(b: Battle, u: Unit, positions: tuple) -> bool:
+    """17.1: is ``u`` in the ZOC of an enemy cavalry unit? On a map: any enemy cavalry with a ZOC where it
+    stands now (attackers, defenders or bystanders alike; Routed! units 9.6.3 and squares have none). Without
+    a map: the enemy cavalry of the battle itself, which is adjacent by 9.2.2."""
+    if b.board is not None:
+        for uid, (side, h, zoc, _solid) in positions:
+            if side != u.side and zoc and h and b.units[uid].is_cavalry and u.hex in b.board.zoc_of(h):
+                return True
+        return False
+    enemies = b.defenders if u.side == b.attacker_side else b.attackers
+    return any(e.is_cavalry and e.exerts_zoc for e in enemies)
+
+
+def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cavalry_zoc: bool | None = None):
+    """Sub-procedure: one unit's rout or withdrawal with its path and hazards. Returns :class:`RetreatResult`.
+    ``cavalry_zoc``: whether the unit stands in an enemy cavalry ZOC (17.1); None works it out."""
     rules = b.rules
+    if cavalry_zoc is None:
+        cavalry_zoc = u.square and _in_enemy_cavalry_zoc(b, u, positions)
     rule = "9.6 [E]" if u.side == b.defender_side else "9.6 [B]"
     fort = _fortified(b, u)
     distance, routed, marker, rout_distance = 1, False, False, None
@@ -684,7 +702,7 @@ def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cava
         if u.straggler:                          # 16.7.5
             yield Log("16.7.5", f"{u.id} is a straggler: breaks instead of routing")
             return RetreatResult(u.id, "broken", advance_path=(u.hex,), advance_room=1, rule="16.7.5")
-        if u.square and cavalry_zoc:             # 17.1: squares broken by cavalry check first
+        if u.square and cavalry_zoc:             # 17.1: a square in any enemy cavalry ZOC checks first (9.8.3)
             r = yield from hazard_roll("17.1", f"{u.id}: square caught by cavalry")
             if r == "breaks":
                 return RetreatResult(u.id, "broken", advance_path=(u.hex,), advance_room=1, rule="17.1")
@@ -708,7 +726,9 @@ def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cava
         marker = rules.routed_markers
     if u.type == "garrison":                     # 9.4.4: garrisons never retreat
         return RetreatResult(u.id, "held", advance_path=(u.hex,), advance_room=1, rule="9.4.4")
-    if fort and rules.fortified_one_fewer:       # 9.8.1: one hex fewer, at the owner's option
+    # 9.8.1: one hex fewer, at the owner's option; in the older edition a routing elite's -3 already holds
+    # that benefit (parameters.yaml, elite_fortified_includes_one_fewer)
+    if fort and rules.fortified_one_fewer and not (routed and u.elite and rules.elite_fortified_includes_one_fewer):
         opts = ("one hex fewer", "full retreat")
         pick = yield Choose(opts, rule="9.8.1", player=u.side, label=f"{u.id} in a fortified hex")
         if pick == "one hex fewer":
@@ -910,10 +930,10 @@ def result_procedure(b: Battle, code: str, exchange_pick: tuple | None = None):
     env = _cached(b, ("env",), lambda: MapRetreat(b.board, rules.loc_breaks_retreat) if b.board else
                   ContextFreeRetreat(dict(b.paths), rules.loc_breaks_retreat))
     positions = _positions(b, fates)
-    attacking_cav = any(u.is_cavalry for u in b.attackers)
     for u, kind in to_retreat:
         r = yield Sub(("retreat", id(b), u.id, kind, positions),
-                      partial(retreat_procedure, b, env, u, kind, positions, attacking_cav and u.side == b.defender_side),
+                      partial(retreat_procedure, b, env, u, kind, positions,
+                              u.square and _in_enemy_cavalry_zoc(b, u, positions)),
                       rule="9.8", label=f"{'rout' if kind == 'rout' else 'withdrawal'} of {u.id}")
         fates[u.id] = r
         positions = _positions(b, fates)
@@ -975,8 +995,9 @@ def _assemble(b: Battle, code: str, result: str, fates: dict, adv: AdvanceResult
     """Fates, Guard recule (12.2.2), morale (12.1-12.1.2), Routed! markers (9.6.3), fatigue (16.8.1)."""
     tables = b.tables
     attacker_won = result in ("DB", "DR", "DW", "EX")
+    held = attacker_won and rules_hold(b, result, fates)
     recule = tuple(u.id for u in b.attackers if u.guard and not u.recule_exempt
-                   and (not attacker_won or u.id in fates or u.routed))
+                   and (not attacker_won or u.id in fates or u.routed or held))
     advanced = {uid: (n, h) for uid, n, h in adv.moves}
     out: list[UnitFate] = []
     garrison_gone = adv.garrison_destroyed
@@ -1001,9 +1022,23 @@ def _assemble(b: Battle, code: str, result: str, fates: dict, adv: AdvanceResult
                                     fatigue=fatigue))
     items = morale_items(tables, b.units, out,
                          {b.attacker_side: b.reserves_attacker, b.defender_side: b.reserves_defender}, recule)
-    deltas, after, lost = apply_morale(tables, b.morale_levels(), items)
+    deltas, after, lost = apply_morale(tables, b.morale_levels(), items, (b.attacker_side, b.defender_side))
     return Outcome(code if result == code else f"{code}->{result}", tuple(out), deltas, items, after, lost,
                    adv.control, False, garrison_gone)
+
+
+def rules_hold(b: Battle, result: str, fates: dict) -> bool:
+    """12.2.2 reading (parameters.yaml, guard_recule_needs_vacated_hex): after a result against the
+    defender, did every defender keep its hex so that no unit could advance after combat (9.9.1-9.9.2)?
+    A fortified hex held (9.8.1) leaves no retreat path; a garrison that holds leaves its hex open to the
+    attacker's advance (9.4.4), so it does not count as holding here."""
+    if not b.rules.guard_recule_needs_vacated_hex or result not in ("DB", "DR", "DW", "EX"):
+        return False
+    paths = [(r.advance_path, r.advance_room) for d in b.defenders if (r := fates.get(d.id)) is not None]
+    if b.board is not None:
+        positions = _positions(b, fates)
+        paths = [_vacant_part(h, room, positions) for h, room in paths]
+    return not any(room >= 1 for _, room in paths)
 
 
 def _positions(b: Battle, fates: dict) -> tuple:

@@ -202,7 +202,8 @@ class Board:
         return frozenset((a, b)) in self.road_links
 
     def adjacent_for_combat(self, a: str, b: str, edition_bridge_adjacent: bool = False) -> bool:
-        """7.0: units across a Major River are not adjacent; the older edition (001) excepts bridges/fords."""
+        """7.0 / 9.4.3: units across a Major River cannot fight each other except, when
+        ``edition_bridge_adjacent`` (parameters.yaml ``major_river_bridge_adjacent``), at a bridge or ford."""
         if not self.grid.adjacent(a, b):
             return False
         f = self.hexside_features(a, b)

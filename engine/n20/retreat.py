@@ -3,9 +3,10 @@
 Two ways to describe where a unit retreats:
 
 * **on a map** (:class:`MapRetreat`): the legal retreat paths are searched on the :class:`~engine.n20.board.Board`
-  with the rules' priorities -- vacant hexes outside enemy ZOCs first (9.8.2), then no avoidable certain
-  destruction (9.8, 9.8.7, 16.7.6), then every step closer to a friendly LOC hex (9.8.6); friendly hexes
-  only when nothing else is open, and a retreat ending on a friend goes on (9.8.5). Among the paths the
+  with the rules' priorities -- friendly-occupied hexes only when no route avoids them, even one through
+  enemy ZOCs (9.8.5 after 9.8.3), then vacant hexes outside enemy ZOCs (9.8.2), then no avoidable certain
+  destruction (9.8, 9.8.7, 16.7.6), then every step closer to a friendly LOC hex (9.8.6); a retreat
+  ending on a friend goes on (9.8.5). Among the paths the
   rules leave open, the owner's choice is a :class:`~engine.core.procedure.Choose` whose first option is
   the one with the least chance of breaking (ties: rule order, then hex labels); all are listable.
 * **context-free** (:class:`PathSpec`): the player lists, per hex of the unit's path, how many hazard rolls
@@ -54,7 +55,7 @@ class RetreatOption:
     hexes: tuple[str, ...]
     hazards: tuple[tuple[str, ...], ...]
     end: str = "ok"
-    priority: tuple = ()      # (hexes in EZOC or friendly-occupied (9.8.2, 9.8.5), certain break, steps not closer to LOC (9.8.6))
+    priority: tuple = ()      # (friendly-occupied hexes (9.8.5), EZOC hexes (9.8.2/9.8.3), certain break, steps not closer to LOC (9.8.6))
     through_friend_at: int | None = None   # index of the first friendly-occupied hex entered (9.9.1)
 
     @property
@@ -198,11 +199,12 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
 
     The list is ordered by the owner's default policy: least chance of breaking first, then fewer
     steps away from the LOC, then hex labels. Only paths of the best rule-priority class are listed
-    (9.8.2 before certain destruction before 9.8.6); when no path can be completed, the longest
+    (fewest friendly-occupied hexes, 9.8.5, before fewest EZOC hexes, 9.8.2-9.8.3, before certain
+    destruction before 9.8.6); when no path can be completed, the longest
     blocked ones (the unit breaks where it stands, 9.8).
     """
     if distance <= 0:
-        return (RetreatOption((), (), "ok", (0, 0, 0)),)
+        return (RetreatOption((), (), "ok", (0, 0, False, 0)),)
     locs = board.loc_hexes(side)
     loc_set = frozenset(locs)
     complete: list[RetreatOption] = []
@@ -225,8 +227,10 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
             hz.append(HAZARD_EZOC)
         return tuple(hz)
 
-    def finish(path: list[str], hz: list, viol: int, end: str, through: int | None, nc: int) -> None:
-        pr = (viol, end != "ok", nc)
+    def finish(path: list[str], hz: list, viol: tuple, end: str, through: int | None, nc: int) -> None:
+        # viol = (friendly-occupied hexes entered, EZOC hexes entered): 9.8.5 allows a friend's hex only
+        # when no other route is open, a route through enemy ZOCs (9.8.3) included, so it ranks first
+        pr = (*viol, end != "ok", nc)
         opt = RetreatOption(tuple(path[1:]), tuple(hz), end, pr, through)
         if end == "blocked":
             blocked.append(opt)
@@ -237,13 +241,13 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
 
     budget = [_SEARCH_BUDGET]
 
-    def dfs(path: list[str], hz: list, viol: int, through: int | None, counts: tuple) -> None:
+    def dfs(path: list[str], hz: list, viol: tuple, through: int | None, counts: tuple) -> None:
         here = path[-1]
         steps = len(path) - 1
         nc = min(counts) if counts else 0
         b0 = best[0]
-        if b0 is not None and (viol > b0[0] or (viol == b0[0] and nc > b0[2])):
-            return      # cannot reach the best rule-priority class found so far (both counts only grow)
+        if b0 is not None and (viol > b0[:2] or (viol == b0[:2] and nc > b0[3])):
+            return      # cannot reach the best rule-priority class found so far (all counts only grow)
         budget[0] -= 1
         if budget[0] < 0:
             return      # search bound (see _SEARCH_BUDGET)
@@ -264,21 +268,21 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
             return
         d_here = dist_to(here)
         # explore promising hexes first: vacant non-EZOC, then closer to a LOC
-        nxt.sort(key=lambda n: ((n in ezoc) or (n in friends), min(dist_to(n), default=0), n))
+        nxt.sort(key=lambda n: (n in friends, n in ezoc, min(dist_to(n), default=0), n))
         for n in nxt:
             d_n = dist_to(n)
             c2 = tuple(c + (1 if d_n[i] >= d_here[i] else 0) for i, c in enumerate(counts))
             if road_bound and not board.is_road_link(here, n):
                 finish(path + [n], hz + [()], viol, "off_road", through, min(c2) if c2 else 0)   # 16.7.6
                 continue
-            bad = 1 if (n in ezoc or n in friends) else 0
+            v2 = (viol[0] + (n in friends), viol[1] + (n in ezoc))
             t = through if through is not None or n not in friends else steps
-            dfs(path + [n], hz + [step_hazards(here, n)], viol + bad, t, c2)
+            dfs(path + [n], hz + [step_hazards(here, n)], v2, t, c2)
 
-    dfs([start], [], 0, None, tuple(0 for _ in locs))
+    dfs([start], [], (0, 0), None, tuple(0 for _ in locs))
     pool = complete or blocked
     if not pool:
-        return (RetreatOption((), (), "blocked", (0, True, 0)),)
+        return (RetreatOption((), (), "blocked", (0, 0, True, 0)),)
     if complete:
         top = min(o.priority for o in pool)
         pool = [o for o in pool if o.priority == top]

@@ -145,12 +145,14 @@ class EditionModel(Strict):
     label: str
     elite_rout_modifier: int
     elite_fortified_rout_modifier: int
+    elite_fortified_includes_one_fewer: bool
     fortified_one_fewer: bool
     routed_markers: bool
     loc_breaks_retreat: bool
     controlled_advance_roll: bool
     night_zoc: Literal["reversed", "none"]
     major_river_bridge_adjacent: bool
+    guard_recule_needs_vacated_hex: bool
     reliability: Literal["unreliable", "portuguese"]
     leaders: bool
     fatigue: bool
@@ -171,12 +173,14 @@ class EditionRules:
     label: str
     elite_rout_modifier: int
     elite_fortified_rout_modifier: int
+    elite_fortified_includes_one_fewer: bool
     fortified_one_fewer: bool
     routed_markers: bool
     loc_breaks_retreat: bool
     controlled_advance_roll: bool
     night_zoc: str
     major_river_bridge_adjacent: bool
+    guard_recule_needs_vacated_hex: bool
     reliability: str
     leaders: bool
     fatigue: bool

@@ -131,9 +131,12 @@ def test_9_8_1_elite_in_fortified_v3_versus_v2():
     assert d3[("held", 0)] == F(2, 6)
     assert d3[("routed", 0)] == F(1, 6)
     assert d3[("routed", 1)] == d3[("routed", 2)] == d3[("routed", 3)] == F(1, 6)
-    # v2 (001 9.8.1): die-3; 1,2,3 -> withdraw, one fewer -> holds (3/6); 4 -> routed in place; 5, 6 -> 1, 2 hexes
+    # v2 (001 9.8.1, parameters.yaml elite_fortified_includes_one_fewer): die-3, and that -3 already is the
+    # one-hex-fewer benefit; 1,2,3 -> below 1 -> withdraw, ignored under one fewer -> holds (3/6);
+    # 4, 5, 6 -> rout 1, 2, 3 hexes (no second reduction), 1/6 each
     assert d2[("held", 0)] == F(3, 6)
-    assert d2[("routed", 0)] == d2[("routed", 1)] == d2[("routed", 2)] == F(1, 6)
+    assert d2[("routed", 1)] == d2[("routed", 2)] == d2[("routed", 3)] == F(1, 6)
+    assert d2[("routed", 0)] == 0
     # the older edition has no Routed! markers (9.6.3 is a v3.0 rule)
     assert v2.outcomes.prob(lambda o: o.fate("e").marker) == 0
     # morale: v3 costs 1 only for a rout beyond 2 hexes (die 6: 3 hexes) -> -1/6;

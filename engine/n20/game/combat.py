@@ -146,7 +146,7 @@ def check_declaration(state: GameState, battles) -> None:
                 if not R.combat_adjacent(state, _hex_of(state, a), _hex_of(state, d)) \
                         and not _bombards(state, a, d):
                     raise RuleViolation("9.2.2", f"battle {i}: {a} is not adjacent to {d}; every attacker must be "
-                                                 f"adjacent to every defender (across a Major River is not adjacent, 7.0)")
+                                                 f"adjacent to every defender (across a Major River only at a bridge or ford, 7.0, 9.4.3)")
     must = mandatory_battles(state)
     missing = [u for u in must if u not in used_a]
     if missing:

@@ -176,7 +176,10 @@ def friendly_hexes(state: GameState, side: str, exclude: str | None = None, stac
 
 
 def combat_adjacent(state: GameState, a: str, b: str) -> bool:
-    """7.0: units across a Major River are not adjacent (the older edition excepts bridges and fords)."""
+    """Can units in ``a`` and ``b`` fight each other (9.2.2)? Across an unbridged, unforded Major River no
+    (7.0; only bombardment, 16.3.2); across a bridge or ford per ``major_river_bridge_adjacent`` of
+    data/n20/parameters.yaml, the one reading the battle files use too (v3: yes, read from 9.4.2's
+    example, 9.4.3 and the 12.2 example; ZOCs still stop at the river, so nobody is obliged to attack)."""
     return _combat_adjacent(state.board, a, b, state.scenario.tables.rules.major_river_bridge_adjacent)
 
 
@@ -200,16 +203,31 @@ def movement_allowance(state: GameState, uid: str) -> int:
 
 def _rugged_stop(state: GameState, d, board: Board, a: str | None, b: str) -> bool:
     """6.5: entering Forest, Rough or Marsh stops the mover, except along a road (6.6), for light
-    infantry and cossacks with 16.7 (16.7.1, 16.7.2), and for leaders (16.9.2)."""
+    infantry (16.7.1) and cossack cavalry (16.7.2, which pay two points instead: :func:`_cossack_surcharge`)
+    with special units, and for leaders (16.9.2)."""
     if board.terrain(b) not in RUGGED:
         return False
     if d.type == "leader":
         return False
     if a is not None and board.is_road_link(a, b):
         return False
-    if state.has("special_units") and (d.has("light") or d.has("cossack")) and d.type != "cavalry":
-        return False
+    if state.has("special_units") and d.has("light") and d.type == "infantry":
+        return False      # 16.7.1
+    if state.has("special_units") and d.has("cossack") and d.type == "cavalry":
+        return False      # 16.7.2
     return True
+
+
+def _cossack_surcharge(state: GameState, d, board: Board, a: str | None, b: str) -> int:
+    """16.7.2: a cossack goes on through a rugged hex (off the road) by spending two Movement Points on
+    it; the points it pays beyond the hex's own cost. With too few points left for that it may still enter
+    at the usual cost, and then it stops there (see :func:`_search`)."""
+    if not (state.has("special_units") and d.has("cossack") and d.type == "cavalry"):
+        return 0
+    if board.terrain(b) not in RUGGED or (a is not None and board.is_road_link(a, b)):
+        return 0
+    c = _step_cost(state, board, a, b)
+    return 0 if c is None else max(0, 2 - c)
 
 
 def _step_cost(state: GameState, board: Board, a: str | None, b: str) -> int | None:
@@ -302,11 +320,14 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
             return True   # 6.7
         return _rugged_stop(state, d, board, a, b)
 
+    def surcharge(a, b) -> int:
+        return _cossack_surcharge(state, d, board, a, b)
+
     out: dict[str, Reach] = {}
     for start, base in starts:
         for road_only in (False, True):
             budget = ma + (1 if road_only else 0)
-            res = _search(board, start, base, budget, road_only, can_enter, stops)
+            res = _search(board, start, base, budget, road_only, can_enter, stops, surcharge)
             for h, (cost, path) in res.items():
                 if h == start:
                     continue
@@ -343,9 +364,12 @@ def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
                and x.strength >= 2 and not x.has("cadre") and x.nationality == d.nationality for u in state.units)
 
 
-def _search(board, start, base, budget, road_only, can_enter, stops):
-    """Cheapest paths within ``budget`` (ties: first found). Returns hex -> (cost, path)."""
+def _search(board, start, base, budget, road_only, can_enter, stops, surcharge=None):
+    """Cheapest paths within ``budget`` (ties: first found). Returns hex -> (cost, path).
+    ``surcharge(a, b)``: extra points a mover pays entering ``b`` to go on from it (16.7.2); when they do
+    not fit the budget it may still enter at the plain cost, and stops there."""
     best = {start: (base, (start,))}
+    halted: set = set()            # hexes entered without the surcharge: the mover stops there (16.7.2)
     nbrs = neighbours_map(board)
     counter = itertools.count()
     heap = [(base, next(counter), start)]
@@ -354,7 +378,7 @@ def _search(board, start, base, budget, road_only, can_enter, stops):
         if c > best[here][0]:
             continue
         prev = best[here][1][-2] if len(best[here][1]) > 1 else None
-        if here != start and stops(prev, here):
+        if here != start and (here in halted or stops(prev, here)):
             continue
         for n in nbrs[here]:
             if road_only and not board.is_road_link(here, n):
@@ -363,11 +387,22 @@ def _search(board, start, base, budget, road_only, can_enter, stops):
             if step is None:
                 continue
             nc = c + step
+            halt = False
+            extra = surcharge(here, n) if surcharge is not None else 0
+            if extra:
+                if nc + extra <= budget:
+                    nc += extra
+                else:
+                    halt = True
             if nc > budget:
                 continue
             old = best.get(n)
             if old is None or nc < old[0]:
                 best[n] = (nc, best[here][1] + (n,))
+                if halt:
+                    halted.add(n)
+                else:
+                    halted.discard(n)
                 heapq.heappush(heap, (nc, next(counter), n))
     return best
 
@@ -424,6 +459,8 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
                 out[e] = cand
         if e in ezoc or _rugged_stop(state, d, board, None, e) and not road_start:
             continue
+        if not road_start:
+            first += _cossack_surcharge(state, d, board, None, e)    # 16.7.2: two points to go on from it
         for road_only in (False, True):
             if road_only and not road_start:
                 continue
@@ -456,4 +493,7 @@ def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_
     def stops(a, b):
         return b in ezoc or _rugged_stop(state, d, board, a, b)
 
-    return _search(board, e, first, budget, road_only, can_enter, stops)
+    def surcharge(a, b):
+        return _cossack_surcharge(state, d, board, a, b)
+
+    return _search(board, e, first, budget, road_only, can_enter, stops, surcharge)
