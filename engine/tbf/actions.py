@@ -21,7 +21,7 @@ from .rules import (LIVE, current_fv, current_ma, enemy_front, factors, frontal,
 from .scenario import GameState, Scenario
 
 __all__ = ["fire_setup", "fire_action", "melee_setup", "melee_action", "charge_setup", "charge_action",
-           "move_action", "leader_fire_retreat", "out_of_command_check", "reinforcement_phase", "recovery_phase",
+           "move_action", "leader_fire_retreat", "reaction_wedge", "counter_charge_meeting", "out_of_command_check", "reinforcement_phase", "recovery_phase",
            "apply_status", "rout_unit", "overstack_checks", "end_of_activation_overstack", "activate",
            "initiative_phase"]
 
@@ -527,33 +527,73 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
                         and q.status in LIVE) - {path[-1]}
     setup = charge_from_spec(spec, g, "charge", terrain=b.charge_terrain(t),
                              los=lambda a, c: b.los(a, c, t, viewer="cavalry", enemy=enemy_h, friendly=friendly).clear)
+    from .charge import charge_lines
+    lane = {p.hex, *path[:-1]}
+    targets_arc = []
+    for i, tgt in enumerate(setup.targets):
+        qs = occupants(sc, st, tgt.hex, enemy)
+        arc = False
+        if len(qs) == 1 and sc.units[qs[0].id].kind == "cavalry":
+            # 6.2.9 A: the charger must start in, or pass into, the counter-charger's frontal charge arc
+            # (the straight charge lines out of its front, 6.2.11)
+            seen = {h for line in charge_lines(g, tgt.hex, qs[0].facing).values() for h in line}
+            arc = bool(seen & (lane if i == 0 else {hexes[i - 1]}))
+        targets_arc.append(replace(tgt, counter_arc=arc))
+    setup = replace(setup, targets=tuple(targets_arc))
     reactors = []
     for q in st.on_map():
         if sc.side(q.id) != enemy or sc.is_leader(q.id) or q.hex in hexes or q.status != "normal" or q.activated:
             continue
         if sc.units[q.id].kind != "cavalry":
             continue
-        arc = set()
-        for d in frontal_directions(q.facing):
-            h = q.hex
-            for _ in range(2):
-                h = g.neighbour(h, d)
-                if h is None:
-                    break
-                arc.add(h)
-        if arc & set(path[:-1]):                                      # 6.2.10 A
+        if reaction_wedge(g, q.hex, q.facing) & lane - {p.hex}:      # 6.2.10 A
             qd = sc.units[q.id]
             reactors.append(Reactor(Fighter(q.id, qd.mf, current_fv(sc, q), "cavalry", "normal",
                                             leader_cvs(sc, st, q.id), ma=qd.ma), 0))
     return replace(setup, reactors=tuple(reactors))
 
 
+def reaction_wedge(g, hex_: str, facing: int) -> frozenset[str]:
+    """6.2.10 A: the hexes within two of a cavalry unit inside its frontal charge arc -- the whole
+    120-degree wedge (three hexes at one, five at two), not only the three straight lines."""
+    dirs = frontal_directions(facing)
+    out = set()
+    for a in dirs:
+        h1 = g.neighbour(hex_, a)
+        if h1 is None:
+            continue
+        out.add(h1)
+        for b in dirs:
+            h2 = g.neighbour(h1, b)
+            if h2 is not None and g.distance(hex_, h2) <= 2:
+                out.add(h2)
+    out.discard(hex_)
+    return frozenset(out)
+
+
+def counter_charge_meeting(line: tuple[str, ...], charger_ma: int, counter_ma: int) -> tuple[str, str]:
+    """6.2.9 B: the two cavalry units close along the charge line one hex at a time, the higher MA first
+    (the charger on equal MAs: our reading), until they are adjacent. ``line`` runs from the charger's hex
+    to the counter-charger's. Returns (charger's hex, counter-charger's hex)."""
+    i, j = 0, len(line) - 1
+    charger_turn = charger_ma >= counter_ma
+    while j - i > 1:
+        if charger_turn:
+            i += 1
+        else:
+            j -= 1
+        charger_turn = not charger_turn
+    return line[i], line[j]
+
+
 def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
-                  next_targets: tuple[str, ...] = ()):
+                  next_targets: tuple[str, ...] = (), mp_left: int | None = None):
     """Charge, then apply it: routs and rout moves, surrenders, the charger's final hex, the melee, and
-    the Charged marker with automatic fatigue (4.2.3, 6.2.8 J-L)."""
+    the Charged marker with automatic fatigue (4.2.3, 6.2.8 J-L). ``mp_left``: the MPs the charger has
+    left of its MA when it declares the charge (6.2.8 A; default: its whole MA)."""
     _may_activate(sc, st, (unit_id,))
-    setup = _cached(charge_setup)(sc, st, unit_id, tuple(path), tuple(next_targets))
+    start_hex = st.piece(unit_id).hex
+    setup = _cached(charge_setup)(sc, st, unit_id, tuple(path), tuple(next_targets), mp_left)
     setup = replace(setup, resolve_melee=False)
     out = yield Sub(("tbf-charge", id(sc.tables), setup), partial(charge_proc_fn, sc.tables, setup), rule="6.2.8",
                     label="Charge")
@@ -591,6 +631,12 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
             if spots:
                 spot = min(spots, key=lambda h: (g.distance(h, st.piece(name).hex), h))
                 st = st.with_piece(name, hex=spot)
+        elif st.piece(name).hex == path[-1] and not any(x.startswith(path[-1]) and "routs" in x for x in out.steps):
+            # 6.2.9 B: a counter charge against the first target: both close along the charge line
+            line = (start_hex, *path)
+            mine, theirs = counter_charge_meeting(line, sc.units[unit_id].ma, sc.units[name].ma)
+            st = st.with_piece(unit_id, hex=mine).with_piece(name, hex=theirs)
+            here = mine
         st = st.with_piece(name, charged=True)                                  # 6.2.9 B, 6.2.10 E
         target = st.piece(name).hex
         if target and g.distance(target, here) == 1:
@@ -612,6 +658,8 @@ def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: t
     crossing the light blue line (9.5.2) or coming within four hexes of the French at-start units
     (9.5.2 C), then checking an overstack at the end (4.1.7, 4.1.9). A procedure returning the new state."""
     _may_activate(sc, st, (uid,))
+    if uid in sc.units and sc.units[uid].command == "VI":
+        raise RuleViolation("9.2 I", f"{uid} belongs to Column VI, which never moves unless a combat retreat forces it")
     r = reachable(sc, st, uid, dict(level_hexes), bridge_intact)
     dest = sc.board.check_hex(dest, "6.2")
     if dest not in r or dest == st.piece(uid).hex:

@@ -36,6 +36,7 @@ class Target:
     cost: int = 1                 # MPs to enter this hex (6.2.8 G)
     rout_to: str | None = None    # hex where its routers end their rout move (for 6.2.8 I)
     shift: int = 0                # melee column shift if the charge ends in a melee against this hex
+    counter_arc: bool = True      # 6.2.9 A: the charger starts or passes in this target's frontal charge arc
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ def charge(tables: Tables, setup: ChargeSetup):
                 return finish()
             steps.append(f"{r.unit.name} fails to react")
         # 6.2.9 Counter charge: an eligible cavalry target that passes its check may meet the charge.
-        if len(tgt.units) == 1 and _counter_eligible(tgt.units[0]):
+        if len(tgt.units) == 1 and _counter_eligible(tgt.units[0]) and tgt.counter_arc:
             u = tgt.units[0]
             bc = yield check_sub(tables, CheckSpec("being_charged", u.fv, u.status, u.leader_cvs, u.modifiers,
                                                    unit=u.name), rule="6.2.9 A")

@@ -3,8 +3,6 @@ movement (6.2), retreat (6.6), rout (6.7), recovery (7.0), initiative (3.2), rei
 (5.3, 9.2, 9.5.2, 9.6.2, 11.x) and victory (10.0). Random ones are procedures (generators)."""
 from __future__ import annotations
 
-import heapq
-import itertools
 from dataclasses import dataclass
 from functools import partial
 
@@ -21,7 +19,7 @@ __all__ = ["frontal", "enemy_front", "occupants", "leader_cvs", "stacking_proble
            "refuges", "current_fv", "current_ma", "ammo_shortage", "optional_arrival", "releases",
            "activation_allowed", "entry_mp", "OPTIONS", "victory_with_options", "level_roll", "factors",
            "regroup_hexes", "ELITE_PARENTS", "leaderless_activation",
-           "cavalry_retreat_before_combat", "muster_hexes", "setup_problems"]
+           "cavalry_retreat_before_combat", "muster_hexes", "setup_problems", "dark_blue_north", "crosses_dark_blue"]
 
 LIVE = ("normal", "fatigued", "routed")
 
@@ -117,6 +115,8 @@ def refuges(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
     """Friendly-controlled town hexes and friendly entry hexes: where retreats and routs head (6.6 A, 6.7 C)."""
     towns = {h for name, owner in st.control if owner == side for h in sc.board.data.towns.get(name, [])}
     entries = set(getattr(sc.board.data.entry_hexes, side))
+    if side == "coalition":                     # 11.6.1: A 0801 and B 1901 are French (Klein) entries
+        entries -= set(sc.board.data.named_entries.values())
     return frozenset(towns | entries)
 
 
@@ -160,12 +160,19 @@ def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
         if p.hex is None or p.status not in LIVE or p.activated or u.side != ldr.side:
             continue
         owners = [x for x in leaders if sc.leaders[x].command == u.command
-                  or (sc.leaders[x].rank == "division" and sc.leaders[x].command == u.command.split("-")[0])]
+                  or (sc.leaders[x].rank == "division" and sc.leaders[x].command == u.command.split("-")[0])
+                  # 6.1.1 D: a division's own (black-factor) units answer to any leader of that division
+                  or ("-" not in u.command and sc.leaders[x].command.split("-")[0] == u.command
+                      and sc.leaders[x].side == "french")
+                  # 9.2 I: Column VI is directly under Kutusov (a column leader's 4-hex reach, 6.1.2 A)
+                  or (u.command == "VI" and sc.leaders[x].rank == "army")]
         if not owners:
             continue
         ok = False
         for x in owners:
-            rng = reach_units[sc.leaders[x].rank] or (2 if sc.leaders[x].rank == "division" else 0)
+            rank = sc.leaders[x].rank
+            rng = 4 if (u.command == "VI" and rank == "army") else (
+                reach_units[rank] or (2 if rank == "division" else 0))
             if g.distance(st.piece(x).hex, p.hex) <= rng:
                 ok = True
         (in_cmd if ok else out_cmd).append(uid)
@@ -200,52 +207,79 @@ def leaderless_activation(sc: Scenario, st: GameState, command: str, designated:
 # ---------------------------------------------------------------------------------------------------
 # 6.2 Movement
 # ---------------------------------------------------------------------------------------------------
-def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, int] | None = None,
-              bridge_intact: bool = False) -> dict[str, tuple[int, tuple[str, ...]]]:
-    """Hexes the unit can reach this Movement Segment: hex -> (MPs spent, path).
+def dark_blue_north(sc: Scenario) -> dict[int, int]:
+    """9.5.1: for each hex column the dark blue line crosses, the last row number on its north side (the
+    line is stored as one (south hex, north hex) hexside per column; the slanted hexsides between two
+    columns belong to it too, so a diagonal step cannot slip through between them)."""
+    g = sc.board.grid
+    out: dict[int, int] = {}
+    for south, north in sc.board.data.dark_blue_line:
+        c, r = g.parse(north)
+        out[c] = max(out.get(c, 0), r)
+    return out
 
-    MA (fatigued side when fatigued, 4.2.4 B); TEC costs and roads (6.2.2, 6.2.6); walled road (6.2.7);
-    level 2/3 hexes limited by the Level 2/3 roll and only when starting in or next to that level
-    (6.2.3); stop on entering an enemy front (6.2.5 A); no enemy-occupied hex (6.2.5 B); Coalition
-    never in 0107-0109 (6.2.5 C); French at-start units stay south of the dark blue line until the
-    Alert (9.5.1); road movement never into a friendly-occupied hex (4.1.4).
+
+def crosses_dark_blue(sc: Scenario, here: str, nxt: str, north_rows: dict[int, int] | None = None) -> bool:
+    """9.5.1: does the step ``here -> nxt`` go from the south side of the dark blue line to its north side?"""
+    rows = dark_blue_north(sc) if north_rows is None else north_rows
+    g = sc.board.grid
+
+    def is_north(h):
+        c, r = g.parse(h)
+        return c in rows and r <= rows[c]
+
+    return is_north(nxt) and not is_north(here)
+
+
+def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, int] | None = None,
+              bridge_intact: bool = False, mp_left: int | None = None) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Hexes the unit (or leader) can reach this Movement Segment: hex -> (MPs spent, path).
+
+    MA (fatigued side when fatigued, 4.2.4 B; ``mp_left`` when part of it is spent already); TEC costs and
+    roads (6.2.2, 6.2.6); walled road (6.2.7); level 2/3 hexes limited by the Level 2/3 roll and only when
+    starting in or next to that level (6.2.3); stop on entering an enemy front (6.2.5 A); no enemy-occupied
+    hex (6.2.5 B); Coalition never in 0107-0109 (6.2.5 C); French at-start units stay south of the dark
+    blue line until the Alert (9.5.1); road movement never into a friendly-occupied hex (4.1.4).
+    Shortest paths by :func:`engine.core.graph.dijkstra` over (hex, level 2 hexes used, level 3 hexes used).
+    Leaders move like cavalry on the Level 2/3 chart (our reading: they are mounted).
     """
+    from engine.core.graph import dijkstra
     p = st.piece(unit_id)
     if p.hex is None:
         raise RuleViolation("6.2.1", f"{unit_id} is not on the map")
     if p.status == "routed":
         raise RuleViolation("6.7 F", f"{unit_id} is routed: it rout-moves instead (6.7)")
-    u = sc.units[unit_id]
+    is_leader = sc.is_leader(unit_id)
+    side = sc.side(unit_id)
     level_hexes = level_hexes or {}
     tables, board, g = sc.tables, sc.board, sc.board.grid
-    side = u.side
     enemy_hexes = {q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE and not sc.is_leader(q.id)}
     friend_hexes = {q.hex for q in st.on_map() if sc.side(q.id) == side and q.status in LIVE
                     and not sc.is_leader(q.id) and q.id != unit_id}
     front = enemy_front(sc, st, side)
     start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
     restricted = (side == "french" and "alert" not in st.flags and unit_id in sc.file.setup.french)
-    ma = current_ma(sc, p)
-    best: dict[tuple, int] = {}
-    out: dict[str, tuple[int, tuple[str, ...]]] = {p.hex: (0, (p.hex,))}
-    cnt = itertools.count()
-    heap = [(0, next(cnt), p.hex, 0, 0, (p.hex,))]
-    while heap:
-        mp, _, here, l2, l3, path = heapq.heappop(heap)
-        if here != p.hex and here in front:
-            continue                                                  # 6.2.5 A: must stop
+    north_rows = dark_blue_north(sc) if restricted else {}
+    ma = sc.leaders[unit_id].ma if is_leader else current_ma(sc, p)
+    if mp_left is not None:
+        ma = min(ma, mp_left)
+    elite_blocks = ("elite" in sc.units and unit_id != "elite" and "strong_point_removed" not in st.flags)
+    steps: dict[tuple, int] = {}
+
+    def neighbours(place):
+        here, l2, l3 = place
+        out = []
         for nxt in g.neighbours(here):
             if nxt in enemy_hexes:
                 continue                                              # 6.2.5 B
             if side == "coalition" and nxt in board.data.west_edge_road:
                 continue                                              # 6.2.5 C
-            if (nxt == board.data.strong_point and unit_id != "elite" and "strong_point_removed" not in st.flags
-                    and "elite" in sc.units):
+            if elite_blocks and nxt == board.data.strong_point and not is_leader:
                 continue                                              # 8.4 A
-            if restricted and frozenset((here, nxt)) in board.dark_blue and board.grid.parse(nxt)[1] < board.grid.parse(here)[1]:
+            if restricted and crosses_dark_blue(sc, here, nxt, north_rows):
                 continue                                              # 9.5.1
             cost, on_road = board.step_cost(here, nxt, tables, use_road=True, bridge_intact=bridge_intact)
-            if on_road and nxt in friend_hexes:
+            if on_road and nxt in friend_hexes and not is_leader:
                 cost, on_road = board.step_cost(here, nxt, tables, use_road=False, bridge_intact=bridge_intact)
             if cost is None:
                 continue
@@ -261,17 +295,18 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
                 if n2 > level_hexes.get(2, 0) or n3 > level_hexes.get(3, 0):
                     continue                                          # 6.2.3 A
                 cost = 0
-            nmp = mp + cost
-            if nmp > ma:
-                continue
             key = (nxt, n2, n3)
-            if best.get(key, 10**9) <= nmp:
-                continue
-            best[key] = nmp
-            npath = path + (nxt,)
-            if nxt not in out or out[nxt][0] > nmp:
-                out[nxt] = (nmp, npath)
-            heapq.heappush(heap, (nmp, next(cnt), nxt, n2, n3, npath))
+            steps[(place, key)] = cost
+            out.append(key)
+        return out
+
+    start = (p.hex, 0, 0)
+    best = dijkstra(start, neighbours, lambda a, b: steps[(a, b)], budget=ma,
+                    stops=lambda place: place[0] in front)            # 6.2.5 A: must stop
+    out: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for (h, _, _), r in best.items():
+        if h not in out or r.cost < out[h][0]:
+            out[h] = (int(r.cost), tuple(x[0] for x in r.path))
     return out
 
 
@@ -651,7 +686,9 @@ def activation_allowed(sc: Scenario, st: GameState, pid: str) -> tuple[bool, str
         if col == "V" and "column_V_released" in st.flags:
             return True, "9.2 H"
         if col == "VI":
-            return False, "9.2 I: Column VI never moves unless forced to retreat"
+            # 9.2 I: once deployed, Column VI may fire and melee under Kutusov, but never moves (the
+            # game protocol refuses its moves and charges)
+            return ("column_VI_deployed" in st.flags, "9.2 I: Column VI acts only once deployed, and never moves")
         if col == "IV":
             return ("optional_11.4" in st.flags, "11.4: Column IV only with the optional rule")
         return False, f"9.1 E / 9.2: Column {col} is not available yet"
@@ -811,4 +848,8 @@ def setup_problems(sc: Scenario, st: GameState) -> list[str]:
     for pid, h in sc.file.setup.french.items():
         if st.piece(pid).hex != h:
             out.append(f"9.3 B: {pid} sets up in {h}, not {st.piece(pid).hex}")
+    for h in sorted({p.hex for p in st.on_map()}):
+        problem = stacking_problem(sc, st, h)
+        if problem is not None:
+            out.append(f"{problem.split(':')[0]}: the set-up overstacks {h} ({problem})")
     return out

@@ -246,6 +246,17 @@ class TerrainChart(Sourced):
     strong_point_melee_shift: int = -3
     walled_road_melee_shift: int = -1
 
+    @model_validator(mode="after")
+    def _every_terrain(self):
+        # 2.2: the map's terrain letters name these TEC rows; a chart without one of them would fail
+        # later, deep inside a move or a fire, so it is refused here, naming the missing row.
+        need = ("level0", "level1", "level2", "level3", "vineyard", "town", "river")
+        missing = [t for t in need if t not in self.terrain]
+        if missing:
+            raise ValueError(f"terrain must have a row for each map terrain ({', '.join(need)}); missing: "
+                             f"{', '.join(missing)}")
+        return self
+
 
 class LevelRow(Strict):
     infantry: int
