@@ -53,6 +53,11 @@ def page():
     holder = pn.Column(sizing_mode="stretch_width")
     status = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["status-line"])
     refusal = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["refusal-box"])
+
+    def show_refusal(*_):   # a refusal is shown at once, also from the set-up callbacks (start, open, import)
+        refusal.object = f"<div class='refusal'>{html.escape(m.refusal)}</div>" if m.refusal else ""
+
+    m.param.watch(show_refusal, ["refusal", "revision"])
     message = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["message"])
     log_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width", css_classes=["dice-log"])
     pending_box = pn.Column(sizing_mode="stretch_width", css_classes=["pending"])
