@@ -198,6 +198,10 @@ class GameRules(ABC):
         """True for actions that end a phase or pass (a random bot takes them now and then)."""
         return False
 
+    def state_summary(self, state) -> dict:
+        """Extra keys the CLI prints about a position (beside system, position, turn, phase, to_act, outcome)."""
+        return {}
+
     def invariants(self, state) -> list[str]:
         """What is wrong with ``state`` (empty when every invariant the system declares holds)."""
         return []
@@ -626,7 +630,7 @@ def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None 
         if not legal:
             raise VedetteError(f"{rules.system}: no legal action for {side} at {rules.position(state)}")
         a = bot.choose_action(rules, state, legal)
-        p = rules.begin(state, a).run(RandomDice(action_seed(seed, n)), partial(_bot_choose, bot, state))
+        p = rules.begin(state, a).run(RandomDice(action_seed(seed, n)), partial(_bot_choose, players, bot, state))
         if record:
             events.append(p.event())
         state = p.state
@@ -636,8 +640,10 @@ def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None 
     return state, (replace(rec, events=tuple(events)) if record else None)
 
 
-def _bot_choose(bot, state, req):
-    return bot.choose(req, state)
+def _bot_choose(players, bot, state, req):
+    """A question inside a procedure goes to the bot of the side it names (a defender's retreat, a
+    fired-on unit's choice), else to the acting side's bot."""
+    return players.get(getattr(req, "player", None), bot).choose(req, state)
 
 
 # ------------------------------------------------------------------------------------------------

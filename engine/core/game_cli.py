@@ -28,7 +28,7 @@ from .game import GameRules, Session, action_seed, parse_dice, play_game, replay
 from .procedure import NeedInput, RandomDice, TypedDice
 from .record import GameRecord
 
-__all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg"]
+__all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg", "record_path", "summary"]
 
 VERBS = ("new", "legal", "act", "undo", "replay", "play", "simulate")
 
@@ -92,6 +92,8 @@ def summary(rules: GameRules, state, record: GameRecord | None = None) -> dict:
            "to_act": rules.to_act(state)}
     oc = rules.outcome(state)
     out["outcome"] = oc.to_json() if oc else None
+    for k, v in rules.state_summary(state).items():
+        out.setdefault(k, v)
     if record is not None:
         out["events"] = len(record.events)
         out["seed"] = record.seed
@@ -115,7 +117,7 @@ def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable
 
     def common(p, record_required: bool):
         if record_required:
-            p.add_argument("--record", "-r", required=True, metavar="FILE", help="the game record (JSON)")
+            _record_args(p)
         p.add_argument("--upto", type=int_arg("--upto", 0), default=None, help="use only the first N events")
         p.add_argument("--turn", type=int_arg("--turn", 0, 10_000), default=None,
                        help="the position at the start of game turn T")
@@ -136,14 +138,14 @@ def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable
         p.set_defaults(handler=lambda a: _legal(rules_factory(), a))
     if "act" not in skip:
         p = sub.add_parser("act", help="play one action and append it to the record", aliases=aliases.get("act", []))
-        p.add_argument("--record", "-r", required=True, metavar="FILE")
+        _record_args(p)
         p.add_argument("action", help="the action: JSON (as `legal` lists it) or its text notation")
         p.add_argument("--dice", default=None, help="die faces typed in, e.g. 3,5,1 (default: the game's seeded dice)")
         p.add_argument("--choices", default=None, help="JSON list of answers to the action's questions")
         p.set_defaults(handler=lambda a: _act(rules_factory(), a))
     if "undo" not in skip:
         p = sub.add_parser("undo", help="drop the last events of a record", aliases=aliases.get("undo", []))
-        p.add_argument("--record", "-r", required=True, metavar="FILE")
+        _record_args(p)
         p.add_argument("-n", type=int_arg("-n", 1, 1_000_000), default=1, help="how many events")
         p.set_defaults(handler=lambda a: _undo(rules_factory(), a))
     if "replay" not in skip:
@@ -178,6 +180,22 @@ def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable
         p.set_defaults(handler=lambda a: _simulate(rules_factory(), a))
 
 
+def _record_args(p) -> None:
+    """``--record FILE``, or the file as the first argument (the older spelling: ``legal game.json``)."""
+    p.add_argument("--record", "-r", default=None, metavar="FILE", help="the game record (JSON)")
+    p.add_argument("record_file", nargs="?", default=None, metavar="RECORD", help="the game record, as --record")
+
+
+def record_path(args) -> str:
+    """The record file named by ``--record`` or by the first argument (one of them, not two different ones)."""
+    a, b = getattr(args, "record", None), getattr(args, "record_file", None)
+    if a and b and a != b:
+        raise VedetteError(f"--record: two different records given ({a[:40]!r} and {b[:40]!r})")
+    if not (a or b):
+        raise VedetteError("--record: name the game record file (--record FILE, or as the first argument)")
+    return a or b
+
+
 def _new(rules: GameRules, args) -> dict:
     s = Session.new(rules, args.scenario, parse_options(args.options), args.seed)
     _save(s.record, args.record)
@@ -185,7 +203,7 @@ def _new(rules: GameRules, args) -> dict:
 
 
 def _legal(rules: GameRules, args) -> dict:
-    rec = _load(rules, args.record)
+    rec = _load(rules, record_path(args))
     state, _ = _state_at(rules, rec, args)
     acts = rules.legal_actions(state)
     out = summary(rules, state, rec)
@@ -195,7 +213,8 @@ def _legal(rules: GameRules, args) -> dict:
 
 
 def _act(rules: GameRules, args) -> dict:
-    rec = _load(rules, args.record)
+    path = record_path(args)
+    rec = _load(rules, path)
     session = Session(rules, rec)
     action = rules.parse_action(args.action)
     dice_faces = parse_dice(args.dice)
@@ -222,17 +241,18 @@ def _act(rules: GameRules, args) -> dict:
                            f"give it with {'--choices' if r.kind == 'choose' else '--dice'}") from None
     if dice_faces is not None and dice.used < len(dice_faces):
         raise VedetteError(f"--dice: {len(dice_faces) - dice.used} die face(s) left over; the action used {dice.used}")
-    _save(session.record, args.record)
+    _save(session.record, path)
     out = summary(rules, session.state, session.record)
     out["event"] = session.record.events[-1]
     return out
 
 
 def _undo(rules: GameRules, args) -> dict:
-    rec = _load(rules, args.record)
+    path = record_path(args)
+    rec = _load(rules, path)
     session = Session(rules, rec)
     session.undo(args.n)
-    _save(session.record, args.record)
+    _save(session.record, path)
     return summary(rules, session.state, session.record)
 
 

@@ -1,38 +1,38 @@
-"""Bots for Lines of Battle: a random-legal bot and a greedy one (one-ply, exact combat odds)."""
+"""Bots for Lines of Battle: a random-legal bot and a greedy one (one-ply, exact combat odds).
+
+Both follow core's bot interface (:class:`engine.core.game.Bot`): ``choose_action(rules, state, legal)``
+picks among the legal actions the game loop lists, ``choose(request, state)`` answers a question asked
+inside a procedure. ``act(g)`` is the older spelling (the legal actions are listed for it)."""
 from __future__ import annotations
 
 from functools import partial
 import random
 
 from engine.core.errors import VedetteError
+from engine.core.game import RandomBot as CoreRandomBot
 from engine.core.procedure import Choose
 from engine.core.sampling import sample
 
 from .analysis import analyse
 from .combat import Decision, combat
-from .game import Action, Game, allowance, combat_context, legal_actions
+from .game import Action, Game, combat_context
 from .policies import CombatPolicy, best_retreat
 from .units import ART, CAV, INF
 
 __all__ = ["RandomBot", "GreedyBot", "make_bot", "BOTS"]
 
 
-class RandomBot:
-    """Picks a legal action uniformly (ending the phase a little more often) and answers choices at random."""
+def _rules():
+    from .protocol import LobRules
+    return LobRules()
 
-    name = "random"
 
-    def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
+class RandomBot(CoreRandomBot):
+    """Core's random-legal bot (ends a phase now and then, answers choices at random), with ``act``."""
 
     def act(self, g: Game) -> Action:
-        acts = legal_actions(g, limit_moves=True)
-        if len(acts) > 1 and self.rng.random() < 0.1:
-            return acts[-1]
-        return self.rng.choice(acts)
-
-    def choose(self, req: Choose):
-        return self.rng.choice(req.options)
+        rules = _rules()
+        return self.choose_action(rules, g, rules.legal_actions(g))
 
 
 class GreedyBot:
@@ -44,9 +44,11 @@ class GreedyBot:
         self.rng = random.Random(seed)
         self.policy = combat_policy or CombatPolicy("until:1", "until:1")
         self._odds: dict = {}
+        self._dist: dict = {}
+        self._board = None
 
     # --- decisions inside procedures ---------------------------------------------------------
-    def choose(self, req: Choose):
+    def choose(self, req: Choose, state=None):
         ctx = req.context
         if isinstance(ctx, tuple) and ctx and ctx[0] == "charge":
             return req.options[1] if len(req.options) > 1 else req.options[0]
@@ -89,19 +91,28 @@ class GreedyBot:
             goals = ["Albuera", "28"] + list(g.board.spec.victory_areas.french_infantry_wins)
         else:
             goals = [a for a in ("Albuera", "28") if g.holder(a) != "Allied"] or ["Albuera", "28"]
-        ds = g.board.graph.distances(area)
+        if self._board is not g.board:              # the map is fixed for a game: distances are kept
+            self._board, self._dist = g.board, {}
+        ds = self._dist.get(area)
+        if ds is None:
+            ds = self._dist[area] = g.board.graph.distances(area)
         return min(ds.get(x, 99) for x in goals)
 
     def act(self, g: Game) -> Action:
-        acts = legal_actions(g, limit_moves=True)
+        rules = _rules()
+        return self.choose_action(rules, g, rules.legal_actions(g))
+
+    def choose_action(self, rules, g: Game, acts: list) -> Action:
+        """The best-valued legal action (the last one, ending the phase, when nothing is worth doing)."""
+        end = next((a for a in reversed(acts) if a.type in ("end-setup", "end-admin", "end-phase")), acts[-1])
         if g.phase == "setup":
-            return acts[-1]            # keep the historical set-up
+            return end                 # keep the historical set-up
         if g.phase == "admin":
             for a in acts:
                 if a.type == "toggle" and not g.unit(a.units[0]).deployed:
                     return a
-            return acts[-1]
-        best, best_v = acts[-1], 0.0
+            return end
+        best, best_v = end, 0.0
         for a in acts:
             v = self.value(g, a)
             if v > best_v:
@@ -154,7 +165,8 @@ BOTS = {"random": RandomBot, "greedy": GreedyBot}
 
 
 def make_bot(name: str, seed: int | None = None):
+    """A bot by name (the older entry point; :meth:`LobRules.bots` gives the same factories)."""
     try:
-        return BOTS[name](seed)
+        return BOTS[name](seed=seed)
     except KeyError:
-        raise VedetteError(f"unknown bot {name!r}: choose from {', '.join(BOTS)}") from None
+        raise VedetteError(f"unknown bot {str(name)[:30]!r}: choose from {', '.join(BOTS)}") from None

@@ -35,14 +35,16 @@ class Setup:
     scenario: ScenarioSpec = field(default_factory=default_scenario)
     tables: Tables = field(default_factory=default_tables)
     options: frozenset = frozenset()
+    morale_bid: tuple = ()          # Albuera option 1: ((side, morale points paid), ...), kept for the record
 
     def __hash__(self):
-        return hash((id(self.board), id(self.scenario), self.tables.fingerprint, self.options))
+        return hash((id(self.board), id(self.scenario), self.tables.fingerprint, self.options, self.morale_bid))
 
     def __eq__(self, other):
         return isinstance(other, Setup) and (self.board is other.board and self.scenario is other.scenario
                                              and self.tables.fingerprint == other.tables.fingerprint
-                                             and self.options == other.options)
+                                             and self.options == other.options
+                                             and self.morale_bid == other.morale_bid)
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,7 @@ def new_game(setup: Setup | None = None, options=(), morale_bid: dict | None = N
             if side not in morale or not isinstance(bid, int) or bid < 0:
                 raise RuleViolation("Albuera option 1", f"a bid is a side and a whole number of morale points, got {side}: {bid}")
             morale[side] -= bid
+        setup = replace(setup, morale_bid=tuple(sorted(morale_bid.items())))
     g = Game(setup=setup, turn=1, player=sc.first_player, phase="admin", cp=0,
              morale=tuple(sorted(morale.items())), units=units,
              leaders=initial_leaders(sc, setup.options))

@@ -1,104 +1,97 @@
-"""Game records for Lines of Battle: save, load, replay, undo (on :class:`engine.core.record.GameRecord`).
+"""Game records for Lines of Battle: the older entry points, now thin faces over core's one record,
+one replay and one session (:mod:`engine.core.game` with :class:`engine.lob.protocol.LobRules`).
 
 Each record event is one action with the answers its procedure received (dice faces, choices):
-``{"kind": "action", "rule": "4", "action": {...}, "answers": [...]}``. Replaying runs the same
-procedures with those answers, so every state of a game can be rebuilt and audited.
+``{"kind": "action", "rule": "4", "side": "French", "action": {...}, "answers": [...]}``. Replaying runs
+the same check and procedure with those answers, so every state of a game can be rebuilt and audited.
+Records written before the protocol (no ``engine_version``, options as ``{"rules": [...], "bid": ...}``)
+replay unchanged.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
+from engine.core import game as core
 from engine.core.errors import RecordError, VedetteError
-from engine.core.procedure import Event, play, replay
-from engine.core.record import GameRecord, replay_states
+from engine.core.record import GameRecord
 
-from .game import Action, Game, Setup, new_game, perform
+from .game import Action, Game, Setup, new_game
+from .protocol import RULE_OF, LobRules, parse_options
 
-__all__ = ["action_event", "apply_event", "initial_state", "replay_record", "Session"]
+__all__ = ["action_event", "apply_event", "initial_state", "replay_record", "Session", "RULES"]
 
-RULE_OF = {"place": "Albuera option 6", "end-setup": "Albuera option 6", "toggle": "3", "end-admin": "3", "rally": "4.1", "activate": "4.2", "move": "4.2.2",
-           "attack": "5", "fire": "4.2.1", "end-phase": "6"}
+RULES = LobRules()
 
 
-def action_event(action: Action, events) -> dict:
-    return {"kind": "action", "rule": RULE_OF.get(action.type, "4"), "action": action.to_json(),
-            "answers": [e.to_json() for e in events if e.answers]}
+def action_event(action: Action, events, side: str | None = None) -> dict:
+    """The record event of ``action`` with the answers of its procedure's ``events``."""
+    ev = {"kind": "action", "rule": RULE_OF.get(action.type, "4"), "action": action.to_json(),
+          "answers": [e.to_json() for e in events if e.answers]}
+    if side:
+        ev["side"] = side
+    return ev
 
 
 def apply_event(g: Game, ev: dict) -> Game:
-    if not isinstance(ev, dict) or ev.get("kind") != "action" or "action" not in ev:
-        raise RecordError(f"expected an action event, got {repr(ev)[:60]}")
-    action = Action.from_json(ev["action"])
-    answers = ev.get("answers", [])
-    if not isinstance(answers, list):
-        raise RecordError("an action's 'answers' must be a list")
-    try:
-        return replay(partial(perform, g, action), answers).result
-    except RecordError as exc:
-        # the inner index counts answers within this action; the record's index is the action's
-        where = f"answer {exc.index}: " if exc.index is not None else ""
-        raise RecordError(f"{action.describe()}: {where}{exc}".replace(f"event {exc.index}: ", "")) from None
+    """Replay one recorded event on ``g`` (core's :func:`~engine.core.game.apply_event`)."""
+    return core.apply_event(RULES, g, ev)
 
 
 def initial_state(record: GameRecord, setup: Setup | None = None) -> Game:
-    if record.game != "lob":
-        raise RecordError(f"this is a record of game {record.game!r}, not Lines of Battle ('lob')")
-    opts = record.options or {}
-    options = opts.get("rules", [])
-    bid = opts.get("bid")
-    if not isinstance(options, list):
-        raise RecordError("field 'options.rules': expected a list of option names")
+    """The first state of a recorded game (``setup``: a custom map, scenario or tables to play it on)."""
+    if setup is None:
+        return core.initial_state(RULES, record)
+    if record.game != RULES.system:
+        raise RecordError(f"field 'game': this is a record of {record.game!r}, not {RULES.system!r}")
     try:
-        setup = setup or Setup(options=frozenset(options))
-        return new_game(setup, morale_bid=bid)
+        names, bid = parse_options(record.options or {})
+        return new_game(Setup(board=setup.board, scenario=setup.scenario, tables=setup.tables, options=names),
+                        morale_bid=bid or None)
     except VedetteError as exc:
-        raise RecordError(f"cannot set the game up: {exc}") from None
+        raise RecordError(f"the record's game cannot be set up: {exc}") from None
 
 
 def replay_record(record: GameRecord, upto: int | None = None) -> list[Game]:
     """Every state of a recorded game (a :class:`RecordError` names the first event that does not replay)."""
-    return replay_states(record, initial_state, apply_event, upto)
+    return core.replay(RULES, record, upto)
 
 
-@dataclass
 class Session:
-    """A game being played: its record and the list of states (undo = drop the last event)."""
+    """A game being played (core's :class:`~engine.core.game.Session`): its record and its states."""
 
-    record: GameRecord
-    states: list = field(default_factory=list)
+    def __init__(self, record: GameRecord | None = None, states: list | None = None, *, core_session=None):
+        self.core = core_session or core.Session(RULES, record, states)
 
     @classmethod
     def start(cls, options=(), seed: int | None = None, bid: dict | None = None) -> "Session":
-        opts = {"rules": sorted(options)}
+        opts: dict = {"options": sorted(options)}
         if bid:
             opts["bid"] = bid
-        rec = GameRecord(game="lob", scenario="albuera", options=opts, seed=seed)
-        return cls(rec, [initial_state(rec)])
+        return cls(core_session=core.Session.new(RULES, "albuera", opts, seed or 0))
 
     @classmethod
     def load(cls, path: str | Path) -> "Session":
-        rec = GameRecord.load(path)
-        return cls(rec, replay_record(rec))
+        return cls(GameRecord.load(path))
+
+    @property
+    def record(self) -> GameRecord:
+        return self.core.record
+
+    @property
+    def states(self) -> list:
+        return self.core.states
 
     @property
     def state(self) -> Game:
-        return self.states[-1]
+        return self.core.state
 
     def do(self, action: Action, dice=None, chooser=None) -> Game:
-        """Play ``action`` (dice from ``dice``, choices from ``chooser``); nothing changes if it is illegal."""
-        played = play(partial(perform, self.state, action), dice=dice, chooser=chooser)
-        self.record = self.record.append(action_event(action, played.events))
-        self.states.append(played.result)
-        return played.result
+        """Play ``action`` (dice from ``dice``, else the game's seeded dice; choices from ``chooser``);
+        nothing changes if it is illegal."""
+        return self.core.act(action, dice=dice, chooser=chooser)
 
     def undo(self) -> Game:
-        if len(self.states) <= 1:
-            raise VedetteError("nothing to undo")
-        self.record = self.record.truncated(len(self.record.events) - 1)
-        self.states.pop()
-        return self.state
+        return self.core.undo(1)
 
     def save(self, path: str | Path) -> None:
         self.record.save(path)

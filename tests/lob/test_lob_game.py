@@ -206,7 +206,7 @@ def run_game(seed, bots=("random", "random"), limit=3000, options=()):
     dice = RandomDice(seed)
     n = 0
     while not s.state.over and n < limit:
-        acts = legal_actions(s.state, limit_moves=True)
+        acts = legal_actions(s.state)
         a = b[s.state.player].act(s.state)
         assert a in acts or a.type == "end-phase"
         s.do(a, dice=dice, chooser=lambda r: b[r.player].choose(r))
