@@ -214,6 +214,11 @@ class GameRules(ABC):
         """Bot factories by name; each is called with ``seed=`` and returns a :class:`Bot`."""
         return {"random": RandomBot}
 
+    def initial_state(self, record: GameRecord) -> Any:
+        """The first state of a recorded game (default: :func:`initial_state`, which checks the system,
+        the version, the scenario and the seed); a system whose records name files or tables refines it."""
+        return initial_state(self, record)
+
     def migrate_event(self, event: dict, version: str) -> dict:
         """An event of an older accepted engine version in today's form (default: unchanged)."""
         return event
@@ -322,7 +327,7 @@ def initial_state(rules: GameRules, record: GameRecord) -> Any:
 def replay(rules: GameRules, record: GameRecord, upto: int | None = None) -> list[Any]:
     """Every state of a recorded game: the first, then one after each event (``upto`` events at most).
     A :class:`RecordError` names the first event that no longer fits."""
-    states = [initial_state(rules, record)]
+    states = [rules.initial_state(record)]
     events = record.events if upto is None else record.events[:max(0, upto)]
     version = record.engine_version
     for i, ev in enumerate(events):
@@ -562,7 +567,8 @@ class Session:
 # ------------------------------------------------------------------------------------------------
 class Bot(Protocol):
     """A player the computer plays: picks an action among the legal ones and answers the choices asked
-    inside procedures. Deterministic given the seed it was made with."""
+    inside procedures. Deterministic given the seed it was made with. A bot whose ``needs_legal`` is
+    False is given ``legal=None`` by :func:`play_game` and finds its own candidates."""
 
     name: str
 
@@ -626,8 +632,10 @@ def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None 
         if side is None:
             break
         bot = players[side]
-        legal = rules.legal_actions(state)
-        if not legal:
+        # a bot with ``needs_legal = False`` looks at the candidates it wants itself (what it picks is
+        # checked by begin all the same): listing every legal move first is the costly part of a game
+        legal = rules.legal_actions(state) if getattr(bot, "needs_legal", True) else None
+        if legal is not None and not legal:
             raise VedetteError(f"{rules.system}: no legal action for {side} at {rules.position(state)}")
         a = bot.choose_action(rules, state, legal)
         p = rules.begin(state, a).run(RandomDice(action_seed(seed, n)), partial(_bot_choose, players, bot, state))

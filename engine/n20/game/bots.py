@@ -1,47 +1,97 @@
-"""Bots that play a Napoleonic 20 game unattended: a random-legal bot and a simple greedy bot.
+"""Bots that play a Napoleonic 20 game unattended, on the core bot interface (:class:`engine.core.game.Bot`:
+``choose_action(rules, state, legal)`` and ``choose(request, state)``), played by the core loop
+(:func:`engine.core.game.play_game`): a random-legal bot (the core one) and a simple greedy bot.
 
-A bot is a callable ``bot(state, rng) -> Action`` choosing among :func:`legal_actions`, plus a
-``chooser(rng)`` for the questions asked inside procedures (reserves, retreat paths, advances, rally
-hexes). :func:`play_game` runs a whole game and returns the final state and its record.
+The older interface (``bot.choose(state, rng) -> Action`` and ``bot.chooser(rng)``) still works on both.
 """
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from functools import lru_cache
 
-from engine.core.procedure import Choose, RandomDice
+from engine.core.game import RandomBot as CoreRandomBot, play_game as core_play_game
+from engine.core.procedure import Choose, Request
 
 from .actions import Action
-from .engine import actor, apply_logged, legal_actions, new_game
-from .record import make_record
-from .state import GameState, other
+from .exclusive import fieldworks_possible, needs_release_pick
+from .memo import memo
+from .state import GameState
+from .types import is_garrison, other
 from . import rules as R
 
 __all__ = ["RandomBot", "GreedyBot", "BOTS", "play_game"]
 
 
-_DIST_CACHE: dict = {}
+_RULES = None
 
 
-class RandomBot:
-    """Picks uniformly among the legal actions (ending the phase with a fixed small chance, so games move
-    on); answers procedure questions at random."""
+def _rules():
+    """The protocol's rules (made on first use: the protocol module imports this one)."""
+    global _RULES
+    if _RULES is None:
+        from .protocol import N20Rules
+        _RULES = N20Rules()
+    return _RULES
 
-    name = "random"
 
-    def choose(self, state: GameState, rng: random.Random) -> Action:
-        acts = legal_actions(state)
-        ends = [a for a in acts if a.kind == "end_phase"]
-        others = [a for a in acts if a.kind != "end_phase"]
-        if ends and (not others or rng.random() < 0.15):
-            return ends[0]
-        return rng.choice(others)
+def _legal(state: GameState, unit: str | None = None) -> list[Action]:
+    return _rules().legal_actions(state, unit)
+
+
+class _OldInterface:
+    """``choose(state, rng)`` / ``chooser(rng)``, the interface the n20 bots had before the core one."""
+
+    def choose(self, x, y=None):
+        if isinstance(x, Request):                      # core: answer a question inside a procedure
+            return self.answer(x, y)
+        return self._choose_with(x, y)                  # older: pick an action in state x with rng y
 
     def chooser(self, rng: random.Random):
-        return lambda req: rng.choice(req.options)
+        return lambda req: self.choose(req)
 
 
-class GreedyBot:
+class RandomBot(_OldInterface, CoreRandomBot):
+    """The core random-legal bot (ends a phase with a fixed small chance, so games move on)."""
+
+    def answer(self, req: Choose, state=None):
+        return CoreRandomBot.choose(self, req, state)
+
+    def _choose_with(self, state: GameState, rng: random.Random | None) -> Action:
+        if rng is not None:
+            self.rng = rng
+        return self.choose_action(_rules(), state, _legal(state))
+
+    def chooser(self, rng: random.Random):
+        self.rng = rng
+        return lambda req: self.answer(req)
+
+
+@lru_cache(maxsize=4096)
+def _distances(board, targets: tuple) -> dict:
+    """Hex -> steps to the nearest of ``targets`` (one breadth-first search per board and target set)."""
+    dist = {t: 0 for t in targets}
+    frontier = list(dist)
+    nbrs = R.neighbours_map(board)
+    while frontier:
+        nxt = []
+        for h in frontier:
+            for n in nbrs[h]:
+                if n not in dist:
+                    dist[n] = dist[h] + 1
+                    nxt.append(n)
+        frontier = nxt
+    return dist
+
+
+def _dist_map(state: GameState, side: str) -> dict:
+    sc = state.scenario
+    board = state.board
+    targets = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
+    targets += [h for h, owner, _ in board.objectives if owner != side]
+    return _distances(board, tuple(sorted(targets)))
+
+
+class GreedyBot(_OldInterface):
     """A simple one-step greedy player.
 
     Movement: each unit goes to the reachable hex that best trades closeness to the enemy (the French
@@ -52,15 +102,16 @@ class GreedyBot:
     """
 
     name = "greedy"
+    needs_legal = False          # in the movement phase it asks one unit at a time (see _movement)
 
-    def __init__(self):
+    def __init__(self, seed: int | None = None):
         self._skip: tuple = ((), set())
 
-    def choose(self, state: GameState, rng: random.Random) -> Action:
+    def choose_action(self, rules, state: GameState, legal: list | None) -> Action:
         s = state.step
         if s == "movement":
             return self._movement(state)
-        acts = legal_actions(state)
+        acts = legal if legal is not None else _legal(state)
         by_kind: dict[str, list[Action]] = {}
         for a in acts:
             by_kind.setdefault(a.kind, []).append(a)
@@ -96,33 +147,8 @@ class GreedyBot:
         return acts[0]
 
     def _dist_map(self, state: GameState, side: str) -> dict:
-        """Hex -> distance to the nearest enemy unit or enemy objective (one breadth-first search)."""
-        cache = state.__dict__.setdefault("_bot", {})
-        if side not in cache:
-            sc = state.scenario
-            board = state.board
-            targets = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
-            targets += [h for h, owner, _ in board.objectives if owner != side]
-            key = (board, tuple(sorted(targets)))
-            if key in _DIST_CACHE:
-                cache[side] = _DIST_CACHE[key]
-                return cache[side]
-            dist = {t: 0 for t in targets}
-            frontier = list(dist)
-            nbrs = R.neighbours_map(board)
-            while frontier:
-                nxt = []
-                for h in frontier:
-                    for n in nbrs[h]:
-                        if n not in dist:
-                            dist[n] = dist[h] + 1
-                            nxt.append(n)
-                frontier = nxt
-            if len(_DIST_CACHE) > 4096:
-                _DIST_CACHE.clear()
-            _DIST_CACHE[key] = dist
-            cache[side] = dist
-        return cache[side]
+        """Hex -> distance to the nearest enemy unit or enemy objective (memoised beside the state)."""
+        return memo(state, ("greedy-distances", side), lambda: _dist_map(state, side))
 
     def _movement(self, state: GameState) -> Action:
         """One unit at a time (its own legal moves only): the first unit with a worthwhile move goes;
@@ -131,19 +157,18 @@ class GreedyBot:
         if self._skip[0] != key:
             self._skip = (key, set())
         skip = self._skip[1]
-        from .engine import _fieldworks_possible, _needs_release_pick
-        if _needs_release_pick(state):
+        if needs_release_pick(state):
             return Action("pick_released")
         if state.fieldworks_left:
-            return next(a for a in legal_actions(state) if a.kind in ("place_fieldworks", "end_phase"))
-        if _fieldworks_possible(state):
+            return next(a for a in _legal(state) if a.kind in ("place_fieldworks", "end_phase"))
+        if fieldworks_possible(state):
             return Action("fieldworks")
         sc = state.scenario
         side = state.player
         for u in state.units:
             if u.id in skip or u.moved or u.status not in ("map", "due") or sc.units[u.id].side != side:
                 continue
-            moves = [a for a in legal_actions(state, unit=u.id) if a.kind == "move"]
+            moves = [a for a in _legal(state, u.id) if a.kind == "move"]
             best = self._best_move(state, moves) if moves else None
             if best is not None:
                 return best
@@ -184,7 +209,7 @@ class GreedyBot:
         att = sum(sc.units[x].strength for x in b.attackers)
         dfd = 0
         for x in b.defenders:
-            if x.startswith("garrison:"):
+            if is_garrison(x):
                 return False
             dd = sc.units[x]
             if dd.type == "cavalry":
@@ -192,17 +217,19 @@ class GreedyBot:
             dfd += dd.strength + sc.tables.terrain_combat(state.board.terrain(state.unit(x).hex))
         return 2 * att - dfd >= 3
 
-    def chooser(self, rng: random.Random):
-        def pick(req: Choose):
-            opts = req.options
-            if req.rule == "12.5":
-                return False
-            if req.rule == "10.0" and "stay broken" in opts and len(opts) > 1:
-                return opts[0]
-            if req.rule == "16.5.1":
-                return "cadre" if "cadre" in opts else opts[0]
+    def answer(self, req: Choose, state=None):
+        """No reserves (12.5); rallied units placed at the first hex offered; a Cadre when one may come."""
+        opts = req.options
+        if req.rule == "12.5":
+            return False
+        if req.rule == "10.0" and "stay broken" in opts and len(opts) > 1:
             return opts[0]
-        return pick
+        if req.rule == "16.5.1":
+            return "cadre" if "cadre" in opts else opts[0]
+        return opts[0]
+
+    def _choose_with(self, state: GameState, rng=None) -> Action:
+        return self.choose_action(_rules(), state, None)
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot}
@@ -210,19 +237,9 @@ BOTS = {"random": RandomBot, "greedy": GreedyBot}
 
 def play_game(scenario: str = "fuentes", bots=("greedy", "greedy"), seed: int = 0, options=(), tables=None,
               max_actions: int = 20000, record: bool = True):
-    """Play a whole game bot against bot (``bots`` = French bot, allied bot). Returns (final state, record)."""
-    players = {"french": BOTS[bots[0]](), "allied": BOTS[bots[1]]()}
-    rng = random.Random(seed)
-    state = new_game(scenario, options=options, seed=seed, tables=tables)
-    events = []
-    n = 0
-    while not state.over and n < max_actions:
-        side = actor(state)
-        bot = players[side]
-        a = bot.choose(state, rng)
-        state, ev = apply_logged(state, a, chooser=bot.chooser(rng))
-        if record:
-            events.append(ev)
-        n += 1
-    rec = make_record(state, events, meta={"bots": list(bots)}) if record else None
-    return state, rec
+    """Play a whole game bot against bot (``bots`` = French bot, allied bot) with the core game loop and
+    seeding rule. Returns (final state, record)."""
+    from .protocol import N20Rules
+    rules = N20Rules(tables=tables) if tables else _rules()
+    return core_play_game(rules, tuple(bots), scenario, tuple(options), seed, max_actions=max_actions,
+                          record=record)

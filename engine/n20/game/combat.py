@@ -13,6 +13,7 @@ from ..battle import Battle as EngineBattle, battle_procedure
 from ..units import Unit
 from .actions import Action
 from .state import Battle, GameState, board_with_fieldworks, other
+from .victory import check_victory
 from . import rules as R
 
 __all__ = ["mandatory_battles", "declaration_options", "check_declaration", "do_declare", "battle_in_game",
@@ -377,7 +378,6 @@ def battle_in_game(state: GameState, a: Action):
 
 def finish_battle(state: GameState, a: Action, result) -> GameState:
     """Apply a battle's :class:`~engine.n20.battle.Outcome` to the game state."""
-    from .engine import _check_victory
     _, index, b, outcome = result
     sc = state.scenario
     st = state
@@ -456,7 +456,7 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
         st = replace(st, garrison_gone=True)
     if state.player not in st.battle_rolls:
         st = replace(st, battle_rolls=st.battle_rolls + (state.player,))
-    return _check_victory(st)
+    return check_victory(st)
 
 
 # ------------------------------------------------------------------------------------------------

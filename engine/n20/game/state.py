@@ -8,13 +8,15 @@ need (forced march 12.3, battles fought 13.0, reinforcements entered per hex 11.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from engine.core.errors import VedetteError
+from engine.core.values import cached_hash_repr
 
 from .scenario import Scenario, load_scenario
+from .types import Side, Status, Step, other
 
-__all__ = ["UnitState", "GameState", "Battle", "OPTIONS", "other", "STEPS"]
+__all__ = ["UnitState", "GameState", "Battle", "OPTIONS", "other", "STEPS", "Side", "Step", "Status"]
 
 #: Optional rules (16.x) and variants (17.x) a game can switch on, with the rule they implement.
 OPTIONS = {
@@ -33,28 +35,22 @@ OPTIONS = {
 }
 
 #: Phases of a player turn (4.0) plus the steps before and after play.
-STEPS = ("setup", "bessieres", "event", "movement", "reaction", "combat", "night_ops", "sudden_death", "over")
-
-
-_BOARDS: dict = {}
+STEPS = tuple(Step)
 
 
 def board_with_fieldworks(board, fieldworks: tuple):
     """Fuentes 14.2: a Fieldworks hex counts as Redoubt terrain (the map value is not changed)."""
     if not fieldworks:
         return board
-    key = (id(board), tuple(sorted(fieldworks)))
-    b = _BOARDS.get(key)
-    if b is None:
-        terrain = dict(board.terrain_of)
-        terrain.update({h: "redoubt" for h in fieldworks})
-        b = replace(board, terrain_of=terrain)
-        _BOARDS[key] = b
-    return b
+    return _board_with(board, tuple(sorted(fieldworks)))
 
 
-def other(side: str) -> str:
-    return "allied" if side == "french" else "french"
+@lru_cache(maxsize=256)
+def _board_with(board, fieldworks: tuple):
+    # boards are immutable and compared by identity (engine.n20.board.Board), so the board itself is the key
+    terrain = dict(board.terrain_of)
+    terrain.update({h: "redoubt" for h in fieldworks})
+    return replace(board, terrain_of=terrain)
 
 
 @dataclass(frozen=True)
@@ -116,6 +112,7 @@ class Battle:
             raise VedetteError(f"a battle needs 'attackers' and 'defenders' lists, got {d!r}") from None
 
 
+@cached_hash_repr
 @dataclass(frozen=True)
 class GameState:
     scenario_id: str
@@ -137,6 +134,7 @@ class GameState:
     battle_rolls: tuple[str, ...] = ()       # sides that rolled battle dice this player turn (13.0)
     entered: tuple[tuple[str, int], ...] = ()  # 11.2: reinforcements entered per hex this phase
     release_left: int | None = None          # Bussaco 6.10: allied units that may still move on turn 1
+    release_due: bool = False                # Bussaco 6.10: the Units Released counter is still to be picked
     fieldworks: tuple[str, ...] = ()         # Fuentes 14.2: hexes with Fieldworks markers
     fieldworks_left: int = 0                 # markers still to place this phase
     builders: tuple[str, ...] = ()           # units building fieldworks this turn (may not move)
@@ -157,7 +155,6 @@ class GameState:
     dummies_added: bool = False              # 16.1.3: one dummy per turn with an arrival
     arrived: tuple[str, ...] = ()            # 16.1.3: units that entered (11.0) or rallied (16.9.6) this movement phase
     dummy_pair: tuple[str, ...] = ()         # 16.1.3: (dummy, companion) that must part by the end of this phase (6.9)
-    nonce: int = 0                           # counts random procedures (seeds the next one's dice)
     result: tuple | None = None              # (winner or "draw", level, reason)
     last: tuple = ()                         # short log of the last action's notes
 

@@ -1,0 +1,45 @@
+"""Values derived from a game state, kept in a side table beside the states (never inside them).
+
+A :class:`~engine.n20.game.state.GameState` is a value: what is computed from it (reachable hexes, zones
+of control, a bot's distance maps) depends on nothing else, so it is memoised here keyed by the state
+value and a key naming the computation. The table keeps the most recent states only, and is guarded by
+a lock, so simulations running games in several threads share it safely (at worst a value is computed
+twice; values are never changed once stored).
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
+
+__all__ = ["memo", "clear"]
+
+_SIZE = 48
+_lock = threading.Lock()
+_table: "OrderedDict[Any, dict]" = OrderedDict()
+
+
+def _slot(state) -> dict:
+    with _lock:
+        d = _table.get(state)
+        if d is None:
+            d = _table[state] = {}
+            if len(_table) > _SIZE:
+                _table.popitem(last=False)
+        return d
+
+
+def memo(state, key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()`` for ``state``, computed once per (state value, key)."""
+    d = _slot(state)
+    try:
+        return d[key]
+    except KeyError:
+        v = d[key] = compute()
+        return v
+
+
+def clear() -> None:
+    with _lock:
+        _table.clear()

@@ -1,0 +1,458 @@
+"""Napoleonic 20 on the core game protocol (:class:`engine.core.game.GameRules`): Fuentes de Oñoro 20
+(standard scenario and 18.1) and Bussaco 20.
+
+``N20Rules`` supplies the rules only -- the first state, who acts, candidate actions, the check (the same
+one applying runs), the rules procedure of each action, the outcome, JSON and a short text notation for
+actions, a full position round trip, the invariants -- and core gives the record, replay, undo, the
+session with half-answered actions, the one seeding rule and the bot loop.
+
+Text notation (``format_action`` / ``parse_action``), one action a line::
+
+    end                         end_phase            move FFER 0713-0712     path, hexes joined by '-'
+    place AL1 0405              draw_event           night_move FX 0901-0902
+    declare F1+F2>A1 F3>garrison:0906               countercharge AC>F1
+    resolve 0                   rally F2,F3 spend    add_dummy FCL FD1        withdraw A1
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import fields as dc_fields
+
+from engine.core.codec import from_json as codec_from_json, to_json as codec_to_json
+from engine.core.data import data_path
+from engine.core.errors import DataError, RecordError, VedetteError
+from engine.core.game import GameRules, Outcome, Position, RandomBot, initial_state as core_initial_state, register
+from engine.core.record import GameRecord
+
+from .actions import KINDS, Action
+from .handlers import HANDLERS, candidates, check, perform
+from .scenario import load_scenario, scenario_ids
+from .setup import new_game
+from .state import OPTIONS, Battle, GameState, UnitState
+from .turn import actor
+from .types import SIDES, Side, Status, Step, is_garrison
+
+__all__ = ["N20Rules", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json"]
+
+#: n20-game-4: the core record (events name the side that acted) and the core seeding rule
+#: (:func:`engine.core.game.action_seed`); n20-game-3 records carry all their answers and still replay.
+ENGINE_VERSION = "n20-game-4"
+OLD_VERSIONS = ("n20-game-3",)
+
+#: shipped tables a record may name by id (``options.tables``) instead of by a file path
+SHIPPED_TABLES = {"v3": ("n20", "tables_v3.yaml"), "v2": ("n20", "tables_v2.yaml")}
+
+
+def _short(value, n: int = 40) -> str:
+    r = repr(value)
+    return r if len(r) <= n else r[: n - 1] + "…"
+
+
+# ------------------------------------------------------------------------------------------------
+# Actions as JSON, checked field by field
+# ------------------------------------------------------------------------------------------------
+_ACTION_FIELDS = ("kind", "unit", "hex", "path", "battles", "units", "index", "spend")
+
+
+def _field_error(name: str, expected: str, got) -> VedetteError:
+    return VedetteError(f"action field {name!r}: expected {expected}, got {_short(got)}")
+
+
+def _str_list(d: dict, name: str, what: str) -> tuple[str, ...]:
+    v = d.get(name)
+    if v is None:
+        return ()
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise _field_error(name, f"a list of {what} (strings)", v)
+    return tuple(v)
+
+
+def action_from_json(d) -> Action:
+    """An :class:`Action` from JSON, every field checked (a list where a unit id is expected, a number
+    where a string is: :class:`VedetteError` naming the field)."""
+    if isinstance(d, Action):
+        return d
+    if not isinstance(d, dict):
+        raise VedetteError(f"an action is a JSON object with a 'kind', got {_short(d)}")
+    unknown = sorted(set(d) - set(_ACTION_FIELDS))
+    if unknown:
+        raise VedetteError(f"action field {unknown[0]!r}: not a field of an action (fields: {', '.join(_ACTION_FIELDS)})")
+    kind = d.get("kind")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise _field_error("kind", f"one of {', '.join(KINDS)}", kind)
+    for name, what in (("unit", "a unit id (a string)"), ("hex", "a hex label (a string such as '0713')")):
+        if d.get(name) is not None and not isinstance(d[name], str):
+            raise _field_error(name, what, d[name])
+    index = d.get("index")
+    if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+        raise _field_error("index", "a whole number (the declared battle's position)", index)
+    spend = d.get("spend", False)
+    if not isinstance(spend, bool):
+        raise _field_error("spend", "true or false", spend)
+    battles = d.get("battles")
+    bs = ()
+    if battles is not None:
+        if not isinstance(battles, list):
+            raise _field_error("battles", "a list of {attackers, defenders} objects", battles)
+        out = []
+        for i, b in enumerate(battles):
+            if not isinstance(b, dict) or set(b) != {"attackers", "defenders"}:
+                raise _field_error(f"battles[{i}]", "an object with 'attackers' and 'defenders' lists", b)
+            out.append(Battle(tuple(sorted(_str_list(b, "attackers", "unit ids"))),
+                              tuple(sorted(_str_list(b, "defenders", "unit ids")))))
+        bs = tuple(out)
+    return Action(kind=kind, unit=d.get("unit"), hex=d.get("hex"), path=_str_list(d, "path", "hex labels"),
+                  battles=bs, units=_str_list(d, "units", "unit ids"), index=index, spend=spend)
+
+
+# ------------------------------------------------------------------------------------------------
+# Text notation
+# ------------------------------------------------------------------------------------------------
+_WORD = {"end_phase": "end"}
+_KIND_OF_WORD = {v: k for k, v in _WORD.items()}
+#: what follows the kind, per kind
+_SHAPE = {"place": ("unit", "hex"), "move": ("unit", "path"), "night_move": ("unit", "path"),
+          "disengage": ("unit", "path"), "penetrate": ("unit", "path"), "form_square": ("unit",),
+          "breakdown": ("unit",), "withdraw": ("unit",), "add_dummy": ("unit", "units?"),
+          "place_fieldworks": ("hex",), "countercharge": ("battles",), "declare": ("battles",),
+          "resolve": ("index",), "rally": ("units", "spend?")}
+
+
+def format_action(a: Action) -> str:
+    bits = [_WORD.get(a.kind, a.kind)]
+    for part in _SHAPE.get(a.kind, ()):
+        name = part.rstrip("?")
+        v = getattr(a, name)
+        if name == "unit" and v is not None:
+            bits.append(v)
+        elif name == "hex" and v is not None:
+            bits.append(v)
+        elif name == "path" and v:
+            bits.append("-".join(v))
+        elif name == "units" and v:
+            bits.append(",".join(v))
+        elif name == "battles":
+            bits += [f"{'+'.join(b.attackers)}>{'+'.join(b.defenders)}" for b in v]
+        elif name == "index" and v is not None:
+            bits.append(str(v))
+        elif name == "spend" and v:
+            bits.append("spend")
+    text = " ".join(bits)
+    try:
+        if parse_action(text) == a:
+            return text
+    except VedetteError:
+        pass
+    return json.dumps(a.to_json(), separators=(",", ":"))   # fields the notation has no place for
+
+
+def parse_action(text: str) -> Action:
+    text = str(text).strip()
+    if text.startswith("{"):
+        try:
+            return action_from_json(json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise VedetteError(f"action: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    words = text.split()
+    if not words:
+        raise VedetteError("action: empty; give a kind such as 'end' or 'move FFER 0713-0712'")
+    kind = _KIND_OF_WORD.get(words[0], words[0])
+    if kind not in KINDS:
+        raise VedetteError(f"action: unknown kind {words[0][:30]!r}; one of end, {', '.join(k for k in KINDS if k != 'end_phase')}")
+    rest = words[1:]
+    d: dict = {"kind": kind}
+    shape = _SHAPE.get(kind, ())
+    if shape == ("battles",):
+        bs = []
+        for w in rest:
+            if w.count(">") != 1:
+                raise VedetteError(f"action: battle {w[:40]!r} is not ATTACKERS>DEFENDERS (units joined by '+')")
+            att, dfd = w.split(">")
+            bs.append({"attackers": [x for x in att.split("+") if x], "defenders": [x for x in dfd.split("+") if x]})
+        d["battles"] = bs
+        return action_from_json(d)
+    i = 0
+    for part in shape:
+        name, optional = part.rstrip("?"), part.endswith("?")
+        if i >= len(rest):
+            if optional:
+                continue
+            raise VedetteError(f"action: {kind} needs its {name} ({' '.join(p.rstrip('?') for p in shape)})")
+        w = rest[i]
+        if name == "spend":
+            if w != "spend":
+                raise VedetteError(f"action: expected 'spend' after the units, got {w[:20]!r}")
+            d["spend"] = True
+        elif name == "path":
+            d["path"] = w.split("-")
+        elif name == "units":
+            d["units"] = [x for x in w.split(",") if x]
+        elif name == "index":
+            try:
+                d["index"] = int(w)
+            except ValueError:
+                raise VedetteError(f"action: the battle number is a whole number, got {w[:20]!r}") from None
+        else:
+            d[name] = w
+        i += 1
+    if i < len(rest):
+        raise VedetteError(f"action: {' '.join(rest[i:])[:40]!r} left over after '{kind}'")
+    return action_from_json(d)
+
+
+# ------------------------------------------------------------------------------------------------
+# The rules
+# ------------------------------------------------------------------------------------------------
+_RESULT_RULES = (("12.1.2", "12.1.2"), ("sudden death", "4.0"), ("12.7", "12.7"))
+
+
+class N20Rules(GameRules):
+    system = "n20"
+    title = "Napoleonic 20 (Fuentes de Oñoro 20, Bussaco 20)"
+    sides = SIDES
+    engine_version = ENGINE_VERSION
+    accepts_versions = OLD_VERSIONS
+    default_scenario = "fuentes"
+
+    def __init__(self, allow_paths: bool = True, tables: str | None = None):
+        #: ``allow_paths=False`` (the served app): no scenario or tables file named by a record or a request
+        self.allow_paths = allow_paths
+        #: a tables file replacing the scenario's charts when the options name none (``--tables``)
+        self.tables = tables
+
+    # --- what the protocol asks for --------------------------------------------------------------
+    def scenarios(self) -> dict[str, str]:
+        return {sid: load_scenario(sid).name for sid in scenario_ids()}
+
+    def options(self) -> dict[str, str]:
+        return dict(OPTIONS)
+
+    def new_game(self, scenario: str | None = None, options: Sequence[str] | Mapping = (), seed: int = 0,
+                 tables: str | None = None) -> GameState:
+        """``options``: option names, or a record's ``{"options": [...], "tables": id-or-file}``."""
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise VedetteError(f"seed: expected a whole number, got {_short(seed)}")
+        scenario = scenario or self.default_scenario
+        if isinstance(options, Mapping):
+            names = options.get("options", ())
+            if not isinstance(names, (list, tuple)) or not all(isinstance(o, str) for o in names):
+                raise RecordError(f"field 'options.options': expected a list of option names, got {_short(names)}")
+            tables = options.get("tables", tables)
+        else:
+            names = options
+        tables = self._tables(tables if tables is not None else self.tables)
+        if scenario not in scenario_ids() and not self.allow_paths:
+            raise RecordError(f"field 'scenario': expected one of {', '.join(scenario_ids())} (this server opens "
+                              f"no file named by a record), got {_short(scenario)}")
+        return new_game(scenario, options=tuple(names), seed=seed, tables=tables)
+
+    def _tables(self, tables):
+        if tables is None:
+            return None
+        if not isinstance(tables, str):
+            raise RecordError(f"field 'options.tables': expected a shipped tables id ({', '.join(SHIPPED_TABLES)}) "
+                              f"or nothing, got {_short(tables)}")
+        if tables in SHIPPED_TABLES:
+            return str(data_path(*SHIPPED_TABLES[tables]))
+        if not self.allow_paths:
+            raise RecordError(f"field 'options.tables': this server opens no file named by a record; name the "
+                              f"shipped tables by id ({', '.join(SHIPPED_TABLES)}) or leave it empty for the "
+                              f"scenario's own (got {_short(tables)})")
+        return tables
+
+    def initial_state(self, record: GameRecord) -> GameState:
+        """The first state of a record: a scenario by id or (``allow_paths``) by file; a file named by a
+        record is never quoted in an error (its field and what was expected there only)."""
+        if record.game != self.system:
+            raise RecordError(f"field 'game': expected 'n20', got {_short(record.game)}")
+        if record.engine_version and record.engine_version != ENGINE_VERSION \
+                and record.engine_version not in OLD_VERSIONS:
+            raise RecordError(f"field 'engine_version': this engine replays {ENGINE_VERSION} (and "
+                              f"{', '.join(OLD_VERSIONS)}) records, the record was made by "
+                              f"{_short(record.engine_version)}; it cannot be replayed by this version")
+        opts = record.options if isinstance(record.options, dict) else {}
+        named_file = record.scenario not in scenario_ids() or (
+            isinstance(opts.get("tables"), str) and opts.get("tables") not in SHIPPED_TABLES)
+        seed = record.seed if record.seed is not None else 0
+        try:
+            st = self.new_game(record.scenario, opts, seed)
+        except RecordError:
+            raise
+        except DataError as exc:
+            if named_file:
+                where = f"{exc.field}: " if exc.field else ""
+                raise RecordError(f"the record's scenario cannot be set up: a file it names ({_short(exc.file, 60)}) "
+                                  f"was refused: {where}expected {exc.expected[:120]}") from None
+            raise RecordError(f"the record's scenario cannot be set up: {exc}") from None
+        except VedetteError as exc:
+            raise RecordError(f"the record's scenario cannot be set up: {exc}") from None
+        if record.edition and record.edition != st.scenario.edition:
+            raise RecordError(f"field 'edition': the scenario {record.scenario} is played with edition "
+                              f"{st.scenario.edition}, the record says {_short(record.edition)}")
+        return st
+
+    def to_act(self, state: GameState) -> str | None:
+        return actor(state)
+
+    def candidates(self, state: GameState, unit: str | None = None):
+        return candidates(state, unit)
+
+    def legal_actions(self, state: GameState, unit: str | None = None) -> list[Action]:
+        """The candidates that pass :meth:`check` (``unit``: only that unit's actions)."""
+        if state.over:
+            return []
+        out = []
+        for a in candidates(state, unit):
+            try:
+                check(state, a)
+            except VedetteError:
+                continue
+            out.append(a)
+        return out
+
+    def check(self, state: GameState, action: Action) -> None:
+        check(state, action)
+
+    def perform(self, state: GameState, action: Action):
+        return perform(state, action)
+
+    def outcome(self, state: GameState) -> Outcome | None:
+        if state.result is None:
+            return None
+        winner, level, reason = state.result
+        rule = next((r for key, r in _RESULT_RULES if key in reason), "15.0")
+        return Outcome(None if winner == "draw" else winner, level, reason, rule)
+
+    def action_to_json(self, action: Action) -> dict:
+        return action.to_json()
+
+    def action_from_json(self, data) -> Action:
+        return action_from_json(data)
+
+    def format_action(self, action: Action) -> str:
+        return format_action(action)
+
+    def parse_action(self, text: str) -> Action:
+        return parse_action(text)
+
+    def describe_action(self, action: Action) -> str:
+        return str(action)
+
+    def rule_of(self, action: Action) -> str:
+        return KINDS[action.kind]
+
+    def coerce_action(self, action):
+        if isinstance(action, dict):
+            return action_from_json(action)
+        if isinstance(action, str):
+            return parse_action(action)
+        return action
+
+    def state_to_json(self, state: GameState) -> dict:
+        """The whole position (every field of the state; the scenario by its id and tables file)."""
+        return codec_to_json(state)
+
+    def state_from_json(self, data) -> GameState:
+        if not isinstance(data, dict):
+            raise VedetteError(f"a position is a JSON object (as state_to_json writes it), got {_short(data)}")
+        st = codec_from_json(GameState, data)
+        fix = {}
+        for name in ("event", "result", "last"):
+            v = getattr(st, name)
+            if isinstance(v, list):
+                fix[name] = tuple(v)
+        if fix:
+            from dataclasses import replace
+            st = replace(st, **fix)
+        if st.scenario_id not in scenario_ids() and not self.allow_paths:
+            raise VedetteError(f"field 'scenario_id': one of {', '.join(scenario_ids())}")
+        try:
+            sc = st.scenario
+        except VedetteError as exc:
+            raise VedetteError(f"field 'scenario_id': the position's scenario cannot be loaded: {exc}") from None
+        ids = [u.id for u in st.units]
+        if sorted(ids) != sorted(sc.units):
+            raise VedetteError("field 'units': a position lists every counter of its scenario once")
+        return st
+
+    def position(self, state: GameState) -> Position:
+        return Position(state.turn, f"{state.player} {state.step}")
+
+    def record_options(self, state: GameState) -> dict:
+        return {"options": list(state.options), "tables": state.tables_file}
+
+    def edition(self, state: GameState) -> str:
+        return state.scenario.edition
+
+    def scenario_of(self, state: GameState) -> str:
+        return state.scenario_id
+
+    def is_pass(self, action: Action) -> bool:
+        return action.kind == "end_phase"
+
+    def state_summary(self, state: GameState) -> dict:
+        return {"scenario": state.scenario_id, "turn_label": state.scenario.turn_label(state.turn),
+                "player": state.player, "morale": dict(state.morale), "actor": actor(state),
+                "result": None if state.result is None else
+                {"winner": state.result[0], "level": state.result[1], "reason": state.result[2]}}
+
+    def invariants(self, state: GameState) -> list[str]:
+        return invariants(state)
+
+    def bots(self):
+        from .bots import GreedyBot
+        return {"random": RandomBot, "greedy": GreedyBot}
+
+
+# ------------------------------------------------------------------------------------------------
+# Invariants (checked by the conformance suite at every state)
+# ------------------------------------------------------------------------------------------------
+def invariants(s: GameState) -> list[str]:
+    out: list[str] = []
+    sc = s.scenario
+    board = s.board
+    seen: dict[str, str] = {}
+    sides: dict[str, set] = {}
+    ids = [u.id for u in s.units]
+    if len(ids) != len(set(ids)):
+        out.append("a unit is listed twice (in two places)")
+    for u in s.units:
+        d = sc.units[u.id]
+        if u.status == Status.MAP:
+            if u.hex is None or not board.on_map(u.hex):
+                out.append(f"{u.id} is on the map without a hex on the map ({u.hex})")
+                continue
+            sides.setdefault(u.hex, set()).add(d.side)
+            if d.type != "leader":
+                other_id = seen.get(u.hex)
+                if other_id is not None:
+                    cadres = d.type == "cadre" and sc.units[other_id].type == "cadre"      # 16.6.2
+                    pair = {u.id, other_id} == set(s.dummy_pair)                         # 16.1.3
+                    if not ((cadres or pair) and s.step in (Step.MOVEMENT, Step.OVER)):
+                        out.append(f"6.9: {u.id} and {other_id} stacked in {u.hex} ({s.step}, turn {s.turn})")
+                seen[u.hex] = u.id
+            g = board.garrisons.get(u.hex)
+            if g is not None and not s.garrison_gone and g.side != d.side:
+                out.append(f"9.4.4: {u.id} inside an enemy garrison in {u.hex}")
+        elif u.hex is not None:
+            out.append(f"{u.id} is {u.status} but still has a hex ({u.hex})")
+    for h, ss in sides.items():
+        if len(ss) > 1:
+            out.append(f"6.3: both sides in {h}")
+    mx = sc.tables.morale_maximum
+    for side, m in s.morale:
+        if not 0 <= m <= mx:
+            out.append(f"12.1.1: {side} Morale {m} outside 0..{mx}")
+    if not (1 <= s.turn <= sc.last_turn):
+        out.append(f"turn {s.turn} outside the scenario's 1..{sc.last_turn}")
+    if s.step not in tuple(Step):
+        out.append(f"unknown step {s.step!r}")
+    if s.player not in SIDES:
+        out.append(f"unknown phasing player {s.player!r}")
+    if (s.step == Step.OVER) != (s.result is not None):
+        out.append("the step is 'over' exactly when there is a result")
+    return out
+
+
+register("n20", N20Rules)
