@@ -100,6 +100,8 @@ def validate(data: Any, model: type[M], file: str = "<input>") -> M:
         if len(expected) > 4 * SHOWN:
             expected = expected[:4 * SHOWN - 1] + "…"
         got = None if err.get("type") == "missing" else err.get("input")
+        if isinstance(got, (dict, list, tuple)) and ("..." in short(got) or short(got).endswith("…")):
+            got = None   # a long mapping or list says nothing the field name does not (bounded: reprlib)
         raise DataError(file, short_field(_field(tuple(err.get("loc", ())))), expected, got) from None
     except RecursionError:
         raise DataError(file, "", f"nesting at most {MAX_DEPTH} levels deep") from None

@@ -17,7 +17,7 @@ from .charge import ChargeSetup, charge_proc
 from .fatigue import CheckSpec, check_distribution
 from .fire import Firer, FireSetup, fire_distribution
 from .melee import Fighter, MeleeSetup, melee_distribution
-from .tables import Tables
+from .tables import STATUSES, Tables
 
 __all__ = ["check_summary", "check_grid", "fire_summary", "melee_summary", "charge_summary", "dist_rows",
            "parse_kv", "fighter_from_kv", "firer_from_kv", "provenance"]
@@ -59,6 +59,7 @@ def check_summary(tables: Tables, spec: CheckSpec) -> dict[str, Any]:
 
 def check_grid(tables: Tables, leader_cvs: tuple[int, ...] = (), status: str = "normal") -> dict[str, Any]:
     """Chance to pass every check at every FV (one status)."""
+    _status(status, "--status")
     ft = tables.fatigue
     rows = []
     for name, cd in ft.checks.items():
@@ -150,6 +151,13 @@ def _int(d: dict, key: str, what: str, default: int | None = None, rule: str = "
         raise RuleViolation(rule, f"{what}: {key} must be a whole number, not {d[key]!r}") from None
 
 
+def _status(value: str, what: str) -> str:
+    """A fighting unit's status (4.2.4 fatigued, 6.7 routed; otherwise normal): anything else is refused."""
+    if value not in STATUSES:
+        raise RuleViolation("4.2.4", f"{what}: status must be one of {', '.join(STATUSES)}, not {value[:40]!r}")
+    return value
+
+
 def fighter_from_kv(text: str, role: str, i: int) -> Fighter:
     d = parse_kv(text, role)
     known = {"name", "mf", "fv", "kind", "status", "cv", "flank", "ma", "charging", "mod"}
@@ -163,7 +171,7 @@ def fighter_from_kv(text: str, role: str, i: int) -> Fighter:
         raise RuleViolation("4.2.2 C", f"{what}: cv must be leaders' CVs joined by '+', e.g. cv=1+2, "
                                        f"not {d['cv']!r}") from None
     return Fighter(name=d.get("name", f"{role[0].upper()}{i + 1}"), mf=_int(d, "mf", what), fv=_int(d, "fv", what),
-                   kind=d.get("kind", "infantry"), status=d.get("status", "normal"), leader_cvs=cvs,
+                   kind=d.get("kind", "infantry"), status=_status(d.get("status", "normal"), what), leader_cvs=cvs,
                    flank="flank" in d, charging="charging" in d, ma=_int(d, "ma", what, 0),
                    modifiers=tuple(m for m in d.get("mod", "").split("+") if m))
 
@@ -177,7 +185,8 @@ def firer_from_kv(text: str, i: int) -> Firer:
         raise RuleViolation("6.3", f"{what}: unknown field {sorted(extra)[0]!r} (use {', '.join(sorted(known))})")
     return Firer(ff=_int(d, "ff", what, 0 if d.get("kind") in ("leader", "grand_battery") else None, "6.3.7"),
                  kind=d.get("kind", "infantry"), range=_int(d, "range", what, 1, "6.3.3"),
-                 status=d.get("status", "normal"), moved="moved" in d, alone=d.get("alone", "yes") != "no",
+                 status=_status(d.get("status", "normal"), what), moved="moved" in d,
+                 alone=d.get("alone", "yes") != "no",
                  name=d.get("name", f"F{i + 1}"))
 
 
@@ -214,7 +223,9 @@ def state_from_placements(sc, placements=(), turn: int | None = None, alert: boo
                 raise RuleViolation("4.2.4", f"unknown status {parts[2]!r} (one of {', '.join(STATUSES_ALL)})")
             changes["status"] = parts[2]
         st = st.with_piece(pid, **changes)
-    if turn:
+    if turn is not None:
+        if not 1 <= turn <= sc.file.turns:
+            raise RuleViolation("3.0", f"--turn must be a game turn from 1 to {sc.file.turns}, not {turn}")
         st = dc_replace(st, turn=turn)
     if alert:
         st = st.with_flag("alert")

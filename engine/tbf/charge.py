@@ -23,7 +23,7 @@ from engine.core.procedure import Choose, Log, Sub, distribution, enumerate_tree
 from .fatigue import CheckSpec, check_sub
 from .fire import Firer, FireSetup, fire_combat
 from .melee import Fighter, MeleeSetup, melee_sub
-from .tables import Tables
+from .tables import STATUSES, Tables
 
 __all__ = ["Target", "Reactor", "ChargeSetup", "ChargeOutcome", "charge", "charge_proc", "charge_tree",
            "charge_from_spec", "charge_lines", "frontal_directions"]
@@ -265,6 +265,28 @@ def _direction(grid: HexGrid, value: Any, file: str) -> int:
     raise DataError(file, "charger.facing", f"a direction 0..5 or one of {', '.join(grid.direction_names)}", value)
 
 
+# Bounds on a CHARGE file (issue 11): the exact tree grows about 1.35 times per defending unit, so the
+# file is refused past these. 4.1.1 allows two battalions a hex (4.1.2: a whole regiment; 4.1.9 A: an
+# overstack after a retreat), so six units in one target hex is already more than play produces.
+MAX_UNITS_PER_TARGET = 6
+MAX_TARGETS = 6
+MAX_REACTORS = 6
+MAX_NUMBER = 99   # FV, MF, MA, MP, costs and shifts are printed one- or two-digit values
+
+
+def _whole(value, file: str, where: str, lo: int = 0, hi: int = MAX_NUMBER) -> int:
+    """A whole number in [lo, hi] from the file, or a one-line DataError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise DataError(file, where, f"a whole number from {lo} to {hi}", value)
+    return value
+
+
+def _hex_label(grid: HexGrid, value, file: str, where: str) -> str:
+    if not isinstance(value, str) or not grid.in_bounds(value):
+        raise DataError(file, where, "a hex label on the map (XXYY, quoted in YAML)", value)
+    return value
+
+
 def _fighter(d: dict, where: str, file: str, default_kind: str = "infantry") -> Fighter:
     if not isinstance(d, dict):
         raise DataError(file, where, "a unit: {name, fv, mf, ...}", d)
@@ -274,15 +296,30 @@ def _fighter(d: dict, where: str, file: str, default_kind: str = "infantry") -> 
         raise DataError(file, f"{where}.{sorted(extra)[0]}", "only the documented unit fields "
                                                               f"({', '.join(sorted(allowed))})")
     for k in ("fv", "mf"):
-        if not isinstance(d.get(k), int):
+        if not isinstance(d.get(k), int) or isinstance(d.get(k), bool):
             raise DataError(file, f"{where}.{k}", "a whole number", d.get(k))
+        _whole(d[k], file, f"{where}.{k}", -MAX_NUMBER)
+    for k in ("ma", "ff"):
+        _whole(d.get(k, 0), file, f"{where}.{k}")
     cvs = d.get("leader_cvs", [])
-    if not isinstance(cvs, list) or not all(isinstance(c, int) and c >= 0 for c in cvs):
+    if not isinstance(cvs, list) or len(cvs) > MAX_UNITS_PER_TARGET or \
+            not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= MAX_NUMBER for c in cvs):
         raise DataError(file, f"{where}.leader_cvs", "a list of leaders' CVs (whole numbers 0 or more)", cvs)
+    for k in ("name", "kind", "status"):
+        if k in d and not isinstance(d[k], str):
+            raise DataError(file, f"{where}.{k}", "a text", d[k])
+    status = d.get("status", "normal")
+    if status not in STATUSES:
+        raise DataError(file, f"{where}.status", f"a unit status (4.2.4): {', '.join(STATUSES)}", status)
+    mods = d.get("modifiers", [])
+    if not isinstance(mods, list) or not all(isinstance(m, str) for m in mods):
+        raise DataError(file, f"{where}.modifiers", "a list of named modifiers", mods)
+    if not isinstance(d.get("activated", False), bool):
+        raise DataError(file, f"{where}.activated", "true or false", d.get("activated"))
     return Fighter(name=str(d.get("name", where)), mf=d["mf"], fv=d["fv"], kind=d.get("kind", default_kind),
-                   status=d.get("status", "normal"), leader_cvs=tuple(d.get("leader_cvs", ())),
-                   ma=int(d.get("ma", 0)), activated=bool(d.get("activated", False)),
-                   modifiers=tuple(d.get("modifiers", ())), ff=int(d.get("ff", 0)))
+                   status=status, leader_cvs=tuple(cvs),
+                   ma=d.get("ma", 0), activated=d.get("activated", False),
+                   modifiers=tuple(mods), ff=d.get("ff", 0))
 
 
 def charge_from_spec(spec: dict, grid: HexGrid, file: str = "<charge>", terrain=None,
@@ -320,12 +357,9 @@ def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
     hex0 = str(hex0)
     facing = _direction(grid, facing_v, file)
     charger = _fighter(cd, "charger", file, default_kind="cavalry")
-    path = [str(h) for h in spec["path"]]
-    if not path:
+    if not isinstance(spec["path"], list) or not spec["path"]:
         raise DataError(file, "path", "the hexes from the charger to the first target (at least 3)")
-    for i, h in enumerate(path):
-        if not grid.in_bounds(h):
-            raise DataError(file, f"path[{i}]", "a hex label on the map (XXYY)", h)
+    path = [_hex_label(grid, h, file, f"path[{i}]") for i, h in enumerate(spec["path"])]
     # 6.2.8 C / 6.2.11: a straight line out of the frontal arc, target at least three hexes away.
     try:
         d0 = grid.direction(hex0, path[0])
@@ -347,7 +381,13 @@ def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
     raw_targets = spec["targets"]
     if not isinstance(raw_targets, list) or not raw_targets:
         raise DataError(file, "targets", "a list of target hexes with their units")
+    if len(raw_targets) > MAX_TARGETS:
+        raise DataError(file, "targets", f"at most {MAX_TARGETS} target hexes (6.2.8 G: each costs MP)",
+                        f"{len(raw_targets)} targets")
     costs = spec.get("path_costs") or {}
+    for h, c in costs.items():
+        _hex_label(grid, h, file, "path_costs")
+        _whole(c, file, f"path_costs.{h}")
     targets = []
     first_hex = path[-1]
     for i, t in enumerate(raw_targets):
@@ -362,7 +402,21 @@ def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
                 raise RuleViolation("6.2.8 G", f"the next target {h} must be adjacent to {before}")
             if grid.direction(before, h) not in frontal_directions(facing):
                 raise RuleViolation("6.2.8 G", f"the next target {h} is not in the charger's frontal arc")
-        units = tuple(_fighter(u, f"targets[{i}].units[{j}]", file) for j, u in enumerate(t["units"]))
+        raw_units = t["units"]
+        if not isinstance(raw_units, list) or not raw_units:
+            raise DataError(file, f"targets[{i}].units", "a list of the units in the target hex", raw_units)
+        if len(raw_units) > MAX_UNITS_PER_TARGET:
+            raise DataError(file, f"targets[{i}].units", f"at most {MAX_UNITS_PER_TARGET} units in one target "
+                            f"hex (4.1 stacking; the exact tree grows with each unit)", f"{len(raw_units)} units")
+        units = tuple(_fighter(u, f"targets[{i}].units[{j}]", file) for j, u in enumerate(raw_units))
+        extra = set(t) - {"hex", "units", "cost", "rout_to", "shift"}
+        if extra:
+            raise DataError(file, f"targets[{i}].{sorted(extra)[0]}", "only hex, units, cost, rout_to and shift")
+        if t.get("cost") is not None:
+            _whole(t["cost"], file, f"targets[{i}].cost")
+        if t.get("rout_to") is not None:
+            _hex_label(grid, t["rout_to"], file, f"targets[{i}].rout_to")
+        _whole(t.get("shift", 0), file, f"targets[{i}].shift", -MAX_NUMBER)
         cost = t.get("cost")
         if cost is None and terrain is not None:
             cost = terrain(h)[1]
@@ -383,12 +437,19 @@ def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
             c = terrain(h)[1]
         approach += int(c if c is not None else 1)
     reactors = []
-    for i, r in enumerate(spec.get("reactors", []) or []):
+    raw_reactors = spec.get("reactors", []) or []
+    if len(raw_reactors) > MAX_REACTORS:
+        raise DataError(file, "reactors", f"at most {MAX_REACTORS} reacting units", f"{len(raw_reactors)} reactors")
+    for i, r in enumerate(raw_reactors):
         if not isinstance(r, dict):
             raise DataError(file, f"reactors[{i}]", "a reactor: {unit: {...}, before: N}", r)
         body = r["unit"] if "unit" in r else {k: v for k, v in r.items() if k != "before"}
-        reactors.append(Reactor(_fighter(body, f"reactors[{i}]", file, "cavalry"), int(r.get("before", 0))))
+        before = _whole(r.get("before", 0), file, f"reactors[{i}].before", 0, len(targets))
+        reactors.append(Reactor(_fighter(body, f"reactors[{i}]", file, "cavalry"), before))
     reactors = tuple(reactors)
-    mp_left = int(spec.get("mp_left", charger.ma))
+    mp_left = _whole(spec.get("mp_left", charger.ma), file, "mp_left")
+    for k in ("melee", "defensive_fire"):
+        if k in spec and not isinstance(spec[k], bool):
+            raise DataError(file, k, "true or false", spec[k])
     return ChargeSetup(charger, tuple(targets), mp_left, approach, path[-2], reactors, bool(spec.get("melee", True)),
                        grid, bool(spec.get("defensive_fire", False)))

@@ -179,7 +179,8 @@ def _register_calculators(subparsers):
     lo = sub.add_parser("los", help="line of sight between two hexes of the map (4.4)")
     lo.add_argument("a")
     lo.add_argument("b")
-    lo.add_argument("--kind", default="artillery", help="viewer: artillery, howitzer, cavalry, infantry")
+    lo.add_argument("--kind", default="artillery", choices=["artillery", "howitzer", "cavalry", "infantry"],
+                    help="viewer (4.4): artillery, howitzer, cavalry, infantry")
     lo.add_argument("--enemy", action="append", metavar="HEX", help="an enemy-occupied hex (blocks, 4.4 E)")
     lo.add_argument("--friend", action="append", metavar="HEX", help="a friendly-occupied hex (blocks cavalry, 4.4 D)")
     lo.add_argument("--map", help="a map file (default: Dürenstein)")
