@@ -90,7 +90,7 @@ class Background(param.Parameterized):
         self.spinner = pn.indicators.LoadingSpinner(value=False, size=18, visible=False, width=18, height=18,
                                                     margin=(4, 6))
         self.note = pn.pane.HTML("", css_classes=["busy-note"], stylesheets=[STYLESHEET], margin=(4, 4))
-        self.cancel_button = pn.widgets.Button(name="cancel", button_type="warning", visible=False, width=80,
+        self.cancel_button = pn.widgets.Button(label="cancel", color="warning", visible=False, width=80,
                                                css_classes=["busy-cancel"])
         self.cancel_button.on_click(lambda _: self.cancel())
 

@@ -53,3 +53,24 @@ def test_serve_options():
     assert (args.port, args.address, args.allow_websocket_origin, args.num_procs, args.num_threads, args.db) == \
         (8080, "0.0.0.0", ["club:8080"], 2, 4, "x.db")
     assert serve.build_parser().parse_args([]).port == 5006
+
+
+def test_serve_start_names_the_file_and_the_cause(tmp_path, monkeypatch, capsys):
+    """A saved-games path that cannot be used stops ``vedette-serve`` at once with one line (exit 2)."""
+    monkeypatch.setenv("VEDETTE_DB", "unused")   # serve.main sets it; monkeypatch puts it back after
+    bad = tmp_path / "not-a-folder"
+    bad.write_text("a file where the data folder should be")
+    db = bad / "games.sqlite3"
+    assert serve.main(["--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(db) in err
+
+
+def test_serve_links_prints_owner_links(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("VEDETTE_DB", "unused")   # serve.main sets it; monkeypatch puts it back after
+    db = tmp_path / "g.sqlite3"
+    store = GameStore(db)
+    gid = store.create("n20", "fuentes", title="club", sides=("french", "allied"))
+    assert serve.main(["--db", str(db), "--links"]) == 0
+    out = capsys.readouterr().out
+    assert f"/play?game={gid}&key={store.keys(gid)['owner']}" in out

@@ -96,3 +96,216 @@ def test_store_matches_an_in_memory_list(tmp_path_factory, ops):
             store.truncate(gid, n)
             del model[n:]
     assert list(store.load(gid).events) == model
+
+
+# ---- issue 12: keys, migration, permissions, storage errors -----------------------------------------------
+import stat as _stat
+
+from dashboards.storage import OWNER, SCHEMA_VERSION, StorageError
+
+
+def test_each_game_has_an_owner_key_and_a_key_per_side(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite3")
+    gid = store.create("n20", "fuentes", sides=("french", "allied"))
+    keys = store.keys(gid)
+    assert list(keys) == [OWNER, "french", "allied"]
+    assert len(set(keys.values())) == 3 and all(len(k) >= 22 for k in keys.values())   # 16 random bytes each
+    for role, k in keys.items():
+        assert store.role(gid, k) == role
+    other = store.create("n20", "bussaco", sides=("french", "allied"))
+    assert store.role(other, keys[OWNER]) is None          # a key opens its own game only
+    assert store.role(gid, "") is None and store.role(gid, "x" * 22) is None
+    assert store.load(gid).system == "n20" and store.load(gid).game == "n20"
+
+
+def test_visible_lists_held_keys_and_public_games_only(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite3")
+    mine = store.create("n20", "fuentes", sides=("french", "allied"))
+    theirs = store.create("n20", "bussaco", sides=("french", "allied"))
+    french = store.keys(mine)["french"]
+    assert [(g.id, role) for g, role, _ in store.visible([french])] == [(mine, "french")]
+    assert store.visible([]) == []
+    store.set_public(theirs, True)
+    seen = {g.id: role for g, role, _ in store.visible([french, store.keys(mine)[OWNER]])}
+    assert seen == {mine: OWNER, theirs: None}             # the strongest key held; the public one without a key
+
+
+def _schema1_file(path):
+    """A saved-games file as the first version wrote it (schema 1: no system, keys or public)."""
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES('schema', '1');
+        CREATE TABLE games (id TEXT PRIMARY KEY, game TEXT NOT NULL, scenario TEXT NOT NULL,
+            edition TEXT NOT NULL DEFAULT '', options TEXT NOT NULL DEFAULT '{}', seed INTEGER,
+            title TEXT NOT NULL DEFAULT '', status TEXT NOT NULL DEFAULT 'in progress', created REAL NOT NULL,
+            updated REAL NOT NULL);
+        CREATE TABLE events (game_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, created REAL NOT NULL,
+            PRIMARY KEY (game_id, seq));
+        CREATE TABLE bookmarks (game_id TEXT NOT NULL, position INTEGER NOT NULL, label TEXT NOT NULL,
+            PRIMARY KEY (game_id, position));
+        INSERT INTO games VALUES('old1', 'n20', 'fuentes', 'v3', '{}', 3, 'old game', 'in progress', 1.0, 2.0);
+        INSERT INTO events VALUES('old1', 0, '{"kind": "x", "i": 0}', 1.5);
+        INSERT INTO events VALUES('old1', 1, '{"kind": "x", "i": 1}', 1.6);
+    """)
+    con.commit()
+    con.close()
+
+
+def test_an_old_file_is_migrated_without_losing_games(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    _schema1_file(path)
+    store = GameStore(path)
+    g = store.load("old1")
+    assert (g.system, g.title, g.seed, [e["i"] for e in g.events]) == ("n20", "old game", 3, [0, 1])
+    assert not g.public and list(store.keys("old1")) == [OWNER]     # an owner key, printed by --links
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == str(SCHEMA_VERSION)
+    con.close()
+    assert GameStore(path).load("old1").n_events == 2                 # opening it again changes nothing
+
+
+def test_new_folder_is_0700_and_file_0600(tmp_path):
+    old = os.umask(0o022)                   # a usual umask, under which mkdir/open would give 0755/0644
+    try:
+        path = tmp_path / "a" / "b" / "games.sqlite3"
+        store = GameStore(path)
+        store.create("n20", "fuentes")
+    finally:
+        os.umask(old)
+    assert _stat.S_IMODE(os.stat(tmp_path / "a").st_mode) == 0o700
+    assert _stat.S_IMODE(os.stat(tmp_path / "a" / "b").st_mode) == 0o700
+    assert _stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    for extra in ("-wal", "-shm"):          # SQLite's side files get the file's own permissions
+        side = path.with_name(path.name + extra)
+        if side.exists():
+            assert _stat.S_IMODE(os.stat(side).st_mode) & 0o077 == 0
+
+
+def test_a_world_readable_file_of_an_older_version_is_made_private(tmp_path):
+    path = tmp_path / "g.sqlite3"
+    GameStore(path)
+    os.chmod(path, 0o644)
+    GameStore(path)
+    assert _stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+class _FullDisk:
+    """A connection whose writes fail as SQLite's do when the disk is full."""
+
+    def __init__(self, con):
+        self._con = con
+
+    def execute(self, sql, *args):
+        if sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._con.execute(sql, *args)
+
+    def close(self):
+        self._con.close()
+
+
+def test_full_disk_gives_one_line_naming_the_file_and_changes_nothing(tmp_path, monkeypatch):
+    path = tmp_path / "g.sqlite3"
+    store = GameStore(path)
+    gid = store.create("n20", "fuentes")
+    store.append(gid, {"kind": "x", "i": 0})
+    real_open = GameStore._open
+    monkeypatch.setattr(GameStore, "_open", lambda self: _FullDisk(real_open(self)))
+    with pytest.raises(StorageError) as err:
+        store.append(gid, {"kind": "x", "i": 1})
+    msg = str(err.value)
+    assert "\n" not in msg and str(path) in msg and "disk is full" in msg
+    monkeypatch.undo()
+    assert [e["i"] for e in store.load(gid).events] == [0]
+
+
+def test_full_disk_at_start_is_reported(tmp_path, monkeypatch):
+    import shutil
+
+    store = GameStore(tmp_path / "g.sqlite3")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10 ** 9, 10 ** 9 - 4096, 4096))
+    with pytest.raises(StorageError, match="disk is full"):
+        store.check_writable()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_read_only_folder_says_so(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    os.chmod(folder, 0o500)
+    try:
+        with pytest.raises(StorageError) as err:
+            GameStore(folder / "games.sqlite3")
+        assert "read-only" in str(err.value) or "permission denied" in str(err.value)
+        assert str(folder / "games.sqlite3") in str(err.value)
+    finally:
+        os.chmod(folder, 0o700)
+
+
+def test_read_only_file_in_a_read_only_folder_says_so(tmp_path, monkeypatch):
+    """Whoever runs the tests (root ignores file modes), SQLite's own read-only error becomes one line."""
+    store = GameStore(tmp_path / "g.sqlite3")
+    gid = store.create("n20", "fuentes")
+    real_open = GameStore._open
+
+    class _ReadOnly(_FullDisk):
+        def execute(self, sql, *args):
+            if sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "BEGIN")):
+                raise sqlite3.OperationalError("attempt to write a readonly database")
+            return self._con.execute(sql, *args)
+
+    monkeypatch.setattr(GameStore, "_open", lambda self: _ReadOnly(real_open(self)))
+    with pytest.raises(StorageError, match="read-only") as err:
+        store.append(gid, {"kind": "x"})
+    assert str(tmp_path / "g.sqlite3") in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_file_that_is_not_a_saved_games_file(tmp_path):
+    path = tmp_path / "g.sqlite3"
+    path.write_bytes(b"this is not sqlite " * 100)
+    with pytest.raises(StorageError, match="not a Vedette saved-games file"):
+        GameStore(path)
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A real 256 kB tmpfs (when the tests may mount one, e.g. as root in a container); yields a mounter."""
+    import subprocess
+
+    mounted = []
+
+    def mount(name: str, opts: str):
+        target = tmp_path / name
+        target.mkdir()
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", str(target)], capture_output=True)
+        if r.returncode != 0:
+            pytest.skip("cannot mount a tmpfs here")
+        mounted.append(target)
+        return target
+
+    yield mount
+    for target in mounted:
+        subprocess.run(["umount", str(target)], capture_output=True)
+
+
+def test_a_real_full_disk_gives_one_line_and_keeps_what_was_saved(small_tmpfs):
+    folder = small_tmpfs("full", "size=256k,mode=0700")
+    path = folder / "games.sqlite3"
+    store = GameStore(path)
+    gid = store.create("n20", "fuentes")
+    saved = 0
+    with pytest.raises(StorageError) as err:
+        for i in range(10_000):
+            store.append(gid, {"kind": "x", "i": i, "pad": "p" * 4000})
+            saved += 1
+    msg = str(err.value)
+    assert "disk is full" in msg and str(path) in msg and "\n" not in msg
+    assert saved > 0 and store.load(gid).n_events == saved     # everything committed before is still there
+
+
+def test_a_real_read_only_folder_says_so(small_tmpfs):
+    folder = small_tmpfs("ro", "ro,size=64k")
+    with pytest.raises(StorageError) as err:
+        GameStore(folder / "games.sqlite3")
+    assert "read-only" in str(err.value) and str(folder / "games.sqlite3") in str(err.value)
