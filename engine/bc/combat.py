@@ -403,6 +403,9 @@ def _check_attacker(s: CombatSetup) -> None:
         if s.attack != "fire":
             raise RuleViolation("27.5", "a Bombardment is a Fire combat")
     if s.attack == "fire":
+        if s.special in ("ordre_mixte", "grand_charge", "artillery_assault"):
+            raise RuleViolation("27.6" if s.special != "grand_charge" else "27.2",
+                                f"a {s.special.replace('_', ' ')} is an Assault, never a Fire attack")
         if b.formation == "roadway" and b.artillery:
             raise RuleViolation("19.3", "Artillery in Roadway formation cannot fire at all")
         if b.formation == "grand_charge" or FIRE_CP[b.kind] is None:

@@ -95,6 +95,10 @@ class ScenarioModel(Sourced):
     blocks: tuple[PlacedBlock, ...]
     hqs: tuple[PlacedHQ, ...] = ()
     reinforcements: tuple[ReinforcementModel, ...] = ()
+    turns: int = Field(default=6, ge=1, le=40)        # 16.3: the game ends after the last turn box
+    night: tuple[int, ...] = ()                       # 14.0: turns that are not Daylight (no 13.2 bonus)
+    gold: Literal["french", "coalition"] | None = None   # 16.1, 18.0: a Gold cube, named by this player
+    massed_column: bool = False                       # 28.2: Massed Columns allowed by the scenario
 
 
 @dataclass(frozen=True)
@@ -131,7 +135,8 @@ def load_scenario(path: str | Path | None = None) -> Scenario:
     for i, b in enumerate(m.borders):
         if len(b) not in (2, 3):
             raise DataError(str(p), f"borders[{i}]", "[zone, zone] or [zone, zone, interval terrain]", list(b))
-        borders.append((b[0], b[1], (b[2],)) if len(b) == 3 else (b[0], b[1]))
+        # 23.3: for a slope or cliff interval the second Zone listed is the higher one
+        borders.append((b[0], b[1], (b[2],), {"higher": b[1]}) if len(b) == 3 else (b[0], b[1]))
     try:
         graph = AreaGraph.build({z: z_m.model_dump() for z, z_m in m.zones.items()}, borders)
     except ValueError as exc:
@@ -203,6 +208,7 @@ class GameState:
     arrived: tuple[str, ...] = ()                  # scenario reinforcements already on the map (18.0)
     redoubt_held: tuple[str, ...] = ()  # 28.5: Redoubt Blocks that had to retreat and stayed (until an advance)
     hqs_out: tuple[tuple[HQMarker, int], ...] = ()  # 27.10: eliminated HQ markers and the turn they come back
+    order_cube_back: bool = False   # 21.3: the last Out of Command check was an Officer (cube back in the cup)
 
     def hand(self, side: str) -> tuple[int, ...]:
         return dict(self.hands)[side]
@@ -305,13 +311,16 @@ def battle_zones(st: GameState, unit: Unit) -> set[str]:
     if st.lead(unit.zone) is None or st.lead(unit.zone).id != unit.id:
         return set()
     b = unit.block
+    fort_of = sc.zone(unit.zone).fort_of
+    if b.kind == "garrison" and fort_of is not None and b.state == "steady":
+        return {fort_of}                          # 9.4, 28.5: a Garrison in a Fort projects into its Zone
     if b.state != "steady" or b.square or b.kind == "garrison" or b.formation == "roadway":
         return set()
     adj = {z for z in sc.graph.neighbours(unit.zone) if not sc.impassable(unit.zone, z)}
     if b.redoubt_block:                          # 28.5: the Redoubt's intervals (and any facing given)
         return adj & redoubt_zones(st, unit)
     if b.artillery or b.formation == "massed_column":
-        return adj & set(unit.facing or adj)
+        return adj & set(adj if unit.facing is None else unit.facing)   # (): not yet faced after a move
     return adj
 
 
@@ -431,7 +440,8 @@ def _check_road_stacking(st: GameState, zone: str) -> None:
 
 
 def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], deck: Deck | None = None,
-               reaction: bool = False, roadway: tuple[str, ...] = (), free_in_command: bool = False):
+               reaction: bool = False, roadway: tuple[str, ...] = (), free_in_command: bool = False,
+               hq_moves: tuple = ()):
     """Procedure: a Move Order (19.0) activating ``zones`` and moving Blocks ``moves`` = [(block id, to)].
 
     Checks the activation (a chain of occupied friendly Zones, how many, command range; otherwise an Out of
@@ -444,10 +454,37 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], d
     Disrupted, 19.3) unless it stops with Blocks not in that formation, where it becomes the second line Block
     in its normal formation. When every move is a Roadway move, up to four Zones may be activated (19.0).
     A Roadway Block that makes a regular move first goes back to its normal formation.
+
+    ``hq_moves`` = [(HQ id, path)]: an HQ marker in an activated Zone moves up to its skill in Zones (19.1),
+    never into an enemy-held Zone, one HQ marker per Zone at the end (9.3). An Artillery or Massed Column
+    that moves loses its facing: its owner gives it a new one (9.4). An Officer on the Out of Command check
+    sets ``order_cube_back`` (21.3: the cube goes back into the cup).
     """
     deck = deck or default_deck()
     sc = st.scenario
     com = st.commander(side)
+    st = replace(st, order_cube_back=False)
+    hq_paths = []
+    for hid, to in hq_moves:
+        h = next((x for x in st.hqs if x.id == hid), None)
+        if h is None or h.side != side:
+            raise RuleViolation("19.1", f"no {side} HQ marker {hid!r} on the map")
+        if h.zone not in zones:
+            raise RuleViolation("19.0", f"the HQ marker {hid} is not in an activated Zone")
+        path = _move_path(to)
+        if not path or len(path) > max(h.hq.skill, 1):
+            raise RuleViolation("19.1", f"an HQ marker moves up to its skill ({h.hq.skill}) in Zones")
+        here = h.zone
+        for z in path:
+            sc.zone(z)
+            if not sc.graph.adjacent(here, z):
+                raise RuleViolation("19.1", f"{hid} moves to adjacent Zones, {z} is not next to {here}")
+            if sc.impassable(here, z):
+                raise RuleViolation("19.1", f"impassable terrain between {here} and {z}")
+            if st.side_of_zone(z) == ENEMY[side]:
+                raise RuleViolation("9.3", f"{z} holds enemy Blocks")
+            here = z
+        hq_paths.append((hid, here))
     for z in zones:
         sc.zone(z)
         if not (st.in_zone(z) and st.side_of_zone(z) == side) and not st.hqs_in(z, side):
@@ -506,8 +543,8 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], d
     if not in_command:
         pile = st.pile
         face, pile = yield from draw_card(pile, deck, "21.3", "out of command check")
-        out = read_check("command", deck.skill(face), com.skill, st.morale_of(side).good)
-        st = replace(st, pile=pile.discarded(face))
+        out = read_check("command", deck.skill(face), com.skill, st.morale_of(side).good)   # 21.0: no HQ bonus
+        st = replace(st, pile=pile.discarded(face), order_cube_back=out.cube_back)
         yield Log("21.3", f"out of command: {out.icon}, {'success' if out.success else 'failure'}")
         if not out.success:
             return replace(st, log=st.log + (f"{side} move order out of command failed ({out.icon})",))
@@ -541,12 +578,22 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], d
         if on_road and any(x.block.formation != "roadway" for x in st.in_zone(here) if x.id != uid):
             block = replace(block, formation="none", state="steady")    # 19.3: joins them as second line
             yield Log("19.3", f"{uid} ends with Blocks not in Roadway formation: it leaves that formation")
-        st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=here, block=block),))
+        facing = u.facing
+        if (block.artillery or block.formation == "massed_column") and here != u.zone:
+            facing = ()                          # 9.4: the owner faces it again after the move
+        st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=here, block=block,
+                                                                                      facing=facing),))
         _check_stacking(st, here)
         _check_road_stacking(st, here)
         if u.block.square:
             yield Log("19.0", f"{uid} moved in Square: it takes a Cohesion Hit")
-            st = _set_block(st, uid, replace(block, square_hits=block.square_hits + 1))
+            nb, _, note = hit_block(block)       # 27.3: the third hit breaks the Square, as in combat
+            if note:
+                yield Log(*note)
+            st = _set_block(st, uid, nb)
+    for hid, to in hq_paths:
+        st = replace(st, hqs=tuple(replace(h, zone=to) if h.id == hid else h for h in st.hqs))
+        _check_stacking(st, to)
     return replace(st, log=st.log + (f"{side} moves {moves}" + (f" (Roadway: {list(roadway)})" if roadway else ""),))
 
 
@@ -621,7 +668,10 @@ def retreat_block(st: GameState, uid: str, chooser_side: str, depth: int = 0, vi
         friends = [x for x in st.in_zone(to) if x.id != uid]
         if u.block.state == "disrupted" and not friends:
             yield Log("24.1", f"{uid} retreats Disrupted into an empty enemy Battle Zone: a hit and a step lost")
-            return _lose_step(st, uid)
+            st = _lose_step(st, uid)
+            if not any(x.id == uid for x in st.units):
+                return st
+            return (yield from _hit(st, uid, chooser_side, depth, visited))   # 9.2: hit while Disrupted
         yield Log("24.1", f"{uid} retreats into an enemy Battle Zone: a Cohesion Hit")
         st = yield from _hit(st, uid, chooser_side, depth, visited)
     if any(x.id == uid for x in st.units) and len(st.in_zone(to)) > STACK_LIMIT and depth < MAX_CHAIN:
@@ -723,7 +773,19 @@ def combat_from_map(st: GameState, attacker_zone: str, target_zone: str, attack:
                     redoubt=(s != side and attacker_zone in sc.zone(zone).redoubt))     # 28.5
     return CombatSetup(attack, side_of(att, attacker_zone, side), side_of(dfn, target_zone, dfn[0].side),
                        interval=sc.interval(attacker_zone, target_zone),
-                       defender_higher=True, initiative="attacker" if st.initiative == side else "defender")
+                       defender_higher=defender_higher(sc, attacker_zone, target_zone),
+                       initiative="attacker" if st.initiative == side else "defender")
+
+
+def defender_higher(sc: Scenario, attacker_zone: str, target_zone: str) -> bool:
+    """Is the target Zone the higher one across a slope or cliff interval (23.3)? The scenario lists such a
+    border as ``[lower, higher, up_slope]``. Borders without a slope: True (the defender keeps the interval)."""
+    if not sc.graph.adjacent(attacker_zone, target_zone):
+        return True
+    higher = sc.graph.border(attacker_zone, target_zone).attrs.get("higher")
+    if higher is None or sc.interval(attacker_zone, target_zone) not in ("up_slope", "up_cliff"):
+        return True
+    return higher == target_zone
 
 
 def bombard_line_of_sight(st: GameState, art_zone: str, target_zone: str, terrain: Terrain | None = None
@@ -1007,6 +1069,9 @@ def apply_outcome(st: GameState, attacker_zone: str, target_zone: str, out: Comb
                                                else x for x in st.hqs))
     if out.pile is not None:
         st = replace(st, pile=out.pile)
+    for s_, lost in ((a_side, out.attacker_tokens_lost), (d_side, out.defender_tokens_lost)):
+        if lost:                                   # 23.5 Death Head: Attack Tokens off the Army Mat
+            st = replace(st, tokens=tuple((x, max(0, n - lost) if x == s_ else n) for x, n in st.tokens))
     for f in out.blocks:
         u = roles[f.role]
         if u is None or f.eliminated:
@@ -1025,9 +1090,11 @@ def rally_zone(st: GameState, side: str, zone: str, deck: Deck | None = None):
     """Procedure: a Zone Rally Order (20.0, 21.1): one card for every Block (and HQ) in the Zone; each that
     passes goes one Battle State better (Disrupted Infantry to Shaken first). Returns ``(state, cube_back)``."""
     deck = deck or default_deck()
+    st.scenario.zone(zone)
     here = [u for u in st.in_zone(zone) if u.side == side]
-    if not here:
-        raise RuleViolation("20.0", f"no {side} Block in Zone {zone}")
+    hqs_here = st.hqs_in(zone, side)
+    if not here and not hqs_here:
+        raise RuleViolation("20.0", f"no {side} Block or HQ in Zone {zone}")
     if dict(st.reserve)[side] < 1:
         raise RuleViolation("20.0", "a Rally Order costs one cube from the Reserve Orders Box")
     face, pile = yield from draw_card(st.pile, deck, "21.1", f"rally {zone}")
@@ -1046,6 +1113,13 @@ def rally_zone(st: GameState, side: str, zone: str, deck: Deck | None = None):
         if out.success and u.block.state != "steady":
             nxt = "shaken" if (u.block.infantry and u.block.state == "disrupted") else "steady"
             st = _set_block(st, u.id, replace(u.block, state=nxt))
+    for h in hqs_here:                          # 20.0: the HQs in the Zone rally too, with their own skill
+        out = read_check("rally", icon, h.hq.skill, m.good, enemy_adjacent=enemy_adj)   # 21.0: no bonus to itself
+        cube_back = cube_back or out.cube_back
+        morale_loss = min(morale_loss, out.morale)
+        if out.success and h.hq.state != "steady":
+            st = replace(st, hqs=tuple(replace(x, hq=replace(x.hq, state="steady")) if x.id == h.id else x
+                                       for x in st.hqs))
     st = _morale(st, side, morale_loss)         # one Morale for the Zone at most (21.1)
     if not cube_back:
         st = replace(st, reserve=tuple((s, n - 1 if s == side else n) for s, n in st.reserve))
@@ -1077,7 +1151,7 @@ def rally_army(st: GameState, side: str, deck: Deck | None = None):
 # ------------------------------------------------------------------------------------------------
 # The turn (16.1, 16.2, 18.0)
 # ------------------------------------------------------------------------------------------------
-def start_turn(st: GameState, daylight: bool = True) -> GameState:
+def start_turn(st: GameState, daylight: bool = True, gold: bool = False) -> GameState:
     """Turn Preparation (16.1): refill the cup and the Attack Tokens from the commanders and the state."""
     both = {s: (sum(1 for h in st.hqs if h.side == s and h.hq.state == "steady" and h.hq.kind == "hq") > 0 and
                 sum(1 for h in st.hqs if h.side == s and h.hq.state == "steady" and h.hq.kind == "shq") > 0)
@@ -1085,7 +1159,7 @@ def start_turn(st: GameState, daylight: bool = True) -> GameState:
     coms = {s: {"cubes": max(0, c.cubes - (1 if st.in_perspective(s) else 0)),   # 29.1: one cube fewer
                 "tokens": c.tokens, "skill": c.skill}
             for s, c in st.scenario.model.commanders.items()}
-    t = prepare_turn(coms, st.initiative, daylight, both, dict(st.reserve), dict(st.tokens))
+    t = prepare_turn(coms, st.initiative, daylight, both, dict(st.reserve), dict(st.tokens), gold=gold)
     return replace(st, cup=t.cup, drawn=(), tokens=t.tokens, reserve=t.reserve, redoubt_held=(),
                    log=st.log + tuple(f"[{r}] {w}" for r, w in t.lines))
 
@@ -1290,7 +1364,7 @@ def advance(st: GameState, attacker_zone: str, target_zone: str, uids: tuple[str
     for uid in uids:
         u = st.unit(uid)
         st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=target_zone),))
-    if retreated_artillery and any(x.id == retreated_artillery for x in st.units):
+    if uids and retreated_artillery and any(x.id == retreated_artillery for x in st.units):   # 25.0: only on an advance
         art = st.unit(retreated_artillery)
         skill = art.block.skill - (1 if art.block.kind == "artillery" else 0)
         face, pile = yield from draw_card(st.pile, deck, "25.0", f"capture check for {art.id}")
@@ -1369,3 +1443,118 @@ def press_on(st: GameState, side: str, deck: Deck | None = None):
     if out.success:
         return _morale(st, side, -2), True
     return _morale(st, side, -1), False
+
+
+# ------------------------------------------------------------------------------------------------
+# Turn-start hands (15.0, 16.1) and reforming Blocks (9.2, 9.4, 27.3, 28.2)
+# ------------------------------------------------------------------------------------------------
+def cut_hands(st: GameState, deck: Deck | None = None):
+    """Procedure: before the turn's four cards (16.1) each player throws away every enemy card (22.0) and
+    keeps at most the commander's skill in own and shared cards, choosing which go (a Choose per card)."""
+    deck = deck or default_deck()
+    first = st.initiative
+    for side in (first, ENEMY[first]):
+        hand = [c for c in st.hand(side)]
+        pile = st.pile
+        for c in [c for c in hand if deck.card(c).side == ENEMY[side]]:
+            hand.remove(c)
+            pile = pile.discarded(c)
+        keep = st.commander(side).skill
+        while len(hand) > keep:
+            c = yield Choose(tuple(hand), rule="16.1", player=side,
+                             label=f"{side}: discard down to {keep} card(s) (commander skill)")
+            hand.remove(c)
+            pile = pile.discarded(c)
+        st = replace(st, pile=pile, hands=tuple((s_, tuple(hand) if s_ == side else h) for s_, h in st.hands))
+    return st
+
+
+def facing_options(st: GameState, uid: str) -> tuple[tuple[str, ...], ...]:
+    """The facings an Artillery (or Massed Column) may take (9.4): towards one bordering Zone, or towards two
+    bordering Zones that border each other (our reading of "parallel to a Zone's side": the guns cover the
+    Zone in front and may take in the next one along that front)."""
+    u = st.unit(uid)
+    sc = st.scenario
+    nb = sorted(sc.graph.neighbours(u.zone))
+    out = [(z,) for z in nb]
+    out += [(a, b) for i, a in enumerate(nb) for b in nb[i + 1:] if sc.graph.adjacent(a, b)]
+    return tuple(out)
+
+
+def _faces(b: Block) -> bool:
+    return (b.artillery and not b.redoubt_block) or b.formation == "massed_column"
+
+
+def set_facing(st: GameState, uid: str, facing: tuple[str, ...]) -> GameState:
+    """Face an Artillery or Massed Column towards ``facing`` (9.4, 28.2); an Artillery Redoubt never turns."""
+    u = st.unit(uid)
+    if u.block.redoubt_block:
+        raise RuleViolation("28.5", f"{uid} is an Artillery Redoubt Block: its facing never changes")
+    if not _faces(u.block):
+        raise RuleViolation("9.4", f"only Artillery and Massed Columns have a facing, not {uid}")
+    if tuple(facing) not in facing_options(st, uid):
+        raise RuleViolation("9.4", f"{uid} faces one bordering Zone or two that border each other, not "
+                                   f"{', '.join(facing) or 'nothing'}")
+    return replace(st, units=tuple(replace(x, facing=tuple(facing)) if x.id == uid else x for x in st.units))
+
+
+def needs_facing(st: GameState, u: Unit) -> bool:
+    """An Artillery or Massed Column without a valid facing (9.4): ``()`` after a move, or a facing left
+    over from another Zone after a retreat or an advance. ``None`` (a scenario's all-round set-up) is valid."""
+    if not _faces(u.block) or u.facing is None:
+        return False
+    return not u.facing or not set(u.facing) <= set(st.scenario.graph.neighbours(u.zone))
+
+
+def swap_lead(st: GameState, zone: str) -> GameState:
+    """Swap the Lead and the Second Line Block of a Zone (9.4)."""
+    here = st.in_zone(zone)
+    if len(here) != 2:
+        raise RuleViolation("9.4", f"Zone {zone} has no second line Block to swap with its Lead")
+    if any(u.block.formation in ("massed_column", "grand_battery") for u in here):
+        raise RuleViolation("28.2", f"the Blocks in {zone} act as one formation: no swap")
+    a, b = here
+    units = tuple(x for x in st.units if x.zone != zone)
+    new = replace(st, units=units + (b, a))
+    _check_stacking(new, zone)      # 28.5: an Artillery Redoubt Block stays the Lead
+    return new
+
+
+FORMATIONS = ("square", "massed_column", "none")
+
+
+def set_formation(st: GameState, zone: str, formation: str) -> GameState:
+    """Change the formation of the Lead Block of ``zone`` (9.2): ``square`` (non-Disrupted Infantry, 27.3: it
+    is Steady while in Square), ``massed_column`` (two Steady Infantry, when the scenario allows it, 28.2) or
+    ``none`` (back to line: a Square keeps its Battle State, a Massed Column splits)."""
+    here = st.in_zone(zone)
+    if not here:
+        raise RuleViolation("9.2", f"no Block in Zone {zone}")
+    lead = here[0]
+    b = lead.block
+    if formation not in FORMATIONS:
+        raise RuleViolation("9.2", f"formation is one of {', '.join(FORMATIONS)}, not {formation!r}")
+    if b.state == "disrupted" and formation != "none":
+        raise RuleViolation("9.2", f"{lead.id} is Disrupted: it cannot change formation")
+    if b.formation == formation:
+        raise RuleViolation("9.2", f"{lead.id} is already in {formation.replace('_', ' ')}")
+    if b.formation in ("roadway", "grand_charge", "grand_battery"):
+        raise RuleViolation("9.2", f"{lead.id} is in {b.formation.replace('_', ' ')}: not changed this way")
+    if formation == "square":
+        if not b.infantry:
+            raise RuleViolation("27.3", f"only Infantry forms a Square, not {lead.id}")
+        if b.formation != "none":
+            raise RuleViolation("27.3", f"{lead.id} leaves its {b.formation.replace('_', ' ')} first")
+        nb = replace(b, formation="square", state="steady", square_hits=0)
+        return _set_block(st, lead.id, nb)
+    if formation == "massed_column":
+        if not st.scenario.model.massed_column:
+            raise RuleViolation("28.2", "this scenario allows no Massed Columns")
+        if len(here) != 2 or not all(u.block.infantry and u.block.state == "steady" and u.block.formation == "none"
+                                     for u in here):
+            raise RuleViolation("28.2", f"a Massed Column is two Steady Infantry Blocks in line, not {zone}")
+        st = _set_block(st, lead.id, replace(b, formation="massed_column"))
+        return replace(st, units=tuple(replace(x, facing=()) if x.id == lead.id else x for x in st.units))
+    if b.formation == "square":
+        return _set_block(st, lead.id, replace(b, formation="none", square_hits=0))
+    return _set_block(st, lead.id, replace(b, formation="none"))

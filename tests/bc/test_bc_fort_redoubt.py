@@ -35,8 +35,9 @@ def test_28_5_fort_can_only_be_attacked_from_its_zone(st):
 
 
 def test_28_5_garrison_battle_zone_only_in_the_encircling_zone(st):
-    assert battle_zones(st, st.unit("FG")) == set()       # a Garrison projects none (9.4) ...
-    # ... and the Fort's only border is B anyway
+    # 9.4 exempts a Garrison in a Fort from the no-Zones rule: its Battle Zone is the encircling Zone B,
+    # the Fort's only border
+    assert battle_zones(st, st.unit("FG")) == {"B"}
     assert st.scenario.graph.neighbours("F") == ["B"]
 
 
