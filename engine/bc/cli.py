@@ -2,7 +2,8 @@
 
 Verbs: ``combat COMBAT`` (a combat file, docs/bc.md), ``check`` (a Skill Check), ``cup CUP`` (a cup file),
 ``deck`` (the deck's composition and next-card chances), ``scenario`` (the demonstration map's state),
-``map-combat FROM TO`` (a combat set up from that map).
+``map-combat FROM TO`` (a combat set up from that map); and the game verbs of the core protocol,
+``new|legal|act|undo|replay|play`` (:mod:`engine.bc.protocol`).
 """
 from __future__ import annotations
 
@@ -227,7 +228,13 @@ def register(subparsers) -> None:
                     help="optional rule 29.1 for this side")
     bb.set_defaults(handler=cmd_bombard)
 
+    from engine.core.game_cli import register_game_verbs
+
+    from .protocol import BcRules
+    register_game_verbs(verbs, BcRules)      # new | legal | act | undo | replay | play (the game protocol)
+
     def no_verb(args):
         p.print_help()
-        raise DataError("vedette bc", "VERB", "one of combat, check, cup, deck, scenario, map-combat, bombard")
+        raise DataError("vedette bc", "VERB", "one of combat, check, cup, deck, scenario, map-combat, bombard, "
+                                              "new, legal, act, undo, replay, play")
     p.set_defaults(handler=no_verb)
