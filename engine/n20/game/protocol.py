@@ -377,7 +377,7 @@ class N20Rules(GameRules):
         return st
 
     def position(self, state: GameState) -> Position:
-        return Position(state.turn, f"{state.player} {state.step}")
+        return Position(state.turn, str(state.step))
 
     def record_options(self, state: GameState) -> dict:
         return {"options": list(state.options), "tables": state.tables_file}
@@ -399,6 +399,23 @@ class N20Rules(GameRules):
 
     def invariants(self, state: GameState) -> list[str]:
         return invariants(state)
+
+    def metrics(self, state: GameState) -> dict[str, float]:
+        """What a study follows turn by turn: each side's Morale (12.0) and its units on the map,
+        broken (9.6.1, may rally) and gone for good."""
+        out: dict[str, float] = {f"morale.{side}": float(v) for side, v in state.morale}
+        sc = state.scenario
+        for side in ("french", "allied"):
+            for status in ("map", "broken", "gone"):
+                out[f"units_{status}.{side}"] = 0.0
+        for u in state.units:
+            d = sc.units[u.id]
+            if d.type in ("leader", "dummy") or str(u.status) not in ("map", "broken", "gone"):
+                continue
+            key = f"units_{u.status}.{d.side}"
+            if key in out:
+                out[key] += 1
+        return out
 
     def bots(self):
         from .bots import GreedyBot
