@@ -87,8 +87,7 @@ class HexGrid:
         return (q, r, -q - r)
 
     def to_cube(self, label: str) -> Cube:
-        c, r = self.parse(label)
-        return self.offset_to_cube(c, r)
+        return _cube_cached(self, label)
 
     def from_cube(self, cube: Cube) -> str:
         q, r, _ = cube
@@ -215,6 +214,14 @@ class HexGrid:
     def reachable(self, start: str, cost, budget=None, stops=lambda h: False) -> dict[str, Reach]:
         """Hexes reachable from ``start``: see :func:`engine.core.graph.dijkstra`."""
         return dijkstra(start, self.neighbours, cost, budget, stops)
+
+
+@lru_cache(maxsize=200_000)
+def _cube_cached(grid: HexGrid, label: str) -> Cube:
+    # a pure function of two values (the grid is frozen): parsing the label is the slow part of every
+    # distance, neighbour and line, so it is done once per hex
+    c, r = grid.parse(label)
+    return grid.offset_to_cube(c, r)
 
 
 @lru_cache(maxsize=200_000)

@@ -152,6 +152,9 @@ class Board:
                 for a, b in zip(road.hexes, road.hexes[1:]):
                     edges.add(frozenset((a, b)))
             self._roads[intact] = frozenset(edges)
+        self._levels: dict[str, int] = {}
+        self._steps: dict[tuple, tuple] = {}        # step costs, for the tables in self._step_tables
+        self._step_tables = None
         self.dark_blue = frozenset(frozenset(p) for p in data.dark_blue_line)
         self.light_blue = frozenset(frozenset(p) for p in data.light_blue_line)
 
@@ -166,9 +169,16 @@ class Board:
 
     def terrain(self, h: str) -> str:
         """TEC key of the hex: level0..level3, vineyard, town or river (2.2.2: the centre dot decides)."""
-        return self._terrain[self.check_hex(h)]
+        t = self._terrain.get(h)
+        return t if t is not None else self._terrain[self.check_hex(h)]
 
     def level(self, h: str) -> int:
+        lv = self._levels.get(h)
+        if lv is None:
+            lv = self._levels[self.check_hex(h)] = self._level(h)
+        return lv
+
+    def _level(self, h: str) -> int:
         t = self.terrain(h)
         if t.startswith("level"):
             return int(t[-1])
@@ -231,6 +241,15 @@ class Board:
     def step_cost(self, a: str, b: str, tables: Tables, use_road: bool = True, bridge_intact: bool = False):
         """MPs to step from ``a`` into adjacent ``b``: an int, ``("level", n)`` for a Level 2/3 hex
         (moved by the Level 2/3 roll, 6.2.3), or None when prohibited. Returns (cost, on_road)."""
+        if tables is not self._step_tables:
+            self._steps, self._step_tables = {}, tables
+        key = (a, b, use_road, bridge_intact)
+        got = self._steps.get(key)
+        if got is None:
+            got = self._steps[key] = self._step_cost(a, b, tables, use_road, bridge_intact)
+        return got
+
+    def _step_cost(self, a: str, b: str, tables: Tables, use_road: bool, bridge_intact: bool):
         on_road = use_road and self.road(a, b, bridge_intact)
         if (self.is_walled(a) or self.is_walled(b)) and not self.road(a, b, bridge_intact):
             return None, False                                   # 6.2.7

@@ -261,7 +261,22 @@ def _rout(args):
             "rule": "6.7"}
 
 
+_ACT_WHATS = ("move", "fire", "melee", "charge")
+
+
 def _act(args):
+    """``act``: with ``--record`` the game verb (play one action of a recorded game, through the core
+    protocol); without it the older calculator (the odds of a move, fire, melee or charge on the set-up)."""
+    if args.record:
+        from engine.core.game_cli import _act as game_act
+        from .protocol import TbfRules
+        args.action = args.what
+        return game_act(TbfRules(), args)
+    if args.what not in _ACT_WHATS:
+        raise DataError("act", "what", f"one of {', '.join(_ACT_WHATS)} (or --record FILE and a game action)",
+                        args.what)
+    if not args.unit:
+        raise DataError("act", "--unit", "at least one acting unit (--unit ID)")
     from .calc import action_summary
     from .policies import POLICIES
     sc, st = _state(args)
@@ -309,8 +324,12 @@ def _victory(args):
 
 
 def register(subparsers) -> None:
-    """Add ``vedette tbf`` and its verbs: the calculators, then the scenario verbs."""
+    """Add ``vedette tbf`` and its verbs: the calculators, the game verbs of the core protocol
+    (new, legal, undo, replay, play; ``act`` serves both, see :func:`_act`), then the scenario verbs."""
+    from engine.core.game_cli import register_game_verbs
+    from .protocol import TbfRules
     sub = _register_calculators(subparsers)
+    register_game_verbs(sub, TbfRules, skip=("act",))
     s = sub.add_parser("scenario", help="the Dürenstein set-up: pieces, control, victory now")
     _add_state(s)
     s.set_defaults(handler=_scenario)
@@ -333,9 +352,14 @@ def register(subparsers) -> None:
     ro.add_argument("--continuing", action="store_true", help="already routed at the start of its Movement Segment (6.7 F)")
     _add_state(ro)
     ro.set_defaults(handler=_rout)
-    ac = sub.add_parser("act", help="move, fire, melee or charge on the scenario state: odds of each piece's fate")
-    ac.add_argument("what", choices=["move", "fire", "melee", "charge"])
-    ac.add_argument("--unit", action="append", required=True, metavar="ID", help="acting unit (repeat)")
+    ac = sub.add_parser("act", help="with --record: play one action of a game (JSON or text, see `legal`); "
+                                    "without: odds of a move, fire, melee or charge on the scenario state")
+    ac.add_argument("what", metavar="ACTION|WHAT",
+                    help="with --record: the action; without: move, fire, melee or charge")
+    ac.add_argument("--record", "-r", default=None, metavar="FILE", help="the game record to play the action in")
+    ac.add_argument("--dice", default=None, help="with --record: die faces typed in, e.g. 3,5,1")
+    ac.add_argument("--choices", default=None, help="with --record: JSON list of answers to the action's questions")
+    ac.add_argument("--unit", action="append", metavar="ID", help="acting unit (repeat)")
     ac.add_argument("--target", "--to", dest="target", help="target hex (fire, melee) or destination (move)")
     ac.add_argument("--level2", type=int, default=0, help="move: Level 2 hexes allowed by the 6.2.3 roll")
     ac.add_argument("--level3", type=int, default=0, help="move: Level 3 hexes allowed by the 6.2.3 roll")

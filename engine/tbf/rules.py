@@ -219,16 +219,21 @@ def dark_blue_north(sc: Scenario) -> dict[int, int]:
     return out
 
 
+def _north_hexes(sc: Scenario) -> frozenset[str]:
+    b = sc.board
+    got = getattr(b, "_dark_blue_north_hexes", None)
+    if got is None:
+        rows = dark_blue_north(sc)
+        g = b.grid
+        got = frozenset(h for h in b.hexes() if g.parse(h)[0] in rows and g.parse(h)[1] <= rows[g.parse(h)[0]])
+        b._dark_blue_north_hexes = got          # the board is loaded once and never changes
+    return got
+
+
 def crosses_dark_blue(sc: Scenario, here: str, nxt: str, north_rows: dict[int, int] | None = None) -> bool:
     """9.5.1: does the step ``here -> nxt`` go from the south side of the dark blue line to its north side?"""
-    rows = dark_blue_north(sc) if north_rows is None else north_rows
-    g = sc.board.grid
-
-    def is_north(h):
-        c, r = g.parse(h)
-        return c in rows and r <= rows[c]
-
-    return is_north(nxt) and not is_north(here)
+    north = _north_hexes(sc)
+    return nxt in north and here not in north
 
 
 def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, int] | None = None,

@@ -1,0 +1,1258 @@
+"""These Brave Fellows (Dürenstein) on the core game protocol: the whole sequence of play, enforced.
+
+A turn (3.0): the Reinforcement Phase (3.1: mustering 9.2, Dupont 9.6.2, regroup 5.3, Mortier's Alert
+9.5.2), the Initiative Phase (3.2), the Activation Phase (3.3: impulses alternate; in each the side to act
+activates one leader, 6.1, or passes; the phase ends when both pass one after the other or no leader is
+left to activate), the end-of-phase overstack checks (4.1.10 B) and the Recovery Phase (7.0). Victory
+(10.0) at the end of turn 13, or at once by 10.1.
+
+An activation runs its segments in order (3.3 B): Movement (6.2: moves, facing changes, charges
+6.2.8, out-of-command checks 6.1.3 C, extra units 6.1.3 A), Defensive Fire by the other side (6.3.1 A),
+Offensive Fire (6.3.1 B), Melee (6.4). Every "once" is kept per unit in :class:`UnitTurn` and refused
+naming its rule. The random parts are the existing procedures of :mod:`engine.tbf.actions` and
+:mod:`engine.tbf.rules`; nothing here re-implements a check, a fire, a melee or a charge.
+
+The phases with no decision (reinforcement rolls, initiative rolls, recovery) run inside the action that
+ends the previous Activation Phase; the initiative winner's choice of who opens (3.2 B) is a ``Choose``
+asked of him inside that action.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Literal, Union
+
+from engine.core.codec import from_json, to_json
+from engine.core.data import Sourced, data_path, load_yaml
+from engine.core.errors import DataError, RuleViolation, VedetteError
+from engine.core.game import GameRules, Outcome, Position, RandomBot, other_side, register
+from engine.core.procedure import Choose, Log, Roll
+
+from . import actions as A
+from .charge import _validate as charge_validate, frontal_directions
+from .rules import (LIVE, activation_allowed, activation_plan, current_ma, enemy_front, muster_hexes, occupants,
+                    reachable, regroup, regroup_hexes, releases, rout_path, second_group_delay, stacking_problem,
+                    victory)
+from .scenario import GameState, Scenario, default_scenario, initial_state
+
+__all__ = ["TbfRules", "TbfState", "Impulse", "UnitTurn", "TurnData", "Activate", "Pass", "Move", "Face",
+           "Charge", "OutOfCommand", "Attach", "Fire", "Melee", "EndSegment", "GreedyBot", "SEGMENTS"]
+
+SIDES = ("french", "coalition")
+SEGMENTS = ("movement", "defensive_fire", "offensive_fire", "melee")
+SEGMENT_RULE = {"movement": "6.2", "defensive_fire": "6.3.1 A", "offensive_fire": "6.3.1 B", "melee": "6.4"}
+GONE = ("eliminated", "surrendered", "killed", "captured", "wounded")
+
+
+# ------------------------------------------------------------------------------------------------
+# Data: the sequence of play's numbers (data/tbf/turn.yaml)
+# ------------------------------------------------------------------------------------------------
+class _Facing(Sourced):
+    mp: int
+    per_segment: int
+
+
+class _Reach(Sourced):
+    leaders: dict[str, int]
+    units: dict[str, int]
+
+
+class _Hexes(Sourced):
+    hexes: int
+
+
+class _Radius(Sourced):
+    radius: int
+
+
+class _ColumnVI(Sourced):
+    hex: str
+    trigger: int
+
+
+class TurnData(Sourced):
+    facing_change: _Facing
+    command_reach: _Reach
+    extra_units_reach: _Hexes
+    dupont_entry: _Radius
+    muster: _Radius
+    column_vi: _ColumnVI
+
+
+@lru_cache(maxsize=1)
+def turn_data() -> TurnData:
+    return load_yaml(data_path("tbf", "turn.yaml"), TurnData)
+
+
+# ------------------------------------------------------------------------------------------------
+# Actions (frozen values; JSON both ways with engine.core.codec; text notation below)
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Activate:
+    """6.1: activate a leader (and who he reaches) for this impulse."""
+    side: str
+    leader: str
+    kind: Literal["activate"] = "activate"
+
+
+@dataclass(frozen=True)
+class Pass:
+    """3.3 B: pass the impulse (two passes in a row end the Activation Phase)."""
+    side: str
+    kind: Literal["pass"] = "pass"
+
+
+@dataclass(frozen=True)
+class Move:
+    """6.2: move a unit or leader to ``to`` by its cheapest legal path (``path``/``mp`` as listed; empty/-1
+    means "whatever the cheapest path is")."""
+    side: str
+    unit: str
+    to: str
+    path: tuple[str, ...] = ()
+    mp: int = -1
+    kind: Literal["move"] = "move"
+
+
+@dataclass(frozen=True)
+class Face:
+    """4.3: turn a unit to face another hexside (0..5 = N, NE, SE, S, SW, NW)."""
+    side: str
+    unit: str
+    facing: int
+    kind: Literal["face"] = "face"
+
+
+@dataclass(frozen=True)
+class Charge:
+    """6.2.8: a cavalry charge along ``path`` (a straight charge line ending on the target), then maybe on
+    into ``next`` targets."""
+    side: str
+    unit: str
+    path: tuple[str, ...]
+    next: tuple[str, ...] = ()
+    kind: Literal["charge"] = "charge"
+
+
+@dataclass(frozen=True)
+class OutOfCommand:
+    """6.1.3 C: a unit of the command outside its leader's range tries to join the activation."""
+    side: str
+    unit: str
+    kind: Literal["out_of_command"] = "out_of_command"
+
+
+@dataclass(frozen=True)
+class Attach:
+    """6.1.3 A: the activated leader takes along a unit not under his command (up to his CV)."""
+    side: str
+    unit: str
+    kind: Literal["attach"] = "attach"
+
+
+@dataclass(frozen=True)
+class Fire:
+    """6.3: fire at ``target`` with ``units`` (defensive in the Defensive Fire Segment)."""
+    side: str
+    units: tuple[str, ...]
+    target: str
+    kind: Literal["fire"] = "fire"
+
+
+@dataclass(frozen=True)
+class Melee:
+    """6.4: melee attack on ``target`` by ``units``."""
+    side: str
+    units: tuple[str, ...]
+    target: str
+    kind: Literal["melee"] = "melee"
+
+
+@dataclass(frozen=True)
+class EndSegment:
+    """3.3 B: end the current segment of the activation (the Melee Segment's end ends the impulse)."""
+    side: str
+    kind: Literal["end"] = "end"
+
+
+TbfAction = Union[Activate, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment]
+_KINDS = {c.__dataclass_fields__["kind"].default: c for c in
+          (Activate, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment)}
+_RULE_OF = {"activate": "6.1", "pass": "3.3 B", "move": "6.2", "face": "4.3", "charge": "6.2.8",
+            "out_of_command": "6.1.3 C", "attach": "6.1.3 A", "fire": "6.3", "melee": "6.4", "end": "3.3 B"}
+
+
+# ------------------------------------------------------------------------------------------------
+# State
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class UnitTurn:
+    """What one unit (or leader) did in the current activation: MPs spent this Movement Segment and the
+    Level 2/3 hexes used (6.2.3 A), and each "once"."""
+    unit: str
+    mp: int = 0
+    l2: int = 0
+    l3: int = 0
+    moved: bool = False
+    done: bool = False            # its movement is over (6.2.4 B, 6.2.5 A, 6.2.8)
+    facings: int = 0
+    charge_tried: bool = False    # 6.2.8 A, D
+    charged: bool = False
+    fired: bool = False           # 6.3.2 B
+    meleed: bool = False          # 6.4 K
+
+
+@dataclass(frozen=True)
+class Impulse:
+    """The activation under way (3.3 B)."""
+    side: str
+    leader: str
+    segment: str = "movement"
+    leaders: tuple[str, ...] = ()            # leaders this activation flipped (6.1.3 B); they may move
+    units: tuple[str, ...] = ()              # units that may act (6.1)
+    out_of_command: tuple[str, ...] = ()     # may try the 6.1.3 C check
+    tried: tuple[str, ...] = ()              # tried it (passed ones are in units)
+    extra: tuple[str, ...] = ()              # 6.1.3 A candidates
+    extra_left: int = 0
+    levels: tuple[tuple[str, int, int], ...] = ()   # (kind, level 2 hexes, level 3 hexes), 6.2.3 A
+    mover: str = ""                          # whose movement is under way (6.2.4 B)
+    book: tuple[UnitTurn, ...] = ()
+    defensive_fired: tuple[str, ...] = ()    # 6.3.2 B in the Defensive Fire Segment
+
+
+@dataclass(frozen=True)
+class TbfState:
+    game: GameState
+    to_move: str = "coalition"               # whose impulse is next (3.3 A)
+    impulse: Impulse | None = None
+    passes: int = 0                          # consecutive passes (3.3 B)
+    activations: tuple[str, ...] = ()        # leaders who opened an activation this turn (6.1.3 E)
+    alert_from: int | None = None            # first turn of Mortier's Alert roll (9.5.2)
+    dupont_second: int | None = None         # turn Dupont's second group arrives (9.6.2 D)
+    dupont_first: bool = False
+    overstack_ok: tuple[str, ...] = ()       # overstacks left by combat (4.1.8 A), to be resolved (4.1.10)
+    result: Outcome | None = None
+    options: tuple[str, ...] = ()
+    scenario_id: str = "durenstein"
+
+    @property
+    def turn(self) -> int:
+        return self.game.turn
+
+
+def _book(imp: Impulse, uid: str) -> UnitTurn:
+    for b in imp.book:
+        if b.unit == uid:
+            return b
+    return UnitTurn(uid)
+
+
+def _with_book(imp: Impulse, bk: UnitTurn) -> Impulse:
+    rest = tuple(b for b in imp.book if b.unit != bk.unit)
+    return replace(imp, book=tuple(sorted(rest + (bk,), key=lambda b: b.unit)))
+
+
+# ------------------------------------------------------------------------------------------------
+# Cached queries (pure functions of hashable values: safe to memoise)
+# ------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=2048)
+def _reach(game: GameState, uid: str, l2: int, l3: int, mp_left: int) -> dict:
+    return reachable(default_scenario(), game, uid, {2: l2, 3: l3}, mp_left=mp_left)
+
+
+@lru_cache(maxsize=4096)
+def _fire_setup(game: GameState, units: tuple[str, ...], target: str, defensive: bool):
+    return A.fire_setup(default_scenario(), game, units, target, defensive)
+
+
+@lru_cache(maxsize=4096)
+def _melee_setup(game: GameState, units: tuple[str, ...], target: str):
+    return A.melee_setup(default_scenario(), game, units, target)
+
+
+@lru_cache(maxsize=4096)
+def _charge_setup(game: GameState, uid: str, path: tuple[str, ...], nxt: tuple[str, ...], mp_left: int):
+    return A.charge_setup(default_scenario(), game, uid, path, nxt, mp_left)
+
+
+@lru_cache(maxsize=512)
+def _front(game: GameState, side: str) -> frozenset:
+    return enemy_front(default_scenario(), game, side)
+
+
+# ------------------------------------------------------------------------------------------------
+# The rules
+# ------------------------------------------------------------------------------------------------
+class TbfRules(GameRules):
+    system = "tbf"
+    title = "These Brave Fellows: Dürenstein 1805"
+    sides = SIDES
+    engine_version = "tbf-game-1"
+    default_scenario = "durenstein"
+
+    def __init__(self):
+        self.sc: Scenario = default_scenario()
+        self.td = turn_data()
+        self._memo_state = None         # the state the memo below belongs to (held, compared by identity)
+        self._memo: dict = {}
+
+    def _memo_for(self, s) -> dict:
+        """Answers about one state (reach of each unit ...), computed once while that state is asked
+        about again and again (candidates, then a check per candidate)."""
+        if self._memo_state is not s:
+            self._memo_state, self._memo = s, {}
+        return self._memo
+
+    # --- set-up ----------------------------------------------------------------------------------
+    def scenarios(self):
+        return {"durenstein": self.sc.file.name}
+
+    def options(self):
+        return {}
+
+    def new_game(self, scenario=None, options=(), seed=0):
+        if scenario not in (None, "durenstein"):
+            raise VedetteError(f"unknown scenario {str(scenario)[:40]!r}; one of durenstein")
+        names = options.get("options", []) if isinstance(options, dict) else list(options)
+        if names:
+            raise VedetteError(f"unknown option {str(names[0])[:40]!r}: the TBF game has no optional rules yet "
+                               "(the calculators take them)")
+        g = releases(self.sc, initial_state(self.sc))
+        return TbfState(game=g, to_move=self.sc.file.first_impulse, activations=("gaindorge",))   # 9.0
+
+    # --- who acts ----------------------------------------------------------------------------------
+    def to_act(self, s: TbfState):
+        if s.result is not None:
+            return None
+        if s.impulse is None:
+            return s.to_move
+        if s.impulse.segment == "defensive_fire":
+            return other_side(SIDES, s.impulse.side)
+        return s.impulse.side
+
+    def outcome(self, s: TbfState):
+        return s.result
+
+    def position(self, s: TbfState):
+        if s.result is not None:
+            return Position(s.turn, "over")
+        if s.impulse is None:
+            return Position(s.turn, f"activation phase, {s.to_move} impulse")
+        return Position(s.turn, f"{s.impulse.side} impulse ({s.impulse.leader}), {s.impulse.segment.replace('_', ' ')}")
+
+    def rule_of(self, a):
+        return _RULE_OF.get(getattr(a, "kind", ""), "")
+
+    def is_pass(self, a):
+        return isinstance(a, (Pass, EndSegment))
+
+    # --- helpers -----------------------------------------------------------------------------------
+    def _can_activate(self, s: TbfState, leader: str) -> str | None:
+        """Why ``leader`` may not open an activation now (None when he may)."""
+        sc, g = self.sc, s.game
+        p = g.piece(leader)
+        if p.hex is None or p.status != "normal":
+            return "6.1 B"
+        if p.activated or leader in s.activations:
+            return "6.1.3 E"
+        ok, why = activation_allowed(sc, g, leader)
+        return None if ok else why.split(":")[0]
+
+    def _leaders_left(self, s: TbfState, side: str) -> list[str]:
+        return [l for l, d in self.sc.leaders.items() if d.side == side and self._can_activate(s, l) is None]
+
+    def _mp_left(self, s: TbfState, uid: str) -> int:
+        p = s.game.piece(uid)
+        ma = self.sc.leaders[uid].ma if self.sc.is_leader(uid) else current_ma(self.sc, p)
+        return max(0, ma - _book(s.impulse, uid).mp)
+
+    def _levels(self, imp: Impulse, uid: str) -> tuple[int, int]:
+        kind = "cavalry" if self.sc.is_leader(uid) else self.sc.units[uid].kind
+        bk = _book(imp, uid)
+        for k, l2, l3 in imp.levels:
+            if k == kind:
+                return max(0, l2 - bk.l2), max(0, l3 - bk.l3)
+        return 0, 0
+
+    def _reach_of(self, s: TbfState, uid: str) -> dict:
+        memo = self._memo_for(s)
+        key = ("reach", uid)
+        if key not in memo:
+            l2, l3 = self._levels(s.impulse, uid)
+            try:
+                memo[key] = _reach(s.game, uid, l2, l3, self._mp_left(s, uid))
+            except RuleViolation as exc:
+                memo[key] = exc
+        got = memo[key]
+        if isinstance(got, RuleViolation):
+            raise got
+        return got
+
+    # --- candidates ------------------------------------------------------------------------------
+    def candidates(self, s: TbfState):
+        side = self.to_act(s)
+        if side is None:
+            return []
+        sc, g = self.sc, s.game
+        imp = s.impulse
+        out: list = []
+        if imp is None:
+            out += [Activate(side, l) for l, d in sc.leaders.items() if d.side == side and g.piece(l).hex]
+            out.append(Pass(side))
+            return out
+        out.append(EndSegment(side))
+        if imp.segment == "movement":
+            for uid in imp.out_of_command:
+                if uid not in imp.tried:
+                    out.append(OutOfCommand(side, uid))
+            if imp.extra_left:
+                out += [Attach(side, u) for u in imp.extra if u not in imp.units]
+            for uid in imp.units + imp.leaders:
+                p = g.piece(uid)
+                if p.hex is None or p.status not in ("normal", "fatigued"):
+                    continue
+                bk = _book(imp, uid)
+                if bk.done:
+                    continue
+                try:
+                    r = self._reach_of(s, uid)
+                except RuleViolation:
+                    r = {}
+                for h, (mp, path) in sorted(r.items()):
+                    if h != p.hex:
+                        out.append(Move(side, uid, h, path, mp))
+                if uid in sc.units:
+                    out += [Face(side, uid, f) for f in range(6) if f != p.facing]
+                    if sc.units[uid].kind == "cavalry" and p.status == "normal" and not bk.charge_tried:
+                        out += self._charge_candidates(s, uid)
+        elif imp.segment in ("defensive_fire", "offensive_fire"):
+            out += self._fire_candidates(s, side, imp.segment == "defensive_fire")
+        elif imp.segment == "melee":
+            out += self._melee_candidates(s, side)
+        return out
+
+    def _charge_candidates(self, s: TbfState, uid: str) -> list:
+        sc, g = self.sc, s.game
+        grid = sc.board.grid
+        p = g.piece(uid)
+        side = sc.side(uid)
+        enemy = other_side(SIDES, side)
+        occupied = {q.hex for q in g.on_map() if q.status in LIVE and not sc.is_leader(q.id)}
+        out = []
+        for d in frontal_directions(p.facing):
+            line, h = [], p.hex
+            for _ in range(self._mp_left(s, uid) + 1):
+                h = grid.neighbour(h, d)
+                if h is None:
+                    break
+                line.append(h)
+                if h in occupied:
+                    break
+            if len(line) < 3 or not occupants(sc, g, line[-1], enemy):
+                continue
+            path = tuple(line)
+            out.append(Charge(side, uid, path))
+            for n in grid.neighbours(path[-1]):
+                if grid.direction(path[-1], n) in frontal_directions(p.facing) and occupants(sc, g, n, enemy):
+                    out.append(Charge(side, uid, path, (n,)))
+        return out
+
+    def _fire_candidates(self, s: TbfState, side: str, defensive: bool) -> list:
+        sc, g = self.sc, s.game
+        grid = sc.board.grid
+        imp = s.impulse
+        enemy = other_side(SIDES, side)
+        if defensive:
+            shooters = [q for q in g.on_map() if sc.side(q.id) == side and q.id in sc.units
+                        and q.id not in imp.defensive_fired]
+            targets = {g.piece(u).hex for u in imp.units if g.piece(u).hex and g.piece(u).status in LIVE}
+        else:
+            shooters = [g.piece(u) for u in imp.units if g.piece(u).hex and not _book(imp, u).fired]
+            targets = {q.hex for q in g.on_map() if sc.side(q.id) == enemy and q.status in LIVE
+                       and not sc.is_leader(q.id)}
+        shooters = [q for q in shooters if q.status in ("normal", "fatigued") and sc.units[q.id].ff > 0
+                    and sc.units[q.id].kind != "cavalry"]
+        out = []
+        for t in sorted(targets):
+            ids = []
+            for q in shooters:
+                d = grid.distance(q.hex, t)
+                rng = 4 if (sc.units[q.id].kind == "artillery" and not defensive) else 1
+                if 1 <= d <= rng:
+                    ids.append(q.id)
+            for u in ids:
+                out.append(Fire(side, (u,), t))
+            if len(ids) > 1:
+                out.append(Fire(side, tuple(sorted(ids)), t))
+        return out
+
+    def _melee_candidates(self, s: TbfState, side: str) -> list:
+        sc, g = self.sc, s.game
+        grid = sc.board.grid
+        imp = s.impulse
+        enemy = other_side(SIDES, side)
+        ready = [u for u in imp.units if g.piece(u).hex and g.piece(u).status in ("normal", "fatigued")
+                 and not _book(imp, u).meleed and not _book(imp, u).charged]
+        targets = sorted({q.hex for q in g.on_map() if sc.side(q.id) == enemy and q.status in LIVE
+                          and not sc.is_leader(q.id)})
+        out = []
+        for t in targets:
+            ids = [u for u in ready if grid.distance(g.piece(u).hex, t) == 1]
+            for u in ids:
+                out.append(Melee(side, (u,), t))
+            for kinds in (("infantry", "artillery"), ("cavalry",)):
+                grp = tuple(sorted(u for u in ids if sc.units[u].kind in kinds))
+                if len(grp) > 1:
+                    out.append(Melee(side, grp, t))
+        return out
+
+    # --- check ------------------------------------------------------------------------------------
+    def check(self, s: TbfState, a) -> None:
+        if not isinstance(a, tuple(_KINDS.values())):
+            raise RuleViolation("3.0", f"not a TBF action: {type(a).__name__}")
+        if s.result is not None:
+            raise RuleViolation("10.0", f"the game is over ({s.result})")
+        side = self.to_act(s)
+        if a.side != side:
+            seg = s.impulse.segment.replace("_", " ") if s.impulse else "the start of an impulse"
+            raise RuleViolation("3.3 A", f"it is the {side}'s turn to act ({seg}), not the {a.side}'s")
+        imp = s.impulse
+        if isinstance(a, (Activate, Pass)):
+            if imp is not None:
+                raise RuleViolation("3.3 B", f"the {imp.side} impulse of {imp.leader} is under way "
+                                             f"({imp.segment.replace('_', ' ')} segment): finish it first")
+            if isinstance(a, Activate):
+                self._check_activate(s, a)
+            return
+        if imp is None:
+            raise RuleViolation("3.3 A", f"no activation is under way: the {side} activates a leader (6.1) or passes")
+        if isinstance(a, EndSegment):
+            return
+        want = {Move: "movement", Face: "movement", Charge: "movement", OutOfCommand: "movement",
+                Attach: "movement", Melee: "melee"}.get(type(a))
+        if isinstance(a, Fire):
+            if imp.segment not in ("defensive_fire", "offensive_fire"):
+                raise RuleViolation("3.3 B", f"fire belongs to the Fire Segments; this is the "
+                                             f"{imp.segment.replace('_', ' ')} segment")
+        elif imp.segment != want:
+            raise RuleViolation("3.3 B", f"a {a.kind.replace('_', ' ')} belongs to the {want} segment; this is the "
+                                         f"{imp.segment.replace('_', ' ')} segment (segments run in order)")
+        getattr(self, f"_check_{a.kind}")(s, a)
+
+    def _check_activate(self, s, a):
+        sc = self.sc
+        if a.leader not in sc.leaders:
+            raise RuleViolation("6.1 B", f"{a.leader!r} is not a leader")
+        if sc.side(a.leader) != a.side:
+            raise RuleViolation("6.1 B", f"{a.leader} is not a {a.side} leader")
+        why = self._can_activate(s, a.leader)
+        if why == "6.1.3 E":
+            raise RuleViolation("6.1.3 E", f"{a.leader} has already been activated this turn")
+        if why == "6.1 B":
+            raise RuleViolation("6.1 B", f"{a.leader} is not on the map")
+        if why is not None:
+            _, reason = activation_allowed(sc, s.game, a.leader)
+            raise RuleViolation(why, f"{a.leader} may not activate yet ({reason})")
+
+    def _actor(self, s, uid: str, what: str, leaders_ok: bool = False) -> None:
+        """``uid`` is one of the activated units (or leaders) of this impulse and may act."""
+        sc, imp = self.sc, s.impulse
+        if uid not in sc.units and uid not in sc.leaders:
+            raise RuleViolation("2.4", f"no unit or leader {uid!r} in this game")
+        if sc.side(uid) != imp.side:
+            raise RuleViolation("6.1", f"{uid} is not a {imp.side} unit")
+        if sc.is_leader(uid):
+            if not leaders_ok:
+                raise RuleViolation("6.3.5" if what == "fire" else "6.4 B", f"leader {uid} cannot {what}")
+            if uid not in imp.leaders:
+                raise RuleViolation("6.1.3 B", f"leader {uid} was not activated in this impulse")
+            return
+        if uid in imp.units:
+            return
+        if uid in imp.out_of_command:
+            if uid in imp.tried:
+                raise RuleViolation("6.1.3 C", f"{uid} failed its Out of Command check: it may not {what} this turn")
+            raise RuleViolation("6.1.3 C", f"{uid} is out of its leader's command range: it must pass an Out of "
+                                           f"Command check first")
+        if s.game.piece(uid).activated:
+            raise RuleViolation("6.1.3 E", f"{uid} has already been activated this turn")
+        raise RuleViolation("6.1", f"{uid} is not activated in this impulse (leader {imp.leader})")
+
+    def _moving(self, s, uid: str, what: str) -> UnitTurn:
+        self._actor(s, uid, what, leaders_ok=(what == "move"))
+        sc, g = self.sc, s.game
+        p = g.piece(uid)
+        if p.hex is None or p.status in GONE:
+            raise RuleViolation("6.2.1", f"{uid} is not on the map")
+        if uid in sc.units and sc.units[uid].command == "VI":
+            raise RuleViolation("9.2 I", f"{uid} belongs to Column VI, which never moves unless forced to retreat")
+        if p.status == "routed":
+            raise RuleViolation("6.7 F", f"{uid} is routed: it rout-moves at the start of the Movement Segment")
+        bk = _book(s.impulse, uid)
+        if bk.charged:
+            raise RuleViolation("6.2.8 L", f"{uid} has charged: its movement is over")
+        if bk.done:
+            raise RuleViolation("6.2.4 B", f"{uid} has finished its movement this segment")
+        return bk
+
+    def _check_move(self, s, a: Move):
+        self._moving(s, a.unit, "move")
+        sc, g = self.sc, s.game
+        dest = sc.board.check_hex(a.to, "6.2.1")
+        side = sc.side(a.unit)
+        if occupants(sc, g, dest, other_side(SIDES, side)):
+            raise RuleViolation("6.2.5 B", f"{dest} is occupied by the enemy")
+        r = self._reach_of(s, a.unit)
+        here = g.piece(a.unit).hex
+        if dest == here:
+            raise RuleViolation("6.2.1", f"{a.unit} is already in {dest}")
+        if dest not in r:
+            raise RuleViolation("6.2.1", f"{a.unit} cannot reach {dest} with the {self._mp_left(s, a.unit)} MPs it has "
+                                         f"left (terrain 6.2.2, levels 6.2.3, enemy fronts 6.2.5 A, 9.5.1)")
+        mp, path = r[dest]
+        if a.path and tuple(a.path) != path:
+            raise RuleViolation("6.2.1", f"{a.unit} moves by its cheapest legal path {'-'.join(path)}, not "
+                                         f"{'-'.join(a.path)}")
+        if a.mp not in (-1, mp):
+            raise RuleViolation("6.2.2", f"the move to {dest} costs {mp} MPs, not {a.mp}")
+        if a.unit in sc.units:
+            memo = self._memo_for(s)
+            key = ("stack", a.unit, dest)
+            if key not in memo:
+                memo[key] = stacking_problem(sc, g.with_piece(a.unit, hex=dest), dest)
+            problem = memo[key]
+            if problem is not None:
+                raise RuleViolation(problem.split(":")[0], f"{a.unit} may not end its move in {dest}: {problem} (4.1.7)")
+
+    def _check_face(self, s, a: Face):
+        bk = self._moving(s, a.unit, "change facing")
+        if isinstance(a.facing, bool) or not isinstance(a.facing, int) or not 0 <= a.facing <= 5:
+            raise RuleViolation("4.3 B", f"a facing is a hexside 0..5 (N, NE, SE, S, SW, NW), not {a.facing!r}")
+        if s.game.piece(a.unit).facing == a.facing:
+            raise RuleViolation("4.3 B", f"{a.unit} already faces that hexside")
+        fc = self.td.facing_change
+        if bk.facings >= fc.per_segment:
+            raise RuleViolation("4.3", f"{a.unit} has already changed facing this Movement Segment "
+                                       f"(once per segment, {fc.source})")
+        if self._mp_left(s, a.unit) < fc.mp:
+            raise RuleViolation("4.3", f"{a.unit} has no MP left to change facing")
+
+    def _check_charge(self, s, a: Charge):
+        bk = self._moving(s, a.unit, "charge")
+        sc, g = self.sc, s.game
+        u = sc.units.get(a.unit)
+        if u is None or u.kind != "cavalry":
+            raise RuleViolation("6.2.8 A", f"{a.unit} is not cavalry: only cavalry charges")
+        if g.piece(a.unit).status != "normal":
+            raise RuleViolation("4.2.4 F", f"{a.unit} is fatigued: fatigued cavalry may not charge")
+        if bk.charge_tried:
+            raise RuleViolation("6.2.8 A", f"{a.unit} has already attempted a charge this Movement Segment "
+                                           "(once per segment; a failed attempt is not retried, 6.2.8 D)")
+        if not a.path:
+            raise RuleViolation("6.2.8 C", "a charge needs its path, ending on the target hex")
+        for h in tuple(a.path) + tuple(a.next):
+            sc.board.check_hex(h, "6.2.8 C")
+        for h in a.path[:-1]:
+            if occupants(sc, g, h):
+                raise RuleViolation("6.2.8 C", f"the charge line is blocked at {h}")
+        mp_left = self._mp_left(s, a.unit)
+        try:
+            setup = _charge_setup(g, a.unit, tuple(a.path), tuple(a.next), mp_left)
+        except DataError as exc:
+            raise RuleViolation("6.2.8 C", f"not a valid charge: {exc}") from None
+        charge_validate(setup, sc.tables)
+
+    def _check_out_of_command(self, s, a: OutOfCommand):
+        imp = s.impulse
+        if a.unit not in imp.out_of_command:
+            raise RuleViolation("6.1.3 C", f"{a.unit} is not a unit of this command outside its leader's range")
+        if a.unit in imp.tried:
+            raise RuleViolation("6.1.3 C", f"{a.unit} has already taken its Out of Command check this turn")
+
+    def _check_attach(self, s, a: Attach):
+        imp = s.impulse
+        if a.unit in imp.units:
+            raise RuleViolation("6.1.3 E", f"{a.unit} is already activated in this impulse")
+        if a.unit not in imp.extra:
+            raise RuleViolation("6.1.3 A", f"{a.unit} is not a friendly unit outside {imp.leader}'s command within "
+                                           f"{self.td.extra_units_reach.hexes} hexes of him")
+        if imp.extra_left <= 0:
+            raise RuleViolation("6.1.3 A", f"{imp.leader} has taken along as many extra units as his CV allows")
+
+    def _check_fire(self, s, a: Fire):
+        sc, g, imp = self.sc, s.game, s.impulse
+        defensive = imp.segment == "defensive_fire"
+        if not a.units or len(set(a.units)) != len(a.units):
+            raise RuleViolation("6.3.7 A", "name each firing unit once")
+        target = sc.board.check_hex(a.target, "6.3")
+        for uid in a.units:
+            if uid not in sc.units and uid not in sc.leaders:
+                raise RuleViolation("2.4", f"no unit or leader {uid!r} in this game")
+            if sc.side(uid) != a.side:
+                raise RuleViolation("6.3.7 A", f"{uid} is not a {a.side} unit")
+            p = g.piece(uid)
+            if p.hex is None or p.status in GONE:
+                raise RuleViolation("6.3", f"{uid} is not on the map")
+            if sc.is_leader(uid):
+                raise RuleViolation("6.3.5", "leaders fire only alone in their hex and defensively (not in this game yet)")
+            u = sc.units[uid]
+            if p.status == "routed" or u.ff <= 0:
+                raise RuleViolation("6.3.2 C", f"{uid} may not fire (routed or no FF)")
+            if u.kind == "cavalry":
+                raise RuleViolation("6.3.2 D", f"{uid} is cavalry: cavalry does not fire")
+            if defensive:
+                if uid in imp.defensive_fired:
+                    raise RuleViolation("6.3.2 B", f"{uid} has already fired in this Fire Segment")
+            else:
+                self._actor(s, uid, "fire")
+                if p.status == "fatigued":
+                    raise RuleViolation("4.2.4 C", f"{uid} is fatigued: it may fire only defensively")
+                if _book(imp, uid).fired:
+                    raise RuleViolation("6.3.2 B", f"{uid} has already fired in this Fire Segment")
+        if defensive:
+            if not any(g.piece(u).hex == target for u in imp.units):
+                raise RuleViolation("6.3.1 A", f"defensive fire is at activated enemy units; none is in {target}")
+            for uid in a.units:
+                if sc.board.grid.distance(g.piece(uid).hex, target) != 1:
+                    raise RuleViolation("6.3.6", f"defensive fire is only into adjacent hexes; {uid} is not next to {target}")
+        _fire_setup(g, tuple(a.units), target, defensive)
+
+    def _check_melee(self, s, a: Melee):
+        sc, g, imp = self.sc, s.game, s.impulse
+        if not a.units or len(set(a.units)) != len(a.units):
+            raise RuleViolation("6.4 B", "name each attacking unit once")
+        target = sc.board.check_hex(a.target, "6.4")
+        kinds = set()
+        for uid in a.units:
+            self._actor(s, uid, "melee")
+            p = g.piece(uid)
+            if p.hex is None or p.status in GONE:
+                raise RuleViolation("6.4 B", f"{uid} is not on the map")
+            if p.status == "routed":
+                raise RuleViolation("6.7 F", f"{uid} is routed and cannot attack")
+            bk = _book(imp, uid)
+            if bk.meleed:
+                raise RuleViolation("6.4 K", f"{uid} has already made a melee attack this impulse")
+            if bk.charged:
+                raise RuleViolation("6.2.8 H", f"{uid} charged this impulse: its melee was the charge's")
+            kinds.add("cavalry" if sc.units[uid].kind == "cavalry" else "foot")
+        if len(kinds) > 1:
+            raise RuleViolation("6.4 C", "cavalry and infantry may not melee the same hex together")
+        _melee_setup(g, tuple(a.units), target)
+
+    # --- perform ------------------------------------------------------------------------------------
+    def perform(self, s: TbfState, a):
+        s = yield from getattr(self, f"_do_{a.kind}")(s, a)
+        return (yield from self._after(s, a))
+
+    def _do_pass(self, s, a):
+        s = replace(s, passes=s.passes + 1)
+        yield Log("3.3 B", f"the {a.side} passes")
+        if s.passes >= 2:
+            return (yield from self._end_phase(s, "both sides passed in turn"))
+        return replace(s, to_move=other_side(SIDES, a.side))
+
+    def _do_activate(self, s, a):
+        sc = self.sc
+        g = s.game
+        plan = activation_plan(sc, g, a.leader)
+        leaders = tuple(l for l in plan["leaders"] if activation_allowed(sc, g, l)[0])
+        units = tuple(u for u in plan["units"] if activation_allowed(sc, g, u)[0])
+        ooc = tuple(u for u in plan["out_of_command"] if activation_allowed(sc, g, u)[0])
+        extra = tuple(u for u in plan["extra_candidates"] if activation_allowed(sc, g, u)[0])
+        for l in leaders:
+            g = g.with_piece(l, activated=True)                               # 6.1.3 B
+        for u in units:
+            g = g.with_piece(u, activated=True)                               # 6.1.3 E
+        r = yield Roll("d6", rule="6.2.3 A", label="Level 2/3 Movement Chart")
+        ch = sc.tables.levels
+        levels = tuple((k, getattr(ch.level2[r], k), getattr(ch.level3[r], k)) for k in ("infantry", "cavalry", "artillery"))
+        yield Log("6.1", f"{a.leader} activates {', '.join(leaders)}: {len(units)} units in command, "
+                         f"{len(ooc)} out of range")
+        imp = Impulse(a.side, a.leader, "movement", leaders, units, ooc, (), extra,
+                      sc.leaders[a.leader].cv if extra else 0, levels)
+        s = replace(s, game=g, impulse=imp, passes=0, activations=s.activations + (a.leader,))
+        for u in units:                                                       # 6.7 F: routed units run on
+            p = s.game.piece(u)
+            if p.hex is not None and p.status == "routed":
+                s = yield from self._continue_rout(s, u)
+        return s
+
+    def _continue_rout(self, s, uid):
+        sc = self.sc
+        g = s.game
+        path = rout_path(sc, g, uid, just_routed=False)
+        yield Log("6.7 F", f"{uid} is routed and rout-moves {'-'.join(path.path)} ({path.fate})")
+        if path.fate in ("eliminated", "exited"):
+            g = g.with_piece(uid, status="eliminated", hex=None)
+        elif path.path[-1] != g.piece(uid).hex:
+            g = g.with_piece(uid, hex=path.path[-1])
+            g = yield from A.overstack_checks(sc, g, path.path[-1])
+        imp = _with_book(s.impulse, replace(_book(s.impulse, uid), done=True, moved=True))
+        return replace(s, game=g, impulse=imp)
+
+    def _finish_mover(self, imp: Impulse, uid: str) -> Impulse:
+        if imp.mover and imp.mover != uid:
+            imp = _with_book(imp, replace(_book(imp, imp.mover), done=True))       # 6.2.4 B
+        return replace(imp, mover=uid)
+
+    def _do_move(self, s, a: Move):
+        sc = self.sc
+        g = s.game
+        mp, path = self._reach_of(s, a.unit)[a.to]
+        l2, l3 = self._levels(s.impulse, a.unit)
+        bk = _book(s.impulse, a.unit)
+        used2 = used3 = 0
+        for x, y in zip(path, path[1:]):
+            cost, _ = sc.board.step_cost(x, y, sc.tables)
+            if isinstance(cost, tuple):
+                used2 += cost[1] == 2
+                used3 += cost[1] == 3
+        if sc.is_leader(a.unit):
+            g = g.with_piece(a.unit, hex=a.to)
+        else:
+            g = yield from A.move_action(sc, g, a.unit, a.to, ((2, l2), (3, l3)))
+        stop = a.to in _front(s.game, sc.side(a.unit))                       # 6.2.5 A
+        imp = self._finish_mover(s.impulse, a.unit)
+        imp = _with_book(imp, replace(bk, mp=bk.mp + mp, l2=bk.l2 + used2, l3=bk.l3 + used3, moved=True,
+                                      done=stop or bk.done))
+        yield Log("6.2", f"{a.unit} moves {'-'.join(path)} for {mp} MPs" + (" and stops in an enemy front (6.2.5 A)"
+                                                                              if stop else ""))
+        return replace(s, game=g, impulse=imp)
+
+    def _do_face(self, s, a: Face):
+        bk = _book(s.impulse, a.unit)
+        imp = self._finish_mover(s.impulse, a.unit)
+        imp = _with_book(imp, replace(bk, facings=bk.facings + 1, mp=bk.mp + self.td.facing_change.mp))
+        yield Log("4.3", f"{a.unit} faces {self.sc.board.grid.direction_names[a.facing]}")
+        return replace(s, game=s.game.with_piece(a.unit, facing=a.facing), impulse=imp)
+
+    def _do_charge(self, s, a: Charge):
+        sc = self.sc
+        mp_left = self._mp_left(s, a.unit)
+        bk = _book(s.impulse, a.unit)
+        g = yield from A.charge_action(sc, s.game, a.unit, tuple(a.path), tuple(a.next), mp_left)
+        p = g.piece(a.unit)
+        charged = p.charged
+        imp = self._finish_mover(s.impulse, a.unit)
+        imp = _with_book(imp, replace(bk, charge_tried=True, charged=charged, done=charged or bk.done,
+                                      mp=bk.mp + (mp_left if charged else 0)))
+        if not charged:
+            yield Log("6.2.8 D", f"{a.unit} fails its attempt: no charge this segment; it may still move")
+        return replace(s, game=g, impulse=imp)
+
+    def _do_out_of_command(self, s, a: OutOfCommand):
+        ok, g = yield from A.out_of_command_check(self.sc, s.game, a.unit)
+        imp = replace(s.impulse, tried=s.impulse.tried + (a.unit,))
+        if ok and g.piece(a.unit).hex is not None:
+            imp = replace(imp, units=imp.units + (a.unit,))
+            g = g.with_piece(a.unit, activated=True)
+            yield Log("6.1.3 C", f"{a.unit} passes and joins the activation")
+        else:
+            yield Log("6.1.3 C", f"{a.unit} fails: it may not move or act this turn, only fire defensively")
+        return replace(s, game=g, impulse=imp)
+
+    def _do_attach(self, s, a: Attach):
+        imp = replace(s.impulse, units=s.impulse.units + (a.unit,), extra_left=s.impulse.extra_left - 1)
+        yield Log("6.1.3 A", f"{s.impulse.leader} takes {a.unit} along")
+        return replace(s, game=s.game.with_piece(a.unit, activated=True), impulse=imp)
+
+    def _do_fire(self, s, a: Fire):
+        defensive = s.impulse.segment == "defensive_fire"
+        g = yield from A.fire_action(self.sc, s.game, tuple(a.units), a.target, defensive)
+        imp = s.impulse
+        if defensive:
+            imp = replace(imp, defensive_fired=imp.defensive_fired + tuple(a.units))
+            # a defensive shot does not activate the firer
+            for u in a.units:
+                if g.piece(u).hex is not None:
+                    g = g.with_piece(u, activated=s.game.piece(u).activated)
+        else:
+            for u in a.units:
+                imp = _with_book(imp, replace(_book(imp, u), fired=True))
+        return replace(s, game=g, impulse=imp)
+
+    def _do_melee(self, s, a: Melee):
+        g = yield from A.melee_action(self.sc, s.game, tuple(a.units), a.target)
+        imp = s.impulse
+        for u in a.units:
+            imp = _with_book(imp, replace(_book(imp, u), meleed=True))
+        return replace(s, game=g, impulse=imp)
+
+    def _do_end(self, s, a):
+        imp = s.impulse
+        i = SEGMENTS.index(imp.segment)
+        yield Log("3.3 B", f"end of the {imp.segment.replace('_', ' ')} segment")
+        if i + 1 < len(SEGMENTS):
+            return replace(s, impulse=replace(imp, segment=SEGMENTS[i + 1], mover=""))
+        return (yield from self._end_impulse(s))
+
+    def _end_impulse(self, s):
+        s = replace(s, impulse=None, to_move=other_side(SIDES, s.impulse.side), passes=0)
+        if not self._leaders_left(s, "french") and not self._leaders_left(s, "coalition"):
+            return (yield from self._end_phase(s, "every leader has been activated"))
+        return s
+
+    # --- after every action ----------------------------------------------------------------------------
+    def _after(self, s, a):
+        sc = self.sc
+        g = releases(sc, s.game)
+        if "light_blue_crossed" in g.flags and s.alert_from is None:
+            s = replace(s, alert_from=g.turn + 1)                             # 9.5.2: roll from next turn
+        if "column_VI_deployed" in g.flags and not any(g.piece(u).hex for u in self._column("VI")) \
+                and not any(g.piece(u).status in GONE for u in self._column("VI")):
+            g = self._deploy(g, self._column("VI"), self._near(self.td.column_vi.hex, 1))
+            yield Log("9.2 I", "Column VI deploys next to 3309")
+        s = replace(s, game=g)
+        over = self._automatic_victory(s)
+        if over is not None:
+            return replace(s, result=over, impulse=None)
+        s = yield from self._skip_empty_segments(s)
+        if not isinstance(a, Move):
+            s = replace(s, overstack_ok=tuple(self._overstacks(s.game)))
+        else:
+            s = replace(s, overstack_ok=tuple(h for h in s.overstack_ok if h in self._overstacks(s.game)))
+        return s
+
+    def _skip_empty_segments(self, s):
+        """A Fire or Melee Segment in which the side has nothing it could do ends by itself (3.3 B)."""
+        while s.result is None and s.impulse is not None and s.impulse.segment != "movement":
+            side = self.to_act(s)
+            if any(not isinstance(c, EndSegment) and self.is_legal(s, c) for c in self.candidates(s)):
+                return s
+            s = yield from self._do_end(s, EndSegment(side))
+        return s
+
+    def _overstacks(self, g: GameState) -> list[str]:
+        return sorted(h for h in {p.hex for p in g.on_map() if p.id in self.sc.units}
+                      if stacking_problem(self.sc, g, h) is not None)
+
+    def _automatic_victory(self, s) -> Outcome | None:
+        g = s.game
+        if g.piece("mortier").status in ("killed", "captured"):
+            return Outcome("coalition", "strategic", "Mortier is killed or captured", "10.1 A")
+        if g.piece("kutusov").status in ("killed", "captured"):
+            return Outcome("french", "strategic", "Kutusov is killed or captured", "10.1 B")
+        return None
+
+    # --- end of the Activation Phase, Recovery, Reinforcement, Initiative -------------------------------
+    def _end_phase(self, s, why: str):
+        sc = self.sc
+        yield Log("3.3 B", f"end of the Activation Phase of turn {s.turn}: {why}")
+        g = s.game
+        for side in SIDES:
+            g = yield from A.end_of_activation_overstack(sc, g, side)          # 4.1.10 B
+        g = yield from A.recovery_phase(sc, g)                                # 7.0 (turn + 1)
+        s = replace(s, game=g, impulse=None, passes=0, activations=())
+        over = self._automatic_victory(s)
+        if over is not None:
+            return replace(s, result=over, game=replace(g, turn=min(g.turn, sc.file.turns)))
+        if g.turn > sc.file.turns:                                            # 3.4 C, 7.0 I, 10.2
+            g = replace(g, turn=sc.file.turns)
+            v = victory(sc, g)
+            winner = None if v["winner"] == "draw" else v["winner"]
+            reason = (f"French {v['french_level']}, Coalition {v['coalition_level']}; French losses "
+                      f"{v['french_battalions_lost']} battalions")
+            return replace(s, game=g, result=Outcome(winner, v["level"], reason, "10.2"))
+        s = yield from self._reinforcement_phase(s)
+        return (yield from self._initiative_phase(s))
+
+    def _column(self, col: str) -> list[str]:
+        return [u for u, d in self.sc.units.items() if d.side == "coalition" and d.command == col]
+
+    def _near(self, centre: str, radius: int) -> list[str]:
+        g = self.sc.board.grid
+        return sorted(g.within(centre, radius), key=lambda h: (g.distance(centre, h), h))
+
+    def _deploy(self, g: GameState, ids, hexes, leaders=()) -> GameState:
+        """Set units on the first of ``hexes`` where they stack legally (4.1), enemy-free, passable."""
+        sc = self.sc
+        spots = [h for h in hexes if sc.board.terrain(h) != "river"]
+        for uid in ids:
+            if g.piece(uid).status in GONE or g.piece(uid).hex is not None:
+                continue
+            side = sc.side(uid)
+            for h in spots:
+                if occupants(sc, g, h, other_side(SIDES, side)):
+                    continue
+                trial = g.with_piece(uid, hex=h)
+                if uid in sc.leaders or stacking_problem(sc, trial, h) is None:
+                    facing = g.piece(uid).facing
+                    g = trial.with_piece(uid, facing=facing)
+                    break
+        return g
+
+    def _reinforcement_phase(self, s):
+        sc = self.sc
+        g = s.game
+        yield Log("3.1", f"Reinforcement Phase of turn {g.turn}")
+        g = yield from A.reinforcement_phase(sc, g, s.alert_from, s.dupont_first)       # 5.1, 9.2 B, 9.5.2, 9.6.2
+        for col, leader in (("II", "dokhturov"), ("III", "strik")):
+            flag = f"column_{col}_mustered"
+            if flag in g.flags and not any(g.piece(u).hex for u in self._column(col)) and \
+                    g.piece(leader).hex is None and g.piece(leader).status == "normal":
+                spots = muster_hexes(sc, col)                                 # 9.2 C-D
+                centre = sc.board.data.setup_numbers[col]
+                spots.sort(key=lambda h: (sc.board.grid.distance(centre, h), h))
+                g = self._deploy(g, self._column(col), spots)
+                g = self._deploy(g, [leader], spots)
+                yield Log("9.2 C" if col == "II" else "9.2 D", f"Column {col} musters around {centre}")
+        dp = sc.file.dupont
+        entry = self._near(dp.entry_hex, self.td.dupont_entry.radius)
+        if "dupont_arrived" in g.flags and not s.dupont_first:
+            g = self._deploy(g, dp.first_group, entry)                        # 9.6.2 C
+            delay = yield from second_group_delay(sc)
+            s = replace(s, dupont_first=True, dupont_second=g.turn + delay)
+            yield Log("9.6.2 C", f"Dupont's first group enters at {dp.entry_hex}; the second follows on turn "
+                                 f"{g.turn + delay}")
+        if s.dupont_second is not None and g.turn >= s.dupont_second:
+            g = self._deploy(g, dp.second_group, entry)
+            s = replace(s, dupont_second=None)
+            yield Log("9.6.2 D", "Dupont's second group enters")
+        s = replace(s, game=g)
+        return (yield from self._regroup_segment(s))
+
+    def _regroup_segment(self, s):
+        """5.3: each side may try to bring back one eliminated (not surrendered) infantry unit."""
+        sc = self.sc
+        g = s.game
+        for side in SIDES:
+            dead = sorted(u for u, d in sc.units.items() if d.side == side and d.kind == "infantry"
+                          and g.piece(u).status == "eliminated" and u != "elite")
+            if not dead:
+                continue
+            pick = yield Choose(tuple(["none"] + dead), rule="5.3 B", player=side, label="regroup which unit?")
+            if pick == "none":
+                continue
+            if (yield from regroup()):
+                spots = regroup_hexes(sc, g, pick)                            # 5.3 E
+                g2 = g.with_piece(pick, status="normal")
+                placed = self._deploy(g2, [pick], spots) if spots else g2
+                if placed.piece(pick).hex is not None:
+                    g = placed
+                    yield Log("5.3 D", f"{pick} regroups in {g.piece(pick).hex}")
+        return replace(s, game=g)
+
+    def _initiative_phase(self, s):
+        sc = self.sc
+        winner = yield from A.initiative_phase(sc, s.game)                    # 3.2 A
+        first = winner
+        if s.turn > 1:
+            first = yield Choose((winner, other_side(SIDES, winner)), rule="3.2 B", player=winner,
+                                 label="who performs the first impulse?")
+        yield Log("3.2", f"turn {s.turn}: the {winner} has the initiative; the {first} opens")
+        return replace(s, to_move=first, passes=0)
+
+    # --- JSON, text ------------------------------------------------------------------------------------
+    def action_to_json(self, a):
+        return to_json(a)
+
+    def action_from_json(self, data):
+        if not isinstance(data, dict):
+            raise VedetteError(f"action: expected an object with a 'kind', got {str(data)[:40]!r}")
+        kind = data.get("kind")
+        cls = _KINDS.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            raise VedetteError(f"field kind: expected one of {', '.join(_KINDS)}, got {str(kind)[:40]!r}")
+        return from_json(cls, data)
+
+    def state_to_json(self, s):
+        return to_json(s)
+
+    def state_from_json(self, data):
+        return from_json(TbfState, data)
+
+    def format_action(self, a) -> str:
+        k = a.kind
+        if k == "activate":
+            rest = a.leader
+        elif k in ("pass", "end"):
+            rest = ""
+        elif k == "move":
+            rest = f"{a.unit} {a.to}"
+        elif k == "face":
+            rest = f"{a.unit} {self.sc.board.grid.direction_names[a.facing] if 0 <= a.facing <= 5 else a.facing}"
+        elif k == "charge":
+            rest = f"{a.unit} {','.join(a.path)}" + (f" then {','.join(a.next)}" if a.next else "")
+        elif k in ("out_of_command", "attach"):
+            rest = a.unit
+        else:
+            rest = f"{'+'.join(a.units)} at {a.target}"
+        text = f"{a.side}: {k}" + (f" {rest}" if rest else "")
+        if k == "move" and (a.path or a.mp != -1):
+            text += f" via {','.join(a.path)} mp {a.mp}"
+        return text
+
+    def parse_action(self, text: str):
+        t = text.strip()
+        if t.startswith("{"):
+            return super().parse_action(t)
+        m = re.fullmatch(r"(french|coalition)\s*:\s*(\w+)\s*(.*)", t)
+        if not m:
+            raise VedetteError(f"action: cannot read {t[:60]!r}; write e.g. 'coalition: activate miloradovich', "
+                               "'french: move 4l-1 2113', 'french: fire 4l-1+4l-2 at 2213' or JSON")
+        side, kind, rest = m.group(1), m.group(2), m.group(3).split()
+        try:
+            if kind == "activate" and len(rest) == 1:
+                return Activate(side, rest[0])
+            if kind in ("pass", "end") and not rest:
+                return Pass(side) if kind == "pass" else EndSegment(side)
+            if kind == "move" and len(rest) == 2:
+                return Move(side, rest[0], rest[1])
+            if kind == "move" and len(rest) == 6 and rest[2] == "via" and rest[4] == "mp":
+                return Move(side, rest[0], rest[1], tuple(rest[3].split(",")), int(rest[5]))
+            if kind == "face" and len(rest) == 2:
+                names = [n.upper() for n in self.sc.board.grid.direction_names]
+                f = names.index(rest[1].upper()) if rest[1].upper() in names else int(rest[1])
+                return Face(side, rest[0], f)
+            if kind == "charge" and len(rest) in (2, 4) and (len(rest) == 2 or rest[2] == "then"):
+                return Charge(side, rest[0], tuple(rest[1].split(",")),
+                              tuple(rest[3].split(",")) if len(rest) == 4 else ())
+            if kind in ("out_of_command", "attach") and len(rest) == 1:
+                return (OutOfCommand if kind == "out_of_command" else Attach)(side, rest[0])
+            if kind in ("fire", "melee") and len(rest) == 3 and rest[1] == "at":
+                return (Fire if kind == "fire" else Melee)(side, tuple(rest[0].split("+")), rest[2])
+        except ValueError:
+            pass
+        raise VedetteError(f"action: cannot read {t[:60]!r} (a {kind} action is written like "
+                           f"{_EXAMPLES.get(kind, 'french: pass')!r})")
+
+    def describe_action(self, a) -> str:
+        return self.format_action(a)
+
+    # --- invariants ----------------------------------------------------------------------------------
+    def invariants(self, s: TbfState) -> list[str]:
+        sc, g = self.sc, s.game
+        out = []
+        if not 1 <= g.turn <= sc.file.turns:
+            out.append(f"turn {g.turn} outside 1..{sc.file.turns}")
+        live = [p for p in g.on_map() if p.id in sc.units and p.status in LIVE]
+        sides_in: dict[str, set] = {}
+        for p in live:
+            sides_in.setdefault(p.hex, set()).add(sc.side(p.id))
+            if not 0 <= p.facing <= 5:
+                out.append(f"4.3 B: {p.id} faces {p.facing}")
+        out += [f"6.2.5 B: French and Coalition units share {h}" for h, ss in sides_in.items() if len(ss) > 1]
+        for h in self._overstacks(g):
+            if h not in s.overstack_ok:
+                out.append(f"4.1: {h} is overstacked by a move ({stacking_problem(sc, g, h)})")
+        if len(set(s.activations)) != len(s.activations):
+            out.append(f"6.1.3 E: a leader opened two activations this turn ({s.activations})")
+        for l in s.activations:
+            if g.piece(l).hex is not None and g.piece(l).status == "normal" and not g.piece(l).activated:
+                out.append(f"6.1.3 B: {l} activated but not flipped")
+        if s.impulse is not None:
+            for u in s.impulse.units:
+                if g.piece(u).hex is not None and not g.piece(u).activated:
+                    out.append(f"6.1.3 E: {u} acts in an impulse without being marked activated")
+        for p in g.pieces:
+            if p.status in GONE and p.hex is not None:
+                out.append(f"{p.id} is {p.status} but still on the map")
+        return out
+
+    def bots(self):
+        return {"random": RandomBot, "greedy": GreedyBot}
+
+
+_EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: move 4l-1 2113",
+             "face": "french: face 4l-1 NE", "charge": "french: charge drag-3 2013,2112,2212",
+             "fire": "french: fire 4l-1+4l-2 at 2213", "melee": "coalition: melee ci-1 at 2014",
+             "out_of_command": "coalition: out_of_command ci-5", "attach": "coalition: attach cv-1",
+             "pass": "french: pass", "end": "french: end"}
+
+
+# ------------------------------------------------------------------------------------------------
+# A greedy bot: plays toward its side's victory levels (10.2)
+# ------------------------------------------------------------------------------------------------
+class GreedyBot:
+    """Scores each legal action by what it does for its side's victory level (10.2) and takes the best:
+    the French hold Dürenstein, Oberloiben and Unterloiben (10.2.1) and shoot whatever comes near; the
+    Coalition closes on French units and attacks them (10.2.3 counts French battalions lost). Fire with the
+    most strength first, melee at good odds, charges when standing cavalry has a target, moves that close
+    the distance to the side's objective; otherwise it ends the segment or passes."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None):
+        import random
+        self.rng = random.Random(seed)
+
+    def choose(self, request, state=None):
+        opts = request.options
+        if request.rule == "6.3.8":
+            return "advance" if "advance" in opts else opts[0]
+        if request.rule == "5.3 B":
+            return opts[1] if len(opts) > 1 else opts[0]
+        return opts[0]
+
+    def choose_action(self, rules: TbfRules, s: TbfState, legal: list):
+        self._dist = {}
+        best, score = None, 0.0
+        for a in legal:
+            v = self._score(rules, s, a)
+            if v > score:
+                best, score = a, v
+        if best is not None:
+            return best
+        for a in legal:
+            if isinstance(a, (EndSegment, Pass)):
+                return a
+        return legal[0]
+
+    def _objectives(self, rules, s, side):
+        if ("obj", side) in self._dist:
+            return self._dist[("obj", side)]
+        self._dist[("obj", side)] = out = self._objectives_now(rules, s, side)
+        return out
+
+    def _objectives_now(self, rules, s, side):
+        sc, g = rules.sc, s.game
+        if side == "french":
+            towns = sc.board.data.towns
+            return [h for t in ("Dürenstein", "Oberloiben", "Unterloiben") for h in towns.get(t, [])]
+        return [p.hex for p in g.on_map() if sc.side(p.id) == "french" and p.id in sc.units and p.status in LIVE]
+
+    def _score(self, rules, s, a) -> float:
+        sc, g = rules.sc, s.game
+        grid = sc.board.grid
+        if isinstance(a, Activate):
+            plan = activation_plan(sc, g, a.leader)
+            return 1 + len(plan["units"]) + 0.5 * len(plan["out_of_command"])
+        if isinstance(a, Attach):
+            return 3
+        if isinstance(a, OutOfCommand):
+            return 2
+        if isinstance(a, Fire):
+            return 10 + sum(sc.units[u].ff for u in a.units) + 5 * (len(a.units) > 1)
+        if isinstance(a, Melee):
+            try:
+                ms = _melee_setup(g, tuple(a.units), a.target)
+            except RuleViolation:
+                return 0
+            att = sum(f.mf for f in ms.attackers)
+            dfn = sum(f.mf for f in ms.defenders) or 1
+            return 8 + att / dfn if att / dfn >= 1.5 else 0
+        if isinstance(a, Charge):
+            return 9 if not a.next else 9.5
+        if isinstance(a, Move):
+            if _book(s.impulse, a.unit).moved:
+                return 0
+            targets = self._objectives(rules, s, a.side)
+            if not targets:
+                return 0
+            here = g.piece(a.unit).hex
+
+            def dist(h):
+                if (a.side, h) not in self._dist:
+                    self._dist[(a.side, h)] = min(grid.distance(h, t) for t in targets)
+                return self._dist[(a.side, h)]
+            d0, d1 = dist(here), dist(a.to)
+            if a.side == "french" and d0 == 0:
+                return 0
+            gain = d0 - d1
+            return gain + 0.01 * (10 - a.mp) if gain > 0 else 0
+        return 0
+
+
+register("tbf", TbfRules)
