@@ -309,3 +309,58 @@ def test_cli_act_bad_dice_and_choices_refused(tmp_path, capsys):
     assert rc == 2 and "--dice" in err and not rec.exists()
     rc, out, err = cli(capsys, "act", str(rec), '{"type": "end-admin"}', "--choices", "notjson")
     assert rc == 2 and "--choices" in err and not rec.exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# Invariant: any JSON value as an action is either an Action or a one-line VedetteError
+# ------------------------------------------------------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
+                    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=6), kids, max_size=3),
+                    max_leaves=8)
+FIELDS = st.fixed_dictionaries({}, optional={"type": JSON | st.sampled_from(["move", "attack", "activate"]),
+                                             "units": JSON, "path": JSON, "area": JSON, "target": JSON,
+                                             "end": JSON})
+
+
+@settings(max_examples=200, deadline=None)
+@given(FIELDS | JSON)
+def test_action_from_json_never_crashes(value):
+    try:
+        a = Action.from_json(value)
+    except VedetteError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert all(isinstance(x, str) for x in a.units + a.path) and isinstance(a.end, str)
+
+
+@st.composite
+def three_unit_fights(draw):
+    def unit(uid):
+        kind = draw(st.sampled_from(["inf", "cav"]))
+        rating = draw(st.integers(1, 3))
+        u = {"uid": uid, "kind": kind, "rating": rating, "hits": draw(st.integers(0, rating - 1))}
+        if kind == "cav":
+            u["cav"] = draw(st.sampled_from(["heavy", "light", "lancer"]))
+        return u
+    att = [unit(f"A{i}") for i in range(3)]
+    dfn = [unit(f"D{i}") for i in range(draw(st.integers(2, 3)))]
+    pol = CombatPolicy(draw(st.sampled_from(["spent:1", "spent:2", "until:1"])),
+                       draw(st.sampled_from(["spent:1", "spent:2", "stay"])))
+    return combat_of("15", "16", att, dfn), pol
+
+
+@settings(max_examples=12, deadline=None)
+@given(three_unit_fights())
+def test_5_2_2_5_2_3_partial_retreats_keep_the_combat_consistent(case):
+    # whatever set retreats, the distribution is exact (sums to 1), every unit is accounted for once, a
+    # retreated unit stands outside the target, and the area holds one side only (1.1)
+    (ctx, att, dfn), pol = case
+    an = analyse(ctx, att, dfn, pol)
+    assert an.dist.total == 1
+    for res in an.dist:
+        assert sorted(u.uid for u in res.units) == sorted(u.uid for u in att + dfn)
+        assert len({u.side for u in res.units if u.area == ctx.target}) <= 1
+        for u in res.units:
+            assert (u.area is None) == u.eliminated

@@ -15,7 +15,7 @@ from lob_helpers import combat_of
 # (target, origin) pairs on the Albuera map: open-open with approach, into the town over the bridge,
 # into a wood over a stream, a hill
 BORDERS = [("15", "16"), ("15", "23"), ("Albuera", "17"), ("65", "25"), ("23", "24"), ("16", "19")]
-POLICIES = ["stay", "until:1", "until:0", "outnumbered", "rbc", "feint"]
+POLICIES = ["stay", "until:1", "until:0", "spent:1", "spent:2", "outnumbered", "rbc", "feint"]
 
 
 @st.composite
