@@ -13,7 +13,9 @@ def test_there_are_notebooks():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_executes(path, tmp_path):
+def test_notebook_executes(path, tmp_path, monkeypatch):
+    # studies and other sampled notebooks run at a small size in the test run (the kernel inherits this)
+    monkeypatch.setenv("VEDETTE_NOTEBOOK_SIZE", "small")
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=180, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
