@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from engine.core.data import Sourced, Strict, data_path, load_yaml, parse_yaml, provenance_kind
 from engine.core.errors import RuleViolation
@@ -132,6 +132,15 @@ class BlockModel(Strict):
     name: str = ""
     redoubt_block: bool = False      # 28.5: an Artillery Redoubt Block (fixed, always the lead)
     redoubt_cubes: int = Field(default=0, ge=0)   # 28.5: cubes on its rear, each may absorb one hit
+
+    @model_validator(mode="before")
+    @classmethod
+    def _garrison_skill(cls, data):
+        if isinstance(data, dict) and data.get("kind") == "garrison":
+            if data.get("skill", 0) != 0:
+                raise ValueError(f"a Garrison's skill is zero (rule 28.3), not {str(data.get('skill'))[:20]}")
+            data = {**data, "skill": 0}
+        return data
 
 
 @dataclass(frozen=True)
