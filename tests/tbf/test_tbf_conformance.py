@@ -1,0 +1,42 @@
+"""The core conformance suite (engine.core.conformance.check_game) run on the Dürenstein game, and many
+random-bot games with every TBF invariant (stacking 4.1, facing 4.3 B, no unit in an enemy hex 6.2.5 B,
+activation once per turn 6.1.3 E, turn within 1..13) checked after each action."""
+import json
+
+import pytest
+
+from engine.core.conformance import check_game
+from engine.core.game import play_game, replay
+from engine.tbf.protocol import TbfRules
+
+R = TbfRules()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_conformance_small(seed):
+    rep = check_game(R, seed=seed, max_actions=30)
+    assert rep.actions == 30 and rep.legal_applied > 0 and rep.illegal_refused > 0
+    assert {"3.3 A", "3.3 B"} <= rep.rules_cited
+
+
+def test_greedy_game_reaches_an_outcome_and_replays():
+    final, rec = play_game(R, ("greedy", "greedy"), seed=1, max_actions=3000)
+    oc = R.outcome(final)
+    assert oc is not None and oc.rule.startswith("10.")
+    states = replay(R, rec)
+    assert json.dumps(R.state_to_json(states[-1]), sort_keys=True) == json.dumps(R.state_to_json(final), sort_keys=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_conformance_long(seed):
+    check_game(R, seed=seed, max_actions=400)
+
+
+@pytest.mark.slow
+def test_200_random_games_break_no_invariant():
+    for seed in range(200):
+        def watch(state, n, seed=seed):
+            bad = R.invariants(state)
+            assert not bad, f"seed {seed} action {n}: {bad[:3]}"
+        play_game(R, ("random", "random"), seed=seed, max_actions=150, record=False, on_action=watch)
