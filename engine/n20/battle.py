@@ -995,7 +995,7 @@ def _assemble(b: Battle, code: str, result: str, fates: dict, adv: AdvanceResult
     """Fates, Guard recule (12.2.2), morale (12.1-12.1.2), Routed! markers (9.6.3), fatigue (16.8.1)."""
     tables = b.tables
     attacker_won = result in ("DB", "DR", "DW", "EX")
-    held = attacker_won and rules_hold(b, result, fates)
+    held = attacker_won and _defenders_kept_their_hexes(b, result, fates)
     recule = tuple(u.id for u in b.attackers if u.guard and not u.recule_exempt
                    and (not attacker_won or u.id in fates or u.routed or held))
     advanced = {uid: (n, h) for uid, n, h in adv.moves}
@@ -1027,7 +1027,7 @@ def _assemble(b: Battle, code: str, result: str, fates: dict, adv: AdvanceResult
                    adv.control, False, garrison_gone)
 
 
-def rules_hold(b: Battle, result: str, fates: dict) -> bool:
+def _defenders_kept_their_hexes(b: Battle, result: str, fates: dict) -> bool:
     """12.2.2 reading (parameters.yaml, guard_recule_needs_vacated_hex): after a result against the
     defender, did every defender keep its hex so that no unit could advance after combat (9.9.1-9.9.2)?
     A fortified hex held (9.8.1) leaves no retreat path; a garrison that holds leaves its hex open to the

@@ -217,3 +217,36 @@ def test_17_1_attacking_square_checks_against_defending_cavalry():
     res = n20.odds(battle({"attackers": [inf("s", 3, square=True)], "defenders": [cav("c", 1, side="allied")]},
                           forced_tables("AR")))
     assert res.summary["attacker_broken"] == F(1, 2)
+
+
+# --- 9.8.5 as an invariant on random maps --------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+
+from engine.n20.retreat import retreat_options  # noqa: E402
+
+from test_n20_battle_props import situations  # noqa: E402
+
+
+def _free_path_exists(board, start, distance, blocked, avoid):
+    """Is there a simple path of ``distance`` hexes from ``start`` entering no hex of ``blocked`` or
+    ``avoid`` and crossing major rivers only at bridges or fords (9.8.1)?"""
+    def walk(path):
+        if len(path) - 1 == distance:
+            return True
+        here = path[-1]
+        return any(walk(path + [n]) for n in board.neighbours(here)
+                   if n not in path and n not in blocked and n not in avoid and board.crossing_allowed(here, n))
+    return walk([start])
+
+
+@settings(max_examples=120, deadline=None)
+@given(situations())
+def test_9_8_5_no_listed_path_enters_a_friend_when_a_friend_free_route_exists(sit):
+    # 9.8.5 after 9.8.2/9.8.3: a route that avoids every friend-held hex, whatever its enemy ZOCs, beats any
+    # route through a friend; and one that also avoids every enemy ZOC beats both (9.8.2)
+    board, start, friends, enemies, ezoc, distance, loc_breaks = sit
+    opts = retreat_options(board, loc_breaks, "allied", False, start, distance, friends, enemies, ezoc)
+    if _free_path_exists(board, start, distance, enemies, friends):
+        assert all(h not in friends for o in opts for h in o.hexes)
+        if _free_path_exists(board, start, distance, enemies, friends | ezoc):
+            assert all(h not in ezoc for o in opts for h in o.hexes)
