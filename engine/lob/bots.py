@@ -15,11 +15,15 @@ from engine.core.sampling import sample
 
 from .analysis import analyse
 from .combat import Decision, combat
-from .game import Action, Game, combat_context
+from .game import Action, Game, combat_context, legal_actions
 from .policies import CombatPolicy, best_retreat
 from .units import ART, CAV, INF
 
 __all__ = ["RandomBot", "GreedyBot", "make_bot", "BOTS"]
+
+
+def _keep_all(g, a) -> bool:
+    return True
 
 
 def _rules():
@@ -39,6 +43,10 @@ class GreedyBot:
     """Takes the best-looking action now: fire, attacks the exact odds favour, rally, advance, end."""
 
     name = "greedy"
+    #: core's game loop need not list every legal action for it: it looks only at moves that end in an
+    #: area (``legal_actions(limit_moves=True)``), each checked with the one check, and picks the same
+    #: action from that shorter list as from the full one (the others are all worth 0 to it)
+    needs_legal = False
 
     def __init__(self, seed: int | None = None, combat_policy: CombatPolicy | None = None):
         self.rng = random.Random(seed)
@@ -99,11 +107,13 @@ class GreedyBot:
         return min(ds.get(x, 99) for x in goals)
 
     def act(self, g: Game) -> Action:
-        rules = _rules()
-        return self.choose_action(rules, g, rules.legal_actions(g))
+        return self.choose_action(_rules(), g, None)
 
-    def choose_action(self, rules, g: Game, acts: list) -> Action:
-        """The best-valued legal action (the last one, ending the phase, when nothing is worth doing)."""
+    def choose_action(self, rules, g: Game, acts: list | None) -> Action:
+        """The best-valued legal action (the last one, ending the phase, when nothing is worth doing);
+        ``acts=None``: it lists its own candidates and keeps those that pass ``rules.check``."""
+        if acts is None:
+            acts = [a for a in legal_actions(g, limit_moves=True, keep=_keep_all) if rules.is_legal(g, a)]
         end = next((a for a in reversed(acts) if a.type in ("end-setup", "end-admin", "end-phase")), acts[-1])
         if g.phase == "setup":
             return end                 # keep the historical set-up

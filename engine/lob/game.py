@@ -12,6 +12,7 @@ from functools import partial
 from typing import Any
 
 from engine.core.errors import RuleViolation, VedetteError
+from engine.core.graph import dijkstra
 from engine.core.procedure import Choose, Log, Roll, Sub
 
 from .analysis import make_context
@@ -332,7 +333,7 @@ def move_cost(g: Game, u: Unit, path: tuple[str, ...], end: str = "area", attack
     for i, nxt in enumerate(steps):
         if not g.board.adjacent(here, nxt):
             raise RuleViolation("4.2.2", f"{here} and {nxt} do not border each other")
-        c = step_cost(g, replace(u, square=square), here, nxt)   # 4.2.2: +1 only while still in square
+        c = step_cost(g, u if u.square == square else replace(u, square=square), here, nxt)   # 4.2.2: +1 only in square
         if g.board.is_close(nxt):
             square = False                                       # 4.2.2: close terrain breaks the square
         if c is None:
@@ -474,7 +475,8 @@ def check_action(g: Game, a: Action) -> None:
         us = [_own(g, uid) for uid in names]
         if len(set(a.units)) != len(a.units):
             raise RuleViolation("4.2.2", "a unit is named twice")
-        a = replace(a, units=tuple(names))
+        if leaders:
+            a = replace(a, units=tuple(names))
         starts = {u.area for u in us}
         if len(starts) != 1:
             raise RuleViolation("4.2.2", "a group moves from one area together")
@@ -1031,52 +1033,56 @@ def _end_of_game(g: Game) -> Game:
 # Legal actions (for bots and the UI)
 # ------------------------------------------------------------------------------------------------
 def _reach(g: Game, u: Unit) -> dict[str, tuple[int, tuple[str, ...]]]:
-    """Areas ``u`` can move to (free of enemies), with cost and path."""
+    """Areas ``u`` can move to (free of enemies), with cost and path: a shortest-path search
+    (engine.core.graph) over places (area, still in square, still on the approach, crossed the river)."""
     budget = points_left(g, u)
     full = allowance(g, u)
     enemy = {a for a, s in g.occupied().items() if s != u.side}
-    best: dict[str, tuple[int, tuple[str, ...]]] = {}
-    # states: (cost, area, path, still in square, still on the approach)
-    frontier = [(0, u.area, (), u.square, u.approach is not None)]
-    done: dict = {}
-    while frontier:
-        frontier.sort()
-        cost, here, path, sq, on_app = frontier.pop(0)
-        if done.get((here, sq, on_app), 10 ** 6) <= cost:
-            continue
-        done[(here, sq, on_app)] = cost
+    start = (u.area, u.square, u.approach is not None, False)
+    price: dict = {}
+    plain, squared = u if not u.square else replace(u, square=False), u if u.square else replace(u, square=True)
+
+    def neighbours(p):
+        here, sq, on_app, _crossed = p
+        out = []
         if on_app:
             # 4.2.2 NB: step back off the approach into its own area, then go on
-            back = cost + g.tables.movement.approach_step
-            if back <= budget:
-                frontier.append((back, here, (here,), sq, False))
+            q = (here, sq, False, False)
+            price[p, q] = g.tables.movement.approach_step
+            out.append(q)
         for n in g.board.neighbours(here):
-            if n in enemy:
+            if n in enemy or (on_app and n != u.approach):
                 continue
-            if on_app and n != u.approach:
-                continue
-            c = step_cost(g, replace(u, square=sq), here, n)
+            c = step_cost(g, squared if sq else plain, here, n)
             if c is None:
-                if path or budget < full:
+                # Albuera terrain 6: a river without a crossing takes the whole allowance, from the start
+                if p != start or budget < full:
                     continue
-                c = full if not sq else full + 1
-                if c > budget:
-                    continue
-                if n not in best or best[n][0] > c:
-                    best[n] = (c, (n,))
-                continue
-            nc = cost + c
-            nsq = sq and not g.board.is_close(n)
-            if nc <= budget:
-                if n != u.area and (n not in best or best[n][0] > nc):
-                    best[n] = (nc, path + (n,))
-                frontier.append((nc, n, path + (n,), nsq, False))
-    best.pop(u.area, None)
+                q = (n, sq, False, True)
+                price[p, q] = full if not sq else full + 1
+            else:
+                q = (n, sq and not g.board.is_close(n), False, False)    # 4.2.2: close terrain breaks squares
+                price[p, q] = c
+            out.append(q)
+        return out
+
+    found = dijkstra(start, neighbours, lambda p, q: price[p, q], budget, stops=lambda p: p[3])
+    best: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for place, r in found.items():
+        area = place[0]
+        if area == u.area or place == start:
+            continue
+        if area not in best or r.cost < best[area][0]:
+            best[area] = (int(r.cost), tuple(p[0] for p in r.path[1:]))
     return best
 
 
-def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
-    """Every legal action now (moves: single units to each reachable area, plus group attacks)."""
+def legal_actions(g: Game, limit_moves: bool = False, keep=None) -> list[Action]:
+    """Every legal action now (moves: single units to each reachable area, plus group attacks).
+
+    ``keep(g, action)`` filters the candidates (default: :func:`check_action`); the core protocol passes
+    one that keeps them all and then checks each candidate once, with the same check."""
+    keep = _legal if keep is None else keep
     if g.over:
         return []
     out: list[Action] = []
@@ -1086,7 +1092,7 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
             for area in g.board.areas:
                 if area != u.area and g.board.attrs(area)["bank"] == _bank(g.player):
                     out.append(Action("place", units=(u.uid,), area=area))
-        if _legal(g, Action("end-setup")):
+        if keep(g, Action("end-setup")):
             out.append(Action("end-setup"))
         return out
     if g.phase == "admin":
@@ -1099,7 +1105,7 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
         for u in mine:
             if u.hits and u.approach is None and u.uid not in g.rallied and u.uid not in g.activated:
                 act = Action("rally", units=(u.uid,))
-                if not g.use_leaders or _legal(g, act):
+                if not g.use_leaders or keep(g, act):
                     out.append(act)
         if not g.use_leaders:
             for area in sorted({u.area for u in mine}):
@@ -1111,12 +1117,12 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
                     areas = [ld.area] + (sorted(g.board.neighbours(ld.area)) if "fine-rider" in ld.attributes else [])
                     for area in areas:
                         act = Action("activate", area=area, units=(ld.name,))
-                        if _legal(g, act):
+                        if keep(g, act):
                             out.append(act)
             if "light-cavalry" in g.setup.options:
                 for area in sorted({u.area for u in mine}):
                     act = Action("activate", area=area)
-                    if _legal(g, act):
+                    if keep(g, act):
                         out.append(act)
     for ld in g.leaders:
         if ld.side == g.player and ld.present and ld.name in g.activated and ld.name not in g.acted:
@@ -1126,7 +1132,7 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
             for dest, r in sorted(reach.items()):
                 if dest != ld.area:
                     act = Action("move", units=(ld.name,), path=tuple(r.path[1:]))
-                    if _legal(g, act):
+                    if keep(g, act):
                         out.append(act)
     ready = [u for u in mine if u.uid in g.activated and u.uid not in g.acted]
     by_area: dict[str, list[Unit]] = {}
@@ -1144,14 +1150,14 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
             groups += [(u.uid,) for u in eligible]
             for grp in groups:
                 act = Action("attack", units=grp, target=target)
-                if _legal(g, act):
+                if keep(g, act):
                     out.append(act)
         for u in us:
             if u.kind == ART and u.deployed:
                 for t in g.live():
                     if t.side != g.player:
                         act = Action("fire", units=(u.uid,), target=t.uid)
-                        if _legal(g, act):
+                        if keep(g, act):
                             out.append(act)
             reach = _reach(g, u) if u.uid not in g.horse_moved else {}
             for dest, (cost, path) in sorted(reach.items()):
@@ -1161,38 +1167,38 @@ def legal_actions(g: Game, limit_moves: bool = False) -> list[Action]:
                 if u.kind == INF:
                     for facing in sorted(g.board.neighbours(dest)):
                         act = Action("move", units=(u.uid,), path=path, end=f"approach:{facing}")
-                        if g.board.has_approach(dest, facing) and _legal(g, act):
+                        if g.board.has_approach(dest, facing) and keep(g, act):
                             out.append(act)
                 if u.kind == ART and not g.board.is_close(dest):
                     act = Action("move", units=(u.uid,), path=path, end="deploy")
-                    if _legal(g, act):
+                    if keep(g, act):
                         out.append(act)
                 # multi-area attacks for one unit: from ``dest`` into an adjacent enemy area
                 if u.is_combat and u.strength >= 1:
                     for target in sorted(g.board.neighbours(dest)):
                         if g.holder(target) not in (None, g.player):
                             act = Action("attack", units=(u.uid,), path=path, target=target)
-                            if _legal(g, act):
+                            if keep(g, act):
                                 out.append(act)
             if u.kind == INF and u.approach is not None and u.strength >= 1:
                 # 4.2.2 NB: back off the approach into its own area, then attack another neighbour
                 for target in sorted(g.board.neighbours(u.area)):
                     if target != u.approach and g.holder(target) not in (None, g.player):
                         act = Action("attack", units=(u.uid,), path=(u.area,), target=target)
-                        if _legal(g, act):
+                        if keep(g, act):
                             out.append(act)
             if u.kind == INF:
                 for facing in sorted(g.board.neighbours(u.area)):
                     act = Action("move", units=(u.uid,), end=f"approach:{facing}")
-                    if u.approach != facing and g.board.has_approach(u.area, facing) and _legal(g, act):
+                    if u.approach != facing and g.board.has_approach(u.area, facing) and keep(g, act):
                         out.append(act)
                 for end in ("square", "line", "area"):
                     act = Action("move", units=(u.uid,), end=end)
-                    if _legal(g, act):
+                    if keep(g, act):
                         out.append(act)
             if u.kind == ART and not u.deployed:
                 act = Action("move", units=(u.uid,), end="deploy")
-                if _legal(g, act):
+                if keep(g, act):
                     out.append(act)
     out.append(Action("end-phase"))
     return out

@@ -141,7 +141,7 @@ def _field_value(hint: Any, data: Any, path: str) -> Any:
     return from_json(hint, data, path)
 
 
-def _load(cls, data: Any, path: str, skip: frozenset[str] = frozenset()):
+def _load(cls, data: Any, path: str, skip: frozenset[str] = frozenset(), **given):
     if not isinstance(data, dict):
         raise CodecError(path, f"an object ({cls.__name__})", data)
     hints = typing.get_type_hints(cls)
@@ -149,7 +149,7 @@ def _load(cls, data: Any, path: str, skip: frozenset[str] = frozenset()):
     unknown = set(data) - names
     if unknown:
         raise CodecError(path, f"only the fields of {cls.__name__}", sorted(unknown))
-    kwargs = {}
+    kwargs = dict(given)
     for f in dataclasses.fields(cls):
         if f.name in skip or not f.init:
             continue
@@ -192,7 +192,8 @@ class LobRules(GameRules):
         return None if g.over else g.player
 
     def candidates(self, g: Game):
-        return legal_actions(g)
+        # every candidate game.legal_actions lists, unfiltered: legal_actions (core) checks each once
+        return legal_actions(g, keep=_keep_all)
 
     def check(self, g: Game, action) -> None:
         if not isinstance(action, Action):
@@ -327,8 +328,8 @@ class LobRules(GameRules):
         names, _ = parse_options(su.get("options", []))
         bid = _bid_of(su.get("morale_bid") or {}, "field 'setup.morale_bid'")
         setup = Setup(options=names, morale_bid=tuple(sorted(bid.items())))
-        g = _load(Game, {k: v for k, v in data.items() if k != "setup"}, "", skip=frozenset({"setup"}))
-        return replace(g, setup=setup)
+        return _load(Game, {k: v for k, v in data.items() if k != "setup"}, "", skip=frozenset({"setup"}),
+                     setup=setup)
 
     def position(self, g: Game) -> Position:
         return Position(g.turn, g.phase)
@@ -405,6 +406,10 @@ class LobRules(GameRules):
     def bots(self) -> dict:
         from .bots import GreedyBot, RandomBot as LobRandomBot
         return {"random": LobRandomBot, "greedy": GreedyBot}
+
+
+def _keep_all(g, a) -> bool:
+    return True
 
 
 def _plain(x: str) -> bool:
