@@ -168,7 +168,8 @@ class GreedyBot(_OldInterface):
         for u in state.units:
             if u.id in skip or u.moved or u.status not in ("map", "due") or sc.units[u.id].side != side:
                 continue
-            moves = [a for a in _legal(state, u.id) if a.kind == "move"]
+            # a unit's move candidates are its reachable hexes, each legal (the loop checks the pick again)
+            moves = [a for a in _rules().candidates(state, u.id) if a.kind == "move"]
             best = self._best_move(state, moves) if moves else None
             if best is not None:
                 return best

@@ -21,13 +21,15 @@ _table: "OrderedDict[Any, dict]" = OrderedDict()
 
 
 def _slot(state) -> dict:
-    with _lock:
-        d = _table.get(state)
-        if d is None:
-            d = _table[state] = {}
-            if len(_table) > _SIZE:
-                _table.popitem(last=False)
-        return d
+    d = _table.get(state)              # a lookup is atomic; only changing the table takes the lock
+    if d is None:
+        with _lock:
+            d = _table.get(state)
+            if d is None:
+                d = _table[state] = {}
+                if len(_table) > _SIZE:
+                    _table.popitem(last=False)
+    return d
 
 
 def memo(state, key: Hashable, compute: Callable[[], Any]) -> Any:

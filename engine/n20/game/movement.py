@@ -64,13 +64,16 @@ def _check_move(state: GameState, a: Action) -> None:
     if a.unit is None or not a.path:
         raise RuleViolation("6.0", "a move names a unit and its path of hexes")
     _check_can_move(state, a.unit)
-    sc = state.scenario
-    for h in a.path:
-        if not sc.board.on_map(h):
-            raise RuleViolation("6.0", f"hex {h} is not on the map")
     reach = _reach(state, a.unit)
     dest = a.path[-1]
-    if dest not in reach:
+    r = reach.get(dest)
+    if r is not None and r.path == a.path:
+        return                                  # the listed move itself
+    on_map = R.neighbours_map(state.board)
+    for h in a.path:
+        if h not in on_map:
+            raise RuleViolation("6.0", f"hex {h} is not on the map")
+    if r is None:
         raise RuleViolation(*_why_not(state, a.unit, dest))
 
 
