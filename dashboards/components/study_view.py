@@ -223,13 +223,16 @@ class StudyView(pn.viewable.Viewer):
         super().__init__(**params)
         self.model = model or StudyModel()
         m = self.model
-        self.settings = pn.Param(m, parameters=["system", "scenario", "options", "bot_a", "bot_b", "games",
-                                                "seed"],
-                                 widgets={"options": {"type": pn.widgets.MultiChoice},
-                                          "games": {"type": pn.widgets.IntInput, "start": 1,
-                                                    "end": MAX_BROWSER_GAMES},
-                                          "seed": {"type": pn.widgets.IntInput}},
-                                 show_name=False, width=320)
+        w = pn.widgets
+        self.settings = pn.Column(
+            w.Select.from_param(m.param.system, name="game system", width=300),
+            w.Select.from_param(m.param.scenario, name="scenario", width=300),
+            w.MultiChoice.from_param(m.param.options, name="optional rules and variants", width=300),
+            w.Select.from_param(m.param.bot_a, name=f"bot for the first side", width=300),
+            w.Select.from_param(m.param.bot_b, name=f"bot for the second side", width=300),
+            w.IntInput.from_param(m.param.games, name=f"games (1 to {MAX_BROWSER_GAMES})", width=300,
+                                  css_classes=["study-games"]),
+            w.IntInput.from_param(m.param.seed, name="seed", width=300, css_classes=["study-seed"]))
         self.run_b = pn.widgets.Button(name="Run the study", button_type="primary", css_classes=["run-study"])
         self.cancel_b = pn.widgets.Button(name="cancel", button_type="warning", visible=False,
                                           css_classes=["cancel-study"])
@@ -282,13 +285,13 @@ class StudyView(pn.viewable.Viewer):
             self.results[:] = []
             return
         note = f" {html.escape(m.message)}" if m.message else ""
-        self.status.object = f"<span data-state='done'>done.{note}</span>"
         self.results[:] = [pn.pane.HTML(_summary_text(s), sizing_mode="stretch_width"),
                            *[pn.pane.HoloViews(p, sizing_mode="stretch_width") for p in _plots(s)],
                            pn.pane.HTML(_table(m), sizing_mode="stretch_width",
                                         stylesheets=["table.study-table td, table.study-table th {padding:2px 6px;"
                                                      "border-bottom:1px solid #ddd;text-align:left}"])]
         self.download.visible = True
+        self.status.object = f"<span data-state='done'>done.{note}</span>"
 
     def __panel__(self):
         return pn.Row(pn.Column(self.settings, self.run_b, self.cancel_b, width=340),
