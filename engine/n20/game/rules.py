@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..board import Board, RUGGED
+from .memo import memo
 from .state import GameState, other
 
 __all__ = ["Reach", "zoc_sources", "enemy_zoc", "in_enemy_zoc", "combat_adjacent", "movement_allowance",
@@ -73,34 +74,30 @@ def zoc_sources(state: GameState, side: str) -> frozenset[str]:
 
 
 def _zoc_sources(state: GameState, side: str) -> frozenset[str]:
-    key = ("zs", side)
-    cache = state.__dict__.setdefault("_cache", {})
-    if key in cache:
-        return cache[key]
+    return memo(state, ("zs", side), lambda: _compute_zoc_sources(state, side))
+
+
+def _compute_zoc_sources(state: GameState, side: str) -> frozenset[str]:
     out = {u.hex for u in on_map_units(state, side) if exerts_zoc(state, u)}
     sc = state.scenario
     occupied = set(state.occupants)
     for g in sc.board.garrisons.values():
         if g.side == side and g.hex not in occupied and not state.garrison_gone:
             out.add(g.hex)
-    res = frozenset(out)
-    cache[key] = res
-    return res
+    return frozenset(out)
 
 
 def enemy_zoc(state: GameState, side: str) -> frozenset[str]:
-    """Hexes in the ZOC of ``side``'s enemies (7.0)."""
-    key = ("ez", side)
-    cache = state.__dict__.setdefault("_cache", {})
-    if key in cache:
-        return cache[key]
+    """Hexes in the ZOC of ``side``'s enemies (7.0), memoised beside the state (:mod:`.memo`)."""
+    return memo(state, ("ez", side), lambda: _compute_enemy_zoc(state, side))
+
+
+def _compute_enemy_zoc(state: GameState, side: str) -> frozenset[str]:
     board = state.board
     out: set[str] = set()
     for h in zoc_sources(state, other(side)):
         out |= _zoc_of(board, h)
-    res = frozenset(out)
-    cache[key] = res
-    return res
+    return frozenset(out)
 
 
 @lru_cache(maxsize=None)
@@ -154,18 +151,16 @@ def in_enemy_zoc(state: GameState, uid: str) -> bool:
 
 def enemy_hexes(state: GameState, side: str) -> frozenset[str]:
     """Hexes a unit of ``side`` may not enter (6.3): enemy units, and enemy garrisons (9.4.4)."""
-    key = ("eh", side)
-    cache = state.__dict__.setdefault("_cache", {})
-    if key in cache:
-        return cache[key]
+    return memo(state, ("eh", side), lambda: _compute_enemy_hexes(state, side))
+
+
+def _compute_enemy_hexes(state: GameState, side: str) -> frozenset[str]:
     out = {u.hex for u in on_map_units(state, other(side))}
     if not state.garrison_gone:
         for g in state.board.garrisons.values():
             if g.side != side:
                 out.add(g.hex)
-    res = frozenset(out)
-    cache[key] = res
-    return res
+    return frozenset(out)
 
 
 def friendly_hexes(state: GameState, side: str, exclude: str | None = None, stacking_only: bool = True) -> frozenset:
