@@ -87,6 +87,11 @@ def _load_cup(path: str) -> tuple[Cup, str, dict | None, tuple[str, ...], str | 
         setup = prepare_turn(**m.prepare)
     except TypeError as exc:
         raise DataError(str(p), "prepare", f"the turn preparation fields of docs/bc.md ({exc})") from None
+    except KeyError as exc:      # a commander card without one of cubes, tokens, skill (7.2, 16.1)
+        raise DataError(str(p), "prepare.commanders", f"each commander with cubes, tokens and skill (rule 7.2); "
+                                                      f"{exc.args[0]!s} is missing") from None
+    except (ValueError, AttributeError) as exc:
+        raise DataError(str(p), "prepare.commanders", f"whole numbers for cubes, tokens and skill ({exc})") from None
     return setup.cup, m.own, setup.to_json(), m.passes, m.gold_next
 
 

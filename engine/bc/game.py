@@ -645,7 +645,51 @@ def retreat_block(st: GameState, uid: str, chooser_side: str, depth: int = 0, vi
     """Procedure: retreat one Block one Zone (24.1); ``chooser_side`` picks among the best Zones (the enemy for
     a retreat, the owner for a withdrawal). Squares and Massed Columns take a hit instead; a blocked retreat
     costs a step; entering an enemy Battle Zone costs a hit (and a step if Disrupted and alone); ending
-    overstacked hits the Zone's other Blocks (skill 3-4 excepted) and may push the retreating Block on."""
+    overstacked hits the Zone's other Blocks (skill 3-4 excepted) and may push the retreating Block on.
+    The whole chain ends with the stacking limits kept (:func:`settle_stacking`)."""
+    st = yield from _retreat_block(st, uid, chooser_side, depth, visited)
+    if depth == 0:
+        st = yield from settle_stacking(st)
+    return st
+
+
+def _stacking_ok(st: GameState, zone: str) -> bool:
+    try:
+        _check_stacking(st, zone)
+    except RuleViolation:
+        return False
+    return True
+
+
+def settle_stacking(st: GameState):
+    """Procedure: after a chain of retreats, every Zone still over its stacking limits (9.3) sheds its last
+    arrived Block: the owner withdraws it one Zone where it fits (24.1 order of preference); with no such
+    Zone it is eliminated (our reading, as a Garrison that cannot retreat, 28.3; one Morale, 26.0).
+    Our rule for the engine's chain limit: the rules themselves never leave an overstack standing."""
+    for _ in range(4 * len(st.units) + 1):
+        over = [z for z in st.scenario.graph.areas if len(st.in_zone(z)) > STACK_LIMIT or not _stacking_ok(st, z)]
+        if not over:
+            return st
+        z = over[0]
+        here = st.in_zone(z)
+        u = here[-1] if here else None
+        if u is None:               # two HQ markers: the one that came last steps back with its Block's owner
+            return st
+        zones, _ = retreat_options(st, u.id)
+        fits = tuple(x for x in zones if _stacking_ok(replace(st, units=tuple(y for y in st.units if y.id != u.id)
+                                                               + (replace(u, zone=x),)), x))
+        if fits:
+            to = fits[0] if len(fits) == 1 else (
+                yield Choose(fits, rule="24.1", player=u.side, label=f"withdraw {u.id} from the overstacked {z}"))
+            yield Log("24.1", f"{u.id} withdraws from the overstacked {z} into {to}")
+            st = replace(st, units=tuple(y for y in st.units if y.id != u.id) + (replace(u, zone=to),))
+        else:
+            yield Log("24.1", f"{u.id} finds no Zone to withdraw into from the overstacked {z}: eliminated")
+            st = _morale(replace(st, units=tuple(y for y in st.units if y.id != u.id)), u.side, -1)   # 26.0
+    return st
+
+
+def _retreat_block(st: GameState, uid: str, chooser_side: str, depth: int = 0, visited: tuple[str, ...] = ()):
     u = st.unit(uid)
     if u.block.redoubt_block:      # 28.5: it stays; an enemy advance into its Zone eliminates it
         yield Log("28.5", f"{uid} is a Redoubt Block: it stays in {u.zone}, eliminated if the enemy advances")
@@ -662,7 +706,7 @@ def retreat_block(st: GameState, uid: str, chooser_side: str, depth: int = 0, vi
     ebz = enemy_battle_zones(st, u.side)
     st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=to),))
     hq = st.hqs_in(u.zone, u.side)
-    if hq and not st.in_zone(u.zone):             # HQs follow the retreating Block (owner's option, taken)
+    if hq and not st.in_zone(u.zone) and not st.hqs_in(to):   # HQs follow the Block (owner's option, taken)
         st = replace(st, hqs=tuple(replace(h, zone=to) if h.id == hq[0].id else h for h in st.hqs))
     if to in ebz:
         friends = [x for x in st.in_zone(to) if x.id != uid]
@@ -698,6 +742,8 @@ def _hit(st: GameState, uid: str, chooser_side: str, depth: int = 0, visited: tu
             yield Log("24.1", f"{uid}: retreat chain stopped after {MAX_CHAIN} Zones (our limit)")
             return st
         st = yield from retreat_block(st, uid, chooser_side, depth + 1, visited)
+        if depth == 0:
+            st = yield from settle_stacking(st)
     return st
 
 
