@@ -108,10 +108,20 @@ class GreedyBot(_OldInterface):
         self._skip: tuple = ((), set())
 
     def choose_action(self, rules, state: GameState, legal: list | None) -> Action:
-        s = state.step
-        if s == "movement":
+        if state.step == "movement":
             return self._movement(state)
-        acts = legal if legal is not None else _legal(state)
+        if legal is not None:
+            return self._pick(state, legal)
+        # the candidates, and the pick checked once (the full legal list only when the pick is refused)
+        rules = rules or _rules()
+        acts = rules.candidates(state)
+        a = self._pick(state, acts) if acts else None
+        if a is None or not rules.is_legal(state, a):
+            a = self._pick(state, rules.legal_actions(state))
+        return a
+
+    def _pick(self, state: GameState, acts: list[Action]) -> Action:
+        s = state.step
         by_kind: dict[str, list[Action]] = {}
         for a in acts:
             by_kind.setdefault(a.kind, []).append(a)
@@ -127,7 +137,7 @@ class GreedyBot(_OldInterface):
                 best = self._best_move(state, by_kind["night_move"])
                 if best is not None:
                     return best
-            return by_kind["end_phase"][0]
+            return by_kind["end_phase"][0] if "end_phase" in by_kind else acts[0]
         if s == "combat":
             if "declare" in by_kind:
                 return by_kind["declare"][0]
@@ -143,7 +153,7 @@ class GreedyBot(_OldInterface):
                 return spend[0] if (ahead and spend) else rally[0]
             return acts[0]
         if s == "setup":
-            return by_kind["end_phase"][0]
+            return by_kind["end_phase"][0] if "end_phase" in by_kind else acts[0]
         return acts[0]
 
     def _dist_map(self, state: GameState, side: str) -> dict:
