@@ -110,6 +110,7 @@ class LosResult:
     path: tuple[str, ...] = ()
 
 
+@lru_cache(maxsize=65536)
 def frontal_hexes(grid: HexGrid, hex_: str, facing: int, kind: str = "infantry", status: str = "normal",
                   all_round: bool = False) -> frozenset[str]:
     """The hexes a unit faces (4.3 C): across its faced hexside and the two beside it.

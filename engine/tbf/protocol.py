@@ -297,6 +297,19 @@ class TbfRules(GameRules):
         self._memo_state = None         # the state the memo below belongs to (held, compared by identity)
         self._memo: dict = {}
 
+    def _index(self, s) -> tuple[dict, dict]:
+        """Pieces by id, and the live units in each hex, of state ``s`` (memoised with it)."""
+        memo = self._memo_for(s)
+        got = memo.get("index")
+        if got is None:
+            by_id = {p.id: p for p in s.game.pieces}
+            by_hex: dict[str, list] = {}
+            for p in s.game.pieces:
+                if p.hex is not None and p.status in LIVE and p.id in self.sc.units:
+                    by_hex.setdefault(p.hex, []).append(p)
+            got = memo["index"] = (by_id, by_hex)
+        return got
+
     def _memo_for(self, s) -> dict:
         """Answers about one state (reach of each unit ...), computed once while that state is asked
         about again and again (candidates, then a check per candidate)."""
@@ -363,7 +376,7 @@ class TbfRules(GameRules):
         return [l for l, d in self.sc.leaders.items() if d.side == side and self._can_activate(s, l) is None]
 
     def _mp_left(self, s: TbfState, uid: str) -> int:
-        p = s.game.piece(uid)
+        p = self._index(s)[0][uid]
         ma = self.sc.leaders[uid].ma if self.sc.is_leader(uid) else current_ma(self.sc, p)
         return max(0, ma - _book(s.impulse, uid).mp)
 
@@ -575,14 +588,14 @@ class TbfRules(GameRules):
                 raise RuleViolation("6.1.3 C", f"{uid} failed its Out of Command check: it may not {what} this turn")
             raise RuleViolation("6.1.3 C", f"{uid} is out of its leader's command range: it must pass an Out of "
                                            f"Command check first")
-        if s.game.piece(uid).activated:
+        if self._index(s)[0][uid].activated:
             raise RuleViolation("6.1.3 E", f"{uid} has already been activated this turn")
         raise RuleViolation("6.1", f"{uid} is not activated in this impulse (leader {imp.leader})")
 
     def _moving(self, s, uid: str, what: str) -> UnitTurn:
         self._actor(s, uid, what, leaders_ok=(what == "move"))
-        sc, g = self.sc, s.game
-        p = g.piece(uid)
+        sc = self.sc
+        p = self._index(s)[0][uid]
         if p.hex is None or p.status in GONE:
             raise RuleViolation("6.2.1", f"{uid} is not on the map")
         if uid in sc.units and sc.units[uid].command == "VI":
@@ -601,10 +614,10 @@ class TbfRules(GameRules):
         sc, g = self.sc, s.game
         dest = sc.board.check_hex(a.to, "6.2.1")
         side = sc.side(a.unit)
-        if occupants(sc, g, dest, other_side(SIDES, side)):
+        if any(sc.side(p.id) != side for p in self._index(s)[1].get(dest, ())):
             raise RuleViolation("6.2.5 B", f"{dest} is occupied by the enemy")
         r = self._reach_of(s, a.unit)
-        here = g.piece(a.unit).hex
+        here = self._index(s)[0][a.unit].hex
         if dest == here:
             raise RuleViolation("6.2.1", f"{a.unit} is already in {dest}")
         if dest not in r:
@@ -616,7 +629,8 @@ class TbfRules(GameRules):
                                          f"{'-'.join(a.path)}")
         if a.mp not in (-1, mp):
             raise RuleViolation("6.2.2", f"the move to {dest} costs {mp} MPs, not {a.mp}")
-        if a.unit in sc.units:
+        problem = None
+        if a.unit in sc.units and self._index(s)[1].get(dest):
             memo = self._memo_for(s)
             key = ("stack", a.unit, dest)
             if key not in memo:

@@ -4,7 +4,7 @@ movement (6.2), retreat (6.6), rout (6.7), recovery (7.0), initiative (3.2), rei
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Chance, Choose, Log, Roll, Sub
@@ -62,6 +62,17 @@ def frontal(sc: Scenario, st: GameState, p: Piece) -> frozenset[str]:
 
 def enemy_front(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
     """Every hex in the front of a unit of the side opposed to ``side``."""
+    memo = sc.front_memo                                 # the Scenario is a loaded object, not a value
+    key = (st.pieces, st.flags, side)
+    got = memo.get(key)
+    if got is None:
+        if len(memo) > 256:
+            memo.clear()
+        got = memo[key] = _enemy_front(sc, st, side)
+    return got
+
+
+def _enemy_front(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
     out: set[str] = set()
     for p in st.on_map():
         if not sc.is_leader(p.id) and sc.side(p.id) != side:
@@ -646,6 +657,12 @@ def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0) -> dict:
 # ---------------------------------------------------------------------------------------------------
 # 9.1 E, 9.2 H-I, 9.4: who may activate in the scenario
 # ---------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=64)
+def _zone(grid, centres: tuple[str, ...], radius: int) -> frozenset[str]:
+    """Every hex within ``radius`` of one of ``centres``."""
+    return frozenset(h for c in centres for h in grid.within(c, radius))
+
+
 def releases(sc: Scenario, st: GameState) -> GameState:
     """Flags the scenario's release conditions that now hold: Column V (9.2 H) and VI (9.2 I) when a
     French unit comes within three hexes of their set-up; the rest of Gazan's division when Column I
@@ -656,16 +673,17 @@ def releases(sc: Scenario, st: GameState) -> GameState:
     french = [p for p in st.on_map() if sc.side(p.id) == "french" and not sc.is_leader(p.id) and p.status in LIVE]
     coal = [p for p in st.on_map() if sc.side(p.id) == "coalition" and not sc.is_leader(p.id) and p.status in LIVE]
     v_hexes = [h for pid, h in sc.file.setup.coalition.items() if pid.startswith("cv-") or pid == "kolloredo"]
-    if any(g.distance(f.hex, h) <= 3 for f in french for h in v_hexes):
+    if "column_V_released" not in st.flags and any(f.hex in _zone(g, tuple(v_hexes), 3) for f in french):
         st = st.with_flag("column_V_released")
     vi = sc.board.data.setup_numbers.get("VI")
-    if vi and any(g.distance(f.hex, vi) <= 3 for f in french):
+    if vi and "column_VI_deployed" not in st.flags and any(f.hex in _zone(g, (vi,), 3) for f in french):
         st = st.with_flag("column_VI_deployed")
     col_i = [p for p in coal if sc.units[p.id].command == "I"]
-    if st.turn >= act.french_release_turn or any(g.parse(p.hex)[0] <= act.french_release_row for p in col_i):
+    if "french_released" not in st.flags and (st.turn >= act.french_release_turn or any(
+            g.parse(p.hex)[0] <= act.french_release_row for p in col_i)):
         st = st.with_flag("french_released")
     elite = st.piece("elite") if "elite" in sc.units else None
-    if elite is not None and elite.hex:
+    if elite is not None and elite.hex and "elite_released" not in st.flags:
         if any(g.distance(p.hex, elite.hex) == 1 for p in coal):
             st = st.with_flag("elite_released")
         if st.turn >= act.elite_release_turn and any(

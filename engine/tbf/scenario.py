@@ -175,6 +175,7 @@ class Scenario:
     def __init__(self, file: ScenarioFile, oob: OrderOfBattle, board: Board, tables: Tables):
         self.file, self.oob, self.board, self.tables = file, oob, board, tables
         self.units = {u.id: u for u in oob.units}
+        self.front_memo: dict = {}      # enemy fronts of recent positions (rules.enemy_front), bounded
         self.leaders = {x.id: x for x in oob.leaders}
         for pid, h in list(file.setup.coalition.items()) + list(file.setup.french.items()):
             if pid not in self.units and pid not in self.leaders:
