@@ -1,15 +1,18 @@
-"""``vedette lob ...``: exact combat odds, artillery fire odds, the command-point schedule, play and replay."""
+"""``vedette lob ...``: exact combat odds, artillery fire odds, the command-point schedule, the map, and the
+game verbs every system shares (``new|legal|act|undo|replay|play``, from :mod:`engine.core.game_cli`).
+
+The older spellings of the game verbs keep working: the record as the first argument (``legal game.json``,
+``act game.json ACTION``, ``undo game.json``), ``replay --units``, ``play --bid SIDE=N``, ``act`` on a missing
+record (it is created with ``--options``/``--seed``, and kept only if the action is played), ``legal``
+with no record (the set-up)."""
 from __future__ import annotations
 
-import argparse
-import json
 from fractions import Fraction
 from pathlib import Path
 
 from engine.core.dist import prob_json
 from engine.core.errors import RuleViolation, VedetteError
-from engine.core.procedure import RandomDice, TypedDice, jsonable
-from engine.core.record import GameRecord
+from engine.core.procedure import jsonable
 
 __all__ = ["register"]
 
@@ -126,110 +129,120 @@ def cmd_schedule(args):
     return out
 
 
-def _chooser(bots):
-    def choose(req):
-        bot = bots.get(req.player)
-        return bot.choose(req) if bot else req.options[0]
-    return choose
+# ------------------------------------------------------------------------------------------------
+# Game verbs: core's new|legal|act|undo|replay|play (engine.core.game_cli), with the older LoB spellings
+# ------------------------------------------------------------------------------------------------
+def _rules():
+    from .protocol import LobRules
+    return LobRules()
 
 
-def cmd_play(args):
-    from .bots import make_bot
-    from .records import Session
-    names = [n.strip() for n in args.bots.split(",")]
-    if len(names) != 2:
-        raise VedetteError("--bots takes two names, French first: e.g. greedy,random")
-    options = [o for o in (args.options or "").split(",") if o]
-    bid = None
-    if args.bid:
-        side, _, n = args.bid.partition("=")
-        if side not in ("French", "Allied") or not n.isdigit():
-            raise VedetteError(f"--bid {args.bid!r}: write SIDE=N, e.g. French=2")
-        bid = {side: int(n)}
-    s = Session.start(options=options, seed=args.seed, bid=bid)
-    bots = {"French": make_bot(names[0], args.seed), "Allied": make_bot(names[1], None if args.seed is None
-                                                                        else args.seed + 1)}
-    dice = RandomDice(args.seed)
-    n = 0
-    while not s.state.over and n < args.max_actions:
-        s.do(bots[s.state.player].act(s.state), dice=dice, chooser=_chooser(bots))
-        n += 1
-    if args.record:
-        s.save(args.record)
-    g = s.state
-    return {"winner": g.winner, "reason": g.reason, "turn": g.turn, "morale": dict(g.morale), "actions": n,
-            "finished": g.over, "record": args.record,
-            "eliminated": sorted(u.uid for u in g.units if u.area is None)}
+def _bid_option(args) -> None:
+    """``--bid SIDE=N`` (scenario option 1) is the option ``bid:SIDE=N`` of ``--options``."""
+    bid = getattr(args, "bid", None)
+    if bid:
+        from .protocol import parse_options
+        parse_options([f"bid:{bid}"])               # a bad bid: one line naming --bid's form
+        args.options = ",".join(o for o in ((args.options or "").split(",") + [f"bid:{bid}"]) if o)
 
 
-def _summary(g):
-    return {"turn": g.turn, "player": g.player, "phase": g.phase, "cp": g.cp, "morale": dict(g.morale),
-            "winner": g.winner, "reason": g.reason,
-            "areas": {a: sorted(u.uid for u in g.in_area(a)) for a in g.board.areas if g.in_area(a)}}
+def _old_state(out: dict) -> dict:
+    """The position as the older verbs printed it under ``state``."""
+    keys = ("turn", "player", "phase", "cp", "morale", "winner", "reason", "areas")
+    return {k: out.get(k) for k in keys}
 
 
-def cmd_replay(args):
-    from .records import replay_record
-    rec = GameRecord.load(args.record)
-    states = replay_record(rec, args.upto)
-    out = _summary(states[-1])
-    out["events_replayed"] = len(states) - 1
-    if args.units:
-        out["units"] = [u.to_json() for u in states[-1].units]
-    return out
+def _play(core_play):
+    def run(args):
+        _bid_option(args)
+        out = core_play(args)
+        out["actions"] = out.get("events")
+        out["record"] = args.record
+        return out
+    return run
 
 
-def cmd_legal(args):
-    from .game import legal_actions
-    from .records import Session
-    s = Session.load(args.record) if args.record else Session.start()
-    return {"state": _summary(s.state), "legal": [a.to_json() for a in legal_actions(s.state)]}
+def _legal(core_legal):
+    def run(args):
+        from engine.core.game_cli import summary
+        if getattr(args, "record", None) or getattr(args, "record_file", None):
+            out = core_legal(args)
+        else:
+            # the older `legal` with no record: the actions at the start of the Albuera set-up
+            rules = _rules()
+            g = rules.new_game()
+            out = summary(rules, g)
+            out["legal"] = [{"text": rules.format_action(a), "says": rules.describe_action(a),
+                             "action": rules.action_to_json(a)} for a in rules.legal_actions(g)]
+        out["state"] = _old_state(out)
+        return out
+    return run
 
 
-def cmd_act(args):
-    from .game import Action
-    from .records import Session
-    from .bots import make_bot
-    path = Path(args.record)
-    s = Session.load(path) if path.exists() else Session.start(options=[o for o in (args.options or "").split(",") if o])
-    try:
-        action = Action.from_json(json.loads(args.action))
-    except json.JSONDecodeError as exc:
-        raise VedetteError(f"ACTION must be JSON, e.g. '{{\"type\": \"end-admin\"}}' ({exc})") from None
-    try:
-        faces = [int(x) for x in args.dice.split(",") if x.strip()] if args.dice else None
-    except ValueError:
-        raise VedetteError(f"--dice {args.dice[:40]!r}: write die faces separated by commas, e.g. 4,2") from None
-    dice = TypedDice(faces) if faces is not None else RandomDice(args.seed)
-    try:
-        answers = json.loads(args.choices) if args.choices else None
-    except json.JSONDecodeError:
-        raise VedetteError(f"--choices {args.choices[:40]!r}: write a JSON list, e.g. '[\"stay\"]'") from None
-    if answers is not None and not isinstance(answers, list):
-        raise VedetteError("--choices: write a JSON list of answers, e.g. '[\"stay\"]'")
-    answers = iter(answers) if answers is not None else None
-    helper = make_bot("greedy", args.seed)
-
-    def choose(req):
-        if answers is not None:
-            try:
-                return next(answers)
-            except StopIteration:
-                pass
-        return helper.choose(req)
-    g = s.do(action, dice=dice, chooser=choose)
-    s.save(path)
-    out = _summary(g)
-    out["answers"] = s.record.events[-1]["answers"]
-    return out
+def _act(core_act):
+    def run(args):
+        from engine.core.game_cli import record_path
+        path = Path(record_path(args))
+        created = False
+        if not path.exists():
+            # the older `act` on a missing record starts one (--options, --seed), kept only if the action is played
+            from engine.core.game import Session
+            from engine.core.game_cli import _save, parse_options
+            _bid_option(args)
+            s = Session.new(_rules(), "albuera", parse_options(args.options), args.seed or 0)
+            _save(s.record, str(path))
+            created = True
+        try:
+            out = core_act(args)
+        except BaseException:
+            if created:
+                path.unlink(missing_ok=True)
+            raise
+        out["answers"] = out["event"]["answers"]
+        return out
+    return run
 
 
-def cmd_undo(args):
-    from .records import Session
-    s = Session.load(args.record)
-    g = s.undo()
-    s.save(args.record)
-    return _summary(g)
+def _replay(core_replay):
+    def run(args):
+        units = getattr(args, "units", False)
+        out = core_replay(args)
+        out["events_replayed"] = out.get("after_events")
+        if units:
+            from engine.core.game_cli import _load, _state_at
+            rules = _rules()
+            g, _ = _state_at(rules, _load(rules, args.file), args)
+            out["units"] = [u.to_json() for u in g.units]
+        return out
+    return run
+
+
+def register_lob_game_verbs(verbs) -> None:
+    """The protocol's game verbs under ``vedette lob``, plus what the older verbs took: ``--bid`` on
+    ``play``/``new``/``act``, ``--units`` on ``replay``, ``--seed``/``--options`` on ``act`` (for a record it
+    creates), ``legal`` with no record (the set-up)."""
+    from engine.core.game_cli import int_arg, register_game_verbs
+    from .protocol import LobRules
+    register_game_verbs(verbs, LobRules)
+    bid_help = "scenario option 1: SIDE=N morale points paid by the bid's winner, e.g. French=2"
+    p = verbs.choices["play"]
+    p.add_argument("--bid", help=bid_help)
+    p.set_defaults(handler=_play(p.get_default("handler")))
+    p = verbs.choices["new"]
+    p.add_argument("--bid", help=bid_help)
+    core_new = p.get_default("handler")
+    p.set_defaults(handler=lambda a: (_bid_option(a), core_new(a))[1])
+    p = verbs.choices["legal"]
+    p.set_defaults(handler=_legal(p.get_default("handler")))
+    p = verbs.choices["act"]
+    p.add_argument("--seed", type=int_arg("--seed", 0, 2 ** 63 - 1), default=None,
+                   help="for a record this creates: the game's seed (each action's dice follow from it)")
+    p.add_argument("--options", default="", help="for a record this creates: comma list of optional rules")
+    p.add_argument("--bid", help="for a record this creates: " + bid_help)
+    p.set_defaults(handler=_act(p.get_default("handler")))
+    p = verbs.choices["replay"]
+    p.add_argument("--units", action="store_true", help="list every unit of the position")
+    p.set_defaults(handler=_replay(p.get_default("handler")))
 
 
 def cmd_map(args):
@@ -277,37 +290,7 @@ def register(subparsers) -> None:
     common(q)
     q.set_defaults(handler=cmd_schedule)
 
-    q = verbs.add_parser("play", help="play a whole game between bots")
-    q.add_argument("--seed", type=int, default=None)
-    q.add_argument("--bots", default="greedy,greedy", help="French,Allied: greedy or random")
-    q.add_argument("--record", help="save the game record here (JSON)")
-    q.add_argument("--options", help="comma list: kemmis, madden, spanish-no-show, rain, setup, leaders, light-cavalry")
-    q.add_argument("--bid", help="scenario option 1: SIDE=N morale points paid by the bid's winner, e.g. French=2")
-    q.add_argument("--max-actions", type=int, default=20000)
-    q.set_defaults(handler=cmd_play)
-
-    q = verbs.add_parser("replay", help="replay a game record and show where it stands")
-    q.add_argument("record")
-    q.add_argument("--upto", type=int, default=None, help="replay only the first N events")
-    q.add_argument("--units", action="store_true")
-    q.set_defaults(handler=cmd_replay)
-
-    q = verbs.add_parser("legal", help="the legal actions at the end of a record (or at the start)")
-    q.add_argument("record", nargs="?")
-    q.set_defaults(handler=cmd_legal)
-
-    q = verbs.add_parser("act", help="play one action into a record (created if missing)")
-    q.add_argument("record")
-    q.add_argument("action", help='JSON, e.g. \'{"type": "activate", "area": "75"}\'')
-    q.add_argument("--dice", help="typed dice, comma separated (else random with --seed)")
-    q.add_argument("--choices", help="JSON list of answers to the questions asked, in order")
-    q.add_argument("--seed", type=int, default=None)
-    q.add_argument("--options", help="for a new record: comma list of scenario options")
-    q.set_defaults(handler=cmd_act)
-
-    q = verbs.add_parser("undo", help="drop the last action of a record")
-    q.add_argument("record")
-    q.set_defaults(handler=cmd_undo)
+    register_lob_game_verbs(verbs)
 
     q = verbs.add_parser("map", help="the area map as JSON")
     common(q)

@@ -80,7 +80,8 @@ def test_cli_play_replay_act_undo(tmp_path, capsys):
     rc, out, err = run(capsys, "act", str(new), '{"type": "activate", "area": "10"}')
     assert rc == 2 and "4.2" in err                           # an Allied area on the French go
     rc, out, err = run(capsys, "legal", str(new))
-    assert {"type": "end-phase"} in out["legal"]
+    assert {"type": "end-phase"} in [x["action"] for x in out["legal"]]       # core's form: text, says, action
+    assert "end-phase" in [x["text"] for x in out["legal"]]
     rc, out, err = run(capsys, "undo", str(new))
     assert rc == 0 and out["phase"] == "admin"
 
