@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.core.data import load_data, parse_yaml, read_text
 from engine.core.dist import Dist, prob_json
-from engine.core.errors import DataError, RuleViolation
+from engine.core.errors import DataError, LimitError, RuleViolation
 from engine.core.procedure import distribution, enumerate_tree
 
 from .checks import check_procedure, effective_skill
@@ -163,6 +163,23 @@ def check_odds(table: str, skill: int, *, hq: bool = False, good_morale: bool = 
             "icon": d.map(lambda o: o.icon).to_json()}
 
 
+# Bounds of the exact cup calculator (issue 11): its enumeration grows fast with the cubes (a cup of
+# 8/5/2/3/3 is about a second, 12/10/3/3/3 several), so larger cups are refused with a message naming the
+# bound. A real turn's cup (16.1: commander cubes, kept reserve, the 13.2 and 28.4 bonuses) stays below.
+MAX_CUBES_PER_COLOUR = 15
+MAX_CUBES_IN_CUP = 30
+
+
+def check_cup_bounds(cup: Cup) -> None:
+    for colour, n in cup.counts:
+        if n > MAX_CUBES_PER_COLOUR:
+            raise LimitError(f"{colour} cubes in the cup", MAX_CUBES_PER_COLOUR, n, "the exact odds would take too long")
+    if cup.count("gold") > 1:
+        raise LimitError("gold cubes in the cup", 1, cup.count("gold"), "there is one Gold cube (18.0)")
+    if cup.size > MAX_CUBES_IN_CUP:
+        raise LimitError("cubes in the cup", MAX_CUBES_IN_CUP, cup.size, "the exact odds would take too long")
+
+
 def cup_odds(cup: Cup, own: str = "blue", max_track: bool = False, passes: tuple[str, ...] = (),
              gold_next: str | None = None) -> dict:
     """Exact cup questions (16.2): own-colour cubes drawn before the last Black cube, and when the turn ends.
@@ -170,6 +187,7 @@ def cup_odds(cup: Cup, own: str = "blue", max_track: bool = False, passes: tuple
     ``passes``: colours whose player makes a Pass Order on every cube of his (18.0: the next cube of that
     colour goes back); ``gold_next``: the colour the Gold cube's owner names (else he draws an event card).
     Both run through the same cube draw procedure as the game (:func:`engine.bc.cup.cube_draw`)."""
+    check_cup_bounds(cup)
     passes = tuple(passes)
     for c in passes:
         if c not in ("blue", "white"):
@@ -177,7 +195,8 @@ def cup_odds(cup: Cup, own: str = "blue", max_track: bool = False, passes: tuple
     if gold_next is not None and gold_next not in COLOURS:
         raise RuleViolation("18.0", f"the Gold cube names a cube colour ({', '.join(COLOURS)}), not {gold_next!r}")
     gold = gold_next is not None and cup.count("gold") > 0
-    d = distribution(turn_procedure(cup, (own,), passes, gold), policy=cup_policy(passes, gold_next))
+    d = distribution(turn_procedure(cup, (own,), passes, gold, gold_next if gold else None),
+                     policy=cup_policy(passes, gold_next))
     n_own = cup.count(own)
     at_least = {str(k): prob_json(d.prob(lambda r, k=k: r.count(own) >= k)) for k in range(0, n_own + 1)}
     ends = d.map(lambda r: r.draws)

@@ -8,11 +8,14 @@ Verbs: ``combat COMBAT`` (a combat file, docs/bc.md), ``check`` (a Skill Check),
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, StrictBool
 
 from engine.core.data import Strict, load_yaml
 from engine.core.errors import DataError
 
-from .calc import (check_odds, combat_from_file, combat_odds, combat_tree, cup_odds, deck_summary,
+from .calc import (MAX_CUBES_PER_COLOUR, check_odds, combat_from_file, combat_odds, combat_tree, cup_odds, deck_summary,
                    load_card_file)
 from .combat import load_terrain
 from .cup import COLOURS, Cup, prepare_turn
@@ -61,9 +64,38 @@ def cmd_check(args):
     return out
 
 
+_Count = Annotated[int, Field(strict=True, ge=0, le=MAX_CUBES_PER_COLOUR)]
+_Skill = Annotated[int, Field(strict=True, ge=0, le=9)]
+_Side = Literal["french", "coalition"]
+
+
+class CommanderCard(Strict):
+    """The Army Commander card values Turn Preparation uses (16.1): cubes, Attack Tokens, skill."""
+    cubes: _Count
+    tokens: _Count
+    skill: _Skill
+    name: str = ""
+    range: _Skill | None = None
+
+
+class PrepareBlock(Strict):
+    """A cup file's ``prepare:`` block: the inputs of Turn Preparation (16.1, 13.2, 28.4)."""
+    commanders: dict[_Side, CommanderCard]
+    initiative: _Side
+    daylight: StrictBool = True
+    both_hqs_steady: dict[_Side, StrictBool] | None = None
+    reserve: dict[_Side, _Count] | None = None
+    tokens_left: dict[_Side, _Count] | None = None
+    reserve_to_cup: dict[_Side, _Count] | None = None
+    gold: StrictBool = False
+    red: _Count = 3
+    black: _Count = 3
+    yellow: _Count = 2
+
+
 class CupFile(Strict):
-    cubes: dict[str, int] | None = None
-    prepare: dict | None = None
+    cubes: dict[str, _Count] | None = None
+    prepare: PrepareBlock | None = None
     own: str = "blue"
     passes: tuple[str, ...] = ()          # 18.0: colours whose player passes on each of his cubes
     gold_next: str | None = None          # 18.0: the colour named with the Gold cube (else an event card)
@@ -83,15 +115,13 @@ def _load_cup(path: str) -> tuple[Cup, str, dict | None, tuple[str, ...], str | 
         raise DataError(str(p), "gold_next", f"a cube colour ({', '.join(COLOURS)})", m.gold_next)
     if m.cubes is not None:
         return Cup.of(m.cubes), m.own, None, m.passes, m.gold_next
-    try:
-        setup = prepare_turn(**m.prepare)
-    except TypeError as exc:
-        raise DataError(str(p), "prepare", f"the turn preparation fields of docs/bc.md ({exc})") from None
-    except KeyError as exc:      # a commander card without one of cubes, tokens, skill (7.2, 16.1)
-        raise DataError(str(p), "prepare.commanders", f"each commander with cubes, tokens and skill (rule 7.2); "
-                                                      f"{exc.args[0]!s} is missing") from None
-    except (ValueError, AttributeError) as exc:
-        raise DataError(str(p), "prepare.commanders", f"whole numbers for cubes, tokens and skill ({exc})") from None
+    prep = m.prepare   # validated by PrepareBlock: whole numbers in range, true/false, both sides (7.2, 16.1)
+    for side in ("french", "coalition"):
+        if side not in prep.commanders:
+            raise DataError(str(p), f"prepare.commanders.{side}", "this side's Army Commander card (7.2, 16.1)")
+    setup = prepare_turn({s: c.model_dump() for s, c in prep.commanders.items()}, prep.initiative, prep.daylight,
+                         prep.both_hqs_steady, prep.reserve, prep.tokens_left, prep.reserve_to_cup, prep.gold,
+                         prep.red, prep.black, prep.yellow)
     return setup.cup, m.own, setup.to_json(), m.passes, m.gold_next
 
 

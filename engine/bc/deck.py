@@ -258,8 +258,12 @@ def parse_card_list(deck: Deck, values: Iterable, what: str = "discard pile", fi
 
     Card #31 can never lie in a discard pile or a hand: it is shuffled back the moment it is drawn (15.0).
     """
+    if isinstance(values, (str, bytes, dict)) or not isinstance(values, Iterable):
+        raise DataError(file, what, "a list of card numbers", values)
     out: list[int] = []
     for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, str)):
+            raise DataError(file, f"{what}[{i}]", "a card number", v)
         try:
             n = int(v)
         except (TypeError, ValueError):

@@ -131,6 +131,10 @@ def load_scenario(path: str | Path | None = None) -> Scenario:
 
     p = Path(path) if path else data_path("bc", "demo", "scenario.yaml")
     m = load_yaml(p, ScenarioModel)
+    for key in ("commanders", "morale"):   # 7.2 an Army Commander card and 13.0 an Army Morale for each side
+        for side in ("french", "coalition"):
+            if side not in getattr(m, key):
+                raise DataError(str(p), f"{key}.{side}", "an entry for each side (french and coalition)")
     borders = []
     for i, b in enumerate(m.borders):
         if len(b) not in (2, 3):

@@ -67,6 +67,19 @@ class DataError(VedetteError):
         super().__init__(_line(f"{where}: expected {expected}{tail}"))
 
 
+class LimitError(VedetteError):
+    """An input past one of Vedette's documented bounds (file size, nesting, units per hex, cubes, ...):
+    the exact computation it asks for would explode, so it is refused up front. Names the bound."""
+
+    def __init__(self, what: str, limit: int, got: object = None, why: str = ""):
+        self.what = what
+        self.limit = limit
+        self.got = got
+        tail = "" if got is None else f" (got {short(got)})"
+        reason = f": {why}" if why else ""
+        super().__init__(_line(f"{what}: at most {limit}{reason}{tail}"))
+
+
 class RecordError(VedetteError):
     """A game record that cannot be loaded or replayed; ``index`` is the failing event's position."""
 
