@@ -24,7 +24,6 @@ from functools import lru_cache
 from typing import Literal, Union
 
 from engine.core.codec import from_json, to_json
-from engine.core.data import Sourced, data_path, load_yaml
 from engine.core.errors import DataError, RuleViolation, VedetteError
 from engine.core.game import GameRules, Outcome, Position, RandomBot, other_side, register
 from engine.core.procedure import Choose, Log, Roll
@@ -35,6 +34,7 @@ from .rules import (LIVE, activation_allowed, activation_plan, current_ma, enemy
                     reachable, regroup, regroup_hexes, releases, rout_path, second_group_delay, stacking_problem,
                     victory)
 from .scenario import GameState, Scenario, default_scenario, initial_state
+from .turn import TurnData, turn_data
 
 __all__ = ["TbfRules", "TbfState", "Impulse", "UnitTurn", "TurnData", "Activate", "Pass", "Move", "Face",
            "Charge", "OutOfCommand", "Attach", "Fire", "Melee", "EndSegment", "GreedyBot", "SEGMENTS"]
@@ -43,46 +43,6 @@ SIDES = ("french", "coalition")
 SEGMENTS = ("movement", "defensive_fire", "offensive_fire", "melee")
 SEGMENT_RULE = {"movement": "6.2", "defensive_fire": "6.3.1 A", "offensive_fire": "6.3.1 B", "melee": "6.4"}
 GONE = ("eliminated", "surrendered", "killed", "captured", "wounded")
-
-
-# ------------------------------------------------------------------------------------------------
-# Data: the sequence of play's numbers (data/tbf/turn.yaml)
-# ------------------------------------------------------------------------------------------------
-class _Facing(Sourced):
-    mp: int
-    per_segment: int
-
-
-class _Reach(Sourced):
-    leaders: dict[str, int]
-    units: dict[str, int]
-
-
-class _Hexes(Sourced):
-    hexes: int
-
-
-class _Radius(Sourced):
-    radius: int
-
-
-class _ColumnVI(Sourced):
-    hex: str
-    trigger: int
-
-
-class TurnData(Sourced):
-    facing_change: _Facing
-    command_reach: _Reach
-    extra_units_reach: _Hexes
-    dupont_entry: _Radius
-    muster: _Radius
-    column_vi: _ColumnVI
-
-
-@lru_cache(maxsize=1)
-def turn_data() -> TurnData:
-    return load_yaml(data_path("tbf", "turn.yaml"), TurnData)
 
 
 # ------------------------------------------------------------------------------------------------

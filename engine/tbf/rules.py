@@ -151,8 +151,10 @@ def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
         raise RuleViolation("6.1.3 E", f"{leader_id} has already activated this turn")
     g = sc.board.grid
     ldr = sc.leaders[leader_id]
-    reach_leader = {"corps": 6, "army": 6, "division": 4, "column": 4, "brigade": 0}
-    reach_units = {"brigade": 2, "column": 4, "division": 0, "corps": 0, "army": 0}
+    from .turn import turn_data
+    td = turn_data()
+    reach_leader = td.command_reach.leaders                     # 6.1.1 B-C, 6.1.2 A-B
+    reach_units = td.command_reach.units                        # 6.1.1 A, 6.1.1 D, 6.1.2 A
     leaders = [leader_id]
     frontier = [leader_id]
     while frontier:
@@ -182,15 +184,14 @@ def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
         ok = False
         for x in owners:
             rank = sc.leaders[x].rank
-            rng = 4 if (u.command == "VI" and rank == "army") else (
-                reach_units[rank] or (2 if rank == "division" else 0))
+            rng = reach_units["column"] if (u.command == "VI" and rank == "army") else reach_units[rank]
             if g.distance(st.piece(x).hex, p.hex) <= rng:
                 ok = True
         (in_cmd if ok else out_cmd).append(uid)
     mine = set(in_cmd) | set(out_cmd)
     extra = sorted(uid for uid, u in sc.units.items() if u.side == ldr.side and uid not in mine
                    and st.piece(uid).hex and st.piece(uid).status in LIVE and not st.piece(uid).activated
-                   and g.distance(st.piece(uid).hex, lp.hex) <= 4)                       # 6.1.3 A
+                   and g.distance(st.piece(uid).hex, lp.hex) <= td.extra_units_reach.hexes)  # 6.1.3 A
     return {"leader": leader_id, "leaders": leaders, "units": sorted(in_cmd), "out_of_command": sorted(out_cmd),
             "extra_units_allowed": ldr.cv, "extra_candidates": extra, "rule": "6.1.1-6.1.3"}
 
