@@ -139,7 +139,7 @@ def _rest(cup: Cup, track: tuple[str, ...], passing: tuple[str, ...] = (), gold:
 
 
 def turn_run(cup: Cup, track: tuple[str, ...] = ("blue", "white"), passing: tuple[str, ...] = (),
-             gold: bool = False):
+             gold: bool = False, gold_next: str | None = None):
     """Procedure: draw cubes until the last Black one (16.2); returns a :class:`CupRun`.
 
     With ``passing`` (colours) and ``gold``, Pass Orders and Gold cube choices are decisions (18.0) answered by
@@ -148,8 +148,10 @@ def turn_run(cup: Cup, track: tuple[str, ...] = ("blue", "white"), passing: tupl
     for c in track + tuple(passing):
         if c not in COLOURS:
             raise RuleViolation("8.0", f"unknown cube colour {c!r}")
-    keep = tuple(dict.fromkeys(track + tuple(passing) + (("gold", "yellow", "red", "blue", "white") if gold
-                                                          else ())))
+    named = (("gold", gold_next) if gold_next else ("gold", "yellow", "red", "blue", "white")) if gold else ()
+    # ``gold_next``: the colour the Gold cube's owner means to name; the other colours then never matter and
+    # are counted together (the same answers, far fewer cup states to enumerate)
+    keep = tuple(dict.fromkeys(track + tuple(passing) + named))
     small = cup.summarised(keep)
     draws, counts = yield Sub(("bc-cup", small, track, tuple(passing), gold, None, None),
                               partial(_rest, small, track, tuple(passing), gold), rule="16.2",
@@ -158,10 +160,10 @@ def turn_run(cup: Cup, track: tuple[str, ...] = ("blue", "white"), passing: tupl
 
 
 def turn_procedure(cup: Cup, track: tuple[str, ...] = ("blue", "white"), passing: tuple[str, ...] = (),
-                   gold: bool = False):
+                   gold: bool = False, gold_next: str | None = None):
     if cup.count("black") < 1:
         raise RuleViolation("16.2", "the cup needs at least one Black cube")
-    return partial(turn_run, cup, track, tuple(passing), gold)
+    return partial(turn_run, cup, track, tuple(passing), gold, gold_next)
 
 
 def cup_policy(passes: tuple[str, ...] = (), gold_next: str | None = None):

@@ -744,7 +744,8 @@ class BcRules(GameRules):
             if morale:
                 yield Log("23.5", f"Retreat Flag and an advance: the {a.side} army gains one Morale")
                 g = G._morale(g, a.side, +1)
-            engaged = engaged + (to,)            # 25.0: the Attack Token stays with the Lead Attacker
+            # 25.0: the Attack Token stays with the Lead Attacker: it leaves the Zone it attacked from
+            engaged = tuple(dict.fromkeys(tuple(z for z in engaged if z != frm) + (to,)))
         st = _set(st, g, advance=(), engaged=engaged)
         if not a.units:
             return replace(st, phase="red", actor=ENEMY[a.side])
