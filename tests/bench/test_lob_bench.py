@@ -44,3 +44,15 @@ defenders: [{uid: D, kind: inf, rating: 3, approach: "23"}, {uid: E, kind: inf, 
 """)
     an = benchmark(analyse, ctx, att, dfn, CombatPolicy("until:1", "until:1"))
     assert an.dist.total == 1
+
+
+@pytest.mark.benchmark(timer=time.process_time)
+def test_bench_lob_albuera_greedy_game(benchmark):
+    """A whole Albuera game, greedy against greedy, through core's play_game (seed 2; the greedy bot
+    attacks early, so its games end by turn 3-8)."""
+    from engine.core.game import play_game
+    from engine.lob.protocol import LobRules
+    rules = LobRules()
+    final, rec = benchmark.pedantic(play_game, args=(rules, ("greedy", "greedy")), kwargs={"seed": 2},
+                                    rounds=3, iterations=1)
+    assert rules.outcome(final) is not None and len(rec.events) > 10
