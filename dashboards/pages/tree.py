@@ -10,13 +10,13 @@ from dashboards.components.n20_battle_form import BattlePlan, example_battles
 from dashboards.components.n20_odds_view import plan_inputs
 from dashboards.components.lazy import lazy_card
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
-from dashboards.components.tree_view import STYLESHEET as TREE_CSS, tree_html
+from dashboards.components.tree_plot import TreeLayout, TreePlot, layout_tree, outline_html
 from engine import n20
 from engine.core.errors import VedetteError
 
 TITLE = "Probability tree (Napoleonic 20)"
-SUMMARY = ("The same battle as an expandable tree: CRT roll, result, rout distance, each hazard roll, break "
-           "or survive, advance, each branch with its exact probability and rule number.")
+SUMMARY = ("The same battle drawn as a tree to show a class: CRT roll, result, rout distance, each hazard roll, "
+           "break or survive, advance, each branch with its exact probability and rule number.")
 
 _START = "n20_worked_example"
 
@@ -25,8 +25,9 @@ class TreeModel(param.Parameterized):
     """The tree of the plan's battle, rebuilt when the plan changes."""
 
     keep_decisions = param.Boolean(default=False, doc="show every choice as a decision node instead of the default policy")
-    open_depth = param.Integer(default=1, bounds=(0, 6))
-    html = param.String(default="")
+    open_depth = param.Integer(default=1, bounds=(0, 6), doc="levels of the text outline open")
+    html = param.String(default="", doc="the text outline of the tree")
+    layout = param.ClassSelector(class_=TreeLayout, allow_None=True, doc="the picture's nodes")
     info = param.String(default="")
 
     def __init__(self, plan: BattlePlan, **params):
@@ -55,7 +56,9 @@ class TreeModel(param.Parameterized):
         self.info = (f"<div class='tree-info' data-nodes='{size}'>{size} nodes{html.escape(total)}. "
                      f"Decisions: {'kept as branches' if self.keep_decisions else 'default policy (first listed option)'}."
                      f" {badges}</div>")
-        self.html = tree_html(t, open_depth=self.open_depth)
+        lay = layout_tree(t)
+        self.html = outline_html(lay, open_depth=self.open_depth)
+        self.layout = lay
 
 
 def page():
@@ -66,17 +69,17 @@ def page():
     model = TreeModel(plan)
     pick = pn.widgets.Select(name="example battle", options=[""] + list(ex), width=260)
     pick.param.watch(lambda e: e.new and plan.load_battle_file(ex[e.new]), "value")
-    tree_pane = pn.pane.HTML(model.html, stylesheets=[TREE_CSS], sizing_mode="stretch_width", css_classes=["tree-pane"])
+    plot = TreePlot(model.layout)
     info = pn.pane.HTML(model.info, stylesheets=[BADGE_CSS], sizing_mode="stretch_width")
-    model.param.watch(lambda e: setattr(tree_pane, "object", e.new), "html")
+    model.param.watch(lambda e: setattr(plot, "layout", e.new), "layout")
     model.param.watch(lambda e: setattr(info, "object", e.new), "info")
-    controls = pn.Row(pick, pn.widgets.Checkbox.from_param(model.param.keep_decisions, name="show decisions as branches"),
-                      pn.widgets.IntSlider.from_param(model.param.open_depth, name="levels open", width=160))
+    controls = pn.Row(pick, pn.widgets.Checkbox.from_param(model.param.keep_decisions, name="show decisions as branches"))
     help_ = pn.pane.Markdown(
-        "Click a line to open or close its branch. Each branch shows its chance given the line above it and "
-        "its chance from the start of the battle. Rest the mouse on a rule number for a reminder of what "
-        "the rule is about (the rulebook remains the authority).", sizing_mode="stretch_width")
+        "Each dot is something that can happen: a band of die faces (\"3–4\"), a result, a choice. Beside it, "
+        "its chance given the dot before it and its chance from the start of the battle; under it, what is "
+        "rolled next. Click a dot to fold or unfold what follows it; rest the mouse on a dot for the rule "
+        "it comes from, with a reminder in our words (the rulebook remains the authority). The same tree as "
+        "text is on the right.", sizing_mode="stretch_width")
     inputs = lazy_card("Change the battle (units, terrain, reserves, hazards)",
-                       lambda: plan_inputs(plan, with_picker=False), sizing_mode="fixed", width=760)
-    return pn.Column(help_, controls, pn.Row(inputs, pn.Column(info, tree_pane, sizing_mode="stretch_width"),
-                                             sizing_mode="stretch_width"), sizing_mode="stretch_width")
+                       lambda: plan_inputs(plan, with_picker=False), sizing_mode="stretch_width")
+    return pn.Column(help_, controls, inputs, info, plot, sizing_mode="stretch_width")

@@ -1,0 +1,559 @@
+"""A probability tree as a picture: a node-link drawing in Bokeh, with a text outline beside it.
+
+The engine's tree (:class:`engine.core.tree.Tree`) nests each sub-procedure (a CRT roll, a rout, a Fatigue
+Check, a combat round) in its own tree. A player thinks of one chain of events instead, so
+:func:`layout_tree` *splices* them: at each end of a step's own tree the step's result leads on to what
+follows it. Every node of the picture is "what happened" (a die face band such as ``3–4``, a card, a
+choice), with its chance given the node before and from the start; hovering shows the rule number and
+our own summary of it. Clicking a node folds or unfolds what follows it, in the browser (a Bokeh
+``CustomJS``: no server round trip, so it also works in a notebook or a saved HTML file). Zoom and pan with
+the toolbar or the mouse wheel.
+
+:func:`layout_tree` returns plain data (lists of dicts and strings), so a child process can compute it
+(:mod:`dashboards.components.background`) and the page draws it.
+"""
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+import panel as pn
+import param
+import yaml
+
+from engine.core.tree import Node, Tree
+
+from .dist_bars import fmt_pct
+from .n20_rule_notes import note as n20_note, rule_number
+
+__all__ = ["PlotNode", "TreeLayout", "layout_tree", "positions", "auto_open_depth", "tree_figure", "outline_html", "TreePlot",
+           "rule_note_for", "describe", "frac_text", "MAX_NODES", "OUTLINE_CSS"]
+
+#: nodes drawn at most (a computing limit of the page, not a rule): the rest is marked "not drawn"
+MAX_NODES = 1500
+_NOTES_FILE = Path(__file__).with_name("rule_notes_systems.yaml")
+MINUS = "\u2212"
+DASH = "\u2013"
+
+
+# --------------------------------------------------------------------------------------------------
+# words
+# --------------------------------------------------------------------------------------------------
+def frac_text(p: Fraction | None) -> str:
+    """``1/3``; a whole number without ``/1`` (``1``, ``0``)."""
+    if p is None:
+        return ""
+    p = Fraction(p)
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+
+
+def band_text(text: str) -> str:
+    """A band of die faces with an en dash (``"3-4"`` -> ``"3–4"``); other text unchanged."""
+    return re.sub(r"^(\d+)-(\d+)$", rf"\1{DASH}\2", text.strip())
+
+
+def describe(v: Any, final: bool = False) -> str | None:
+    """Short words for a value met in a tree (a die face, a card, a step's result), or None when the value
+    is internal bookkeeping better left out of the picture (``final``: always give some text)."""
+    if v is None:
+        return "" if final else None
+    if isinstance(v, Enum):
+        return str(v.value)
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (str, int, float)):
+        return band_text(str(v))
+    if isinstance(v, Fraction):
+        return frac_text(v)
+    # Battle Commander: a card face, a combat's outcome
+    if hasattr(v, "shifted") and hasattr(v, "reshuffle"):
+        if v.reshuffle:
+            return "reshuffle card"
+        if v.shifted:
+            return ", ".join(dict.fromkeys(r.replace("_", " ") for _, r in v.shifted))
+        return f"card with {str(v.skill or 'no').replace('_', ' ')} icon"
+    if hasattr(v, "result") and hasattr(v, "table") and hasattr(v, "defender_morale"):
+        bits = [str(v.result).replace("_", " ")]
+        if getattr(v, "critical", None):
+            bits.append(f"critical {str(v.critical).replace('_', ' ')}")
+        if v.defender_morale or v.attacker_morale:
+            bits.append(f"morale att {v.attacker_morale:+d}, def {v.defender_morale:+d}")
+        return "; ".join(bits)
+    # Lines of Battle: one round's roll, the whole combat's result
+    if hasattr(v, "winner") and hasattr(v, "att_total") and hasattr(v, "dfn_total"):
+        totals = f" ({v.att_total} v {v.dfn_total})" if (v.att_total or v.dfn_total) else ""
+        return f"{v.winner} wins the roll{totals}"
+    if hasattr(v, "winner") and hasattr(v, "stage") and hasattr(v, "units"):
+        lost = [u.uid for u in v.units if getattr(u, "eliminated", False)]
+        hurt = [f"{u.uid} {u.hits} hit{'s' if u.hits != 1 else ''}" for u in v.units
+                if getattr(u, "hits", 0) and not getattr(u, "eliminated", False)]
+        bits = [f"{v.winner} wins" + (" and takes the area" if getattr(v, "taken", False) else "")]
+        if lost:
+            bits.append("eliminated: " + ", ".join(lost))
+        if hurt:
+            bits.append(", ".join(hurt))
+        return "; ".join(bits)
+    if type(v).__str__ is not object.__str__:
+        return str(v)
+    if not final:
+        return None
+    to_json = getattr(v, "to_json", None)
+    if callable(to_json):
+        j = to_json()
+        if isinstance(j, dict):
+            return "; ".join(f"{k} {w}" for k, w in j.items())
+        return str(j)
+    return type(v).__name__
+
+
+def _ask(n: Node) -> str:
+    """A request in a player's words: "Roll d6 for the CRT column +2", "Draw the combat card", "Choose …"."""
+    label = (n.label or "").strip()
+    if n.kind == "roll":
+        m = re.match(r"^(\d*d\d+)\s*\((.*)\)\s*$", label)
+        return f"Roll {m.group(1)}: {m.group(2)}" if m else f"Roll {label}"
+    if n.kind == "draw":
+        return f"Draw: {label}"
+    if n.kind == "choose":
+        return f"Choose: {label}"
+    return label[:1].upper() + label[1:]
+
+
+@lru_cache(maxsize=1)
+def _system_notes() -> dict[str, dict[str, str]]:
+    data = yaml.safe_load(_NOTES_FILE.read_text(encoding="utf-8")) or {}
+    return {sys_: {str(k): str(v) for k, v in (rules or {}).items()} for sys_, rules in (data.get("systems") or {}).items()}
+
+
+def rule_note_for(system: str) -> Callable[[str], str]:
+    """The rule-summary lookup of a game system (n20: :mod:`n20_rule_notes`; lob, tbf, bc: our YAML file)."""
+    if system == "n20":
+        return n20_note
+    table = _system_notes().get(system, {})
+
+    def note(rule: str) -> str:
+        out = []
+        for part in re.split(r"[,;/]| and ", str(rule or "")):
+            num = rule_number(part)
+            probe = num
+            while probe:
+                if probe in table:
+                    out.append(f"{probe}: {table[probe]}")
+                    break
+                probe = probe.rpartition(".")[0]
+        return " · ".join(dict.fromkeys(out))
+    return note
+
+
+# --------------------------------------------------------------------------------------------------
+# the layout
+# --------------------------------------------------------------------------------------------------
+@dataclass
+class PlotNode:
+    id: int
+    parent: int                # -1 for the start
+    depth: int
+    answer: str                # what happened to get here ("3–4", "DR", "start")
+    probability: Fraction | None   # given the node before (None: a choice)
+    path_probability: Fraction | None  # from the start
+    ask: str = ""              # the next question here ("Roll d6: rout distance of prussian-i")
+    rule: str = ""             # its rule number
+    note: str = ""             # our summary of that rule
+    step: str = ""             # the step of the rules that starts here ("rout of prussian-i (9.8)")
+    gives: str = ""            # a step's result reached here ("DR")
+    result: str = ""           # at an end: the outcome
+    notes: list[str] = field(default_factory=list)   # what the engine logged on the way (rule: text)
+    children: list[int] = field(default_factory=list)
+    truncated: bool = False    # more follows but was not drawn (node limit)
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+
+@dataclass
+class TreeLayout:
+    nodes: list[PlotNode]
+    truncated: int = 0         # how many branches were not drawn (node limit)
+    title: str = ""
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def leaves(self) -> list[PlotNode]:
+        return [n for n in self.nodes if n.is_leaf]
+
+
+def layout_tree(tree: Tree, fmt_result: Callable[[Any], str] | None = None,
+                fmt_value: Callable[[Any], str | None] | None = None, rule_note: Callable[[str], str] = n20_note,
+                max_nodes: int = MAX_NODES, title: str = "") -> TreeLayout:
+    """The picture's nodes: the engine's tree with every sub-procedure spliced into the chain of events."""
+    if tree.root is None:
+        raise ValueError("this tree was enumerated without nodes")
+    fmt_result = fmt_result or (lambda v: describe(v, final=True) or "")
+    fmt_value = fmt_value or describe
+    nodes: list[PlotNode] = []
+    cut = [0]
+
+    def new(parent: int, answer: str, p: Fraction | None, path: Fraction | None) -> PlotNode:
+        n = PlotNode(len(nodes), parent, 0 if parent < 0 else nodes[parent].depth + 1, answer, p, path)
+        nodes.append(n)
+        if parent >= 0:
+            nodes[parent].children.append(n.id)
+        return n
+
+    def add_notes(d: PlotNode, n: Node) -> None:
+        d.notes.extend(f"{r}: {t}" if r else t for r, t in n.notes)
+
+    def find_child(n: Node, result: Any) -> Node | None:
+        for c in n.children:
+            if c.outcome is result:
+                return c
+        for c in n.children:
+            try:
+                if c.outcome == result:
+                    return c
+            except Exception:   # noqa: BLE001 - odd comparisons simply do not match
+                continue
+        return None
+
+    def end(d: PlotNode, n: Node, cont) -> None:
+        if cont is None:
+            d.result = fmt_result(n.result)
+        else:
+            cont(n.result, d)
+
+    queue: deque = deque()
+
+    def emit(n: Node, d: PlotNode, cont) -> None:
+        """``n`` is the engine node whose question is asked at picture node ``d``; its answers are queued,
+        so that the node limit cuts the deepest levels, not whole branches."""
+        add_notes(d, n)
+        if n.is_leaf:
+            end(d, n, cont)
+            return
+        if n.kind == "sub" and n.subtree is not None and n.subtree.root is not None:
+            if not d.step:
+                d.step = f"{n.label} ({n.rule})" if n.rule else n.label
+                if not d.rule:
+                    d.rule, d.note = n.rule, rule_note(n.rule)
+
+            def after(result: Any, here: PlotNode, n=n, cont=cont) -> None:
+                c = find_child(n, result)
+                shown = fmt_value(result)
+                if shown and not here.gives:
+                    here.gives = shown
+                if c is None:           # should not happen: the step's results are the node's answers
+                    here.result = shown or ""
+                    return
+                emit(c, here, cont)
+
+            emit(n.subtree.root, d, after)
+            return
+        d.ask, d.rule, d.note = _ask(n), n.rule, rule_note(n.rule)
+        queue.append((n, d, cont))
+
+    def grow(n: Node, d: PlotNode, cont) -> None:
+        for c in n.children:
+            if len(nodes) >= max_nodes:
+                d.truncated = True
+                cut[0] += 1
+                continue
+            path = None if c.probability is None or d.path_probability is None else d.path_probability * c.probability
+            shown = c.outcome_text if c.outcome_text is not None else fmt_value(c.outcome)
+            kid = new(d.id, band_text(shown) if shown else "(answer)", c.probability, path)
+            emit(c, kid, cont)
+
+    root = new(-1, "start", Fraction(1), Fraction(1))
+    emit(tree.root, root, None)
+    while queue:
+        grow(*queue.popleft())
+    for d in nodes:
+        if d.gives and d.gives == d.result:
+            d.gives = ""
+    return TreeLayout(nodes, cut[0], title)
+
+
+def positions(layout: TreeLayout, collapsed: set[int] = frozenset()) -> dict[int, tuple[float, float]]:
+    """(x, y) of each shown node: x is the depth, leaves (and folded nodes) one row apart downwards, a
+    parent halfway between its first and last child. The browser's CustomJS does the same on a click."""
+    out: dict[int, tuple[float, float]] = {}
+    row = [0]
+
+    def place(i: int) -> float:
+        n = layout.nodes[i]
+        if n.children and i not in collapsed:
+            ys = [place(c) for c in n.children]
+            y = (ys[0] + ys[-1]) / 2
+        else:
+            y = -float(row[0])
+            row[0] += 1
+        out[i] = (float(n.depth), y)
+        return y
+
+    if layout.nodes:
+        place(0)
+    return out
+
+
+def auto_open_depth(layout: TreeLayout, max_rows: int = 32) -> int:
+    """The most levels that can be unfolded with at most ``max_rows`` rows of ends shown (at least 1)."""
+    deepest = max((n.depth for n in layout.nodes), default=0)
+    best = 1
+    for d in range(1, deepest + 1):
+        folded = {n.id for n in layout.nodes if n.children and n.depth >= d}
+        pos = positions(layout, folded)
+        if int(-min(y for _, y in pos.values())) + 1 > max_rows:
+            break
+        best = d
+    return best if deepest == 0 or best < deepest else deepest
+
+
+def _short(s: str, k: int) -> str:
+    return s if len(s) <= k else s[: k - 1] + "…"
+
+
+def _p_label(n: PlotNode) -> str:
+    if n.parent < 0:
+        return ""
+    if n.probability is None:
+        return "choice"
+    return f"{frac_text(n.probability)} ({fmt_pct(n.path_probability)} in all)" if n.path_probability is not None \
+        else frac_text(n.probability)
+
+
+def _tip(n: PlotNode) -> str:
+    bits = []
+    if n.parent >= 0:
+        bits.append(f"{n.answer}: chance {frac_text(n.probability) or 'a choice'}"
+                    + (f" here, {frac_text(n.path_probability)} = {fmt_pct(n.path_probability)} from the start"
+                       if n.path_probability is not None else ""))
+    if n.gives:
+        bits.append(f"gives {n.gives}")
+    if n.step:
+        bits.append(f"step: {n.step}")
+    if n.ask:
+        bits.append(f"next: {n.ask}")
+    if n.note:
+        bits.append(f"rule {n.note}")
+    elif n.rule:
+        bits.append(f"rule {n.rule}")
+    if n.result:
+        bits.append(f"outcome: {n.result}")
+    bits.extend(n.notes[:4])
+    if n.truncated:
+        bits.append("more branches follow that are not drawn (node limit of the page)")
+    if n.children:
+        bits.append("click to fold or unfold")
+    return "\n".join(bits)
+
+
+# --------------------------------------------------------------------------------------------------
+# the picture
+# --------------------------------------------------------------------------------------------------
+_JS_LAYOUT = """
+const d = src.data;
+const n = d.parent.length;
+if (tapped !== null) {
+  const i = tapped;
+  if (d.nkids[i] > 0) { d.folded[i] = d.folded[i] ? 0 : 1; }
+}
+const kids = Array.from({length: n}, () => []);
+for (let i = 1; i < n; i++) { kids[d.parent[i]].push(i); }
+const x = new Array(n).fill(NaN), y = new Array(n).fill(NaN);
+let row = 0, maxdepth = 0, shown = 0;
+function place(i) {
+  shown += 1;
+  let yy;
+  if (kids[i].length && !d.folded[i]) {
+    const ys = kids[i].map(place);
+    yy = (ys[0] + ys[ys.length - 1]) / 2;
+  } else { yy = -row; row += 1; }
+  x[i] = d.depth[i]; y[i] = yy; maxdepth = Math.max(maxdepth, d.depth[i]);
+  return yy;
+}
+place(0);
+const px = new Array(n).fill(NaN), py = new Array(n).fill(NaN), fill = new Array(n);
+for (let i = 0; i < n; i++) {
+  if (i > 0 && !isNaN(x[i])) { px[i] = x[d.parent[i]]; py[i] = y[d.parent[i]]; }
+  fill[i] = d.nkids[i] == 0 ? (d.cut[i] ? '#bdbdbd' : '#2e7d32') : (d.folded[i] ? '#ffb300' : '#1f4e79');
+}
+src.data = Object.assign({}, d, {x: x, y: y, px: px, py: py, fill: fill});
+xr.start = -0.35; xr.end = maxdepth + 1.9;
+yr.start = -(row - 1) - 0.8; yr.end = 0.8;
+info.text = `<span class="tree-shown" data-shown="${shown}" data-rows="${row}">${shown} of ${n} nodes shown</span>`;
+"""
+
+
+def _columns(layout: TreeLayout, open_depth: int) -> tuple[dict, set[int]]:
+    folded = {n.id for n in layout.nodes if n.children and n.depth >= open_depth}
+    pos = positions(layout, folded)
+    nan = float("nan")
+    cols: dict[str, list] = {k: [] for k in ("x", "y", "px", "py", "parent", "depth", "nkids", "folded", "cut",
+                                             "fill", "label", "sub", "tip")}
+    for n in layout.nodes:
+        x, y = pos.get(n.id, (nan, nan))
+        if n.parent >= 0 and n.id in pos:
+            ppx, ppy = pos[n.parent]
+        else:
+            ppx = ppy = nan
+        cols["x"].append(x)
+        cols["y"].append(y)
+        cols["px"].append(ppx)
+        cols["py"].append(ppy)
+        cols["parent"].append(n.parent)
+        cols["depth"].append(n.depth)
+        cols["nkids"].append(len(n.children))
+        cols["folded"].append(1 if n.id in folded else 0)
+        cols["cut"].append(1 if n.truncated else 0)
+        cols["fill"].append("#2e7d32" if not n.children else ("#ffb300" if n.id in folded else "#1f4e79"))
+        head = n.answer + (f" ⇒ {n.gives}" if n.gives and n.gives != n.answer else "")
+        p = _p_label(n)
+        cols["label"].append(_short(head, 34) + (f"  {p}" if p else ""))
+        under = f"⇒ {n.result}" if n.result else (n.ask + (f" ({rule_number(n.rule)})" if n.rule and rule_number(n.rule) else "")
+                                                    if n.ask else "")
+        cols["sub"].append(_short(under, 48))
+        cols["tip"].append(_tip(n))
+    return cols, folded
+
+
+def tree_figure(layout: TreeLayout, open_depth: int | None = None, height: int | None = None):
+    """A Bokeh layout: the tree figure (wheel zoom, pan, box zoom, reset, hover, click to fold) and a one-line
+    status ("12 of 36 nodes shown") that the click updates."""
+    from bokeh.layouts import column
+    from bokeh.models import (BoxZoomTool, ColumnDataSource, CustomJS, Div, HoverTool, PanTool, Range1d, ResetTool,
+                              SaveTool, TapTool, WheelZoomTool)
+    from bokeh.plotting import figure
+
+    if open_depth is None:
+        open_depth = auto_open_depth(layout)
+    cols, folded = _columns(layout, open_depth)
+    src = ColumnDataSource(cols, name="tree-nodes")
+    rows = max(1, int(-min((y for y in cols["y"] if not math.isnan(y)), default=0)) + 1)
+    maxdepth = max((d for d, x in zip(cols["depth"], cols["x"]) if not math.isnan(x)), default=0)
+    h = height or int(min(860, max(300, 26 * rows + 90)))
+    xr, yr = Range1d(-0.35, maxdepth + 1.9), Range1d(-(rows - 1) - 0.8, 0.8)
+    fig = figure(x_range=xr, y_range=yr, height=h, sizing_mode="stretch_width", toolbar_location="above",
+                 tools=[], min_border=10, name="tree-figure", output_backend="canvas")
+    fig.axis.visible = False
+    fig.grid.visible = False
+    fig.outline_line_color = None
+    fig.segment("px", "py", "x", "y", source=src, line_color="#9e9e9e", line_width=1.5)
+    dots = fig.scatter("x", "y", source=src, size=13, fill_color="fill", line_color="#263238", line_width=1,
+                       nonselection_fill_alpha=1.0, nonselection_line_alpha=1.0, selection_line_color="#263238")
+    fig.text("x", "y", text="label", source=src, x_offset=10, y_offset=-2, text_font_size="12px",
+             text_baseline="bottom", text_color="#1b1b1b")
+    fig.text("x", "y", text="sub", source=src, x_offset=10, y_offset=2, text_font_size="11px",
+             text_baseline="top", text_color="#5d6d7e", text_font_style="italic")
+    info = Div(text=f"<span class='tree-shown' data-shown='{sum(1 for x in cols['x'] if not math.isnan(x))}' "
+                    f"data-rows='{rows}'>{sum(1 for x in cols['x'] if not math.isnan(x))} of {len(layout)} nodes shown</span>",
+               name="tree-status")
+    hover = HoverTool(renderers=[dots], tooltips="<div style='max-width:380px;white-space:pre-wrap'>@tip</div>")
+    tap = TapTool(renderers=[dots])
+    fig.add_tools(PanTool(), WheelZoomTool(), BoxZoomTool(), ResetTool(), SaveTool(), hover, tap)
+    fig.toolbar.active_scroll = fig.select_one(WheelZoomTool)
+    cb = CustomJS(args=dict(src=src, xr=xr, yr=yr, info=info), code="""
+const sel = src.selected.indices;
+if (!sel.length) { return; }
+const tapped = sel[0];
+src.selected.indices = [];
+""" + _JS_LAYOUT)
+    src.selected.js_on_change("indices", cb)
+    return column(info, fig, sizing_mode="stretch_width")
+
+
+# --------------------------------------------------------------------------------------------------
+# the text outline (screen readers, printing, search in page)
+# --------------------------------------------------------------------------------------------------
+OUTLINE_CSS = """
+.tree-outline {font-size:13px;line-height:1.45;max-height:780px;overflow:auto}
+.tree-outline ul {list-style:none;margin:0;padding-left:16px;border-left:1px dotted #bbb}
+.tree-outline summary {cursor:pointer}
+.tree-outline .ask {color:#2f4f6f}
+.tree-outline .rule {background:#eef;border-radius:3px;padding:0 4px;margin-left:4px;font-size:11px;cursor:help}
+.tree-outline .p {color:#555;font-variant-numeric:tabular-nums;margin-left:6px}
+.tree-outline .res {color:#1b5e20;font-weight:600}
+.tree-outline .step {color:#6d4c41;font-size:12px}
+"""
+
+
+def outline_html(layout: TreeLayout, open_depth: int = 2) -> str:
+    """The same tree as nested lists: every line says what happened, its chance, then what comes next."""
+    def rule_tag(n: PlotNode) -> str:
+        if not n.rule:
+            return ""
+        return (f"<span class='rule' data-rule='{html.escape(n.rule, quote=True)}' "
+                f"title='{html.escape(n.note or 'rule ' + n.rule, quote=True)}'>rule {html.escape(n.rule)}</span>")
+
+    def line(n: PlotNode) -> str:
+        bits = [f"<b>{html.escape(n.answer)}</b>"]
+        if n.gives and n.gives != n.answer:
+            bits.append(f"⇒ {html.escape(n.gives)}")
+        p = _p_label(n)
+        if p:
+            bits.append(f"<span class='p' data-p='{frac_text(n.probability)}'>{html.escape(p)}</span>")
+        if n.result:
+            bits.append(f"⇒ <span class='res'>{html.escape(n.result)}</span>")
+        if n.ask:
+            bits.append(f"· <span class='ask'>{html.escape(n.ask)}</span>{rule_tag(n)}")
+        if n.step:
+            bits.append(f"<span class='step'>({html.escape(n.step)})</span>")
+        return " ".join(bits)
+
+    def item(n: PlotNode) -> str:
+        more = "<li>… more branches not drawn</li>" if n.truncated else ""
+        if not n.children:
+            return f"<li data-node='{n.id}'>{line(n)}{'<ul>' + more + '</ul>' if more else ''}</li>"
+        opened = " open" if n.depth < open_depth else ""
+        kids = "".join(item(layout.nodes[c]) for c in n.children)
+        return f"<li data-node='{n.id}'><details{opened}><summary>{line(n)}</summary><ul>{kids}{more}</ul></details></li>"
+
+    if not layout.nodes:
+        return "<div class='tree-outline'></div>"
+    return f"<div class='tree-outline' role='tree'><ul>{item(layout.nodes[0])}</ul></div>"
+
+
+class TreePlot(pn.viewable.Viewer):
+    """The picture and the text outline of one tree (a notebook shows it with ``TreePlot(tree)``)."""
+
+    layout = param.ClassSelector(class_=TreeLayout, allow_None=True)
+    open_depth = param.Integer(default=None, bounds=(1, 12), allow_None=True,
+                               doc="levels unfolded when the picture is drawn (None: as many as fit)")
+
+    def __init__(self, tree: Tree | TreeLayout | None = None, system: str = "n20", **params):
+        if isinstance(tree, Tree):
+            tree = layout_tree(tree, rule_note=rule_note_for(system))
+        super().__init__(layout=tree, **params)
+        self._plot = pn.pane.Bokeh(sizing_mode="stretch_width", css_classes=["tree-plot"])
+        self._outline = pn.pane.HTML("", stylesheets=[OUTLINE_CSS], sizing_mode="stretch_width",
+                                     css_classes=["tree-outline-pane"])
+        self._note = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["tree-plot-note"])
+        self._redraw()
+        self.param.watch(lambda *_: self._redraw(), ["layout", "open_depth"])
+        self._view = pn.Row(
+            pn.Column(self._note, self._plot, sizing_mode="stretch_width", min_width=480),
+            pn.Column(pn.pane.Markdown("**The same tree as text**", margin=(0, 5)), self._outline, width=400),
+            sizing_mode="stretch_width", css_classes=["tree-plot-row"])
+
+    def _redraw(self) -> None:
+        lay = self.layout
+        if lay is None or not lay.nodes:
+            self._plot.object, self._outline.object, self._note.object = None, "", ""
+            return
+        self._plot.object = tree_figure(lay, self.open_depth)
+        self._outline.object = outline_html(lay, min(self.open_depth or 2, 3))
+        cut = (f" {lay.truncated} branch(es) not drawn (the page draws at most {MAX_NODES} nodes)."
+               if lay.truncated else "")
+        self._note.object = (f"<div class='tree-help' data-nodes='{len(lay)}'>Click a node to fold or unfold what "
+                             f"follows it; wheel to zoom, drag to pan; rest the mouse on a node for its rule.{cut}</div>")
+
+    def __panel__(self):
+        return self._view
