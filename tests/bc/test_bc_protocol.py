@@ -264,3 +264,97 @@ def test_cli_garrison_with_skill_4_exit_2_28_3(capsys, tmp_path):
     p.write_text("attack: fire\nattacker: {lead: {kind: infantry}}\ndefender: {lead: {kind: garrison, skill: 4}}\n")
     rc, _, err = run(capsys, "bc", "combat", str(p))
     assert rc == 2 and "28.3" in err and len(err.strip().splitlines()) == 1
+
+
+# ---- combat results on the map, rallies, out of command (issue 14, point 2) -------------------------
+def test_retreat_flag_then_advance_gains_one_morale_and_advance_only_then_25_0():
+    s = drawn(after_start(), "red")
+    adv = A("advance", "french", frm="M2", to="E2", units=("F1", "F2"))
+    refused(s, adv, "23.0")                    # no Assault has emptied a Zone: no advance
+    # M2 on E2 assault: 2 + 1 (F1, F2) - (2 + 1 + woods 1 + stream 1) = -2; card 18 shows a Retreat Flag in every
+    # Assault column: the Coalition loses one Morale (6 -> 5), checks the Critical table (card 21, Skill Flags:
+    # no effect without optional 29.7), C1 and C4 both retreat (the French choose where, 24.1). C4 goes to E3,
+    # in F5's Battle Zone: a hit (Disrupted); the Retreat Flag's own hit then finds it Disrupted: it retreats
+    # again, into E2, empty and in F1's Battle Zone: a hit and a step, its only one: eliminated (6 -> 5 -> 4)
+    s, _ = R.apply(s, A("attack", "french", frm="M2", to="E2", attack="assault"), dice=TypedDice([18, 21]))
+    assert s.phase == "advance" and s.actor == "french" and not s.g.in_zone("E2")
+    assert s.g.morale_of("coalition").value == 4 and not any(u.id == "C4" for u in s.g.units)
+    assert A("advance", "french", frm="M2", to="E2", units=("F2",)) not in R.legal_actions(s)   # second alone
+    before = s.g.morale_of("french").value
+    s, ev = R.apply(s, adv, dice=RandomDice(0))
+    # 23.5: an advance after a Retreat Flag: +1 Morale (6 -> 7); C4 (Artillery) was not the Lead: no capture check
+    assert s.g.morale_of("french").value == before + 1 == 7
+    assert {u.id for u in s.g.in_zone("E2")} == {"F1", "F2"} and "E2" in s.engaged and "M2" not in s.engaged
+    assert not [a for a in ev["answers"] if a["rule"] == "25.0" and a["kind"] == "draw"]
+
+
+def test_no_capture_check_when_nothing_advances_25_0():
+    from engine.bc.game import advance
+    from engine.core.procedure import play
+    st = new_game()
+    st = replace(st, units=tuple(u for u in st.units if u.zone != "E1"))      # E1 emptied, C3 gone
+    p = play(lambda: advance(st, "M1", "E1", (), retreated_artillery="F3"), seed=1)
+    assert not [e for e in p.events if e.kind == "draw"]                   # no card drawn: nobody advanced
+
+
+def test_square_breaks_on_the_third_hit_after_a_move_27_3():
+    s = drawn(after_start(), "blue")
+    g = s.g
+    g = replace(g, units=tuple(replace(u, block=replace(u.block, formation="square", square_hits=2))
+                               if u.id == "F5" else u for u in g.units))
+    s, _ = R.apply(replace(s, g=g), A("move", "french", zones=("M3",), moves=(("F5", "W3"),)), seed=0)
+    b = s.g.unit("F5").block
+    # the move is the Square's third Cohesion Hit (two absorbed already): the Square breaks, Disrupted (9.2)
+    assert b.formation == "none" and b.state == "disrupted" and s.g.unit("F5").zone == "W3"
+
+
+def rally_state():
+    s = drawn(after_start(), "yellow")
+    s, _ = R.apply(s, A("pass", "french"))
+    s, _ = R.apply(s, A("pass", "coalition"))
+    assert s.phase == "yellow_rally" and s.actor == "french"
+    g = s.g
+    g = replace(g, reserve=(("french", 3), ("coalition", 0)),
+                units=tuple(replace(u, block=replace(u.block, state="shaken")) if u.id == "F1" else u
+                            for u in g.units))
+    return replace(s, g=g)
+
+
+def test_one_rally_per_zone_unless_officer_20_0():
+    s = rally_state()
+    # card 21: two Skill Flags; F1 skill 3 rallies (Shaken -> Steady), F2 skill 2 too: the cube is spent
+    s2, _ = R.apply(s, A("rally", "french", frm="M2"), dice=TypedDice([21]))
+    if s2.phase == "reform":
+        s2, _ = R.apply(s2, A("done", "french"))
+    assert s2.g.unit("F1").block.state == "steady" and dict(s2.g.reserve)["french"] == 2
+    s2, _ = R.apply(s2, A("pass", "coalition"))
+    refused(s2, A("rally", "french", frm="M2"), "20.0")
+    # an Officer (card 7) keeps the cube and the Zone may rally again
+    s3, _ = R.apply(s, A("rally", "french", frm="M2"), dice=TypedDice([7]))
+    if s3.phase == "reform":
+        s3, _ = R.apply(s3, A("done", "french"))
+    s3, _ = R.apply(s3, A("pass", "coalition"))
+    assert dict(s3.g.reserve)["french"] == 3 and A("rally", "french", frm="M2") in R.legal_actions(s3)
+
+
+def test_one_army_rally_per_draw_and_no_hq_bonus_21_0():
+    s = rally_state()
+    # card 1: four Skill Flags; the Army Commander's skill 3 fails, the Steady HQ's +1 not counted (21.0)
+    s1, _ = R.apply(s, A("army_rally", "french"), dice=TypedDice([1]))
+    assert s1.g.morale_of("french").value == 6 and dict(s1.g.reserve)["french"] == 2
+    s1, _ = R.apply(s1, A("pass", "coalition"))
+    refused(s1, A("army_rally", "french"), "20.0")
+    # card 21 (two flags): 3 >= 2, Morale 6 -> 7
+    s2, _ = R.apply(s, A("army_rally", "french"), dice=TypedDice([21]))
+    assert s2.g.morale_of("french").value == 7
+
+
+def test_out_of_command_officer_puts_the_cube_back_21_3():
+    s = drawn(after_start(), "blue")
+    blue_left = s.g.cup.count("blue")
+    g = replace(s.g, hqs=tuple(replace(h, hq=replace(h.hq, state="disrupted")) if h.id == "FHQ" else h
+                               for h in s.g.hqs))
+    s = replace(s, g=g)                      # no Steady French HQ: every activation is out of command (19.0)
+    s, ev = R.apply(s, A("move", "french", zones=("W3",), moves=(("F4", "M3"),)), dice=TypedDice([7]))
+    assert [a["rule"] for a in ev["answers"] if a["kind"] == "draw"] == ["21.3"]
+    assert s.g.unit("F4").zone == "M3" and s.g.cup.count("blue") == blue_left + 1
