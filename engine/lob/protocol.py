@@ -346,6 +346,20 @@ class LobRules(GameRules):
                 "finished": g.over,
                 "areas": {a: sorted(u.uid for u in g.in_area(a)) for a in g.board.areas if g.in_area(a)}}
 
+    def metrics(self, g: Game) -> dict[str, float]:
+        """What a study follows turn by turn: each side's morale (6), its units on the map and eliminated
+        (1.2), the hits they carry, and who holds the two objectives (Albuera and hill 28)."""
+        out: dict[str, float] = {}
+        for side in SIDES:
+            mine = [u for u in g.units if u.side == side]
+            out[f"morale.{side}"] = float(g.morale_of(side))
+            out[f"units_map.{side}"] = float(sum(1 for u in mine if u.area is not None))
+            out[f"units_lost.{side}"] = float(sum(1 for u in mine if u.area is None))
+            out[f"hits.{side}"] = float(sum(u.hits for u in mine if u.area is not None))
+            for area in g.board.spec.victory_areas.hold_at_end:
+                out[f"holds_{area}.{side}"] = 1.0 if g.holder(area) == side else 0.0
+        return out
+
     def invariants(self, g: Game) -> list[str]:
         out: list[str] = []
         sc = g.setup.scenario

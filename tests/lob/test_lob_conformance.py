@@ -52,6 +52,10 @@ def test_registered_under_lob():
     assert set(rules.options()) >= {"leaders", "light-cavalry", "kemmis", "madden", "spanish-no-show", "rain",
                                     "setup", "bid"}
     assert all(rules.options().values())               # each names the rule it implements
+    m = rules.metrics(rules.new_game())
+    # the printed set-up: 17 French and 22 Allied units, the Allies in Albuera and on 28, morale 10 each
+    assert (m["units_map.French"], m["units_map.Allied"], m["morale.French"]) == (17, 22, 10)
+    assert m["holds_Albuera.Allied"] == m["holds_28.Allied"] == 1 and m["holds_28.French"] == 0
 
 
 # ------------------------------------------------------------------------------------------------
