@@ -25,7 +25,7 @@ from functools import cached_property, lru_cache, partial
 from itertools import combinations
 from math import ceil
 from pathlib import Path
-from typing import Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import Field, model_validator
 
@@ -50,12 +50,27 @@ Feature = Literal["minor_river", "major_river", "bridge", "ford", "slope", "stee
 # ------------------------------------------------------------------------------------------------
 # Battle file model
 # ------------------------------------------------------------------------------------------------
+# Bounds on a battle file (issue 11). No stacking (6.9): one unit a hex, so a battle has at most six
+# attacking hexes around each defender; twelve units a side is more than a map allows, and keeps the
+# Exchange choice (9.6 [G], every minimal set of attackers) small. Retreat paths are a few hexes long
+# (9.8) with one hazard roll per hazard of a hex.
+MAX_UNITS_PER_SIDE = 12
+MAX_OTHER_UNITS = 200
+MAX_PATH_HEXES = 20
+MAX_HAZARDS_PER_HEX = 6
+
+
 class PathSpecModel(Strict):
-    hazards: list[int] = []
-    road: int | None = Field(default=None, ge=0)
-    loc_at: int | None = Field(default=None, ge=1)
-    blocked_after: int | None = Field(default=None, ge=0)
-    friend_at: int | None = Field(default=None, ge=1)
+    hazards: list[Annotated[int, Field(le=MAX_HAZARDS_PER_HEX)]] = Field(default=[], max_length=MAX_PATH_HEXES)
+    road: int | None = Field(default=None, ge=0, le=MAX_PATH_HEXES)
+    loc_at: int | None = Field(default=None, ge=1, le=MAX_PATH_HEXES)
+    blocked_after: int | None = Field(default=None, ge=0, le=MAX_PATH_HEXES)
+    friend_at: int | None = Field(default=None, ge=1, le=MAX_PATH_HEXES)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short_form(cls, data):
+        return {"hazards": data} if isinstance(data, list) else data   # `unit: [1, 0, 1]` = hazards only
 
     @model_validator(mode="after")
     def _nonneg(self):
@@ -81,8 +96,8 @@ class BattleModel(Strict):
     name: str = ""
     notes: str = ""
     tables: str | None = None
-    attackers: list[UnitSpec] = Field(min_length=1)
-    defenders: list[UnitSpec] = Field(min_length=1)
+    attackers: list[UnitSpec] = Field(min_length=1, max_length=MAX_UNITS_PER_SIDE)
+    defenders: list[UnitSpec] = Field(min_length=1, max_length=MAX_UNITS_PER_SIDE)
     attacker: Literal["french", "allied"] | None = None
     reserves: ReservesModel = ReservesModel()
     countercharge: bool = False
@@ -95,9 +110,9 @@ class BattleModel(Strict):
     british_reliability_lapsed: bool = False
     terrain: str = "clear"
     hexsides: list[AttackHexsideModel] = []
-    paths: dict[str, Union[list[int], PathSpecModel]] = {}
+    paths: dict[str, PathSpecModel] = {}
     map: str | None = None
-    others: list[UnitSpec] = []
+    others: list[UnitSpec] = Field(default=[], max_length=MAX_OTHER_UNITS)
 
     @model_validator(mode="after")
     def _checks(self):

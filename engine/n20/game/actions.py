@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.core.errors import VedetteError
+from engine.core.errors import VedetteError, short
 
 from .state import Battle
 
@@ -38,6 +38,40 @@ KINDS = {
 #: Actions that run a random procedure (their dice and choices are recorded).
 RANDOM_KINDS = frozenset({"roll_bessieres", "draw_event", "pick_released", "fieldworks", "night_march",
                           "countercharge", "resolve", "rally", "roll_sudden_death"})
+
+
+def _names(value, field: str, where: str = "action") -> None:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise VedetteError(f"{where} field {field!r}: expected a list of ids or hex labels (strings), "
+                           f"got {short(value)}")
+
+
+def _check_shape(d: dict) -> None:
+    """The JSON types of an action's fields (a record or a page sends them): one-line errors naming the
+    field, so that a string is never read letter by letter as a list, nor a list used as a unit id."""
+    extra = set(d) - {"kind", "unit", "hex", "path", "battles", "units", "index", "spend"}
+    if extra:
+        raise VedetteError(f"action field {sorted(extra)[0][:40]!r}: not a field of an action (kind, unit, hex, "
+                           f"path, battles, units, index, spend)")
+    for key in ("kind", "unit", "hex"):
+        if d.get(key) is not None and not isinstance(d[key], str):
+            raise VedetteError(f"action field {key!r}: expected a string, got {short(d[key])}")
+    for key in ("path", "units"):
+        if d.get(key) is not None:
+            _names(d[key], key)
+    if d.get("index") is not None and (isinstance(d["index"], bool) or not isinstance(d["index"], int)):
+        raise VedetteError(f"action field 'index': expected a whole number, got {short(d['index'])}")
+    if "spend" in d and not isinstance(d["spend"], bool):
+        raise VedetteError(f"action field 'spend': expected true or false, got {short(d['spend'])}")
+    battles = d.get("battles")
+    if battles is not None:
+        if not isinstance(battles, list):
+            raise VedetteError(f"action field 'battles': expected a list, got {short(battles)}")
+        for b in battles:
+            if not isinstance(b, dict) or set(b) - {"attackers", "defenders"}:
+                raise VedetteError(f"a battle is an object with 'attackers' and 'defenders', got {short(b)}")
+            for key in ("attackers", "defenders"):
+                _names(b.get(key), key, "battle")
 
 
 @dataclass(frozen=True)
@@ -84,13 +118,14 @@ class Action:
         if isinstance(d, Action):
             return d
         if not isinstance(d, dict) or "kind" not in d:
-            raise VedetteError(f"an action is an object with a 'kind', got {d!r}")
+            raise VedetteError(f"an action is an object with a 'kind', got {short(d)}")
+        _check_shape(d)
         try:
             return cls(kind=d["kind"], unit=d.get("unit"), hex=d.get("hex"), path=tuple(d.get("path") or ()),
                        battles=tuple(Battle.from_json(b) for b in d.get("battles") or ()),
                        units=tuple(d.get("units") or ()), index=d.get("index"), spend=bool(d.get("spend", False)))
         except TypeError as exc:
-            raise VedetteError(f"malformed action {d!r}: {exc}") from None
+            raise VedetteError(f"malformed action {short(d)}: {exc}") from None
 
     def __str__(self) -> str:
         bits = [self.kind]
