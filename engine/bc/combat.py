@@ -32,10 +32,29 @@ BLOCK_KINDS = ("long_infantry", "infantry", "cavalry", "artillery", "horse_artil
 INFANTRY = ("long_infantry", "infantry")
 ARTILLERY = ("artillery", "horse_artillery")
 
-# 10.0 Combat Points: Fire (None = cannot fire) and Assault by Block type; Support is always 1
-FIRE_CP = {"long_infantry": 1, "infantry": 1, "cavalry": None, "artillery": 2, "horse_artillery": 1, "garrison": 0}
-ASSAULT_CP = {"long_infantry": 2, "infantry": 1, "cavalry": 1, "artillery": 2, "horse_artillery": 2, "garrison": 0}
-SUPPORT_CP = 1
+
+
+class CombatPointsModel(Sourced):
+    """The Combat Points chart (10.0), data/bc/combat_points.yaml: every Block type in both tables."""
+    fire: dict[Literal["long_infantry", "infantry", "cavalry", "artillery", "horse_artillery", "garrison"],
+               int | None]
+    assault: dict[Literal["long_infantry", "infantry", "cavalry", "artillery", "horse_artillery", "garrison"], int]
+    support: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _every_kind(self):
+        for name, table in (("fire", self.fire), ("assault", self.assault)):
+            missing = [k for k in BLOCK_KINDS if k not in table]
+            if missing:
+                raise ValueError(f"{name}: a value for every Block type (rule 10.0); missing {missing}")
+        return self
+
+
+_CP = load_yaml(data_path("bc", "combat_points.yaml"), CombatPointsModel)
+# 10.0 Combat Points: Fire (None = cannot fire) and Assault by Block type; Support (23.1) from the same chart
+FIRE_CP: dict[str, int | None] = dict(_CP.fire)
+ASSAULT_CP: dict[str, int] = dict(_CP.assault)
+SUPPORT_CP: int = _CP.support
 
 
 # ------------------------------------------------------------------------------------------------

@@ -835,7 +835,7 @@ class BcRules(GameRules):
             if not 0 <= _reserve(g, side) <= skill + RESERVE_EXTRA:
                 bad.append(f"18.0: {side} has {_reserve(g, side)} reserve cubes")
             m = g.morale_of(side)
-            if not 0 <= m.value <= 10 or m.value > m.maximum:
+            if not 0 <= m.value <= 10 or (m.good and m.value > m.maximum):   # 13.0: Bad Morale restarts at 10
                 bad.append(f"13.0: {side} Morale {m.value} off the track")
         ids = [u.id for u in g.units] + [u.id for u, _ in g.returning]
         if len(ids) != len(set(ids)):
