@@ -343,3 +343,36 @@ def test_cli_bad_records_and_options(tmp_path, capsys):
     assert rc == 2 and "n20" in err
     rc, out, err = run(capsys, "replay", str(tmp_path / "missing.json"))
     assert rc == 2
+
+
+_FUZZ_STATES: list = []
+
+
+def _fuzz_states():
+    if not _FUZZ_STATES:
+        for seed, opts in ((1, ("leaders", "light-cavalry")), (2, ()), (3, ("setup", "rain"))):
+            _FUZZ_STATES.extend(_positions(seed, 120, opts)[::6])
+    return _FUZZ_STATES
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_action_is_either_played_or_refused_with_a_rule(data):
+    """An action made of ids of the game (or none of it) is refused by check with a RuleViolation naming a
+    rule, the position unchanged, or else it plays through."""
+    states = _fuzz_states()
+    g = data.draw(st.sampled_from(states))
+    names = [u.uid for u in g.units] + [ld.name for ld in g.leaders] + list(g.board.areas) + ["zz", ""]
+    name = st.sampled_from(names)
+    t = data.draw(st.sampled_from(ACTION_TYPES))
+    end = data.draw(st.sampled_from(["area", "square", "line", "deploy", "bogus"]) | name.map("approach:".__add__)) \
+        if t == "move" else "area"
+    a = Action(t, units=tuple(data.draw(st.lists(name, max_size=3))), path=tuple(data.draw(st.lists(name, max_size=3))),
+               area=data.draw(st.none() | name), target=data.draw(st.none() | name), end=end)
+    before = R.state_to_json(g)
+    try:
+        R.check(g, a)
+    except RuleViolation as exc:
+        assert exc.rule and R.state_to_json(g) == before
+        return
+    R.apply(g, a, dice=RandomDice(0))
