@@ -215,8 +215,10 @@ class LobRules(GameRules):
             level, rule = "objectives", "Albuera victory (Albuera and 28 at the end)"
         elif "higher morale" in why:
             level, rule = "morale at the end", "Albuera victory (objectives shared)"
-        else:
+        elif "last in Albuera" in why:
             level, rule = "last in Albuera", "Albuera victory (objectives shared, morale equal)"
+        else:
+            level, rule = "", "6"                       # a reason this reading does not know (yet)
         return Outcome(None if g.winner == "draw" else g.winner, level, why, rule)
 
     # --- actions -------------------------------------------------------------------------------

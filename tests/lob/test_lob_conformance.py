@@ -165,6 +165,18 @@ def test_outcome_values():
     assert (oc.winner, oc.level, oc.rule) == ("Allied", "morale", "6") and R.to_act(over) is None
     draw = replace(g, phase="over", winner="draw", reason="both sides' morale at zero or less")
     assert R.outcome(draw).winner is None and R.outcome(draw).level == "draw"
+    # the scenario's other endings, as the engine words them
+    from engine.lob.game import _end_of_game, _sudden_death
+    rear = _sudden_death(g.with_units([replace(g.unit("F-Brayer"), area="1")]))    # French infantry in area 1
+    assert (R.outcome(rear).winner, R.outcome(rear).level) == ("French", "sudden death")
+    held = _end_of_game(g)                                   # the Allies still hold Albuera and 28
+    assert (R.outcome(held).winner, R.outcome(held).level) == ("Allied", "objectives")
+    shared = g.with_units([replace(u, area=None, hits=u.rating + 1) for u in g.units if u.area == "Albuera"])
+    shared = shared.with_units([replace(shared.unit("F-Dulong"), area="Albuera")])
+    # objectives shared, morale 10 to 10 (no loss was booked): the side last in Albuera, the Allies, wins
+    assert (R.outcome(_end_of_game(shared)).winner, R.outcome(_end_of_game(shared)).level) == ("Allied", "last in Albuera")
+    higher = shared.add_morale({"French": 1})
+    assert (R.outcome(_end_of_game(higher)).winner, R.outcome(_end_of_game(higher)).level) == ("French", "morale at the end")
 
 
 def test_invariants_catch_broken_positions():
