@@ -1174,6 +1174,35 @@ class GreedyBot:
                 return a
         return legal[0]
 
+    def _leader_move(self, rules, s, a) -> float:
+        """Leaders keep up with the units they command (units, or subordinate leaders for the higher
+        ranks) and keep out of the enemy's reach: never next to an enemy unit."""
+        sc, g = rules.sc, s.game
+        grid = sc.board.grid
+        ldr = sc.leaders[a.unit]
+        enemy = other_side(SIDES, a.side)
+        foes = [p.hex for p in g.on_map() if p.id in sc.units and sc.side(p.id) == enemy and p.status in LIVE]
+        here = g.piece(a.unit).hex
+
+        def near(h):
+            return min((grid.distance(h, f) for f in foes), default=99)
+
+        if near(a.to) <= 1:
+            return 0
+        if not rules._index(s)[1].get(a.to) or any(sc.side(p.id) != a.side for p in rules._index(s)[1][a.to]):
+            return 0                        # a leader alone in a hex is captured by any enemy entering (6.5 C)
+        if near(here) <= 2:                 # in danger of capture (6.5 C) or a melee (6.5 A): get away
+            return 20 + near(a.to) - near(here) if near(a.to) > near(here) else 0
+        if ldr.rank in ("army", "corps", "division"):
+            mine = [g.piece(x).hex for x, d in sc.leaders.items() if d.superior == a.unit and g.piece(x).hex]
+        else:
+            mine = [p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
+                    and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0])]
+        if not mine:
+            return 0
+        gain = max(grid.distance(here, h) for h in mine) - max(grid.distance(a.to, h) for h in mine)
+        return 0.5 * gain if gain > 0 else 0
+
     def _objectives(self, rules, s, side):
         if ("obj", side) in self._dist:
             return self._dist[("obj", side)]
@@ -1212,6 +1241,8 @@ class GreedyBot:
         if isinstance(a, Move):
             if _book(s.impulse, a.unit).moved:
                 return 0
+            if sc.is_leader(a.unit):
+                return self._leader_move(rules, s, a)
             targets = self._objectives(rules, s, a.side)
             if not targets:
                 return 0
