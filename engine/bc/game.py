@@ -467,7 +467,8 @@ def move_order(st: GameState, side: str, zones: list[str], moves: list[tuple], d
     deck = deck or default_deck()
     sc = st.scenario
     com = st.commander(side)
-    st = replace(st, order_cube_back=False)
+    if st.order_cube_back:
+        st = replace(st, order_cube_back=False)
     hq_paths = []
     for hid, to in hq_moves:
         h = next((x for x in st.hqs if x.id == hid), None)

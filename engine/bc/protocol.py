@@ -395,10 +395,16 @@ class BcRules(GameRules):
     def _move_candidates(self, g: G.GameState, side: str) -> list[BcAction]:
         out = []
         sc = g.scenario
+        def open_(z):           # a cheap first cut; check() still decides (9.3: no enemy, not full)
+            here = g.in_zone(z)
+            return not here or (here[0].side == side and len(here) < G.STACK_LIMIT)
+
         for u in g.units:
-            if u.side != side:
+            if u.side != side or u.block.redoubt_block:
                 continue
             for n in sc.graph.neighbours(u.zone):
+                if not open_(n) and g.side_of_zone(n) != side:
+                    continue
                 out.append(BcAction("move", side, zones=(u.zone,), moves=((u.id, n),)))
                 if G._road_zone(sc, u.zone) and G._road_zone(sc, n):
                     out.append(BcAction("move", side, zones=(u.zone,), moves=((u.id, n),), roadway=(u.id,)))
@@ -410,7 +416,8 @@ class BcRules(GameRules):
             here = [u for u in g.in_zone(z) if u.side == side]
             if len(here) == 2:
                 for n in sc.graph.neighbours(z):
-                    out.append(BcAction("move", side, zones=(z,), moves=tuple((u.id, n) for u in here)))
+                    if not g.in_zone(n):
+                        out.append(BcAction("move", side, zones=(z,), moves=tuple((u.id, n) for u in here)))
         for h in g.hqs:
             if h.side != side:
                 continue
@@ -599,7 +606,7 @@ class BcRules(GameRules):
             return self._yellow_next(_set(st, g, **base))
         if colour == "red":
             return _set(st, g, phase="red", actor=g.initiative, **base)
-        return _set(st, g, phase="draw", actor=g.initiative)
+        return _set(st, g, phase="draw", actor=g.initiative, cube=colour)      # 18.0 Black: cards were drawn
 
     def _yellow_next(self, st: BcState) -> BcState:
         """The next step of a Yellow cube (18.0): reinforcements, then purchases, then rallies, initiative first."""

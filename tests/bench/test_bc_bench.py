@@ -74,3 +74,14 @@ def test_bench_cup_with_pass_and_gold(benchmark):
     out = benchmark.pedantic(lambda: cup_odds(cup, "blue", passes=("blue",), gold_next="black"), rounds=1,
                              iterations=1)
     assert out["at_least_own_before_end"]["0"]["fraction"] == "1/1"
+
+
+@pytest.mark.benchmark(group="bc-game")
+def test_bench_greedy_demonstration_game(benchmark):
+    """A whole greedy-against-greedy game on the invented demonstration scenario (issue 14)."""
+    from engine.bc.protocol import BcRules
+    from engine.core.game import play_game
+    rules = BcRules()
+    final, _ = benchmark.pedantic(lambda: play_game(rules, ("greedy", "greedy"), seed=1, record=False),
+                                  rounds=2, iterations=1)
+    assert rules.outcome(final) is not None
