@@ -1,6 +1,7 @@
 """Helpers for the value types procedures return as outcomes."""
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 from typing import Any
 
@@ -14,11 +15,12 @@ def cached_hash_repr(cls):
     dataclasses used as outcomes keep both in their instance dictionary after the first call.
     """
     names = tuple(cls.__dataclass_fields__)
+    fields_of = operator.attrgetter(*names) if len(names) > 1 else (lambda v: (getattr(v, names[0]),))
 
     def __hash__(self) -> int:
         h = self.__dict__.get("_hash")
         if h is None:
-            h = hash(tuple(getattr(self, f) for f in names))
+            h = hash(fields_of(self))          # the field values as a tuple, gathered in C
             object.__setattr__(self, "_hash", h)
         return h
 

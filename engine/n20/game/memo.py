@@ -34,12 +34,16 @@ def _slot(state) -> dict:
 
 def memo(state, key: Hashable, compute: Callable[[], Any]) -> Any:
     """``compute()`` for ``state``, computed once per (state value, key)."""
-    d = _slot(state)
-    try:
-        return d[key]
-    except KeyError:
+    d = _table.get(state)
+    if d is None:
+        d = _slot(state)
+    v = d.get(key, _MISSING)
+    if v is _MISSING:
         v = d[key] = compute()
-        return v
+    return v
+
+
+_MISSING = object()
 
 
 def clear() -> None:

@@ -41,11 +41,14 @@ class Reach:
         return d
 
 
-def on_map_units(state: GameState, side: str | None = None):
+def on_map_units(state: GameState, side: str | None = None) -> tuple:
+    """The units on the map (of ``side``), in the state's order; memoised beside the state."""
+    return memo(state, ("on_map", side), lambda: _on_map_units(state, side))
+
+
+def _on_map_units(state: GameState, side: str | None) -> tuple:
     sc = state.scenario
-    for u in state.units:
-        if u.status == "map" and (side is None or sc.units[u.id].side == side):
-            yield u
+    return tuple(u for u in state.units if u.status == "map" and (side is None or sc.units[u.id].side == side))
 
 
 def exerts_zoc(state: GameState, u) -> bool:
@@ -321,6 +324,8 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     out: dict[str, Reach] = {}
     for start, base in starts:
         for road_only in (False, True):
+            if road_only and not any(board.is_road_link(start, n) for n in neighbours_map(board)[start]):
+                continue     # no road leaves the start hex: a road-only move (6.6) goes nowhere
             budget = ma + (1 if road_only else 0)
             res = _search(board, start, base, budget, road_only, can_enter, stops, surcharge)
             for h, (cost, path) in res.items():

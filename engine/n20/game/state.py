@@ -53,6 +53,7 @@ def _board_with(board, fieldworks: tuple):
     return replace(board, terrain_of=terrain)
 
 
+@cached_hash_repr
 @dataclass(frozen=True)
 class UnitState:
     """Where a unit is and what markers it carries.
