@@ -290,4 +290,4 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
         longest = max(len(o.hexes) for o in pool)
         pool = [o for o in pool if len(o.hexes) == longest]
     pool.sort(key=lambda o: (o.break_chance, o.priority, o.hexes))
-    return tuple(pool[:24])
+    return tuple(pool)          # every path of the best class (no cut: the owner may pick any, 9.8)

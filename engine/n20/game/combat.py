@@ -13,6 +13,7 @@ from ..battle import Battle as EngineBattle, battle_procedure
 from ..units import Unit
 from .actions import Action
 from .state import Battle, GameState, board_with_fieldworks, other
+from .types import Fate
 from .victory import check_victory
 from . import rules as R
 
@@ -393,7 +394,7 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
     broken_in_retreat = set()
     for f in outcome.fates:
         if f.unit.startswith(GARRISON):
-            if f.fate == "destroyed":
+            if f.fate == Fate.DESTROYED:
                 st = replace(st, garrison_gone=True)
             continue
         u = st.unit(f.unit)
@@ -401,8 +402,8 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
         nu = replace(u, fought=True)
         if f.fatigue is not None and st.has("fatigue"):
             nu = replace(nu, fatigue=f.fatigue)
-        if f.fate in ("broken", "destroyed"):
-            gone = f.fate == "destroyed" or (d.has("straggler") and st.has("special_units"))
+        if f.fate in (Fate.BROKEN, Fate.DESTROYED):
+            gone = f.fate == Fate.DESTROYED or (d.has("straggler") and st.has("special_units"))
             if d.has("cadre") or d.type == "cadre":
                 nu = replace(nu, status="pool", hex=None, routed=None, fatigue=0, square=False)   # 16.5.2
             else:
@@ -410,7 +411,7 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
             if f.hexes or f.routed or outcome.result.endswith(("DR", "DW", "AR", "AW")):
                 broken_in_retreat.add(u.hex)
             moved_to[u.hex] = None
-        elif f.fate in ("withdrew", "routed"):
+        elif f.fate in (Fate.WITHDREW, Fate.ROUTED):
             nu = replace(nu, hex=f.end_hex or u.hex, square=False)
             if f.marker:
                 nu = replace(nu, routed=marker_colour)
@@ -424,7 +425,7 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
     # of the same battle filled, 9.9.1): should an advance still share a hex, it stops where it began.
     fixes = {}
     for f in outcome.fates:
-        if f.fate == "held" and f.advanced and f.end_hex and not f.unit.startswith(GARRISON):
+        if f.fate == Fate.HELD and f.advanced and f.end_hex and not f.unit.startswith(GARRISON):
             side = sc.units[f.unit].side
             others = [x for x in st.occupants.get(f.end_hex, ()) if x != f.unit and sc.units[x].type != "leader"]
             if others:
