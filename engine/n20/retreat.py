@@ -186,6 +186,13 @@ def _ezoc(board: Board, zoc_sources: frozenset, occupied: frozenset, side: str) 
     return frozenset(out)
 
 
+class CutOptions(tuple):
+    """Retreat options found before the search bound (:data:`_SEARCH_BUDGET`) stopped the search: the
+    list may lack paths, and the battle procedure says so in a note (never a silent cut)."""
+
+    cut = True
+
+
 #: Upper bound on the hexes the path search visits for one retreat. Paths that cannot reach the best
 #: rule-priority class are pruned first, so real maps stay far below it; it only guards degenerate maps
 #: (e.g. a side without LOC hexes, where every path ranks alike).
@@ -280,6 +287,11 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
             dfs(path + [n], hz + [step_hazards(here, n)], v2, t, c2)
 
     dfs([start], [], (0, 0), None, tuple(0 for _ in locs))
+    found = _finish_options(complete, blocked)
+    return CutOptions(found) if budget[0] < 0 else found
+
+
+def _finish_options(complete: list, blocked: list) -> tuple[RetreatOption, ...]:
     pool = complete or blocked
     if not pool:
         return (RetreatOption((), (), "blocked", (0, 0, True, 0)),)

@@ -271,3 +271,21 @@ def test_cli_new_legal_act_replay_undo_play(tmp_path, rec_file):
                          "--max-actions", "30", "--record", str(path)])
     assert rc == 0, err
     assert len(GameRecord.load(path).events) == 30
+
+
+def test_retreat_options_are_complete_or_say_they_were_cut(monkeypatch):
+    """No silent cap: every path of the best class is offered; when the search bound stops the search the
+    options carry ``cut`` and the battle procedure logs a 9.8 note."""
+    import engine.n20.retreat as RT
+    board = FUENTES.board
+    start = "0707" if board.on_map("0707") else HEXES[len(HEXES) // 2]
+    args = (board, False, "allied", False, start, 3, frozenset(), frozenset(), frozenset())
+    full = RT.retreat_options(*args)
+    assert not getattr(full, "cut", False) and len(full) >= 1
+    monkeypatch.setattr(RT, "_SEARCH_BUDGET", 2)
+    RT.retreat_options.cache_clear()
+    try:
+        cut = RT.retreat_options(*args)
+        assert cut.cut is True
+    finally:
+        RT.retreat_options.cache_clear()
