@@ -5,11 +5,13 @@ No rules here: every number comes from :mod:`engine.bc.calc`, which runs the eng
 from __future__ import annotations
 
 import html
+from functools import partial
 from fractions import Fraction
 
 import panel as pn
 import param
 
+from dashboards.components.background import Background
 from dashboards.components.dist_bars import bars
 from dashboards.components.provenance import badge_html
 from dashboards.components.tables_upload import FileLoader
@@ -19,7 +21,8 @@ from engine.bc.combat import (BLOCK_KINDS, Block, CombatSetup, Side, Wing, comba
 from engine.bc.cup import Cup
 from engine.bc.deck import Pile, default_deck, load_deck, parse_card_list
 from engine.core.errors import VedetteError
-from engine.core.procedure import distribution
+from engine.core.procedure import distribution, enumerate_tree
+from dashboards.components.tree_plot import TreePlot, layout_tree, rule_note_for
 
 __all__ = ["BcSession", "combat_panel", "check_panel", "cup_panel", "deck_panel", "demo_panel", "zone_map_svg"]
 
@@ -140,9 +143,25 @@ def combat_panel(sess: BcSession) -> pn.Column:
     sess.param.watch(refresh_terrain, "version")
 
     out = pn.Column(sizing_mode="stretch_width", css_classes=["bc-combat-out"])
-    button = pn.widgets.Button(name="Compute exact odds", button_type="primary", css_classes=["bc-compute"])
+    tree_area = pn.Column(sizing_mode="stretch_width", css_classes=["bc-tree"])
+    tree_card = pn.Card(tree_area, title="The combat as a probability tree (picture and text)", collapsed=True,
+                        sizing_mode="stretch_width", css_classes=["bc-tree-card"])
 
-    def compute(_=None):
+    def show_tree(*_):
+        if tree_card.collapsed:
+            tree_area.clear()
+            return
+        try:
+            setup = form.setup()
+            pile = Pile.for_odds(sess.deck, sess.discards())
+            tree = enumerate_tree(combat_procedure(setup, sess.deck, pile, sess.terrain), policy=neutral_policy)
+        except (VedetteError, ValueError) as exc:
+            tree_area[:] = [pn.pane.Alert(f"**No tree**: {html.escape(str(exc))}", alert_type="danger",
+                                          sizing_mode="stretch_width")]
+            return
+        tree_area[:] = [TreePlot(layout_tree(tree, rule_note=rule_note_for("bc")))]
+
+    def compute(*_):
         try:
             setup = form.setup()
             disc = sess.discards()
@@ -155,12 +174,17 @@ def combat_panel(sess: BcSession) -> pn.Column:
                 [o for o in out.objects if "bc-error" not in (getattr(o, "css_classes", None) or [])]
             return
         out[:] = _combat_view(sess, tally, dist, disc)
+        show_tree()
 
-    button.on_click(compute)
+    # results follow the inputs, as on the n20 odds page: no button to press
+    form.param.watch(compute, [p for p in form.param if p != "name"])
+    sess.param.watch(compute, ["discards_text", "version"])
+    tree_card.param.watch(show_tree, "collapsed")
     compute()
     controls = pn.Param(form, show_name=False, widgets={
         "a_skill": pn.widgets.IntSlider, "d_skill": pn.widgets.IntSlider}, sizing_mode="stretch_width")
-    return pn.Column(pn.Row(pn.Column(controls, button, width=360), out, sizing_mode="stretch_width"),
+    return pn.Column(pn.Row(pn.Column(controls, width=360), pn.Column(out, tree_card, sizing_mode="stretch_width"),
+                            sizing_mode="stretch_width"),
                      name="Combat", sizing_mode="stretch_width")
 
 
@@ -256,30 +280,45 @@ class CupForm(param.Parameterized):
                                                               "black"], label="Gold cube names (18.0)")
 
 
+def cup_work(counts: dict, own: str, passes: tuple, gold_next: str | None) -> tuple[int, dict]:
+    """Off the event loop (in a child process): the cup's size and exact odds (16.2, 18.0)."""
+    cup = Cup.of(counts)
+    return cup.size, cup_odds(cup, own, passes=passes, gold_next=gold_next)
+
+
 def cup_panel(sess: BcSession) -> pn.Column:
     form = CupForm()
+    out = pn.Column(sizing_mode="stretch_width", css_classes=["bc-cup-out"])
+    bg = Background()
+    names = ("blue", "white", "gold", "yellow", "red", "black", "own", "passes", "gold_next")
 
-    @pn.depends(*[form.param[p] for p in ("blue", "white", "gold", "yellow", "red", "black", "own", "passes",
-                                          "gold_next")])
-    def view(blue, white, gold, yellow, red, black, own, passes, gold_next):
-        try:
-            cup = Cup.of({"blue": blue, "white": white, "gold": gold, "yellow": yellow, "red": red, "black": black})
-            d = cup_odds(cup, own, passes=tuple(passes),
-                         gold_next=None if gold_next == "event card" else gold_next)
-        except VedetteError as exc:
-            return pn.pane.Alert(str(exc), alert_type="danger", css_classes=["bc-error"])
+    def show(res, own):
+        size, d = res
         at_least = [(f"at least {k}", Fraction(v["fraction"])) for k, v in d["at_least_own_before_end"].items()
                     if k != "0"]
         within = [(f"within {n} draws", Fraction(v["fraction"])) for n, v in d["turn_ended_within"].items()]
-        return pn.Column(
-            pn.pane.HTML(f"<p class='bc-cup' data-size='{cup.size}' data-expected='{d['expected_own_before_end']}'>"
-                         f"{cup.size} cubes. Expected {own} orders before the last black cube: "
+        out[:] = [
+            pn.pane.HTML(f"<p class='bc-cup' data-size='{size}' data-expected='{d['expected_own_before_end']}'>"
+                         f"{size} cubes. Expected {own} orders before the last black cube: "
                          f"{d['expected_own_before_end']} (16.2).</p>"),
             bars(at_least, f"{own.title()} orders drawn before the turn ends", css_class="bc-cup-own"),
-            bars(within, "The turn has ended (last black cube drawn)", css_class="bc-cup-end"),
-            sizing_mode="stretch_width")
+            bars(within, "The turn has ended (last black cube drawn)", css_class="bc-cup-end")]
 
-    return pn.Column(pn.Row(pn.Param(form, show_name=False, width=300), view, sizing_mode="stretch_width"),
+    def error(exc):
+        out[:] = [pn.pane.Alert(html.escape(str(exc)), alert_type="danger", css_classes=["bc-error"])]
+
+    def compute(*_):
+        counts = {c: getattr(form, c) for c in ("blue", "white", "gold", "yellow", "red", "black")}
+        gold = None if form.gold_next == "event card" else form.gold_next
+        own = form.own
+        bg.start(partial(cup_work, counts, own, tuple(form.passes), gold), lambda r: show(r, own), error,
+                 label="drawing every order of the cup…", process=True)
+
+    form.param.watch(compute, list(names))
+    compute()
+    return pn.Column(pn.Row(pn.Column(pn.Param(form, show_name=False, width=300, css_classes=["bc-cup-form"]),
+                                      bg.panel(), width=310), out,
+                            sizing_mode="stretch_width"),
                      name="Cube cup", sizing_mode="stretch_width")
 
 

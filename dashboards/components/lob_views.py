@@ -15,7 +15,9 @@ from dashboards.components.dist_bars import STYLESHEET as BARS_CSS, bars_html, f
 from dashboards.components.lob_map import AreaMapFigure
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
 from dashboards.components.tables_upload import FileLoader
-from dashboards.components.tree_view import STYLESHEET as TREE_CSS, tree_html
+from dashboards.components.tree_plot import TreePlot, layout_tree, rule_note_for
+from dashboards.components.lazy import lazy_card
+from dashboards.components.tree_view import STYLESHEET as TREE_CSS
 from engine.core.errors import VedetteError
 from engine.lob.analysis import analyse, combat_tree
 from engine.lob.board import default_board
@@ -226,11 +228,14 @@ def combat_panel(sess: LobSession):
             return _error(exc)
         return _html(result_html(an, sess), ["lob-results"])
 
-    tree_button = pn.widgets.Button(name="Show the round-by-round tree", button_type="primary",
-                                    css_classes=["lob-tree-button"])
     tree_area = pn.Column(sizing_mode="stretch_width", css_classes=["lob-tree"])
+    tree_card = pn.Card(tree_area, title="The combat as a probability tree (picture and text)", collapsed=True,
+                        sizing_mode="stretch_width", css_classes=["lob-tree-card"])
 
-    def show_tree(_=None):
+    def show_tree(*_):
+        if tree_card.collapsed:
+            tree_area.clear()
+            return
         try:
             ctx, att, dfn = sess.build()
             tree = combat_tree(ctx, att, dfn, sess.policy())
@@ -238,19 +243,20 @@ def combat_panel(sess: LobSession):
             tree_area[:] = [_error(exc)]
             return
         total = tree.total()
-        tree_area[:] = [_html(f"<p>Leaves sum to <b class='lob-tree-total'>{_frac(total)}</b>. Each combat round "
-                              f"is a sub-procedure (memoised on the combat state); open its 'inside this step' to "
-                              f"see the dice.</p>" + tree_html(tree, max_nodes=1500, open_depth=2))]
+        lay = layout_tree(tree, rule_note=rule_note_for("lob"))
+        tree_area[:] = [_html(f"<p>Ends of the tree sum to <b class='lob-tree-total'>{_frac(total)}</b>. The rounds "
+                              f"follow one another (5.2.1 to 5.2.5) until one side gives way; only the first "
+                              f"{len(lay)} steps are drawn.</p>"), TreePlot(lay)]
 
-    tree_button.on_click(show_tree)
-    sess.param.watch(lambda *_: tree_area.clear(), ["origin", "target", "attackers", "attacker_policy",
-                                                     "defender_policy", "rain", "version"])
+    tree_card.param.watch(show_tree, "collapsed")
+    sess.param.watch(show_tree, ["origin", "target", "attackers", "attacker_policy", "defender_policy", "rain",
+                                 "version"])
     form = pn.Column(pn.pane.Markdown("**Set up a combat**: click the attacker's area on the map, then the "
                                       "defender's (or use the lists). The units come from the Albuera set-up."),
                      clicks, pn.Row(origin_w, target_w), att_w, pn.Row(apol, dpol), rain,
                      pn.pane.Markdown(POLICY_HELP), sizing_mode="stretch_width")
     return pn.Column(pn.Row(pn.pane.Bokeh(amap.fig), form, sizing_mode="stretch_width"), results,
-                     tree_button, tree_area, name="Combat odds", sizing_mode="stretch_width")
+                     tree_card, name="Combat odds", sizing_mode="stretch_width")
 
 
 def fire_panel(sess: LobSession):
@@ -334,8 +340,8 @@ def custom_panel(sess: LobSession):
             out[:] = [_error(exc)]
             return
         out[:] = [_html(result_html(an, sess), ["lob-results"]),
-                  _html("<details><summary>round-by-round tree</summary>"
-                        + tree_html(tree, max_nodes=1200, open_depth=2) + "</details>")]
+                  lazy_card("The combat as a probability tree (picture and text)",
+                            lambda: TreePlot(layout_tree(tree, rule_note=rule_note_for("lob"))))]
 
     button = pn.widgets.Button(name="Compute", button_type="primary", css_classes=["lob-custom-run"])
     button.on_click(run)

@@ -430,7 +430,7 @@ def tree_figure(layout: TreeLayout, open_depth: int | None = None, height: int |
     status ("12 of 36 nodes shown") that the click updates."""
     from bokeh.layouts import column
     from bokeh.models import (BoxZoomTool, ColumnDataSource, CustomJS, Div, HoverTool, PanTool, Range1d, ResetTool,
-                              SaveTool, TapTool, WheelZoomTool)
+                              SaveTool, WheelZoomTool)
     from bokeh.plotting import figure
 
     if open_depth is None:
@@ -456,17 +456,25 @@ def tree_figure(layout: TreeLayout, open_depth: int | None = None, height: int |
     info = Div(text=f"<span class='tree-shown' data-shown='{sum(1 for x in cols['x'] if not math.isnan(x))}' "
                     f"data-rows='{rows}'>{sum(1 for x in cols['x'] if not math.isnan(x))} of {len(layout)} nodes shown</span>",
                name="tree-status")
+    from bokeh.events import DoubleTap, Tap
     hover = HoverTool(renderers=[dots], tooltips="<div style='max-width:380px;white-space:pre-wrap'>@tip</div>")
-    tap = TapTool(renderers=[dots])
-    fig.add_tools(PanTool(), WheelZoomTool(), BoxZoomTool(), ResetTool(), SaveTool(), hover, tap)
+    fig.add_tools(PanTool(), WheelZoomTool(), BoxZoomTool(), ResetTool(), SaveTool(), hover)
     fig.toolbar.active_scroll = fig.select_one(WheelZoomTool)
-    cb = CustomJS(args=dict(src=src, xr=xr, yr=yr, info=info), code="""
-const sel = src.selected.indices;
-if (!sel.length) { return; }
-const tapped = sel[0];
-src.selected.indices = [];
+    # A tap (or a quick second tap, which Bokeh reports as a double tap) on a dot folds or unfolds it: the
+    # nearest shown dot within 14 px of the pointer, found in screen units from the ranges.
+    cb = CustomJS(args=dict(src=src, xr=xr, yr=yr, info=info, fig=fig), code="""
+const dd = src.data;
+const w = fig.inner_width, h = fig.inner_height;
+let tapped = null, best = 14 * 14;
+for (let i = 0; i < dd.x.length; i++) {
+  if (isNaN(dd.x[i])) continue;
+  const dx = (dd.x[i] - cb_obj.x) / (xr.end - xr.start) * w, dy = (dd.y[i] - cb_obj.y) / (yr.end - yr.start) * h;
+  if (dx * dx + dy * dy < best) { best = dx * dx + dy * dy; tapped = i; }
+}
+if (tapped === null) { return; }
 """ + _JS_LAYOUT)
-    src.selected.js_on_change("indices", cb)
+    fig.js_on_event(Tap, cb)
+    fig.js_on_event(DoubleTap, cb)
     return column(info, fig, sizing_mode="stretch_width")
 
 

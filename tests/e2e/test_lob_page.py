@@ -12,8 +12,9 @@ def test_lob_combat_odds_and_tree(page: Page, app_url: str):
     expect(res).to_have_attribute("data-taken", "0/1")
     expect(page.locator(".prov-badge").first).to_be_visible()
     expect(page.locator("canvas").first).to_be_visible()
-    page.locator(".lob-tree-button button").first.click()
+    page.locator(".lob-tree-card .card-header").first.click()
     expect(page.locator(".lob-tree-total").first).to_have_text("1/1", timeout=30_000)
+    expect(page.locator(".lob-tree .tree-shown").first).to_be_visible(timeout=30_000)   # the picture
 
 
 def test_lob_custom_combat(page: Page, app_url: str):
