@@ -59,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{g.system}\t{g.title}\t{game_link(page, g.id, key)}")
         return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    import threading
+
+    from dashboards.components import background
+
+    # the fork server for heavy page computations starts while Panel starts
+    threading.Thread(target=background.warm_up, name="vedette-warm-up", daemon=True).start()
 
     import panel as pn
 

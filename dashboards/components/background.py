@@ -11,6 +11,11 @@ of HTML, distributions); ``on_result`` then puts them on the page, on the event 
 cannot be stopped from outside, so *cancel* and the budget drop the result (the page is free at once);
 the thread itself ends when its computation does, and the input bounds keep that short.
 
+``process=True`` runs the work in a child process instead (forked from a small fork server that has the
+engine and page modules loaded): it does not share the server's interpreter lock, so it slows no other
+session at all, and *cancel* or the budget ends it at once. The work must then be picklable: a
+module-level function (or a ``functools.partial`` of one) with picklable arguments and result.
+
 Outside a server (view-model tests, notebooks) :meth:`Background.start` runs the work at once, in the
 caller's thread, and calls ``on_result`` or ``on_error`` before returning.
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
+import multiprocessing
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +42,48 @@ log = logging.getLogger("vedette.dashboards")
 WORKERS = max(1, int(os.environ.get("VEDETTE_WORKERS", "4") or 4))
 BUDGET_S = float(os.environ.get("VEDETTE_BUDGET_S", "30") or 30)
 POOL = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vedette-calc")
+#: modules the fork server loads once, so a child process starts with them already imported
+PRELOAD = ["engine.core.procedure", "dashboards.components.tbf_views", "dashboards.components.bc_views",
+           "dashboards.components.lob_views"]
+_CTX = None
+
+
+def _context():
+    global _CTX
+    if _CTX is None:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        _CTX = ctx
+    return _CTX
+
+
+def warm_up() -> None:
+    """Start the fork server now (``vedette-serve`` does it at start), so the first request does not wait."""
+    try:
+        ctx = _context()
+        p = ctx.Process(target=_noop, daemon=True)
+        p.start()
+        p.join(120)
+    except Exception:  # noqa: BLE001 - processes are an optimisation: threads still work
+        log.exception("the fork server for page computations could not be started")
+
+
+def _noop() -> None:
+    return None
+
+
+def _child_main(conn, fn) -> None:
+    """In the child process: run ``fn`` and send ``(ok, value)`` back (errors as plain VedetteErrors)."""
+    ok, value = _guarded(fn)
+    if not ok:
+        value = VedetteError(str(value))    # subclasses with other constructors do not all unpickle
+    try:
+        conn.send((ok, value))
+    except Exception:  # noqa: BLE001 - e.g. a result that does not pickle
+        log.exception("a page computation's result could not be sent back")
+        conn.send((False, VedetteError("this could not be computed (the details are in the server's log)")))
+    finally:
+        conn.close()
 
 STYLESHEET = """
 .busy-line {color:#2f4f6f;font-style:italic}
@@ -107,11 +155,19 @@ class Background(param.Parameterized):
         self.note.object = (f"<span class='busy-line' data-state='{state}'>{html.escape(text)}</span>"
                             if text else f"<span data-state='{state}'></span>")
 
+    _proc = None
+
+    def _stop_process(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.is_alive():
+            proc.kill()
+
     def cancel(self) -> None:
         """Give up the request in flight: its result will be dropped; the page is free at once."""
         if not self.busy:
             return
         self._generation += 1
+        self._stop_process()
         self._show(False, "cancelled: nothing changed")
         self._on_cancel and self._on_cancel(Cancelled("cancelled: nothing changed"))
 
@@ -119,12 +175,13 @@ class Background(param.Parameterized):
 
     # -- running ---------------------------------------------------------------------------------------
     def start(self, fn: Callable[[], Any], on_result: Callable[[Any], None],
-              on_error: Callable[[Exception], None], label: str = "computing…") -> None:
+              on_error: Callable[[Exception], None], label: str = "computing…", process: bool = False) -> None:
         """Compute ``fn()`` off the event loop, then call ``on_result(value)`` on it (``on_error(exc)`` for a
-        VedetteError, the budget running out or a cancel)."""
+        VedetteError, the budget running out or a cancel). ``process``: in a child process (see above)."""
         if not _on_server():
             run_now(fn, on_result, on_error)
             return
+        self._stop_process()           # a newer request replaces the one in flight
         self._generation += 1
         gen = self._generation
         self._on_cancel = on_error
@@ -144,15 +201,36 @@ class Background(param.Parameterized):
 
         async def waiter():
             loop = asyncio.get_running_loop()
-            fut = loop.run_in_executor(POOL, _guarded, fn)
+            proc = parent = fut = None
             try:
+                if process:
+                    ctx = _context()
+                    parent, child = ctx.Pipe(duplex=False)
+                    proc = ctx.Process(target=_child_main, args=(child, fn), daemon=True)
+                    proc.start()
+                    child.close()
+                    self._proc = proc
+                    fut = loop.run_in_executor(POOL, parent.recv)
+                else:
+                    fut = loop.run_in_executor(POOL, _guarded, fn)
                 ok, value = await asyncio.wait_for(asyncio.shield(fut), budget)
             except asyncio.TimeoutError:
                 ok, value = False, OverBudget(f"stopped: this needs more than the page's time budget of "
                                               f"{budget:g} s; make the input smaller")
+            except EOFError:            # the child was stopped (cancel) or died
+                ok, value = False, Cancelled("stopped: nothing changed")
             except Exception:  # noqa: BLE001 - the waiting itself failed
                 log.exception("a page computation could not be awaited")
                 ok, value = False, VedetteError("this could not be computed (the details are in the server's log)")
+            finally:
+                if proc is not None:
+                    if proc.is_alive():
+                        proc.kill()
+                    proc.join(1)
+                    if self._proc is proc:
+                        self._proc = None
+                if parent is not None and fut is not None and fut.done():
+                    parent.close()      # (else the pool thread's recv ends with the child, then it is collected)
             if ok:
                 finish(result=value)
             else:

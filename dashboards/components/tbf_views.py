@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 from fractions import Fraction
+from functools import partial
 
 import panel as pn
 import param
@@ -21,6 +22,7 @@ from engine.core.errors import VedetteError
 from engine.core.procedure import enumerate_tree
 from engine.tbf.board import default_board
 from engine.tbf.calc import fighter_from_kv, firer_from_kv
+from engine.tbf.charge import MAX_TARGETS as _ENGINE_MAX_TARGETS, MAX_UNITS_PER_TARGET as _ENGINE_MAX_UNITS
 from engine.tbf.charge import charge_from_spec, charge_proc
 from engine.tbf.fatigue import CheckSpec, check_distribution
 from engine.tbf.fire import FireSetup, fire_distribution
@@ -47,9 +49,9 @@ melee: true
 #: computing limits of the served page (not rules): a charge into more defenders than this has tens of
 #: thousands of outcomes and takes seconds to minutes to enumerate
 MAX_CHARGE_TEXT = 20_000       # characters of CHARGE YAML
-MAX_UNITS_PER_TARGET = 8       # defending units in one target hex
-MAX_TARGETS = 4                # target hexes in one charge
-MAX_DEFENDERS = 10             # defending units over all targets
+MAX_UNITS_PER_TARGET = _ENGINE_MAX_UNITS   # defending units in one target hex (the engine's 4.1 bound)
+MAX_TARGETS = _ENGINE_MAX_TARGETS          # target hexes in one charge (the engine's bound)
+MAX_DEFENDERS = 12             # defending units over all targets (this page's computing limit)
 
 
 def parse_charge_text(src: str) -> dict:
@@ -76,6 +78,29 @@ def parse_charge_text(src: str) -> dict:
             raise VedetteError(f"CHARGE targets: at most {MAX_DEFENDERS} defending units in all on this page "
                                f"(got {total})")
     return spec
+
+
+def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tuple[str, str]:
+    """Off the event loop (in a child process): parse, bound, enumerate and render a CHARGE; returns the
+    summary's HTML (after the badges) and the tree's HTML."""
+    spec = parse_charge_text(src)
+    b = default_board()
+    if use_map_v:
+        setup = charge_from_spec(spec, b.grid, "CHARGE", terrain=b.charge_terrain(tables),
+                                 los=lambda a, c: b.los(a, c, tables, viewer="cavalry").clear)
+    else:
+        setup = charge_from_spec(spec, b.grid, "CHARGE")
+    tree = enumerate_tree(charge_proc(tables, setup), policy=POLICIES[policy_v])
+    d = tree.distribution()
+    stopped = {}
+    for o, w in d.items():
+        stopped[o.stopped] = stopped.get(o.stopped, Fraction(0)) + w
+    summary = bars_html(sorted(stopped.items(), key=lambda kv: -kv[1]), "how the charge ends",
+                        css_class="tbf-charge-ends")
+    outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome")
+    total = tree.total()
+    return (f"tree total <b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes,
+            tree_html(tree, fmt_result=str, open_depth=2))
 
 
 class TbfSession(param.Parameterized):
@@ -185,39 +210,17 @@ def charge_panel(sess: TbfSession):
 
     bg = Background()
 
-    def work(src: str, tables, use_map_v: bool, policy_v: str):
-        """Off the event loop: parse, bound, enumerate and render (returns HTML strings only)."""
-        spec = parse_charge_text(src)
-        b = default_board()
-        if use_map_v:
-            setup = charge_from_spec(spec, b.grid, "CHARGE", terrain=b.charge_terrain(tables),
-                                     los=lambda a, c: b.los(a, c, tables, viewer="cavalry").clear)
-        else:
-            setup = charge_from_spec(spec, b.grid, "CHARGE")
-        tree = enumerate_tree(charge_proc(tables, setup), policy=POLICIES[policy_v])
-        d = tree.distribution()
-        stopped = {}
-        for o, w in d.items():
-            stopped[o.stopped] = stopped.get(o.stopped, Fraction(0)) + w
-        summary = bars_html(sorted(stopped.items(), key=lambda kv: -kv[1]), "how the charge ends",
-                            css_class="tbf-charge-ends")
-        outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome")
-        total = tree.total()
-        return (f"<div>{sess.badge('fatigue')} {sess.badge('melee')} tree total "
-                f"<b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes,
-                tree_html(tree, fmt_result=str, open_depth=2))
-
     def show(parts):
-        out[:] = [_html(parts[0]), _html(parts[1])]
+        out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} " + parts[0]), _html(parts[1])]
 
-    def compute(_=None):
-        args = (text.value, sess.tables, use_map.value, policy.value)
-        bg.start(lambda: work(*args), show, lambda exc: out.__setitem__(slice(None), [_error(exc)]),
-                 label="computing the charge tree…")
+    def compute(_=None, process: bool = True):
+        work = partial(charge_work, text.value, sess.tables, use_map.value, policy.value)
+        bg.start(work, show, lambda exc: out.__setitem__(slice(None), [_error(exc)]),
+                 label="computing the charge tree…", process=process)
 
     go.on_click(compute)
     sess.param.watch(lambda *_: compute(), "tables")
-    compute()
+    compute(process=False)      # the page's own small example: a pool thread is enough
     return pn.Row(pn.Column(text, policy, use_map, go, bg.panel(), width=420), out, sizing_mode="stretch_width",
                   name="Charge")
 

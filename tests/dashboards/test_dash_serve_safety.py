@@ -178,10 +178,15 @@ def _charge(n_first: int, n_second: int = 1, targets: int = 2) -> str:
 
 def test_charge_bounds_name_the_limit():
     parse_charge_text(_charge(MAX_UNITS_PER_TARGET, MAX_DEFENDERS - MAX_UNITS_PER_TARGET))   # at the limits: fine
-    with pytest.raises(VedetteError, match=f"at most {MAX_UNITS_PER_TARGET} units per target hex on this page .got 9"):
+    with pytest.raises(VedetteError, match=f"at most {MAX_UNITS_PER_TARGET} units per target hex on this page "
+                                           f".got {MAX_UNITS_PER_TARGET + 1}"):
         parse_charge_text(_charge(MAX_UNITS_PER_TARGET + 1))
+    # MAX_DEFENDERS + 1 units spread over three target hexes, none of them over the per-hex limit
+    spec = yaml.safe_load(_charge(MAX_UNITS_PER_TARGET, 1, targets=3))
+    spec["targets"][1]["units"] = spec["targets"][0]["units"][: MAX_DEFENDERS - MAX_UNITS_PER_TARGET]
+    spec["targets"][2]["units"] = spec["targets"][0]["units"][:1]
     with pytest.raises(VedetteError, match=f"at most {MAX_DEFENDERS} defending units in all"):
-        parse_charge_text(_charge(MAX_UNITS_PER_TARGET, MAX_DEFENDERS - MAX_UNITS_PER_TARGET + 1))
+        parse_charge_text(yaml.safe_dump(spec))
     with pytest.raises(VedetteError, match=f"at most {MAX_TARGETS} target hexes"):
         parse_charge_text(_charge(1, 1, targets=MAX_TARGETS + 1))
     with pytest.raises(VedetteError, match=f"at most {MAX_CHARGE_TEXT} characters"):

@@ -176,3 +176,48 @@ def test_too_many_defenders_are_refused_with_the_limit(page: Page, app_url: str)
     page.locator(".tbf-charge-go button").first.click()
     expect(page.locator(".tbf-error").first).to_contain_text(f"at most {MAX_UNITS_PER_TARGET} units per target hex",
                                                              timeout=10_000)
+
+
+def test_a_long_cube_cup_in_one_browser_does_not_stall_another(browser: Browser, app_url: str):
+    """The cup with 15 blue cubes (28 in all) and a pass on every blue cube takes seconds to tens of seconds
+    (every order of the cubes): it runs in a child process, so another browser's page loads and updates
+    meanwhile; cancel stops it at once."""
+    a = browser.new_context().new_page()
+    b = browser.new_context().new_page()
+    b.goto(app_url + "/tbf")
+    expect(b.locator(".tbf-check-result").first).to_be_visible(timeout=60_000)
+    t = time.monotonic()                   # the same load with nobody computing, for comparison
+    b.goto(app_url + "/tbf")
+    expect(b.locator(".tbf-check-result").first).to_have_attribute("data-pass", "5/6", timeout=60_000)
+    idle_load_s = time.monotonic() - t
+    a.goto(app_url + "/bc")
+    expect(a.locator(".bc-results").first).to_be_visible(timeout=60_000)
+    a.locator(".bk-tab").filter(has_text="Cube cup").first.click()
+    expect(a.locator(".bc-cup").first).to_have_attribute("data-size", "19", timeout=60_000)
+    handles = a.locator(".bc-cup-form .noUi-handle")
+    a.locator(".bc-cup-form select[multiple]").first.select_option(["blue"])   # pass on every blue cube (18.0)
+    expect(a.locator(".bc-cup").first).to_be_visible(timeout=60_000)
+    handles.nth(0).focus()                 # the Blue slider to its maximum (15)
+    handles.nth(0).press("End")
+    expect(a.locator(".busy-cancel").first).to_be_visible(timeout=10_000)
+
+    t0 = time.monotonic()
+    b.goto(app_url + "/tbf")
+    expect(b.locator(".tbf-check-result").first).to_have_attribute("data-pass", "5/6", timeout=60_000)
+    load_s = time.monotonic() - t0
+    cvs = b.locator(".tbf-cvs input").first
+    t1 = time.monotonic()
+    cvs.fill("")
+    cvs.press("Enter")
+    expect(b.locator(".tbf-check-result").first).to_have_attribute("data-pass", "2/3", timeout=60_000)
+    update_s = time.monotonic() - t1
+    still_busy = a.locator(".busy-cancel").first.is_visible()
+    print(f"\n[issue 12 figures] idle: B's page loads in {idle_load_s:.2f} s; "
+          f"while A's 28-cube cup runs in a child process: B's page loads in {load_s:.2f} s, "
+          f"B's odds update in {update_s * 1000:.0f} ms (A still busy: {still_busy})")
+    assert load_s < 15 and update_s < 10
+    a.locator(".busy-cancel button").first.click()
+    expect(a.locator(".busy-note")).to_contain_text("cancelled", timeout=10_000)
+    expect(a.locator(".busy-cancel").first).to_be_hidden()
+    a.context.close()
+    b.context.close()
