@@ -107,7 +107,7 @@ def rout_unit(sc: Scenario, st: GameState, uid: str):
         st = st.with_piece(uid, hex=end)
     for other, where in newly_routed:                                   # 6.7 K failure, 6.7 A: rout now
         if st.piece(other).hex == where and st.piece(other).status == "routed":
-            st = yield from rout_unit(sc, st, other)
+            st = yield _sub_rout(sc, st, other)
     if end is not None and st.piece(uid).hex == end:
         st = yield from overstack_checks(sc, st, end)
     return st
@@ -151,7 +151,7 @@ def overstack_checks(sc: Scenario, st: GameState, hex_: str, rule: str = "4.1.9"
             st = yield from apply_status(sc, st, q.id, out.status)
     for uid in routed:
         if st.piece(uid).hex is not None and st.piece(uid).status != "routed":
-            st = yield from rout_unit(sc, st, uid)
+            st = yield _sub_rout(sc, st, uid)
     return st
 
 
@@ -179,7 +179,7 @@ def apply_status(sc: Scenario, st: GameState, uid: str, status: str):
     if status == "surrendered":
         return st.with_piece(uid, status="surrendered", hex=None)
     if status == "routed":
-        return (yield from rout_unit(sc, st, uid))
+        return (yield _sub_rout(sc, st, uid))
     return st.with_piece(uid, status=status)
 
 
@@ -205,7 +205,7 @@ def _apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bo
             if p.status == "normal":
                 st = st.with_piece(uid, status="fatigued")
             elif p.status == "fatigued":                            # a fatigued unit hit again routs (6.7 A)
-                st = yield from rout_unit(sc, st, uid)
+                st = yield _sub_rout(sc, st, uid)
                 units.remove(uid)
     stay = [u for u in units if st.piece(u).hex == hex_ and st.piece(u).status in LIVE]
     here = hex_
@@ -437,12 +437,12 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
     out = yield Sub(("tbf-melee", id(sc.tables), setup), partial(melee, sc.tables, setup), rule="6.4", label="Melee")
     for name, what in out.attackers:
         if what == "rout":
-            st = yield from rout_unit(sc, st, name)
+            st = yield _sub_rout(sc, st, name)
     for name, what in out.defenders:
         if what == "surrenders":
             st = yield from apply_status(sc, st, name, "surrendered")
         elif what == "routs":
-            st = yield from rout_unit(sc, st, name)
+            st = yield _sub_rout(sc, st, name)
         elif what == "fatigued":
             st = st.with_piece(name, status="fatigued")
     if out.result in sc.tables.melee.results:
@@ -599,12 +599,32 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
                     label="Charge")
     if not out.attempted:
         return st
+    # the results as one memoised step: exact odds enumerate them once per charge outcome
+    return (yield Sub(("tbf-charge-results", id(sc), st, unit_id, tuple(path), setup, out, start_hex),
+                      partial(_charge_results, sc, st, unit_id, tuple(path), setup, out, start_hex),
+                      rule="6.2.8", label="the charge's results"))
+
+
+def _sub_rout(sc: Scenario, st: GameState, uid: str) -> Sub:
+    return Sub(("tbf-rout", id(sc), st, uid), partial(rout_unit, sc, st, uid), rule="6.7 C", label=f"{uid} routs")
+
+
+def _sub_melee(sc: Scenario, st: GameState, attackers: tuple[str, ...], target: str, charging=(),
+               defenders_checked=False, setup=None) -> Sub:
+    return Sub(("tbf-melee-action", id(sc), st, attackers, target, tuple(charging), defenders_checked, setup),
+               partial(melee_action, sc, st, attackers, target, tuple(charging), defenders_checked, setup),
+               rule="6.4", label="melee")
+
+
+def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...], setup: ChargeSetup, out,
+                    start_hex: str):
+    """What a charge that went in does to the map (6.2.8 E-L, 6.2.9 B, 6.2.10): a procedure."""
     for step in out.steps:
         h, _, rest = step.partition(": ")
         for part in rest.split(", "):
             name, _, what = part.rpartition(" ")
             if what == "routs" and name in sc.units:
-                st = yield from rout_unit(sc, st, name)
+                st = yield _sub_rout(sc, st, name)
     for name in out.surrendered:
         if name in sc.units:
             st = yield from apply_status(sc, st, name, "surrendered")
@@ -618,7 +638,7 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
         st = yield from _apply_effect(sc, st, here, sc.side(unit_id), eff.fatigue, eff.retreat, eff.eliminate, "6.2.8 K")
     if out.stopped == "target stands":
         target = next(t.hex for t in setup.targets if any(s.startswith(t.hex) and "stands" in s for s in out.steps))
-        st = yield from melee_action(sc, st, (unit_id,), target, charging=(unit_id,), defenders_checked=True)
+        st = yield _sub_melee(sc, st, (unit_id,), target, charging=(unit_id,), defenders_checked=True)
     elif out.stopped in ("counter charge", "reaction charge"):
         # 6.2.9 / 6.2.10: the two cavalry units meet; the original charger attacks, nobody doubles.
         step = next(x for x in out.steps if x.endswith(" counter charges") or x.endswith(" reaction charges"))
@@ -641,7 +661,7 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
         target = st.piece(name).hex
         if target and g.distance(target, here) == 1:
             base = _cached(melee_setup)(sc, st, (unit_id,), target, (), True)
-            st = yield from melee_action(sc, st, (unit_id,), target, setup=replace(base, no_doubling=True))
+            st = yield _sub_melee(sc, st, (unit_id,), target, setup=replace(base, no_doubling=True))
     if st.piece(unit_id).hex is not None:
         st = st.with_piece(unit_id, charged=True, activated=True,
                            status="fatigued" if st.piece(unit_id).status == "normal" else st.piece(unit_id).status)

@@ -40,3 +40,13 @@ def test_200_random_games_break_no_invariant():
             bad = R.invariants(state)
             assert not bad, f"seed {seed} action {n}: {bad[:3]}"
         play_game(R, ("random", "random"), seed=seed, max_actions=150, record=False, on_action=watch)
+
+
+def test_walkthrough_record_replays():
+    """The record behind notebooks/tbf_durenstein_walkthrough.ipynb still replays to its verdict."""
+    from pathlib import Path
+    from engine.core.record import GameRecord
+    path = Path(__file__).resolve().parents[2] / "data" / "records" / "tbf_durenstein_greedy_seed4.json"
+    states = replay(R, GameRecord.load(path))
+    oc = R.outcome(states[-1])
+    assert (oc.winner, oc.level, oc.rule) == ("coalition", "tactical", "10.2")
