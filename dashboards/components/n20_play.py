@@ -20,6 +20,7 @@ from typing import Any
 import param
 
 from engine.core.errors import RecordError, RuleViolation, VedetteError
+from engine.core.game import action_seed
 from engine.core.procedure import Choose, RandomDice, Roll, jsonable
 from engine.core.record import GameRecord
 from engine.n20.game.actions import Action
@@ -222,6 +223,8 @@ class PlayModel(param.Parameterized):
             return False
         self.refusal = ""
         self.pending = p
+        # the core seeding rule: this event's computer dice are the ones `vedette n20 act` would roll
+        self._dice = RandomDice(action_seed((self.header or {}).get("seed") or 0, len(self.events)))
         return self._advance()
 
     def _advance(self) -> bool:
