@@ -56,3 +56,26 @@ def test_200_random_games_keep_the_invariants():
 def test_conformance_large(seed):
     rep = check_game(R, seed=100 + seed, max_actions=2000)
     assert rep.over
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from engine.core.game import action_seed  # noqa: E402
+from engine.core.procedure import RandomDice  # noqa: E402
+import json  # noqa: E402
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 120))
+def test_any_position_round_trips_and_keeps_the_invariants(seed, n):
+    from engine.core.game import RandomBot
+    bot = RandomBot(seed)
+    s = R.new_game(seed=seed)
+    for i in range(n):
+        if R.to_act(s) is None:
+            break
+        a = bot.choose_action(R, s, R.legal_actions(s))
+        s, _ = R.apply(s, a, dice=RandomDice(action_seed(seed, i)), chooser=bot.choose)
+        assert not R.invariants(s)
+    data = json.loads(json.dumps(R.state_to_json(s)))
+    assert R.state_to_json(R.state_from_json(data)) == data

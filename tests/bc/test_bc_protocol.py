@@ -358,3 +358,21 @@ def test_out_of_command_officer_puts_the_cube_back_21_3():
     s, ev = R.apply(s, A("move", "french", zones=("W3",), moves=(("F4", "M3"),)), dice=TypedDice([7]))
     assert [a["rule"] for a in ev["answers"] if a["kind"] == "draw"] == ["21.3"]
     assert s.g.unit("F4").zone == "M3" and s.g.cup.count("blue") == blue_left + 1
+
+
+def test_disrupted_retreat_into_an_empty_enemy_battle_zone_hit_step_and_on_24_1():
+    from engine.bc.game import retreat_block
+    from engine.core.procedure import play
+    st = new_game()
+    c1 = st.unit("C1")
+    units = tuple(u for u in st.units if u.id not in ("C1", "C3", "C4"))
+    st = replace(st, units=units + (replace(c1, zone="E1", block=replace(c1.block, state="disrupted")),))
+    # C1 (Long Infantry, Disrupted) in E1 can only go to E2 (M1 is French, E1-M2 impassable): E2 is empty and
+    # in F1's Battle Zone: a step lost (2 -> 1 left) and a Cohesion Hit, which, Disrupted, retreats it again:
+    # to E3 (its only other way), in F5's Battle Zone: a hit, so on again, back to the empty E2: the last
+    # step goes, C1 is eliminated and the Coalition loses one Morale (6 -> 5, 26.0)
+    p = play(lambda: retreat_block(st, "C1", "french"), seed=0)
+    texts = [e.label for e in p.events]
+    assert sum("empty enemy Battle Zone: a hit and a step lost" in t for t in texts) == 2
+    assert [e.value for e in p.events if e.kind == "choose"] == ["E2", "E3", "E2"]
+    assert not any(u.id == "C1" for u in p.result.units) and p.result.morale_of("coalition").value == 5
