@@ -1,10 +1,13 @@
-"""Speed of whole Napoleonic 20 games, bot against bot (goal in issue 3: >= 20 Fuentes games per second
-on one core). Timed in process CPU time, as the other benchmarks."""
+"""Speed of whole Napoleonic 20 games, bot against bot, on the core game loop (issue 10; goal in issue 3:
+>= 20 Fuentes games per second on one core), and of listing the legal actions of a movement phase (the
+candidates filtered by the same check applying runs). Timed in process CPU time, as the other benchmarks."""
 import time
 
 import pytest
 
-from engine.n20.game import play_game
+from engine.core.game import play_game as core_play_game
+from engine.n20.game import memo, play_game
+from engine.n20.game.protocol import N20Rules
 
 
 @pytest.mark.benchmark(timer=time.process_time)
@@ -20,3 +23,24 @@ def test_bench_bussaco_greedy_game(benchmark):
     seeds = iter(range(1, 10 ** 6))
     final, _ = benchmark(lambda: play_game("bussaco", bots=("greedy", "greedy"), seed=next(seeds), record=False))
     assert final.over
+
+
+@pytest.mark.benchmark(timer=time.process_time)
+def test_bench_fuentes_random_game_core_loop(benchmark):
+    rules = N20Rules()
+    seeds = iter(range(1, 10 ** 6))
+    final, _ = benchmark(lambda: core_play_game(rules, ("random", "random"), "fuentes", seed=next(seeds),
+                                                record=False))
+    assert final.over
+
+
+@pytest.mark.benchmark(timer=time.process_time)
+def test_bench_legal_actions_fuentes_first_movement(benchmark):
+    rules = N20Rules()
+    s = rules.new_game("fuentes", seed=1)
+
+    def legal():
+        memo.clear()                     # the reach of every unit computed afresh each round
+        return rules.legal_actions(s)
+    acts = benchmark(legal)
+    assert len(acts) > 50

@@ -1,5 +1,7 @@
 """Napoleonic 20 whole games: Fuentes de Oñoro 20 (standard, 18.1) and Bussaco 20, with every rule of the
-sequence of play enforced. Python API (used by the CLI, the hotseat dashboard and the notebooks)::
+sequence of play enforced, on the core game protocol (:class:`~engine.n20.game.protocol.N20Rules`,
+registered as ``"n20"``: the records, replay, undo, sessions, seeding rule and bot loop are the core ones).
+The module API below is a thin face over it (used by the hotseat dashboard and the notebooks)::
 
     from engine.n20 import game as g
     s = g.new_game("fuentes", options=("leaders", "fatigue"), seed=7)   # scenario ids: g.scenario_ids()
@@ -29,6 +31,7 @@ from engine.core.procedure import RandomDice, TypedDice
 from engine.core.record import GameRecord
 
 from .actions import Action, KINDS, RANDOM_KINDS
+from .protocol import ENGINE_VERSION, N20Rules
 from .bots import BOTS, GreedyBot, RandomBot, play_game
 from .engine import Pending, actor, apply, apply_logged, begin, end_of_game, legal_actions, new_game, rally_hexes
 from .record import apply_event, initial_state, make_record, replay_record, state_at_turn, undo
@@ -36,7 +39,7 @@ from .rules import Reach, enemy_zoc, movement_allowance
 from .scenario import Scenario, load_scenario, scenario_ids
 from .state import OPTIONS, Battle, GameState, UnitState
 
-__all__ = ["new_game", "legal_actions", "reachable", "apply", "apply_logged", "begin", "actor", "Pending",
+__all__ = ["N20Rules", "ENGINE_VERSION", "new_game", "legal_actions", "reachable", "apply", "apply_logged", "begin", "actor", "Pending",
            "Action", "Battle", "GameState", "UnitState", "Reach", "OPTIONS", "KINDS", "RANDOM_KINDS",
            "scenario_ids", "load_scenario", "Scenario", "GameRecord", "make_record", "replay_record",
            "initial_state", "apply_event", "undo", "state_at_turn", "play_game", "BOTS", "RandomBot", "GreedyBot",

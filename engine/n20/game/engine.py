@@ -14,11 +14,11 @@ game, counted by the caller (``index``; 0 by default).
 """
 from __future__ import annotations
 
+from functools import partial
+
 from engine.core.errors import RecordError, VedetteError
 from engine.core.game import Pending as CorePending, action_seed, apply_event as core_apply_event
 from engine.core.procedure import RandomDice, first_option, replay as replay_procedure
-
-from functools import partial
 
 from .actions import Action
 from .handlers import HANDLERS
