@@ -17,14 +17,23 @@ STYLESHEET = """
 
 
 def badge_html(source: str, notes: str = "", label: str = "", uploaded: bool = False) -> str:
-    """An inline HTML badge; the full source and notes show on hover."""
-    kind = "uploaded" if uploaded else provenance_kind(source or "provisional")
+    """An inline HTML badge; the full source and notes show on hover.
+
+    The colour is the block's own kind of provenance, also when it comes from a file the player loaded
+    (``uploaded``): a chart still marked provisional in that file stays orange, with "your file" added,
+    so each block shows whether it is still provisional."""
+    kind = provenance_kind(source or "provisional")
     text = f"{label}: {kind}" if label else kind
+    if uploaded and kind != "uploaded":
+        text += " · your file"
     tip = source + (f" — {notes}" if notes else "")
     if uploaded:
         tip = "loaded from your file · " + tip
-    return (f"<span class='prov-badge prov-{kind.replace(' ', '-')}' data-source='{html.escape(source, quote=True)}' "
-            f"title='{html.escape(tip, quote=True)}' style='background:{COLOURS[kind]}'>{html.escape(text)}</span>")
+    extra = " prov-from-file" if uploaded else ""
+    border = f";box-shadow:0 0 0 2px {COLOURS['uploaded']}" if uploaded else ""
+    return (f"<span class='prov-badge prov-{kind.replace(' ', '-')}{extra}' data-kind='{kind}' "
+            f"data-source='{html.escape(source, quote=True)}' title='{html.escape(tip, quote=True)}' "
+            f"style='background:{COLOURS[kind]}{border}'>{html.escape(text)}</span>")
 
 
 def badge(source: str, notes: str = "", label: str = "", uploaded: bool = False) -> pn.pane.HTML:

@@ -18,12 +18,43 @@ __all__ = ["FileLoader", "load_bytes"]
 
 
 def load_bytes(data: bytes, filename: str, loader: Callable[[Path], Any]) -> Any:
-    """Write ``data`` to a private temporary file named like the upload and run ``loader`` on it."""
+    """Write ``data`` to a private temporary file named like the upload and run ``loader`` on it.
+
+    The server's temporary path never reaches the user: an error naming it names the upload instead."""
     name = Path(filename or "upload.yaml").name
     with tempfile.TemporaryDirectory(prefix="vedette-upload-") as tmp:
         path = Path(tmp) / name
         path.write_bytes(data)
-        return loader(path)
+        try:
+            obj = loader(path)
+        except (VedetteError, ValueError, OSError) as exc:
+            text = str(exc)
+            if tmp not in text:
+                raise
+            clean = text.replace(str(path), name).replace(tmp + "/", "").replace(tmp, "")
+            try:
+                new = type(exc)(clean) if not isinstance(exc, VedetteError) else _same_error(exc, clean)
+            except Exception:  # noqa: BLE001 - an exception type that cannot be rebuilt from text
+                new = VedetteError(clean)
+            raise new from None
+        # a loaded object that remembers its file (n20 tables name it in later errors) names the upload
+        if getattr(obj, "file", None) == str(path):
+            import dataclasses
+            try:
+                obj = dataclasses.replace(obj, file=name) if dataclasses.is_dataclass(obj) else obj
+                if getattr(obj, "file", None) != name:
+                    obj.file = name
+            except (AttributeError, TypeError, ValueError):
+                pass
+        return obj
+
+
+def _same_error(exc: VedetteError, text: str) -> VedetteError:
+    """A copy of ``exc`` whose message is ``text`` (a RuleViolation keeps its rule)."""
+    new = VedetteError.__new__(type(exc))
+    new.__dict__.update(exc.__dict__)
+    new.args = (text,)
+    return new
 
 
 class FileLoader(param.Parameterized):

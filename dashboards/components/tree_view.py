@@ -1,6 +1,7 @@
 """Probability tree view: a collapsible HTML tree of an enumerated procedure (``engine.core.tree.Tree``).
 
-Each request node shows its kind, label and rule number; each branch its answer, its probability given
+The picture of the same tree, with this outline beside it, is :mod:`dashboards.components.tree_plot`.
+Each request node says in words what is rolled, drawn or chosen, with its rule number; each branch its answer, its probability given
 the parent and from the root; leaves show the result. Hovering a rule shows its summary in our own
 words (:mod:`dashboards.components.n20_rule_notes`). Built on ``<details>`` elements, so collapsing and
 expanding happens in the browser with no server round trip.
@@ -17,6 +18,7 @@ from engine.core.procedure import jsonable
 from engine.core.tree import Node, Tree
 
 from .dist_bars import fmt_pct
+from .tree_plot import _ask, band_text
 from .n20_rule_notes import note as default_note
 
 __all__ = ["tree_html", "tree_view", "STYLESHEET", "MAX_NODES"]
@@ -38,7 +40,7 @@ STYLESHEET = """
 def _frac(p: Fraction | None) -> str:
     if p is None:
         return ""
-    return f"{p.numerator}/{p.denominator}"
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
 def _fmt(v: Any) -> str:
@@ -73,15 +75,17 @@ def tree_html(tree: Tree, fmt_result: Callable[[Any], str] | None = None,
         return items
 
     def request_head(n: Node) -> str:
-        return f"<span class='req'>{html.escape(n.kind)}: {html.escape(n.label or '')}</span>{rule_tag(n.rule)}"
+        words = _ask(n) if n.kind != "sub" else f"step: {n.label or ''}"
+        return f"<span class='req'>{html.escape(words)}</span>{rule_tag(n.rule)}"
 
     def branch(parent: Node, child: Node, depth: int) -> str:
         budget[0] -= 1
         p = child.probability
-        ptxt = (f"<span class='p' data-p='{_frac(p)}'>{_frac(p)}" + (f" · from root {_frac(child.path_probability)} "
+        ptxt = (f"<span class='p' data-p='{_frac(p)}'>{_frac(p)}" + (f" · from the start {_frac(child.path_probability)} "
                 f"({fmt_pct(child.path_probability)})" if child.path_probability is not None else "") + "</span>"
-                if p is not None else "<span class='p'>decision</span>")
-        head = f"&rarr; <b>{html.escape(fmt_outcome(parent, child.outcome))}</b>{ptxt}"
+                if p is not None else "<span class='p'>a choice</span>")
+        shown = band_text(child.outcome_text) if child.outcome_text is not None else fmt_outcome(parent, child.outcome)
+        head = f"&rarr; <b>{html.escape(shown)}</b>{ptxt}"
         if child.is_leaf:
             return (f"<li class='leaf'>{head} &rArr; <span class='res'>{html.escape(fmt_result(child.result))}</span>"
                     f"{notes_html(child)}</li>")
@@ -92,8 +96,8 @@ def tree_html(tree: Tree, fmt_result: Callable[[Any], str] | None = None,
         kids = []
         sub = ""
         if n.kind == "sub" and n.subtree is not None and n.subtree.root is not None and budget[0] > 0:
-            sub = ("<details class='subtree'><summary class='note'>inside this step (probabilities from the step's "
-                   "start)</summary>"
+            sub = ("<details class='subtree'><summary class='note'>how this step goes (chances counted from the "
+                   "step's start)</summary>"
                    + body(n.subtree.root, depth + 1) + "</details>")
         for i, c in enumerate(n.children):
             if budget[0] <= 0:

@@ -29,12 +29,15 @@ MAX_NODES = 200_000          # values in one document once every alias is expand
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
-_SOURCE = re.compile(r"^(rulebook \S.*|published chart \S.*|provisional(\b.*)?)$", re.S)
+#: the kinds of provenance; any wording may follow the kind ("published chart, player aid 2", "rulebook 9.6")
+KINDS = ("rulebook", "published chart", "provisional", "uploaded")
+_SOURCE = re.compile(r"^(rulebook|published chart|provisional|uploaded)(\b.*)?$", re.S | re.I)
 
 
 def _check_source(value: str) -> str:
     if not _SOURCE.match(value.strip()):
-        raise ValueError("a provenance: 'rulebook <rule>', 'published chart <reference>' or 'provisional'")
+        raise ValueError("a provenance starting with its kind: 'rulebook …', 'published chart …', 'provisional …' "
+                         "or 'uploaded …'")
     return value.strip()
 
 
@@ -42,12 +45,11 @@ Source = Annotated[str, AfterValidator(_check_source)]
 
 
 def provenance_kind(source: str) -> str:
-    """``"rulebook"``, ``"published chart"`` or ``"provisional"``: the badge a UI shows."""
-    s = source.strip()
-    if s.startswith("rulebook"):
-        return "rulebook"
-    if s.startswith("published chart"):
-        return "published chart"
+    """``"rulebook"``, ``"published chart"``, ``"uploaded"`` or ``"provisional"``: the badge a UI shows."""
+    s = source.strip().lower()
+    for kind in ("rulebook", "published chart", "uploaded"):
+        if s.startswith(kind):
+            return kind
     return "provisional"
 
 
