@@ -376,3 +376,52 @@ def test_disrupted_retreat_into_an_empty_enemy_battle_zone_hit_step_and_on_24_1(
     assert sum("empty enemy Battle Zone: a hit and a step lost" in t for t in texts) == 2
     assert [e.value for e in p.events if e.kind == "choose"] == ["E2", "E3", "E2"]
     assert not any(u.id == "C1" for u in p.result.units) and p.result.morale_of("coalition").value == 5
+
+
+def test_hq_moves_up_to_its_skill_with_its_order_19_1():
+    s = drawn(after_start(), "blue")
+    ok = A("move", "french", zones=("W2",), hqs=(("FHQ", "W1"),))
+    assert ok in R.legal_actions(s)
+    s2, _ = R.apply(s, ok, seed=0)
+    assert next(h for h in s2.g.hqs if h.id == "FHQ").zone == "W1"
+    refused(s, A("move", "french", zones=("W2",), hqs=(("FHQ", "M2>E2"),)), "9.3")          # enemy Zone
+    refused(s, A("move", "french", zones=("W2",), hqs=(("FHQ", "W1>M1>M2>M3"),)), "19.1")   # skill 3
+    refused(s, A("move", "french", zones=("W3",), hqs=(("FHQ", "W1"),)), "19.0")            # not activated
+
+
+def test_moved_artillery_must_be_faced_again_9_4():
+    from engine.bc.game import battle_zones
+    s = drawn(after_start(), "blue")
+    s, _ = R.apply(s, A("move", "french", zones=("M1",), moves=(("F3", "W1"),)), seed=0)
+    assert s.phase == "reform" and s.g.unit("F3").facing == ()
+    assert battle_zones(s.g, s.g.unit("F3")) == set()          # not faced yet: no Battle Zone
+    refused(s, A("done", "french"), "9.4")
+    faces = [a.facing for a in R.legal_actions(s) if a.kind == "face"]
+    # W1 borders W2 and M1, which border each other: one Zone or both (our reading of 9.4)
+    assert sorted(faces) == [("M1",), ("M1", "W2"), ("W2",)]
+    s, _ = R.apply(s, A("face", "french", block="F3", facing=("M1",)))
+    assert battle_zones(s.g, s.g.unit("F3")) == {"M1"}
+    s, _ = R.apply(s, A("done", "french"))
+    assert s.phase == "reaction"
+
+
+def test_a_disrupted_hq_rallies_with_its_own_skill_20_0():
+    s = rally_state()
+    g = replace(s.g, hqs=tuple(replace(h, hq=replace(h.hq, state="disrupted")) if h.id == "FHQ" else h
+                               for h in s.g.hqs))
+    # card 21: two Skill Flags; the HQ's own skill 3 (no +1 from itself, 21.0) passes: Steady again
+    s2, _ = R.apply(replace(s, g=g), A("rally", "french", frm="W2"), dice=TypedDice([21]))
+    assert next(h for h in s2.g.hqs if h.id == "FHQ").hq.state == "steady"
+
+
+def test_swap_and_square_in_the_reform_window_9_4_27_3():
+    s = drawn(after_start(), "blue")
+    s, _ = R.apply(s, A("move", "french", zones=("M2",), moves=(("F2", "M1"),)), seed=0)
+    # F2 joined F3 in M1 and F2 left M2: both Zones may reform
+    assert s.phase == "reform" and set(s.reform) == {"M1", "M2"}
+    refused(s, A("formation", "french", frm="M1", formation="massed_column"), "28.2")   # not in this scenario
+    s, _ = R.apply(s, A("swap", "french", frm="M1"))
+    assert s.g.lead("M1").id == "F2"
+    refused(s, A("swap", "french", frm="M1"), "9.4")          # once per Zone in a window
+    s, _ = R.apply(s, A("formation", "french", frm="M2", formation="square"))
+    assert s.g.lead("M2").block.formation == "square"
