@@ -141,6 +141,11 @@ class Piece:
     activated: bool = False
     charged: bool = False
 
+    def __repr__(self) -> str:
+        # written out by hand: the generated one is slow, and exact odds sort outcomes by their repr
+        return (f"Piece({self.id!r}, {self.hex!r}, {self.facing}, {self.status!r}, {self.activated}, "
+                f"{self.charged})")
+
 
 @dataclass(frozen=True)
 class GameState:
@@ -148,6 +153,9 @@ class GameState:
     pieces: tuple[Piece, ...]
     control: tuple[tuple[str, str], ...]     # (town, side)
     flags: frozenset[str] = frozenset()
+
+    def __repr__(self) -> str:
+        return f"GameState({self.turn}, {self.pieces!r}, {self.control!r}, {sorted(self.flags)!r})"
 
     def piece(self, pid: str) -> Piece:
         for p in self.pieces:

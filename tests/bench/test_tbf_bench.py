@@ -90,3 +90,30 @@ def test_bench_rout_chain_with_6_7_K_checks(benchmark):
 
     d = benchmark(run)
     assert d.total == 1
+
+
+@pytest.mark.benchmark(group="tbf-game")
+def test_bench_greedy_game(benchmark):
+    """A whole Dürenstein game, greedy bot against greedy bot, on the core protocol (goal: 5 games/s)."""
+    from engine.core.game import play_game
+    from engine.tbf.protocol import TbfRules
+    rules = TbfRules()
+    final, _ = benchmark.pedantic(lambda: play_game(rules, ("greedy", "greedy"), seed=4, record=False),
+                                  rounds=1, iterations=1)
+    assert rules.outcome(final) is not None
+
+
+@pytest.mark.benchmark(group="tbf-game")
+def test_bench_legal_actions_first_movement_segment(benchmark):
+    """Every legal action (moves with paths, facings, charges) of Column I's first Movement Segment."""
+    from engine.core.procedure import TypedDice
+    from engine.tbf.protocol import Activate, TbfRules
+    rules = TbfRules()
+    s, _ = rules.apply(rules.new_game(), Activate("coalition", "miloradovich"), dice=TypedDice([1]))
+
+    def run():
+        rules._memo_state = None            # cold: the per-state memo is rebuilt each round
+        return rules.legal_actions(s)
+
+    legal = benchmark(run)
+    assert len(legal) > 100
