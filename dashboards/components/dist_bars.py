@@ -41,13 +41,14 @@ def bars_html(rows: Iterable[tuple], title: str = "", colour: str = "#2f4f6f", c
         label, p = row[0], Fraction(row[1])
         c = row[2] if len(row) > 2 and row[2] else colour
         tip = row[3] if len(row) > 3 else ""
-        frac = f"{p.numerator}/{p.denominator}"
-        title_attr = html.escape(f"{label}: {frac} = {float(p):.4f}" + (f" · {tip}" if tip else ""), quote=True)
+        frac = f"{p.numerator}/{p.denominator}"      # data attribute: always n/d (tests and scripts read it)
+        shown = str(p.numerator) if p.denominator == 1 else frac   # what a player reads: "1", not "1/1"
+        title_attr = html.escape(f"{label}: {shown} = {float(p):.4f}" + (f" · {tip}" if tip else ""), quote=True)
         body.append(
             f"<tr data-label='{html.escape(str(label), quote=True)}' data-fraction='{frac}' title='{title_attr}'>"
             f"<td class='lab'>{html.escape(str(label))}</td>"
             f"<td class='bar'><div class='fill' style='width:{float(p) * 100:.2f}%;background:{c}'></div></td>"
-            f"<td class='val'>{fmt_pct(p)}</td><td class='val frac'>{frac}</td></tr>")
+            f"<td class='val'>{fmt_pct(p)}</td><td class='val frac'>{shown}</td></tr>")
     cap = f"<caption>{html.escape(title)}{extra}</caption>" if title or extra else ""
     return f"<table class='dist-bars {css_class}'>{cap}<tbody>{''.join(body)}</tbody></table>"
 

@@ -32,6 +32,8 @@ RESULTS_CSS = BARS_CSS + BADGE_CSS + """
 .odds-lines {font-size:12px;color:#444;margin:0 0 6px 0;padding-left:16px}
 .odds-error {color:#b71c1c;font-weight:600}
 table.outcomes, table.morale {border-collapse:collapse;font-size:12px;width:100%}
+table.crt-column {border-collapse:collapse;font-size:12px;margin:4px 0}
+table.crt-column td, table.crt-column th {border:1px solid #e0e0e0;padding:2px 8px;text-align:center}
 table.outcomes td, table.outcomes th, table.morale td, table.morale th {border-bottom:1px solid #e0e0e0;padding:2px 6px;text-align:left}
 .rule-tag {background:#eef;border-radius:3px;padding:0 4px;font-size:11px;cursor:help}
 """
@@ -42,12 +44,27 @@ def _rule(rule: str) -> str:
 
 
 def _frac(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}"
+    """``1/3``; a whole number without ``/1`` and with a true minus sign (``−1``, not ``-1/1``)."""
+    p = Fraction(p)
+    text = str(abs(p.numerator)) if p.denominator == 1 else f"{abs(p.numerator)}/{p.denominator}"
+    return ("−" if p < 0 else "") + text
 
 
 def _badge(prov: dict, key: str, label: str, uploaded: bool) -> str:
     b = prov.get(key) or {}
     return badge_html(b.get("source", "provisional"), b.get("notes", ""), label, uploaded=uploaded)
+
+
+def _crt_column_html(tables, column: int) -> str:
+    """The CRT column in use, die by die (9.0 F), as printed on the chart in use."""
+    try:
+        cells = [(die, tables.crt_result(column, die)) for die in range(1, 7)]
+    except (KeyError, IndexError):
+        return ""
+    row = "".join(f"<td data-die='{d}'>{html.escape(str(c))}</td>" for d, c in cells)
+    return (f"<table class='crt-column' data-column='{column}'><caption style='text-align:left;font-weight:600'>"
+            f"CRT column {column:+d} in use {_rule('9.0 F')}</caption><tr><th>die</th>"
+            + "".join(f"<th>{d}</th>" for d, _ in cells) + f"</tr><tr><th>result</th>{row}</tr></table>")
 
 
 def results_html(plan: BattlePlan, top: int = 12) -> str:
@@ -79,8 +96,9 @@ def odds_html(r, error: str = "", revision: int = 0, title: str = "", elapsed_ms
                                                         for rule, t in r.strength_lines) + "</ul>")
     crt_rows = [(code, r.crt[code], CRT_COLOURS.get(code), note("9.6")) for code in CRT_ORDER if r.crt[code]]
     crt_rows += [(str(k), p, "#607d8b") for k, p in r.crt.items() if k not in CRT_ORDER]
-    parts.append(bars_html(crt_rows, "Combat result (one d6 on the CRT)", css_class="crt-bars",
+    parts.append(bars_html(crt_rows, f"Combat result (one d6 on CRT column {r.column:+d})", css_class="crt-bars",
                            extra=" " + _badge(prov, "crt", "CRT", up)))
+    parts.append(_crt_column_html(b.tables, r.column))
     cons = [(label, p, "#546e7a", f"rule {rule}: {note(rule)}") for label, p, rule in side_probabilities(r)]
     parts.append(bars_html(cons, "Consequences", css_class="consequence-bars",
                            extra=" " + _badge(prov, "controlled_advance", "controlled advance", up)))
