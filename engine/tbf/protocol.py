@@ -1095,6 +1095,22 @@ class TbfRules(GameRules):
     def describe_action(self, a) -> str:
         return self.format_action(a)
 
+    # --- odds ----------------------------------------------------------------------------------------
+    def odds(self, s: TbfState, a, policy=None):
+        """The exact distribution of the positions a legal move, charge, fire, melee or Out of Command check
+        leads to (the action's own procedure enumerated; the defenders' choices by ``policy``, default the
+        first option). Ending a segment or passing may roll a whole end of turn, so it has no odds here."""
+        from functools import partial
+        from engine.core.procedure import distribution, first_option
+        a = self.coerce_action(a)
+        if not isinstance(a, (Move, Charge, Fire, Melee, OutOfCommand, Face, Attach, Activate)):
+            raise VedetteError(f"odds: only moves, charges, fire, melee and activations have odds, not {a.kind}")
+        self.check(s, a)
+        return distribution(partial(self._odds_proc, s, a), policy=policy or first_option)
+
+    def _odds_proc(self, s, a):
+        return (yield from getattr(self, f"_do_{a.kind}")(s, a))
+
     # --- invariants ----------------------------------------------------------------------------------
     def invariants(self, s: TbfState) -> list[str]:
         sc, g = self.sc, s.game

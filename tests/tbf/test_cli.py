@@ -186,3 +186,42 @@ def test_phase_verb_3_2_initiative_and_6_1_activation(capsys):
 def test_phase_verb_4_1_10_B_needs_a_side(capsys):
     code, _, err = run(capsys, "phase", "end-of-activation")
     assert code == 2 and "4.1.10 B" in err
+
+
+# --- the game verbs of the core protocol -------------------------------------------------------------
+def test_game_verbs_new_legal_act_undo_replay(capsys, tmp_path):
+    rec = str(tmp_path / "g.json")
+    code, out, _ = run(capsys, "new", "--record", rec, "--seed", "3")
+    assert code == 0 and json.loads(out)["to_act"] == "coalition"
+    code, out, _ = run(capsys, "legal", "--record", rec)
+    texts = [x["text"] for x in json.loads(out)["legal"]]
+    assert texts == ["coalition: activate kutusov", "coalition: activate miloradovich", "coalition: pass"]
+    code, out, _ = run(capsys, "act", "--record", rec, "coalition: activate miloradovich", "--dice", "1")
+    assert code == 0 and json.loads(out)["events"] == 1
+    code, out, _ = run(capsys, "act", "--record", rec, "coalition: move ci-1 2312")
+    assert code == 0 and json.loads(out)["event"]["rule"] == "6.2"
+    before = Path(rec).read_text()
+    # wrong side, then a move past the MPs: exit 2, one line naming the rule, record untouched
+    code, _, err = run(capsys, "act", "--record", rec, "french: pass")
+    assert code == 2 and "3.3 A" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "act", "--record", rec, "coalition: move ci-2 1912")
+    assert code == 2 and "6.2.1" in err
+    assert Path(rec).read_text() == before
+    code, out, _ = run(capsys, "undo", "--record", rec)
+    assert json.loads(out)["events"] == 1
+    code, out, _ = run(capsys, "replay", rec)
+    assert code == 0 and "movement" in json.loads(out)["position"]
+
+
+def test_old_act_calculator_still_works(capsys):
+    code, out, _ = run(capsys, "act", "move", "--unit", "ci-1", "--to", "2312")
+    assert code == 0 and json.loads(out)["action"] == "move"
+    code, _, err = run(capsys, "act", "teleport", "--unit", "ci-1")
+    assert code == 2 and "what" in err
+
+
+def test_game_play_verb_and_bad_record(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "vedette-record", "game": "n20"}')
+    code, _, err = run(capsys, "replay", str(bad))
+    assert code == 2 and err.count("\n") == 1

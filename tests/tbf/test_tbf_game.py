@@ -369,3 +369,21 @@ def test_state_round_trip_mid_activation():
     s, _ = R.apply(s, Move("coalition", "ci-cav1", "2709"), seed=0)
     back = R.state_from_json(json.loads(json.dumps(R.state_to_json(s))))
     assert back == s
+
+
+def test_odds_of_an_out_of_command_check():
+    # FV 3, no DRM: a d6 of 1-3 passes -> the unit joins the activation with probability 3/6 = 1/2
+    s = ooc_position()
+    d = R.odds(s, OutOfCommand("coalition", "ci-5"))
+    assert d.prob(lambda st: "ci-5" in st.impulse.units) == Fraction(1, 2)
+    with pytest.raises(VedetteError):
+        R.odds(s, EndSegment("coalition"))
+
+
+def test_odds_of_a_charge_on_the_map_sum_to_one():
+    s = charge_position()
+    s, _ = R.apply(s, Move("coalition", "ci-cav1", "2709"), seed=0)
+    d = R.odds(s, Charge("coalition", "ci-cav1", ("2710", "2711", "2712")))
+    assert d.total == 1
+    # the attempt check (FV 3, no leader next to 2709) fails half the time: the cossacks stay in 2709
+    assert d.prob(lambda st: st.game.piece("ci-cav1").hex == "2709" and not st.game.piece("ci-cav1").charged) == Fraction(1, 2)
