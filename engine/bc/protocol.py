@@ -787,6 +787,42 @@ class BcRules(GameRules):
         yield Log("26.0", f"{a.block} surrenders")
         return _set(st, g, passes=0, actor=ENEMY[a.side], surrendered=st.surrendered + (a.side,))
 
+    # --- what the CLI shows of a position, with odds ----------------------------------------------
+    def state_summary(self, st: BcState) -> dict:
+        g = st.g
+        out = {"cube": st.cube, "cup": dict(g.cup.counts) if g.cup else {}, "tokens": dict(g.tokens),
+               "reserve": dict(g.reserve), "morale": {s: g.morale_of(s).to_json() for s in SIDES},
+               "hands": {s: len(g.hand(s)) for s in SIDES}, "initiative": g.initiative}
+        if st.phase in ("red", "yellow_rally") and st.actor is not None:
+            out["odds"] = {self.format_action(a): o for a in self.legal_actions(st)
+                           if (o := self.action_odds(st, a)) is not None}
+        return out
+
+    def action_odds(self, st: BcState, a: BcAction) -> dict | None:
+        """The calculators' odds for an attack (the chance of each CRT result on the next card at the tallied
+        column and fixed shifts, 23.2-23.4, before neutral shifts and the exceptions of 23.5) or a rally (the
+        exact Rally Skill Check, 21.1, given the discard pile and the side's own hand)."""
+        from .calc import check_odds
+        g = st.g
+        if a.kind == "attack":
+            _, t = self._attack_setup(st, a)
+            res = _result_odds(self.deck, t.table, t.column, t.net_shift)
+            return {"column": t.column, "net_shift": t.net_shift, "next_card": res}
+        if a.kind in ("rally", "army_rally"):
+            known = dict(discards=g.pile.discard, hand=g.hand(a.side))
+            good = g.morale_of(a.side).good
+            if a.kind == "army_rally":
+                o = check_odds("rally", g.commander(a.side).skill, good_morale=good, army=True, **known)
+            else:
+                here = [u for u in g.in_zone(a.frm) if u.side == a.side]
+                if not here:
+                    return None
+                enemy_adj = any(g.side_of_zone(n) == ENEMY[a.side] for n in g.scenario.graph.neighbours(a.frm))
+                o = check_odds("rally", here[0].block.skill, hq=g.hq_bonus_in(a.frm, a.side), good_morale=good,
+                               enemy_adjacent=enemy_adj, in_square=here[0].block.square, **known)
+            return {"success": o["success"], "cube_back": o["cube_back"], "morale_loss": o["morale_loss"]}
+        return None
+
     # --- JSON ---------------------------------------------------------------------------------------
     def action_to_json(self, a: BcAction) -> dict:
         d = to_json(a)
@@ -1018,6 +1054,22 @@ class GreedyBot:
             if s > best_score:
                 best, best_score = a, s
         return best or next(a for a in legal if a.kind == "pass")
+
+
+@lru_cache(maxsize=None)
+def _result_odds(deck, table: str, column: int, net: int) -> dict:
+    """Exact chance of each CRT result on one card of a fresh deck at ``column`` with ``net`` fixed shifts."""
+    from fractions import Fraction
+
+    from engine.core.dist import prob_json
+    from .deck import apply_shift
+    counts: dict[str, int] = {}
+    for n in deck.event_numbers:
+        row = deck.row(n, table)
+        r = row[apply_shift(row, column, net)]
+        counts[r] = counts.get(r, 0) + 1
+    total = len(deck.event_numbers)
+    return {r: prob_json(Fraction(k, total)) for r, k in sorted(counts.items())}
 
 
 #: how much the greedy bot likes each CRT result (its own weights, not a rule)

@@ -425,3 +425,17 @@ def test_swap_and_square_in_the_reform_window_9_4_27_3():
     refused(s, A("swap", "french", frm="M1"), "9.4")          # once per Zone in a window
     s, _ = R.apply(s, A("formation", "french", frm="M2", formation="square"))
     assert s.g.lead("M2").block.formation == "square"
+
+
+def test_the_cli_position_shows_the_odds_of_each_attack_and_rally():
+    s = drawn(after_start(), "red")
+    odds = R.state_summary(s)["odds"]
+    attacks = [R.format_action(a) for a in R.legal_actions(s) if a.kind == "attack"]
+    assert attacks and set(attacks) == set(odds)
+    fire = odds["french attack frm=M2 to=E2 attack=fire"]
+    # column 0, no shift: the share of the 70 event cards whose Fire row reads Gun Smoke in the 0 column
+    gun = sum(1 for n in R.deck.event_numbers if R.deck.row(n, "fire")[2] == "gun_smoke")
+    assert fire["column"] == 0 and fire["next_card"]["gun_smoke"]["float"] == pytest.approx(gun / 70)
+    assert sum(v["float"] for v in fire["next_card"].values()) == pytest.approx(1)
+    rally = R.state_summary(rally_state())["odds"]
+    assert "french rally frm=M2" in rally and "french army_rally" in rally
