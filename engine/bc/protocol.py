@@ -728,6 +728,23 @@ class BcRules(GameRules):
         d_lead = g.lead(a.to)
         g = replace(g, tokens=tuple((s, n - 1 if s == a.side else n) for s, n in g.tokens))   # 8.0, 23.1
         yield Log("23.1", f"{a.side} places an Attack Token in {a.frm}: {a.attack} on {a.to}")
+        lead_a = g.lead(a.frm).block
+        if a.attack == "assault" and (lead_a.infantry or lead_a.artillery):
+            for u in [x for x in g.in_zone(a.to) if x.block.kind in ("cavalry", "horse_artillery")]:
+                go = yield Choose((False, True), rule="24.2", player=u.side,
+                                  label=f"{u.id}: withdraw from {a.to} before the assault?")
+                if go:                           # 24.2 Cavalry Withdrawal, the owner picks the Zone
+                    g = yield from G.cavalry_withdrawal(g, u.id, a.frm)
+            if not any(x.side != a.side for x in g.in_zone(a.to)):
+                yield Log("24.2", f"{a.to} is empty: no combat, the token is spent, the attacker may advance")
+                st = _set(st, g, engaged=st.engaged + (a.frm,), passes=0)
+                if any(x.side == a.side for x in g.in_zone(a.frm)):
+                    return replace(st, phase="advance", actor=a.side, advance=(a.frm, a.to, "", ""))
+                return replace(st, actor=ENEMY[a.side])
+            d_lead = g.lead(a.to)
+            setup = G.combat_from_map(g, a.frm, a.to, a.attack, st.engaged)
+            if a.special != "none":
+                setup = replace(setup, special=a.special)
         out = yield from resolve(setup, self.deck, g.pile)
         g = yield from G.apply_outcome(g, a.frm, a.to, out)
         st = _set(st, g, engaged=st.engaged + (a.frm,), passes=0)

@@ -439,3 +439,20 @@ def test_the_cli_position_shows_the_odds_of_each_attack_and_rally():
     assert sum(v["float"] for v in fire["next_card"].values()) == pytest.approx(1)
     rally = R.state_summary(rally_state())["odds"]
     assert "french rally frm=M2" in rally and "french army_rally" in rally
+
+
+def test_cavalry_withdraws_before_an_infantry_assault_24_2():
+    s = drawn(after_start(), "red")
+    g = s.g
+    f1 = g.unit("F1")
+    units = tuple(u for u in g.units if u.id not in ("F1", "C1", "C4"))
+    s = replace(s, g=replace(g, units=(replace(f1, zone="M1"),) + units))      # F1 leads in M1; E2 emptied
+    assault = A("attack", "french", frm="M1", to="E1", attack="assault")
+    # the Coalition answers yes to the 24.2 question: C3 withdraws (to E2, its only way); E1 is empty, no card
+    # is drawn for a combat, the Attack Token is still spent (4 -> 3) and the French may advance
+    s2, ev = R.apply(s, assault, dice=RandomDice(0), chooser=lambda r: True if r.rule == "24.2" else r.options[0])
+    assert s2.g.unit("C3").zone == "E2" and s2.phase == "advance" and dict(s2.g.tokens)["french"] == 3
+    assert not [x for x in ev["answers"] if x["kind"] == "draw" and x["rule"].startswith("23")]
+    # answering no: the combat goes on as usual
+    s3, ev3 = R.apply(s, assault, dice=RandomDice(0))
+    assert [x for x in ev3["answers"] if x["kind"] == "draw" and x["rule"] == "23.3"]
