@@ -17,7 +17,8 @@ from dashboards.components.background import Background
 from dashboards.components.dist_bars import bars, bars_html, STYLESHEET as BARS_CSS
 from dashboards.components.provenance import badge, badge_html, STYLESHEET as BADGE_CSS
 from dashboards.components.tables_upload import FileLoader
-from dashboards.components.tree_view import tree_html, STYLESHEET as TREE_CSS
+from dashboards.components.tree_plot import TreeLayout, TreePlot, layout_tree, rule_note_for
+from dashboards.components.tree_view import STYLESHEET as TREE_CSS
 from engine.core.errors import VedetteError
 from engine.core.procedure import enumerate_tree
 from engine.tbf.board import default_board
@@ -80,9 +81,9 @@ def parse_charge_text(src: str) -> dict:
     return spec
 
 
-def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tuple[str, str]:
-    """Off the event loop (in a child process): parse, bound, enumerate and render a CHARGE; returns the
-    summary's HTML (after the badges) and the tree's HTML."""
+def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tuple[str, TreeLayout]:
+    """Off the event loop (in a child process): parse, bound, enumerate and lay out a CHARGE; returns the
+    summary's HTML (after the badges) and the tree picture's nodes (plain data)."""
     spec = parse_charge_text(src)
     b = default_board()
     if use_map_v:
@@ -100,7 +101,7 @@ def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tup
     outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome")
     total = tree.total()
     return (f"tree total <b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes,
-            tree_html(tree, fmt_result=str, open_depth=2))
+            layout_tree(tree, fmt_result=str, rule_note=rule_note_for("tbf")))
 
 
 class TbfSession(param.Parameterized):
@@ -205,13 +206,15 @@ def charge_panel(sess: TbfSession):
     policy = pn.widgets.Select(label="Defenders' counter and reaction charges", options=list(POLICIES),
                                value="aggressive")
     use_map = pn.widgets.Checkbox(label="check terrain and LOS on the Dürenstein map", value=True)
-    go = pn.widgets.Button(label="Compute the charge tree", css_classes=["tbf-charge-go"])
+    go = pn.widgets.Button(label="Compute the charge tree", css_classes=["tbf-charge-go"], width=260)
     out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-out"])
+    tree_area = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-tree"])
 
     bg = Background()
 
     def show(parts):
-        out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} " + parts[0]), _html(parts[1])]
+        out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} " + parts[0])]
+        tree_area[:] = [TreePlot(parts[1])]
 
     def compute(_=None, process: bool = True):
         work = partial(charge_work, text.value, sess.tables, use_map.value, policy.value)
@@ -220,9 +223,11 @@ def charge_panel(sess: TbfSession):
 
     go.on_click(compute)
     sess.param.watch(lambda *_: compute(), "tables")
+    policy.param.watch(lambda *_: compute(), "value")       # the choices recompute at once; the YAML on its button
+    use_map.param.watch(lambda *_: compute(), "value")
     compute(process=False)      # the page's own small example: a pool thread is enough
-    return pn.Row(pn.Column(text, policy, use_map, go, bg.panel(), width=420), out, sizing_mode="stretch_width",
-                  name="Charge")
+    return pn.Column(pn.Row(pn.Column(text, policy, use_map, go, bg.panel(), width=420), out,
+                            sizing_mode="stretch_width"), tree_area, sizing_mode="stretch_width", name="Charge")
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ def test_tbf_charge_tree_is_shown(page: Page, app_url: str):
     page.locator(".bk-tab").filter(has_text="Charge").first.click()
     total = page.locator(".tbf-total").first
     expect(total).to_have_text("1/1", timeout=30_000)
-    expect(page.locator(".ptree").first).to_be_visible()
+    expect(page.locator(".tbf-charge-tree .tree-shown").first).to_be_visible()      # the picture
+    expect(page.locator(".tbf-charge-tree .tree-outline").first).to_contain_text("Fatigue Check")
     expect(page.locator(".tbf-charge-ends tr[data-label='attempt failed']").first).to_have_attribute("data-fraction", "1/3")
 
 

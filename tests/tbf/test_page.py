@@ -55,7 +55,7 @@ def test_good_tables_upload_replaces_tables():
 
 def test_charge_panel_bad_yaml_shows_error():
     sess = TbfSession()
-    row = charge_panel(sess)
+    row = charge_panel(sess).objects[0]          # the inputs and the summary; the tree picture below them
     text, go = row.objects[0].objects[0], row.objects[0].objects[3]
     text.value = "charger: [oops"
     go.clicks += 1
