@@ -44,6 +44,16 @@ OLD_VERSIONS = ("n20-game-3",)
 SHIPPED_TABLES = {"v3": ("n20", "tables_v3.yaml"), "v2": ("n20", "tables_v2.yaml")}
 
 
+def _tables_id(path: str | None) -> str | None:
+    """A shipped tables file by its id (``v3``, ``v2``), any other file as it was named."""
+    if path is None:
+        return None
+    for tid, parts in SHIPPED_TABLES.items():
+        if str(path) == str(data_path(*parts)):
+            return tid
+    return path
+
+
 def _short(value, n: int = 40) -> str:
     r = repr(value)
     return r if len(r) <= n else r[: n - 1] + "…"
@@ -350,14 +360,18 @@ class N20Rules(GameRules):
         return action
 
     def state_to_json(self, state: GameState) -> dict:
-        """The whole position (every field of the state; the scenario by its id and tables file)."""
-        return codec_to_json(state)
+        """The whole position (every field of the state; the scenario by its id, shipped tables by id)."""
+        d = codec_to_json(state)
+        d["tables_file"] = _tables_id(state.tables_file)
+        return d
 
     def state_from_json(self, data) -> GameState:
         if not isinstance(data, dict):
             raise VedetteError(f"a position is a JSON object (as state_to_json writes it), got {_short(data)}")
         st = codec_from_json(GameState, data)
         fix = {}
+        if st.tables_file is not None:
+            fix["tables_file"] = self._tables(st.tables_file)
         for name in ("event", "result", "last"):
             v = getattr(st, name)
             if isinstance(v, list):
@@ -380,7 +394,7 @@ class N20Rules(GameRules):
         return Position(state.turn, str(state.step))
 
     def record_options(self, state: GameState) -> dict:
-        return {"options": list(state.options), "tables": state.tables_file}
+        return {"options": list(state.options), "tables": _tables_id(state.tables_file)}
 
     def edition(self, state: GameState) -> str:
         return state.scenario.edition
