@@ -289,3 +289,32 @@ def test_retreat_options_are_complete_or_say_they_were_cut(monkeypatch):
         assert cut.cut is True
     finally:
         RT.retreat_options.cache_clear()
+
+
+BUSSACO = g.load_scenario("bussaco")
+b_units = st.sampled_from(sorted(BUSSACO.units))
+b_hexes = st.sampled_from(sorted(BUSSACO.board.hexes))
+b_battles = st.builds(lambda a, d: Battle(tuple(sorted(set(a))), tuple(sorted(set(d)))),
+                      st.lists(b_units, min_size=1, max_size=2), st.lists(b_units, min_size=1, max_size=2))
+b_actions = st.builds(Action, kind=st.sampled_from(sorted(KINDS)), unit=st.none() | b_units, hex=st.none() | b_hexes,
+                      path=st.lists(b_hexes, max_size=3).map(tuple), battles=st.lists(b_battles, max_size=2).map(tuple),
+                      units=st.lists(b_units, max_size=2).map(tuple), index=st.none() | st.integers(0, 3),
+                      spend=st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(STATES), b_actions)
+def test_any_action_is_checked_without_crashing_and_a_passed_check_applies(s, a):
+    """check either passes or raises RuleViolation naming a rule (nothing else escapes); what passes is
+    played through, and the state it came from is unchanged."""
+    from engine.core.errors import RuleViolation
+    from engine.core.procedure import RandomDice
+    before = R.state_to_json(s)
+    try:
+        R.check(s, a)
+    except RuleViolation as exc:
+        assert exc.rule
+    else:
+        new, ev = R.apply(s, a, dice=RandomDice(1), chooser=lambda r: r.options[0])
+        assert not R.invariants(new), R.invariants(new)
+    assert R.state_to_json(s) == before
