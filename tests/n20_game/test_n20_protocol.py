@@ -318,3 +318,20 @@ def test_any_action_is_checked_without_crashing_and_a_passed_check_applies(s, a)
         new, ev = R.apply(s, a, dice=RandomDice(1), chooser=lambda r: r.options[0])
         assert not R.invariants(new), R.invariants(new)
     assert R.state_to_json(s) == before
+
+
+def test_games_in_threads_give_the_games_played_alone():
+    """The side table of derived values (memo) and the module caches are shared by threads: games played
+    four at a time give exactly the records of the same games played one after another."""
+    from concurrent.futures import ThreadPoolExecutor
+    from engine.n20.game import memo
+
+    def one(seed):
+        return g.play_game("bussaco", bots=("greedy", "random"), seed=seed, max_actions=150)[1].events
+
+    memo.clear()
+    alone = [one(s) for s in range(4)]
+    memo.clear()
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(one, range(4)))
+    assert together == alone
