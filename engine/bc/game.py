@@ -1202,7 +1202,8 @@ def rally_army(st: GameState, side: str, deck: Deck | None = None):
 # ------------------------------------------------------------------------------------------------
 # The turn (16.1, 16.2, 18.0)
 # ------------------------------------------------------------------------------------------------
-def start_turn(st: GameState, daylight: bool = True, gold: bool = False) -> GameState:
+def start_turn(st: GameState, daylight: bool = True, gold: bool = False,
+               reserve_to_cup: dict[str, int] | None = None) -> GameState:
     """Turn Preparation (16.1): refill the cup and the Attack Tokens from the commanders and the state."""
     both = {s: (sum(1 for h in st.hqs if h.side == s and h.hq.state == "steady" and h.hq.kind == "hq") > 0 and
                 sum(1 for h in st.hqs if h.side == s and h.hq.state == "steady" and h.hq.kind == "shq") > 0)
@@ -1210,7 +1211,8 @@ def start_turn(st: GameState, daylight: bool = True, gold: bool = False) -> Game
     coms = {s: {"cubes": max(0, c.cubes - (1 if st.in_perspective(s) else 0)),   # 29.1: one cube fewer
                 "tokens": c.tokens, "skill": c.skill}
             for s, c in st.scenario.model.commanders.items()}
-    t = prepare_turn(coms, st.initiative, daylight, both, dict(st.reserve), dict(st.tokens), gold=gold)
+    t = prepare_turn(coms, st.initiative, daylight, both, dict(st.reserve), dict(st.tokens), gold=gold,
+                     reserve_to_cup=reserve_to_cup)
     return replace(st, cup=t.cup, drawn=(), tokens=t.tokens, reserve=t.reserve, redoubt_held=(),
                    log=st.log + tuple(f"[{r}] {w}" for r, w in t.lines))
 

@@ -271,7 +271,7 @@ class BcRules(GameRules):
     system = "bc"
     title = "Battle Commander"
     sides = SIDES
-    engine_version = "bc-game-1"
+    engine_version = "bc-game-2"
     default_scenario = "demo"
 
     def __init__(self):
@@ -583,7 +583,13 @@ class BcRules(GameRules):
     def _do_start_turn(self, st, a):
         g = st.g
         sc = g.scenario.model
-        g = G.start_turn(g, daylight=g.turn not in sc.night, gold=sc.gold is not None)
+        into = {}
+        for side in (g.initiative, ENEMY[g.initiative]):      # 16.1: kept reserve cubes may go into the cup
+            kept = min(_reserve(g, side), g.commander(side).skill)
+            if kept:
+                into[side] = yield Choose(tuple(range(kept + 1)), rule="16.1", player=side,
+                                          label=f"{side}: how many of the {kept} kept reserve cubes go into the cup?")
+        g = G.start_turn(g, daylight=g.turn not in sc.night, gold=sc.gold is not None, reserve_to_cup=into)
         yield Log("16.1", f"turn {g.turn}: cup {dict(g.cup.counts)}, tokens {dict(g.tokens)}")
         g = yield from G.cut_hands(g, self.deck)
         g = yield from G.turn_card_draws(g, self.deck)

@@ -456,3 +456,16 @@ def test_cavalry_withdraws_before_an_infantry_assault_24_2():
     # answering no: the combat goes on as usual
     s3, ev3 = R.apply(s, assault, dice=RandomDice(0))
     assert [x for x in ev3["answers"] if x["kind"] == "draw" and x["rule"] == "23.3"]
+
+
+def test_kept_reserve_cubes_may_go_into_the_cup_16_1():
+    s = after_start()
+    # end of a turn with 5 French reserve cubes: skill 3 keeps 3 (16.1), and the player puts 2 of them in the cup
+    s = replace(s, phase="prepare", actor="french", g=replace(s.g, cup=None, turn=2,
+                                                             reserve=(("french", 5), ("coalition", 0))))
+    s2, ev = R.apply(s, A("start_turn", "french"), seed=1,
+                     chooser=lambda r: 2 if r.rule == "16.1" and "reserve" in r.label else r.options[0])
+    q = [x for x in ev["answers"] if x["kind"] == "choose" and x["rule"] == "16.1"][0]
+    assert "3 kept reserve cubes" in q["label"] and q["value"] == 2
+    # blue: 5 commander + 1 daylight + 2 from the reserve = 8; the box keeps 3 - 2 = 1
+    assert s2.g.cup.count("blue") == 8 and dict(s2.g.reserve)["french"] == 1
