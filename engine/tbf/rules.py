@@ -500,7 +500,8 @@ def initiative(turn: int, mortier_on_map: bool):
     (the same two d6 and the same comparison, conditioned on no tie), so the tree stays finite."""
     if turn == 1:
         return "coalition"
-    bonus = 1 if mortier_on_map else 0
+    from .turn import turn_data
+    bonus = turn_data().rolls.initiative_mortier_drm if mortier_on_map else 0
     f = yield Roll("d6", rule="3.2 A", label="French initiative")
     c = yield Roll("d6", rule="3.2 A", label="Coalition initiative")
     if f + bonus != c:
@@ -551,30 +552,35 @@ def mortier_alert(sc: Scenario, turns_since_first: int):
 
 def regroup():
     """5.3 D: an eliminated infantry unit returns on a 1."""
+    from .turn import turn_data
     r = yield Roll("d6", rule="5.3 D", label="Regroup")
-    return r == 1
+    return r in turn_data().rolls.regroup_on
 
 
 def ammo_shortage():
     """11.2 B (optional): on 3-6 Gazan's infantry fire at half FF."""
+    from .turn import turn_data
     r = yield Roll("d6", rule="11.2 B", label="French ammunition")
-    return r >= 3
+    return r in turn_data().rolls.ammo_short_on
 
 
 def optional_arrival(which: str, turn: int = 0):
     """Optional forces: Klein (11.6.1: a 6 then 1-4 entry A next turn, 5-6 entry B two turns later),
     Murat (11.7.1: a 6), Dumonceau (11.5.2: Dupont's progression). Returns (arrives, detail)."""
+    from .turn import turn_data
+    rolls = turn_data().rolls
     if which == "klein":
         r = yield Roll("d6", rule="11.6.1 A", label="Klein")
-        if r != 6:
+        if r not in rolls.klein_on:
             return (False, "")
         r2 = yield Roll("d6", rule="11.6.1 A", label="Klein entry")
-        return (True, "A 0801, next turn" if r2 <= 4 else "B 1901, in two turns")
+        return (True, "A 0801, next turn" if r2 in rolls.klein_entry_a else "B 1901, in two turns")
     if which == "murat":
         r = yield Roll("d6", rule="11.7.1", label="Murat")
-        return (r == 6, "east edge road from Mautern 3620" if r == 6 else "")
+        ok = r in rolls.murat_on
+        return (ok, "east edge road from Mautern 3620" if ok else "")
     if which == "dumonceau":
-        needs = [6, 6, 5, 4, 3, 2, 1]
+        needs = rolls.dumonceau_needs
         need = needs[min(max(turn, 0), len(needs) - 1)]
         r = yield Roll("d6", rule="11.5.2 A", label=f"Dumonceau (needs {need}+)")
         return (r >= need, "")

@@ -34,6 +34,16 @@ class _ColumnVI(Sourced):
     trigger: int
 
 
+class _Rolls(Sourced):
+    initiative_mortier_drm: int
+    regroup_on: list[int]
+    ammo_short_on: list[int]
+    dumonceau_needs: list[int]
+    klein_on: list[int]
+    klein_entry_a: list[int]
+    murat_on: list[int]
+
+
 class TurnData(Sourced):
     facing_change: _Facing
     command_reach: _Reach
@@ -41,6 +51,7 @@ class TurnData(Sourced):
     dupont_entry: _Radius
     muster: _Radius
     column_vi: _ColumnVI
+    rolls: _Rolls
 
 
 @lru_cache(maxsize=1)
