@@ -1197,11 +1197,16 @@ class GreedyBot:
         grid = sc.board.grid
         ldr = sc.leaders[a.unit]
         enemy = other_side(SIDES, a.side)
-        foes = [p.hex for p in g.on_map() if p.id in sc.units and sc.side(p.id) == enemy and p.status in LIVE]
+        if ("foes", enemy) not in self._dist:
+            self._dist[("foes", enemy)] = [p.hex for p in g.on_map() if p.id in sc.units and sc.side(p.id) == enemy
+                                           and p.status in LIVE]
+        foes = self._dist[("foes", enemy)]
         here = g.piece(a.unit).hex
 
         def near(h):
-            return min((grid.distance(h, f) for f in foes), default=99)
+            if ("near", enemy, h) not in self._dist:
+                self._dist[("near", enemy, h)] = min((grid.distance(h, f) for f in foes), default=99)
+            return self._dist[("near", enemy, h)]
 
         if near(a.to) <= 1:
             return 0
@@ -1209,11 +1214,15 @@ class GreedyBot:
             return 0                        # a leader alone in a hex is captured by any enemy entering (6.5 C)
         if near(here) <= 2:                 # in danger of capture (6.5 C) or a melee (6.5 A): get away
             return 20 + near(a.to) - near(here) if near(a.to) > near(here) else 0
-        if ldr.rank in ("army", "corps", "division"):
-            mine = [g.piece(x).hex for x, d in sc.leaders.items() if d.superior == a.unit and g.piece(x).hex]
-        else:
-            mine = [p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
-                    and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0])]
+        key = ("mine", a.unit)
+        if key not in self._dist:
+            if ldr.rank in ("army", "corps", "division"):
+                self._dist[key] = [g.piece(x).hex for x, d in sc.leaders.items() if d.superior == a.unit
+                                   and g.piece(x).hex]
+            else:
+                self._dist[key] = [p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
+                                   and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0])]
+        mine = self._dist[key]
         if not mine:
             return 0
         gain = max(grid.distance(here, h) for h in mine) - max(grid.distance(a.to, h) for h in mine)
