@@ -15,7 +15,7 @@ from engine.core.procedure import TypedDice, distribution
 from engine.tbf.actions import charge_setup, counter_charge_meeting, reaction_wedge
 from engine.tbf.charge import charge
 from engine.tbf.protocol import (Activate, Attach, Charge, EndSegment, Face, Fire, Impulse, Melee, Move,
-                                 OutOfCommand, Pass, TbfRules, TbfState, UnitTurn)
+                                 OutOfCommand, Pass, TbfRules)
 from engine.tbf.rules import crosses_dark_blue, reachable, refuges, setup_problems
 from engine.tbf.scenario import default_scenario, initial_state
 
