@@ -1399,6 +1399,12 @@ def advance(st: GameState, attacker_zone: str, target_zone: str, uids: tuple[str
     if not here:
         raise RuleViolation("25.0", f"no Blocks in {attacker_zone}")
     lead, second = here[0], (here[1] if len(here) > 1 else None)
+    hq_ids = tuple(h.id for h in st.hqs_in(attacker_zone, lead.side) if h.id in uids)   # 25.0: HQs may go too
+    if hq_ids and lead.id not in uids:
+        raise RuleViolation("25.0", "an HQ marker advances with the Lead Attacker (our reading)")
+    if hq_ids and st.hqs_in(target_zone):
+        raise RuleViolation("9.3", f"{target_zone} already holds an HQ marker")
+    uids = tuple(u for u in uids if u not in hq_ids)
     for uid in uids:
         if uid not in [x.id for x in here]:
             raise RuleViolation("25.0", f"{uid} is not in the assaulting Zone (wing supports never advance)")
@@ -1417,6 +1423,8 @@ def advance(st: GameState, attacker_zone: str, target_zone: str, uids: tuple[str
     for uid in uids:
         u = st.unit(uid)
         st = replace(st, units=tuple(x for x in st.units if x.id != uid) + (replace(u, zone=target_zone),))
+    if hq_ids:
+        st = replace(st, hqs=tuple(replace(h, zone=target_zone) if h.id in hq_ids else h for h in st.hqs))
     if uids and retreated_artillery and any(x.id == retreated_artillery for x in st.units):   # 25.0: only on an advance
         art = st.unit(retreated_artillery)
         skill = art.block.skill - (1 if art.block.kind == "artillery" else 0)

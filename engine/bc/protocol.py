@@ -372,6 +372,8 @@ class BcRules(GameRules):
             frm, to = st.advance[0], st.advance[1]
             here = [u.id for u in g.in_zone(frm)]
             opts = [()] + [tuple(here[:k]) for k in range(1, len(here) + 1)]
+            hqs = tuple(h.id for h in g.hqs_in(frm, side))
+            opts += [o + hqs for o in opts if o] if hqs else []
             return [A("advance", side, frm=frm, to=to, units=u) for u in opts]
         if ph == "reform":
             for z in st.reform:

@@ -469,3 +469,26 @@ def test_kept_reserve_cubes_may_go_into_the_cup_16_1():
     assert "3 kept reserve cubes" in q["label"] and q["value"] == 2
     # blue: 5 commander + 1 daylight + 2 from the reserve = 8; the box keeps 3 - 2 = 1
     assert s2.g.cup.count("blue") == 8 and dict(s2.g.reserve)["french"] == 1
+
+
+def test_an_hq_advances_with_the_lead_25_0():
+    s = drawn(after_start(), "red")
+    s = replace(s, g=replace(s.g, hqs=tuple(replace(h, zone="M2") if h.id == "FHQ" else h for h in s.g.hqs)))
+    s, _ = R.apply(s, A("attack", "french", frm="M2", to="E2", attack="assault"), dice=TypedDice([18, 21]))
+    assert s.phase == "advance"
+    with_hq = A("advance", "french", frm="M2", to="E2", units=("F1", "FHQ"))
+    assert with_hq in R.legal_actions(s)
+    refused(s, A("advance", "french", frm="M2", to="E2", units=("FHQ",)), "25.0")    # not without the Lead
+    s, _ = R.apply(s, with_hq, dice=RandomDice(0))
+    assert next(h for h in s.g.hqs if h.id == "FHQ").zone == "E2" and s.g.unit("F2").zone == "M2"
+
+
+def test_cli_undo_and_replay(capsys, tmp_path):
+    rec = str(tmp_path / "g.json")
+    run(capsys, "bc", "new", "--record", rec)
+    run(capsys, "bc", "act", "--record", rec, "french start_turn")
+    run(capsys, "bc", "act", "--record", rec, "french draw")
+    rc, out, _ = run(capsys, "bc", "replay", rec, "--upto", "1")
+    assert rc == 0 and json.loads(out)["phase"] == "draw"
+    rc, out, _ = run(capsys, "bc", "undo", "--record", rec)
+    assert rc == 0 and json.loads(out)["events"] == 1 and json.loads(out)["phase"] == "draw"
