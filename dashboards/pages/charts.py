@@ -1,0 +1,136 @@
+"""Charts in the browser: every chart in use as a table with its provenance; type in the printed values and
+save them as a tables file (the format ``--tables FILE`` and the upload widgets read)."""
+from __future__ import annotations
+
+import html
+import io
+
+import panel as pn
+
+from dashboards.components.charts_model import SYSTEMS, Block, ChartBook
+from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
+from engine.core.errors import VedetteError
+
+TITLE = "Charts (type in the printed values)"
+SUMMARY = ("Every chart the calculators use (n20 CRT, TEC, Morale Chart, Rally, Controlled Advance; Lines of "
+           "Battle tables; Battle Commander deck and terrain; These Brave Fellows tables) with where its numbers "
+           "come from. Type in the values printed on your charts and save them as a tables file.")
+
+HELP = ("The charts printed on the player aids are not in the rulebooks' text, so several shipped charts are "
+        "**provisional** (orange): our own estimate. Pick a file, open a chart, type the printed values into "
+        "its table (double-click a cell), set its *source* to say where they come from (for instance "
+        "`published chart player aid of my copy`), then check and save. The saved file loads with the "
+        "command shown, or with the upload box on each calculator page. Only the values change: the file "
+        "keeps the shipped layout.")
+
+
+class ChartsView:
+    """The page's widgets around a :class:`ChartBook` (one per session)."""
+
+    def __init__(self, key: str = "n20-v3"):
+        self.book = ChartBook(key)
+        self.pick = pn.widgets.Select(label="Chart file", options={f.title: k for k, f in SYSTEMS.items()},
+                                      value=key, width=520, css_classes=["charts-pick"])
+        self.summary = pn.pane.HTML("", stylesheets=[BADGE_CSS], sizing_mode="stretch_width",
+                                    css_classes=["charts-summary"])
+        self.tabs = pn.Tabs(sizing_mode="stretch_width", dynamic=True, css_classes=["charts-tabs"])
+        self.status = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["charts-status"])
+        self.check_button = pn.widgets.Button(label="Check the file", button_type="primary", width=200,
+                                              css_classes=["charts-check"])
+        self.download = pn.widgets.FileDownload(callback=self._file, filename=self._filename(), label="Save the file",
+                                                width=200, css_classes=["charts-download"])
+        self.check_button.on_click(lambda *_: self.check())
+        self.pick.param.watch(lambda e: self.load(e.new), "value")
+        self._fill()
+
+    # -- model -----------------------------------------------------------------------------------
+    def load(self, key: str) -> None:
+        self.book = ChartBook(key)
+        self.download.filename = self._filename()
+        self.status.object = ""
+        self._fill()
+
+    def _filename(self) -> str:
+        return f"my_{self.book.key.replace('-', '_')}_charts.yaml"
+
+    def _file(self):
+        return io.StringIO(self.book.to_yaml())
+
+    def check(self) -> bool:
+        try:
+            self.book.check()
+        except VedetteError as exc:
+            self.status.object = (f"<div class='charts-error' style='color:#b71c1c'>Not a valid file yet: "
+                                  f"{html.escape(str(exc))}</div>")
+            return False
+        self.status.object = (f"<div class='charts-ok' style='color:#1b5e20'>The engine loads this file. Save it, "
+                              f"then use it with <code>{html.escape(self.book.file.option)}</code>.</div>")
+        return True
+
+    # -- views -----------------------------------------------------------------------------------
+    def _summary_html(self) -> str:
+        badges = " ".join(badge_html(b.source, b.notes, b.name).replace(
+            "class='prov-badge", f"data-block='{html.escape(b.name, quote=True)}' class='charts-badge prov-badge")
+            for b in self.book.blocks())
+        still = self.book.provisional()
+        left = (f"Still provisional: <b class='charts-left' data-left='{len(still)}'>{html.escape(', '.join(still))}</b>"
+                if still else "<b class='charts-left' data-left='0'>No chart is provisional any more.</b>")
+        return f"<div>{badges}</div><div>{left}</div>"
+
+    def _refresh(self) -> None:
+        self.summary.object = self._summary_html()
+        self.status.object = ""
+
+    def _fill(self) -> None:
+        self.tabs[:] = [self._block_view(b) for b in self.book.blocks()]
+        self._refresh()
+
+    def _block_view(self, b: Block):
+        badge = pn.pane.HTML(badge_html(b.source, b.notes, b.name), stylesheets=[BADGE_CSS], margin=(8, 4))
+        source = pn.widgets.TextInput(label="source (rulebook …, published chart …, provisional …)", value=b.source,
+                                      sizing_mode="stretch_width", css_classes=["charts-source"])
+
+        def set_source(e):
+            b.set_source(e.new)
+            badge.object = badge_html(b.source, b.notes, b.name)
+            self._refresh()
+
+        source.param.watch(set_source, "value")
+        notes = pn.pane.Markdown(b.notes, sizing_mode="stretch_width", styles={"font-size": "12px"})
+        return pn.Column(pn.Row(badge, source, sizing_mode="stretch_width"), notes, self._table(b),
+                         name=b.name, sizing_mode="stretch_width")
+
+    def _table(self, b: Block):
+        import pandas as pd
+
+        if b.is_grid:
+            rows, cols, cells = b.grid()
+            df = pd.DataFrame(cells, columns=cols, index=pd.Index(rows, name="row"))
+            table = pn.widgets.Tabulator(df, sizing_mode="stretch_width", show_index=True, layout="fit_data_stretch",
+                                         css_classes=["charts-grid"], editors={"row": None})
+
+            def edited(e):
+                b.set_grid_cell(str(df.index[e.row]), cols.index(e.column), str(e.value))
+                self._refresh()
+        else:
+            data = b.rows()
+            df = pd.DataFrame(data, columns=["value of", "value"])
+            table = pn.widgets.Tabulator(df, sizing_mode="stretch_width", show_index=False, layout="fit_data_stretch",
+                                         editors={"value of": None}, pagination="local" if len(data) > 60 else None,
+                                         page_size=60, css_classes=["charts-values"])
+
+            def edited(e):
+                b.set_value(df["value of"][e.row], str(e.value))
+                self._refresh()
+
+        table.on_edit(edited)
+        return table
+
+    def panel(self):
+        return pn.Column(pn.pane.Markdown(HELP, sizing_mode="stretch_width"), self.pick, self.summary, self.tabs,
+                         pn.Row(self.check_button, self.download), self.status, sizing_mode="stretch_width",
+                         css_classes=["charts-page"])
+
+
+def page():
+    return ChartsView().panel()
