@@ -100,7 +100,7 @@ _EMPTY = {"unit": None, "hex": None, "path": (), "battles": (), "units": (), "in
 
 def check(state: GameState, a: Action) -> None:
     """Raise :class:`RuleViolation` (naming the rule) if ``a`` may not be played now; nothing changes."""
-    if state.over:
+    if state.result is not None:
         raise RuleViolation("15.0", f"the game is over ({state.result[0]}, {state.result[2]})")
     s = state.step
     allowed = STEP_KINDS[s]
@@ -110,14 +110,17 @@ def check(state: GameState, a: Action) -> None:
     for f in h.needs:
         if getattr(a, f) == _EMPTY[f]:
             raise RuleViolation(h.rule.split(" ")[0], f"a {a.kind} action needs its {f!r}")
-    sc = state.scenario
-    for uid in ((a.unit,) if a.unit is not None else ()) + a.units:
-        if uid not in sc.units:
+    units = state.scenario.units
+    if a.unit is not None and a.unit not in units:
+        raise RuleViolation("2.0", f"there is no unit {a.unit!r} in this scenario")
+    for uid in a.units:
+        if uid not in units:
             raise RuleViolation("2.0", f"there is no unit {uid!r} in this scenario")
-    if s == Step.MOVEMENT and X.needs_release_pick(state) and a.kind != "pick_released":
-        raise RuleViolation("6.10", "first pick a Units Released counter (Bussaco turn 1)")
-    if s == Step.MOVEMENT and state.fieldworks_left and a.kind not in ("place_fieldworks", "end_phase"):
-        raise RuleViolation("14.2", "place the Fieldworks markers first (or end the placement)")
+    if s == Step.MOVEMENT:
+        if state.release_due and a.kind != "pick_released":
+            raise RuleViolation("6.10", "first pick a Units Released counter (Bussaco turn 1)")
+        if state.fieldworks_left and a.kind not in ("place_fieldworks", "end_phase"):
+            raise RuleViolation("14.2", "place the Fieldworks markers first (or end the placement)")
     h.check(state, a)
 
 

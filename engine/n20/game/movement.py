@@ -20,6 +20,22 @@ __all__ = ["check_can_move", "reach", "check_move", "do_move", "check_forced_mar
 
 
 def _check_can_move(state: GameState, uid: str) -> None:
+    """Raise :class:`RuleViolation` when ``uid`` may not move now (the answer is memoised beside the
+    state: every candidate move of a unit asks it again)."""
+    problem = memo(state, ("can_move", uid), lambda: _can_move_problem(state, uid))
+    if problem is not None:
+        raise RuleViolation(*problem)
+
+
+def _can_move_problem(state: GameState, uid: str) -> tuple[str, str] | None:
+    try:
+        _check_can_move_now(state, uid)
+    except RuleViolation as exc:
+        return exc.rule, exc.message
+    return None
+
+
+def _check_can_move_now(state: GameState, uid: str) -> None:
     sc = state.scenario
     d = sc.units[uid]
     u = state.unit(uid)
