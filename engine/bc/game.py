@@ -1619,3 +1619,30 @@ def set_formation(st: GameState, zone: str, formation: str) -> GameState:
     if b.formation == "square":
         return _set_block(st, lead.id, replace(b, formation="none", square_hits=0))
     return _set_block(st, lead.id, replace(b, formation="none"))
+
+
+def combat_move(st: GameState, zone: str, to: str) -> GameState:
+    """A Combat Move (19.4) on a Red cube: a Steady Cavalry or Horse Artillery Lead moves one Zone with its
+    Attack Token (placed by the caller), enemy Battle Zones and command range do not matter, nor is a Skill
+    Check made. Our reading of "no split moves": a Second Line Block that is Steady Cavalry or Horse Artillery
+    too goes with it, the others stay."""
+    sc = st.scenario
+    sc.zone(zone)
+    sc.zone(to)
+    lead = st.lead(zone)
+    if lead is None or lead.block.kind not in ("cavalry", "horse_artillery") or lead.block.state != "steady" \
+            or lead.block.formation not in ("none",):
+        raise RuleViolation("19.4", f"only a Steady Cavalry or Horse Artillery Lead makes a Combat Move, not in {zone}")
+    if not sc.graph.adjacent(zone, to) or sc.impassable(zone, to):
+        raise RuleViolation("19.4", f"a Combat Move goes to a bordering Zone across passable ground, not {to}")
+    if st.side_of_zone(to) == ENEMY[lead.side]:
+        raise RuleViolation("9.3", f"{to} holds enemy Blocks")
+    movers = [u for u in st.in_zone(zone)
+              if u.id == lead.id or (u.block.kind in ("cavalry", "horse_artillery") and u.block.state == "steady")]
+    ids = {u.id for u in movers}
+    moved = tuple(replace(u, zone=to, facing=() if u.block.artillery else u.facing) for u in movers)
+    rest = tuple(x for x in st.units if x.id not in ids)
+    # the moving Lead leads in its new Zone (9.4: stacking is set after a move)
+    new = replace(st, units=tuple(x for x in rest if x.zone != to) + moved + tuple(x for x in rest if x.zone == to))
+    _check_stacking(new, to)
+    return new

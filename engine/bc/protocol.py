@@ -51,14 +51,14 @@ ENEMY = G.ENEMY
 COLOUR_SIDE = {v: k for k, v in SIDE_COLOUR.items()}
 SCENARIOS = {"demo": "Vedette demonstration: the bridge at the mill (our own invented scenario, not the Playbook's)"}
 KINDS = ("start_turn", "draw", "move", "ready_arms", "in_reserve", "pass", "gold", "reinforce", "purchase",
-         "rally", "army_rally", "attack", "advance", "face", "swap", "formation", "done", "give_ground",
-         "surrender")
+         "rally", "army_rally", "attack", "combat_move", "advance", "face", "swap", "formation", "done",
+         "give_ground", "surrender")
 PHASES = ("prepare", "draw", "order", "reaction", "gold", "yellow_reinf", "yellow_buy", "yellow_rally", "red",
           "advance", "reform", "give_ground", "over")
 #: the rule each action kind belongs to (kept in the record beside it)
 RULE_OF = {"start_turn": "16.1", "draw": "16.2", "move": "19.0", "ready_arms": "18.0", "in_reserve": "18.0",
            "pass": "18.0", "gold": "18.0", "reinforce": "18.0", "purchase": "18.0", "rally": "20.0",
-           "army_rally": "20.0", "attack": "23.1", "advance": "25.0", "face": "9.4", "swap": "9.4",
+           "army_rally": "20.0", "attack": "23.1", "combat_move": "19.4", "advance": "25.0", "face": "9.4", "swap": "9.4",
            "formation": "9.2", "done": "9.4", "give_ground": "24.3", "surrender": "26.0"}
 PHASE_RULE = {"prepare": "16.1", "draw": "16.2", "order": "18.0", "reaction": "19.2", "gold": "18.0",
               "yellow_reinf": "18.0", "yellow_buy": "18.0", "yellow_rally": "20.0", "red": "23.0",
@@ -67,7 +67,7 @@ PHASE_RULE = {"prepare": "16.1", "draw": "16.2", "order": "18.0", "reaction": "1
 ALLOWED = {"prepare": ("start_turn",), "draw": ("draw",), "order": ("move", "ready_arms", "in_reserve", "pass"),
            "reaction": ("move", "ready_arms", "pass"), "gold": ("gold",), "yellow_reinf": ("reinforce",),
            "yellow_buy": ("purchase", "pass"), "yellow_rally": ("rally", "army_rally", "pass"),
-           "red": ("attack", "pass"), "advance": ("advance",), "reform": ("face", "swap", "formation", "done"),
+           "red": ("attack", "combat_move", "pass"), "advance": ("advance",), "reform": ("face", "swap", "formation", "done"),
            "give_ground": ("give_ground", "surrender", "pass"), "over": ()}
 LOG_KEEP = 30     # our choice: the position keeps the last 30 log lines (the record keeps every event)
 
@@ -87,8 +87,8 @@ class BcAction:
     (Block, Zone) places of reinforcements; ``colour`` the cube named with the Gold cube (or ``card``)."""
 
     kind: Literal["start_turn", "draw", "move", "ready_arms", "in_reserve", "pass", "gold", "reinforce",
-                  "purchase", "rally", "army_rally", "attack", "advance", "face", "swap", "formation", "done",
-                  "give_ground", "surrender"]
+                  "purchase", "rally", "army_rally", "attack", "combat_move", "advance", "face", "swap", "formation",
+                  "done", "give_ground", "surrender"]
     side: Literal["french", "coalition"]
     zones: tuple[str, ...] = ()
     moves: tuple[tuple[str, str], ...] = ()
@@ -181,6 +181,7 @@ class BcState:
     resume: str = ""                            # the phase after the reform window
     resume_actor: str | None = None
     advance: tuple[str, ...] = ()               # (from, to, retreated artillery or "", "morale" or "")
+    follow: str = ""                            # 19.4: the Zone a Combat Move just reached (its token's attack)
     surrendered: tuple[str, ...] = ()           # sides that surrendered a Block this turn end (26.0)
     control: tuple[tuple[str, str], ...] = ()   # Victory Flag Zone -> controlling side (17.0)
     winner: str | None = None
@@ -352,8 +353,17 @@ class BcRules(GameRules):
             out += [A("rally", side, frm=z) for z in zones]
             out.append(A("army_rally", side))
             return out + [A("pass", side)]
+        if ph == "red" and st.follow:            # 19.4: attack with the token that moved, or stop there
+            z = st.follow
+            for t in g.scenario.graph.neighbours(z):
+                if g.side_of_zone(t) == ENEMY[side]:
+                    out += [A("attack", side, frm=z, to=t, attack="fire"), A("attack", side, frm=z, to=t, attack="assault")]
+            return out + [A("pass", side)]
         if ph == "red":
             for z in _lead_zones(g, side):
+                lead = g.lead(z)
+                if lead.block.kind in ("cavalry", "horse_artillery"):
+                    out += [A("combat_move", side, frm=z, to=n) for n in g.scenario.graph.neighbours(z)]
                 for t in g.scenario.graph.neighbours(z):
                     if g.side_of_zone(t) == ENEMY[side]:
                         out += [A("attack", side, frm=z, to=t, attack="fire"),
@@ -489,6 +499,16 @@ class BcRules(GameRules):
             _dry(G.rally_army(g, a.side, self.deck))
         elif k == "attack":
             self._attack_setup(st, a)
+        elif k == "combat_move":
+            if st.follow:
+                raise RuleViolation("19.4", f"the Block that moved to {st.follow} attacks now or stops")
+            if _tokens(g, a.side) < 1:
+                raise RuleViolation("19.4", f"a Combat Move costs an Attack Token; {a.side} has none (8.0)")
+            if a.frm in st.engaged:
+                raise RuleViolation("23.1", f"Zone {a.frm} already holds an Attack Token this Red cube")
+            if g.side_of_zone(a.frm) != a.side:
+                raise RuleViolation("19.4", f"Zone {a.frm} holds no {a.side} Lead Block")
+            G.combat_move(g, a.frm, a.to)
         elif k == "advance":
             if (a.frm, a.to) != tuple(st.advance[:2]):
                 raise RuleViolation("25.0", f"only the Assault just made from {st.advance[0]} into {st.advance[1]} "
@@ -537,9 +557,12 @@ class BcRules(GameRules):
 
     def _attack_setup(self, st: BcState, a: BcAction):
         g = st.g
-        if _tokens(g, a.side) < 1:
+        moved = bool(st.follow) and a.frm == st.follow          # 19.4: the token came with the Block
+        if st.follow and not moved:
+            raise RuleViolation("19.4", f"the Block that made a Combat Move to {st.follow} attacks now or stops")
+        if not moved and _tokens(g, a.side) < 1:
             raise RuleViolation("23.1", f"{a.side} has no Attack Token left (8.0)")
-        if a.frm in st.engaged:
+        if not moved and a.frm in st.engaged:
             raise RuleViolation("23.1", f"Zone {a.frm} already holds an Attack Token this Red cube: one attack per Zone")
         if g.side_of_zone(a.frm) != a.side:
             raise RuleViolation("23.1", f"Zone {a.frm} holds no {a.side} Lead Block")
@@ -550,7 +573,8 @@ class BcRules(GameRules):
                 raise RuleViolation("27.5", "a Bombardment has no other special type")
             setup = G.bombardment_from_map(g, a.frm, a.to)
         elif a.attack in ("fire", "assault"):
-            setup = G.combat_from_map(g, a.frm, a.to, a.attack, st.engaged)
+            setup = G.combat_from_map(g, a.frm, a.to, a.attack,
+                                      tuple(z for z in st.engaged if z != a.frm) if moved else st.engaged)
             if a.special != "none":
                 setup = replace(setup, special=a.special)
         else:
@@ -679,6 +703,9 @@ class BcRules(GameRules):
         if ph == "yellow_buy":
             yield Log("18.0", f"{a.side}: no more purchases")
             return self._yellow_next(replace(st, bought=st.bought + (a.side,)))
+        if ph == "red" and st.follow:
+            yield Log("19.4", f"{a.side}: the Combat Move ends without an attack")
+            return replace(st, follow="", actor=ENEMY[a.side], passes=0)
         yield Log(PHASE_RULE[ph], f"{a.side} passes")
         if st.passes + 1 >= 2:                 # both passed in succession
             if ph == "red":
@@ -732,10 +759,15 @@ class BcRules(GameRules):
 
     def _do_attack(self, st, a):
         setup, _ = self._attack_setup(st, a)
+        moved = bool(st.follow)
+        st = replace(st, follow="")
         g = st.g
         d_lead = g.lead(a.to)
-        g = replace(g, tokens=tuple((s, n - 1 if s == a.side else n) for s, n in g.tokens))   # 8.0, 23.1
-        yield Log("23.1", f"{a.side} places an Attack Token in {a.frm}: {a.attack} on {a.to}")
+        if moved:
+            yield Log("19.4", f"the Attack Token that moved with the Lead: {a.attack} on {a.to}")
+        else:
+            g = replace(g, tokens=tuple((s, n - 1 if s == a.side else n) for s, n in g.tokens))   # 8.0, 23.1
+            yield Log("23.1", f"{a.side} places an Attack Token in {a.frm}: {a.attack} on {a.to}")
         lead_a = g.lead(a.frm).block
         if a.attack == "assault" and (lead_a.infantry or lead_a.artillery):
             for u in [x for x in g.in_zone(a.to) if x.block.kind in ("cavalry", "horse_artillery")]:
@@ -745,7 +777,7 @@ class BcRules(GameRules):
                     g = yield from G.cavalry_withdrawal(g, u.id, a.frm)
             if not any(x.side != a.side for x in g.in_zone(a.to)):
                 yield Log("24.2", f"{a.to} is empty: no combat, the token is spent, the attacker may advance")
-                st = _set(st, g, engaged=st.engaged + (a.frm,), passes=0)
+                st = _set(st, g, engaged=tuple(dict.fromkeys(st.engaged + (a.frm,))), passes=0)
                 if any(x.side == a.side for x in g.in_zone(a.frm)):
                     return replace(st, phase="advance", actor=a.side, advance=(a.frm, a.to, "", ""))
                 return replace(st, actor=ENEMY[a.side])
@@ -755,7 +787,7 @@ class BcRules(GameRules):
                 setup = replace(setup, special=a.special)
         out = yield from resolve(setup, self.deck, g.pile)
         g = yield from G.apply_outcome(g, a.frm, a.to, out)
-        st = _set(st, g, engaged=st.engaged + (a.frm,), passes=0)
+        st = _set(st, g, engaged=tuple(dict.fromkeys(st.engaged + (a.frm,))), passes=0)
         fate = out.fate("defender_lead")
         art = ""
         if d_lead.block.artillery and fate is not None and fate.retreats and not fate.eliminated \
@@ -767,6 +799,16 @@ class BcRules(GameRules):
             return replace(st, phase="advance", actor=a.side,
                            advance=(a.frm, a.to, art, "morale" if out.advance_morale else ""))
         return replace(st, actor=ENEMY[a.side])
+
+    def _do_combat_move(self, st, a):
+        g = replace(st.g, tokens=tuple((s, n - 1 if s == a.side else n) for s, n in st.g.tokens))
+        g = G.combat_move(g, a.frm, a.to)
+        yield Log("19.4", f"{a.side}: Combat Move from {a.frm} to {a.to} with an Attack Token")
+        st = _set(st, g, engaged=tuple(dict.fromkeys(st.engaged + (a.to,))), follow=a.to, passes=0)
+        need = [u for u in g.in_zone(a.to) if G.needs_facing(g, u)]
+        if need:                                 # 9.4: a moved Horse Artillery is faced before it fires
+            return self._open_reform(st, (a.to,), a.side, "red", a.side)
+        return st
 
     def _do_advance(self, st, a):
         frm, to, art, morale = st.advance
@@ -946,6 +988,7 @@ class _StateShell:
     resume: str = ""
     resume_actor: str | None = None
     advance: tuple[str, ...] = ()
+    follow: str = ""
     surrendered: tuple[str, ...] = ()
     control: tuple[tuple[str, str], ...] = ()
     winner: str | None = None

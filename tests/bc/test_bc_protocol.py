@@ -492,3 +492,19 @@ def test_cli_undo_and_replay(capsys, tmp_path):
     assert rc == 0 and json.loads(out)["phase"] == "draw"
     rc, out, _ = run(capsys, "bc", "undo", "--record", rec)
     assert rc == 0 and json.loads(out)["events"] == 1 and json.loads(out)["phase"] == "draw"
+
+
+def test_combat_move_then_attack_with_the_same_token_19_4():
+    s = drawn(after_start(), "red")
+    mv = A("combat_move", "french", frm="W3", to="M3")
+    assert mv in R.legal_actions(s)
+    refused(s, A("combat_move", "french", frm="M2", to="M1"), "19.4")        # F1 is Infantry
+    s, _ = R.apply(s, mv)
+    # the token travels with F4, now leading in M3: 4 - 1 = 3 tokens; only an attack from M3 or a stop follow
+    assert dict(s.g.tokens)["french"] == 3 and s.g.lead("M3").id == "F4" and s.actor == "french"
+    assert {a.kind for a in R.legal_actions(s)} == {"attack", "pass"}
+    refused(s, A("attack", "french", frm="M2", to="E2", attack="fire"), "19.4")
+    s2, _ = R.apply(s, A("attack", "french", frm="M3", to="E3", attack="assault"), dice=RandomDice(3))
+    assert dict(s2.g.tokens)["french"] == 3 and s2.actor == "coalition" and s2.follow == ""
+    s3, _ = R.apply(s, A("pass", "french"))                 # move only: the turn goes over, not a pass (23.0)
+    assert s3.actor == "coalition" and s3.passes == 0 and s3.phase == "red"
