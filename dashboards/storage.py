@@ -37,7 +37,7 @@ from typing import Any, Iterator
 
 from engine.core.errors import VedetteError
 
-__all__ = ["GameStore", "SavedGame", "Bookmark", "StorageError", "default_db_path", "ENV_VAR", "SCHEMA_VERSION",
+__all__ = ["GameStore", "SavedGame", "Bookmark", "StorageError", "StaleGame", "default_db_path", "ENV_VAR", "SCHEMA_VERSION",
            "OWNER"]
 
 ENV_VAR = "VEDETTE_DB"
@@ -91,6 +91,16 @@ class StorageError(VedetteError):
     def __init__(self, path, cause: str):
         self.path, self.cause = str(path), cause
         super().__init__(f"saved-games file {path}: {cause}")
+
+
+class StaleGame(VedetteError):
+    """The saved game changed in another session since this one read it: nothing was written."""
+
+    def __init__(self, game_id: str, expected: int, found: int):
+        self.game_id, self.expected, self.found = game_id, expected, found
+        super().__init__(f"this game was changed in another window or by another player ({found} actions "
+                         f"saved, this page had {expected}); nothing was saved: the page shows the game as "
+                         "it is now")
 
 
 def _cause(exc: BaseException, path: Path) -> str:
@@ -371,23 +381,37 @@ class GameStore:
                 out.append((g, None, None))
         return out
 
-    def append(self, game_id: str, event: dict) -> int:
-        """Add one event at the end of the game's list and commit it now; returns its position."""
+    def append(self, game_id: str, event: dict, expected: int | None = None) -> int:
+        """Add one event at the end of the game's list and commit it now; returns its position.
+
+        ``expected``: the number of events the caller's position was made from. If another session
+        added or removed events meanwhile, :class:`StaleGame` is raised and nothing is written (an
+        optimistic check in the same transaction), so an action is only ever stored on the position it
+        was legal on."""
         with self._transaction() as con:
             self._require(con, game_id)
             (n,) = con.execute("SELECT COUNT(*) FROM events WHERE game_id=?", (game_id,)).fetchone()
+            if expected is not None and n != expected:
+                raise StaleGame(game_id, expected, n)
             now = time.time()
             con.execute("INSERT INTO events(game_id, seq, event, created) VALUES(?,?,?,?)",
                         (game_id, n, json.dumps(event, sort_keys=True), now))
             con.execute("UPDATE games SET updated=? WHERE id=?", (now, game_id))
         return n
 
-    def truncate(self, game_id: str, length: int) -> None:
-        """Keep only the first ``length`` events (undo); bookmarks beyond the end go too."""
+    def truncate(self, game_id: str, length: int, expected: int | None = None) -> None:
+        """Keep only the first ``length`` events (undo); bookmarks beyond the end go too.
+
+        ``expected``: the number of events the caller saw; if the game has another number now (another
+        session moved or undid meanwhile), :class:`StaleGame` is raised and nothing is removed."""
         if length < 0:
             raise ValueError("length must be >= 0")
         with self._transaction() as con:
             self._require(con, game_id)
+            if expected is not None:
+                (n,) = con.execute("SELECT COUNT(*) FROM events WHERE game_id=?", (game_id,)).fetchone()
+                if n != expected:
+                    raise StaleGame(game_id, expected, n)
             con.execute("DELETE FROM events WHERE game_id=? AND seq>=?", (game_id, length))
             con.execute("DELETE FROM bookmarks WHERE game_id=? AND position>?", (game_id, length))
             con.execute("UPDATE games SET updated=? WHERE id=?", (time.time(), game_id))

@@ -309,3 +309,20 @@ def test_a_real_read_only_folder_says_so(small_tmpfs):
     with pytest.raises(StorageError) as err:
         GameStore(folder / "games.sqlite3")
     assert "read-only" in str(err.value) and str(folder / "games.sqlite3") in str(err.value)
+
+
+def test_optimistic_check_keeps_only_actions_made_on_the_stored_position(tmp_path):
+    """Two sessions hold the same game at 1 event; the first to act wins, the second is refused and
+    nothing of it is stored; an undo from a stale page removes nothing (issue 15.5)."""
+    from dashboards.storage import GameStore, StaleGame
+    store = GameStore(tmp_path / "g.sqlite3")
+    gid = store.create("n20", "fuentes", events=[{"kind": "action", "n": 0}])
+    assert store.append(gid, {"kind": "action", "n": 1}, expected=1) == 1      # session A
+    with pytest.raises(StaleGame, match="another window"):
+        store.append(gid, {"kind": "action", "n": "B"}, expected=1)             # session B, stale
+    assert [e["n"] for e in store.load(gid).events] == [0, 1]
+    with pytest.raises(StaleGame):
+        store.truncate(gid, 0, expected=1)                                       # B's undo: stale
+    assert len(store.load(gid).events) == 2
+    store.truncate(gid, 1, expected=2)
+    assert len(store.load(gid).events) == 1
