@@ -34,6 +34,12 @@ POLICY_HELP = ("**Policies** decide, round by round, what each side does: *stay*
                "the lead out when its strength is K or less (the whole side if no fresh unit is left); "
                "*outnumbered* gives up when the enemy's total strength is greater; *rbc* (defender) retreats "
                "before combat; *feint* (attacker) feints whenever allowed.")
+#: where the Combat tab starts. The Albuera set-up allows only two attacks, both hopeless (0 %), so the page
+#: opens on an example instead: Girard's two strength-3 brigades (Brayer, Veilande) moved up to area 16,
+#: assaulting the KGL brigade in Albuera town (an example position of ours, not a scenario's).
+EXAMPLE_START = "example: two French brigades in 16 assault Albuera"
+SETUP_START = "the Albuera set-up as printed"
+_EXAMPLE_MOVES = {"F-Brayer": "16", "F-Veilande": "16"}
 CSS = """
 .lob-big {font-size:28px;font-weight:700;color:#2f4f6f}
 .lob-kv td {padding:2px 8px;font-size:13px}
@@ -44,8 +50,10 @@ CSS = """
 class LobSession(param.Parameterized):
     """One browser session's state: tables in use, the combat being set up, the policies."""
 
-    origin = param.String(default="17")
+    origin = param.String(default="16")
     target = param.String(default="Albuera")
+    start = param.Selector(default=EXAMPLE_START, objects=[EXAMPLE_START, SETUP_START],
+                           doc="the position the combat is set up in")
     attackers = param.List(default=[])
     attacker_policy = param.Selector(default="stay", objects=POLICY_CHOICES)
     defender_policy = param.Selector(default="stay", objects=POLICY_CHOICES)
@@ -60,16 +68,30 @@ class LobSession(param.Parameterized):
         super().__init__(**params)
         self.board = default_board()
         self.loader = FileLoader(load_tables, self._loaded, self._reset, label="Load your own Lines of Battle tables file")
-        self.game = new_game(Setup(board=self.board, tables=self.tables))
+        self.game = self._new_game(self.tables)
+        self.attackers = self.default_attackers()
+        self.param.watch(self._start_changed, "start")
+
+    def _new_game(self, tables):
+        from dataclasses import replace
+        g = new_game(Setup(board=self.board, tables=tables))
+        if self.start == EXAMPLE_START:
+            g = g.with_units([replace(u, area=_EXAMPLE_MOVES[u.uid]) for u in g.units if u.uid in _EXAMPLE_MOVES])
+        return g
+
+    def _start_changed(self, event):
+        self.game = self._new_game(self.tables)
+        origin = "16" if event.new == EXAMPLE_START else "17"
+        self.param.update(origin=origin, target="Albuera", attackers=[], version=self.version + 1)
         self.attackers = self.default_attackers()
 
     # -- tables ---------------------------------------------------------------------------------
     def _loaded(self, tables, filename):
-        self.game = new_game(Setup(board=self.board, tables=tables))
+        self.game = self._new_game(tables)
         self.param.update(tables=tables, uploaded=True, version=self.version + 1)
 
     def _reset(self):
-        self.game = new_game(Setup(board=self.board, tables=default_tables()))
+        self.game = self._new_game(default_tables())
         self.param.update(tables=default_tables(), uploaded=False, version=self.version + 1)
 
     def badge(self, block: str) -> str:
@@ -194,6 +216,8 @@ def combat_panel(sess: LobSession):
     dpol = pn.widgets.Select.from_param(sess.param.defender_policy, name="Defender policy", css_classes=["lob-dpol"])
     rain = pn.widgets.Checkbox.from_param(sess.param.rain, name="rain squall (scenario option 5)")
     clicks = pn.widgets.RadioButtonGroup.from_param(sess.param.click_sets, name="A click on the map sets")
+    start = pn.widgets.Select.from_param(sess.param.start, name="Position", sizing_mode="stretch_width",
+                                         css_classes=["lob-start"])
 
     def sync_from_session(*_):
         origin_w.value = sess.origin
@@ -253,7 +277,7 @@ def combat_panel(sess: LobSession):
                                  "version"])
     form = pn.Column(pn.pane.Markdown("**Set up a combat**: click the attacker's area on the map, then the "
                                       "defender's (or use the lists). The units come from the Albuera set-up."),
-                     clicks, pn.Row(origin_w, target_w), att_w, pn.Row(apol, dpol), rain,
+                     start, clicks, pn.Row(origin_w, target_w), att_w, pn.Row(apol, dpol), rain,
                      pn.pane.Markdown(POLICY_HELP), sizing_mode="stretch_width")
     return pn.Column(pn.Row(pn.pane.Bokeh(amap.fig), form, sizing_mode="stretch_width"), results,
                      tree_card, name="Combat odds", sizing_mode="stretch_width")

@@ -228,6 +228,11 @@ def _cossack_surcharge(state: GameState, d, board: Board, a: str | None, b: str)
     return 0 if c is None else max(0, 2 - c)
 
 
+def _may_pay_surcharge(state: GameState, d) -> bool:
+    """Whether :func:`_cossack_surcharge` can be more than 0 for this unit (16.7.2)."""
+    return state.has("special_units") and d.has("cossack") and d.type == "cavalry"
+
+
 def _step_cost(state: GameState, board: Board, a: str | None, b: str) -> int | None:
     """Movement Points to enter ``b`` from ``a`` (TEC of the tables file); None when prohibited."""
     return _step_cost_cached(board, state.scenario.tables, a, b)
@@ -321,6 +326,8 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     def surcharge(a, b) -> int:
         return _cossack_surcharge(state, d, board, a, b)
 
+    if not _may_pay_surcharge(state, d):
+        surcharge = None          # only a cossack pays it (16.7.2): no per-step call for the others
     out: dict[str, Reach] = {}
     for start, base in starts:
         for road_only in (False, True):
@@ -496,4 +503,5 @@ def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_
     def surcharge(a, b):
         return _cossack_surcharge(state, d, board, a, b)
 
-    return _search(board, e, first, budget, road_only, can_enter, stops, surcharge)
+    return _search(board, e, first, budget, road_only, can_enter, stops,
+                   surcharge if _may_pay_surcharge(state, d) else None)
