@@ -587,10 +587,12 @@ def counter_charge_meeting(line: tuple[str, ...], charger_ma: int, counter_ma: i
 
 
 def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
-                  next_targets: tuple[str, ...] = (), mp_left: int | None = None):
+                  next_targets: tuple[str, ...] = (), mp_left: int | None = None, auto_fatigue: bool = True):
     """Charge, then apply it: routs and rout moves, surrenders, the charger's final hex, the melee, and
     the Charged marker with automatic fatigue (4.2.3, 6.2.8 J-L). ``mp_left``: the MPs the charger has
-    left of its MA when it declares the charge (6.2.8 A; default: its whole MA)."""
+    left of its MA when it declares the charge (6.2.8 A; default: its whole MA). ``auto_fatigue=False``
+    leaves the automatic fatigue (4.2.3, 6.2.8 J) to the caller, who applies it at the end of the
+    impulse's Melee Segment (the game does)."""
     _may_activate(sc, st, (unit_id,))
     start_hex = st.piece(unit_id).hex
     setup = _cached(charge_setup)(sc, st, unit_id, tuple(path), tuple(next_targets), mp_left)
@@ -600,8 +602,8 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
     if not out.attempted:
         return st
     # the results as one memoised step: exact odds enumerate them once per charge outcome
-    return (yield Sub(("tbf-charge-results", id(sc), st, unit_id, tuple(path), setup, out, start_hex),
-                      partial(_charge_results, sc, st, unit_id, tuple(path), setup, out, start_hex),
+    return (yield Sub(("tbf-charge-results", id(sc), st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue),
+                      partial(_charge_results, sc, st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue),
                       rule="6.2.8", label="the charge's results"))
 
 
@@ -617,7 +619,7 @@ def _sub_melee(sc: Scenario, st: GameState, attackers: tuple[str, ...], target: 
 
 
 def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...], setup: ChargeSetup, out,
-                    start_hex: str):
+                    start_hex: str, auto_fatigue: bool = True):
     """What a charge that went in does to the map (6.2.8 E-L, 6.2.9 B, 6.2.10): a procedure."""
     for step in out.steps:
         h, _, rest = step.partition(": ")
@@ -663,8 +665,9 @@ def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
             base = _cached(melee_setup)(sc, st, (unit_id,), target, (), True)
             st = yield _sub_melee(sc, st, (unit_id,), target, setup=replace(base, no_doubling=True))
     if st.piece(unit_id).hex is not None:
+        now = st.piece(unit_id).status
         st = st.with_piece(unit_id, charged=True, activated=True,
-                           status="fatigued" if st.piece(unit_id).status == "normal" else st.piece(unit_id).status)
+                           status="fatigued" if now == "normal" and auto_fatigue else now)
     return st
 
 

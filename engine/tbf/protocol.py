@@ -806,7 +806,7 @@ class TbfRules(GameRules):
         sc = self.sc
         mp_left = self._mp_left(s, a.unit)
         bk = _book(s.impulse, a.unit)
-        g = yield from A.charge_action(sc, s.game, a.unit, tuple(a.path), tuple(a.next), mp_left)
+        g = yield from A.charge_action(sc, s.game, a.unit, tuple(a.path), tuple(a.next), mp_left, auto_fatigue=False)
         p = g.piece(a.unit)
         charged = p.charged
         imp = self._finish_mover(s.impulse, a.unit)
@@ -860,7 +860,13 @@ class TbfRules(GameRules):
         yield Log("3.3 B", f"end of the {imp.segment.replace('_', ' ')} segment")
         if i + 1 < len(SEGMENTS):
             return replace(s, impulse=replace(imp, segment=SEGMENTS[i + 1], mover=""))
-        return (yield from self._end_impulse(s))
+        g = s.game
+        for b in imp.book:                          # 4.2.3, 6.2.8 J: chargers tire once the Melee Segment ends
+            p = g.piece(b.unit)
+            if b.charged and p.hex is not None and p.status == "normal":
+                g = g.with_piece(b.unit, status="fatigued")
+                yield Log("6.2.8 J", f"{b.unit} charged this impulse: it is fatigued now (4.2.3)")
+        return (yield from self._end_impulse(replace(s, game=g)))
 
     def _end_impulse(self, s):
         s = replace(s, impulse=None, to_move=other_side(SIDES, s.impulse.side), passes=0)

@@ -387,3 +387,17 @@ def test_odds_of_a_charge_on_the_map_sum_to_one():
     assert d.total == 1
     # the attempt check (FV 3, no leader next to 2709) fails half the time: the cossacks stay in 2709
     assert d.prob(lambda st: st.game.piece("ci-cav1").hex == "2709" and not st.game.piece("ci-cav1").charged) == Fraction(1, 2)
+
+
+def test_charger_tires_at_the_end_of_the_melee_segment():
+    s = charge_position()
+    s, _ = R.apply(s, Move("coalition", "ci-cav1", "2709"), seed=0)
+    # the attempt passes on a 1; the battalion fails its Being Charged check on a 6 (FV 5) and routs
+    p = R.begin(s, Charge("coalition", "ci-cav1", ("2710", "2711", "2712")))
+    p = p.run(lambda req: 1 if "Attempting" in req.label else 6, lambda req: req.options[0])
+    s2 = p.state
+    cav = s2.game.piece("ci-cav1")
+    assert cav.charged and cav.status == "normal"          # 6.2.8 L marker now, fatigue later
+    while s2.impulse is not None:
+        s2, _ = R.apply(s2, EndSegment(R.to_act(s2)), seed=0)
+    assert s2.game.piece("ci-cav1").status == "fatigued"    # 6.2.8 J, 4.2.3
