@@ -732,11 +732,11 @@ class BcRules(GameRules):
         return _set(st, g, phase="draw", actor=g.initiative)
 
     def _do_reinforce(self, st, a):
+        before = {u.id for u in st.g.units}
         g = yield from self._reinforce_proc(st.g, a)
         st = _set(st, g)
         nxt = self._yellow_next(st)
-        zones = [p.split(":", 1)[1] for p in a.units] + [u.zone for u in g.units
-                                                          if u.side == a.side and G.needs_facing(g, u)]
+        zones = [u.zone for u in g.units if u.id not in before]      # 9.4: the arriving Blocks may reform
         return self._open_reform(st, zones, a.side, nxt.phase, nxt.actor) if zones else nxt
 
     def _do_purchase(self, st, a):

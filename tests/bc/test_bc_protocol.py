@@ -508,3 +508,20 @@ def test_combat_move_then_attack_with_the_same_token_19_4():
     assert dict(s2.g.tokens)["french"] == 3 and s2.actor == "coalition" and s2.follow == ""
     s3, _ = R.apply(s, A("pass", "french"))                 # move only: the turn goes over, not a pass (23.0)
     assert s3.actor == "coalition" and s3.passes == 0 and s3.phase == "red"
+
+
+def test_yellow_cube_brings_back_an_eliminated_hq_first_18_0_27_10():
+    s = after_start()
+    g = s.g
+    fhq = next(h for h in g.hqs if h.id == "FHQ")
+    g = replace(g, hqs=tuple(h for h in g.hqs if h.id != "FHQ"), hqs_out=((replace(fhq, hq=replace(fhq.hq,
+                                                                                           state="disrupted")), 1),))
+    s = drawn(replace(s, g=g), "yellow")
+    # 18.0: the reinforcement step comes first; the HQ comes back Disrupted with a friendly Block (27.10)
+    assert s.phase == "yellow_reinf" and s.actor == "french"
+    places = sorted(a.units[0] for a in R.legal_actions(s))
+    assert places == ["FHQ:M1", "FHQ:M2", "FHQ:M3", "FHQ:W3"]
+    refused(s, A("reinforce", "french", units=("FHQ:E2",)), "27.10")
+    s, _ = R.apply(s, A("reinforce", "french", units=("FHQ:M1",)))
+    h = next(h for h in s.g.hqs if h.id == "FHQ")
+    assert h.zone == "M1" and h.hq.state == "disrupted" and s.phase == "yellow_buy"
