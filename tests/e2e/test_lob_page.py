@@ -8,8 +8,9 @@ def test_lob_combat_odds_and_tree(page: Page, app_url: str):
     page.goto(app_url + "/lob")
     res = page.locator(".lob-result").first
     expect(res).to_be_visible(timeout=30_000)
-    # the set-up's default: French light cavalry from 17 against the KGL in the town -> hopeless
-    expect(res).to_have_attribute("data-taken", "0/1")
+    # the page's example: Brayer and Veilande (strength 3 each) from 16 assault the KGL (2) in Albuera town;
+    # the engine's exact chance that the French take the town, both sides staying (about 43.7 %)
+    expect(res).to_have_attribute("data-taken", "410689497377/940369969152")
     expect(page.locator(".prov-badge").first).to_be_visible()
     expect(page.locator("canvas").first).to_be_visible()
     page.locator(".lob-tree-card .card-header").first.click()
@@ -39,4 +40,4 @@ def test_lob_bad_tables_upload_shows_error(page: Page, app_url: str, tmp_path):
     bad.write_text("combat: {source: rulebook 5.2.1}\n")
     page.locator(".upload input[type=file]").first.set_input_files(str(bad))
     expect(page.locator(".upload-error").first).to_be_visible(timeout=10_000)
-    expect(page.locator(".lob-result").first).to_have_attribute("data-taken", "0/1")
+    expect(page.locator(".lob-result").first).to_have_attribute("data-taken", "410689497377/940369969152")
