@@ -389,3 +389,18 @@ def test_any_action_is_either_played_or_refused_with_a_rule(data):
         assert exc.rule and R.state_to_json(g) == before
         return
     R.apply(g, a, dice=RandomDice(0))
+
+
+def test_a_record_of_the_pre_protocol_engine_replays():
+    """tests/lob/data/albuera_pre_protocol_record.json was written by the LoB code before the protocol
+    (no engine_version, options as {"rules": [...], "bid": ...}, one dice stream for the game, events
+    without "side"): 60 actions of greedy (French) against random (Allied) with Kemmis, rain and a French
+    bid of 1. It must still replay to its end; when a rule reading changes what the procedures ask, bump
+    ENGINE_VERSION and refuse such records with a message naming the version instead."""
+    from pathlib import Path
+    rec = GameRecord.load(Path(__file__).parent / "data" / "albuera_pre_protocol_record.json")
+    assert rec.engine_version == "" and rec.options == {"rules": ["kemmis", "rain"], "bid": {"French": 1}}
+    states = replay_record(rec)
+    assert len(states) == 61 and states[-1].turn == 3
+    assert dict(states[-1].morale) == {"Allied": 4, "French": 7}     # as the old engine ended it
+    assert states[0].morale_of("French") == 9                       # 10 less the bid of 1 (option 1)
