@@ -24,7 +24,7 @@ from ..units import Unit
 
 __all__ = ["Scenario", "UnitDef", "load_scenario", "scenario_ids", "scenario_path", "SIDES"]
 
-SIDES = ("french", "allied")
+from .types import SIDES   # the one spelling of the two sides (French first)
 FLAGS = ("elite", "guard", "no_recule", "light", "cossack", "unreliable", "reluctant", "straggler",
          "irregular", "heavy", "road_bound", "cadre")
 
