@@ -15,6 +15,7 @@ import importlib
 import logging
 import pkgutil
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 import panel as pn
@@ -78,14 +79,46 @@ def discover_pages() -> list[PageInfo]:
     return found
 
 
-def _template(title: str, main: list, sidebar: list | None = None):
+#: The page shell's stylesheet: a header bar with the links to every tool (no sidebar: the pages get the width).
+SHELL_CSS = """
+:host {width:100%}
+.vedette-header {display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 18px;background:#2f4f6f;color:#fff;
+                 padding:8px 16px;font-family:system-ui,sans-serif}
+.vedette-header .brand {font-size:20px;font-weight:600;color:#fff;text-decoration:none;white-space:nowrap}
+.vedette-header .page-title {font-size:16px;white-space:nowrap}
+.vedette-nav {display:flex;flex-wrap:wrap;gap:2px 12px;list-style:none;margin:0;padding:0;font-size:13px}
+.vedette-nav a {color:#dfe9f3;text-decoration:none;white-space:nowrap}
+.vedette-nav a:hover {text-decoration:underline}
+"""
+
+
+@lru_cache(maxsize=1)
+def _nav_html() -> str:
+    """The links to every page (the same for every session: built once per process)."""
     links = "".join(f'<li><a href="{p.route}">{html.escape(p.title)}</a></li>' for p in discover_pages())
-    side = [pn.pane.HTML(f'<a href="/">&larr; {PROJECT} home</a><ul class="vedette-nav">{links}</ul>',
-                         sizing_mode="stretch_width")]
-    tmpl = pn.template.FastListTemplate(title=f"{PROJECT} · {title}", sidebar=side + (sidebar or []),
-                                        main=main, header_background="#2f4f6f", accent_base_color="#2f4f6f",
-                                        sidebar_width=260, theme_toggle=False)
-    return tmpl
+    return f'<ul class="vedette-nav">{links}</ul>'
+
+
+def _template(title: str, main: list, sidebar: list | None = None):
+    """A page: a header bar (project, page title, links) above the page's own content.
+
+    A plain column rather than one of Panel's templates: a template costs about 100 ms of server time per
+    session on a 2-core machine, a column with one HTML header a few (issue 17).
+    """
+    head = pn.pane.HTML(f'<header class="vedette-header"><a class="brand" href="/">{PROJECT}</a>'
+                        f'<span class="page-title">{html.escape(title)}</span>{_nav_html()}</header>',
+                        sizing_mode="stretch_width", stylesheets=[SHELL_CSS], margin=0, css_classes=["vedette-shell"])
+    body = pn.Column(*(sidebar or []), *main, sizing_mode="stretch_width", margin=(8, 16),
+                     css_classes=["vedette-main"])
+    return PageShell(head, body, sizing_mode="stretch_width", margin=0, css_classes=["vedette-page"])
+
+
+class PageShell(pn.Column):
+    """The page column (header, body); ``main`` lists the body's objects, as a template's would."""
+
+    @property
+    def main(self) -> list:
+        return list(self.objects[1].objects)
 
 
 def page_view(info: PageInfo):
@@ -147,21 +180,28 @@ def saved_games_table(db_path=None, keys=()) -> pn.viewable.Viewable:
                                      "border-bottom:1px solid #ddd;text-align:left}"])
 
 
-def index():
-    """The index page: what this is, a card per tool, the saved games."""
+_ABOUT_HTML = f"<h2>What is this?</h2><p>{html.escape(ABOUT)}</p><h2>Tools</h2>"
+
+
+@lru_cache(maxsize=1)
+def _tool_cards_html() -> str:
     cards = []
     for p in discover_pages():
         body = html.escape(p.summary) if p.factory else "<em>unavailable: this page failed to load</em>"
         cards.append(f"<div class='tool-card'><h3><a href='{p.route}'>{html.escape(p.title)}</a></h3>"
                      f"<p>{body}</p></div>")
-    tools = pn.pane.HTML("<div class='tools'>" + "".join(cards) + "</div>", sizing_mode="stretch_width",
+    return "<div class='tools'>" + "".join(cards) + "</div>"
+
+
+def index():
+    """The index page: what this is, a card per tool, the saved games."""
+    tools = pn.pane.HTML(_tool_cards_html(), sizing_mode="stretch_width",
                          stylesheets=[".tools{display:grid;grid-template-columns:repeat(auto-fill,minmax(240px,1fr));"
                                       "gap:12px}.tool-card{border:1px solid #ccd;border-radius:6px;padding:4px 12px}"])
     main = [
-        pn.pane.Markdown(f"## What is this?\n\n{ABOUT}", sizing_mode="stretch_width"),
-        pn.pane.Markdown("## Tools", sizing_mode="stretch_width"),
+        pn.pane.HTML(_ABOUT_HTML, sizing_mode="stretch_width"),
         tools,
-        pn.pane.Markdown("## Saved games", sizing_mode="stretch_width"),
+        pn.pane.HTML("<h2>Saved games</h2>", sizing_mode="stretch_width", margin=(0, 5)),
         saved_games_table(keys=browser_keys()),
     ]
     return _template("home", main)

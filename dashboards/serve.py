@@ -7,17 +7,90 @@
 Routes: ``/`` (index) and ``/<page>`` for every module in ``dashboards/pages`` (``/odds``, ``/tree``,
 ``/map``, ``/play``, ``/lob``, ``/tbf``, ``/bc``, ...). Saved games go to ``--db`` (or ``$VEDETTE_DB``, or
 a per-user data folder).
+
+With ``--num-procs N`` the main process forks N workers that share the port; they stop with it (SIGTERM or
+SIGINT to the main process stops every worker: on Linux each worker also asks the kernel for a SIGTERM when
+the main process dies, whatever kills it). Every page carries a small script that shows "connection lost —
+reload" when the page's websocket to the server closes.
 """
 from __future__ import annotations
 
 import argparse
 import logging
 import os
+import signal
 import sys
+import threading
+from pathlib import Path
 
 from dashboards import storage
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "STATIC_DIR", "CONNECTION_JS"]
+
+#: files served under ``/vedette-static/`` (the connection-lost script)
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+CONNECTION_JS = "/vedette-static/connection.js"
+_SUPERVISOR: dict = {}
+
+
+def _after_fork_in_child() -> None:
+    """In a worker just forked by the main process: die with it (Linux ``PR_SET_PDEATHSIG``)."""
+    pid, ident = _SUPERVISOR.get("pid"), _SUPERVISOR.get("thread")
+    # only the workers the server forks from the main thread (not e.g. a fork server started from another thread)
+    if pid is None or os.getppid() != pid or threading.get_ident() != ident:
+        return
+    _SUPERVISOR.clear()   # this process is a worker now; its own children are not workers
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM, 0, 0, 0)   # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != pid:   # the main process died between the fork and the prctl call
+        os._exit(0)
+    signal.signal(signal.SIGTERM, _stop_worker)
+    signal.signal(signal.SIGINT, _stop_worker)
+
+
+def _stop_worker(signum, frame) -> None:
+    raise SystemExit(0)
+
+
+def _worker_pids(parent: int) -> list[int]:
+    """The direct children of ``parent`` (Linux /proc; psutil elsewhere when installed)."""
+    try:
+        pids = []
+        for task in Path(f"/proc/{parent}/task").iterdir():
+            pids += [int(x) for x in (task / "children").read_text().split()]
+        return pids
+    except OSError:
+        pass
+    try:
+        import psutil
+
+        return [c.pid for c in psutil.Process(parent).children()]
+    except Exception:
+        return []
+
+
+def _stop_supervisor(signum, frame) -> None:
+    """SIGTERM/SIGINT to the main process of ``--num-procs N``: pass it on to every worker, then leave."""
+    for pid in _worker_pids(os.getpid()):
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    raise SystemExit(0)
+
+
+def _supervise_workers() -> None:
+    """Before the server forks its workers: make them stop with this process."""
+    _SUPERVISOR.update(pid=os.getpid(), thread=threading.get_ident())
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+    signal.signal(signal.SIGTERM, _stop_supervisor)
+    signal.signal(signal.SIGINT, _stop_supervisor)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,13 +145,18 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.num_threads:
         pn.config.nthreads = args.num_threads
+    # every page loads the connection-lost script (a banner when the websocket closes)
+    pn.config.js_files = {**pn.config.js_files, "vedette_connection": CONNECTION_JS}
+    if args.num_procs != 1:
+        _supervise_workers()
     titles = {"/": "Vedette"} | {p.route: f"Vedette · {p.title}" for p in discover_pages()}
     origins = args.allow_websocket_origin
     if origins is None:
         origins = [f"localhost:{args.port}", f"127.0.0.1:{args.port}"] if args.port else ["*"]
     print(f"vedette-serve: saved games in {db}", flush=True)
     pn.serve(routes(), port=args.port, address=args.address, websocket_origin=origins, show=args.show,
-             title=titles, num_procs=args.num_procs, start=True, verbose=True)
+             title=titles, num_procs=args.num_procs, start=True, verbose=True,
+             static_dirs={"vedette-static": str(STATIC_DIR)})
     return 0
 
 

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable
 
+import numpy as np
 from bokeh import events
 from bokeh.models import ColumnDataSource, HoverTool, TapTool
 from bokeh.plotting import figure
@@ -89,6 +90,107 @@ def map_extent(spec: MapSpec, pad: float = 1.2) -> tuple[float, float, float, fl
     return min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad
 
 
+def _axial(spec: MapSpec, hexes: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Axial (q, r) of each hex: Bokeh's ``hex_tile`` puts (q, r) where :meth:`MapSpec.center` does."""
+    qr = [spec.grid.to_cube(h)[:2] for h in hexes]
+    q = np.array([a for a, _ in qr], dtype=np.int32)
+    r = np.array([b for _, b in qr], dtype=np.int32)
+    return q, r
+
+
+def _frozen(a) -> np.ndarray:
+    a = np.asarray(a)
+    a.flags.writeable = False
+    return a
+
+
+def static_layers(spec: MapSpec) -> dict:
+    """What every figure of ``spec`` draws the same way (terrain, hexsides, roads, marks, labels), computed
+    once per map and shared by every session's figure (read-only arrays: the figures only read them)."""
+    cached = spec.__dict__.get("_static_layers")
+    if cached is not None:
+        return cached
+    hexes = list(spec.terrain)
+    q, r = _axial(spec, hexes)
+    centres = [spec.center(h) for h in hexes]
+    out: dict = {"terrain": {"q": _frozen(q), "r": _frozen(r), "hex": hexes,
+                             "terrain": [spec.terrain[h] for h in hexes],
+                             "name": [spec.names.get(h, "") for h in hexes],
+                             "colour": [TERRAIN_COLOURS.get(spec.terrain[h], "#eeeeee") for h in hexes]},
+                 }
+    named = [h for h in spec.names if h in spec.terrain]
+    out["labels"] = {"x": _frozen([x for x, _ in centres] + [spec.center(h)[0] for h in named]),
+                     "y": _frozen([y + 0.62 for _, y in centres] + [spec.center(h)[1] - 0.58 for h in named]),
+                     "text": hexes + [spec.names[h] for h in named],
+                     "size": ["6pt"] * len(hexes) + ["7pt"] * len(named),
+                     "colour": ["#555555"] * len(hexes) + ["#3e2723"] * len(named),
+                     "style": ["normal"] * len(hexes) + ["italic"] * len(named)}
+    out["roads"] = ([[spec.center(h)[0] for h in c] for c in spec.roads if len(c) > 1],
+                    [[spec.center(h)[1] for h in c] for c in spec.roads if len(c) > 1])
+    marks: dict[str, list] = {k: [] for k in ("x", "y", "marker", "size", "colour", "what")}
+
+    def mark(x, y, marker, size, colour, what):
+        for k, v in zip(marks, (x, y, marker, size, colour, what)):
+            marks[k].append(v)
+
+    for side, hs in spec.loc.items():
+        for h in hs:
+            if h in spec.terrain:
+                mark(spec.center(h)[0], spec.center(h)[1] + 0.35, "triangle", 11, SIDE_COLOURS.get(side, "#777"), "LOC")
+    for h, side, _ in spec.objectives:
+        if h in spec.terrain:
+            mark(spec.center(h)[0] - 0.45, spec.center(h)[1] + 0.3, "star", 15, "#ffd600", "objective")
+    for h, (side, _) in spec.garrisons.items():
+        if h in spec.terrain:
+            mark(spec.center(h)[0] + 0.45, spec.center(h)[1] + 0.3, "square_pin", 12, SIDE_COLOURS.get(side, "#777"),
+                 "garrison")
+    out["marks"] = marks
+    out["hexsides"] = _hexside_lines(spec)
+    out["extent"] = map_extent(spec)
+    spec.__dict__["_static_layers"] = out
+    return out
+
+
+def _hexside_lines(spec: MapSpec) -> dict[str, list]:
+    by_feature: dict[str, tuple[list, list]] = {}
+    ticks_x, ticks_y = [], []
+    for a, b, features, upslope in spec.hexsides:
+        try:
+            (ax, ay), (bx, by) = spec.grid.hexside_segment(a, b)
+        except ValueError:
+            continue
+        ay, by = -ay, -by
+        for f in features:
+            xs, ys = by_feature.setdefault(f, ([], []))
+            if f in ("bridge", "ford"):  # a short mark across the middle of the side
+                (c1x, c1y), (c2x, c2y) = spec.center(a), spec.center(b)
+                mx, my = (ax + bx) / 2, (ay + by) / 2
+                dx, dy = (c2x - c1x) * 0.22, (c2y - c1y) * 0.22
+                xs.append([mx - dx, mx + dx])
+                ys.append([my - dy, my + dy])
+            else:
+                xs.append([ax, bx])
+                ys.append([ay, by])
+        if upslope and any(f in ("slope", "steep_slope") for f in features):
+            ux, uy = spec.center(upslope)
+            mx, my = (ax + bx) / 2, (ay + by) / 2
+            ticks_x.append([mx, mx + (ux - mx) * 0.25])
+            ticks_y.append([my, my + (uy - my) * 0.25])
+    order = ["minor_river", "major_river", "slope", "steep_slope", "ford", "bridge"]
+    cols: dict[str, list] = {k: [] for k in ("x0", "y0", "x1", "y1", "colour", "width", "dash", "feature")}
+
+    def add(xs, ys, colour, width, dash, label):
+        for (ax, bx), (ay, by) in zip(xs, ys):
+            for k, v in zip(cols, (ax, ay, bx, by, colour, width, dash, label)):
+                cols[k].append(v)
+
+    for f in sorted(by_feature, key=lambda k: order.index(k) if k in order else 99):
+        colour, lw, dash = FEATURE_STYLE.get(f, ("#000000", 2, "solid"))
+        add(*by_feature[f], colour, lw, dash, f.replace("_", " "))
+    add(ticks_x, ticks_y, "#5d4037", 2, "solid", "upslope")
+    return {k: (_frozen(v) if k in ("x0", "y0", "x1", "y1", "width") else v) for k, v in cols.items()}
+
+
 def _patch_cols(spec: MapSpec, hexes: Iterable[str]) -> dict[str, list]:
     xs, ys = [], []
     for h in hexes:
@@ -106,70 +208,52 @@ class HexMapFigure:
 
     def __init__(self, spec: MapSpec, width: int = 900, show_labels: bool = True):
         self.spec = spec
-        x0, y0, x1, y1 = map_extent(spec)
+        st = static_layers(spec)   # shared by every session's figure of this map
+        x0, y0, x1, y1 = st["extent"]
         height = int((width - 110) * (y1 - y0) / (x1 - x0)) + 40
         self.fig = fig = figure(width=width, height=height, match_aspect=True, x_range=(x0, x1), y_range=(y0, y1),
                                 tools="pan,wheel_zoom,reset", toolbar_location="above",
-                                title=spec.title or None, name="hexmap")
-        fig.axis.visible = False
-        fig.grid.visible = False
+                                title=spec.title or None, name="hexmap", x_axis_type=None, y_axis_type=None)
         fig.background_fill_color = "#fafafa"
         fig.toolbar.logo = None
-        hexes = list(spec.terrain)
-        terr = _patch_cols(spec, hexes)
-        terr.update(hex=hexes, terrain=[spec.terrain[h] for h in hexes], name=[spec.names.get(h, "") for h in hexes],
-                    colour=[TERRAIN_COLOURS.get(spec.terrain[h], "#eeeeee") for h in hexes])
-        self.terrain_source = ColumnDataSource(terr, name="terrain")
-        r_terrain = fig.patches("xs", "ys", source=self.terrain_source, fill_color="colour", line_color="#9e9e9e",
-                                line_width=0.6, nonselection_fill_alpha=1.0, selection_fill_alpha=1.0,
-                                nonselection_line_alpha=1.0)
+        # hexes as Bokeh hex tiles on their axial (q, r): two small integer arrays instead of six corners a hex
+        orient = "flattop" if spec.grid.orientation == "flat" else "pointytop"
+        self._orient = orient
+        self.terrain_source = ColumnDataSource(dict(st["terrain"]), name="terrain")
+        r_terrain = fig.hex_tile("q", "r", size=1.0, orientation=orient, source=self.terrain_source,
+                                 fill_color="colour", line_color="#9e9e9e", line_width=0.6,
+                                 nonselection_fill_alpha=1.0, selection_fill_alpha=1.0, nonselection_line_alpha=1.0)
         fig.add_tools(HoverTool(renderers=[r_terrain], tooltips=[("hex", "@hex"), ("terrain", "@terrain"),
                                                                  ("name", "@name")]))
         tap = TapTool(renderers=[r_terrain])
         fig.add_tools(tap)
         fig.toolbar.active_tap = tap
-        self._draw_hexsides()
-        if spec.roads:
-            rx = [[spec.center(h)[0] for h in c] for c in spec.roads if len(c) > 1]
-            ry = [[spec.center(h)[1] for h in c] for c in spec.roads if len(c) > 1]
+        self._draw_hexsides(st["hexsides"])
+        rx, ry = st["roads"]
+        if rx:
             fig.multi_line(rx, ry, line_color="#7b5e3b", line_width=2.5, line_dash="dashed", legend_label="road")
         # overlays (highlight under the counters)
-        self.highlight_source = ColumnDataSource({"xs": [], "ys": [], "hex": [], "text": [], "colour": []})
-        r_hl = fig.patches("xs", "ys", source=self.highlight_source, fill_color="colour", fill_alpha=0.55,
-                           line_color="#333333", line_width=1.5)
+        self.highlight_source = ColumnDataSource({"q": [], "r": [], "hex": [], "text": [], "colour": []})
+        r_hl = fig.hex_tile("q", "r", size=1.0, orientation=orient, source=self.highlight_source, fill_color="colour",
+                            fill_alpha=0.55, line_color="#333333", line_width=1.5)
         self.highlight_text = ColumnDataSource({"x": [], "y": [], "text": []})
         fig.text("x", "y", "text", source=self.highlight_text, text_font_size="9pt", text_font_style="bold",
                  text_align="center", text_baseline="middle")
         fig.add_tools(HoverTool(renderers=[r_hl], tooltips=[("hex", "@hex"), ("", "@text")]))
         self.path_source = ColumnDataSource({"xs": [], "ys": [], "colour": [], "what": []})
         fig.multi_line("xs", "ys", source=self.path_source, line_color="colour", line_width=4, line_alpha=0.8)
-        # LOC and objectives
-        locs = [(h, side) for side, hs in spec.loc.items() for h in hs if h in spec.terrain]
-        if locs:
-            fig.scatter([spec.center(h)[0] for h, _ in locs], [spec.center(h)[1] + 0.35 for h, _ in locs],
-                        marker="triangle", size=11, fill_color=[SIDE_COLOURS.get(s, "#777") for _, s in locs],
-                        line_color="black", legend_label="LOC")
-        objs = [(h, side) for h, side, _ in spec.objectives if h in spec.terrain]
-        if objs:
-            fig.scatter([spec.center(h)[0] - 0.45 for h, _ in objs], [spec.center(h)[1] + 0.3 for h, _ in objs],
-                        marker="star", size=15, fill_color="#ffd600", line_color="black", legend_label="objective")
-        gars = [(h, side) for h, (side, _) in spec.garrisons.items() if h in spec.terrain]
-        if gars:
-            fig.scatter([spec.center(h)[0] + 0.45 for h, _ in gars], [spec.center(h)[1] + 0.3 for h, _ in gars],
-                        marker="square_pin", size=12, fill_color=[SIDE_COLOURS.get(s, "#777") for _, s in gars],
-                        line_color="black", legend_label="garrison")
-        if show_labels:
-            fig.text([spec.center(h)[0] for h in hexes], [spec.center(h)[1] + 0.62 for h in hexes], hexes,
-                     text_font_size="6pt", text_color="#555555", text_align="center", text_baseline="middle")
-            named = [h for h in spec.names if h in spec.terrain]
-            fig.text([spec.center(h)[0] for h in named], [spec.center(h)[1] - 0.58 for h in named],
-                     [spec.names[h] for h in named], text_font_size="7pt", text_color="#3e2723",
-                     text_font_style="italic", text_align="center", text_baseline="middle")
-        # counters
-        self.counter_source = ColumnDataSource({k: [] for k in ("xs", "ys", "id", "name", "side", "kind", "values",
+        # LOC, objectives, garrisons: one scatter (marker per point, legend entry per kind)
+        if st["marks"]["x"]:
+            fig.scatter("x", "y", marker="marker", size="size", fill_color="colour", line_color="black",
+                        source=ColumnDataSource(dict(st["marks"])), legend_field="what")
+        if show_labels:   # hex numbers and place names
+            fig.text("x", "y", "text", source=ColumnDataSource(dict(st["labels"])), text_font_size="size",
+                     text_color="colour", text_font_style="style", text_align="center", text_baseline="middle")
+        # counters (a rectangle each)
+        self.counter_source = ColumnDataSource({k: [] for k in ("x", "y", "id", "name", "side", "kind", "values",
                                                                "markers", "colour", "outline", "lw")})
-        r_c = fig.patches("xs", "ys", source=self.counter_source, fill_color="colour", line_color="outline",
-                          line_width="lw", fill_alpha=0.95)
+        r_c = fig.rect("x", "y", width=1.1, height=0.88, source=self.counter_source, fill_color="colour",
+                       line_color="outline", line_width="lw", fill_alpha=0.95)
         fig.add_tools(HoverTool(renderers=[r_c], tooltips=[("unit", "@name (@id)"), ("side", "@side"),
                                                            ("type", "@kind"), ("strength-move", "@values"),
                                                            ("markers", "@markers")]))
@@ -184,39 +268,11 @@ class HexMapFigure:
         self._tap_callbacks: list = []
         fig.on_event(events.Tap, self._tapped)
 
-    def _draw_hexsides(self) -> None:
-        spec, fig = self.spec, self.fig
-        by_feature: dict[str, tuple[list, list]] = {}
-        ticks_x, ticks_y = [], []
-        for a, b, features, upslope in spec.hexsides:
-            try:
-                (ax, ay), (bx, by) = spec.grid.hexside_segment(a, b)
-            except ValueError:
-                continue
-            ay, by = -ay, -by
-            for f in features:
-                xs, ys = by_feature.setdefault(f, ([], []))
-                if f in ("bridge", "ford"):  # a short mark across the middle of the side
-                    (c1x, c1y), (c2x, c2y) = spec.center(a), spec.center(b)
-                    mx, my = (ax + bx) / 2, (ay + by) / 2
-                    dx, dy = (c2x - c1x) * 0.22, (c2y - c1y) * 0.22
-                    xs.append([mx - dx, mx + dx])
-                    ys.append([my - dy, my + dy])
-                else:
-                    xs.append([ax, bx])
-                    ys.append([ay, by])
-            if upslope and any(f in ("slope", "steep_slope") for f in features):
-                ux, uy = spec.center(upslope)
-                mx, my = (ax + bx) / 2, (ay + by) / 2
-                ticks_x.append([mx, mx + (ux - mx) * 0.25])
-                ticks_y.append([my, my + (uy - my) * 0.25])
-        order = ["minor_river", "major_river", "slope", "steep_slope", "ford", "bridge"]
-        for f in sorted(by_feature, key=lambda k: order.index(k) if k in order else 99):
-            colour, lw, dash = FEATURE_STYLE.get(f, ("#000000", 2, "solid"))
-            xs, ys = by_feature[f]
-            fig.multi_line(xs, ys, line_color=colour, line_width=lw, line_dash=dash, legend_label=f.replace("_", " "))
-        if ticks_x:
-            fig.multi_line(ticks_x, ticks_y, line_color="#5d4037", line_width=2, legend_label="upslope")
+    def _draw_hexsides(self, lines) -> None:
+        """Every hexside feature in one segment renderer (style per line, legend entry per feature)."""
+        if len(lines["x0"]):
+            self.fig.segment("x0", "y0", "x1", "y1", source=ColumnDataSource(dict(lines)), line_color="colour",
+                             line_width="width", line_dash="dash", legend_field="feature")
 
     # -- updates ------------------------------------------------------------------------------------
     def set_counters(self, counters: Iterable[Counter], selected: Iterable[str] = ()) -> None:
@@ -227,8 +283,8 @@ class HexMapFigure:
             if c.hex not in spec.terrain:
                 continue
             x, y = spec.center(c.hex)
-            cols["xs"].append([x - s, x + s, x + s, x - s])
-            cols["ys"].append([y - s * 0.8, y - s * 0.8, y + s * 0.8, y + s * 0.8])
+            cols["x"].append(x)
+            cols["y"].append(y)
             for k, v in (("id", c.id), ("name", c.name or c.id), ("side", c.side), ("kind", c.kind),
                          ("values", f"{c.strength}-{c.movement}"), ("markers", ", ".join(c.markers) or "none"),
                          ("colour", SIDE_COLOURS.get(c.side, "#777777")),
@@ -248,7 +304,8 @@ class HexMapFigure:
 
     def set_highlights(self, marked: Iterable[Marked]) -> None:
         marked = [m for m in marked if m.hex in self.spec.terrain]
-        cols = _patch_cols(self.spec, [m.hex for m in marked])
+        q, r = _axial(self.spec, [m.hex for m in marked])
+        cols: dict = {"q": q, "r": r}
         cols.update(hex=[m.hex for m in marked], text=[m.text for m in marked], colour=[m.colour for m in marked])
         self.highlight_source.data = cols
         pts = [(self.spec.center(m.hex), m.text) for m in marked if m.text]

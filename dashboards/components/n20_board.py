@@ -1,6 +1,7 @@
 """Napoleonic 20 map and units -> the generic hex map drawing (:mod:`dashboards.components.hexmap`)."""
 from __future__ import annotations
 
+import weakref
 from typing import Iterable
 
 from .hexmap import Counter, MapSpec
@@ -10,8 +11,28 @@ __all__ = ["spec_from_board", "counter_from_unit", "unit_markers"]
 _FATIGUE = ("", "ready", "tired", "weary", "spent")
 
 
+_SPECS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def spec_from_board(board) -> MapSpec:
-    """A :class:`MapSpec` from an ``engine.n20.board.Board`` (every hex, with its terrain)."""
+    """A :class:`MapSpec` from an ``engine.n20.board.Board`` (every hex, with its terrain).
+
+    Boards are immutable and shared by every game of a scenario, so the spec (and the drawing data
+    :func:`~dashboards.components.hexmap.static_layers` caches on it) is made once per board, not per session.
+    """
+    try:
+        return _SPECS[board]
+    except (KeyError, TypeError):
+        pass
+    spec = _spec_from_board(board)
+    try:
+        _SPECS[board] = spec
+    except TypeError:  # a board that cannot be weakly referenced: not cached
+        pass
+    return spec
+
+
+def _spec_from_board(board) -> MapSpec:
     terrain = {h: board.terrain(h) for h in board.hexes}
     for h in board.prohibited:
         terrain[h] = "prohibited"

@@ -19,6 +19,7 @@ from .n20_battle_form import (FLAG_HELP, UNIT_FLAGS, UNIT_TYPES, BattlePlan, Uni
 from .n20_rule_notes import note
 from .provenance import STYLESHEET as BADGE_CSS, badge_html
 from .lazy import lazy_card
+from .layout import flow
 from .tables_upload import FileLoader
 
 __all__ = ["plan_inputs", "plan_results", "odds_html", "results_html", "CRT_COLOURS", "RESULTS_CSS"]
@@ -134,21 +135,17 @@ def plan_results(plan: BattlePlan) -> pn.pane.HTML:
 # ------------------------------------------------------------------------------------------------
 # Inputs
 # ------------------------------------------------------------------------------------------------
-_BOOL_FLAGS = ["elite", "guard", "heavy", "routed", "unreliable"]
-_COLUMNS = ["id", "type", "strength", "move"] + _BOOL_FLAGS + ["other flags", "retreat hazards", "source"]
+_BOOL_FLAGS = ["elite", "guard", "heavy", "routed", "unreliable"]   # the usual flags, named in the table's title
+# One "flags" column (words) rather than a checkbox column per flag: each Tabulator column costs three Bokeh
+# models per session, and 13 columns did not fit a 1280 px screen (issue 17).
+_COLUMNS = ["id", "type", "strength", "move", "flags", "retreat hazards", "source"]
 
 
 def _units_frame(units: list[UnitEntry]):
     import pandas as pd
 
-    rows = []
-    for e in units:
-        row = {"id": e.uid, "type": e.type, "strength": e.strength, "move": e.movement}
-        row.update({f: f in e.flags for f in _BOOL_FLAGS})
-        row["other flags"] = " ".join(f for f in e.flags if f not in _BOOL_FLAGS)
-        row["retreat hazards"] = e.hazards
-        row["source"] = e.source
-        rows.append(row)
+    rows = [{"id": e.uid, "type": e.type, "strength": e.strength, "move": e.movement, "flags": " ".join(e.flags),
+             "retreat hazards": e.hazards, "source": e.source} for e in units]
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
@@ -162,35 +159,35 @@ def _apply_edit(plan: BattlePlan, e: UnitEntry, column: str, value) -> None:
         e.strength = int(value)
     elif column == "move":
         e.movement = int(value)
-    elif column in _BOOL_FLAGS:
+    elif column in ("flags", "other flags"):
+        words = [w for w in str(value or "").replace(",", " ").split() if w]
+        bad = [w for w in words if w not in UNIT_FLAGS]
+        if bad:
+            raise ValueError(f"unknown flag(s) {', '.join(bad)}; flags are: "
+                             + ", ".join(f"{f} ({r})" for f, r in FLAG_HELP.items()))
+        e.flags = list(dict.fromkeys(words))
+    elif column in _BOOL_FLAGS:   # kept for callers that set one flag on or off
         on = bool(value)
         e.flags = [f for f in e.flags if f != column] + ([column] if on else [])
-    elif column == "other flags":
-        words = [w for w in str(value or "").replace(",", " ").split() if w]
-        bad = [w for w in words if w not in UNIT_FLAGS or w in _BOOL_FLAGS]
-        if bad:
-            raise ValueError(f"unknown flag(s) {', '.join(bad)}; other flags are: "
-                             + ", ".join(f"{f} ({r})" for f, r in FLAG_HELP.items() if f not in _BOOL_FLAGS))
-        e.flags = [f for f in e.flags if f in _BOOL_FLAGS] + words
     elif column == "retreat hazards":
         e.hazards = str(value or "")
 
 
 def _units_table(plan: BattlePlan, role: str):
-    from bokeh.models.widgets.tables import CheckboxEditor, IntEditor, SelectEditor, StringEditor
+    from bokeh.models.widgets.tables import IntEditor, SelectEditor, StringEditor
 
     units_param = "attackers" if role == "attacker" else "defenders"
     cls = "att" if role == "attacker" else "def"
     editors = {"id": StringEditor(), "type": SelectEditor(options=UNIT_TYPES), "strength": IntEditor(step=1),
-               "move": IntEditor(step=1), "other flags": StringEditor(), "retreat hazards": StringEditor(),
-               "source": None}
-    editors.update({f: CheckboxEditor() for f in _BOOL_FLAGS})
-    formatters = {f: {"type": "tickCross", "crossElement": False} for f in _BOOL_FLAGS}
-    table = pn.widgets.Tabulator(_units_frame(getattr(plan, units_param)), editors=editors, formatters=formatters,
-                                 show_index=False, buttons={"remove": "✕"}, layout="fit_data_table",
-                                 sizing_mode="stretch_width", css_classes=[f"{cls}-table"], height=None,
-                                 titles={"move": "move", "retreat hazards": "retreat hazards (per hex)"},
-                                 configuration={"columnDefaults": {"headerSort": False}})
+               "move": IntEditor(step=1), "flags": StringEditor(), "retreat hazards": StringEditor(), "source": None}
+    table = pn.widgets.Tabulator(_units_frame(getattr(plan, units_param)), editors=editors, show_index=False,
+                                 buttons={"remove": "✕"}, layout="fit_columns", sizing_mode="stretch_width",
+                                 css_classes=[f"{cls}-table"], height=None,
+                                 widths={"id": "20%", "type": "14%", "strength": "12%", "move": "9%", "flags": "16%",
+                                         "retreat hazards": "12%", "source": "9%"},
+                                 titles={"retreat hazards": "hazards per hex"},
+                                 configuration={"columnDefaults": {"headerSort": False, "tooltip": True,
+                                                                   "headerWordWrap": True}})
     note_pane = pn.pane.Str("", styles={"color": "#b71c1c"}, margin=(0, 5))
 
     def refresh(*_):
@@ -218,9 +215,9 @@ def _units_table(plan: BattlePlan, role: str):
     plan.param.watch(refresh, [units_param])
     add = pn.widgets.Button(name=f"+ add {role}", button_type="light", css_classes=[f"add-{role}"], width=140)
     add.on_click(lambda _: plan.add_unit(role))
-    title = pn.pane.HTML(f"<b>{role.title()}s</b> <small>(click a cell to edit; flags: "
-                         + ", ".join(f"{f} {r}" for f, r in FLAG_HELP.items() if f in _BOOL_FLAGS) + ")</small>",
-                         margin=(4, 5, 0, 5))
+    title = pn.pane.HTML(f"<b>{role.title()}s</b> <small>(click a cell to edit; flags, as words: "
+                         + ", ".join(f"{f} {r}" for f, r in FLAG_HELP.items()) + ")</small>",
+                         margin=(4, 5, 0, 5), sizing_mode="stretch_width")
     return pn.Column(title, table, note_pane, add, margin=0, sizing_mode="stretch_width")
 
 
@@ -255,27 +252,27 @@ def _scenario_picker(plan: BattlePlan):
     b_def = pn.widgets.Button(name="add as defenders", button_type="primary", width=140)
     b_att.on_click(lambda _: add("attacker"))
     b_def.on_click(lambda _: add("defender"))
-    return pn.Column(pn.Row(scen, pick), pn.Row(b_att, b_def), status, sizing_mode="stretch_width")
+    return pn.Column(flow(scen, pick), flow(b_att, b_def), status, sizing_mode="stretch_width")
 
 
 def plan_inputs(plan: BattlePlan, with_picker: bool = True, with_upload: bool = True):
     p = plan.param
     general = pn.Column(
-        pn.Row(pn.widgets.Select.from_param(p.edition, width=90, css_classes=["edition"]),
+        flow(pn.widgets.Select.from_param(p.edition, width=90, css_classes=["edition"]),
                pn.widgets.Select.from_param(p.attacker_side, name="attacker", width=100),
                pn.widgets.Select.from_param(p.terrain, name="defender's terrain", width=120, css_classes=["terrain"]),
                pn.widgets.MultiChoice.from_param(p.hexside, name="hexside attacked across", width=230)),
-        pn.Row(pn.widgets.Checkbox.from_param(p.reserves_attacker, name="attacker commits reserves (12.5)",
+        flow(pn.widgets.Checkbox.from_param(p.reserves_attacker, name="attacker commits reserves (12.5)",
                                               css_classes=["reserves-attacker"]),
                pn.widgets.Checkbox.from_param(p.reserves_defender, name="defender commits reserves (12.5)",
                                               css_classes=["reserves-defender"]),
                pn.widgets.Checkbox.from_param(p.defender_upslope, name="defender upslope")),
         margin=0)
     options = lazy_card("Optional rules and details", lambda: pn.Column(
-        pn.Row(pn.widgets.Checkbox.from_param(p.countercharge, name="countercharge (8.2.2)"),
+        flow(pn.widgets.Checkbox.from_param(p.countercharge, name="countercharge (8.2.2)"),
                pn.widgets.Checkbox.from_param(p.fatigue, name="fatigue (16.8, v3)"),
                pn.widgets.Checkbox.from_param(p.reliability_checks, name="Portuguese reliability (16.9, v2)")),
-        pn.Row(pn.widgets.Select.from_param(p.command, name="leader command (16.9.4)", width=150),
+        flow(pn.widgets.Select.from_param(p.command, name="leader command (16.9.4)", width=150),
                pn.widgets.IntInput.from_param(p.artillery_support, name="artillery support (16.3.1)", width=150),
                pn.widgets.IntInput.from_param(p.reduce_to, name="reduce to (9.5)", width=110),
                pn.widgets.IntInput.from_param(p.morale_attacker, name="attacker morale", width=110),

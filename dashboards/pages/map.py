@@ -12,6 +12,7 @@ from dashboards.components.n20_battle_form import scenario_choices
 from dashboards.components.n20_mapview import GameMapView, unit_at
 from dashboards.components.n20_odds_view import RESULTS_CSS, odds_html
 from dashboards.components.hexmap import Marked
+from dashboards.components.layout import flow
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
 from engine import n20
 from engine.core.errors import VedetteError
@@ -92,8 +93,10 @@ class MapModel(param.Parameterized):
         self.hex_info = ""
 
     def _mode_changed(self, *_):
-        self.attackers, self.defenders = [], []
+        with param.parameterized.batch_call_watchers(self):
+            self.attackers, self.defenders = [], []
         self.view.selected = ""
+        self.update_attack()   # the hint (or nothing) for the new mode, also when no unit was picked
 
     def click(self, h: str | None) -> None:
         """A click on hex ``h``: describe it; select its unit (inspect) or add it to the attack plan."""
@@ -207,6 +210,15 @@ class MapModel(param.Parameterized):
         self.view.extra_marks, self.view.paths = marks, paths
 
 
+#: shown as HTML (a Markdown pane would parse its text again in every session)
+LEGEND_HTML = ("<p>"
+    'Yellow hexes: where the selected unit can move, with the movement points it would spend. Blue and '
+    'red shading: French and Allied zones of control. In <em>plan an attack</em> mode click your units, '
+    "then the enemy to attack: the odds appear at once and each defender's default retreat path is drawn, "
+    'with ⚠ on every hex that needs a hazard roll (9.8.3, 9.8.4).'
+    "</p>")
+
+
 def page():
     m = MapModel()
     view = m.view
@@ -244,19 +256,16 @@ def page():
     badges = pn.pane.HTML(" ".join(badge_html(prov[k], label=k.replace("_", " ")) for k in ("map", "units", "scenario")
                                    if isinstance(prov.get(k), str)), stylesheets=[BADGE_CSS])
     controls = pn.Column(
-        pn.Row(pn.widgets.Select.from_param(m.param.scenario, width=160), saved),
+        flow(pn.widgets.Select.from_param(m.param.scenario, width=160), saved),
         pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["map-mode"]),
         pn.widgets.Checkbox.from_param(view.param.show_zoc, name="shade zones of control (7.0)",
                                        css_classes=["zoc-toggle"]),
         pn.widgets.Checkbox.from_param(view.param.show_reach, name="show reachable hexes (6.0)"),
         goto,
-        pn.Row(pn.widgets.Checkbox.from_param(m.param.reserves_attacker, name="attacker reserves"),
+        flow(pn.widgets.Checkbox.from_param(m.param.reserves_attacker, name="attacker reserves"),
                pn.widgets.Checkbox.from_param(m.param.reserves_defender, name="defender reserves")),
         pn.widgets.IntSlider.from_param(m.param.retreat_distance, name="retreat distance to preview", width=220),
         badges, hex_pane, retreat_pane, odds_pane, width=440)
-    legend = pn.pane.Markdown(
-        "Yellow hexes: where the selected unit can move, with the movement points it would spend. Blue and red "
-        "shading: French and Allied zones of control. In *plan an attack* mode click your units, then the "
-        "enemy to attack: the odds appear at once and each defender's default retreat path is drawn, with "
-        "⚠ on every hex that needs a hazard roll (9.8.3, 9.8.4).", sizing_mode="stretch_width")
-    return pn.Column(legend, pn.Row(view.panel(), controls), sizing_mode="stretch_width")
+    legend = pn.pane.HTML(LEGEND_HTML, sizing_mode="stretch_width")
+    # the map and its controls side by side where there is room, the controls under the map where not
+    return pn.Column(legend, flow(view.panel(), controls), sizing_mode="stretch_width")

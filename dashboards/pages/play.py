@@ -7,6 +7,7 @@ import panel as pn
 
 from dashboards.components.access import BrowserKeys, game_link, url_arg
 from dashboards.components.hexmap import Marked
+from dashboards.components.layout import flow
 from dashboards.components.n20_battle_form import scenario_choices
 from dashboards.components.n20_mapview import GameMapView, unit_at
 from dashboards.components.n20_play import PlayModel, describe_request, dice_log_rows
@@ -37,6 +38,14 @@ MAX_RECORD_BYTES = 2_000_000
 
 def _rule(rule: str) -> str:
     return f"<span class='rule-tag' title='{html.escape(note(rule) or rule, quote=True)}'>{html.escape(rule)}</span>"
+
+
+#: shown as HTML (a Markdown pane would parse its text again in every session)
+INTRO_HTML = ("<p>Start a scenario or open a saved game. Every action is checked by the rules engine: a refused action "
+              "shows the rule number and changes nothing. Click one of your units to see where it can go, then "
+              "click a highlighted hex to move it. In the combat phase, click attackers and a defender, <em>add "
+              "battle</em>, then <em>declare</em>. Each action is saved the moment it is made; the index page lists "
+              "saved games.</p>")
 
 
 def page():
@@ -173,7 +182,7 @@ def page():
     replay_b.on_click(lambda _: do_open("replay"))
     upload.param.watch(do_import, "value")
     refresh_saved()
-    setup = pn.Card(pn.Row(scen, opts, seed, start), pn.Row(saved_select, resume_b, replay_b), pn.Row(upload, download),
+    setup = pn.Card(flow(scen, opts, seed, start), flow(saved_select, resume_b, replay_b), flow(upload, download),
                     title="Game", collapsed=False, sizing_mode="stretch_width")
     sharing = pn.Column(links_pane, public_box, keys.bridge, sizing_mode="stretch_width")
 
@@ -229,16 +238,18 @@ def page():
         ui["marks"] = marks
         mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["play-mode"], disabled=not m.role)
         mode.param.watch(lambda e: (m.goto(len(m.states) - 1 if e.new == "play" else m.position), after()), "value")
-        replay_row = pn.Row(first, prev, nxt, last, jump, mark_label, mark, marks, css_classes=["replay-controls"])
+        replay_row = flow(first, prev, nxt, last, jump, mark_label, mark, marks, css_classes=["replay-controls"])
         ui["replay_row"] = replay_row
         play_controls = pn.Column(
-            pn.Row(dice_mode, undo, zoc, goto),
-            pn.Row(act_select, act_go, entering),
-            pn.Row(add_battle, declare, clear), battle_list, css_classes=["play-controls"])
+            flow(dice_mode, undo, zoc, goto),
+            flow(act_select, act_go, entering),
+            flow(add_battle, declare, clear), battle_list, css_classes=["play-controls"],
+            sizing_mode="stretch_width")
         ui["play_controls"] = play_controls
         setup.collapsed = True
-        holder[:] = [pn.Row(mode), replay_row, play_controls,
-                     pn.Row(view.panel(), pn.Column(pending_box, message, width=380)), log_pane]
+        # the question being asked (a die to type, a choice) goes above the map, full width: beside a 900 px
+        # map it was squeezed to a sliver on a 1280 px screen
+        holder[:] = [flow(mode), replay_row, play_controls, pending_box, message, view.panel(), log_pane]
         # the new map was drawn from the current state when it was built; changing it again in this same
         # callback (before the browser knows the new figure) trips Bokeh's document lock
         after(redraw_map=False)
@@ -344,7 +355,7 @@ def page():
                                           css_classes=["typed-die"])
                 ok = pn.widgets.Button(name="enter", button_type="primary", width=80, css_classes=["enter-die"])
                 ok.on_click(lambda _: answer(typed.value))
-                parts.append(pn.Row(typed, ok))
+                parts.append(flow(typed, ok))
             cancel = pn.widgets.Button(name="cancel this action", width=150)
             cancel.on_click(lambda _: (m.cancel(), after()))
             parts.append(cancel)
@@ -368,12 +379,7 @@ def page():
         show_links()
         refresh_saved()
 
-    intro = pn.pane.Markdown(
-        "Start a scenario or open a saved game. Every action is checked by the rules engine: a refused action "
-        "shows the rule number and changes nothing. Click one of your units to see where it can go, then "
-        "click a highlighted hex to move it. In the combat phase, click attackers and a defender, *add battle*, "
-        "then *declare*. Each action is saved the moment it is made; the index page lists saved games.",
-        sizing_mode="stretch_width")
+    intro = pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width")
     if want:
         key = want_key or held.get(want)
         try:
