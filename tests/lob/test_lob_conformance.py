@@ -404,3 +404,21 @@ def test_a_record_of_the_pre_protocol_engine_replays():
     assert len(states) == 61 and states[-1].turn == 3
     assert dict(states[-1].morale) == {"Allied": 4, "French": 7}     # as the old engine ended it
     assert states[0].morale_of("French") == 9                       # 10 less the bid of 1 (option 1)
+
+
+def test_typed_dice_one_at_a_time_survive_a_save():
+    """The reserve artillery in 72 fires at the 13th Light Dragoons (4.2.1): the die is typed in, the
+    half-answered action is saved and resumed, then the Allies answer hit-or-retreat for a 5."""
+    s = Session.new(R, "albuera", (), 1)
+    s.act("end-admin")
+    s.act("activate 72")
+    p = s.begin("fire F-ResArt at A-Head")
+    assert (p.request.kind, p.request.rule) == ("roll", "4.2.1")
+    with pytest.raises(RuleViolation):
+        s.answer(7)                                       # a d6 has no 7: refused, nothing recorded
+    resumed = Session.from_json(R, json.loads(json.dumps(s.to_json())))
+    resumed.answer(5)                                     # 4 or 5: a hit or a retreat, the target's choice
+    q = resumed.pending.request
+    assert (q.kind, q.rule, q.player, tuple(q.options)) == ("choose", "4.2.1", "Allied", ("hit", "retreat"))
+    resumed.answer("hit")
+    assert resumed.pending is None and resumed.state.unit("A-Head").hits == 1 and len(resumed.record.events) == 3
