@@ -17,17 +17,13 @@ from .analysis import analyse
 from .combat import Decision, combat
 from .game import Action, Game, combat_context, legal_actions
 from .policies import CombatPolicy, best_retreat
+from .protocol import LobRules, keep_all
 from .units import ART, CAV, INF
 
 __all__ = ["RandomBot", "GreedyBot", "make_bot", "BOTS"]
 
 
-def _keep_all(g, a) -> bool:
-    return True
-
-
 def _rules():
-    from .protocol import LobRules
     return LobRules()
 
 
@@ -113,7 +109,7 @@ class GreedyBot:
         """The best-valued legal action (the last one, ending the phase, when nothing is worth doing);
         ``acts=None``: it lists its own candidates and keeps those that pass ``rules.check``."""
         if acts is None:
-            acts = [a for a in legal_actions(g, limit_moves=True, keep=_keep_all) if rules.is_legal(g, a)]
+            acts = [a for a in legal_actions(g, limit_moves=True, keep=keep_all) if rules.is_legal(g, a)]
         end = next((a for a in reversed(acts) if a.type in ("end-setup", "end-admin", "end-phase")), acts[-1])
         if g.phase == "setup":
             return end                 # keep the historical set-up

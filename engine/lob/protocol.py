@@ -33,7 +33,7 @@ from .game import Action, Game, Setup, check_action, legal_actions, new_game, pe
 from .scenario import OPTIONS
 from .units import ART, INF, SIDES, Leader, Unit
 
-__all__ = ["LobRules", "ENGINE_VERSION", "RULE_OF", "ACTION_TYPES", "parse_options"]
+__all__ = ["LobRules", "ENGINE_VERSION", "RULE_OF", "ACTION_TYPES", "parse_options", "keep_all"]
 
 #: records made by this engine; records with no version (before the protocol) or ``lob-game-1`` replay too
 ENGINE_VERSION = "lob-game-2"
@@ -193,7 +193,7 @@ class LobRules(GameRules):
 
     def candidates(self, g: Game):
         # every candidate game.legal_actions lists, unfiltered: legal_actions (core) checks each once
-        return legal_actions(g, keep=_keep_all)
+        return legal_actions(g, keep=keep_all)
 
     def check(self, g: Game, action) -> None:
         if not isinstance(action, Action):
@@ -424,7 +424,8 @@ class LobRules(GameRules):
         return {"random": LobRandomBot, "greedy": GreedyBot}
 
 
-def _keep_all(g, a) -> bool:
+def keep_all(g, a) -> bool:
+    """A ``keep`` for :func:`engine.lob.game.legal_actions` that lists every candidate (checked later, once)."""
     return True
 
 
