@@ -345,7 +345,7 @@ class LobRules(GameRules):
     def state_summary(self, g: Game) -> dict:
         """What the older ``vedette lob`` verbs printed about a position (kept beside core's summary)."""
         return {"player": g.player, "cp": g.cp, "morale": dict(g.morale), "winner": g.winner, "reason": g.reason,
-                "finished": g.over,
+                "finished": g.over, "eliminated": sorted(u.uid for u in g.units if u.area is None),
                 "areas": {a: sorted(u.uid for u in g.in_area(a)) for a in g.board.areas if g.in_area(a)}}
 
     def metrics(self, g: Game) -> dict[str, float]:

@@ -299,6 +299,7 @@ def test_cli_game_verbs_and_the_older_spellings(tmp_path, capsys):
     rc, out, err = run(capsys, "play", "--seed", "3", "--bots", "greedy,random", "--bid", "Allied=1",
                        "--record", str(tmp_path / "p.json"))
     assert rc == 0 and out["finished"] and out["outcome"]["rule"] and out["actions"] == out["events"]
+    assert {"winner", "reason", "turn", "morale", "record", "eliminated"} <= set(out)   # the older play keys
     assert GameRecord.load(tmp_path / "p.json").options["bid"] == {"Allied": 1}
 
 
