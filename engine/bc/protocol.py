@@ -463,7 +463,7 @@ class BcRules(GameRules):
             raise RuleViolation(PHASE_RULE[st.phase], f"{a.kind} is not allowed now: {what}")
         g = st.g
         k = a.kind
-        if k in ("start_turn", "draw", "pass", "done") and k != "done":
+        if k in ("start_turn", "draw", "pass"):
             return
         if k == "done":
             for z in st.reform:
