@@ -472,7 +472,13 @@ class BcRules(GameRules):
                         raise RuleViolation("9.4", f"{u.id} moved: give it a facing before ending the reform")
             return
         if k == "move":
-            _dry(self._move_proc(st, a))
+            g2 = _dry(self._move_proc(st, a))
+            if g2.log and "out of command failed" in g2.log[-1]:
+                # no card in the draw pile passes the 21.3 check: check the moves as if it had (a success
+                # there changes nothing before them, and every activation rule ran already)
+                _dry(G.move_order(g, a.side, list(a.zones), [tuple(m) for m in a.moves], self.deck,
+                                  reaction=st.phase == "reaction", roadway=a.roadway, hq_moves=a.hqs,
+                                  free_in_command=True))
         elif k == "ready_arms":
             if st.phase == "reaction" and _reserve(g, a.side) < 1:
                 raise RuleViolation("19.2", "a Reaction is paid with a cube from the Reserve Orders Box")
