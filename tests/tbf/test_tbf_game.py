@@ -401,3 +401,24 @@ def test_charger_tires_at_the_end_of_the_melee_segment():
     while s2.impulse is not None:
         s2, _ = R.apply(s2, EndSegment(R.to_act(s2)), seed=0)
     assert s2.game.piece("ci-cav1").status == "fatigued"    # 6.2.8 J, 4.2.3
+
+
+def test_night_turns_shift_fire(monkeypatch):
+    # 8.1: from turn 11 on every fire is at night; the same shot on turn 10 is not
+    from engine.tbf.protocol import _fire_setup
+    g = with_game(start(), **{"4l-1": ("2311", 2)}).game.with_piece("ci-1", facing=5)
+    assert not _fire_setup(replace(g, turn=10), ("ci-1",), "2311", False).night
+    assert _fire_setup(replace(g, turn=11), ("ci-1",), "2311", False).night
+
+
+def test_last_turn_ends_with_a_victory_level():
+    # two passes on turn 13 end the phase, the Recovery Phase, and the game (3.4 C, 10.2)
+    s = replace(start(), game=replace(start().game, turn=13))
+    s, _ = R.apply(s, Pass("coalition"), seed=0)
+    s, _ = R.apply(s, Pass("french"), seed=0)
+    oc = R.outcome(s)
+    assert R.to_act(s) is None and oc.rule == "10.2" and s.turn == 13
+    # in the set-up Dürenstein (0715) holds two battalions but Oberloiben (1318, 1418) only leaders, so
+    # no French level (10.2.1.2 A); no French unit lost, so no Coalition level: a draw (10.2.5)
+    assert oc.winner is None and oc.level == "none"
+    refused(s, Pass("french"), "10.0")
