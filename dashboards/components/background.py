@@ -28,6 +28,7 @@ import multiprocessing
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any, Callable
 
 import panel as pn
@@ -199,44 +200,58 @@ class Background(param.Parameterized):
             else:
                 on_result(result)
 
+        procs: list = []        # the child process, once the pool thread has started it
+
         async def waiter():
             loop = asyncio.get_running_loop()
-            proc = parent = fut = None
+            job = partial(_in_child, fn, procs, self, gen) if process else partial(_guarded, fn)
+            fut = loop.run_in_executor(POOL, job)
             try:
-                if process:
-                    ctx = _context()
-                    parent, child = ctx.Pipe(duplex=False)
-                    proc = ctx.Process(target=_child_main, args=(child, fn), daemon=True)
-                    proc.start()
-                    child.close()
-                    self._proc = proc
-                    fut = loop.run_in_executor(POOL, parent.recv)
-                else:
-                    fut = loop.run_in_executor(POOL, _guarded, fn)
                 ok, value = await asyncio.wait_for(asyncio.shield(fut), budget)
             except asyncio.TimeoutError:
                 ok, value = False, OverBudget(f"stopped: this needs more than the page's time budget of "
                                               f"{budget:g} s; make the input smaller")
-            except EOFError:            # the child was stopped (cancel) or died
-                ok, value = False, Cancelled("stopped: nothing changed")
             except Exception:  # noqa: BLE001 - the waiting itself failed
                 log.exception("a page computation could not be awaited")
                 ok, value = False, VedetteError("this could not be computed (the details are in the server's log)")
-            finally:
-                if proc is not None:
-                    if proc.is_alive():
-                        proc.kill()
-                    proc.join(1)
-                    if self._proc is proc:
-                        self._proc = None
-                if parent is not None and fut is not None and fut.done():
-                    parent.close()      # (else the pool thread's recv ends with the child, then it is collected)
+            for proc in procs:
+                if proc.is_alive():
+                    proc.kill()
             if ok:
                 finish(result=value)
             else:
                 finish(error=value)
 
-        pn.state.execute(waiter)
+        if pn.state.loaded:
+            pn.state.execute(waiter)
+        else:   # built with the page: start once the browser is connected, so the result is not lost
+            pn.state.onload(waiter)
+
+
+def _in_child(fn: Callable[[], Any], procs: list, owner: "Background", gen: int) -> tuple[bool, Any]:
+    """Run in a pool thread: start a child process for ``fn`` (starting the fork server the first time, so
+    never on the event loop) and wait for its answer; a killed child answers as cancelled."""
+    if owner._generation != gen:            # replaced or cancelled while it waited for a pool thread
+        return False, Cancelled("stopped: nothing changed")
+    ctx = _context()
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child_main, args=(child, fn), daemon=True)
+    proc.start()
+    child.close()
+    procs.append(proc)
+    if owner._generation == gen:
+        owner._proc = proc
+    else:
+        proc.kill()
+    try:
+        return parent.recv()
+    except (EOFError, OSError):
+        return False, Cancelled("stopped: nothing changed")
+    finally:
+        parent.close()
+        proc.join(5)
+        if owner._proc is proc:
+            owner._proc = None
 
 
 def _guarded(fn: Callable[[], Any]) -> tuple[bool, Any]:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import html
 from fractions import Fraction
+from functools import partial
 
 import panel as pn
 import param
 
+from dashboards.components.background import Background
 from dashboards.components.dist_bars import STYLESHEET as BARS_CSS, bars_html, fmt_pct
 from dashboards.components.lob_map import AreaMapFigure
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
@@ -243,18 +245,33 @@ def combat_panel(sess: LobSession):
     att_w.param.watch(lambda e: setattr(sess, "attackers", list(e.new)) if list(e.new) != sess.attackers else None,
                       "value")
 
-    @pn.depends(sess.param.origin, sess.param.target, sess.param.attackers, sess.param.attacker_policy,
-                sess.param.defender_policy, sess.param.rain, sess.param.version)
-    def results(*_):
+    res_out = pn.Column(sizing_mode="stretch_width")
+    res_bg = Background()
+
+    def show_results(an):
+        res_out[:] = [_html(result_html(an, sess), ["lob-results"])]
+
+    def results_error(exc):
+        res_out[:] = [_error(exc)]
+
+    def results(*_):     # enumerated off the event loop (a child process), the page stays responsive
         try:
-            an = sess.analysis()
+            ctx, att, dfn = sess.build()
         except VedetteError as exc:
-            return _error(exc)
-        return _html(result_html(an, sess), ["lob-results"])
+            results_error(exc)
+            return
+        res_bg.start(partial(analyse, ctx, att, dfn, sess.policy()), show_results, results_error,
+                     label="enumerating every combat round…", process=True)
+
+    sess.param.watch(results, ["origin", "target", "attackers", "attacker_policy", "defender_policy", "rain",
+                               "version"])
+    results()
 
     tree_area = pn.Column(sizing_mode="stretch_width", css_classes=["lob-tree"])
     tree_card = pn.Card(tree_area, title="The combat as a probability tree (picture and text)", collapsed=True,
                         sizing_mode="stretch_width", css_classes=["lob-tree-card"])
+
+    tree_bg = Background()
 
     def show_tree(*_):
         if tree_card.collapsed:
@@ -262,15 +279,20 @@ def combat_panel(sess: LobSession):
             return
         try:
             ctx, att, dfn = sess.build()
-            tree = combat_tree(ctx, att, dfn, sess.policy())
         except VedetteError as exc:
             tree_area[:] = [_error(exc)]
             return
-        total = tree.total()
-        lay = layout_tree(tree, rule_note=rule_note_for("lob"))
-        tree_area[:] = [_html(f"<p>Ends of the tree sum to <b class='lob-tree-total'>{_frac(total)}</b>. The rounds "
-                              f"follow one another (5.2.1 to 5.2.5) until one side gives way; only the first "
-                              f"{len(lay)} steps are drawn.</p>"), TreePlot(lay)]
+
+        def shown(tree):
+            total = tree.total()
+            lay = layout_tree(tree, rule_note=rule_note_for("lob"))
+            tree_area[:] = [_html(f"<p>Ends of the tree sum to <b class='lob-tree-total'>{_frac(total)}</b>. The "
+                                  f"rounds follow one another (5.2.1 to 5.2.5) until one side gives way; only the "
+                                  f"first {len(lay)} steps are drawn.</p>"), TreePlot(lay)]
+
+        tree_bg.start(partial(combat_tree, ctx, att, dfn, sess.policy()), shown,
+                      lambda exc: tree_area.__setitem__(slice(None), [_error(exc)]),
+                      label="building the tree…", process=True)
 
     tree_card.param.watch(show_tree, "collapsed")
     sess.param.watch(show_tree, ["origin", "target", "attackers", "attacker_policy", "defender_policy", "rain",
@@ -279,7 +301,8 @@ def combat_panel(sess: LobSession):
                                       "defender's (or use the lists). The units come from the Albuera set-up."),
                      start, clicks, pn.Row(origin_w, target_w), att_w, pn.Row(apol, dpol), rain,
                      pn.pane.Markdown(POLICY_HELP), sizing_mode="stretch_width")
-    return pn.Column(pn.Row(pn.pane.Bokeh(amap.fig), form, sizing_mode="stretch_width"), results,
+    tree_card.objects = [tree_bg.panel(), tree_area]
+    return pn.Column(pn.Row(pn.pane.Bokeh(amap.fig), form, sizing_mode="stretch_width"), res_bg.panel(), res_out,
                      tree_card, name="Combat odds", sizing_mode="stretch_width")
 
 
@@ -346,30 +369,48 @@ defenders:
 """
 
 
-def custom_panel(sess: LobSession):
+#: the custom combat's YAML, at most (this page's limit)
+MAX_COMBAT_TEXT = 20_000
+
+
+def custom_work(src: str, tables, apol: str, dpol: str):
+    """Off the event loop (a child process): the custom combat's analysis and tree (on the shipped map, which
+    every session uses; it is loaded in the child rather than sent to it)."""
     from engine.lob.analysis import parse_combat
+
+    ctx, att, dfn = parse_combat(src, default_board(), tables, file="your combat")
+    pol = CombatPolicy(apol, dpol)
+    return analyse(ctx, att, dfn, pol), combat_tree(ctx, att, dfn, pol)
+
+
+def custom_panel(sess: LobSession):
     text = pn.widgets.TextAreaInput(name="Combat (YAML)", value=EXAMPLE_COMBAT, height=260,
                                     sizing_mode="stretch_width", css_classes=["lob-custom-text"])
     apol = pn.widgets.Select(name="Attacker policy", options=POLICY_CHOICES, value="stay", css_classes=["lob-custom-apol"])
     dpol = pn.widgets.Select(name="Defender policy", options=POLICY_CHOICES, value="stay")
     out = pn.Column(sizing_mode="stretch_width", css_classes=["lob-custom-out"])
 
-    def run(*_):
-        try:
-            ctx, att, dfn = parse_combat(text.value, sess.board, sess.tables, file="your combat")
-            pol = CombatPolicy(apol.value, dpol.value)
-            an = analyse(ctx, att, dfn, pol)
-            tree = combat_tree(ctx, att, dfn, pol)
-        except VedetteError as exc:
-            out[:] = [_error(exc)]
-            return
+    bg = Background()
+
+    def shown(res):
+        an, tree = res
         out[:] = [_html(result_html(an, sess), ["lob-results"]),
                   lazy_card("The combat as a probability tree (picture and text)",
                             lambda: TreePlot(layout_tree(tree, rule_note=rule_note_for("lob"))))]
+
+    def run(*_):
+        if len(text.value) > MAX_COMBAT_TEXT:
+            out[:] = [_error(VedetteError(f"your combat: at most {MAX_COMBAT_TEXT} characters on this page "
+                                          f"(got {len(text.value)})"))]
+            return
+        bg.start(partial(custom_work, text.value, sess.tables, apol.value, dpol.value), shown,
+                 lambda exc: out.__setitem__(slice(None), [_error(exc)]), label="enumerating your combat…",
+                 process=True)
 
     button = pn.widgets.Button(name="Compute", button_type="primary", css_classes=["lob-custom-run"])
     button.on_click(run)
     sess.param.watch(lambda *_: run(), ["version"])
     run()
     return pn.Column(pn.pane.Markdown("Describe any combat (units, approach, squares, hits) and compute it exactly."),
-                     text, pn.Row(apol, dpol, button), out, name="Any combat", sizing_mode="stretch_width")
+                     text, pn.Row(apol, dpol, button), bg.panel(), out, name="Any combat",
+                     sizing_mode="stretch_width")
