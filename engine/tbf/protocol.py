@@ -1101,6 +1101,25 @@ class TbfRules(GameRules):
     def describe_action(self, a) -> str:
         return self.format_action(a)
 
+    # --- what the CLI and studies show of a position ---------------------------------------------------
+    def state_summary(self, s: TbfState) -> dict:
+        imp = s.impulse
+        v = victory(self.sc, s.game)
+        return {"impulse": None if imp is None else {
+                    "side": imp.side, "leader": imp.leader, "segment": imp.segment, "units": list(imp.units),
+                    "out_of_command": [u for u in imp.out_of_command if u not in imp.tried]},
+                "leaders_to_activate": {side: self._leaders_left(s, side) for side in SIDES},
+                "victory_now": {"french": v.get("french_level"), "coalition": v.get("coalition_level"),
+                                "french_battalions_lost": v.get("french_battalions_lost"), "rule": "10.2"}}
+
+    def metrics(self, s: TbfState) -> dict:
+        v = victory(self.sc, s.game)
+        rank = {"none": 0, "tactical": 1, "strategic": 2}
+        lost = sum(1 for u, d in self.sc.units.items() if d.side == "coalition" and s.game.piece(u).status in GONE)
+        return {"losses.french": float(v.get("french_battalions_lost", 0)), "losses.coalition": float(lost),
+                "level.french": float(rank.get(v.get("french_level", "none"), 0)),
+                "level.coalition": float(rank.get(v.get("coalition_level", "none"), 0))}
+
     # --- odds ----------------------------------------------------------------------------------------
     def odds(self, s: TbfState, a, policy=None):
         """The exact distribution of the positions a legal move, charge, fire, melee or Out of Command check

@@ -422,3 +422,12 @@ def test_last_turn_ends_with_a_victory_level():
     # no French level (10.2.1.2 A); no French unit lost, so no Coalition level: a draw (10.2.5)
     assert oc.winner is None and oc.level == "none"
     refused(s, Pass("french"), "10.0")
+
+
+def test_state_summary_and_metrics():
+    s = ooc_position()
+    summ = R.state_summary(s)
+    assert summ["impulse"]["leader"] == "miloradovich" and summ["impulse"]["out_of_command"] == ["ci-5"]
+    assert summ["leaders_to_activate"]["coalition"] == ["kutusov"]
+    m = R.metrics(s)
+    assert m["losses.french"] == 0 and m["level.coalition"] == 0
