@@ -1087,7 +1087,8 @@ class GreedyBot:
             return next(a for a in legal if a.kind == "pass")
         if ph in ("order", "reaction"):
             moves = [a for a in legal if a.kind == "move" and not a.hqs]
-            scored = sorted(((self._move_score(g, a), i, a) for i, a in enumerate(moves)), reverse=True)
+            control = dict(st.control)
+            scored = sorted(((self._move_score(g, a, control), -i, a) for i, a in enumerate(moves)), reverse=True)
             if scored and scored[0][0] > 0 and (ph == "order" or _reserve(g, side) > 1):
                 return scored[0][2]
             if _tokens(g, side) < 3 and "ready_arms" in kinds and ph == "order":
@@ -1098,8 +1099,11 @@ class GreedyBot:
         passes = [a for a in legal if a.kind == "pass"]
         return passes[0] if passes and ph == "give_ground" else legal[0]
 
-    def _move_score(self, g: G.GameState, a: BcAction) -> float:
+    def _move_score(self, g: G.GameState, a: BcAction, control: dict | None = None) -> float:
+        """Steady Infantry heads for the flag Zones of its colour that its side does not hold (17.0), the
+        other Steady Blocks for the enemy; a Zone next to the enemy is not left."""
         sc = g.scenario
+        control = control or {}
         score = 0.0
         for uid, to in a.moves:
             u = g.unit(uid)
@@ -1107,15 +1111,19 @@ class GreedyBot:
                 continue
             dest = to.split(">")[-1]
             enemy = [z for z in sc.graph.areas if g.side_of_zone(z) == ENEMY[u.side]]
-            if not enemy:
+            flags = [z for z, m in sc.model.zones.items() if m.flag in (u.side, "both")
+                     and control.get(z) != u.side]
+            goals = flags if (u.block.infantry and flags) else enemy
+            if not goals:
                 continue
-            d0 = min(sc.graph.distance(u.zone, z) or 9 for z in enemy)
-            d1 = min(sc.graph.distance(dest, z) or 9 for z in enemy)
-            if d1 >= 1:
-                score += (d0 - d1)
-            flag = sc.zone(dest).flag
-            if flag in (u.side, "both"):
-                score += 0.5
+            if any(g.side_of_zone(n) == ENEMY[u.side] for n in sc.graph.neighbours(u.zone)) and not (
+                    dest in flags and not g.in_zone(dest)):
+                continue                         # already in contact: hold the line
+            d0 = min(sc.graph.distance(u.zone, z) or 9 for z in goals)
+            d1 = min(sc.graph.distance(dest, z) if sc.graph.distance(dest, z) is not None else 9 for z in goals)
+            score += (d0 - d1)
+            if dest in flags and not g.in_zone(dest):
+                score += 2.0
         return score
 
     def _attack(self, rules: BcRules, st: BcState, legal: list):
