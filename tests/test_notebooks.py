@@ -23,3 +23,8 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
+    # figures are shown live through Panel (pn.extension()), never as Bokeh's standalone output, which
+    # drops their Python callbacks with a warning (issue 17)
+    stderr = [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+    assert not [t for t in stderr if "standalone" in t.lower()], stderr
