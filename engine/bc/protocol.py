@@ -781,6 +781,17 @@ class BcRules(GameRules):
                                   label=f"{u.id}: withdraw from {a.to} before the assault?")
                 if go:                           # 24.2 Cavalry Withdrawal, the owner picks the Zone
                     g = yield from G.cavalry_withdrawal(g, u.id, a.frm)
+            sc = g.scenario
+            for h in g.hqs_in(a.to, ENEMY[a.side]):     # 24.2: an HQ marker there may withdraw too
+                ways = tuple(z for z in sorted(sc.graph.neighbours(a.to)) if not sc.impassable(a.to, z)
+                             and g.side_of_zone(z) != a.side and not g.hqs_in(z))
+                if not ways or not (yield Choose((False, True), rule="24.2", player=h.side,
+                                                 label=f"{h.id}: withdraw from {a.to} before the assault?")):
+                    continue
+                to = ways[0] if len(ways) == 1 else (
+                    yield Choose(ways, rule="24.2", player=h.side, label=f"{h.id} withdraws to"))
+                yield Log("24.2", f"{h.id} withdraws to {to}")
+                g = replace(g, hqs=tuple(replace(x, zone=to) if x.id == h.id else x for x in g.hqs))
             if not any(x.side != a.side for x in g.in_zone(a.to)):
                 yield Log("24.2", f"{a.to} is empty: no combat, the token is spent, the attacker may advance")
                 st = _set(st, g, engaged=tuple(dict.fromkeys(st.engaged + (a.frm,))), passes=0)

@@ -525,3 +525,15 @@ def test_yellow_cube_brings_back_an_eliminated_hq_first_18_0_27_10():
     s, _ = R.apply(s, A("reinforce", "french", units=("FHQ:M1",)))
     h = next(h for h in s.g.hqs if h.id == "FHQ")
     assert h.zone == "M1" and h.hq.state == "disrupted" and s.phase == "yellow_buy"
+
+
+def test_an_hq_may_withdraw_before_an_assault_24_2():
+    s = drawn(after_start(), "red")
+    g = s.g
+    chq = next(h for h in g.hqs if h.id == "CHQ")
+    s = replace(s, g=replace(g, hqs=tuple(replace(h, zone="E2") if h.id == "CHQ" else h for h in g.hqs)))
+    yes = lambda r: True if r.rule == "24.2" and r.options == (False, True) else r.options[0]
+    s2, ev = R.apply(s, A("attack", "french", frm="M2", to="E2", attack="assault"), dice=RandomDice(1), chooser=yes)
+    # from E2 the CHQ can go to E1 or E3 (M2 is French): the first offered, E1
+    assert next(h for h in s2.g.hqs if h.id == "CHQ").zone == "E1" and chq.zone == "E3"
+    assert any(x["rule"] == "24.2" and x["kind"] == "choose" for x in ev["answers"])
