@@ -99,6 +99,15 @@ def from_json(tp: Any, data: Any, path: str = "") -> Any:
             raise CodecError(path, "an object", data)
         kt, vt = get_args(tp) or (Any, Any)
         return {from_json(kt, k, f"{path}.{k}"): from_json(vt, v, f"{path}.{k}") for k, v in data.items()}
+    if tp in (tuple, frozenset):
+        # a bare ``tuple`` / ``frozenset`` annotation: JSON lists (nested too) come back as tuples, so the
+        # value is hashable as the original was (JSON cannot tell a tuple from a list)
+        if not isinstance(data, list):
+            raise CodecError(path, "a list", data)
+        try:
+            return tp(_frozen(d) for d in data)
+        except TypeError:
+            raise CodecError(path, "a list of plain values", data) from None
     if isinstance(tp, type):
         if issubclass(tp, enum.Enum):
             try:
@@ -152,3 +161,7 @@ def from_json(tp: Any, data: Any, path: str = "") -> Any:
 
 def _bad(path, expected, data):
     raise CodecError(path, expected, data)
+
+
+def _frozen(data):
+    return tuple(_frozen(d) for d in data) if isinstance(data, list) else data
