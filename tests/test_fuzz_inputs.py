@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 HANG_S = 20
 _N = int(os.environ.get("VEDETTE_FUZZ_EXAMPLES", "0") or 0)
-EXAMPLES = _N or 6
+EXAMPLES = _N or 5
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not _N, database=None,
                 suppress_health_check=list(HealthCheck))
 

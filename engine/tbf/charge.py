@@ -282,6 +282,8 @@ def _whole(value, file: str, where: str, lo: int = 0, hi: int = MAX_NUMBER) -> i
 
 
 def _hex_label(grid: HexGrid, value, file: str, where: str) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)       # an unquoted label such as 1611 (one with a leading zero must be quoted)
     if not isinstance(value, str) or not grid.in_bounds(value):
         raise DataError(file, where, "a hex label on the map (XXYY, quoted in YAML)", value)
     return value
