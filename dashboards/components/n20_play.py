@@ -29,6 +29,7 @@ from engine.n20.game.record import ENGINE_VERSION, make_record, replay_record
 from engine.n20.game.scenario import SIDES
 from engine.n20.game.state import Battle, GameState
 
+from dashboards.components.game_play import describe_request
 from dashboards.storage import OWNER, GameStore, StorageError
 
 __all__ = ["PlayModel", "describe_request", "dice_log_rows"]
@@ -36,16 +37,6 @@ __all__ = ["PlayModel", "describe_request", "dice_log_rows"]
 STEP_NAMES = {"setup": "set-up", "bessieres": "Bessières roll", "event": "random events", "movement": "movement",
               "reaction": "reaction", "combat": "combat", "night_ops": "night operations",
               "sudden_death": "sudden death roll", "over": "game over"}
-
-
-def describe_request(req) -> str:
-    rule = getattr(req, "rule", "")
-    if isinstance(req, Roll):
-        return f"roll {req.die} for {req.label or 'this step'} (rule {rule})"
-    if isinstance(req, Choose):
-        who = f"{req.player}: " if req.player else ""
-        return f"{who}{req.label or 'choose'} (rule {rule})"
-    return f"{req.kind}: {getattr(req, 'label', '')} (rule {rule})"
 
 
 def dice_log_rows(events: list[dict]) -> list[dict]:
