@@ -877,7 +877,7 @@ class BcRules(GameRules):
         out = {"cube": st.cube, "cup": dict(g.cup.counts) if g.cup else {}, "tokens": dict(g.tokens),
                "reserve": dict(g.reserve), "morale": {s: g.morale_of(s).to_json() for s in SIDES},
                "hands": {s: len(g.hand(s)) for s in SIDES}, "initiative": g.initiative}
-        if st.phase in ("red", "yellow_rally") and st.actor is not None:
+        if st.phase in ("red", "yellow_rally", "order", "reaction") and st.actor is not None:
             out["odds"] = {self.format_action(a): o for a in self.legal_actions(st)
                            if (o := self.action_odds(st, a)) is not None}
         return out
@@ -892,6 +892,16 @@ class BcRules(GameRules):
             _, t = self._attack_setup(st, a)
             res = _result_odds(self.deck, t.table, t.column, t.net_shift)
             return {"column": t.column, "net_shift": t.net_shift, "next_card": res}
+        if a.kind == "move":                     # 19.0, 21.3: only an order out of command range is a gamble
+            in_range = set()
+            for h in g.hqs:
+                if h.side == a.side:
+                    in_range |= G.command_zones(g, h.id)
+            if any(z in in_range for z in a.zones):
+                return None
+            o = check_odds("command", g.commander(a.side).skill, good_morale=g.morale_of(a.side).good,
+                           discards=g.pile.discard, hand=g.hand(a.side))
+            return {"out_of_command": True, "success": o["success"], "cube_back": o["cube_back"]}
         if a.kind in ("rally", "army_rally"):
             known = dict(discards=g.pile.discard, hand=g.hand(a.side))
             good = g.morale_of(a.side).good

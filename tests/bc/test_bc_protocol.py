@@ -537,3 +537,15 @@ def test_an_hq_may_withdraw_before_an_assault_24_2():
     # from E2 the CHQ can go to E1 or E3 (M2 is French): the first offered, E1
     assert next(h for h in s2.g.hqs if h.id == "CHQ").zone == "E1" and chq.zone == "E3"
     assert any(x["rule"] == "24.2" and x["kind"] == "choose" for x in ev["answers"])
+
+
+def test_out_of_command_moves_show_the_check_odds_21_3():
+    s = drawn(after_start(), "blue")
+    assert not R.state_summary(s).get("odds")           # every French Zone is in the HQ's range: no gamble
+    g = replace(s.g, hqs=tuple(replace(h, hq=replace(h.hq, state="disrupted")) if h.id == "FHQ" else h
+                               for h in s.g.hqs))
+    odds = R.state_summary(replace(s, g=g))["odds"]
+    o = odds["french move zones=W3 moves=F4:W2"]
+    # 21.3 with skill 3 in Good Morale: every card passes but Death Heads and 4 Skill Flags
+    fails = sum(1 for n in R.deck.event_numbers if R.deck.skill(n) in ("death_head", "flags_4"))
+    assert o["out_of_command"] and o["success"]["float"] == pytest.approx(1 - fails / 70)
