@@ -22,16 +22,15 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any, get_args, get_origin
+from typing import Any
 
 from engine.core.codec import CodecError, from_json, to_json
-from engine.core.errors import RuleViolation, VedetteError
+from engine.core.errors import VedetteError
 from engine.core.game import GameRules, Outcome, Position, register
 
 from .game import Action, Game, Setup, check_action, legal_actions, new_game, perform
 from .scenario import OPTIONS
-from .units import ART, INF, SIDES, Leader, Unit
+from .units import ART, INF, SIDES
 
 __all__ = ["LobRules", "ENGINE_VERSION", "RULE_OF", "ACTION_TYPES", "parse_options", "keep_all"]
 
@@ -114,54 +113,6 @@ def parse_options(options: Any) -> tuple[frozenset[str], dict[str, int]]:
     if bid:
         out.add("bid")
     return frozenset(out), bid
-
-
-# ------------------------------------------------------------------------------------------------
-# Position JSON (dataclass fields read with the core codec; untyped tuples and sets made hashable)
-# ------------------------------------------------------------------------------------------------
-def _freeze(data: Any) -> Any:
-    return tuple(_freeze(x) for x in data) if isinstance(data, list) else data
-
-
-def _field_value(hint: Any, data: Any, path: str) -> Any:
-    if hint is tuple:
-        if not isinstance(data, list):
-            raise CodecError(path, "a list", data)
-        return _freeze(data)
-    if hint is frozenset:
-        if not isinstance(data, list):
-            raise CodecError(path, "a list", data)
-        return frozenset(_freeze(x) for x in data)
-    if get_origin(hint) is tuple:
-        args = get_args(hint)
-        if args and dataclasses.is_dataclass(args[0]):
-            if not isinstance(data, list):
-                raise CodecError(path, "a list", data)
-            return tuple(_load(args[0], d, f"{path}[{i}]") for i, d in enumerate(data))
-    return from_json(hint, data, path)
-
-
-def _load(cls, data: Any, path: str, skip: frozenset[str] = frozenset(), **given):
-    if not isinstance(data, dict):
-        raise CodecError(path, f"an object ({cls.__name__})", data)
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(data) - names
-    if unknown:
-        raise CodecError(path, f"only the fields of {cls.__name__}", sorted(unknown))
-    kwargs = dict(given)
-    for f in dataclasses.fields(cls):
-        if f.name in skip or not f.init:
-            continue
-        where = f"{path}.{f.name}".lstrip(".")
-        if f.name in data:
-            kwargs[f.name] = _field_value(hints.get(f.name, Any), data[f.name], where)
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise CodecError(where, "a value (required)", None)
-    try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as exc:
-        raise CodecError(path, f"a valid {cls.__name__} ({exc})", data) from None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -330,8 +281,17 @@ class LobRules(GameRules):
         names, _ = parse_options(su.get("options", []))
         bid = _bid_of(su.get("morale_bid") or {}, "field 'setup.morale_bid'")
         setup = Setup(options=names, morale_bid=tuple(sorted(bid.items())))
-        return _load(Game, {k: v for k, v in data.items() if k != "setup"}, "", skip=frozenset({"setup"}),
-                     setup=setup)
+        # every other field through the core codec (each has a default; the set-up is rebuilt above)
+        hints = typing.get_type_hints(Game)
+        fields = {f.name for f in dataclasses.fields(Game)} - {"setup"}
+        unknown = sorted(set(data) - fields - {"setup"})
+        if unknown:
+            raise CodecError("", "only the fields of a Lines of Battle position", unknown)
+        kwargs = {k: from_json(hints[k], v, k) for k, v in data.items() if k != "setup"}
+        try:
+            return Game(setup=setup, **kwargs)
+        except (TypeError, ValueError) as exc:
+            raise CodecError("", f"a valid position ({exc})", data) from None
 
     def position(self, g: Game) -> Position:
         return Position(g.turn, g.phase)
