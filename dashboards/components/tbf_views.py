@@ -11,7 +11,6 @@ from functools import partial
 
 import panel as pn
 import param
-import yaml
 
 from dashboards.components.background import Background
 from dashboards.components.dist_bars import bars, bars_html, STYLESHEET as BARS_CSS
@@ -59,10 +58,8 @@ def parse_charge_text(src: str) -> dict:
     """The CHARGE YAML of the page, parsed and bounded (a clear message naming the limit when too big)."""
     if len(src) > MAX_CHARGE_TEXT:
         raise VedetteError(f"CHARGE: at most {MAX_CHARGE_TEXT} characters on this page (got {len(src)})")
-    try:
-        spec = yaml.safe_load(src)
-    except yaml.YAMLError as exc:
-        raise VedetteError(f"CHARGE: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    from engine.core.data import parse_data
+    spec = parse_data(src, "CHARGE")   # bounded: nesting, YAML aliases, one-line errors (core/data.py)
     targets = spec.get("targets") if isinstance(spec, dict) else None
     if isinstance(targets, list):
         if len(targets) > MAX_TARGETS:
@@ -230,6 +227,93 @@ def charge_panel(sess: TbfSession):
                             sizing_mode="stretch_width"), tree_area, sizing_mode="stretch_width", name="Charge")
 
 
+
+# ---------------------------------------------------------------------------------------------------
+# Units as a form (a table with one row per unit); the "key=value" lines stay as an advanced box
+# ---------------------------------------------------------------------------------------------------
+def _kv_line(row: dict, fields: dict) -> str:
+    bits = []
+    for k, kind in fields.items():
+        v = row.get(k)
+        if kind is bool:
+            if v in (True, "true", "yes", 1):
+                bits.append(k)
+        elif v not in (None, "") and not (isinstance(v, float) and v != v):
+            bits.append(f"{k}={int(v) if kind is int and str(v).lstrip('-').isdigit() else v}")
+    return ",".join(bits)
+
+
+def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: str, css: str):
+    """A table of units kept in step with ``text`` (one ``key=value,…`` line per unit): editing a cell,
+    adding or removing a row rewrites the text; the text, edited in its advanced box, rebuilds the table."""
+    import pandas as pd
+    from engine.tbf.calc import parse_kv
+
+    cols = list(fields)
+
+    def frame(src: str):
+        rows = []
+        for line in (l for l in src.splitlines() if l.strip()):
+            d = parse_kv(line, what)
+            row = {k: (k in d) if kind is bool else d.get(k, blank.get(k, "")) for k, kind in fields.items()}
+            for k, kind in fields.items():
+                if kind is int and str(row[k]).lstrip("-").isdigit():
+                    row[k] = int(row[k])
+            rows.append(row)
+        return pd.DataFrame(rows, columns=cols).astype(object)
+
+    editors = {k: ({"type": "list", "values": list(kind)} if isinstance(kind, tuple) else
+                   "tickCross" if kind is bool else {"type": "number"} if kind is int else "input")
+               for k, kind in fields.items()}
+    formatters = {k: {"type": "tickCross"} for k, kind in fields.items() if kind is bool}
+    table = pn.widgets.Tabulator(frame(text.value), show_index=False, editors=editors, formatters=formatters,
+                                 layout="fit_data_stretch", sizing_mode="stretch_width", css_classes=[css],
+                                 configuration={"columnDefaults": {"headerSort": False}})
+    busy = [False]
+
+    def to_text(*_):
+        if busy[0]:
+            return
+        busy[0] = True
+        try:
+            text.value = "\n".join(_kv_line(r, fields) for r in table.value.to_dict("records"))
+        finally:
+            busy[0] = False
+
+    def from_text(e):
+        if busy[0]:
+            return
+        busy[0] = True
+        try:
+            table.value = frame(e.new)
+        except Exception:   # noqa: BLE001 - a half-typed line: the view below names what is wrong
+            pass
+        finally:
+            busy[0] = False
+
+    table.on_edit(to_text)
+    text.param.watch(from_text, "value")
+    add = pn.widgets.Button(label=f"Add a {what}", width=150, css_classes=[css + "-add"])
+    drop = pn.widgets.Button(label=f"Remove the last {what}", width=200, css_classes=[css + "-drop"])
+
+    def added(_):
+        df = table.value
+        new = pd.DataFrame([{k: blank.get(k, False if fields[k] is bool else "") for k in cols}]).astype(object)
+        table.value = pd.concat([df, new], ignore_index=True).astype(object)
+        to_text()
+
+    def dropped(_):
+        if len(table.value) > 1:
+            table.value = table.value.iloc[:-1].reset_index(drop=True)
+            to_text()
+
+    add.on_click(added)
+    drop.on_click(dropped)
+    advanced = pn.Card(text, title="Advanced: the same units as text lines", collapsed=True,
+                       sizing_mode="stretch_width")
+    return pn.Column(table, pn.Row(add, drop), advanced, sizing_mode="stretch_width")
+
+
 # ---------------------------------------------------------------------------------------------------
 def fire_panel(sess: TbfSession):
     firers = pn.widgets.TextAreaInput(label="Firing units, one per line (ff=3,kind=artillery,range=2,status=fatigued)",
@@ -257,8 +341,14 @@ def fire_panel(sess: TbfSession):
                      + bars_html(rows, "fire results", css_class="tbf-fire-bars"))
 
     out = pn.bind(view, firers, night, defensive, terrain, drm, sess.param.tables)
-    return pn.Row(pn.Column(firers, night, defensive, terrain, drm, width=360), pn.panel(out, sizing_mode="stretch_width"),
-                  sizing_mode="stretch_width", name="Fire")
+    from engine.tbf.fire import FIRER_KINDS
+    from engine.tbf.tables import STATUSES
+    form = unit_form(firers, {"name": str, "ff": int, "kind": FIRER_KINDS, "range": int, "status": STATUSES,
+                              "moved": bool}, {"ff": 3, "kind": "infantry", "range": 1, "status": "normal"},
+                     "firer", "tbf-fire-form")
+    return pn.Column(pn.pane.Markdown("**Firing units** (6.3): one row each; the results follow every change.",
+                                      margin=(0, 5)), form, pn.Row(night, defensive, terrain, drm),
+                     pn.panel(out, sizing_mode="stretch_width"), sizing_mode="stretch_width", name="Fire")
 
 
 def melee_panel(sess: TbfSession):
@@ -286,8 +376,16 @@ def melee_panel(sess: TbfSession):
                      + bars_html(sorted(cols.items(), key=lambda kv: -kv[1]), "final odds column"))
 
     out = pn.bind(view, att, dfn, terrain, shift, sess.param.tables)
-    return pn.Row(pn.Column(att, dfn, terrain, shift, width=360), pn.panel(out, sizing_mode="stretch_width"),
-                  sizing_mode="stretch_width", name="Melee")
+    from engine.tbf.melee import UNIT_KINDS
+    from engine.tbf.tables import STATUSES
+    fields = {"name": str, "mf": int, "fv": int, "kind": UNIT_KINDS, "status": STATUSES, "cv": str, "flank": bool}
+    blank = {"mf": 4, "fv": 4, "kind": "infantry", "status": "normal"}
+    return pn.Column(pn.pane.Markdown("**Attackers** (6.4): one row each; *cv*: the CVs of leaders with them, "
+                                      "joined by +.", margin=(0, 5)),
+                     unit_form(att, fields, blank, "attacker", "tbf-melee-att"),
+                     pn.pane.Markdown("**Defenders**", margin=(0, 5)),
+                     unit_form(dfn, fields, blank, "defender", "tbf-melee-def"), pn.Row(terrain, shift),
+                     pn.panel(out, sizing_mode="stretch_width"), sizing_mode="stretch_width", name="Melee")
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -69,3 +69,22 @@ def test_tbf_situation_tab_recovery_phase(page: Page, app_url: str):
     # 7.0: 1/100 fatigued (FV 3) with Campana (CV 1): Remove Fatigue d6 - 1 <= 3 on 1-4 -> 2/3
     row = page.locator(".tbf-piece-100-1 tr[data-label='normal in 1616']").first
     expect(row).to_have_attribute("data-fraction", "2/3", timeout=30_000)
+
+
+def test_tbf_fire_from_the_form_updates_at_once(page: Page, app_url: str):
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(app_url + "/tbf")
+    page.locator(".bk-tab").filter(has_text="Fire").first.click()
+    bars = page.locator(".tbf-fire-bars").first
+    expect(bars).to_be_visible(timeout=30_000)
+    before = bars.inner_text()
+    # the first firer's FF from 3 to 1, typed into the form's table (no YAML, no button)
+    cell = page.locator(".tbf-fire-form .tabulator-row").first.locator(".tabulator-cell[tabulator-field='ff']")
+    expect(cell).to_have_text("3", timeout=30_000)
+    cell.click()
+    editor = cell.locator("input")
+    expect(editor).to_be_visible(timeout=10_000)
+    editor.fill("1")
+    editor.press("Enter")
+    expect(cell).to_have_text("1")
+    expect(page.locator(".tbf-fire-bars").first).not_to_have_text(before, timeout=15_000)
