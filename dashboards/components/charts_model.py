@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import yaml
 
-from engine.core.data import data_path, provenance_kind
+from engine.core.data import data_path, parse_data, provenance_kind
 from engine.core.errors import VedetteError
 
 from .tables_upload import load_bytes
@@ -102,8 +102,8 @@ def parse_cell(text: Any, like: Any = None) -> Any:
     if s == "":
         return None
     try:
-        v = yaml.safe_load(s)
-    except yaml.YAMLError:
+        v = parse_data(s, "cell")      # bounded YAML (core/data.py): no alias bomb from a typed cell
+    except VedetteError:
         return s
     return v if isinstance(v, (int, float, bool, list, dict)) or v is None else s
 
@@ -243,7 +243,8 @@ class ChartBook:
             raise VedetteError(f"charts: unknown chart file {key!r} (one of {', '.join(SYSTEMS)})")
         self.file = SYSTEMS[key]
         self.key = key
-        self.data = yaml.safe_load(text if text is not None else self.file.path.read_text(encoding="utf-8"))
+        self.data = parse_data(text, f"{key} charts") if text is not None else \
+            yaml.safe_load(self.file.path.read_text(encoding="utf-8"))
         self.shipped = copy.deepcopy(self.data)
 
     def blocks(self) -> list[Block]:
