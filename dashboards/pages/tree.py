@@ -6,6 +6,7 @@ import html
 import panel as pn
 import param
 
+from dashboards.components.background import Background
 from dashboards.components.n20_battle_form import BattlePlan, example_battles
 from dashboards.components.n20_odds_view import plan_inputs
 from dashboards.components.lazy import lazy_card
@@ -33,6 +34,7 @@ class TreeModel(param.Parameterized):
     def __init__(self, plan: BattlePlan, **params):
         super().__init__(**params)
         self.plan = plan
+        self.runner = Background()
         plan.param.watch(lambda *_: self.rebuild(), ["revision"])
         self.param.watch(lambda *_: self.rebuild(), ["keep_decisions", "open_depth"])
         self.rebuild()
@@ -43,22 +45,33 @@ class TreeModel(param.Parameterized):
             return
         try:
             battle = self.plan.battle()
-            t = n20.tree(battle, keep_decisions=self.keep_decisions)
         except VedetteError as exc:
             self.info = f"Not rebuilt: {exc}"
             return
-        size = t.size()
-        total = "" if self.keep_decisions else f"; leaves sum to exactly {t.total()}"
-        prov = battle.tables.provenance()
-        badges = " ".join(badge_html(prov[k]["source"], prov[k].get("notes", ""), label, uploaded=self.plan.tables is not None)
-                          for k, label in (("crt", "CRT"), ("controlled_advance", "controlled advance"),
-                                           ("morale_chart", "morale chart")) if k in prov)
-        self.info = (f"<div class='tree-info' data-nodes='{size}'>{size} nodes{html.escape(total)}. "
-                     f"Decisions: {'kept as branches' if self.keep_decisions else 'default policy (first listed option)'}."
-                     f" {badges}</div>")
-        lay = layout_tree(t)
-        self.html = outline_html(lay, open_depth=self.open_depth)
-        self.layout = lay
+        keep, depth, uploaded = self.keep_decisions, self.open_depth, self.plan.tables is not None
+        # enumerated and drawn off the event loop on the server (at once elsewhere): other pages stay quick
+        self.runner.start(lambda: _tree_work(battle, keep, depth, uploaded), self._shown,
+                          lambda exc: setattr(self, "info", f"Not rebuilt: {html.escape(str(exc))}"),
+                          label="building the tree…")
+
+    def _shown(self, res) -> None:
+        self.info, self.html, self.layout = res    # the outline's HTML and the picture's nodes (issue 17.4)
+
+
+def _tree_work(battle, keep: bool, depth: int, uploaded: bool) -> tuple[str, str, TreeLayout]:
+    """(info line, outline HTML, picture nodes) of one battle (no page objects: it runs in a pool thread)."""
+    t = n20.tree(battle, keep_decisions=keep)
+    size = t.size()
+    total = "" if keep else f"; leaves sum to exactly {t.total()}"
+    prov = battle.tables.provenance()
+    badges = " ".join(badge_html(prov[k]["source"], prov[k].get("notes", ""), label, uploaded=uploaded)
+                      for k, label in (("crt", "CRT"), ("controlled_advance", "controlled advance"),
+                                       ("morale_chart", "morale chart")) if k in prov)
+    info = (f"<div class='tree-info' data-nodes='{size}'>{size} nodes{html.escape(total)}. "
+            f"Decisions: {'kept as branches' if keep else 'default policy (first listed option)'}."
+            f" {badges}</div>")
+    lay = layout_tree(t)
+    return info, outline_html(lay, open_depth=depth), lay
 
 
 def page():
