@@ -24,6 +24,7 @@ import io
 import json
 import os
 from pathlib import Path
+import re
 import shutil
 import signal
 import tempfile
@@ -115,7 +116,7 @@ def check_outcome(argv: list[str], note: str = "") -> tuple[int, str, str]:
         assert rc == 2, f"{where}: exit {rc}, expected 0 or 2; stderr {err[-500:]!r}"
         lines = err.splitlines()
         assert len(lines) == 1 and err.endswith("\n"), f"{where}: stderr is not one line: {err[:1000]!r}"
-        assert lines[0].startswith("vedette: error: "), f"{where}: {lines[0][:300]!r}"
+        assert re.match(r"vedette( [\w-]+)*: error: ", lines[0]), f"{where}: {lines[0][:300]!r}"
     return rc, out, err
 
 
@@ -325,3 +326,70 @@ def test_broken_copy_gives_json_or_one_line(case, records, data):
         shutil.copytree(src, d, ignore=shutil.ignore_patterns("full.json"))
         note = write_mutant(data, src / file, d / file)
         check_outcome(argv.format(f=d / file, d=d).split(), note)
+
+
+# --- the inputs issue 11 found by hand: each refused with one line naming the field or rule ----------
+def _yaml_edit(src: str, change) -> str:
+    doc = yaml.safe_load((DATA / src).read_text(encoding="utf-8"))
+    change(doc)
+    return yaml.safe_dump(doc, allow_unicode=True, sort_keys=False)
+
+
+def _set(path, value):
+    def change(doc):
+        parent = _parent(doc, path)
+        parent[path[-1]] = value(parent[path[-1]]) if callable(value) else value
+    return change
+
+
+CHARGE = "tbf/examples/charge_two_targets.yaml"
+CUP = "bc/examples/cup.yaml"
+BATTLE = "examples/n20_context_free_battle.yaml"
+NAMED = [
+    # (name, file to write or None, its text, argv with {f}, text the one line must hold)
+    ("tbf-rout-to-int", CHARGE, _yaml_edit(CHARGE, _set(("targets", 0, "rout_to"), 1)), "tbf charge {f}", "rout_to"),
+    ("tbf-cost-negative", CHARGE, _yaml_edit(CHARGE, _set(("targets", 0, "cost"), -5)), "tbf charge {f}",
+     "targets[0].cost"),
+    ("tbf-14-units-one-hex", CHARGE, _yaml_edit(CHARGE, _set(("targets", 0, "units"), lambda u: u * 14)),
+     "tbf charge {f}", "at most 6 units"),
+    ("tbf-firer-dazed", None, "", "tbf fire --firer ff=3,kind=infantry,range=1,status=dazed", "4.2.4"),
+    ("tbf-checks-dazed", None, "", "tbf checks --status dazed", "4.2.4"),
+    ("tbf-los-kind", None, "", "tbf los 1513 1612 --kind bogus", "--kind"),
+    ("tbf-turn-negative", None, "", "tbf scenario --turn -3", "rule 3.0"),
+    ("bc-cup-no-skill", CUP, _yaml_edit(CUP, lambda d: d["prepare"]["commanders"]["french"].pop("skill")),
+     "bc cup {f}", "prepare.commanders.french.skill"),
+    ("bc-cup-hqs-huge", CUP, _yaml_edit(CUP, _set(("prepare", "both_hqs_steady", "french"), 1000000)),
+     "bc cup {f}", "both_hqs_steady"),
+    ("bc-cup-bool-negative", CUP, _yaml_edit(CUP, _set(("prepare", "daylight"), -100)), "bc cup {f}", "daylight"),
+    ("bc-cup-nan", CUP, _yaml_edit(CUP, _set(("prepare", "commanders", "french", "cubes"), float("nan"))),
+     "bc cup {f}", "cubes"),
+    ("bc-cup-1e400", CUP, _yaml_edit(CUP, _set(("prepare", "commanders", "french", "tokens"), "1e400")),
+     "bc cup {f}", "tokens"),
+    ("bc-cup-many", CUP, _yaml_edit(CUP, _set(("prepare", "commanders", "french", "cubes"), "many")),
+     "bc cup {f}", "cubes"),
+    ("bc-cup-100-yellow", CUP, "cubes: {blue: 8, white: 5, yellow: 100, red: 3, black: 3}\n", "bc cup {f}",
+     "cubes.yellow"),
+    ("bc-cup-1000-yellow", CUP, "cubes: {blue: 8, white: 5, yellow: 1000, red: 3, black: 3}\n", "bc cup {f}",
+     "cubes.yellow"),
+    ("bc-discards-int", "bc/examples/discards.yaml", "discards: 2\n", "bc combat data/bc/examples/fire.yaml "
+                                                                     "--discards {f}", "discards"),
+    ("bc-discards-inf", "bc/examples/discards.yaml", "discards: [-.inf]\n", "bc combat data/bc/examples/fire.yaml "
+                                                                           "--discards {f}", "discards[0]"),
+    ("n20-hazards-huge", BATTLE, _yaml_edit(BATTLE, _set(("paths", "seventh", "hazards"), [2147483648])),
+     "n20 odds {f}", "hazards[0]"),
+    ("n20-path-long-hazard", BATTLE, _yaml_edit(BATTLE, _set(("paths", "light-division"), [100000])),
+     "n20 odds {f}", "hazards[0]"),
+    ("n20-24-attackers", BATTLE, _yaml_edit(BATTLE, _set(("attackers",), lambda a: [
+        dict(a[0], id=f"a{i}", strength=1) for i in range(24)])), "n20 odds {f}", "attackers"),
+    ("binary-battle", BATTLE, bytes(range(256)).decode("latin-1"), "n20 odds {f}", "binary"),
+]
+
+
+@pytest.mark.parametrize("case", NAMED, ids=[c[0] for c in NAMED])
+def test_named_bad_input_is_one_line(case, tmp_path):
+    _, src, text, argv, needle = case
+    f = tmp_path / (Path(src).name if src else "unused.yaml")
+    if src:
+        f.write_bytes(text.encode("latin-1") if case[0].startswith("binary") else text.encode("utf-8"))
+    rc, _, err = check_outcome(argv.format(f=f).split(), case[0])
+    assert rc == 2 and needle in err, err
