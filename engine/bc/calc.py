@@ -167,7 +167,7 @@ def check_odds(table: str, skill: int, *, hq: bool = False, good_morale: bool = 
 # 8/5/2/3/3 is about a second, 12/10/3/3/3 several), so larger cups are refused with a message naming the
 # bound. A real turn's cup (16.1: commander cubes, kept reserve, the 13.2 and 28.4 bonuses) stays below.
 MAX_CUBES_PER_COLOUR = 15
-MAX_CUBES_IN_CUP = 30
+MAX_CUBES_IN_CUP = 26
 
 
 def check_cup_bounds(cup: Cup) -> None:
