@@ -30,13 +30,14 @@ from engine.core.procedure import Choose, Log, Roll
 
 from . import actions as A
 from .charge import _validate as charge_validate, frontal_directions
-from .rules import (LIVE, activation_allowed, activation_plan, current_ma, enemy_front, muster_hexes, occupants,
+from .rules import (LIVE, activation_allowed, activation_plan, current_ma, enemy_front, leaderless_activation,
+                    muster_hexes, occupants,
                     reachable, regroup, regroup_hexes, releases, rout_path, second_group_delay, stacking_problem,
                     victory)
 from .scenario import GameState, Scenario, default_scenario, initial_state
 from .turn import TurnData, turn_data
 
-__all__ = ["TbfRules", "TbfState", "Impulse", "UnitTurn", "TurnData", "Activate", "Pass", "Move", "Face",
+__all__ = ["TbfRules", "TbfState", "Impulse", "UnitTurn", "TurnData", "Activate", "ActivateCommand", "Pass", "Move", "Face",
            "Charge", "OutOfCommand", "Attach", "Fire", "Melee", "EndSegment", "GreedyBot", "SEGMENTS"]
 
 SIDES = ("french", "coalition")
@@ -54,6 +55,15 @@ class Activate:
     side: str
     leader: str
     kind: Literal["activate"] = "activate"
+
+
+@dataclass(frozen=True)
+class ActivateCommand:
+    """6.1.4: activate a command none of whose leaders is left, around one designated unit of it."""
+    side: str
+    command: str
+    unit: str
+    kind: Literal["activate_command"] = "activate_command"
 
 
 @dataclass(frozen=True)
@@ -136,10 +146,10 @@ class EndSegment:
     kind: Literal["end"] = "end"
 
 
-TbfAction = Union[Activate, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment]
+TbfAction = Union[Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment]
 _KINDS = {c.__dataclass_fields__["kind"].default: c for c in
-          (Activate, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment)}
-_RULE_OF = {"activate": "6.1", "pass": "3.3 B", "move": "6.2", "face": "4.3", "charge": "6.2.8",
+          (Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment)}
+_RULE_OF = {"activate": "6.1", "activate_command": "6.1.4", "pass": "3.3 B", "move": "6.2", "face": "4.3", "charge": "6.2.8",
             "out_of_command": "6.1.3 C", "attach": "6.1.3 A", "fire": "6.3", "melee": "6.4", "end": "3.3 B"}
 
 
@@ -372,6 +382,9 @@ class TbfRules(GameRules):
         out: list = []
         if imp is None:
             out += [Activate(side, l) for l, d in sc.leaders.items() if d.side == side and g.piece(l).hex]
+            for cmd in self._leaderless(s, side):
+                out += [ActivateCommand(side, cmd, u) for u, d in sorted(sc.units.items())
+                        if d.command == cmd and g.piece(u).hex and g.piece(u).status in LIVE and not g.piece(u).activated]
             out.append(Pass(side))
             return out
         out.append(EndSegment(side))
@@ -491,12 +504,14 @@ class TbfRules(GameRules):
             seg = s.impulse.segment.replace("_", " ") if s.impulse else "the start of an impulse"
             raise RuleViolation("3.3 A", f"it is the {side}'s turn to act ({seg}), not the {a.side}'s")
         imp = s.impulse
-        if isinstance(a, (Activate, Pass)):
+        if isinstance(a, (Activate, ActivateCommand, Pass)):
             if imp is not None:
                 raise RuleViolation("3.3 B", f"the {imp.side} impulse of {imp.leader} is under way "
                                              f"({imp.segment.replace('_', ' ')} segment): finish it first")
             if isinstance(a, Activate):
                 self._check_activate(s, a)
+            elif isinstance(a, ActivateCommand):
+                self._check_activate_command(s, a)
             return
         if imp is None:
             raise RuleViolation("3.3 A", f"no activation is under way: the {side} activates a leader (6.1) or passes")
@@ -527,6 +542,36 @@ class TbfRules(GameRules):
         if why is not None:
             _, reason = activation_allowed(sc, s.game, a.leader)
             raise RuleViolation(why, f"{a.leader} may not activate yet ({reason})")
+
+    def _leaderless(self, s: TbfState, side: str) -> list[str]:
+        """Commands of ``side`` with units on the map, no leader of their own left (6.1.4), not yet activated
+        this turn (6.1.4 B)."""
+        sc, g = self.sc, s.game
+        cmds = sorted({d.command for u, d in sc.units.items() if d.side == side and g.piece(u).hex
+                       and g.piece(u).status in LIVE})
+        out = []
+        for c in cmds:
+            own = [x for x in sc.leaders.values() if x.command == c]
+            if not own or f"command {c}" in s.activations:
+                continue                # no leader of its own (Column VI: Kutusov's) or already activated
+            if not any(g.piece(x.id).hex and g.piece(x.id).status == "normal" for x in own):
+                out.append(c)
+        return out
+
+    def _check_activate_command(self, s, a: ActivateCommand):
+        sc, g = self.sc, s.game
+        if a.unit not in sc.units or sc.side(a.unit) != a.side:
+            raise RuleViolation("6.1.4 A", f"{a.unit!r} is not a {a.side} unit")
+        if f"command {a.command}" in s.activations:
+            raise RuleViolation("6.1.4 B", f"command {a.command} has already been activated this turn")
+        if a.command not in self._leaderless(s, a.side):
+            raise RuleViolation("6.1.4", f"command {a.command} is not a {a.side} command left without its leaders")
+        if g.piece(a.unit).activated:
+            raise RuleViolation("6.1.3 E", f"{a.unit} has already been activated this turn")
+        leaderless_activation(sc, g, a.command, a.unit)               # 6.1.4, 6.1.4 A
+        ok, why = activation_allowed(sc, g, a.unit)
+        if not ok:
+            raise RuleViolation(why.split(":")[0], f"{a.unit} may not activate yet ({why})")
 
     def _actor(self, s, uid: str, what: str, leaders_ok: bool = False) -> None:
         """``uid`` is one of the activated units (or leaders) of this impulse and may act."""
@@ -753,6 +798,26 @@ class TbfRules(GameRules):
                 s = yield from self._continue_rout(s, u)
         return s
 
+    def _do_activate_command(self, s, a: ActivateCommand):
+        sc, g = self.sc, s.game
+        plan = leaderless_activation(sc, g, a.command, a.unit)
+        units = tuple(u for u in plan["units"] if activation_allowed(sc, g, u)[0])
+        ooc = tuple(u for u in plan["out_of_command"] if activation_allowed(sc, g, u)[0])
+        for u in units:
+            g = g.with_piece(u, activated=True)
+        r = yield Roll("d6", rule="6.2.3 A", label="Level 2/3 Movement Chart")
+        ch = sc.tables.levels
+        levels = tuple((k, getattr(ch.level2[r], k), getattr(ch.level3[r], k)) for k in ("infantry", "cavalry", "artillery"))
+        yield Log("6.1.4 A", f"command {a.command} has no leader left: {a.unit} takes local command; "
+                             f"{len(units)} units in or next to its hex, {len(ooc)} must check (6.1.3 C)")
+        imp = Impulse(a.side, f"command {a.command}", "movement", (), units, ooc, (), (), 0, levels)
+        s = replace(s, game=g, impulse=imp, passes=0, activations=s.activations + (f"command {a.command}",))
+        for u in units:
+            p = s.game.piece(u)
+            if p.hex is not None and p.status == "routed":
+                s = yield from self._continue_rout(s, u)
+        return s
+
     def _continue_rout(self, s, uid):
         sc = self.sc
         g = s.game
@@ -870,8 +935,8 @@ class TbfRules(GameRules):
 
     def _end_impulse(self, s):
         s = replace(s, impulse=None, to_move=other_side(SIDES, s.impulse.side), passes=0)
-        if not self._leaders_left(s, "french") and not self._leaders_left(s, "coalition"):
-            return (yield from self._end_phase(s, "every leader has been activated"))
+        if not any(self._leaders_left(s, side) or self._leaderless(s, side) for side in SIDES):
+            return (yield from self._end_phase(s, "every leader and command has been activated"))
         return s
 
     # --- after every action ----------------------------------------------------------------------------
@@ -1047,6 +1112,8 @@ class TbfRules(GameRules):
         k = a.kind
         if k == "activate":
             rest = a.leader
+        elif k == "activate_command":
+            rest = f"{a.command} {a.unit}"
         elif k in ("pass", "end"):
             rest = ""
         elif k == "move":
@@ -1076,6 +1143,8 @@ class TbfRules(GameRules):
         try:
             if kind == "activate" and len(rest) == 1:
                 return Activate(side, rest[0])
+            if kind == "activate_command" and len(rest) == 2:
+                return ActivateCommand(side, rest[0], rest[1])
             if kind in ("pass", "end") and not rest:
                 return Pass(side) if kind == "pass" else EndSegment(side)
             if kind == "move" and len(rest) == 2:
@@ -1109,6 +1178,7 @@ class TbfRules(GameRules):
                     "side": imp.side, "leader": imp.leader, "segment": imp.segment, "units": list(imp.units),
                     "out_of_command": [u for u in imp.out_of_command if u not in imp.tried]},
                 "leaders_to_activate": {side: self._leaders_left(s, side) for side in SIDES},
+                "leaderless_commands": {side: self._leaderless(s, side) for side in SIDES},
                 "victory_now": {"french": v.get("french_level"), "coalition": v.get("coalition_level"),
                                 "french_battalions_lost": v.get("french_battalions_lost"), "rule": "10.2"}}
 
@@ -1128,7 +1198,7 @@ class TbfRules(GameRules):
         from functools import partial
         from engine.core.procedure import distribution, first_option
         a = self.coerce_action(a)
-        if not isinstance(a, (Move, Charge, Fire, Melee, OutOfCommand, Face, Attach, Activate)):
+        if not isinstance(a, (Move, Charge, Fire, Melee, OutOfCommand, Face, Attach, Activate, ActivateCommand)):
             raise VedetteError(f"odds: only moves, charges, fire, melee and activations have odds, not {a.kind}")
         self.check(s, a)
         return distribution(partial(self._odds_proc, s, a), policy=policy or first_option)
@@ -1155,6 +1225,8 @@ class TbfRules(GameRules):
         if len(set(s.activations)) != len(s.activations):
             out.append(f"6.1.3 E: a leader opened two activations this turn ({s.activations})")
         for l in s.activations:
+            if l.startswith("command "):
+                continue
             if g.piece(l).hex is not None and g.piece(l).status == "normal" and not g.piece(l).activated:
                 out.append(f"6.1.3 B: {l} activated but not flipped")
         if s.impulse is not None:
@@ -1174,7 +1246,7 @@ _EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: mo
              "face": "french: face 4l-1 NE", "charge": "french: charge drag-3 2013,2112,2212",
              "fire": "french: fire 4l-1+4l-2 at 2213", "melee": "coalition: melee ci-1 at 2014",
              "out_of_command": "coalition: out_of_command ci-5", "attach": "coalition: attach cv-1",
-             "pass": "french: pass", "end": "french: end"}
+             "pass": "french: pass", "end": "french: end", "activate_command": "coalition: activate_command I ci-3"}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1271,6 +1343,9 @@ class GreedyBot:
         grid = sc.board.grid
         if isinstance(a, Activate):
             plan = activation_plan(sc, g, a.leader)
+            return 1 + len(plan["units"]) + 0.5 * len(plan["out_of_command"])
+        if isinstance(a, ActivateCommand):
+            plan = leaderless_activation(sc, g, a.command, a.unit)
             return 1 + len(plan["units"]) + 0.5 * len(plan["out_of_command"])
         if isinstance(a, Attach):
             return 3

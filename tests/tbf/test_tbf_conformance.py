@@ -49,4 +49,4 @@ def test_walkthrough_record_replays():
     path = Path(__file__).resolve().parents[2] / "data" / "records" / "tbf_durenstein_greedy_seed4.json"
     states = replay(R, GameRecord.load(path))
     oc = R.outcome(states[-1])
-    assert (oc.winner, oc.level, oc.rule) == ("coalition", "tactical", "10.2")
+    assert (oc.winner, oc.level, oc.rule) == ("coalition", "tactical", "10.2") and states[-1].turn == 13

@@ -348,7 +348,8 @@ def test_fire_once_per_segment():
     Move("coalition", "ci-1", "2312", ("2411", "2312"), 1), Face("french", "4l-1", 2),
     Charge("coalition", "ci-cav1", ("2710", "2711", "2712")), Charge("french", "drag-3", ("a", "b", "c"), ("d",)),
     OutOfCommand("coalition", "ci-5"), Attach("coalition", "cv-1"), Fire("french", ("4l-1", "4l-2"), "2213"),
-    Melee("coalition", ("ci-1",), "2014"), EndSegment("french")])
+    Melee("coalition", ("ci-1",), "2014"), EndSegment("french"), __import__("engine.tbf.protocol", fromlist=["x"])
+    .ActivateCommand("coalition", "I", "ci-3")])
 def test_action_round_trips(action):
     assert R.action_from_json(json.loads(json.dumps(R.action_to_json(action)))) == action
     assert R.parse_action(R.format_action(action)) == action
@@ -431,3 +432,21 @@ def test_state_summary_and_metrics():
     assert summ["leaders_to_activate"]["coalition"] == ["kutusov"]
     m = R.metrics(s)
     assert m["losses.french"] == 0 and m["level.coalition"] == 0
+
+
+def test_leaderless_command_activates_around_a_designated_unit():
+    from engine.tbf.protocol import ActivateCommand
+    # Miloradovich is dead: Column I has no leader left (6.1.4); ci-3 in 2511 takes local command
+    s = replace(start(), game=start().game.with_piece("miloradovich", hex=None, status="killed"))
+    assert ActivateCommand("coalition", "I", "ci-3") in R.legal_actions(s)
+    refused(s, ActivateCommand("coalition", "V", "cv-1"), "6.1.4")          # Kolloredo is still there
+    s2, _ = R.apply(s, ActivateCommand("coalition", "I", "ci-3"), dice=TypedDice([1]))
+    imp = s2.impulse
+    # 6.1.4 A: units in 2511 (ci-3, the battery) or next to it (2411: ci-1, ci-6; 2512: ci-4) are in
+    # command; 2412 and 2513 are two hexes away: ci-2, ci-5 and the cossacks must pass a 6.1.3 C check
+    assert set(imp.units) == {"ci-3", "ci-art", "ci-1", "ci-6", "ci-4"}
+    assert set(imp.out_of_command) == {"ci-2", "ci-5", "ci-cav1"}
+    s3, _ = R.apply(s2, EndSegment("coalition"), seed=0)
+    assert R.to_act(s3) == "french"
+    s3, _ = R.apply(s3, Pass("french"), seed=0)
+    refused(s3, ActivateCommand("coalition", "I", "ci-2"), "6.1.4 B")         # once per turn
