@@ -652,7 +652,10 @@ class BcRules(GameRules):
         if st.phase not in ("yellow_buy", "yellow_rally"):
             for side in (g.initiative, ENEMY[g.initiative]):
                 if G.due_reinforcements(g, side):
-                    return replace(st, phase="yellow_reinf", actor=side)
+                    nxt = replace(st, phase="yellow_reinf", actor=side)
+                    # due but with nowhere to go (27.10: no friendly Block left): it stays due (our reading)
+                    if self.legal_actions(nxt):
+                        return nxt
         if st.phase != "yellow_rally":
             for side in (g.initiative, ENEMY[g.initiative]):
                 if side not in st.bought:
