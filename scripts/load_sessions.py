@@ -2,12 +2,18 @@
 
     python scripts/load_sessions.py                      # starts its own server on a free loopback port
     python scripts/load_sessions.py --url http://127.0.0.1:5006 --sessions 10 --rounds 5
+    python scripts/load_sessions.py --browsers 10              # 10 real browsers open /odds at once
 
 Each session is a thread that, ``rounds`` times, requests each page in ``--pages`` (default the index and
 the four Napoleonic 20 tools). A Panel page request creates a server-side session and builds the page's
 document before answering, so the response time covers the page's own Python work. Prints JSON with
 the count, median, p95 and max in milliseconds. Loopback only; requests are bounded
 (sessions x rounds x pages), so it cannot run away.
+
+``--browsers N`` instead opens ``--browser-page`` (default ``/odds``) in N browser contexts of one headless
+chromium at the same moment (playwright; ``$VEDETTE_CHROMIUM`` or ``/usr/bin/chromium``) and reports, per
+context, the seconds until the page shows ``--wait-for`` (default the odds panel): the page's request, its
+scripts, the websocket session and the first render, as a club member waits for them.
 """
 from __future__ import annotations
 
@@ -50,6 +56,24 @@ def start_server(db: str, num_procs: int = 1) -> tuple[subprocess.Popen, str]:
             time.sleep(0.2)
     proc.kill()
     raise RuntimeError("the app did not start")
+
+
+def server_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) used so far by the server process and its workers (Linux /proc)."""
+    total, seen = 0.0, False
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            seen = True
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(x) for x in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total if seen else None
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -103,6 +127,37 @@ def run_load(url: str, sessions: int = 10, rounds: int = 3, pages: list[str] | N
             "max_ms": round(max(times), 1) if times else None, "wall_s": round(wall, 2)}
 
 
+def run_browsers(url: str, n: int = 10, page: str = "/odds", wait_for: str = ".odds-results",
+                 timeout_s: float = 120.0) -> dict:
+    """Open ``url + page`` in ``n`` browser contexts at once; seconds until ``wait_for`` is visible in each."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    chromium = os.environ.get("VEDETTE_CHROMIUM", "/usr/bin/chromium")
+
+    async def go() -> list[float]:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                contexts = [await browser.new_context() for _ in range(n)]
+                tabs = [await c.new_page() for c in contexts]
+
+                async def one(tab) -> float:
+                    t0 = time.perf_counter()
+                    await tab.goto(url + page, timeout=timeout_s * 1000)
+                    await tab.locator(wait_for).first.wait_for(state="visible", timeout=timeout_s * 1000)
+                    return time.perf_counter() - t0
+
+                return list(await asyncio.gather(*(one(t) for t in tabs)))
+            finally:
+                await browser.close()
+
+    secs = asyncio.run(go())
+    return {"browsers": n, "page": page, "wait_for": wait_for, "median_s": round(statistics.median(secs), 2),
+            "max_s": round(max(secs), 2), "each_s": [round(x, 2) for x in sorted(secs)]}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", help="base URL of a running app (default: start one)")
@@ -110,7 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pages", nargs="*", default=None)
     ap.add_argument("--num-procs", type=int, default=1, help="server worker processes when starting our own server")
+    ap.add_argument("--browsers", type=int, default=0, help="open the page in N browser contexts at once instead")
+    ap.add_argument("--browser-page", default="/odds")
+    ap.add_argument("--wait-for", default=".odds-results", help="CSS selector that shows the page is ready")
     args = ap.parse_args(argv)
+    if args.browsers > 20:
+        ap.error("keep it small: at most 20 browsers")
     if args.sessions > 50 or args.rounds > 20:
         ap.error("keep it small: at most 50 sessions and 20 rounds")
     proc = None
@@ -119,9 +179,28 @@ def main(argv: list[str] | None = None) -> int:
         if url is None:
             proc, url = start_server(os.path.join(tmp, "games.sqlite3"), args.num_procs)
         try:
-            out = run_load(url, args.sessions, args.rounds, args.pages)
+            load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+            if args.browsers:
+                with urllib.request.urlopen(url + args.browser_page, timeout=60) as r:   # imports, as in run_load
+                    r.read()
+                cpu0 = server_cpu_s(proc.pid) if proc else None
+                out = run_browsers(url, args.browsers, args.browser_page, args.wait_for)
+                n = args.browsers
+            else:
+                if proc:   # the warm-up requests of run_load are not counted
+                    for pg in args.pages or DEFAULT_PAGES:
+                        with urllib.request.urlopen(url + pg, timeout=60) as r:
+                            r.read()
+                cpu0 = server_cpu_s(proc.pid) if proc else None
+                out = run_load(url, args.sessions, args.rounds, args.pages, warmup=proc is None)
+                n = out["requests"]
+            if cpu0 is not None:
+                cpu1 = server_cpu_s(proc.pid)
+                out["server_cpu_s"] = round(cpu1 - cpu0, 2)
+                out["server_cpu_ms_per_session"] = round(1000 * (cpu1 - cpu0) / max(n, 1), 1)
             out["num_procs"] = args.num_procs if args.url is None else None
-            out["load_average"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+            out["load_average_before"] = load_before
+            out["load_average"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None   # after the run
             out["cpus"] = os.cpu_count()
             print(json.dumps(out, indent=1))
         finally:

@@ -10,6 +10,8 @@ import html
 from fractions import Fraction
 
 import panel as pn
+import param
+from panel.custom import JSComponent
 
 from engine import n20
 
@@ -141,14 +143,6 @@ _BOOL_FLAGS = ["elite", "guard", "heavy", "routed", "unreliable"]   # the usual 
 _COLUMNS = ["id", "type", "strength", "move", "flags", "retreat hazards", "source"]
 
 
-def _units_frame(units: list[UnitEntry]):
-    import pandas as pd
-
-    rows = [{"id": e.uid, "type": e.type, "strength": e.strength, "move": e.movement, "flags": " ".join(e.flags),
-             "retreat hazards": e.hazards, "source": e.source} for e in units]
-    return pd.DataFrame(rows, columns=_COLUMNS)
-
-
 def _apply_edit(plan: BattlePlan, e: UnitEntry, column: str, value) -> None:
     """A table cell edit -> the unit entry (invalid values raise ValueError and change nothing)."""
     if column == "id":
@@ -173,52 +167,170 @@ def _apply_edit(plan: BattlePlan, e: UnitEntry, column: str, value) -> None:
         e.hazards = str(value or "")
 
 
-def _units_table(plan: BattlePlan, role: str):
-    from bokeh.models.widgets.tables import IntEditor, SelectEditor, StringEditor
+_HEADERS = [["id", "id"], ["type", "type"], ["strength", "strength"], ["move", "move"], ["flags", "flags"],
+            ["retreat hazards", "hazards per hex"], ["source", "source"]]
 
+_EDITOR_CSS = """
+:host {display:block;width:100%}
+table.units-edit {border-collapse:collapse;width:100%;table-layout:fixed;font-size:13px}
+table.units-edit th {text-align:left;font-weight:600;font-size:12px;padding:2px 3px;border-bottom:1px solid #ccc;overflow-wrap:normal;overflow:hidden}
+table.units-edit td {padding:1px 2px;border-bottom:1px solid #eee;overflow:hidden}
+table.units-edit input, table.units-edit select {width:100%;box-sizing:border-box;font:inherit;padding:2px 3px;
+  border:1px solid #d0d0d0;border-radius:3px;background:#fff;min-width:0}
+table.units-edit td.src {font-size:11px;color:#666;white-space:nowrap;text-overflow:ellipsis}
+table.units-edit button.remove-unit {border:none;background:none;cursor:pointer;color:#b71c1c;font-size:14px}
+table.units-edit col.c-id {width:19%} table.units-edit col.c-type {width:15%} table.units-edit col.c-strength {width:11%}
+table.units-edit col.c-move {width:10%} table.units-edit col.c-flags {width:17%}
+table.units-edit col.c-retreat-hazards {width:12%} table.units-edit col.c-source {width:10%}
+table.units-edit col.c-remove {width:28px}
+"""
+
+_EDITOR_JS = r"""
+export function render({ model, el }) {
+  const wrap = document.createElement("div");
+  wrap.className = "units-wrap";
+  let n = 0;
+  const send = (name, payload) => { n += 1; model[name] = Object.assign({ n: n }, payload); };
+  const slug = (c) => c.replace(/ /g, "-");
+  function cell(row, i, col) {
+    const td = document.createElement("td");
+    td.dataset.field = col;
+    if (col === "source") {
+      td.textContent = row[col] || "";
+      td.title = td.textContent;
+      td.className = "src";
+      return td;
+    }
+    let inp;
+    if (col === "type") {
+      inp = document.createElement("select");
+      for (const t of model.types) {
+        const o = document.createElement("option");
+        o.value = t; o.textContent = t;
+        inp.appendChild(o);
+      }
+      inp.value = row[col];
+    } else {
+      inp = document.createElement("input");
+      inp.type = (col === "strength" || col === "move") ? "number" : "text";
+      if (inp.type === "number") inp.step = "1";
+      inp.value = row[col] === null || row[col] === undefined ? "" : String(row[col]);
+    }
+    inp.title = inp.value;
+    inp.setAttribute("aria-label", col + " of " + row.id);
+    inp.addEventListener("change", () => send("edit", { row: i, column: col, value: inp.value }));
+    td.appendChild(inp);
+    return td;
+  }
+  function draw() {
+    wrap.innerHTML = "";
+    const table = document.createElement("table");
+    table.className = "units-edit";
+    const cols = document.createElement("colgroup");
+    for (const [c] of model.headers) {
+      const cg = document.createElement("col");
+      cg.className = "c-" + slug(c);
+      cols.appendChild(cg);
+    }
+    const last = document.createElement("col");
+    last.className = "c-remove";
+    cols.appendChild(last);
+    table.appendChild(cols);
+    const head = table.createTHead().insertRow();
+    for (const [, title] of model.headers) {
+      const th = document.createElement("th");
+      th.textContent = title;
+      head.appendChild(th);
+    }
+    head.appendChild(document.createElement("th"));
+    const body = table.createTBody();
+    model.rows.forEach((row, i) => {
+      const tr = body.insertRow();
+      tr.className = "unit-row";
+      for (const [c] of model.headers) tr.appendChild(cell(row, i, c));
+      const td = document.createElement("td");
+      const b = document.createElement("button");
+      b.textContent = "\u2715";
+      b.title = "remove " + row.id;
+      b.className = "remove-unit";
+      b.addEventListener("click", () => send("remove", { row: i }));
+      td.appendChild(b);
+      tr.appendChild(td);
+    });
+    wrap.appendChild(table);
+  }
+  draw();
+  model.on("rows", draw);
+  model.on("rev", draw);
+  el.appendChild(wrap);
+}
+"""
+
+
+class UnitsEditor(JSComponent):
+    """The units of one side as an editable HTML table (one input per cell, a remove button per row).
+
+    One Bokeh model per table: the Tabulator it replaces cost three models per column and about 100 ms of
+    server time per table and session on a 2-core machine (issue 17). An edit arrives as ``edit``
+    (``{"row", "column", "value"}``), a removal as ``remove`` (``{"row"}``); ``rows`` and ``rev`` redraw it.
+    """
+
+    rows = param.List(default=[], doc="one dict per unit, keyed by column")
+    headers = param.List(default=_HEADERS, doc="[column, title] pairs")
+    types = param.List(default=UNIT_TYPES)
+    edit = param.Dict(default={})
+    remove = param.Dict(default={})
+    rev = param.Integer(default=0, doc="bumped to redraw with the same rows (after a refused edit)")
+
+    _esm = _EDITOR_JS
+    _stylesheets = [_EDITOR_CSS]
+
+
+def _units_rows(units: list[UnitEntry]) -> list[dict]:
+    return [{"id": e.uid, "type": e.type, "strength": e.strength, "move": e.movement, "flags": " ".join(e.flags),
+             "retreat hazards": e.hazards, "source": e.source} for e in units]
+
+
+def _units_table(plan: BattlePlan, role: str):
     units_param = "attackers" if role == "attacker" else "defenders"
     cls = "att" if role == "attacker" else "def"
-    editors = {"id": StringEditor(), "type": SelectEditor(options=UNIT_TYPES), "strength": IntEditor(step=1),
-               "move": IntEditor(step=1), "flags": StringEditor(), "retreat hazards": StringEditor(), "source": None}
-    table = pn.widgets.Tabulator(_units_frame(getattr(plan, units_param)), editors=editors, show_index=False,
-                                 buttons={"remove": "✕"}, layout="fit_columns", sizing_mode="stretch_width",
-                                 css_classes=[f"{cls}-table"], height=None,
-                                 widths={"id": "20%", "type": "14%", "strength": "12%", "move": "9%", "flags": "16%",
-                                         "retreat hazards": "12%", "source": "9%"},
-                                 titles={"retreat hazards": "hazards per hex"},
-                                 configuration={"columnDefaults": {"headerSort": False, "tooltip": True,
-                                                                   "headerWordWrap": True}})
+    table = UnitsEditor(rows=_units_rows(getattr(plan, units_param)), css_classes=[f"{cls}-table"],
+                        sizing_mode="stretch_width")
     note_pane = pn.pane.Str("", styles={"color": "#b71c1c"}, margin=(0, 5))
 
     def refresh(*_):
-        table.value = _units_frame(getattr(plan, units_param))
+        table.param.update(rows=_units_rows(getattr(plan, units_param)), rev=table.rev + 1)
 
     def edited(event):
         units = getattr(plan, units_param)
-        if not 0 <= event.row < len(units):
+        e = event.new or {}
+        row, column = e.get("row"), e.get("column")
+        if not isinstance(row, int) or not 0 <= row < len(units) or column not in _COLUMNS:
             return
         try:
-            _apply_edit(plan, units[event.row], event.column, event.value)
+            _apply_edit(plan, units[row], column, e.get("value"))
             note_pane.object = ""
         except (ValueError, TypeError) as exc:
             note_pane.object = f"not changed: {exc}"
             refresh()
 
-    def clicked(event):
-        if event.column == "remove":
-            units = getattr(plan, units_param)
-            if 0 <= event.row < len(units):
-                plan.remove_unit(role, units[event.row])
+    def removed(event):
+        units = getattr(plan, units_param)
+        row = (event.new or {}).get("row")
+        if isinstance(row, int) and 0 <= row < len(units):
+            plan.remove_unit(role, units[row])
 
-    table.on_edit(edited)
-    table.on_click(clicked)
+    table.param.watch(edited, "edit")
+    table.param.watch(removed, "remove")
     plan.param.watch(refresh, [units_param])
     add = pn.widgets.Button(name=f"+ add {role}", button_type="light", css_classes=[f"add-{role}"], width=140)
     add.on_click(lambda _: plan.add_unit(role))
-    title = pn.pane.HTML(f"<b>{role.title()}s</b> <small>(click a cell to edit; flags, as words: "
+    title = pn.pane.HTML(f"<b>{role.title()}s</b> <small>(type in a cell to change it; flags, as words: "
                          + ", ".join(f"{f} {r}" for f, r in FLAG_HELP.items()) + ")</small>",
                          margin=(4, 5, 0, 5), sizing_mode="stretch_width")
-    return pn.Column(title, table, note_pane, add, margin=0, sizing_mode="stretch_width")
+    col = pn.Column(title, table, note_pane, add, margin=0, sizing_mode="stretch_width")
+    col._units_editor = table   # a handle for tests
+    return col
 
 
 def _scenario_picker(plan: BattlePlan):

@@ -38,3 +38,27 @@ def test_bench_map_redraw_with_reachable_hexes(benchmark):
         return view.reach
 
     assert benchmark(select)
+
+
+# -- one session's page (issue 17): what the server does for a new browser session, per page ----------------
+@pytest.mark.parametrize("route", ["/", "/odds", "/map", "/play"])
+def test_bench_new_session_page(benchmark, route, tmp_path, monkeypatch):
+    """Build the page for a new session as the server does: the page's objects, the document's models and
+    the JSON sent to the browser (scripts/load_sessions.py measures the same through HTTP)."""
+    from bokeh.document import Document
+    from bokeh.embed.util import standalone_docs_json_and_render_items
+    from panel.io.state import set_curdoc
+
+    from dashboards.app import routes
+
+    monkeypatch.setenv("VEDETTE_DB", str(tmp_path / "games.sqlite3"))
+    factory = routes()[route]
+
+    def build():
+        doc = Document()
+        with set_curdoc(doc):
+            factory().server_doc(doc)
+            docs_json, _ = standalone_docs_json_and_render_items(doc)
+        return len(doc.models)
+
+    assert benchmark(build) > 0

@@ -66,7 +66,8 @@ COLLECT = r"""
     return false;
   };
   const isBlock = (el) => el.classList && (el.classList.contains('odds-results') || el.classList.contains('tabulator')
-      || el.classList.contains('dice-log') || el.classList.contains('retreat-list'));
+      || el.classList.contains('dice-log') || el.classList.contains('retreat-list')
+      || el.classList.contains('units-edit'));
   const controls = all.filter((el) => {
     if (isBlock(el)) return shown(el);    // results and tables: nothing may lie over them either
     const tag = el.tagName.toLowerCase();
@@ -197,3 +198,19 @@ def test_play_page_in_play_and_replay_fits(page: Page, app_url: str, shots: Path
     page.locator(".play-mode button", has_text="replay").click()
     expect(page.locator(".replay-controls")).to_be_visible(timeout=30_000)
     check_layout(page, shots, f"play-replay-{width}")
+
+
+def test_a_page_says_connection_lost_when_the_server_goes_away(page: Page, app_server):
+    """The server stops: the open page shows "Connection lost — reload" (dashboards/static/connection.js)."""
+    page.set_viewport_size({"width": 1280, "height": HEIGHT})
+    page.goto(app_server.url + "/odds")
+    expect(page.locator(".odds-results").first).to_be_visible(timeout=60_000)
+    wait_ready(page)
+    expect(page.locator("#vedette-connection-lost")).to_have_count(0)
+    app_server.stop()
+    try:
+        banner = page.locator("#vedette-connection-lost")
+        expect(banner).to_be_visible(timeout=30_000)
+        expect(banner).to_contain_text("Connection lost — reload")
+    finally:
+        app_server.start()   # the other browser tests of this session go on with a running server

@@ -32,16 +32,10 @@ def deep_attr(page: Page, selector: str, attr: str):
 
 
 def edit_cell(page: Page, table_class: str, row: int, field: str, text: str) -> None:
-    cell = page.locator(f".{table_class} .tabulator-row").nth(row).locator(f".tabulator-cell[tabulator-field='{field}']")
-    editor = cell.locator("input")
-    for _ in range(5):  # the table may still be redrawing right after the page loads
-        cell.click()
-        try:
-            expect(editor).to_be_visible(timeout=1_000)
-            break
-        except AssertionError:
-            continue
-    editor.fill(text)
+    """Type into one cell of a units table (an input per cell); the caller presses Enter to commit it."""
+    cell = page.locator(f".{table_class} tr.unit-row").nth(row).locator(f"td[data-field='{field}'] input")
+    expect(cell).to_be_visible(timeout=10_000)
+    cell.fill(text)
 
 
 def test_changing_a_strength_changes_the_odds_fast_and_bad_input_changes_nothing(page: Page, app_url: str):
