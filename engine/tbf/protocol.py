@@ -1055,6 +1055,13 @@ class TbfRules(GameRules):
             g = self._deploy(g, dp.second_group, entry)
             s = replace(s, dupont_second=None)
             yield Log("9.6.2 D", "Dupont's second group enters")
+        if "elite" in sc.units and g.piece("elite").hex is not None and "elite_disbanded" not in g.flags:
+            # 8.3 B: in any Reinforcement Phase the French may break the Elite battalion up for good, giving
+            # the 100th and 103rd back their printed FF and MF (8.3 A); it is not a loss (10.2.2)
+            pick = yield Choose(("keep", "disband"), rule="8.3 B", player="french", label="disband the Elite battalion?")
+            if pick == "disband":
+                g = g.with_piece("elite", hex=None, status="disbanded").with_flag("elite_disbanded")
+                yield Log("8.3 B", "the French disband the Elite battalion")
         s = replace(s, game=g)
         return (yield from self._regroup_segment(s))
 

@@ -450,3 +450,16 @@ def test_leaderless_command_activates_around_a_designated_unit():
     assert R.to_act(s3) == "french"
     s3, _ = R.apply(s3, Pass("french"), seed=0)
     refused(s3, ActivateCommand("coalition", "I", "ci-2"), "6.1.4 B")         # once per turn
+
+
+def test_elite_may_be_disbanded_in_the_reinforcement_phase():
+    s, _ = R.apply(start(), Pass("coalition"), seed=1)
+    p = R.begin(s, Pass("french"))
+    answers = {"8.3 B": "disband"}
+    p = p.run(__import__("engine.core.procedure", fromlist=["x"]).RandomDice(1),
+              lambda req: answers.get(req.rule, req.options[0]))
+    g = p.state.game
+    assert g.piece("elite").hex is None and "elite_disbanded" in g.flags
+    from engine.tbf.rules import factors
+    assert factors(SC, g, "100-1") == (SC.units["100-1"].ff, SC.units["100-1"].mf)     # 8.3 B: printed values
+    assert R.invariants(p.state) == []
