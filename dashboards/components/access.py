@@ -67,6 +67,17 @@ class BrowserKeys:
         self.bridge = pn.widgets.TextInput(value=".".join(self.keys), visible=False,
                                            css_classes=["vedette-keys-bridge"])
         self.bridge.jscallback(value=_WRITE)
+        # the address bar follows the game open on the page (its link, with the key), so a reload keeps it
+        self.url = pn.widgets.TextInput(value="", visible=False, css_classes=["vedette-url-bridge"])
+        self.url.jscallback(value="if (cb_obj.value) { window.history.replaceState(null, '', cb_obj.value); }")
+
+    def show_url(self, link: str) -> None:
+        """Put ``link`` (a path on this server) in the browser's address bar without reloading."""
+        if link.startswith("/") and not link.startswith("//"):
+            self.url.value = link
+
+    def panel(self):
+        return pn.Column(self.bridge, self.url, visible=False, margin=0)
 
     def add(self, *keys: str) -> None:
         new = [k for k in keys if k and _KEY.match(k)]

@@ -127,13 +127,20 @@ def page():
         except StorageError as exc:
             m.refusal = str(exc)
             m.revision += 1
+            return
+        m.message = ("This game is now public: anyone may watch and replay it." if event.new
+                     else "This game is now private: only its links open it.")
+        message.object = html.escape(m.message)
 
     public_box.param.watch(set_public, "value")
 
     def remember():
-        """Keep the key of the game now open in this browser (so the index lists it)."""
+        """Keep the key of the game now open in this browser (so the index lists it); the address bar shows
+        the game's owner link (so a reload reopens it)."""
         if m.game_id and m.role == OWNER:
-            keys.add(store.keys(m.game_id)[OWNER])
+            key = store.keys(m.game_id)[OWNER]
+            keys.add(key)
+            keys.show_url(game_link("/play", m.game_id, key))
 
     def do_start(_):
         try:
@@ -184,7 +191,7 @@ def page():
     refresh_saved()
     setup = pn.Card(flow(scen, opts, seed, start), flow(saved_select, resume_b, replay_b), flow(upload, download),
                     title="Game", collapsed=False, sizing_mode="stretch_width")
-    sharing = pn.Column(links_pane, public_box, keys.bridge, sizing_mode="stretch_width")
+    sharing = pn.Column(links_pane, public_box, keys.bridge, keys.url, sizing_mode="stretch_width")
 
     # ---- controls built once a game is open ----------------------------------------------------------
     def rebuild():

@@ -3,6 +3,7 @@ players, one session's heavy request does not stall another's page."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -57,6 +58,7 @@ def _start_bussaco(page: Page, app_url: str) -> str:
     expect(page.locator(".status-line")).to_contain_text("phase: movement", timeout=30_000)
     owner = page.locator(".game-links a.link-owner")
     expect(owner).to_be_visible(timeout=10_000)
+    expect(page).to_have_url(re.compile(r"/play\?game=\w+&key=[\w-]+$"), timeout=10_000)  # a reload keeps it
     return owner.get_attribute("href")
 
 
@@ -87,6 +89,7 @@ def test_a_browser_without_the_key_cannot_act_and_does_not_see_the_game(browser:
     a.goto(app_url + owner_link)
     expect(a.locator(".status-line .status")).to_have_attribute("data-events", "1", timeout=30_000)
     a.locator(".public-toggle input").check()
+    expect(a.locator(".message")).to_contain_text("now public", timeout=10_000)
     b.goto(app_url + "/")
     row = b.locator(f"tr.saved-game[data-game-id='{gid}']")
     expect(row.locator("a.watch")).to_be_visible(timeout=30_000)
@@ -95,7 +98,7 @@ def test_a_browser_without_the_key_cannot_act_and_does_not_see_the_game(browser:
     expect(b.locator(".game-links")).to_contain_text("Watching", timeout=30_000)
     expect(b.locator(".play-controls")).to_be_hidden()
     expect(b.locator(".replay-controls")).to_be_visible()
-    # the game is unchanged: still one event, for A too
+    # the game is unchanged: still one event, for A too (a reload of A's address reopens it)
     a.reload()
     expect(a.locator(".status-line .status")).to_have_attribute("data-events", "1", timeout=30_000)
     a.context.close()
