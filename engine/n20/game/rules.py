@@ -474,7 +474,9 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
             budget = ma + (1 if road_only else 0)
             if first > budget:
                 continue
-            tmp = _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_v3)
+            # the same search for every reinforcement of this side, type and flags (memoised beside the state)
+            tmp = memo(state, ("entry_search", side, d.type, d.flags, e, first, budget, road_only),
+                       lambda: _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_v3))
             for h, (cost, path) in tmp.items():
                 if h == e or (h in friends and d.type != "leader"):
                     continue

@@ -7,6 +7,7 @@ need (forced march 12.3, battles fought 13.0, reinforcements entered per hex 11.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
@@ -53,7 +54,6 @@ def _board_with(board, fieldworks: tuple):
     return replace(board, terrain_of=terrain)
 
 
-@cached_hash_repr
 @dataclass(frozen=True)
 class UnitState:
     """Where a unit is and what markers it carries.
@@ -248,6 +248,22 @@ class GameState:
 
 
 _FIELDS = tuple(f.name for f in fields(GameState))
+_HASHED = operator.attrgetter(*(f for f in _FIELDS if f != "units"))
+_UNIT_KEY = operator.attrgetter("id", "status", "hex", "moved")
+
+
+def _state_hash(self: GameState) -> int:
+    """A state's hash, computed once (the memo side table looks states up by value): every field but the
+    units, and of each unit where it is; equal states hash alike (units differing in other markers only
+    are told apart by equality)."""
+    h = self.__dict__.get("_hash")
+    if h is None:
+        h = hash((_HASHED(self), tuple(map(_UNIT_KEY, self.units))))
+        object.__setattr__(self, "_hash", h)
+    return h
+
+
+GameState.__hash__ = _state_hash
 _FIELDSET = frozenset(_FIELDS)
 _KEEP_SCENARIO = frozenset({"scenario_id", "tables_file"})
 _KEEP_BOARD = frozenset({"scenario_id", "tables_file", "fieldworks"})

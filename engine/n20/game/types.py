@@ -24,8 +24,14 @@ SIDES: tuple[str, str] = (Side.FRENCH, Side.ALLIED)
 
 
 def other(side: str) -> Side:
-    """The opponent of ``side`` (the one rule of :func:`engine.core.game.other_side`)."""
-    return Side(other_side(SIDES, side))
+    """The opponent of ``side`` (the one rule of :func:`engine.core.game.other_side`, looked up)."""
+    try:
+        return _OTHER[side]
+    except KeyError:
+        return Side(other_side(("french", "allied"), side))      # raises, naming the two sides
+
+
+_OTHER = {Side.FRENCH: Side.ALLIED, Side.ALLIED: Side.FRENCH}
 
 
 class Step(StrEnum):
