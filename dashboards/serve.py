@@ -111,6 +111,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _callback_failed(exc: BaseException) -> None:
+    """A page callback raised: the traceback goes to the server's log; the visitor gets one short line."""
+    logging.getLogger("vedette.dashboards").error("a page callback failed", exc_info=exc)
+    try:
+        import panel as pn
+
+        if pn.state.notifications is not None:
+            pn.state.notifications.error("Something went wrong here; the details are in the server's log.",
+                                         duration=6000)
+    except Exception:  # noqa: BLE001 - reporting must never raise in its turn
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.db:
@@ -145,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.num_threads:
         pn.config.nthreads = args.num_threads
+    pn.config.exception_handler = _callback_failed
     # every page loads the connection-lost script (a banner when the websocket closes)
     pn.config.js_files = {**pn.config.js_files, "vedette_connection": CONNECTION_JS}
     if args.num_procs != 1:
