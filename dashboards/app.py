@@ -37,7 +37,7 @@ ABOUT = (
 )
 
 #: The page that plays (resumes, replays) a saved game of each game system.
-PLAY_PAGES = {"n20": "/play"}
+PLAY_PAGES = {"n20": "/play", "lob": "/play", "tbf": "/play", "bc": "/play"}
 # Order of the n20 tools on the index; other pages follow alphabetically.
 _ORDER = ["odds", "tree", "map", "play"]
 

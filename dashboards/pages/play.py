@@ -48,8 +48,22 @@ INTRO_HTML = ("<p>Start a scenario or open a saved game. Every action is checked
               "saved games.</p>")
 
 
+def _system_wanted(store: GameStore) -> str:
+    """The system of the page: the saved game's (``?game=``), else ``?system=``, else Napoleonic 20."""
+    gid = url_arg("game", limit=40)
+    if gid:
+        try:
+            return store.load(gid).system
+        except (KeyError, VedetteError):
+            pass
+    return url_arg("system", "n20", limit=10)
+
+
 def page():
     store = GameStore()
+    system = _system_wanted(store)
+    if system != "n20":
+        return _generic_page(store, system)
     m = PlayModel(store)
     keys = BrowserKeys()
     want = url_arg("game", limit=40)
@@ -399,3 +413,17 @@ def page():
             rebuild()
     after()
     return pn.Column(intro, setup, status, refusal, sharing, holder, sizing_mode="stretch_width")
+
+
+def _generic_page(store: GameStore, system: str):
+    """Lines of Battle, These Brave Fellows and Battle Commander (and any system on the core protocol)."""
+    from dashboards.components.game_view import GamePlayView
+    from engine.core.game import systems
+    if system not in systems():
+        system = "lob"
+    keys = BrowserKeys()
+    view = GamePlayView(system, store=store, keys=keys)
+    gid = url_arg("game", limit=40)
+    if gid:
+        view.open(gid, url_arg("key", limit=64) or None, url_arg("mode", "play", limit=10))
+    return pn.Column(keys.panel(), view, sizing_mode="stretch_width", css_classes=["play-page"])
