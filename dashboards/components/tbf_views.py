@@ -464,6 +464,7 @@ def situation_panel(sess: TbfSession):
                                       value="ci-1=2114:SW", height=110, css_classes=["tbf-places"])
     what = pn.widgets.RadioButtonGroup(options=["move", "fire", "melee", "charge", "reinforcement",
                                                 "end-of-activation", "recovery"], value="fire",
+                                       orientation="vertical", width=200,   # seven choices fit the 420 px column
                                        css_classes=["tbf-situation-what"])
     side = pn.widgets.RadioButtonGroup(options=["french", "coalition"], value="french",
                                        css_classes=["tbf-situation-side"])
