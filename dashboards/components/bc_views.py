@@ -161,20 +161,35 @@ def combat_panel(sess: BcSession) -> pn.Column:
             return
         tree_area[:] = [TreePlot(layout_tree(tree, rule_note=rule_note_for("bc")))]
 
+    bg = Background()
+
+    def failed(exc):
+        out[:] = [pn.pane.Alert(f"**Not computed** (the last result stays below): {html.escape(str(exc))}",
+                                alert_type="danger", css_classes=["bc-error"], sizing_mode="stretch_width")] + \
+            [o for o in out.objects if "bc-error" not in (getattr(o, "css_classes", None) or [])]
+
     def compute(*_):
         try:
             setup = form.setup()
             disc = sess.discards()
-            tally = prepare(setup, sess.terrain)
-            pile = Pile.for_odds(sess.deck, disc)
-            dist = distribution(combat_procedure(setup, sess.deck, pile, sess.terrain), policy=neutral_policy)
         except (VedetteError, ValueError) as exc:
-            out[:] = [pn.pane.Alert(f"**Not computed** (the last result stays below): {html.escape(str(exc))}",
-                                    alert_type="danger", css_classes=["bc-error"], sizing_mode="stretch_width")] + \
-                [o for o in out.objects if "bc-error" not in (getattr(o, "css_classes", None) or [])]
+            failed(exc)
             return
-        out[:] = _combat_view(sess, tally, dist, disc)
-        show_tree()
+
+        def work():                 # off the event loop (issue 12.3): the exact card enumeration
+            try:
+                tally = prepare(setup, sess.terrain)
+                pile = Pile.for_odds(sess.deck, disc)
+                dist = distribution(combat_procedure(setup, sess.deck, pile, sess.terrain), policy=neutral_policy)
+            except ValueError as exc:
+                raise VedetteError(str(exc)) from None
+            return tally, dist
+
+        def shown(r):
+            out[:] = _combat_view(sess, r[0], r[1], disc)
+            show_tree()
+
+        bg.start(work, shown, failed, label="working out the combat odds…")
 
     # results follow the inputs, as on the n20 odds page: no button to press
     form.param.watch(compute, [p for p in form.param if p != "name"])
@@ -183,7 +198,7 @@ def combat_panel(sess: BcSession) -> pn.Column:
     compute()
     controls = pn.Param(form, show_name=False, widgets={
         "a_skill": pn.widgets.IntSlider, "d_skill": pn.widgets.IntSlider}, sizing_mode="stretch_width")
-    return pn.Column(pn.Row(pn.Column(controls, width=360), pn.Column(out, tree_card, sizing_mode="stretch_width"),
+    return pn.Column(pn.Row(pn.Column(controls, width=360), pn.Column(bg.panel(), out, tree_card, sizing_mode="stretch_width"),
                             sizing_mode="stretch_width"),
                      name="Combat", sizing_mode="stretch_width")
 

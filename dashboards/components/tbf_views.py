@@ -478,24 +478,35 @@ def situation_panel(sess: TbfSession):
     go = pn.widgets.Button(label="Compute", css_classes=["tbf-situation-go"])
     out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-situation-out"])
 
+    bg = Background()
+
     def compute(_=None):
+        # the inputs are read here, on the event loop; the enumeration runs off it (issue 12.3)
+        work = partial(_situation, places.value, units.value, levels.value, what.value, side.value, target.value,
+                       path.value, nxt.value)
+        bg.start(work, _situation_shown, lambda exc: out.__setitem__(slice(None), [_error(exc)]),
+                 label="working out every end state…")
+
+    def _situation(places_v, units_v, levels_v, what_v, side_v, target_v, path_v, nxt_v):
+        sc = default_scenario() if sess.tables is default_tables() else load_scenario(tables=sess.tables)
+        st = state_from_placements(sc, places_v.splitlines())
+        ids = tuple(x.strip() for x in units_v.split(",") if x.strip())
         try:
-            sc = default_scenario() if sess.tables is default_tables() else load_scenario(tables=sess.tables)
-            st = state_from_placements(sc, places.value.splitlines())
-            ids = tuple(x.strip() for x in units.value.split(",") if x.strip())
-            try:
-                l2, l3 = (int(x) for x in (levels.value.split() + ["0", "0"])[:2])
-            except ValueError:
-                raise VedetteError(f"Level 2/3 hexes must be two whole numbers, not {levels.value!r}") from None
-            if what.value in ("reinforcement", "end-of-activation", "recovery"):     # 3.1, 4.1.10 B, 7.0
-                res = phase_summary(sc, st, what.value, side.value)
-            else:
-                res = action_summary(sc, st, what.value, ids, target.value.strip() or None,
-                                     tuple(path.value.split()), tuple(nxt.value.split()),
-                                     level_hexes=((2, l2), (3, l3)))
-        except VedetteError as exc:
-            out[:] = [_error(exc)]
-            return
+            l2, l3 = (int(x) for x in (levels_v.split() + ["0", "0"])[:2])
+        except ValueError:
+            raise VedetteError(f"Level 2/3 hexes must be two whole numbers, not {levels_v!r}") from None
+        if what_v in ("reinforcement", "end-of-activation", "recovery"):     # 3.1, 4.1.10 B, 7.0
+            res = phase_summary(sc, st, what_v, side_v)
+        else:
+            res = action_summary(sc, st, what_v, ids, target_v.strip() or None, tuple(path_v.split()),
+                                 tuple(nxt_v.split()), level_hexes=((2, l2), (3, l3)))
+        return sc, res
+
+    def _situation_shown(r):
+        sc, res = r
+        _situation_html(sc, res)
+
+    def _situation_html(sc, res):
         parts = [f"<div>{sess.badge('fatigue')} {sess.badge('fire')} {sess.badge('melee')} "
                  f"{badge_html(sc.board.data.source, 'map', 'map')} {badge_html(sc.oob.source, sc.oob.notes, 'counters')}"
                  f" · {res['states']} distinct end states</div>"]
@@ -512,7 +523,7 @@ def situation_panel(sess: TbfSession):
 
     go.on_click(compute)
     out[:] = [pn.pane.Markdown("_press Compute_")]
-    row = pn.Row(pn.Column(places, what, side_note, side, units, target, levels, path, nxt, go, width=420), out,
+    row = pn.Row(pn.Column(places, what, side_note, side, units, target, levels, path, nxt, go, bg.panel(), width=420), out,
                  sizing_mode="stretch_width",
                  name="Situation")
     row.compute = compute          # the page runs it the first time the tab is opened
