@@ -348,6 +348,7 @@ def page():
         status.object = f"<div class='status' data-events='{len(m.events)}' data-position='{m.position}'>" \
                         f"{html.escape(m.status_line())}</div>"
         refusal.object = f"<div class='refusal'>{html.escape(m.refusal)}</div>" if m.refusal else ""
+        show_links()            # the game's links first: nothing below may keep them from the page
         message.object = html.escape(m.message)
         rows = dice_log_rows(m.events[: m.position] if m.mode == "replay" else m.events)[-40:]
         log_pane.object = ("<table class='dice-log'><caption style='text-align:left;font-weight:600'>Dice log "
