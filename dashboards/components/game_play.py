@@ -27,7 +27,7 @@ from engine.core.values import jsonable
 
 from dashboards.storage import OWNER, GameStore, StaleGame, StorageError
 
-__all__ = ["GamePlayModel", "describe_request", "log_rows"]
+__all__ = ["PlayParams", "GamePlayModel", "describe_request", "log_rows"]
 
 
 def describe_request(req) -> str:
@@ -58,10 +58,9 @@ def log_rows(rules: GameRules, events: list[dict]) -> list[dict]:
     return rows
 
 
-class GamePlayModel(param.Parameterized):
-    """One browser session's game of any system (hotseat, or one side per link)."""
+class PlayParams(param.Parameterized):
+    """What every play page shows of a session's game (the n20 page's model shares these)."""
 
-    system = param.String(default="n20")
     game_id = param.String(default="")
     dice_mode = param.Selector(default="computer", objects=["computer", "typed"],
                                doc="roll by the computer, or type in the dice rolled on the table")
@@ -69,8 +68,14 @@ class GamePlayModel(param.Parameterized):
     position = param.Integer(default=0, bounds=(0, None), doc="replay: number of events applied")
     message = param.String(default="")
     refusal = param.String(default="", doc="the last refused action, with its rule number")
-    broken = param.String(default="", doc="why the saved game does not replay to its end (read-only then)")
     role = param.String(default="", doc="what this session's key gives: 'owner', a side, or '' (watch only)")
+
+
+class GamePlayModel(PlayParams):
+    """One browser session's game of any system (hotseat, or one side per link)."""
+
+    system = param.String(default="n20")
+    broken = param.String(default="", doc="why the saved game does not replay to its end (read-only then)")
     changed = param.Event()
 
     def __init__(self, store: GameStore, system: str = "n20", **params):

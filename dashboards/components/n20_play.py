@@ -29,7 +29,7 @@ from engine.n20.game.record import ENGINE_VERSION, make_record, replay_record
 from engine.n20.game.scenario import SIDES
 from engine.n20.game.state import Battle, GameState
 
-from dashboards.components.game_play import describe_request
+from dashboards.components.game_play import PlayParams, describe_request
 from dashboards.storage import OWNER, GameStore, StorageError
 
 __all__ = ["PlayModel", "describe_request", "dice_log_rows"]
@@ -53,18 +53,10 @@ def dice_log_rows(events: list[dict]) -> list[dict]:
     return rows
 
 
-class PlayModel(param.Parameterized):
+class PlayModel(PlayParams):
     """One browser session's game (hotseat)."""
 
-    game_id = param.String(default="")
-    dice_mode = param.Selector(default="computer", objects=["computer", "typed"],
-                               doc="roll by the computer, or type in the dice rolled on the table")
-    mode = param.Selector(default="play", objects=["play", "replay"])
-    position = param.Integer(default=0, bounds=(0, None), doc="replay: number of events applied")
-    message = param.String(default="")
-    refusal = param.String(default="", doc="the last refused action, with its rule number")
     revision = param.Integer(default=0)
-    role = param.String(default="", doc="what this session's key gives: 'owner', a side, or '' (watch only)")
 
     def __init__(self, store: GameStore, **params):
         super().__init__(**params)
