@@ -21,8 +21,10 @@ from engine.core.procedure import Choose
 from engine.core.record import GameRecord
 
 from dashboards.components.access import BrowserKeys, game_link
+from dashboards.components.action_odds_view import ActionOddsView
 from dashboards.components.boards import board_for, places_of
 from dashboards.components.game_play import GamePlayModel, describe_request
+from dashboards.components.layout import flow
 from dashboards.storage import OWNER, GameStore, StorageError
 
 __all__ = ["GamePlayView", "SYSTEM_TITLES"]
@@ -46,7 +48,7 @@ class GamePlayView(pn.viewable.Viewer):
         super().__init__(**params)
         self.store = store or GameStore()
         self.keys = keys
-        self.model = m = GamePlayModel(self.store, system=system)
+        self.model = m = GamePlayModel(self.store, system=system, server=keys is not None)
         self.board = None
         self.picked: str | None = None
         w = pn.widgets
@@ -69,6 +71,7 @@ class GamePlayView(pn.viewable.Viewer):
         self.pending = pn.Column(css_classes=["pending"], sizing_mode="stretch_width")
         self.board_box = pn.Column(sizing_mode="stretch_width", css_classes=["board-box"])
         self.log = pn.pane.HTML("", stylesheets=[CSS], css_classes=["dice-log"], sizing_mode="stretch_width")
+        self.busy_box = pn.Column(sizing_mode="stretch_width", css_classes=["replay-busy"])
         # replay
         self.first_b, self.prev_b = w.Button(name="⏮ first", width=80), w.Button(name="◀ previous", width=100)
         self.next_b, self.last_b = w.Button(name="next ▶", width=90), w.Button(name="last ⏭", width=80)
@@ -83,6 +86,19 @@ class GamePlayView(pn.viewable.Viewer):
                                        callback=lambda: io.StringIO(m.record_json()), width=240)
         self.upload = w.FileInput(accept=".json", name="import a record", css_classes=["import-record"])
         self.link = pn.pane.HTML("", css_classes=["game-links"], sizing_mode="stretch_width")
+        self.act_box = pn.Column(self.actions, pn.Row(self.do_b, self.undo_b, self.clear_b), css_classes=["play-controls"])
+        self.replay_row = pn.Column(pn.Row(self.first_b, self.prev_b, self.where, self.next_b, self.last_b),
+                                    pn.Row(self.jump, self.marks), pn.Row(self.mark_name, self.mark_b),
+                                    css_classes=["replay-controls"], visible=False)
+        self.public = w.Checkbox(name="public: anyone may watch and replay this game (read-only)", visible=False,
+                                 css_classes=["public-toggle"])
+        self.public.param.watch(self._set_public, "value")
+        self._shown: list = []       # the (action, json) pairs listed now (a click on the board may make one)
+        self.aim: str | None = None  # a highlighted place clicked with a piece picked: the list narrows to it
+        self._targets: set = set()   # the places highlighted now
+        self.odds = ActionOddsView()  # the exact odds of the attack selected in the list (issue 15.2)
+        self._seen = ("", -1)         # (game, events) last drawn: one more event is an action just resolved
+        self.actions.param.watch(lambda e: self._declare(e.new), "value")
 
         self.system_pick.param.watch(self._system, "value")
         self.start_b.on_click(self._start)
@@ -127,7 +143,7 @@ class GamePlayView(pn.viewable.Viewer):
             return
         self._remember(gid)
         self.board = None
-        self.picked = None
+        self.picked = self.aim = None
         self.refresh()
 
     def _remember(self, gid: str):
@@ -135,7 +151,7 @@ class GamePlayView(pn.viewable.Viewer):
             return
         keys = self.store.keys(gid)
         self.keys.add(*keys.values())
-        self.keys.show_url(game_link("/play", gid, keys.get(OWNER)) + f"&system={self.model.system}")
+        self.keys.show_url(game_link("/play", gid, keys.get(OWNER)))
 
     def open(self, game_id: str, key: str | None, mode: str = "play") -> None:
         try:
@@ -155,7 +171,7 @@ class GamePlayView(pn.viewable.Viewer):
             self._show_refusal("pick an action in the list first")
             return
         self.model.act(a)
-        self.picked = None
+        self.picked = self.aim = None
         self.refresh()
 
     def _answer(self, value):
@@ -163,8 +179,88 @@ class GamePlayView(pn.viewable.Viewer):
         self.refresh()
 
     def _pick(self, place):
-        self.picked = place
+        m = self.model
+        if self.picked and place and place != self.picked and m.mode == "play" and m.state is not None:
+            a = self.board.action_at(m.state, self.picked, place, self._shown)
+            if a is not None and m.rules.is_attack(a):   # an attack is selected, to see its odds first
+                self.aim = place
+                self.refresh()
+                if a in self.actions.options.values():
+                    self.actions.value = a
+                return
+            if a is not None:       # a click on a highlighted destination makes that move
+                m.act(a)
+                self.picked = self.aim = None
+                self.refresh()
+                return
+            if place in self._targets:      # several actions lead there: the list narrows to them
+                self.aim = place
+                self.refresh()
+                return
+        self.picked, self.aim = place, None
         self.refresh(board_only=False)
+
+    def _declare(self, action):
+        """The action selected in the list: its odds when it is an attack (nothing is committed)."""
+        m = self.model
+        if m.state is None or m.mode != "play" or m.pending is not None:
+            self.odds.clear()
+            return
+        self.odds.declare(m.rules, m.state, action)
+
+    def _resolved(self):
+        """After an action is made: the result of an attack in words (from its record event)."""
+        m = self.model
+        seen, self._seen = self._seen, (m.game_id, len(m.events))
+        if seen[0] != m.game_id or len(m.events) != seen[1] + 1:
+            if seen[0] != m.game_id:
+                self.odds.forget_result()
+            return
+        ev = m.events[-1]
+        try:
+            action = m.rules.action_from_json(ev.get("action"))
+        except VedetteError:
+            return
+        if m.rules.is_attack(action):
+            self.odds.resolved(m.rules.describe_action(action), ev)
+
+    def _set_public(self, event):
+        m = self.model
+        if m.role != OWNER or not m.game_id or event.new == event.old:
+            return
+        try:
+            self.store.set_public(m.game_id, bool(event.new))
+        except StorageError as exc:
+            self._show_refusal(str(exc)[:200])
+            return
+        m.message = ("This game is now public: anyone may watch and replay it." if event.new
+                     else "This game is now private: only its links open it.")
+        self.refresh()
+
+    def show_study_game(self, link) -> None:
+        """Play a study's bot game again from its link (off the event loop, within the page's budget) and
+        open it read-only at its last action; a bad link or a game past the budget: a message, nothing stored."""
+        from dashboards.components.background import Background
+        from dashboards.components.study_replay import play_study_game
+        if not hasattr(self, "_bg"):
+            self._bg = Background()
+            self.busy_box[:] = [self._bg.panel()]
+
+        def done(result):
+            rec, states, cut = result
+            self.board = None
+            self.model.show_record(rec, states, f"Replay of the {link.describe()}: {len(rec.events)} actions"
+                                   + (" (cut at the link's limit; the game went on)" if cut else "")
+                                   + ". Read-only; nothing is saved.")
+            if self.system_pick.value != self.model.system:
+                self.system_pick.param.update(value=self.model.system)
+                self.model.show_record(rec, states, self.model.message)
+            self.board = None
+            self.refresh()
+
+        self._bg.start(lambda: play_study_game(link), done,
+                       lambda exc: self._show_refusal(f"The study game was not replayed: {str(exc)[:200]}"),
+                       label=f"playing the {link.describe()} again…")
 
     def _goto(self, i):
         self.model.goto(i)
@@ -172,6 +268,8 @@ class GamePlayView(pn.viewable.Viewer):
 
     def _mode(self, event):
         m = self.model
+        if event.new == m.mode:
+            return
         if event.new == "play" and (m.broken or not m.role):
             self._show_refusal(m.broken or "this link lets you watch and replay this game only")
             self.mode.value = "replay"
@@ -200,7 +298,7 @@ class GamePlayView(pn.viewable.Viewer):
             self._show_refusal("Not imported: the file is not a text (UTF-8) game record; nothing changed")
             return
         except (VedetteError, StorageError) as exc:
-            self._show_refusal(f"Not imported, nothing changed: {str(exc)[:240]}")
+            self._show_refusal(f"The record was not loaded (nothing changed): {str(exc)[:240]}")
             return
         self._remember(gid)
         self.system_pick.value = m.system
@@ -218,22 +316,28 @@ class GamePlayView(pn.viewable.Viewer):
         self.refusal.object = (f"<div class='refusal' data-state='refused'>{html.escape(m.refusal)}</div>"
                                if m.refusal else "<div data-state='none'></div>")
         if st is None:
-            self.status.object = "<span data-state='no-game'>Start a new game, or open a saved one from the index.</span>"
+            self.status.object = ("<span class='status' data-state='no-game' data-events='0'>No game: start one, "
+                                  "or open a saved one from the index.</span>")
             self.actions.options = {}
             self.board_box[:] = []
+            self._show_links()
             return
         if self.board is None:
             self.board = board_for(m.rules, st)
             self.board.on_pick(self._pick)
             self.board_box[:] = [self.board.panel()]
-        legal = m.legal()
-        shown = legal
+        legal = [(a, m.rules.action_to_json(a)) for a in m.legal()]
+        pairs = legal
         if self.picked:
-            near = {self.picked} | self.board.pieces_at(st, self.picked)
-            shown = [a for a in legal if places_of(m.rules.action_to_json(a)) & near] or legal
+            pairs = [(a, j) for a, j in legal if self.board.concerns(st, self.picked, j)] or legal
+        self._shown = pairs if self.picked else []
+        shown = [a for a, _ in pairs]
         targets = set()
-        for a in shown if self.picked else []:
-            targets |= places_of(m.rules.action_to_json(a))
+        for _, j in pairs if self.picked else []:
+            targets |= self.board.targets_of(st, j)
+        self._targets = targets - {self.picked}
+        if self.picked and self.aim:      # a highlighted place clicked: only what leads there is listed
+            shown = [a for a, j in pairs if self.aim in self.board.targets_of(st, j)] or shown
         self.board.show(st, self.picked, targets - {self.picked})
         opts = {}
         for a in shown:
@@ -242,35 +346,83 @@ class GamePlayView(pn.viewable.Viewer):
                 label += " "
             opts[label] = a
         self.actions.options = opts
+        self._declare(self.actions.value)
+        self._resolved()
         oc = m.rules.outcome(st)
         pos = m.rules.position(st)
         who = m.to_act
         role = {OWNER: "you hold the owner's link (both sides)", "": "watching"}.get(m.role, f"you play {m.role}")
-        line = (f"{html.escape(str(pos))} · " + (f"<b>{html.escape(str(oc))}</b>" if oc else
-                                                  f"to act: <b>{html.escape(who or '')}</b>")
+        line = (f"{html.escape(self._where_line(st, pos))} · " + (f"<b>{html.escape(str(oc))}</b>" if oc else
+                                                                 f"to act: <b>{html.escape(who or '')}</b>")
                 + f" · {html.escape(role)}")
         if m.broken:
             line += f" · <span class='broken'>read-only: {html.escape(m.broken)}</span>"
         state = "over" if oc else ("pending" if m.pending else ("replay" if m.mode == "replay" else "ready"))
-        self.status.object = (f"<span data-state='{state}' data-events='{len(m.events)}' "
+        self.status.object = (f"<span class='status' data-state='{state}' data-events='{len(m.events)}' "
                               f"data-position='{m.position}'>{line}</span>"
                               + (f"<div class='message'>{html.escape(m.message)}</div>" if m.message else ""))
         self._draw_pending()
         n = len(m.states) - 1
         self.where.object = f"<span class='replay-at' data-position='{m.position}'>action {m.position} of {n}</span>"
-        self.jump.options = {label: i for i, label in m.step_positions()}
-        self.marks.options = {f"{label} (action {p})": p for p, label in m.bookmarks()}
+        # a first entry that goes nowhere: picking the first turn or bookmark is a change, so it jumps
+        self.jump.options = {"(choose a turn and phase)": None} | {label: i for i, label in m.step_positions()}
+        self.marks.options = {"(choose a bookmark)": None} | {f"{label} (action {p})": p for p, label in m.bookmarks()}
+        self.jump.value = self.marks.value = None
+        self.act_box.visible = m.mode == "play" and bool(m.role)
+        self.replay_row.visible = m.mode == "replay"
+        if self.mode.value != m.mode:
+            self.mode.value = m.mode
         rows = m.log()[-60:]
         self.log.object = ("<table class='dice-log'><tr><th>#</th><th>action</th><th>rule</th><th>what</th>"
                            "<th>value</th><th>detail</th></tr>" + "".join(
                                f"<tr><td>{r['#']}</td><td>{html.escape(r['action'][:60])}</td><td>{html.escape(r['rule'])}</td>"
                                f"<td>{html.escape(r['label'] or r['what'])}</td><td>{html.escape(r['value'][:40])}</td>"
                                f"<td>{html.escape(r['detail'][:60])}</td></tr>" for r in rows) + "</table>")
-        if m.game_id and m.role == OWNER:
+        self._show_links()
+
+    def _where_line(self, st, pos) -> str:
+        """Turn, its date where the scenario gives one, phase, and each side's morale where it is a number
+        (e.g. 'Turn 1 · 26 Sep, Morning · phase: movement · morale allied 7, french 6')."""
+        try:
+            summary = self.model.rules.state_summary(st)
+        except VedetteError:
+            summary = {}
+        summary = summary if isinstance(summary, dict) else {}
+        label = summary.get("turn_label")
+        morale = summary.get("morale")
+        out = f"Turn {pos.turn}" + (f" · {label}" if isinstance(label, str) and label else "")
+        out += f" · phase: {pos.phase}" if pos.phase else ""
+        if isinstance(morale, dict) and morale and all(isinstance(v, int) for v in morale.values()):
+            out += " · morale " + ", ".join(f"{k} {v}" for k, v in morale.items())
+        return out
+
+    def _show_links(self):
+        """The game's links: the owner sees every side's link to hand out (and may make the game public);
+        a side's player sees which side they play; a watcher, that the game is read-only."""
+        m = self.model
+        if not m.game_id:
+            self.link.object = ("<b>Watching</b> a game that is not saved: read-only (replay only)."
+                                if m.has_game else "")
+            self.public.visible = False
+            return
+        if m.role == OWNER:
             keys = self.store.keys(m.game_id)
-            links = " · ".join(f"<a href='{html.escape(game_link('/play', m.game_id, k))}&system={m.system}'>"
-                               f"{html.escape(r)}'s link</a>" for r, k in keys.items() if r != OWNER)
-            self.link.object = f"<small>Send each player their side's link: {links}</small>"
+            items = "".join(f"<li>{html.escape(r)}: <a class='link-{html.escape(r)}' "
+                            f"href='{html.escape(game_link('/play', m.game_id, k))}'>"
+                            f"{html.escape(game_link('/play', m.game_id, k))}</a></li>" for r, k in keys.items())
+            self.link.object = ("<b>Links to this game</b> (keep the owner's link; send each player their side's "
+                                f"link; anyone with a link plays that side):<ul>{items}</ul>")
+            try:
+                public = self.store.load(m.game_id).public
+            except (KeyError, VedetteError):
+                public = False
+            if self.public.value != public:
+                self.public.param.update(value=public)
+            self.public.visible = True
+        else:
+            self.link.object = (f"You play the <b>{html.escape(m.role)}</b> side of this game." if m.role else
+                                "<b>Watching</b>: this public game is read-only for you (replay only).")
+            self.public.visible = False
 
     def _draw_pending(self):
         m = self.model
@@ -281,10 +433,13 @@ class GamePlayView(pn.viewable.Viewer):
         req = p.request
         head = pn.pane.HTML(f"<div class='pending-request' data-rule='{html.escape(req.rule)}'>"
                             f"Waiting: {html.escape(describe_request(req))}</div>", sizing_mode="stretch_width")
+        if self.board is not None:
+            self.board.show_request(m.state, req)
         if isinstance(req, Choose):
             buttons = []
             for o in req.options[:24]:
-                b = pn.widgets.Button(name=str(o)[:60], css_classes=["choice"])
+                said = {True: "yes", False: "no"}.get(o, str(o)) if isinstance(o, bool) else str(o)
+                b = pn.widgets.Button(name=said[:60], css_classes=["choice"])
                 b.on_click(lambda _, o=o: self._answer(o))
                 buttons.append(b)
             self.pending[:] = [head, pn.FlexBox(*buttons)]
@@ -300,12 +455,11 @@ class GamePlayView(pn.viewable.Viewer):
         self.pending[:] = [head, pn.Row(die, ok, roll, cancel)]
 
     def __panel__(self):
-        setup = pn.Card(pn.Row(self.system_pick, self.scenario, self.options, self.seed, self.start_b),
+        setup = pn.Card(flow(self.system_pick, self.scenario, self.options, self.seed, self.start_b),
                         pn.Row(self.upload, self.download), title="New game, import, download",
                         sizing_mode="stretch_width", collapsed=self.model.has_game)
-        act = pn.Column(self.dice, self.pending, self.actions, pn.Row(self.do_b, self.undo_b, self.clear_b), width=540)
-        replay = pn.Column(self.mode, pn.Row(self.first_b, self.prev_b, self.where, self.next_b, self.last_b),
-                           pn.Row(self.jump, self.marks), pn.Row(self.mark_name, self.mark_b))
-        return pn.Column(setup, self.status, self.refusal, pn.Row(self.board_box, act, sizing_mode="stretch_width"),
-                         replay, self.link, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width"),
+        act = pn.Column(self.dice, self.pending, self.act_box, self.odds, width=540)
+        replay = pn.Column(self.mode, self.replay_row)
+        return pn.Column(setup, self.status, self.refusal, flow(self.board_box, act),
+                         replay, self.busy_box, self.link, self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width"),
                          sizing_mode="stretch_width", css_classes=["game-play"])

@@ -19,7 +19,9 @@ from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
 from dashboards.components.tables_upload import FileLoader
 from dashboards.components.tree_plot import TreePlot, layout_tree, rule_note_for
 from dashboards.components.lazy import lazy_card
+from dashboards.components.layout import columns, flow
 from dashboards.components.tree_view import STYLESHEET as TREE_CSS
+from dashboards.components.unit_rows import RowsTable
 from engine.core.errors import VedetteError
 from engine.lob.analysis import analyse, combat_tree
 from engine.lob.board import default_board
@@ -299,10 +301,10 @@ def combat_panel(sess: LobSession):
                                  "version"])
     form = pn.Column(pn.pane.Markdown("**Set up a combat**: click the attacker's area on the map, then the "
                                       "defender's (or use the lists). The units come from the Albuera set-up."),
-                     start, clicks, pn.Row(origin_w, target_w), att_w, pn.Row(apol, dpol), rain,
+                     start, clicks, flow(origin_w, target_w), att_w, flow(apol, dpol), rain,
                      pn.pane.Markdown(POLICY_HELP), sizing_mode="stretch_width")
     tree_card.objects = [tree_bg.panel(), tree_area]
-    return pn.Column(pn.Row(pn.pane.Bokeh(amap.fig), form, sizing_mode="stretch_width"), res_bg.panel(), res_out,
+    return pn.Column(columns(pn.pane.Bokeh(amap.fig), form, basis=420), res_bg.panel(), res_out,
                      tree_card, name="Combat odds", sizing_mode="stretch_width")
 
 
@@ -332,7 +334,7 @@ def fire_panel(sess: LobSession):
                      f"<b>{fmt_pct(eff)}</b> ({_frac(eff)}) {sess.badge('fire')} {sess.badge('optional')}</p>"
                      + bars_html(rows, title="Result of one shot (4.2.1)", css_class="lob-fire-bars"))
 
-    return pn.Column(pn.Row(kind, strength, arty), pn.Row(square, approach, deployed, town, far), prefer, view,
+    return pn.Column(flow(kind, strength, arty), flow(square, approach, deployed, town, far), prefer, view,
                      name="Artillery fire", sizing_mode="stretch_width")
 
 
@@ -383,14 +385,116 @@ def custom_work(src: str, tables, apol: str, dpol: str):
     return analyse(ctx, att, dfn, pol), combat_tree(ctx, att, dfn, pol)
 
 
-def custom_panel(sess: LobSession):
-    text = pn.widgets.TextAreaInput(name="Combat (YAML)", value=EXAMPLE_COMBAT, height=260,
-                                    sizing_mode="stretch_width", css_classes=["lob-custom-text"])
-    apol = pn.widgets.Select(name="Attacker policy", options=POLICY_CHOICES, value="stay", css_classes=["lob-custom-apol"])
-    dpol = pn.widgets.Select(name="Defender policy", options=POLICY_CHOICES, value="stay")
-    out = pn.Column(sizing_mode="stretch_width", css_classes=["lob-custom-out"])
+#: the columns of the units tables of the Any combat tab (UnitSpec's fields, docs/lob.md)
+UNIT_FIELDS = {"uid": str, "kind": ("inf", "cav", "art"), "rating": int, "hits": int,
+               "cav": ("", "heavy", "light", "lancer"), "approach": str, "square": bool, "deployed": bool,
+               "arty": ("foot", "horse", "heavy", "rockets")}
+UNIT_TITLES = {"uid": "unit", "rating": "rating (1.2)", "cav": "cavalry type", "approach": "on the approach to",
+               "square": "square (4.2.2)", "deployed": "deployed", "arty": "artillery (7.2)"}
+_BLANK = {"kind": "inf", "rating": 2, "hits": 0, "cav": "", "arty": "foot"}
 
+
+def unit_row(u) -> dict:
+    """A row of the units table from a unit (a :class:`UnitSpec` of a typed combat, or a set-up unit)."""
+    return {"uid": u.uid, "kind": u.kind, "rating": u.rating, "hits": u.hits, "cav": u.cav or "",
+            "approach": u.approach or "", "square": bool(u.square), "deployed": bool(u.deployed), "arty": u.arty}
+
+
+def unit_spec(row: dict) -> dict:
+    """A units-table row as the combat description's unit (only what differs from UnitSpec's defaults)."""
+    d = {"uid": row["uid"] or "?", "kind": row["kind"], "rating": row["rating"]}
+    if row.get("hits") not in (0, "", None):
+        d["hits"] = row["hits"]
+    for k in ("cav", "approach"):
+        if row.get(k):
+            d[k] = row[k]
+    for k in ("square", "deployed"):
+        if row.get(k):
+            d[k] = True
+    if row.get("arty") not in (None, "", "foot"):
+        d["arty"] = row["arty"]
+    return d
+
+
+def combat_yaml(spec: dict) -> str:
+    """The combat description (docs/lob.md) of the form, one unit a line."""
+    import yaml
+
+    def dump(v):
+        return yaml.safe_dump(v, default_flow_style=True, sort_keys=False, width=400).split("\n...")[0].strip()
+    lines = ["# Any combat on the Albuera map (format: docs/lob.md)"]
+    for k in ("target", "origin", "attacker_side"):
+        lines.append(f"{k}: {dump(spec[k])}")
+    for k in ("attackers", "defenders"):
+        lines.append(f"{k}:")
+        lines += [f"  - {dump(u)}" for u in spec[k]]
+    for k in ("enemy_adjacent", "friendly_adjacent"):
+        if spec.get(k):
+            lines.append(f"{k}: {dump(list(spec[k]))}")
+    for k in ("charge", "rain"):
+        if spec.get(k):
+            lines.append(f"{k}: true")
+    return "\n".join(lines) + "\n"
+
+
+def custom_panel(sess: LobSession):
+    """Any combat, set up in a form: the two areas, each side's units as a table (or picked from the Albuera
+    set-up), the neighbours held by each side; the combat's YAML stays in an advanced box, in step with it.
+    The results follow every change (no button)."""
+    from engine.core.data import parse_yaml
+    from engine.lob.analysis import CombatSpec
+
+    board = sess.board
+    areas = list(board.areas)
+    first = parse_yaml(EXAMPLE_COMBAT, CombatSpec, "example")
+    text = pn.widgets.TextAreaInput(name="Combat (YAML, docs/lob.md)", value="", height=240,
+                                    sizing_mode="stretch_width", css_classes=["lob-custom-text"])
+    target = pn.widgets.Select(name="Defender's area", options=areas, value=first.target, width=170,
+                               css_classes=["lob-custom-target"])
+    origin = pn.widgets.Select(name="Attackers come from", options=sorted(board.neighbours(first.target)),
+                               value=first.origin, width=170, css_classes=["lob-custom-origin"])
+    side = pn.widgets.Select(name="Attacking side", options=["French", "Allied"], value=first.attacker_side,
+                             width=140, css_classes=["lob-custom-side"])
+    enemy_adj = pn.widgets.MultiChoice(name="Other areas next to the target held by the attackers (5.1.2)",
+                                       options=[], value=[], sizing_mode="stretch_width",
+                                       css_classes=["lob-custom-enemy-adj"])
+    friendly_adj = pn.widgets.MultiChoice(name="Areas next to the target held by the defenders (retreat routes)",
+                                          options=[], value=[], sizing_mode="stretch_width",
+                                          css_classes=["lob-custom-friendly-adj"])
+    charge = pn.widgets.Checkbox(name="cavalry charge (5.3.1)", value=first.charge)
+    rain = pn.widgets.Checkbox(name="rain squall (scenario option 5)", value=first.rain)
+    apol = pn.widgets.Select(name="Attacker policy", options=POLICY_CHOICES, value="stay", width=170,
+                             css_classes=["lob-custom-apol"])
+    dpol = pn.widgets.Select(name="Defender policy", options=POLICY_CHOICES, value="stay", width=170)
+    setup_units = {f"{u.label()} · {u.side}, area {u.area}": u.uid for u in sess.game.live()}
+    pick = pn.widgets.Select(name="A unit of the Albuera set-up", options=setup_units, width=420,
+                             css_classes=["lob-custom-pick"])
+    add_att = pn.widgets.Button(name="add to the attackers", width=190, css_classes=["lob-custom-add-att"])
+    add_dfn = pn.widgets.Button(name="add to the defenders", width=190, css_classes=["lob-custom-add-dfn"])
+    out = pn.Column(sizing_mode="stretch_width", css_classes=["lob-custom-out"])
     bg = Background()
+    guard = [False]       # set while the page itself writes into the widgets
+
+    def neighbours():
+        near = sorted(board.neighbours(target.value)) if target.value in board else []
+        return near, [a for a in near if a != origin.value]
+
+    def refresh_areas():
+        near, others = neighbours()
+        origin.options = near
+        if origin.value not in near and near:
+            origin.value = near[0]
+        near, others = neighbours()
+        enemy_adj.options = others
+        friendly_adj.options = others
+        enemy_adj.value = [a for a in enemy_adj.value if a in others]
+        friendly_adj.value = [a for a in friendly_adj.value if a in others]
+
+    def spec() -> dict:
+        return {"target": target.value, "origin": origin.value, "attacker_side": side.value,
+                "attackers": [unit_spec(r) for r in att.rows()], "defenders": [unit_spec(r) for r in dfn.rows()],
+                "enemy_adjacent": list(enemy_adj.value), "friendly_adjacent": list(friendly_adj.value),
+                "charge": charge.value, "rain": rain.value}
 
     def shown(res):
         an, tree = res
@@ -407,10 +511,83 @@ def custom_panel(sess: LobSession):
                  lambda exc: out.__setitem__(slice(None), [_error(exc)]), label="enumerating your combat…",
                  process=True)
 
-    button = pn.widgets.Button(name="Compute", button_type="primary", css_classes=["lob-custom-run"])
-    button.on_click(run)
-    sess.param.watch(lambda *_: run(), ["version"])
+    def form_changed(*_):
+        if guard[0]:
+            return
+        guard[0] = True
+        try:
+            refresh_areas()
+            text.value = combat_yaml(spec())
+        finally:
+            guard[0] = False
+        run()
+
+    def text_changed(event):       # the advanced box: the form follows the typed combat when it reads
+        if guard[0]:
+            return
+        try:
+            typed = parse_yaml(event.new, CombatSpec, "your combat") if len(event.new) <= MAX_COMBAT_TEXT else None
+        except VedetteError:
+            typed = None          # the run below names what is wrong
+        if typed is not None:
+            guard[0] = True
+            try:
+                fill(typed)
+            finally:
+                guard[0] = False
+        run()
+
+    def fill(c):
+        if c.target in board:
+            target.value = c.target
+        refresh_areas()
+        if c.origin in origin.options:
+            origin.value = c.origin
+        side.value = c.attacker_side
+        att.set_rows([unit_row(u) for u in c.attackers])
+        dfn.set_rows([unit_row(u) for u in c.defenders])
+        _, others = neighbours()
+        enemy_adj.options = others
+        friendly_adj.options = others
+        enemy_adj.value = [a for a in c.enemy_adjacent if a in others]
+        friendly_adj.value = [a for a in c.friendly_adjacent if a in others]
+        charge.value, rain.value = c.charge, c.rain
+
+    att = RowsTable(UNIT_FIELDS, [unit_row(u) for u in first.attackers], form_changed, what="attacker",
+                    css="lob-custom-att", blank={**_BLANK, "uid": "attacker"}, titles=UNIT_TITLES)
+    dfn = RowsTable(UNIT_FIELDS, [unit_row(u) for u in first.defenders], form_changed, what="defender",
+                    css="lob-custom-def", blank={**_BLANK, "uid": "defender"}, titles=UNIT_TITLES)
+
+    def add_from_setup(table):
+        u = next((x for x in sess.game.live() if x.uid == pick.value), None)
+        if u is not None:
+            table.append({**unit_row(u), "approach": "", "square": False})
+
+    add_att.on_click(lambda *_: add_from_setup(att))
+    add_dfn.on_click(lambda *_: add_from_setup(dfn))
+    for w in (target, origin, side, enemy_adj, friendly_adj, charge, rain):
+        w.param.watch(form_changed, "value")
+    for w in (apol, dpol):
+        w.param.watch(run, "value")
+    text.param.watch(text_changed, "value")
+    sess.param.watch(run, ["version"])
+    guard[0] = True
+    refresh_areas()
+    text.value = EXAMPLE_COMBAT
+    guard[0] = False
     run()
-    return pn.Column(pn.pane.Markdown("Describe any combat (units, approach, squares, hits) and compute it exactly."),
-                     text, pn.Row(apol, dpol, button), bg.panel(), out, name="Any combat",
-                     sizing_mode="stretch_width")
+    advanced = pn.Card(text, title="Advanced: the same combat as YAML (docs/lob.md)", collapsed=True,
+                       sizing_mode="stretch_width", css_classes=["lob-custom-advanced"])
+    form = pn.Column(
+        pn.pane.Markdown("**Any combat** on the Albuera map: pick the two areas, then each side's units (type in "
+                         "the tables, or add units of the Albuera set-up). The odds follow every change.",
+                         sizing_mode="stretch_width"),
+        flow(target, origin, side, apol, dpol),
+        pn.pane.HTML("<b>Attackers</b>", margin=(4, 5, 0, 5)), att.panel(),
+        pn.pane.HTML("<b>Defenders</b>", margin=(4, 5, 0, 5)), dfn.panel(),
+        flow(pick, add_att, add_dfn),
+        enemy_adj, friendly_adj, flow(charge, rain), advanced, sizing_mode="stretch_width")
+    col = pn.Column(form, bg.panel(), out, name="Any combat", sizing_mode="stretch_width")
+    col._tables = (att, dfn)      # handles for the view-model tests
+    col._text = text
+    return col

@@ -18,6 +18,8 @@ from dashboards.components.provenance import badge, badge_html, STYLESHEET as BA
 from dashboards.components.tables_upload import FileLoader
 from dashboards.components.tree_plot import TreeLayout, TreePlot, layout_tree, rule_note_for
 from dashboards.components.tree_view import STYLESHEET as TREE_CSS
+from dashboards.components.layout import columns, flow
+from dashboards.components.unit_rows import RowsTable
 from engine.core.errors import VedetteError
 from engine.core.procedure import enumerate_tree
 from engine.tbf.board import default_board
@@ -197,35 +199,205 @@ def check_panel(sess: TbfSession):
 
 
 # ---------------------------------------------------------------------------------------------------
+#: the columns of the charge's defenders table: one row per unit; rows with the same hex are one target hex
+TARGET_FIELDS = {"hex": str, "name": str, "fv": int, "mf": int, "status": ("normal", "fatigued", "routed"),
+                 "rout_to": str}
+TARGET_TITLES = {"hex": "target hex", "fv": "FV", "mf": "MF", "status": "status (4.2.4)",
+                 "rout_to": "routs to (hex)"}
+
+
+def charge_targets(rows: list[dict]) -> list[dict]:
+    """The CHARGE file's ``targets`` from the defenders table: the hexes in the order they first appear, each
+    with its units; the hex's ``rout_to`` is the first one typed on its rows."""
+    out: dict[str, dict] = {}
+    for r in rows:
+        h = str(r.get("hex") or "").strip()
+        t = out.setdefault(h, {"hex": h, "units": []})
+        u = {"name": r.get("name") or "?", "fv": r.get("fv"), "mf": r.get("mf")}
+        if r.get("status") not in (None, "", "normal"):
+            u["status"] = r["status"]
+        t["units"].append(u)
+        if r.get("rout_to") and "rout_to" not in t:
+            t["rout_to"] = str(r["rout_to"]).strip()
+    return list(out.values())
+
+
+def target_rows(targets) -> list[dict]:
+    """The defenders table's rows from a CHARGE file's ``targets`` (the inverse of :func:`charge_targets`)."""
+    rows = []
+    for t in targets or []:
+        for k, u in enumerate(t.get("units") or []):
+            rows.append({"hex": str(t.get("hex", "")), "name": u.get("name", ""), "fv": u.get("fv"),
+                         "mf": u.get("mf"), "status": u.get("status", "normal"),
+                         "rout_to": str(t.get("rout_to") or "") if k == 0 else ""})
+    return rows
+
+
+def charge_yaml(spec: dict) -> str:
+    """The CHARGE file (docs/tbf.md) of the form, one unit a line."""
+    import yaml
+
+    def dump(v):
+        return yaml.safe_dump(v, default_flow_style=True, sort_keys=False, width=400).split("\n...")[0].strip()
+    lines = ["# A charge set up in the form (format: docs/tbf.md)", f"charger: {dump(spec['charger'])}",
+             f"path: {dump(spec['path'])}", "targets:"]
+    for t in spec["targets"]:
+        head = {k: v for k, v in t.items() if k != "units"}
+        lines.append(f"  - {dump(head)[:-1]}, units: [" if head else "  - {units: [")
+        lines[-1] = lines[-1].replace("{, units", "{units")
+        lines += [f"      {dump(u)}," for u in t["units"]]
+        lines[-1] = lines[-1].rstrip(",")
+        lines.append("    ]}")
+    lines.append(f"melee: {'true' if spec.get('melee', True) else 'false'}")
+    return "\n".join(lines) + "\n"
+
+
+_FORM_KEYS = {"charger", "path", "targets", "melee"}
+
+
 def charge_panel(sess: TbfSession):
-    text = pn.widgets.TextAreaInput(label="CHARGE (YAML)", value=EXAMPLE_CHARGE, height=330,
-                                    css_classes=["tbf-charge-text"])
-    policy = pn.widgets.Select(label="Defenders' counter and reaction charges", options=list(POLICIES),
-                               value="aggressive")
-    use_map = pn.widgets.Checkbox(label="check terrain and LOS on the Dürenstein map", value=True)
-    go = pn.widgets.Button(label="Compute the charge tree", css_classes=["tbf-charge-go"], width=260)
+    """A charge set up in a form: the charger (a cavalry unit of the set-up or typed in), its hex, facing and
+    path, the defenders as a table (one row per unit, grouped by hex); the CHARGE YAML stays in an advanced
+    box, in step with it. The tree follows every change (no button)."""
+    from engine.tbf.scenario import default_scenario, initial_state
+
+    sc = default_scenario()
+    st0 = initial_state(sc)
+    grid = sc.board.grid
+    dirs = list(grid.direction_names)
+    first = parse_charge_text(EXAMPLE_CHARGE)
+    ch = first["charger"]
+    at = {p.id: p for p in st0.on_map()}
+    cav = {f"{sc.units[pid].name} ({sc.units[pid].side}, {p.hex})": pid for pid, p in at.items()
+           if pid in sc.units and getattr(sc.units[pid], "kind", "") == "cavalry"}
+    anyone = {f"{sc.units[pid].name} ({sc.units[pid].side}, {p.hex})": pid for pid, p in at.items()
+              if pid in sc.units and not sc.is_leader(pid) and hasattr(sc.units[pid], "mf")}
+    w = pn.widgets
+    pick_charger = w.Select(name="Charger from the Dürenstein set-up", options={"(as typed below)": ""} | cav,
+                            value="", width=330, css_classes=["tbf-charge-pick"])
+    name = w.TextInput(name="charger", value=ch["name"], width=200, css_classes=["tbf-charge-name"])
+    hex0 = w.TextInput(name="in hex", value=str(ch["hex"]), width=90, css_classes=["tbf-charge-hex"])
+    facing = w.Select(name="facing", options=dirs, value=ch["facing"], width=90, css_classes=["tbf-charge-facing"])
+    fv = w.IntInput(name="FV", value=ch["fv"], start=0, end=9, width=80, css_classes=["tbf-charge-fv"])
+    mf = w.IntInput(name="MF", value=ch["mf"], start=0, end=9, width=80)
+    ma = w.IntInput(name="MA", value=ch["ma"], start=0, end=20, width=80)
+    path = w.TextInput(name="path (hexes from the charger; the last is the first target, 6.2.8 C)",
+                       value=" ".join(first["path"]), width=420, css_classes=["tbf-charge-path"])
+    melee = w.Checkbox(name="melee after the charge (6.2.10)", value=bool(first.get("melee", True)))
+    policy = w.Select(name="Defenders' counter and reaction charges", options=list(POLICIES), value="aggressive",
+                      width=300)
+    use_map = w.Checkbox(name="check terrain and LOS on the Dürenstein map", value=True)
+    pick_def = w.Select(name="A unit of the set-up", options=anyone, width=330, css_classes=["tbf-charge-pick-def"])
+    add_def = w.Button(name="add to the defenders", width=190, css_classes=["tbf-charge-add-def"])
+    text = w.TextAreaInput(name="CHARGE (YAML, docs/tbf.md)", value=EXAMPLE_CHARGE, height=300,
+                           sizing_mode="stretch_width", css_classes=["tbf-charge-text"])
     out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-out"])
     tree_area = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-tree"])
-
     bg = Background()
+    guard = [False]
+
+    def spec() -> dict:
+        return {"charger": {"name": name.value or "charger", "hex": hex0.value.strip(), "facing": facing.value,
+                            "fv": fv.value, "mf": mf.value, "ma": ma.value},
+                "path": path.value.replace(",", " ").split(), "targets": charge_targets(targets.rows()),
+                "melee": melee.value}
 
     def show(parts):
         out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} " + parts[0])]
         tree_area[:] = [TreePlot(parts[1])]
 
-    def compute(_=None, process: bool = True):
+    def compute(*_, process: bool = True):
         work = partial(charge_work, text.value, sess.tables, use_map.value, policy.value)
         bg.start(work, show, lambda exc: out.__setitem__(slice(None), [_error(exc)]),
                  label="computing the charge tree…", process=process)
 
-    go.on_click(compute)
-    sess.param.watch(lambda *_: compute(), "tables")
-    policy.param.watch(lambda *_: compute(), "value")       # the choices recompute at once; the YAML on its button
-    use_map.param.watch(lambda *_: compute(), "value")
-    compute(process=False)      # the page's own small example: a pool thread is enough
-    return pn.Column(pn.Row(pn.Column(text, policy, use_map, go, bg.panel(), width=420), out,
-                            sizing_mode="stretch_width"), tree_area, sizing_mode="stretch_width", name="Charge")
+    def form_changed(*_):
+        if guard[0]:
+            return
+        guard[0] = True
+        try:
+            text.value = charge_yaml(spec())
+        finally:
+            guard[0] = False
+        compute()
 
+    def fill(d: dict):
+        c = d.get("charger") or {}
+        name.value = str(c.get("name", ""))
+        hex0.value = str(c.get("hex", ""))
+        if str(c.get("facing", "")).upper() in [x.upper() for x in dirs]:
+            facing.value = next(x for x in dirs if x.upper() == str(c["facing"]).upper())
+        for wdg, k in ((fv, "fv"), (mf, "mf"), (ma, "ma")):
+            if isinstance(c.get(k), int):
+                wdg.value = c[k]
+        path.value = " ".join(str(h) for h in d.get("path") or [])
+        targets.set_rows(target_rows(d.get("targets")))
+        melee.value = bool(d.get("melee", True))
+
+    def text_changed(event):     # the advanced box: the form follows a typed charge it can show
+        if guard[0]:
+            return
+        try:
+            d = parse_charge_text(event.new)
+        except VedetteError:
+            d = None             # the run below names what is wrong
+        if isinstance(d, dict) and set(d) <= _FORM_KEYS and isinstance(d.get("charger"), dict) \
+                and isinstance(d.get("targets"), list) and all(isinstance(t, dict) for t in d["targets"]):
+            guard[0] = True
+            try:
+                fill(d)
+            except (TypeError, ValueError, AttributeError):
+                pass
+            finally:
+                guard[0] = False
+        compute()
+
+    def charger_picked(event):
+        pid = event.new
+        if not pid:
+            return
+        u, p = sc.units[pid], at[pid]
+        guard[0] = True
+        try:
+            name.value, hex0.value, facing.value = u.name, p.hex, dirs[p.facing]
+            fv.value, mf.value, ma.value = u.fv, u.mf, u.ma
+        finally:
+            guard[0] = False
+        form_changed()
+
+    def add_defender(*_):
+        pid = pick_def.value
+        if pid in at:
+            u, p = sc.units[pid], at[pid]
+            targets.append({"hex": p.hex, "name": u.name, "fv": u.fv, "mf": u.mf, "status": p.status
+                            if p.status in TARGET_FIELDS["status"] else "normal", "rout_to": ""})
+
+    targets = RowsTable(TARGET_FIELDS, target_rows(first["targets"]), form_changed, what="defender",
+                        css="tbf-charge-targets", blank={"fv": 3, "mf": 4, "status": "normal"}, titles=TARGET_TITLES,
+                        max_rows=MAX_DEFENDERS)
+    pick_charger.param.watch(charger_picked, "value")
+    add_def.on_click(add_defender)
+    for wdg in (name, hex0, facing, fv, mf, ma, path, melee):
+        wdg.param.watch(form_changed, "value")
+    for wdg in (policy, use_map):
+        wdg.param.watch(compute, "value")
+    text.param.watch(text_changed, "value")
+    sess.param.watch(compute, "tables")
+    compute(process=False)      # the page's own small example: a pool thread is enough
+    advanced = pn.Card(text, title="Advanced: the same charge as YAML (docs/tbf.md; reactors, path costs…)",
+                       collapsed=True, sizing_mode="stretch_width", css_classes=["tbf-charge-advanced"])
+    form = pn.Column(
+        pn.pane.Markdown("**A cavalry charge** (6.2.8): the charger, its straight path and the units in each target "
+                         "hex; the exact tree follows every change.", sizing_mode="stretch_width", margin=(0, 5)),
+        flow(pick_charger, name, hex0, facing, fv, mf, ma), path,
+        pn.pane.HTML("<b>Defenders</b> <small>(one row per unit; rows with the same hex are one target, in the "
+                     "order charged, 6.2.8 G)</small>", margin=(4, 5, 0, 5), sizing_mode="stretch_width"),
+        targets.panel(), flow(pick_def, add_def), flow(melee, use_map), policy, advanced,
+        sizing_mode="stretch_width")
+    col = pn.Column(columns(form, pn.Column(bg.panel(), out, sizing_mode="stretch_width"), basis=440), tree_area,
+                    sizing_mode="stretch_width", name="Charge")
+    col._targets, col._text, col._charger = targets, text, (pick_charger, name, hex0, facing, fv, mf, ma, path)
+    return col
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -214,3 +214,74 @@ def test_a_page_says_connection_lost_when_the_server_goes_away(page: Page, app_s
         expect(banner).to_contain_text("Connection lost — reload")
     finally:
         app_server.start()   # the other browser tests of this session go on with a running server
+
+
+# -- the other systems' pages, every tab (issue 17.3) -----------------------------------------------------------
+#: page -> (what shows once it has rendered, the tabs to open in turn and what each shows once computed)
+SYSTEM_PAGES = {
+    "/lob": (".lob-result", [("Any combat", ".lob-custom-out .lob-result"), ("Artillery fire", ".lob-fire-effect"),
+                             ("Command points", ".lob-cp-french")]),
+    "/tbf": (".tbf-check-result", [("Charge", ".tbf-total"), ("Fire", ".tbf-fire-bars"), ("Melee", ".tbf-melee-bars"),
+                                   ("Map and LOS", ".tbf-los"), ("Situation", ".tbf-piece")]),
+    "/bc": (".bc-results", [("Skill checks", ".bc-check-table"), ("Cube cup", ".bc-cup"),
+                            ("Demonstration battle", ".bc-tally"), ("Deck and files", ".bc-deck")]),
+}
+
+
+def _open_tab(page: Page, tab: str, ready: str) -> None:
+    page.locator(".bk-tab").filter(has_text=tab).first.click()
+    expect(page.locator(ready).first).to_be_visible(timeout=60_000)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("route", list(SYSTEM_PAGES))
+def test_every_tab_of_the_system_pages_fits(page: Page, app_url: str, shots: Path, route: str, width: int):
+    first, tabs = SYSTEM_PAGES[route]
+    _open(page, app_url + route, width)
+    expect(page.locator(first).first).to_be_visible(timeout=60_000)
+    wait_ready(page)
+    name = route.strip("/")
+    check_layout(page, shots, f"{name}-first-{width}")
+    for tab, ready in tabs:
+        _open_tab(page, tab, ready)
+        check_layout(page, shots, f"{name}-{tab.replace(' ', '_').lower()}-{width}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_charts_page_fits_for_every_chart_file(page: Page, app_url: str, shots: Path, width: int):
+    _open(page, app_url + "/charts", width)
+    pick = page.locator(".charts-pick select").first
+    expect(pick).to_be_visible(timeout=60_000)
+    expect(page.locator(".charts-summary .charts-badge").first).to_be_visible(timeout=60_000)
+    wait_ready(page)
+    for value in pick.locator("option").evaluate_all("(os) => os.map(o => o.value)"):
+        pick.select_option(value)
+        expect(page.locator(".charts-tabs .bk-tab").first).to_be_visible(timeout=30_000)
+        expect(page.locator(".charts-tabs .tabulator").first).to_be_visible(timeout=30_000)
+        check_layout(page, shots, f"charts-{value}-{width}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_tree_and_balance_pages_fit(page: Page, app_url: str, shots: Path, width: int):
+    _open(page, app_url + "/tree", width)
+    expect(page.locator(".tree-shown").first).to_be_attached(timeout=60_000)
+    wait_ready(page)
+    check_layout(page, shots, f"tree-{width}")
+    _open(page, app_url + "/balance", width)
+    expect(page.locator(".run-study button")).to_be_visible(timeout=60_000)
+    wait_ready(page)
+    check_layout(page, shots, f"balance-{width}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("system", ["lob", "tbf", "bc"])
+def test_play_page_of_every_system_fits(page: Page, app_url: str, shots: Path, system: str, width: int):
+    _open(page, f"{app_url}/play?system={system}", width)
+    start = page.locator(".start-game button")
+    expect(start).to_be_visible(timeout=60_000)
+    wait_ready(page)
+    check_layout(page, shots, f"play-{system}-before-{width}")
+    start.click()
+    expect(page.locator(".status-line [data-state='ready'][data-events='0']")).to_be_attached(timeout=90_000)
+    expect(page.locator(".action-list select option").first).to_be_attached(timeout=30_000)
+    check_layout(page, shots, f"play-{system}-{width}")

@@ -26,10 +26,21 @@ def test_lob_custom_combat(page: Page, app_url: str):
     expect(out).to_be_visible(timeout=30_000)
     # infantry 3 vs infantry 3 on the approach, both stay: a fixed exact number from the engine
     expect(out).to_have_attribute("data-taken", "95188895/725594112")
+    # a cell of the defenders' table typed in: the result follows, no button (issue 17.6)
+    cell = page.locator(".lob-custom-def .tabulator-row").first.locator(".tabulator-cell[tabulator-field='rating']")
+    expect(cell).to_have_text("3", timeout=30_000)
+    cell.click()
+    editor = cell.locator("input")
+    expect(editor).to_be_visible(timeout=10_000)
+    editor.fill("1")
+    editor.press("Enter")
+    expect(out).not_to_have_attribute("data-taken", "95188895/725594112", timeout=30_000)
+    # the advanced box: a typed combat the engine refuses shows one line, naming what is wrong
+    page.locator(".lob-custom-advanced .card-header").first.click()
     box = page.locator(".lob-custom-text textarea").first
     box.fill("target: '16'\norigin: Albuera\nattackers: [{uid: A, kind: inf, rating: 3}]\n"
              "defenders: [{uid: D, kind: inf, rating: 3, approach: Albuera}]\n")
-    page.locator(".lob-custom-run button").first.click()
+    box.press("Tab")
     expect(page.locator(".lob-error").first).to_be_visible(timeout=20_000)
 
 
