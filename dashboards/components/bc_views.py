@@ -402,10 +402,11 @@ def zone_map_svg(st) -> str:
             b = u.block
             label = f"{u.id} {b.kind.replace('_', ' ')} s{b.skill} {b.state}{' (lead)' if i == 0 else ''}"
             bz = ",".join(sorted(battle_zones(st, u)))
-            lines.append(f"<rect x='{x + 6}' y='{y + 24 + i * 24}' width='{W - 12}' height='20' rx='3' "
+            lines.append(f"<g class='bc-block' data-block='{html.escape(u.id)}'>"
+                         f"<rect x='{x + 6}' y='{y + 24 + i * 24}' width='{W - 12}' height='20' rx='3' "
                          f"fill='{SIDE_FILL[u.side]}'><title>Battle Zones: {html.escape(bz or 'none')}</title></rect>"
                          f"<text x='{x + 10}' y='{y + 38 + i * 24}' font-size='10' "
-                         f"fill='{'#fff' if u.side == 'french' else '#000'}'>{html.escape(label)}</text>")
+                         f"fill='{'#fff' if u.side == 'french' else '#000'}'>{html.escape(label)}</text></g>")
         for h in hqs:
             lines.append(f"<text x='{x + 6}' y='{y + H - 8}' font-size='10'>{html.escape(h.id)} "
                          f"({h.hq.kind.upper()}, {h.hq.state})</text>")

@@ -1,0 +1,50 @@
+"""Records of bot games stopped where the side to act may attack (for the odds panel's tests, issue 15.2).
+
+:func:`record_until` plays a system's random bot from a fixed seed, one action at a time, and stops at the
+first position where ``wanted(rules, state, action)`` holds for a legal action; it returns the record
+(which the play page imports) and that action. Made at test time from the engine itself, so a change of
+the rules never leaves a stale file behind.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from engine.core.game import Session, system_of
+
+
+def kind_of(rules, action) -> str:
+    j = rules.action_to_json(action)
+    return str(j.get("type") or j.get("kind") or "")
+
+
+def record_until(system: str, wanted: Callable[[Any, Any, Any], bool], seed: int = 1, bot_seed: int = 3,
+                 limit: int = 1500):
+    """(record, state, action, rules): the game up to the first position with a wanted legal action."""
+    rules = system_of(system)
+    sess = Session.new(rules, None, (), seed)
+    bot = rules.bots()["random"](seed=bot_seed)
+    for _ in range(limit):
+        legal = sess.legal_actions()
+        if not legal:
+            break
+        hits = [a for a in legal if wanted(rules, sess.state, a)]
+        if hits:
+            return sess.record, sess.state, hits[0], rules
+        a = bot.choose_action(rules, sess.state, legal)
+        sess.act(a, chooser=lambda req: bot.choose(req, sess.state))
+    raise AssertionError(f"no wanted action in {limit} actions of a {system} bot game")
+
+
+def tbf_long_range_artillery_fire(rules, state, action) -> bool:
+    """A fire by one artillery unit of FF 4 at 4 hexes, with no DRM and no column shift (the case the
+    tests work out by hand)."""
+    if kind_of(rules, action) != "fire" or state.impulse is None or state.impulse.segment != "offensive_fire":
+        return False
+    from engine.tbf.protocol import _fire_setup
+    try:
+        s = _fire_setup(state.game, action.units, action.target, False)
+    except Exception:  # noqa: BLE001 - not a legal fire set-up: not the case wanted
+        return False
+    return (len(s.firers) == 1 and s.firers[0].kind == "artillery" and s.firers[0].ff == 4
+            and s.firers[0].range == 4 and s.drm == 0 and s.terrain_drm == 0 and not s.modifiers
+            and s.shift == 0 and not s.night)
