@@ -103,47 +103,63 @@ def _compute_enemy_zoc(state: GameState, side: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@lru_cache(maxsize=None)
+class _BoardIndex:
+    """What the rules look up again and again on one board (boards are immutable): on-map neighbours and
+    cube coordinates made at once; ZOC hexes and combat adjacency filled in as they are asked (a value
+    once stored never changes, so threads sharing it at worst compute one twice)."""
+
+    __slots__ = ("nbrs", "nbr_sets", "cubes", "zoc", "combat")
+
+    def __init__(self, board: Board):
+        self.nbrs = {h: tuple(board.neighbours(h)) for h in board.hexes}
+        self.nbr_sets = {h: frozenset(n) for h, n in self.nbrs.items()}
+        self.cubes = {h: board.grid.to_cube(h) for h in board.hexes}
+        self.zoc: dict = {}
+        self.combat: dict = {}
+
+
+@lru_cache(maxsize=64)
+def _index(board: Board) -> _BoardIndex:
+    # bounded: a board with Fieldworks (Fuentes 14.2) is a board of its own, one per set of markers
+    return _BoardIndex(board)
+
+
 def _zoc_of(board: Board, h: str) -> frozenset[str]:
-    return board.zoc_of(h)
-
-
-_NBRS: dict = {}
+    z = _index(board).zoc
+    out = z.get(h)
+    if out is None:
+        out = z[h] = frozenset(board.zoc_of(h))
+    return out
 
 
 def neighbours_map(board: Board) -> dict:
     """hex -> tuple of on-map neighbours, computed once per (immutable) board."""
-    m = _NBRS.get(board)
-    if m is None:
-        m = _NBRS[board] = {h: tuple(board.neighbours(h)) for h in board.hexes}
-    return m
+    return _index(board).nbrs
 
 
-@lru_cache(maxsize=None)
 def neighbour_set(board: Board, h: str) -> frozenset[str]:
-    return frozenset(neighbours_map(board)[h])
+    return _index(board).nbr_sets[h]
 
 
 def adjacent(board: Board, a: str, b: str) -> bool:
-    return b in neighbour_set(board, a)
-
-
-_CUBES: dict = {}
+    return b in _index(board).nbr_sets[a]
 
 
 def distance(board: Board, a: str, b: str) -> int:
-    """Hex distance, with the label parsing cached per board (boards are immutable)."""
-    cubes = _CUBES.get(board)
-    if cubes is None:
-        cubes = _CUBES[board] = {h: board.grid.to_cube(h) for h in board.hexes}
+    """Hex distance, with the label parsing done once per board (boards are immutable)."""
+    cubes = _index(board).cubes
     qa, ra, sa = cubes[a]
     qb, rb, sb = cubes[b]
     return max(abs(qa - qb), abs(ra - rb), abs(sa - sb))
 
 
-@lru_cache(maxsize=None)
 def _combat_adjacent(board: Board, a: str, b: str, bridge: bool) -> bool:
-    return board.adjacent_for_combat(a, b, bridge)
+    c = _index(board).combat
+    key = (a, b, bridge)
+    out = c.get(key)
+    if out is None:
+        out = c[key] = board.adjacent_for_combat(a, b, bridge)
+    return out
 
 
 def in_enemy_zoc(state: GameState, uid: str) -> bool:
@@ -238,8 +254,24 @@ def _step_cost(state: GameState, board: Board, a: str | None, b: str) -> int | N
     return _step_cost_cached(board, state.scenario.tables, a, b)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=64)
+def _step_costs(board: Board, tables) -> dict:
+    """(a, b) -> cost of the step, filled in as asked, for one board and tables file (bounded in number)."""
+    return {}
+
+
+_NO_COST = object()
+
+
 def _step_cost_cached(board: Board, tables, a: str | None, b: str) -> int | None:
+    table = _step_costs(board, tables)
+    c = table.get((a, b), _NO_COST)
+    if c is _NO_COST:
+        c = table[(a, b)] = _compute_step_cost(board, tables, a, b)
+    return c
+
+
+def _compute_step_cost(board: Board, tables, a: str | None, b: str) -> int | None:
     if b in board.prohibited:
         return None
     tm = tables.terrain_movement(board.terrain(b))

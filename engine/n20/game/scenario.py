@@ -417,12 +417,10 @@ def load_scenario(scenario_id: str, tables: str | None = None) -> Scenario:
 
     ``tables`` replaces the scenario's charts with a user's tables file of the same edition.
     """
-    key = (scenario_id, tables)
-    sc = _BY_ID.get(key)
-    if sc is None:
-        sc = _load(str(scenario_path(scenario_id)), tables)
-        _BY_ID[key] = sc
-    return sc
+    return _by_id(scenario_id, tables)
 
 
-_BY_ID: dict = {}
+@lru_cache(maxsize=32)
+def _by_id(scenario_id: str, tables: str | None) -> Scenario:
+    # bounded, keyed by the ids (each user's tables file is a key of its own); thread-safe
+    return _load(str(scenario_path(scenario_id)), tables)

@@ -8,11 +8,12 @@ need (forced march 12.3, battles fought 13.0, reinforcements entered per hex 11.
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property, lru_cache
+from functools import lru_cache
+from types import MappingProxyType
 
 from engine.core.errors import VedetteError
-from engine.core.values import cached_hash_repr
 
 from .scenario import Scenario, load_scenario
 from .types import Side, Status, Step, other
@@ -113,9 +114,13 @@ class Battle:
             raise VedetteError(f"a battle needs 'attackers' and 'defenders' lists, got {d!r}") from None
 
 
-@cached_hash_repr
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GameState:
+    """A whole game position, a value. Besides the fields of the rules, it carries indexes derived from
+    them when it is made (the scenario, the board with Fieldworks, units by id, who stands where, the
+    hash): they are part of the value, never compared (they follow from the fields) and never written
+    after construction."""
+
     scenario_id: str
     tables_file: str | None
     options: tuple[str, ...]
@@ -159,37 +164,26 @@ class GameState:
     result: tuple | None = None              # (winner or "draw", level, reason)
     last: tuple = ()                         # short log of the last action's notes
 
+    # ---- derived at construction (see _derive): not init arguments, not compared, not in repr ----------
+    scenario: Scenario = field(init=False, repr=False, compare=False)
+    board: object = field(init=False, repr=False, compare=False)    # the map with Fieldworks (Fuentes 14.2)
+    by_id: Mapping = field(init=False, repr=False, compare=False)   # unit id -> UnitState
+    occupants: Mapping = field(init=False, repr=False, compare=False)   # hex -> ids of the units on the map there
+    _units_hash: int = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        _derive(self.__dict__, None, None)
+
     # ---- lookups -----------------------------------------------------------------------------------
-    @cached_property
-    def scenario(self) -> Scenario:
-        return load_scenario(self.scenario_id, self.tables_file)
-
-    @cached_property
-    def board(self):
-        """The map, with Fieldworks markers as Redoubt hexes (Fuentes 14.2)."""
-        return board_with_fieldworks(self.scenario.board, self.fieldworks)
-
     def has(self, option: str) -> bool:
         return option in self.options
-
-    @cached_property
-    def by_id(self) -> dict[str, UnitState]:
-        return {u.id: u for u in self.units}
 
     def unit(self, uid: str) -> UnitState:
         try:
             return self.by_id[uid]
         except KeyError:
             raise VedetteError(f"no unit {uid!r} in this game") from None
-
-    @cached_property
-    def occupants(self) -> dict[str, tuple[str, ...]]:
-        """hex -> ids of the units on the map there."""
-        out: dict[str, list[str]] = {}
-        for u in self.units:
-            if u.status == "map" and u.hex:
-                out.setdefault(u.hex, []).append(u.id)
-        return {h: tuple(v) for h, v in out.items()}
 
     def morale_of(self, side: str) -> int:
         return dict(self.morale)[side]
@@ -203,9 +197,7 @@ class GameState:
         return self.result is not None
 
     def with_units(self, changes: dict[str, UnitState]) -> "GameState":
-        if not changes:
-            return self
-        return evolve(self, units=tuple(changes.get(u.id, u) for u in self.units))
+        return with_units(self, changes)
 
     def with_morale(self, values: dict[str, int]) -> "GameState":
         m = dict(self.morale)
@@ -247,31 +239,85 @@ class GameState:
         }
 
 
-_FIELDS = tuple(f.name for f in fields(GameState))
-_HASHED = operator.attrgetter(*(f for f in _FIELDS if f != "units"))
-_UNIT_KEY = operator.attrgetter("id", "status", "hex", "moved")
+_FIELDS = tuple(f.name for f in fields(GameState) if f.init)
+_DERIVED = tuple(f.name for f in fields(GameState) if not f.init)
+_SCALARS = operator.itemgetter(*(f for f in _FIELDS if f != "units"))   # of a state's __dict__
+_UNIT_KEY = operator.attrgetter("status", "hex", "moved")
 
 
-def _state_hash(self: GameState) -> int:
-    """A state's hash, computed once (the memo side table looks states up by value): every field but the
-    units, and of each unit where it is; equal states hash alike (units differing in other markers only
-    are told apart by equality)."""
-    h = self.__dict__.get("_hash")
-    if h is None:
-        h = hash((_HASHED(self), tuple(map(_UNIT_KEY, self.units))))
-        object.__setattr__(self, "_hash", h)
-    return h
+def _unit_hash(i: int, u: UnitState) -> int:
+    return hash((i, u.id, *_UNIT_KEY(u)))
 
 
-GameState.__hash__ = _state_hash
+_MASK = (1 << 61) - 1
+
+
+def _occupants(units) -> Mapping:
+    out: dict[str, list[str]] = {}
+    for u in units:
+        if u.status == "map" and u.hex:
+            out.setdefault(u.hex, []).append(u.id)
+    return MappingProxyType({h: tuple(v) for h, v in out.items()})
+
+
+def _derive(d: dict, old: dict | None, changes: dict | None) -> None:
+    """Fill in the derived entries of a new state's ``d`` (its instance dictionary, while it is made).
+    ``old``/``changes``: the state it is a copy of and what changed, so what did not change is shared.
+
+    The hash is every field but the units, and of the units their sum of (place, id, status, hex, moved)
+    hashes, so a change of a few units updates it without visiting the others; equal states hash alike
+    (states whose units differ in other markers only are told apart by equality)."""
+    keys = changes.keys() if changes is not None else None
+    if old is not None and not (keys & {"scenario_id", "tables_file"}):
+        sc = d["scenario"] = old["scenario"]
+    else:
+        sc = d["scenario"] = load_scenario(d["scenario_id"], d["tables_file"])
+    if old is not None and not (keys & {"scenario_id", "tables_file", "fieldworks"}):
+        d["board"] = old["board"]
+    else:
+        d["board"] = board_with_fieldworks(sc.board, d["fieldworks"])
+    units = d["units"]
+    if old is None or "units" in keys:
+        d["by_id"] = MappingProxyType({u.id: u for u in units})
+        d["occupants"] = _occupants(units)
+        d["_units_hash"] = sum(_unit_hash(i, u) for i, u in enumerate(units)) & _MASK
+    else:
+        d["by_id"] = old["by_id"]
+        d["occupants"] = old["occupants"]
+        d["_units_hash"] = old["_units_hash"]
+    d["_hash"] = hash((_SCALARS(d), d["_units_hash"]))
+
+
+def _state_eq(self: GameState, other) -> bool:
+    if self is other:
+        return True
+    if type(other) is not GameState:
+        return NotImplemented
+    if self._hash != other._hash:
+        return False
+    a, b = self.__dict__, other.__dict__
+    return all(a[k] == b[k] for k in _FIELDS)
+
+
+def _state_reduce(self: GameState):
+    # pickled and copied by its fields: the derived entries are made again where it is loaded (a
+    # string's hash differs between processes)
+    return _rebuild, (tuple(self.__dict__[k] for k in _FIELDS),)
+
+
+def _rebuild(values: tuple) -> GameState:
+    return GameState(**dict(zip(_FIELDS, values)))
+
+
+GameState.__hash__ = lambda self: self._hash
+GameState.__eq__ = _state_eq
+GameState.__reduce__ = _state_reduce
 _FIELDSET = frozenset(_FIELDS)
-_KEEP_SCENARIO = frozenset({"scenario_id", "tables_file"})
-_KEEP_BOARD = frozenset({"scenario_id", "tables_file", "fieldworks"})
 
 
 def evolve(state: GameState, **changes) -> GameState:
-    """A copy of ``state`` with ``changes`` (like :func:`dataclasses.replace`, much faster, and keeping the
-    cached scenario, board and unit lookups when what they depend on is unchanged)."""
+    """A copy of ``state`` with ``changes`` (like :func:`dataclasses.replace`, much faster: the derived
+    entries that do not depend on what changed are shared with ``state``)."""
     bad = changes.keys() - _FIELDSET
     if bad:
         raise TypeError(f"GameState has no field(s) {sorted(bad)}")
@@ -281,15 +327,41 @@ def evolve(state: GameState, **changes) -> GameState:
     for k in _FIELDS:
         d[k] = old[k]
     d.update(changes)
-    keys = changes.keys()
-    if "scenario" in old and not (_KEEP_SCENARIO & keys):
-        d["scenario"] = old["scenario"]
-    if "board" in old and not (_KEEP_BOARD & keys):
-        d["board"] = old["board"]
-    if "units" not in keys:
-        for k in ("by_id", "occupants"):
-            if k in old:
-                d[k] = old[k]
+    _derive(d, old, changes)
+    return new
+
+
+def with_units(state: GameState, changes: dict[str, UnitState]) -> GameState:
+    """``state`` with some units replaced (by id): the unit index and the units' part of the hash are
+    updated for the changed units only."""
+    old = state.__dict__
+    by_id = old["by_id"]
+    changes = {k: v for k, v in changes.items() if k in by_id and by_id[k] is not v}
+    if not changes:
+        return state
+    units = old["units"]
+    new_units = list(units)
+    uh = old["_units_hash"]
+    for i, u in enumerate(units):
+        nu = changes.get(u.id)
+        if nu is not None:
+            new_units[i] = nu
+            uh += _unit_hash(i, nu) - _unit_hash(i, u)
+    new = object.__new__(GameState)
+    d = new.__dict__
+    for k in _FIELDS:
+        d[k] = old[k]
+    d["units"] = tuple(new_units)
+    d["scenario"] = old["scenario"]
+    d["board"] = old["board"]
+    nb = dict(by_id)
+    nb.update(changes)
+    d["by_id"] = MappingProxyType(nb)
+    moved_on_map = any((u.status == "map") != (by_id[k].status == "map") or u.hex != by_id[k].hex
+                       or u.id != k for k, u in changes.items())
+    d["occupants"] = _occupants(d["units"]) if moved_on_map else old["occupants"]
+    d["_units_hash"] = uh & _MASK
+    d["_hash"] = hash((_SCALARS(d), d["_units_hash"]))
     return new
 
 
