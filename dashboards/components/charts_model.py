@@ -225,14 +225,79 @@ class Block:
         rows[k][col] = parse_cell(text, rows[k][col])
 
     def rows(self) -> list[tuple[str, str]]:
-        """Every value of the block but its source and notes, as (path, text)."""
-        body = {k: v for k, v in self.data.items() if k not in _META}
+        """Every value of the block but its source and notes, as (path, text); a deck's cards are left to
+        :meth:`card_table`."""
+        body = {k: v for k, v in self.data.items() if k not in _META and not (k == "cards" and self.is_cards)}
         return [(p, cell_text(v)) for p, v in flatten(body)]
 
     def set_value(self, path: str, text: str) -> None:
         steps = _steps(path)
         old = _get(self.data, steps)
         _set(self.data, steps, parse_cell(text, old))
+
+    # a deck of cards (Battle Commander): ``cards``, one mapping per card, with rows of one result per column
+    @property
+    def is_cards(self) -> bool:
+        d = self.data
+        return isinstance(d.get("cards"), list) and bool(d["cards"]) and all(isinstance(c, dict) for c in d["cards"])
+
+    def card_rows(self) -> list[str]:
+        """The fields of the cards that are one value per odds column (``fire``, ``assault``)."""
+        n = len(self.data.get("columns") or [])
+        return [k for k, v in self.data["cards"][0].items() if isinstance(v, list) and n and len(v) == n]
+
+    def card_faces(self) -> list[str]:
+        """The cards' other fields, in the file's order (``number``, ``name``, ``side``, ``skill``…)."""
+        rows = set(self.card_rows())
+        seen: list[str] = []
+        for c in self.data["cards"]:
+            seen += [k for k in c if k not in rows and k not in seen]
+        return seen
+
+    def card_columns(self) -> list[str]:
+        return [f"{c:+d}" if isinstance(c, int) else str(c) for c in self.data.get("columns") or []]
+
+    def card_table(self, view: str = "faces") -> tuple[list[str], list[list[str]]]:
+        """(headers, one row of text per card): ``view`` is ``faces`` (number, name, side, skill…) or one of
+        :meth:`card_rows` (the card's number, then its result in each odds column)."""
+        cards = self.data["cards"]
+        if view == "faces":
+            heads = self.card_faces()
+            return heads, [[cell_text(c.get(h)) for h in heads] for c in cards]
+        if view not in self.card_rows():
+            raise VedetteError(f"charts: the cards have no row {view!r} (one of faces, {', '.join(self.card_rows())})")
+        cols = self.card_columns()
+        return ["number", *cols], [[cell_text(c.get("number")),
+                                    *(cell_text(v) for v in (c.get(view) or [None] * len(cols)))] for c in cards]
+
+    def set_card_cell(self, index: int, view: str, header: str, text: str) -> None:
+        card = self.data["cards"][index]
+        if view == "faces":
+            card[header] = parse_cell(text, card.get(header))
+        else:
+            k = self.card_columns().index(header)
+            if not isinstance(card.get(view), list):
+                raise VedetteError(f"charts: card {card.get('number')} has no {view} row (the reshuffle card "
+                                   f"shows no result)")
+            card[view][k] = parse_cell(text, card[view][k])
+
+    def card_counts(self) -> dict[str, dict]:
+        """How many cards show each value: for each row field, per odds column ``{result: {column: n}}`` (in the
+        file's ``<row>_order`` when it has one); for each face field with few values, ``{value: n}``."""
+        cards = self.data["cards"]
+        cols = self.card_columns()
+        out: dict[str, dict] = {}
+        for row in self.card_rows():
+            order = list(self.data.get(f"{row}_order") or [])
+            shown = [c[row] for c in cards if isinstance(c.get(row), list) and len(c[row]) == len(cols)]
+            seen = order + sorted({str(v) for r in shown for v in r if str(v) not in order})
+            out[row] = {r: {col: sum(1 for x in shown if str(x[k]) == r) for k, col in enumerate(cols)}
+                        for r in seen}
+        for f in self.card_faces():
+            values = [cell_text(c.get(f)) for c in cards]
+            if f not in ("number", "name") and len(set(values)) <= 12:
+                out[f] = {v: values.count(v) for v in sorted(set(values))}
+        return out
 
 
 class ChartBook:

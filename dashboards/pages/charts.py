@@ -24,6 +24,36 @@ HELP = ("The charts printed on the player aids are not in the rulebooks' text, s
         "keeps the shipped layout.")
 
 
+COUNTS_CSS = """
+table.charts-count {border-collapse:collapse;font-size:12px;margin:4px 0 10px 0}
+table.charts-count th, table.charts-count td {border-bottom:1px solid #e0e0e0;padding:1px 8px;text-align:right}
+table.charts-count th:first-child, table.charts-count td:first-child {text-align:left}
+"""
+
+
+def cards_counts_html(b: Block) -> str:
+    """How many cards show each result in each odds column, and how many carry each icon or side."""
+    n = len(b.data["cards"])
+    parts = [f"<p><b>Counts</b> <small>(of {n} cards; they follow your typing)</small></p>"
+             "<div style='display:flex;flex-wrap:wrap;gap:0 28px;align-items:flex-start'>"]
+    cols = b.card_columns()
+    for what, table in b.card_counts().items():
+        if what in b.card_rows():
+            head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+            body = "".join(f"<tr data-result='{html.escape(r, quote=True)}'><td>{html.escape(r.replace('_', ' '))}</td>"
+                           + "".join(f"<td data-column='{html.escape(c, quote=True)}'>{per[c]}</td>" for c in cols)
+                           + "</tr>" for r, per in table.items())
+            parts.append(f"<table class='charts-count charts-count-{html.escape(what)}'><caption style='text-align:left'>"
+                         f"{html.escape(what)}: cards showing each result, per odds column</caption>"
+                         f"<tr><th>result</th>{head}</tr>{body}</table>")
+        else:
+            body = "".join(f"<tr data-value='{html.escape(v, quote=True)}'><td>{html.escape(v or '(none)')}</td>"
+                           f"<td>{k}</td></tr>" for v, k in table.items())
+            parts.append(f"<table class='charts-count charts-count-{html.escape(what)}'><tr><th>{html.escape(what)}"
+                         f"</th><th>cards</th></tr>{body}</table>")
+    return "".join(parts) + "</div>"
+
+
 class ChartsView:
     """The page's widgets around a :class:`ChartBook` (one per session)."""
 
@@ -103,6 +133,8 @@ class ChartsView:
     def _table(self, b: Block):
         import pandas as pd
 
+        if b.is_cards:
+            return pn.Column(self._values_table(b, pd), self._cards_view(b, pd), sizing_mode="stretch_width")
         if b.is_grid:
             rows, cols, cells = b.grid()
             df = pd.DataFrame(cells, columns=cols, index=pd.Index(rows, name="row"))
@@ -113,18 +145,71 @@ class ChartsView:
                 b.set_grid_cell(str(df.index[e.row]), cols.index(e.column), str(e.value))
                 self._refresh()
         else:
-            data = b.rows()
-            df = pd.DataFrame(data, columns=["value of", "value"])
-            table = pn.widgets.Tabulator(df, sizing_mode="stretch_width", show_index=False, layout="fit_data_stretch",
-                                         editors={"value of": None}, pagination="local" if len(data) > 60 else None,
-                                         page_size=60, css_classes=["charts-values"])
+            return self._values_table(b, pd)
+        table.on_edit(edited)
+        return table
 
-            def edited(e):
-                b.set_value(df["value of"][e.row], str(e.value))
-                self._refresh()
+    def _values_table(self, b: Block, pd):
+        data = b.rows()
+        df = pd.DataFrame(data, columns=["value of", "value"])
+        table = pn.widgets.Tabulator(df, sizing_mode="stretch_width", show_index=False, layout="fit_data_stretch",
+                                     editors={"value of": None}, pagination="local" if len(data) > 60 else None,
+                                     page_size=60, css_classes=["charts-values"])
+
+        def edited(e):
+            b.set_value(df["value of"][e.row], str(e.value))
+            self._refresh()
 
         table.on_edit(edited)
         return table
+
+    def _cards_view(self, b: Block, pd):
+        """A deck as a table, one row per card: its face (number, name, side, Skill Check icon…) or its
+        result in each odds column of one table; below, how many cards show each result and icon."""
+        views = {"card faces": "faces", **{f"{r} row, per odds column": r for r in b.card_rows()}}
+        pick = pn.widgets.RadioButtonGroup(options=views, value="faces", css_classes=["charts-cards-view"])
+        counts = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["charts-card-counts"],
+                              stylesheets=[COUNTS_CSS])
+        note = pn.pane.HTML("", css_classes=["charts-cards-note"], sizing_mode="stretch_width")
+
+        def frame(view):
+            heads, rows = b.card_table(view)
+            return pd.DataFrame(rows, columns=heads)
+
+        def editors(view):
+            if view == "faces":
+                return {"number": None}
+            order = list(b.data.get(f"{view}_order") or [])
+            cols = b.card_columns()
+            return {"number": None, **({c: {"type": "list", "values": order} for c in cols} if order else {})}
+
+        table = pn.widgets.Tabulator(frame("faces"), show_index=False, layout="fit_data_stretch",
+                                     sizing_mode="stretch_width", editors=editors("faces"), pagination="local",
+                                     page_size=24, css_classes=["charts-cards"],
+                                     configuration={"columnDefaults": {"headerSort": False}})
+
+        def show_counts():
+            counts.object = cards_counts_html(b)
+
+        def switched(e):
+            table.param.update(value=frame(e.new), editors=editors(e.new))
+
+        def edited(e):
+            try:
+                b.set_card_cell(int(e.row), pick.value, str(e.column), str(e.value))
+                note.object = ""
+            except VedetteError as exc:
+                note.object = f"<span style='color:#b71c1c'>not changed: {html.escape(str(exc))}</span>"
+                table.value = frame(pick.value)
+            show_counts()
+            self._refresh()
+
+        pick.param.watch(switched, "value")
+        table.on_edit(edited)
+        show_counts()
+        return pn.Column(pn.pane.HTML(f"<b>The {len(b.data['cards'])} cards</b> <small>(double-click a cell to "
+                                      f"type the printed value)</small>", margin=(8, 5, 0, 5)),
+                         pick, table, note, counts, sizing_mode="stretch_width")
 
     def panel(self):
         return pn.Column(pn.pane.Markdown(HELP, sizing_mode="stretch_width"), self.pick, self.summary, self.tabs,
