@@ -8,6 +8,10 @@ Routes: ``/`` (index) and ``/<page>`` for every module in ``dashboards/pages`` (
 ``/map``, ``/play``, ``/lob``, ``/tbf``, ``/bc``, ...). Saved games go to ``--db`` (or ``$VEDETTE_DB``, or
 a per-user data folder).
 
+Heavy computations (exact odds, trees, charges, cups) run in a small pool of calculation worker processes
+(:mod:`dashboards.components.background`): they stop with the server (SIGTERM or SIGINT stops them first;
+each also ends on its own when its server is gone, however it died).
+
 With ``--num-procs N`` the main process forks N workers that share the port; they stop with it (SIGTERM or
 SIGINT to the main process stops every worker: on Linux each worker also asks the kernel for a SIGTERM when
 the main process dies, whatever kills it). Every page carries a small script that shows "connection lost —
@@ -93,6 +97,23 @@ def _supervise_workers() -> None:
     signal.signal(signal.SIGINT, _stop_supervisor)
 
 
+def _stop_single(signum, frame) -> None:
+    """SIGTERM/SIGINT to a single-process server: stop the calculation workers, then end as the signal
+    would have ended it."""
+    from dashboards.components import background
+
+    background.shutdown()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _stop_with_pool() -> None:
+    """Make SIGTERM and SIGINT stop the calculation workers with the server (they also notice its death on
+    their own, through a pipe, however it dies)."""
+    signal.signal(signal.SIGTERM, _stop_single)
+    signal.signal(signal.SIGINT, _stop_single)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vedette-serve", description="Serve the Vedette dashboards (Panel).")
     p.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006; 0 = any free port)")
@@ -145,12 +166,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{g.system}\t{g.title}\t{game_link(page, g.id, key)}")
         return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    import threading
-
     from dashboards.components import background
 
-    # the fork server for heavy page computations starts while Panel starts
-    threading.Thread(target=background.warm_up, name="vedette-warm-up", daemon=True).start()
+    if args.num_procs == 1:
+        # the worker processes for heavy page computations start while Panel starts; with --num-procs each
+        # server worker starts its own pool on its first heavy request (a pool is not shared across a fork)
+        threading.Thread(target=background.warm_up, name="vedette-warm-up", daemon=True).start()
+        _stop_with_pool()
 
     import panel as pn
 

@@ -1,20 +1,32 @@
-"""Run a page's heavy computation off the server's event loop, with a time budget, a busy line and a cancel button.
+"""Run a page's heavy computation off the server's event loop, in a worker process, with a time budget, a
+busy line and a cancel button.
 
 The served app runs every session's callbacks on one event loop: a charge tree that takes seconds would
-hold up every other visitor's page. :class:`Background` hands the work to a thread pool shared by all
-sessions (``VEDETTE_WORKERS`` threads, default 4) and awaits it, so the loop keeps serving other sessions
-meanwhile; the page shows a spinner, what is being computed and a *cancel* button. A request that runs
-past its budget (``VEDETTE_BUDGET_S`` seconds, default 30) is given up with a message saying so.
+hold up every other visitor's page. :class:`Background` hands the work to a small pool of **worker
+processes** shared by all sessions of one server process and awaits the answer, so the loop keeps serving
+other sessions meanwhile; the page shows a spinner, what is being computed and a *cancel* button.
+
+* The pool (:data:`PROCESSES` workers, ``$VEDETTE_PROCESSES``; by default half the CPUs, 2 to 4, sized for
+  a laptop) is created on the first request, or by :func:`warm_up` when ``vedette-serve`` starts. The
+  workers are forked from a fork server that has the engine and page modules loaded
+  (:mod:`dashboards.components.calc_preload`); they stay up between requests (so the engine's caches
+  stay warm) and do not share the server's interpreter lock, so a pure-Python enumeration slows no
+  other session's callbacks.
+* A request that runs past its budget (``VEDETTE_BUDGET_S`` seconds, default 30), is cancelled, or is
+  replaced by a newer request of the same page part **kills** the worker running it; a fresh worker
+  takes its place on the next request. The workers run at a lower CPU priority (``nice`` 10,
+  ``$VEDETTE_WORKER_NICE``), so on a 2-core laptop a long enumeration gives way to page builds and
+  callbacks of the other sessions. :func:`shutdown` (at exit, and on SIGTERM/SIGINT in
+  ``vedette-serve``) stops them all, and each worker also watches a pipe to its server: when the server
+  goes away, however it dies, the worker ends.
+* The work is sent to the worker pickled: a module-level function, or a ``functools.partial`` of one, with
+  picklable arguments and a picklable result. Work that does not pickle (a closure or a lambda) runs in a
+  pool thread instead (it then holds the interpreter lock while it runs pure Python, and cancel can only
+  drop its result); so does ``process=False``. Inputs are bounded before they are sent (the callers'
+  limits), so a worker never gets an unbounded job.
 
 The work function must not touch the page (widgets, panes): it computes and returns plain values (strings
-of HTML, distributions); ``on_result`` then puts them on the page, on the event loop. A Python thread
-cannot be stopped from outside, so *cancel* and the budget drop the result (the page is free at once);
-the thread itself ends when its computation does, and the input bounds keep that short.
-
-``process=True`` runs the work in a child process instead (forked from a small fork server that has the
-engine and page modules loaded): it does not share the server's interpreter lock, so it slows no other
-session at all, and *cancel* or the budget ends it at once. The work must then be picklable: a
-module-level function (or a ``functools.partial`` of one) with picklable arguments and result.
+of HTML, distributions); ``on_result`` then puts them on the page, on the event loop.
 
 Outside a server (view-model tests, notebooks) :meth:`Background.start` runs the work at once, in the
 caller's thread, and calls ``on_result`` or ``on_error`` before returning.
@@ -22,10 +34,14 @@ caller's thread, and calls ``on_result`` or ``on_error`` before returning.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import html
 import logging
 import multiprocessing
 import os
+import pickle
+import signal
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -36,58 +52,275 @@ import param
 
 from engine.core.errors import VedetteError
 
-__all__ = ["Background", "Cancelled", "OverBudget", "POOL", "BUDGET_S", "run_now"]
+__all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "run_now", "warm_up",
+           "shutdown", "worker_pids"]
 
 log = logging.getLogger("vedette.dashboards")
 
-WORKERS = max(1, int(os.environ.get("VEDETTE_WORKERS", "4") or 4))
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return max(1, int(os.environ.get(name, "") or default))
+    except ValueError:
+        return default
+
+
+#: worker processes per server process: half the CPUs, at least 2 and at most 4 (a laptop's share)
+PROCESSES = _env_int("VEDETTE_PROCESSES", min(4, max(2, (os.cpu_count() or 2) // 2)))
+#: threads that wait on the workers (one per worker) and run the work that cannot go to a process
+WORKERS = _env_int("VEDETTE_WORKERS", 4)
+#: how much lower the workers' CPU priority is than the server's (``nice``; 0 = the same)
+NICE = int(os.environ.get("VEDETTE_WORKER_NICE", "10") or 0)
 BUDGET_S = float(os.environ.get("VEDETTE_BUDGET_S", "30") or 30)
-POOL = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="vedette-calc")
-#: modules the fork server loads once, so a child process starts with them already imported
-PRELOAD = ["engine.core.procedure", "dashboards.components.tbf_views", "dashboards.components.bc_views",
-           "dashboards.components.lob_views"]
+POOL = ThreadPoolExecutor(max_workers=PROCESSES + WORKERS, thread_name_prefix="vedette-calc")
+#: what the fork server imports once (each worker then starts with it loaded)
+PRELOAD = ["dashboards.components.calc_preload"]
 _CTX = None
+_CTX_LOCK = threading.Lock()
+
+_INTERNAL = "this could not be computed (an internal error; the details are in the server's log)"
 
 
 def _context():
     global _CTX
-    if _CTX is None:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(PRELOAD)
-        _CTX = ctx
-    return _CTX
+    with _CTX_LOCK:
+        if _CTX is None:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(PRELOAD)
+            _CTX = ctx
+        return _CTX
+
+
+# ---------------------------------------------------------------------------------------------------
+# In a worker process
+# ---------------------------------------------------------------------------------------------------
+def _watch_lifeline(lifeline) -> None:
+    """A worker's watchdog thread: the server holds the other end of this pipe; EOF means it is gone."""
+    try:
+        lifeline.recv_bytes()
+    except (EOFError, OSError):
+        pass
+    os._exit(0)
+
+
+def _worker_main(conn, lifeline) -> None:
+    """A worker process: run the jobs that arrive on ``conn``, one at a time, answering ``(ok, value)``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C reaches the server, which stops the workers
+    if NICE and hasattr(os, "nice"):
+        try:   # a long enumeration gives way to the server's own work (page builds, callbacks)
+            os.nice(NICE)
+        except OSError:
+            pass
+    threading.Thread(target=_watch_lifeline, args=(lifeline,), name="vedette-lifeline", daemon=True).start()
+    while True:
+        try:
+            payload = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        try:
+            fn = pickle.loads(payload)
+        except Exception:  # noqa: BLE001 - e.g. a module that fails to import here
+            log.exception("a page computation could not be unpickled in its worker")
+            ok, value = False, VedetteError(_INTERNAL)
+        else:
+            ok, value = _guarded(fn)
+        try:
+            answer = pickle.dumps((ok, value), protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.loads(answer)        # an exception whose constructor takes other arguments does not unpickle
+        except Exception:  # noqa: BLE001
+            if ok:
+                log.exception("a page computation's result could not be sent back")
+                answer = pickle.dumps((False, VedetteError(_INTERNAL)))
+            else:
+                answer = pickle.dumps((False, VedetteError(str(value))))
+        try:
+            conn.send_bytes(answer)
+        except (EOFError, OSError):
+            return
+
+
+# ---------------------------------------------------------------------------------------------------
+# In the server: the pool of workers
+# ---------------------------------------------------------------------------------------------------
+class _Worker:
+    """One worker process, its job pipe and its lifeline (the server's end)."""
+
+    def __init__(self, ctx):
+        conn, child_conn = ctx.Pipe(duplex=True)
+        life_r, life_w = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_worker_main, args=(child_conn, life_r), name="vedette-calc", daemon=True)
+        self.proc.start()
+        child_conn.close()
+        life_r.close()
+        self.conn, self._lifeline = conn, life_w
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
+    def run(self, payload: bytes) -> tuple[bool, Any]:
+        """Send a job and wait for its answer (EOFError/OSError when the worker was killed meanwhile)."""
+        self.conn.send_bytes(payload)
+        return pickle.loads(self.conn.recv_bytes())
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def close(self) -> None:
+        self.kill()
+        for c in (self.conn, self._lifeline):
+            try:
+                c.close()
+            except OSError:
+                pass
+        try:
+            self.proc.join(5)
+        except (OSError, ValueError, AssertionError):
+            pass
+
+
+class WorkerPool:
+    """At most ``size`` worker processes, started on demand; one job per worker at a time."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._lock = threading.Lock()
+        self._slots = threading.Semaphore(size)
+        self._idle: list[_Worker] = []
+        self._all: list[_Worker] = []
+        self._closed = False
+        self._pid = os.getpid()
+
+    def _mine(self) -> bool:
+        """False in a process forked from the one that made the pool (its workers are not ours to use)."""
+        if os.getpid() != self._pid:
+            with self._lock:
+                self._pid, self._idle, self._all = os.getpid(), [], []
+                self._slots = threading.Semaphore(self.size)
+        return not self._closed
+
+    def _spawn(self) -> _Worker:
+        w = _Worker(_context())
+        with self._lock:
+            self._all.append(w)
+        return w
+
+    def start(self) -> None:
+        """Start every worker now (warm-up), so the first requests do not wait for them."""
+        self._mine()
+        with self._lock:
+            missing = self.size - len(self._all)
+        for _ in range(max(0, missing)):
+            w = self._spawn()
+            with self._lock:
+                self._idle.append(w)
+
+    def acquire(self, given_up: Callable[[], bool]) -> _Worker | None:
+        """A free worker (started if need be), waiting for one while all are busy; None if ``given_up()``
+        turns true (cancelled, replaced) or the pool is shut down meanwhile."""
+        if not self._mine():
+            return None
+        slots = self._slots
+        while not slots.acquire(timeout=0.1):
+            if given_up() or self._closed:
+                return None
+        if given_up() or self._closed:
+            slots.release()
+            return None
+        with self._lock:
+            w = self._idle.pop() if self._idle else None
+        if w is not None and not w.alive():
+            self._discard(w)
+            w = None
+        if w is None:
+            try:
+                w = self._spawn()
+            except BaseException:
+                slots.release()
+                raise
+        return w
+
+    def release(self, w: _Worker, healthy: bool) -> None:
+        if healthy and not self._closed and w.alive():
+            with self._lock:
+                self._idle.append(w)
+        else:
+            self._discard(w)
+        self._slots.release()
+
+    def _discard(self, w: _Worker) -> None:
+        with self._lock:
+            if w in self._all:
+                self._all.remove(w)
+            if w in self._idle:
+                self._idle.remove(w)
+        w.close()
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [w.pid for w in self._all if w.pid is not None]
+
+    def shutdown(self) -> None:
+        self._closed = True
+        if os.getpid() != self._pid:
+            return
+        with self._lock:
+            workers, self._all, self._idle = list(self._all), [], []
+        for w in workers:
+            w.kill()
+        for w in workers:
+            w.close()
+
+
+_POOL_LOCK = threading.Lock()
+_PROCESS_POOL: WorkerPool | None = None
+_AT_EXIT: list = []
+
+
+def _pool() -> WorkerPool:
+    """The pool of this process, created on first use (again after :func:`shutdown`)."""
+    global _PROCESS_POOL
+    with _POOL_LOCK:
+        if _PROCESS_POOL is None or _PROCESS_POOL._closed:
+            _PROCESS_POOL = WorkerPool(PROCESSES)
+            if os.getpid() not in _AT_EXIT:
+                _AT_EXIT.append(os.getpid())
+                atexit.register(shutdown)
+        return _PROCESS_POOL
 
 
 def warm_up() -> None:
-    """Start the fork server now (``vedette-serve`` does it at start), so the first request does not wait."""
+    """Start the fork server and the workers now (``vedette-serve`` does it at start, in a thread)."""
     try:
-        ctx = _context()
-        p = ctx.Process(target=_noop, daemon=True)
-        p.start()
-        p.join(120)
+        _pool().start()
     except Exception:  # noqa: BLE001 - processes are an optimisation: threads still work
-        log.exception("the fork server for page computations could not be started")
+        log.exception("the worker processes for page computations could not be started")
 
 
-def _noop() -> None:
-    return None
+def shutdown() -> None:
+    """Stop every worker process (at exit, and when ``vedette-serve`` is told to stop)."""
+    pool = _PROCESS_POOL
+    if pool is not None:
+        pool.shutdown()
 
 
-def _child_main(conn, fn) -> None:
-    """In the child process: run ``fn`` and send ``(ok, value)`` back (errors as plain VedetteErrors)."""
-    ok, value = _guarded(fn)
-    if not ok:
-        value = VedetteError(str(value))    # subclasses with other constructors do not all unpickle
-    try:
-        conn.send((ok, value))
-    except Exception:  # noqa: BLE001 - e.g. a result that does not pickle
-        log.exception("a page computation's result could not be sent back")
-        conn.send((False, VedetteError("this could not be computed (the details are in the server's log)")))
-    finally:
-        conn.close()
+def worker_pids() -> list[int]:
+    """The pids of the worker processes running now (for tests and the load script)."""
+    pool = _PROCESS_POOL
+    return pool.pids() if pool is not None else []
+
 
 STYLESHEET = """
 .busy-line {color:#2f4f6f;font-style:italic}
+.busy-spin {display:inline-block;width:12px;height:12px;margin:0 6px -2px 0;border:2px solid #c5d3e0;
+  border-top-color:#2f4f6f;border-radius:50%;animation:busy-turn .8s linear infinite}
+@keyframes busy-turn {to {transform:rotate(360deg)}}
 """
 
 
@@ -109,7 +342,7 @@ def run_now(fn: Callable[[], Any], on_result: Callable[[Any], None], on_error: C
         return
     except Exception:  # a bug: the traceback goes to the server's log, the page gets one line
         log.exception("a page computation failed")
-        on_error(VedetteError("this could not be computed (an internal error; the details are in the server's log)"))
+        on_error(VedetteError(_INTERNAL))
         return
     on_result(result)
 
@@ -125,6 +358,22 @@ def _on_server() -> bool:
     return True
 
 
+class _Job:
+    """One request in flight: the worker running it, so that cancel or the budget can kill it."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.worker: _Worker | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            w = self.worker
+        if w is not None:
+            w.kill()
+
+
 class Background(param.Parameterized):
     """One page part's off-loop runner: at most one request in flight (a new one replaces the last)."""
 
@@ -135,40 +384,58 @@ class Background(param.Parameterized):
         super().__init__(**params)
         self.budget_s = BUDGET_S if budget_s is None else float(budget_s)
         self._generation = 0
+        self._job: _Job | None = None
         self.last_seconds: float | None = None
-        self.spinner = pn.indicators.LoadingSpinner(value=False, size=18, visible=False, width=18, height=18,
-                                                    margin=(4, 6))
-        self.note = pn.pane.HTML("", css_classes=["busy-note"], stylesheets=[STYLESHEET], margin=(4, 4))
-        self.cancel_button = pn.widgets.Button(label="cancel", color="warning", visible=False, width=80,
-                                               css_classes=["busy-cancel"])
-        self.cancel_button.on_click(lambda _: self.cancel())
+        self.last_mode: str = ""       # "process", "thread" or "here": where the last request ran
+        # the spinner is drawn by CSS inside the note: one model fewer per busy line and session
+        self.note, self.cancel_button = self._parts()
+        self._views = [(self.note, self.cancel_button)]
+
+    def _parts(self):
+        note = pn.pane.HTML(self._note_html(self.busy, self.label), css_classes=["busy-note"],
+                            stylesheets=[STYLESHEET], margin=(4, 4))
+        button = pn.widgets.Button(label="cancel", color="warning", visible=self.busy, width=80,
+                                   css_classes=["busy-cancel"])
+        button.on_click(lambda _: self.cancel())
+        return note, button
 
     def panel(self) -> pn.Row:
-        return pn.Row(self.spinner, self.note, self.cancel_button, css_classes=["busy-box"], margin=0)
+        """The busy line: what is being computed, a spinner and a *cancel* button while it runs."""
+        return pn.Row(self.note, self.cancel_button, css_classes=["busy-box"], margin=0)
+
+    def view(self) -> pn.Row:
+        """Another busy line for the same runner (own widgets: a page that shows the same results in two
+        layouts gets one each)."""
+        note, button = self._parts()
+        self._views.append((note, button))
+        return pn.Row(note, button, css_classes=["busy-box"], margin=0)
 
     # -- state shown on the page -----------------------------------------------------------------------
+    @staticmethod
+    def _note_html(busy: bool, text: str) -> str:
+        state = "busy" if busy else "idle"
+        spin = "<span class='busy-spin' aria-hidden='true'></span>" if busy else ""
+        return (f"<span class='busy-line' data-state='{state}'>{spin}{html.escape(text)}</span>"
+                if text else f"<span data-state='{state}'></span>")
+
     def _show(self, busy: bool, text: str = "") -> None:
         self.busy = busy
-        self.spinner.value = busy
-        self.spinner.visible = busy
-        self.cancel_button.visible = busy
-        state = "busy" if busy else "idle"
-        self.note.object = (f"<span class='busy-line' data-state='{state}'>{html.escape(text)}</span>"
-                            if text else f"<span data-state='{state}'></span>")
+        self.label = text if busy else ""
+        for note, button in self._views:
+            button.visible = busy
+            note.object = self._note_html(busy, text)
 
-    _proc = None
-
-    def _stop_process(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None and proc.is_alive():
-            proc.kill()
+    def _stop_job(self) -> None:
+        job, self._job = self._job, None
+        if job is not None:
+            job.stop()
 
     def cancel(self) -> None:
-        """Give up the request in flight: its result will be dropped; the page is free at once."""
+        """Give up the request in flight: its worker is stopped and its result dropped; the page is free."""
         if not self.busy:
             return
         self._generation += 1
-        self._stop_process()
+        self._stop_job()
         self._show(False, "cancelled: nothing changed")
         self._on_cancel and self._on_cancel(Cancelled("cancelled: nothing changed"))
 
@@ -176,36 +443,46 @@ class Background(param.Parameterized):
 
     # -- running ---------------------------------------------------------------------------------------
     def start(self, fn: Callable[[], Any], on_result: Callable[[Any], None],
-              on_error: Callable[[Exception], None], label: str = "computing…", process: bool = False) -> None:
+              on_error: Callable[[Exception], None], label: str = "computing…", process: bool | None = None) -> None:
         """Compute ``fn()`` off the event loop, then call ``on_result(value)`` on it (``on_error(exc)`` for a
-        VedetteError, the budget running out or a cancel). ``process``: in a child process (see above)."""
+        VedetteError, the budget running out or a cancel). ``process``: None (the default) or True, in a
+        worker process when ``fn`` pickles, else in a pool thread; False, in a pool thread."""
         if not _on_server():
+            self.last_mode = "here"
             run_now(fn, on_result, on_error)
             return
-        self._stop_process()           # a newer request replaces the one in flight
+        self._stop_job()               # a newer request replaces the one in flight (its worker is stopped)
         self._generation += 1
         gen = self._generation
+        job = self._job = _Job()
         self._on_cancel = on_error
         self._show(True, label)
         t0 = time.monotonic()
         budget = self.budget_s
+        use_process = process is not False
 
         def finish(result=None, error=None):
             if gen != self._generation:      # cancelled, or a newer request replaced this one
                 return
             self.last_seconds = time.monotonic() - t0
+            if self._job is job:
+                self._job = None
             self._show(False, "")
             if error is not None:
                 on_error(error)
             else:
                 on_result(result)
 
-        procs: list = []        # the child process, once the pool thread has started it
+        def given_up() -> bool:
+            return job.stopped or gen != self._generation
 
         async def waiter():
             loop = asyncio.get_running_loop()
-            job = partial(_in_child, fn, procs, self, gen) if process else partial(_guarded, fn)
-            fut = loop.run_in_executor(POOL, job)
+            if use_process:
+                work = partial(_in_process, fn, job, given_up, self)
+            else:
+                work = partial(_in_thread, fn, self)
+            fut = loop.run_in_executor(POOL, work)
             try:
                 ok, value = await asyncio.wait_for(asyncio.shield(fut), budget)
             except asyncio.TimeoutError:
@@ -214,9 +491,7 @@ class Background(param.Parameterized):
             except Exception:  # noqa: BLE001 - the waiting itself failed
                 log.exception("a page computation could not be awaited")
                 ok, value = False, VedetteError("this could not be computed (the details are in the server's log)")
-            for proc in procs:
-                if proc.is_alive():
-                    proc.kill()
+            job.stop()                    # over budget: its worker is killed (a no-op once it has answered)
             if ok:
                 finish(result=value)
             else:
@@ -228,39 +503,58 @@ class Background(param.Parameterized):
             pn.state.onload(waiter)
 
 
-def _in_child(fn: Callable[[], Any], procs: list, owner: "Background", gen: int) -> tuple[bool, Any]:
-    """Run in a pool thread: start a child process for ``fn`` (starting the fork server the first time, so
-    never on the event loop) and wait for its answer; a killed child answers as cancelled."""
-    if owner._generation != gen:            # replaced or cancelled while it waited for a pool thread
-        return False, Cancelled("stopped: nothing changed")
-    ctx = _context()
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child_main, args=(child, fn), daemon=True)
-    proc.start()
-    child.close()
-    procs.append(proc)
-    if owner._generation == gen:
-        owner._proc = proc
-    else:
-        proc.kill()
+def _in_thread(fn: Callable[[], Any], owner: Background) -> tuple[bool, Any]:
+    owner.last_mode = "thread"
+    return _guarded(fn)
+
+
+def _in_process(fn: Callable[[], Any], job: _Job, given_up: Callable[[], bool],
+                owner: Background) -> tuple[bool, Any]:
+    """In a pool thread: send ``fn`` to a free worker process and wait for its answer. Work that does not
+    pickle runs here, in this thread; a worker killed meanwhile (cancel, budget) answers as cancelled."""
     try:
-        return parent.recv()
+        payload = pickle.dumps(fn, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # noqa: BLE001 - a closure or a lambda: this thread will do
+        log.debug("page computation %r does not pickle (%s); it runs in a thread", fn, exc)
+        return _in_thread(fn, owner)
+    try:
+        pool = _pool()
+        w = pool.acquire(given_up)
+    except Exception:  # noqa: BLE001 - no worker could be started: a thread still gives the answer
+        log.exception("no worker process could be started for a page computation; it runs in a thread")
+        return _in_thread(fn, owner)
+    if w is None:
+        return False, Cancelled("stopped: nothing changed")
+    with job.lock:
+        stopped = job.stopped
+        job.worker = None if stopped else w
+    healthy = False
+    try:
+        if stopped:
+            return False, Cancelled("stopped: nothing changed")
+        owner.last_mode = "process"
+        ok, value = w.run(payload)
+        healthy = True
+        return ok, value
     except (EOFError, OSError):
         return False, Cancelled("stopped: nothing changed")
+    except Exception:  # noqa: BLE001 - an answer that does not unpickle here
+        log.exception("a page computation's answer could not be read")
+        return False, VedetteError(_INTERNAL)
     finally:
-        parent.close()
-        proc.join(5)
-        if owner._proc is proc:
-            owner._proc = None
+        with job.lock:
+            job.worker = None
+            if job.stopped:         # stop() may have killed it just as it answered: not to be reused
+                healthy = False
+        pool.release(w, healthy)
 
 
 def _guarded(fn: Callable[[], Any]) -> tuple[bool, Any]:
-    """Run in a pool thread: (True, value), or (False, a VedetteError to show); bugs are logged here."""
+    """(True, value), or (False, a VedetteError to show); bugs are logged here."""
     try:
         return True, fn()
     except VedetteError as exc:
         return False, exc
     except Exception:
         log.exception("a page computation failed")
-        return False, VedetteError("this could not be computed (an internal error; the details are in the "
-                                   "server's log)")
+        return False, VedetteError(_INTERNAL)

@@ -176,14 +176,8 @@ def combat_panel(sess: BcSession) -> pn.Column:
             failed(exc)
             return
 
-        def work():                 # off the event loop (issue 12.3): the exact card enumeration
-            try:
-                tally = prepare(setup, sess.terrain)
-                pile = Pile.for_odds(sess.deck, disc)
-                dist = distribution(combat_procedure(setup, sess.deck, pile, sess.terrain), policy=neutral_policy)
-            except ValueError as exc:
-                raise VedetteError(str(exc)) from None
-            return tally, dist
+        # off the event loop (issue 12.3), in a worker process: the exact card enumeration
+        work = partial(combat_work, setup, sess.deck, disc, sess.terrain)
 
         def shown(r):
             out[:] = _combat_view(sess, r[0], r[1], disc)
@@ -201,6 +195,17 @@ def combat_panel(sess: BcSession) -> pn.Column:
     return pn.Column(pn.Row(pn.Column(controls, width=360), pn.Column(bg.panel(), out, tree_card, sizing_mode="stretch_width"),
                             sizing_mode="stretch_width"),
                      name="Combat", sizing_mode="stretch_width")
+
+
+def combat_work(setup, deck, disc, terrain):
+    """(tally, distribution) of one combat: module-level, so that it runs in a worker process."""
+    try:
+        tally = prepare(setup, terrain)
+        pile = Pile.for_odds(deck, disc)
+        dist = distribution(combat_procedure(setup, deck, pile, terrain), policy=neutral_policy)
+    except ValueError as exc:
+        raise VedetteError(str(exc)) from None
+    return tally, dist
 
 
 def _combat_view(sess, tally, dist, disc) -> list:

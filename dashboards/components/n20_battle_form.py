@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -268,19 +268,46 @@ class BattlePlan(param.Parameterized):
                                f"switch the edition to {self.tables.edition} or load a {self.edition} file")
         return n20.parse_battle(self.battle_data(), name=self.title, tables=tables)
 
+    #: a dashboards ``Background`` set by a served page: the odds are then worked out off the event loop, in
+    #: a worker process, with a busy line (issue 12.3); without one (tests, notebooks) here and now
+    runner = None
+
     def recompute(self) -> None:
-        t0 = time.perf_counter()
         try:
             if not self.attackers or not self.defenders:
                 raise VedetteError("a battle needs at least one attacker and one defender (9.0 A)")
-            res = n20.odds(self.battle())
-        except VedetteError as exc:
-            self.error = str(exc)
-        except ValueError as exc:  # e.g. a param bound; shown like a rules error
-            self.error = str(exc)
+            battle = self.battle()
+        except (VedetteError, ValueError) as exc:  # ValueError: e.g. a param bound; shown like a rules error
+            self._computed(None, str(exc))
+            return
+        key = (json.dumps(self.battle_data(), sort_keys=True, default=str) if self.tables is None else None)
+        if key is not None and key in _SHARED_ODDS:     # the same battle on shipped tables: computed once
+            self._computed(*_SHARED_ODDS[key])
+            return
+
+        def done(answer):
+            if key is not None:
+                _share_odds(key, answer)
+            self._computed(*answer)
+
+        if self.runner is None:
+            try:
+                answer = odds_work(battle)
+            except (VedetteError, ValueError) as exc:
+                self._computed(None, str(exc))
+                return
+            done(answer)
         else:
-            self.result, self.error = res, ""
-        self.elapsed_ms = (time.perf_counter() - t0) * 1000
+            self.runner.start(partial(odds_work, battle), done, lambda exc: self._computed(None, str(exc)),
+                              label="working out the odds…")
+
+    def _computed(self, result, error: str, elapsed_ms: float | None = None) -> None:
+        if error:
+            self.error = error
+        else:
+            self.result, self.error = result, ""
+        if elapsed_ms is not None:
+            self.elapsed_ms = elapsed_ms
         self.revision += 1
 
     # -- tables upload -------------------------------------------------------------------------------
@@ -327,6 +354,27 @@ class BattlePlan(param.Parameterized):
     # -- derived views (formatting only; every number comes from the engine's result) ----------------
     def side_probabilities(self) -> list[tuple[str, Fraction, str]]:
         return side_probabilities(self.result)
+
+
+def odds_work(battle) -> tuple[Any, str, float]:
+    """``(odds, "", milliseconds)`` of a parsed battle: module-level, so that it runs in a worker process."""
+    t0 = time.perf_counter()
+    try:
+        res = n20.odds(battle)
+    except ValueError as exc:
+        raise VedetteError(str(exc)) from None
+    return res, "", (time.perf_counter() - t0) * 1000
+
+
+#: odds of battles on the shipped tables, shared by every session (the results are never changed in place)
+_SHARED_ODDS: dict[str, tuple] = {}
+_SHARED_MAX = 64
+
+
+def _share_odds(key: str, answer: tuple) -> None:
+    if len(_SHARED_ODDS) >= _SHARED_MAX:
+        _SHARED_ODDS.pop(next(iter(_SHARED_ODDS)))
+    _SHARED_ODDS[key] = answer
 
 
 def side_probabilities(r) -> list[tuple[str, Fraction, str]]:

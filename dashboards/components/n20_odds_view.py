@@ -15,6 +15,7 @@ from panel.custom import JSComponent
 
 from engine import n20
 
+from .background import Background
 from .dist_bars import STYLESHEET as BARS_CSS, bars_html, fmt_pct
 from .n20_battle_form import (FLAG_HELP, UNIT_FLAGS, UNIT_TYPES, BattlePlan, UnitEntry, entry_from_unitdef,
                               scenario_choices, scenario_units, side_probabilities)
@@ -26,6 +27,8 @@ from .tables_upload import FileLoader
 
 __all__ = ["plan_inputs", "plan_results", "odds_html", "results_html", "CRT_COLOURS", "RESULTS_CSS"]
 
+#: seconds one odds request may take (a battle of the form is bounded: it answers in milliseconds)
+ODDS_BUDGET_S = 20.0
 CRT_COLOURS = {"AB": "#b71c1c", "AR": "#e53935", "AW": "#ef9a9a", "N": "#9e9e9e", "EX": "#8e24aa",
                "DW": "#a5d6a7", "DR": "#43a047", "DB": "#1b5e20"}
 CRT_ORDER = ["AB", "AR", "AW", "N", "EX", "DW", "DR", "DB"]
@@ -123,7 +126,15 @@ def odds_html(r, error: str = "", revision: int = 0, title: str = "", elapsed_ms
     return "".join(parts)
 
 
-def plan_results(plan: BattlePlan) -> pn.pane.HTML:
+def plan_results(plan: BattlePlan) -> pn.Column:
+    """The plan's odds panel under its busy line. On a server every change is worked out off the event loop,
+    in a worker process (issue 12.3): the line says so while it runs, with a *cancel* button; the last good
+    result stays on screen meanwhile."""
+    if plan.runner is None:
+        plan.runner = Background(budget_s=ODDS_BUDGET_S)
+        busy = plan.runner.panel()
+    else:
+        busy = plan.runner.view()
     pane = pn.pane.HTML(results_html(plan), stylesheets=[RESULTS_CSS], sizing_mode="stretch_width",
                         css_classes=["odds-panel"])
 
@@ -131,7 +142,7 @@ def plan_results(plan: BattlePlan) -> pn.pane.HTML:
         pane.object = results_html(plan)
 
     plan.param.watch(update, ["revision"])
-    return pane
+    return pn.Column(busy, pane, sizing_mode="stretch_width", margin=0)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -626,12 +626,30 @@ def map_panel(sess: TbfSession):
 
 
 # ---------------------------------------------------------------------------------------------------
-def situation_panel(sess: TbfSession):
-    """An action or a step of the turn on the Dürenstein set-up: place pieces, then see the exact fate of
-    every piece involved."""
+def situation_work(tables, places_v, units_v, levels_v, what_v, side_v, target_v, path_v, nxt_v):
+    """((map source, counters source, counters notes), summary) of one action or step of the turn on the
+    Dürenstein set-up (``tables`` None: the shipped set): module-level, so that it runs in a worker process."""
     from engine.tbf.calc import action_summary, phase_summary, state_from_placements
     from engine.tbf.scenario import default_scenario, load_scenario
 
+    sc = default_scenario() if tables is None else load_scenario(tables=tables)
+    st = state_from_placements(sc, places_v.splitlines())
+    ids = tuple(x.strip() for x in units_v.split(",") if x.strip())
+    try:
+        l2, l3 = (int(x) for x in (levels_v.split() + ["0", "0"])[:2])
+    except ValueError:
+        raise VedetteError(f"Level 2/3 hexes must be two whole numbers, not {levels_v!r}") from None
+    if what_v in ("reinforcement", "end-of-activation", "recovery"):     # 3.1, 4.1.10 B, 7.0
+        res = phase_summary(sc, st, what_v, side_v)
+    else:
+        res = action_summary(sc, st, what_v, ids, target_v.strip() or None, tuple(path_v.split()),
+                             tuple(nxt_v.split()), level_hexes=((2, l2), (3, l3)))
+    return (sc.board.data.source, sc.oob.source, sc.oob.notes), res
+
+
+def situation_panel(sess: TbfSession):
+    """An action or a step of the turn on the Dürenstein set-up: place pieces, then see the exact fate of
+    every piece involved."""
     places = pn.widgets.TextAreaInput(label="Changes to the set-up, one per line: ID=HEX[:FACING[:STATUS]]",
                                       value="ci-1=2114:SW", height=110, css_classes=["tbf-places"])
     what = pn.widgets.RadioButtonGroup(options=["move", "fire", "melee", "charge", "reinforcement",
@@ -654,33 +672,19 @@ def situation_panel(sess: TbfSession):
 
     def compute(_=None):
         # the inputs are read here, on the event loop; the enumeration runs off it (issue 12.3)
-        work = partial(_situation, places.value, units.value, levels.value, what.value, side.value, target.value,
-                       path.value, nxt.value)
+        tables = None if sess.tables is default_tables() else sess.tables     # None: the shipped set
+        work = partial(situation_work, tables, places.value, units.value, levels.value, what.value, side.value,
+                       target.value, path.value, nxt.value)
         bg.start(work, _situation_shown, lambda exc: out.__setitem__(slice(None), [_error(exc)]),
                  label="working out every end state…")
 
-    def _situation(places_v, units_v, levels_v, what_v, side_v, target_v, path_v, nxt_v):
-        sc = default_scenario() if sess.tables is default_tables() else load_scenario(tables=sess.tables)
-        st = state_from_placements(sc, places_v.splitlines())
-        ids = tuple(x.strip() for x in units_v.split(",") if x.strip())
-        try:
-            l2, l3 = (int(x) for x in (levels_v.split() + ["0", "0"])[:2])
-        except ValueError:
-            raise VedetteError(f"Level 2/3 hexes must be two whole numbers, not {levels_v!r}") from None
-        if what_v in ("reinforcement", "end-of-activation", "recovery"):     # 3.1, 4.1.10 B, 7.0
-            res = phase_summary(sc, st, what_v, side_v)
-        else:
-            res = action_summary(sc, st, what_v, ids, target_v.strip() or None, tuple(path_v.split()),
-                                 tuple(nxt_v.split()), level_hexes=((2, l2), (3, l3)))
-        return sc, res
-
     def _situation_shown(r):
-        sc, res = r
-        _situation_html(sc, res)
+        _situation_html(*r)
 
-    def _situation_html(sc, res):
+    def _situation_html(sources, res):
+        map_source, oob_source, oob_notes = sources
         parts = [f"<div>{sess.badge('fatigue')} {sess.badge('fire')} {sess.badge('melee')} "
-                 f"{badge_html(sc.board.data.source, 'map', 'map')} {badge_html(sc.oob.source, sc.oob.notes, 'counters')}"
+                 f"{badge_html(map_source, 'map', 'map')} {badge_html(oob_source, oob_notes, 'counters')}"
                  f" · {res['states']} distinct end states</div>"]
         for pid, rows in res["pieces"].items():
             parts.append(bars_html([(r["outcome"], Fraction(r["probability"]["fraction"])) for r in rows],

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+from functools import partial
 
 import panel as pn
 import param
@@ -50,7 +51,7 @@ class TreeModel(param.Parameterized):
             return
         keep, depth, uploaded = self.keep_decisions, self.open_depth, self.plan.tables is not None
         # enumerated and drawn off the event loop on the server (at once elsewhere): other pages stay quick
-        self.runner.start(lambda: _tree_work(battle, keep, depth, uploaded), self._shown,
+        self.runner.start(partial(_tree_work, battle, keep, depth, uploaded), self._shown,
                           lambda exc: setattr(self, "info", f"Not rebuilt: {html.escape(str(exc))}"),
                           label="building the tree…")
 
@@ -59,7 +60,7 @@ class TreeModel(param.Parameterized):
 
 
 def _tree_work(battle, keep: bool, depth: int, uploaded: bool) -> tuple[str, str, TreeLayout]:
-    """(info line, outline HTML, picture nodes) of one battle (no page objects: it runs in a pool thread)."""
+    """(info line, outline HTML, picture nodes) of one battle (no page objects: it runs in a worker process)."""
     t = n20.tree(battle, keep_decisions=keep)
     size = t.size()
     total = "" if keep else f"; leaves sum to exactly {t.total()}"

@@ -1,0 +1,20 @@
+"""Imported once by the fork server of page computations (:mod:`dashboards.components.background`).
+
+Every worker process is forked from that server, so it starts with the engine and the page modules whose
+work functions it runs already imported. A module that fails to import (a bug, a file being edited) is
+logged and skipped: the worker then imports it on its first job, and the error surfaces there.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+
+MODULES = ("engine.core.procedure", "engine.n20", "dashboards.components.n20_battle_form",
+           "dashboards.components.tbf_views", "dashboards.components.bc_views", "dashboards.components.lob_views",
+           "dashboards.components.tree_plot", "dashboards.pages.tree")
+
+for _name in MODULES:
+    try:
+        importlib.import_module(_name)
+    except Exception:  # noqa: BLE001 - a preload is an optimisation only
+        logging.getLogger("vedette.dashboards").exception("the calculation workers could not preload %s", _name)
