@@ -21,7 +21,7 @@ from .rules import (LIVE, current_fv, current_ma, enemy_front, factors, frontal,
 from .scenario import GameState, Scenario
 
 __all__ = ["fire_setup", "fire_action", "melee_setup", "melee_action", "charge_setup", "charge_action",
-           "move_action", "leader_fire_retreat", "reaction_wedge", "counter_charge_meeting", "out_of_command_check", "reinforcement_phase", "recovery_phase",
+           "move_action", "leader_fire_retreat", "cavalry_retreat_action", "reaction_wedge", "counter_charge_meeting", "out_of_command_check", "reinforcement_phase", "recovery_phase",
            "apply_status", "rout_unit", "overstack_checks", "end_of_activation_overstack", "activate",
            "initiative_phase"]
 
@@ -195,7 +195,8 @@ def _apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bo
         st = st.with_piece(pick, status="eliminated", hex=None)
     if eliminated and leader_checks:                                # melee leaders check once, 6.4 I
         for ldr in _leaders_in(sc, st, hex_):                       # 6.3.9, 6.5 A
-            fate = yield leader_casualty_sub(ldr, roll_turns=True)
+            # the 2d6 turns out of a wound (6.5 A) are rolled by the game when it applies the wound
+            fate = yield leader_casualty_sub(ldr, roll_turns=False)
             st = _leader_fate(sc, st, ldr, fate)
             if fate.fate == "killed":
                 st = yield from _leader_loss(sc, st, ldr, hex_)     # 6.5 B
@@ -255,8 +256,10 @@ def _leader_loss(sc: Scenario, st: GameState, ldr: str, where: str, rule: str = 
 # 6.3 Fire
 # ---------------------------------------------------------------------------------------------------
 def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: str, defensive: bool = False,
-               cavalry_fire: bool = False) -> FireSetup:
-    """The FireSetup for firing units on the map (checks 4.3, 4.4, 6.3.2-6.3.6, 8.1, TEC DRMs)."""
+               cavalry_fire: bool = False, moved: tuple[str, ...] = (), short_ammo: tuple[str, ...] = ()) -> FireSetup:
+    """The FireSetup for firing units on the map (checks 4.3, 4.4, 6.3.2-6.3.6, 8.1, TEC DRMs). Optional
+    rules: ``cavalry_fire`` (11.1 A-B) with ``moved`` the cavalry that moved this segment (11.1 C);
+    ``short_ammo`` the infantry whose FF is halved by the ammunition roll (11.2 B, rounded down)."""
     if not firer_ids:
         raise RuleViolation("6.3.7 A", "no unit is firing")
     side = _side(sc, firer_ids)
@@ -295,7 +298,9 @@ def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: 
             if not los.clear:
                 raise RuleViolation("6.3.4 A", f"{fid} has no line of sight to {target} (blocked at {los.blocked_by})")
         ff = u.ff_red if u.kind == "cavalry" else factors(sc, st, fid)[0]          # 11.1 B, 8.3 A
-        firers.append(Firer(ff, kind, d, p.status, False, True, fid))
+        if fid in short_ammo and u.kind == "infantry":
+            ff = ff // 2                                                            # 11.2 B
+        firers.append(Firer(ff, kind, d, p.status, fid in moved, True, fid))
     tt = t.terrain.terrain[b.terrain(target)]
     drm = tt.fire_drm
     if any(b.level(target) > b.level(f[3:] if f.startswith("gb:") else st.piece(f).hex) for f in firer_ids
@@ -341,9 +346,11 @@ def _arc(g, hex_: str, facing: int, dist: int) -> set[str]:
     return out
 
 
-def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: str, defensive: bool = False):
+def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: str, defensive: bool = False,
+                cavalry_fire: bool = False, moved: tuple[str, ...] = (), short_ammo: tuple[str, ...] = ()):
     """Fire at ``target`` and apply the result (6.3.7 F), advance into a vacated hex (6.3.8)."""
-    setup = _cached(fire_setup)(sc, st, tuple(firer_ids), target, defensive)
+    setup = _cached(fire_setup)(sc, st, tuple(firer_ids), target, defensive, cavalry_fire, tuple(moved),
+                                tuple(short_ammo))
     if not defensive:
         _may_activate(sc, st, firer_ids)
     side = _side(sc, firer_ids)
@@ -704,6 +711,32 @@ def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: t
     st = _occupy(sc, st, dest, side)
     st = yield from overstack_checks(sc, st, dest)
     return st
+
+
+def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[str, ...]):
+    """Optional 11.8 B-D: non-phasing cavalry falls back two hexes before the Defensive Fire Segment, by
+    one of the paths :func:`rules.cavalry_retreat_before_combat` allows (6.6 priorities); a step into an
+    enemy front takes the 6.6 D check. A procedure returning the new state."""
+    from .rules import cavalry_retreat_before_combat, retreat_options
+    paths = cavalry_retreat_before_combat(sc, st, uid)
+    if tuple(path) not in paths:
+        allowed = "; ".join("-".join(x) for x in paths) or "none"
+        raise RuleViolation("11.8 B", f"{uid} may not fall back by {'-'.join(path)} (allowed: {allowed})")
+    here = st.piece(uid).hex
+    side = sc.side(uid)
+    for h in path:
+        rank = {x: r for x, r, _ in retreat_options(sc, st, (uid,), here)}[h]
+        st = st.with_piece(uid, hex=h)
+        if rank >= 2:                                                   # 6.6 D, by 11.8 D
+            p = st.piece(uid)
+            out = yield check_sub(sc.tables, CheckSpec("retreat_into_enemy_front", current_fv(sc, p), p.status,
+                                                       leader_cvs(sc, st, uid), unit=uid), rule="6.6 D")
+            st = yield from apply_status(sc, st, uid, out.status)
+            if st.piece(uid).hex != h:
+                return st
+        here = h
+    yield Log("11.8 B", f"{uid} falls back {'-'.join(path)} before the Defensive Fire Segment")
+    return _occupy(sc, st, here, side)
 
 
 def leader_fire_retreat(sc: Scenario, st: GameState, ldr: str) -> GameState:

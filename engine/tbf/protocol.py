@@ -30,20 +30,25 @@ from engine.core.procedure import Choose, Log, Roll
 
 from . import actions as A
 from .charge import _validate as charge_validate, frontal_directions
-from .rules import (LIVE, activation_allowed, activation_plan, current_ma, enemy_front, leaderless_activation,
-                    muster_hexes, occupants,
+from .rules import (LIVE, OPTIONS, activation_allowed, activation_plan, ammo_shortage, cavalry_retreat_before_combat,
+                    column_iv_release, current_ma, enemy_front, leaderless_activation, muster_hexes, occupants,
+                    road_blocked, victory_with_options,
                     reachable, regroup, regroup_hexes, releases, rout_path, second_group_delay, stacking_problem,
                     victory)
 from .scenario import GameState, Scenario, default_scenario, initial_state
 from .turn import TurnData, turn_data
 
 __all__ = ["TbfRules", "TbfState", "Impulse", "UnitTurn", "TurnData", "Activate", "ActivateCommand", "Pass", "Move", "Face",
-           "Charge", "OutOfCommand", "Attach", "Fire", "Melee", "EndSegment", "GreedyBot", "SEGMENTS"]
+           "Charge", "OutOfCommand", "Attach", "Fire", "Melee", "EndSegment", "CavalryRetreat", "GreedyBot", "SEGMENTS",
+           "GAME_OPTIONS"]
 
 SIDES = ("french", "coalition")
 SEGMENTS = ("movement", "defensive_fire", "offensive_fire", "melee")
 SEGMENT_RULE = {"movement": "6.2", "defensive_fire": "6.3.1 A", "offensive_fire": "6.3.1 B", "melee": "6.4"}
 GONE = ("eliminated", "surrendered", "killed", "captured", "wounded")
+# the optional rules (11.0) the game enforces when they are chosen at the start
+GAME_OPTIONS = {k: f"{OPTIONS[k]} ({k})" for k in ("11.1", "11.2", "11.4", "11.8")}
+REAR_GUARD_ROWS = 6          # 9.2 G: the Rear Guard stays in hex rows XX01-XX06
 
 
 # ------------------------------------------------------------------------------------------------
@@ -146,11 +151,23 @@ class EndSegment:
     kind: Literal["end"] = "end"
 
 
-TbfAction = Union[Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment]
+@dataclass(frozen=True)
+class CavalryRetreat:
+    """Optional 11.8 B: before any defensive fire, non-phasing cavalry falls back two hexes along ``path``."""
+    side: str
+    unit: str
+    path: tuple[str, ...]
+    kind: Literal["cavalry_retreat"] = "cavalry_retreat"
+
+
+TbfAction = Union[Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment,
+                  CavalryRetreat]
 _KINDS = {c.__dataclass_fields__["kind"].default: c for c in
-          (Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment)}
+          (Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment,
+           CavalryRetreat)}
 _RULE_OF = {"activate": "6.1", "activate_command": "6.1.4", "pass": "3.3 B", "move": "6.2", "face": "4.3", "charge": "6.2.8",
-            "out_of_command": "6.1.3 C", "attach": "6.1.3 A", "fire": "6.3", "melee": "6.4", "end": "3.3 B"}
+            "out_of_command": "6.1.3 C", "attach": "6.1.3 A", "fire": "6.3", "melee": "6.4", "end": "3.3 B",
+            "cavalry_retreat": "11.8 B"}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -189,6 +206,7 @@ class Impulse:
     mover: str = ""                          # whose movement is under way (6.2.4 B)
     book: tuple[UnitTurn, ...] = ()
     defensive_fired: tuple[str, ...] = ()    # 6.3.2 B in the Defensive Fire Segment
+    evaded: tuple[str, ...] = ()             # cavalry that fell back before the Defensive Fire Segment (11.8 B)
 
 
 @dataclass(frozen=True)
@@ -205,6 +223,9 @@ class TbfState:
     result: Outcome | None = None
     options: tuple[str, ...] = ()
     scenario_id: str = "durenstein"
+    wounded: tuple[tuple[str, int], ...] = ()   # (leader, turn he comes back), 6.5 A
+    rear_guard: tuple[str, ...] = ()            # Column II units left as the Rear Guard (9.2 E)
+    rear_guard_short: int = 0                   # units short of 4 infantry + 2 cavalry (9.2 F-G)
 
     @property
     def turn(self) -> int:
@@ -232,8 +253,9 @@ def _reach(game: GameState, uid: str, l2: int, l3: int, mp_left: int) -> dict:
 
 
 @lru_cache(maxsize=4096)
-def _fire_setup(game: GameState, units: tuple[str, ...], target: str, defensive: bool):
-    return A.fire_setup(default_scenario(), game, units, target, defensive)
+def _fire_setup(game: GameState, units: tuple[str, ...], target: str, defensive: bool, cavalry_fire: bool = False,
+                moved: tuple[str, ...] = ()):
+    return A.fire_setup(default_scenario(), game, units, target, defensive, cavalry_fire, moved)
 
 
 @lru_cache(maxsize=4096)
@@ -292,17 +314,21 @@ class TbfRules(GameRules):
         return {"durenstein": self.sc.file.name}
 
     def options(self):
-        return {}
+        return dict(GAME_OPTIONS)
 
     def new_game(self, scenario=None, options=(), seed=0):
         if scenario not in (None, "durenstein"):
             raise VedetteError(f"unknown scenario {str(scenario)[:40]!r}; one of durenstein")
         names = options.get("options", []) if isinstance(options, dict) else list(options)
-        if names:
-            raise VedetteError(f"unknown option {str(names[0])[:40]!r}: the TBF game has no optional rules yet "
-                               "(the calculators take them)")
+        if not isinstance(names, (list, tuple)):
+            raise VedetteError(f"field options: expected a list of optional rules, got {str(names)[:40]!r}")
+        for n in names:
+            if n not in GAME_OPTIONS:
+                raise VedetteError(f"unknown option {str(n)[:40]!r}: the TBF game offers {', '.join(GAME_OPTIONS)} "
+                                   "(11.3, 11.5-11.7 need counters the order of battle lacks)")
         g = releases(self.sc, initial_state(self.sc))
-        return TbfState(game=g, to_move=self.sc.file.first_impulse, activations=("gaindorge",))   # 9.0
+        return TbfState(game=g, to_move=self.sc.file.first_impulse, activations=("gaindorge",),       # 9.0
+                        options=tuple(sorted(set(names))))
 
     # --- who acts ----------------------------------------------------------------------------------
     def to_act(self, s: TbfState):
@@ -364,13 +390,20 @@ class TbfRules(GameRules):
         if key not in memo:
             l2, l3 = self._levels(s.impulse, uid)
             try:
-                memo[key] = _reach(s.game, uid, l2, l3, self._mp_left(s, uid))
+                r = _reach(s.game, uid, l2, l3, self._mp_left(s, uid))
+                if uid in s.rear_guard:         # 9.2 G: the Rear Guard moves only inside rows XX01-XX06
+                    r = {h: v for h, v in r.items() if all(self._rear_ok(x) for x in v[1][1:])}
+                memo[key] = r
             except RuleViolation as exc:
                 memo[key] = exc
         got = memo[key]
         if isinstance(got, RuleViolation):
             raise got
         return got
+
+    def _rear_ok(self, h: str) -> bool:
+        """9.2 G: may a Rear Guard unit act in hex ``h`` (rows XX01-XX06)?"""
+        return self.sc.board.grid.parse(h)[1] <= REAR_GUARD_ROWS
 
     # --- candidates ------------------------------------------------------------------------------
     def candidates(self, s: TbfState):
@@ -413,6 +446,12 @@ class TbfRules(GameRules):
                     if sc.units[uid].kind == "cavalry" and p.status == "normal" and not bk.charge_tried:
                         out += self._charge_candidates(s, uid)
         elif imp.segment in ("defensive_fire", "offensive_fire"):
+            if imp.segment == "defensive_fire" and "11.8" in s.options and not imp.defensive_fired:
+                for q in g.on_map():
+                    if q.id in sc.units and sc.side(q.id) == side and q.id not in imp.evaded \
+                            and sc.units[q.id].kind == "cavalry":
+                        out += [CavalryRetreat(side, q.id, path)
+                                for path in cavalry_retreat_before_combat(sc, g, q.id)]
             out += self._fire_candidates(s, side, imp.segment == "defensive_fire")
         elif imp.segment == "melee":
             out += self._melee_candidates(s, side)
@@ -457,10 +496,18 @@ class TbfRules(GameRules):
             shooters = [g.piece(u) for u in imp.units if g.piece(u).hex and not _book(imp, u).fired]
             targets = {q.hex for q in g.on_map() if sc.side(q.id) == enemy and q.status in LIVE
                        and not sc.is_leader(q.id)}
-        shooters = [q for q in shooters if q.status in ("normal", "fatigued") and sc.units[q.id].ff > 0
-                    and sc.units[q.id].kind != "cavalry"]
+        cav = "11.1" in s.options
+        shooters = [q for q in shooters if q.status in ("normal", "fatigued") and (
+            (sc.units[q.id].ff > 0 and sc.units[q.id].kind != "cavalry")
+            or (cav and sc.units[q.id].kind == "cavalry" and sc.units[q.id].ff_red > 0))]        # 11.1 A
+        lone = []
+        if defensive:                   # 6.3.5: a leader alone in his hex may fire defensively
+            by_hex = self._index(s)[1]
+            lone = [q for q in g.on_map() if q.id in sc.leaders and sc.side(q.id) == side and q.status == "normal"
+                    and q.id not in imp.defensive_fired and not by_hex.get(q.hex)]
         out = []
         for t in sorted(targets):
+            out += [Fire(side, (q.id,), t) for q in lone if grid.distance(q.hex, t) == 1]
             ids = []
             for q in shooters:
                 d = grid.distance(q.hex, t)
@@ -516,9 +563,10 @@ class TbfRules(GameRules):
         if imp is None:
             raise RuleViolation("3.3 A", f"no activation is under way: the {side} activates a leader (6.1) or passes")
         if isinstance(a, EndSegment):
+            self._check_end(s, a)
             return
         want = {Move: "movement", Face: "movement", Charge: "movement", OutOfCommand: "movement",
-                Attach: "movement", Melee: "melee"}.get(type(a))
+                Attach: "movement", Melee: "melee", CavalryRetreat: "defensive_fire"}.get(type(a))
         if isinstance(a, Fire):
             if imp.segment not in ("defensive_fire", "offensive_fire"):
                 raise RuleViolation("3.3 B", f"fire belongs to the Fire Segments; this is the "
@@ -527,6 +575,63 @@ class TbfRules(GameRules):
             raise RuleViolation("3.3 B", f"a {a.kind.replace('_', ' ')} belongs to the {want} segment; this is the "
                                          f"{imp.segment.replace('_', ' ')} segment (segments run in order)")
         getattr(self, f"_check_{a.kind}")(s, a)
+
+    def _check_end(self, s, a):
+        """4.1.10 A: a side's Movement Segment may not end while one of its hexes stays overstacked and a
+        unit there that this activation moves could still leave it."""
+        if s.impulse.segment != "movement":
+            return
+        stuck = self._overstack_movers(s)
+        if stuck:
+            h, uid = stuck
+            raise RuleViolation("4.1.10 A", f"{h} is still overstacked ({stacking_problem(self.sc, s.game, h)}) and "
+                                            f"{uid} can still move out: resolve it before the Movement Segment ends")
+
+    def _overstack_movers(self, s) -> tuple[str, str] | None:
+        """An overstacked hex and a unit of it that may still move this segment to a hex where it stacks."""
+        memo = self._memo_for(s)
+        if "overstack_movers" in memo:
+            return memo["overstack_movers"]
+        got = None
+        imp, sc = s.impulse, self.sc
+        by_hex = self._index(s)[1]
+        for h in self._overstacks(s.game):
+            for p in by_hex.get(h, ()):
+                if p.id not in imp.units or sc.side(p.id) != imp.side or p.status not in ("normal", "fatigued"):
+                    continue
+                bk = _book(imp, p.id)
+                if bk.done or bk.charged or sc.units[p.id].command == "VI":
+                    continue
+                try:
+                    r = self._reach_of(s, p.id)
+                except RuleViolation:
+                    continue
+                for dest in sorted(r):
+                    if dest != h and self.is_legal(s, Move(imp.side, p.id, dest)):
+                        got = (h, p.id)
+                        break
+                if got:
+                    break
+            if got:
+                break
+        memo["overstack_movers"] = got
+        return got
+
+    def _check_cavalry_retreat(self, s, a: CavalryRetreat):
+        sc, imp = self.sc, s.impulse
+        if "11.8" not in s.options:
+            raise RuleViolation("11.8", "cavalry retreat before combat is an optional rule not chosen for this game")
+        if a.unit not in sc.units or sc.side(a.unit) != a.side or sc.units[a.unit].kind != "cavalry":
+            raise RuleViolation("11.8 B", f"{a.unit} is not a {a.side} cavalry unit")
+        if imp.defensive_fired:
+            raise RuleViolation("11.8 B", "cavalry falls back only at the start of the Defensive Fire Segment, "
+                                          "before any defensive fire")
+        if a.unit in imp.evaded:
+            raise RuleViolation("11.8 B", f"{a.unit} has already fallen back this segment")
+        paths = cavalry_retreat_before_combat(sc, s.game, a.unit)
+        if tuple(a.path) not in paths:
+            allowed = "; ".join("-".join(x) for x in paths) or "none (11.8 B-C conditions not met)"
+            raise RuleViolation("11.8 B", f"{a.unit} may not fall back by {'-'.join(a.path)}; allowed: {allowed}")
 
     def _check_activate(self, s, a):
         sc = self.sc
@@ -625,6 +730,8 @@ class TbfRules(GameRules):
         here = self._index(s)[0][a.unit].hex
         if dest == here:
             raise RuleViolation("6.2.1", f"{a.unit} is already in {dest}")
+        if dest not in r and a.unit in s.rear_guard and a.unit in self._reach_raw(s, a.unit, dest):
+            raise RuleViolation("9.2 G", f"{a.unit} is in the Rear Guard: it stays inside hex rows XX01-XX06")
         if dest not in r:
             raise RuleViolation("6.2.1", f"{a.unit} cannot reach {dest} with the {self._mp_left(s, a.unit)} MPs it has "
                                          f"left (terrain 6.2.2, levels 6.2.3, enemy fronts 6.2.5 A, 9.5.1)")
@@ -643,6 +750,14 @@ class TbfRules(GameRules):
             problem = memo[key]
             if problem is not None:
                 raise RuleViolation(problem.split(":")[0], f"{a.unit} may not end its move in {dest}: {problem} (4.1.7)")
+
+    def _reach_raw(self, s, uid: str, dest: str) -> set:
+        """``{uid}`` when ``dest`` is in reach leaving the Rear Guard limit aside (for the error message)."""
+        l2, l3 = self._levels(s.impulse, uid)
+        try:
+            return {uid} if dest in _reach(s.game, uid, l2, l3, self._mp_left(s, uid)) else set()
+        except RuleViolation:
+            return set()
 
     def _check_face(self, s, a: Face):
         bk = self._moving(s, a.unit, "change facing")
@@ -672,6 +787,8 @@ class TbfRules(GameRules):
             raise RuleViolation("6.2.8 C", "a charge needs its path, ending on the target hex")
         for h in tuple(a.path) + tuple(a.next):
             sc.board.check_hex(h, "6.2.8 C")
+            if a.unit in s.rear_guard and not self._rear_ok(h):
+                raise RuleViolation("9.2 G", f"{a.unit} is in the Rear Guard: it may not charge outside rows XX01-XX06")
         for h in a.path[:-1]:
             if occupants(sc, g, h):
                 raise RuleViolation("6.2.8 C", f"the charge line is blocked at {h}")
@@ -714,12 +831,27 @@ class TbfRules(GameRules):
             if p.hex is None or p.status in GONE:
                 raise RuleViolation("6.3", f"{uid} is not on the map")
             if sc.is_leader(uid):
-                raise RuleViolation("6.3.5", "leaders fire only alone in their hex and defensively (not in this game yet)")
+                if not defensive:
+                    raise RuleViolation("6.3.5", f"leader {uid} fires only in the Defensive Fire Segment")
+                if p.status != "normal" or self._index(s)[1].get(p.hex):
+                    raise RuleViolation("6.3.5", f"leader {uid} fires only when alone in his hex")
+                if uid in imp.defensive_fired:
+                    raise RuleViolation("6.3.2 B", f"{uid} has already fired in this Fire Segment")
+                continue
             u = sc.units[uid]
-            if p.status == "routed" or u.ff <= 0:
-                raise RuleViolation("6.3.2 C", f"{uid} may not fire (routed or no FF)")
             if u.kind == "cavalry":
-                raise RuleViolation("6.3.2 D", f"{uid} is cavalry: cavalry does not fire")
+                if "11.1" not in s.options:
+                    raise RuleViolation("6.3.2 D", f"{uid} is cavalry: cavalry does not fire (optional rule 11.1 not chosen)")
+                if u.ff_red <= 0:
+                    raise RuleViolation("11.1 A", f"{uid} has no red FF: only dragoons and carabiniers fire")
+                if sc.board.grid.distance(p.hex, target) != 1:
+                    raise RuleViolation("11.1 B", f"{uid} fires only at an adjacent hex")
+            elif p.status == "routed" or u.ff <= 0:
+                raise RuleViolation("6.3.2 C", f"{uid} may not fire (routed or no FF)")
+            if p.status == "routed":
+                raise RuleViolation("6.3.2 C", f"{uid} is routed: it may not fire")
+            if uid in s.rear_guard and not self._rear_ok(target):
+                raise RuleViolation("9.2 G", f"{uid} is in the Rear Guard: it acts only inside rows XX01-XX06")
             if defensive:
                 if uid in imp.defensive_fired:
                     raise RuleViolation("6.3.2 B", f"{uid} has already fired in this Fire Segment")
@@ -735,7 +867,15 @@ class TbfRules(GameRules):
             for uid in a.units:
                 if sc.board.grid.distance(g.piece(uid).hex, target) != 1:
                     raise RuleViolation("6.3.6", f"defensive fire is only into adjacent hexes; {uid} is not next to {target}")
-        _fire_setup(g, tuple(a.units), target, defensive)
+        _fire_setup(g, tuple(a.units), target, defensive, *self._fire_opts(s, a.units, defensive))
+
+    def _fire_opts(self, s, units, defensive) -> tuple[bool, tuple[str, ...]]:
+        """11.1: cavalry may fire when the option is on; those that moved this segment take -1 (11.1 C)."""
+        if "11.1" not in s.options:
+            return False, ()
+        moved = () if defensive else tuple(u for u in units if u in self.sc.units
+                                           and self.sc.units[u].kind == "cavalry" and _book(s.impulse, u).moved)
+        return True, moved
 
     def _check_melee(self, s, a: Melee):
         sc, g, imp = self.sc, s.game, s.impulse
@@ -756,6 +896,8 @@ class TbfRules(GameRules):
             if bk.charged:
                 raise RuleViolation("6.2.8 H", f"{uid} charged this impulse: its melee was the charge's")
             kinds.add("cavalry" if sc.units[uid].kind == "cavalry" else "foot")
+            if uid in s.rear_guard and not self._rear_ok(target):
+                raise RuleViolation("9.2 G", f"{uid} is in the Rear Guard: it may not attack outside rows XX01-XX06")
         if len(kinds) > 1:
             raise RuleViolation("6.4 C", "cavalry and infantry may not melee the same hex together")
         _melee_setup(g, tuple(a.units), target)
@@ -763,7 +905,27 @@ class TbfRules(GameRules):
     # --- perform ------------------------------------------------------------------------------------
     def perform(self, s: TbfState, a):
         s = yield from getattr(self, f"_do_{a.kind}")(s, a)
+        if a.kind in ("fire", "melee", "charge"):
+            s = yield from self._wounds(s)
         return (yield from self._after(s, a))
+
+    def _wounds(self, s):
+        """6.5 A: a wounded leader is out for 2d6 turns, rolled as the wound is applied; he comes back in
+        the Reinforcement Phase of the turn that many turns on (never, past the last turn)."""
+        known = {l for l, _ in s.wounded}
+        by_id = self._index(s)[0]
+        for l in sorted(self.sc.leaders):
+            if by_id[l].status == "wounded" and l not in known:
+                n = yield Roll("2d6", rule="6.5 A", label=f"turns {l} is out of play")
+                back = s.turn + n
+                s = replace(s, wounded=s.wounded + ((l, back),))
+                yield Log("6.5 A", f"{l} is wounded and out for {n} turns: " + (
+                    f"back on turn {back}" if back <= self.sc.file.turns else "out for the rest of the game"))
+        return s
+
+    def _do_cavalry_retreat(self, s, a: CavalryRetreat):
+        g = yield from A.cavalry_retreat_action(self.sc, s.game, a.unit, tuple(a.path))
+        return replace(s, game=g, impulse=replace(s.impulse, evaded=s.impulse.evaded + (a.unit,)))
 
     def _do_pass(self, s, a):
         s = replace(s, passes=s.passes + 1)
@@ -899,7 +1061,18 @@ class TbfRules(GameRules):
 
     def _do_fire(self, s, a: Fire):
         defensive = s.impulse.segment == "defensive_fire"
-        g = yield from A.fire_action(self.sc, s.game, tuple(a.units), a.target, defensive)
+        sc = self.sc
+        short = ()
+        if ("11.2" in s.options and a.side == "french" and s.turn >= self.td.ammo.first_turn
+                and road_blocked(sc, s.game, "Dürenstein")):                   # 11.2 A
+            gazan = tuple(u for u in a.units if u in sc.units and sc.units[u].kind == "infantry"
+                          and sc.units[u].command.split("-")[0] == "II")     # 11.2 clarification: Gazan's only
+            if gazan:
+                if (yield from ammo_shortage()):
+                    short = gazan
+                    yield Log("11.2 B", f"ammunition short: {', '.join(gazan)} fire at half FF")
+        cav, moved = self._fire_opts(s, a.units, defensive)
+        g = yield from A.fire_action(sc, s.game, tuple(a.units), a.target, defensive, cav, moved, short)
         imp = s.impulse
         if defensive:
             imp = replace(imp, defensive_fired=imp.defensive_fired + tuple(a.units))
@@ -995,13 +1168,20 @@ class TbfRules(GameRules):
             return replace(s, result=over, game=replace(g, turn=min(g.turn, sc.file.turns)))
         if g.turn > sc.file.turns:                                            # 3.4 C, 7.0 I, 10.2
             g = replace(g, turn=sc.file.turns)
-            v = victory(sc, g)
+            v = self._victory(s, g)
             winner = None if v["winner"] == "draw" else v["winner"]
             reason = (f"French {v['french_level']}, Coalition {v['coalition_level']}; French losses "
                       f"{v['french_battalions_lost']} battalions")
             return replace(s, game=g, result=Outcome(winner, v["level"], reason, "10.2"))
         s = yield from self._reinforcement_phase(s)
         return (yield from self._initiative_phase(s))
+
+    def _victory(self, s, g=None) -> dict:
+        """10.2 with the Rear Guard's shortfall (9.2 G) and Column IV in play (11.4.2)."""
+        g = g if g is not None else s.game
+        forces = frozenset({"bagration"}) if "optional_11.4" in g.flags and "11.4" in s.options else frozenset()
+        return victory_with_options(self.sc, g, frozenset(o for o in s.options if o in OPTIONS), forces,
+                                    s.rear_guard_short)
 
     def _column(self, col: str) -> list[str]:
         return [u for u, d in self.sc.units.items() if d.side == "coalition" and d.command == col]
@@ -1040,6 +1220,10 @@ class TbfRules(GameRules):
                 spots = muster_hexes(sc, col)                                 # 9.2 C-D
                 centre = sc.board.data.setup_numbers[col]
                 spots.sort(key=lambda h: (sc.board.grid.distance(centre, h), h))
+                if col == "II":                                               # 9.2 E-G
+                    rear, short = yield from self._rear_guard()
+                    s = replace(s, rear_guard=rear, rear_guard_short=short)
+                    g = self._deploy(g, rear, [h for h in spots if self._rear_ok(h)])
                 g = self._deploy(g, self._column(col), spots)
                 g = self._deploy(g, [leader], spots)
                 yield Log("9.2 C" if col == "II" else "9.2 D", f"Column {col} musters around {centre}")
@@ -1062,8 +1246,67 @@ class TbfRules(GameRules):
             if pick == "disband":
                 g = g.with_piece("elite", hex=None, status="disbanded").with_flag("elite_disbanded")
                 yield Log("8.3 B", "the French disband the Elite battalion")
+        if "11.4" in s.options and "optional_11.4" not in g.flags and g.turn >= self.td.column_iv.first_turn:
+            if (yield from column_iv_release(g.turn)):                        # 11.4.1
+                c = self.td.column_iv
+                near = self._near(c.hex, c.radius)
+                # our reading: a unit with no room within one hex goes to the nearest hex beyond
+                g = self._deploy(g, self._column("IV") + ["bagration"], near + self._near(c.hex, c.radius + 2))
+                g = g.with_flag("optional_11.4")
+                yield Log("11.4.1", f"Column IV musters around {c.hex}; the Coalition needs two more French "
+                                    "battalions for each victory level (11.4.2)")
         s = replace(s, game=g)
+        s = yield from self._wounded_return(s)
         return (yield from self._regroup_segment(s))
+
+    def _rear_guard(self):
+        """9.2 E: as Column II musters the Coalition names its Rear Guard, up to four battalions and two
+        cavalry units of the column; each one short raises the Coalition's victory thresholds by one
+        (9.2 G; more gives nothing). Returns (the units, the shortfall)."""
+        need = self.sc.file.victory.rear_guard
+        col = self._column("II")
+        picked: list[str] = []
+        short = 0
+        for kind in ("infantry", "cavalry"):
+            n = 0
+            while n < need.get(kind, 0):
+                left = tuple(u for u in col if self.sc.units[u].kind == kind and u not in picked)
+                if not left:
+                    break
+                pick = yield Choose(left + ("done",), rule="9.2 E", player="coalition",
+                                    label=f"Rear Guard: leave which {kind} unit behind?")
+                if pick == "done":
+                    break
+                picked.append(pick)
+                n += 1
+            short += need.get(kind, 0) - n
+        yield Log("9.2 E", f"Rear Guard: {', '.join(picked) or 'none'}" + (
+            f"; {short} short, so the Coalition needs {short} more French battalions per level (9.2 G)" if short
+            else " (the full 4 battalions and 2 cavalry: victory unchanged, 9.2 F)"))
+        return tuple(picked), short
+
+    def _wounded_return(self, s):
+        """6.5 A: a wounded leader whose turns out are over comes back in the Reinforcement Phase, set down
+        with a unit he commands (our reading: the rule gives no place; his owner picks the hex)."""
+        sc = self.sc
+        g = s.game
+        keep = []
+        for l, back in s.wounded:
+            if g.turn < back or g.piece(l).status != "wounded":
+                keep.append((l, back))
+                continue
+            side = sc.side(l)
+            hexes = sorted({p.hex for p in g.on_map() if p.id in sc.units and sc.side(p.id) == side
+                            and p.status in LIVE and l in sc.chain_of_command(p.id)})
+            if not hexes:
+                keep.append((l, back))
+                yield Log("6.5 A", f"{l} may come back but no unit he commands is on the map")
+                continue
+            h = hexes[0] if len(hexes) == 1 else (yield Choose(tuple(hexes), rule="6.5 A", player=side,
+                                                               label=f"where does {l} come back?"))
+            g = g.with_piece(l, hex=h, status="normal", activated=False)
+            yield Log("6.5 A", f"{l} is back from his wound, with his troops in {h}")
+        return replace(s, game=g, wounded=tuple(keep))
 
     def _regroup_segment(self, s):
         """5.3: each side may try to bring back one eliminated (not surrendered) infantry unit."""
@@ -1131,6 +1374,8 @@ class TbfRules(GameRules):
             rest = f"{a.unit} {','.join(a.path)}" + (f" then {','.join(a.next)}" if a.next else "")
         elif k in ("out_of_command", "attach"):
             rest = a.unit
+        elif k == "cavalry_retreat":
+            rest = f"{a.unit} {','.join(a.path)}"
         else:
             rest = f"{'+'.join(a.units)} at {a.target}"
         text = f"{a.side}: {k}" + (f" {rest}" if rest else "")
@@ -1165,6 +1410,8 @@ class TbfRules(GameRules):
             if kind == "charge" and len(rest) in (2, 4) and (len(rest) == 2 or rest[2] == "then"):
                 return Charge(side, rest[0], tuple(rest[1].split(",")),
                               tuple(rest[3].split(",")) if len(rest) == 4 else ())
+            if kind == "cavalry_retreat" and len(rest) == 2:
+                return CavalryRetreat(side, rest[0], tuple(rest[1].split(",")))
             if kind in ("out_of_command", "attach") and len(rest) == 1:
                 return (OutOfCommand if kind == "out_of_command" else Attach)(side, rest[0])
             if kind in ("fire", "melee") and len(rest) == 3 and rest[1] == "at":
@@ -1180,7 +1427,7 @@ class TbfRules(GameRules):
     # --- what the CLI and studies show of a position ---------------------------------------------------
     def state_summary(self, s: TbfState) -> dict:
         imp = s.impulse
-        v = victory(self.sc, s.game)
+        v = self._victory(s)
         return {"impulse": None if imp is None else {
                     "side": imp.side, "leader": imp.leader, "segment": imp.segment, "units": list(imp.units),
                     "out_of_command": [u for u in imp.out_of_command if u not in imp.tried]},
@@ -1190,7 +1437,7 @@ class TbfRules(GameRules):
                                 "french_battalions_lost": v.get("french_battalions_lost"), "rule": "10.2"}}
 
     def metrics(self, s: TbfState) -> dict:
-        v = victory(self.sc, s.game)
+        v = self._victory(s)
         rank = {"none": 0, "tactical": 1, "strategic": 2}
         lost = sum(1 for u, d in self.sc.units.items() if d.side == "coalition" and s.game.piece(u).status in GONE)
         return {"losses.french": float(v.get("french_battalions_lost", 0)), "losses.coalition": float(lost),
@@ -1205,7 +1452,8 @@ class TbfRules(GameRules):
         from functools import partial
         from engine.core.procedure import distribution, first_option
         a = self.coerce_action(a)
-        if not isinstance(a, (Move, Charge, Fire, Melee, OutOfCommand, Face, Attach, Activate, ActivateCommand)):
+        if not isinstance(a, (Move, Charge, Fire, Melee, OutOfCommand, Face, Attach, Activate, ActivateCommand,
+                              CavalryRetreat)):
             raise VedetteError(f"odds: only moves, charges, fire, melee and activations have odds, not {a.kind}")
         self.check(s, a)
         return distribution(partial(self._odds_proc, s, a), policy=policy or first_option)
@@ -1243,6 +1491,21 @@ class TbfRules(GameRules):
         for p in g.pieces:
             if p.status in GONE and p.hex is not None:
                 out.append(f"{p.id} is {p.status} but still on the map")
+        wounded = {l for l, _ in s.wounded}
+        for l in sorted(sc.leaders):
+            if (g.piece(l).status == "wounded") != (l in wounded):
+                out.append(f"6.5 A: {l} is {g.piece(l).status} but the wounded list says {sorted(wounded)}")
+        for u in s.rear_guard:
+            if sc.units[u].command != "II":
+                out.append(f"9.2 E: {u} is in the Rear Guard but not a Column II unit")
+        need = sc.file.victory.rear_guard
+        if s.rear_guard and s.rear_guard_short != sum(need.values()) - len(s.rear_guard):
+            out.append(f"9.2 G: Rear Guard of {len(s.rear_guard)} units but shortfall {s.rear_guard_short}")
+        for o in s.options:
+            if o not in GAME_OPTIONS:
+                out.append(f"11.0: unknown option {o!r} in the state")
+        if "optional_11.4" in g.flags and "11.4" not in s.options:
+            out.append("11.4: Column IV is in play without the optional rule")
         return out
 
     def bots(self):
@@ -1253,7 +1516,7 @@ _EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: mo
              "face": "french: face 4l-1 NE", "charge": "french: charge drag-3 2013,2112,2212",
              "fire": "french: fire 4l-1+4l-2 at 2213", "melee": "coalition: melee ci-1 at 2014",
              "out_of_command": "coalition: out_of_command ci-5", "attach": "coalition: attach cv-1",
-             "pass": "french: pass", "end": "french: end", "activate_command": "coalition: activate_command I ci-3"}
+             "pass": "french: pass", "end": "french: end", "cavalry_retreat": "french: cavalry_retreat drag-1 1213,1212", "activate_command": "coalition: activate_command I ci-3"}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1359,7 +1622,14 @@ class GreedyBot:
         if isinstance(a, OutOfCommand):
             return 2
         if isinstance(a, Fire):
-            return 10 + sum(sc.units[u].ff for u in a.units) + 5 * (len(a.units) > 1)
+            if any(u in sc.leaders for u in a.units):     # 6.3.5: the shot sends him back two hexes or to capture
+                return 0 if any(sc.leaders[u].rank in ("army", "corps") for u in a.units if u in sc.leaders) else 1
+            return 10 + sum(sc.units[u].ff or sc.units[u].ff_red for u in a.units) + 5 * (len(a.units) > 1)
+        if isinstance(a, CavalryRetreat):
+            return 4
+        if isinstance(a, Move) and rules._overstack_movers(s) is not None \
+                and rules._overstack_movers(s)[1] == a.unit and not _book(s.impulse, a.unit).moved:
+            return 12                                     # 4.1.10 A: the overstack must be resolved
         if isinstance(a, Melee):
             try:
                 ms = _melee_setup(g, tuple(a.units), a.target)

@@ -18,7 +18,7 @@ __all__ = ["frontal", "enemy_front", "occupants", "leader_cvs", "stacking_proble
            "dupont_arrival", "second_group_delay", "column_muster", "mortier_alert", "regroup", "victory",
            "refuges", "current_fv", "current_ma", "ammo_shortage", "optional_arrival", "releases",
            "activation_allowed", "entry_mp", "OPTIONS", "victory_with_options", "level_roll", "factors",
-           "regroup_hexes", "ELITE_PARENTS", "leaderless_activation",
+           "regroup_hexes", "ELITE_PARENTS", "road_blocked", "column_iv_release", "leaderless_activation",
            "cavalry_retreat_before_combat", "muster_hexes", "setup_problems", "dark_blue_north", "crosses_dark_blue"]
 
 LIVE = ("normal", "fatigued", "routed")
@@ -550,11 +550,33 @@ def mortier_alert(sc: Scenario, turns_since_first: int):
     return r + a.drm_per_turn * turns_since_first >= a.need
 
 
+def road_blocked(sc: Scenario, st: GameState, town: str = "Dürenstein") -> bool:
+    """Is a Coalition unit on the Danube road between ``town`` and the west edge (0109)? (11.2 A; the same
+    stretch of road 10.2.1 asks to be free.)"""
+    road = [h for r in sc.board.data.roads if r.name.startswith("Danube") for h in r.hexes]
+    hs = sc.board.data.towns.get(town, [])
+    idx = max((road.index(h) for h in hs if h in road), default=len(road))
+    seg = set(road[:idx + 1])
+    return any(p.hex in seg and sc.side(p.id) == "coalition" and p.status in LIVE and not sc.is_leader(p.id)
+               for p in st.on_map())
+
+
 def regroup():
     """5.3 D: an eliminated infantry unit returns on a 1."""
     from .turn import turn_data
     r = yield Roll("d6", rule="5.3 D", label="Regroup")
     return r in turn_data().rolls.regroup_on
+
+
+def column_iv_release(turn: int):
+    """Optional 11.4.1: from turn 6 Column IV musters on a d6 inside the turn's range (``turn.yaml``)."""
+    from .turn import turn_data
+    c = turn_data().column_iv
+    if turn < c.first_turn:
+        raise RuleViolation("11.4.1", f"Column IV rolls from turn {c.first_turn}, not {turn}")
+    rng = c.ranges.get(min(turn, max(c.ranges)), [])
+    r = yield Roll("d6", rule="11.4.1", label="Column IV release")
+    return r in rng
 
 
 def ammo_shortage():

@@ -44,6 +44,17 @@ class _Rolls(Sourced):
     murat_on: list[int]
 
 
+class _ColumnIV(Sourced):
+    first_turn: int
+    hex: str
+    radius: int
+    ranges: dict[int, list[int]]
+
+
+class _Ammo(Sourced):
+    first_turn: int
+
+
 class TurnData(Sourced):
     facing_change: _Facing
     command_reach: _Reach
@@ -52,6 +63,8 @@ class TurnData(Sourced):
     muster: _Radius
     column_vi: _ColumnVI
     rolls: _Rolls
+    column_iv: _ColumnIV
+    ammo: _Ammo
 
 
 @lru_cache(maxsize=1)

@@ -49,4 +49,6 @@ def test_walkthrough_record_replays():
     path = Path(__file__).resolve().parents[2] / "data" / "records" / "tbf_durenstein_greedy_seed4.json"
     states = replay(R, GameRecord.load(path))
     oc = R.outcome(states[-1])
-    assert (oc.winner, oc.level, oc.rule) == ("coalition", "tactical", "10.2") and states[-1].turn == 13
+    # since the Rear Guard (9.2 E) and leaders' defensive fire (6.3.5) came in, seed 4 ends on turn 11:
+    # a French dragoon enters the hex where Kutusov stands alone (6.5 C), an automatic win (10.1 B)
+    assert (oc.winner, oc.level, oc.rule) == ("french", "strategic", "10.1 B") and states[-1].turn == 11
