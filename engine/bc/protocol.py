@@ -938,7 +938,8 @@ class BcRules(GameRules):
         return self.action_from_json(parse_action_text(text))
 
     def describe_action(self, a: BcAction) -> str:
-        return format_action(a)
+        from .words import describe          # in a player's words; format_action stays the notation
+        return describe(a)
 
     def state_to_json(self, st: BcState) -> dict:
         g = st.g
