@@ -3,8 +3,8 @@
 :class:`ClickableSvg` shows an SVG drawing (here :func:`dashboards.components.bc_views.zone_map_svg`) and
 reports a click on it: on an element carrying ``data-block`` (a Block) it sends that Block's id, on a
 ``data-zone`` group (a Zone) that Zone's name. One Bokeh model for the whole map; the drawing is replaced
-by setting ``svg``, a click arrives as ``click`` (``{"n": count, "place": name}``, ``n`` so that two clicks
-on the same Zone are two events). Drawing only: what a click means is the play page's business.
+by setting ``svg``, a click arrives as ``click`` (``{"n": count, "place": name, "zone": the Zone it lies
+in}``, ``n`` so that two clicks on the same Zone are two events). Drawing only: what a click means is the play page's business.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ export function render({ model, el }) {
     const place = block ? block.dataset.block : (zone ? zone.dataset.zone : "");
     if (!place) return;
     n += 1;
-    model.click = { n: n, place: place };
+    model.click = { n: n, place: place, zone: zone ? zone.dataset.zone : "" };
   });
   draw();
   model.on("svg", draw);
@@ -45,7 +45,8 @@ class ClickableSvg(JSComponent):
     """An SVG whose Blocks (``data-block``) and Zones (``data-zone``) report a click."""
 
     svg = param.String(default="", doc="the drawing (trusted: made by our own code, names escaped)")
-    click = param.Dict(default={}, doc="the last click: {'n': count, 'place': Block id or Zone name}")
+    click = param.Dict(default={}, doc="the last click: {'n': count, 'place': Block id or Zone name, "
+                                       "'zone': the Zone clicked in}")
 
     _esm = _JS
     _stylesheets = [_CSS]
