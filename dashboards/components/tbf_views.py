@@ -97,7 +97,8 @@ def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tup
         stopped[o.stopped] = stopped.get(o.stopped, Fraction(0)) + w
     summary = bars_html(sorted(stopped.items(), key=lambda kv: -kv[1]), "how the charge ends",
                         css_class="tbf-charge-ends")
-    outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome")
+    outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome",
+                         css_class="tbf-charge-every")
     total = tree.total()
     return (f"tree total <b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes,
             layout_tree(tree, fmt_result=str, rule_note=rule_note_for("tbf")))
@@ -253,6 +254,8 @@ def charge_yaml(spec: dict) -> str:
 
 
 _FORM_KEYS = {"charger", "path", "targets", "melee"}
+#: an outcome of a charge names every target hex: its label wraps rather than widening the page
+EVERY_CSS = ".tbf-charge-every td.lab {white-space:normal;width:60%;overflow-wrap:anywhere}"
 
 
 def charge_panel(sess: TbfSession):
@@ -303,7 +306,7 @@ def charge_panel(sess: TbfSession):
                 "melee": melee.value}
 
     def show(parts):
-        out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} " + parts[0])]
+        out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} " + parts[0], [EVERY_CSS])]
         tree_area[:] = [TreePlot(parts[1])]
 
     def compute(*_, process: bool = True):
@@ -665,7 +668,6 @@ def situation_panel(sess: TbfSession):
     levels = pn.widgets.TextInput(label="move: Level 2 and Level 3 hexes from the 6.2.3 roll (e.g. 2 1)", value="0 0")
     path = pn.widgets.TextInput(label="charge path (hexes, the last is the first target)", value="")
     nxt = pn.widgets.TextInput(label="further charge targets", value="")
-    go = pn.widgets.Button(label="Compute", css_classes=["tbf-situation-go"])
     out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-situation-out"])
 
     bg = Background()
@@ -697,10 +699,21 @@ def situation_panel(sess: TbfSession):
                          f"{', '.join(str(t) for t in res['next_turn'])}</div>")
         out[:] = [_html("".join(parts))]
 
-    go.on_click(compute)
-    out[:] = [pn.pane.Markdown("_press Compute_")]
-    row = pn.Row(pn.Column(places, what, side_note, side, units, target, levels, path, nxt, go, bg.panel(), width=420), out,
-                 sizing_mode="stretch_width",
-                 name="Situation")
-    row.compute = compute          # the page runs it the first time the tab is opened
+    opened = [False]
+
+    def follow(*_):                # the results follow every change once the tab has been opened (no button)
+        if opened[0]:
+            compute()
+
+    def first_open():
+        opened[0] = True
+        compute()
+
+    for wdg in (places, what, side, units, target, levels, path, nxt):
+        wdg.param.watch(follow, "value")
+    sess.param.watch(follow, "tables")
+    out[:] = [pn.pane.Markdown("_working out every end state…_")]
+    row = columns(pn.Column(places, what, side_note, side, units, target, levels, path, nxt, bg.panel(),
+                            sizing_mode="stretch_width"), out, basis=420, name="Situation")
+    row.compute = first_open       # the page runs it the first time the tab is opened
     return row

@@ -11,6 +11,9 @@ SUMMARY = ("Click two areas of the Albuera map to see the exact odds of a multi-
 
 
 def page():
+    # the Any combat tab's units tables are Tabulators drawn only when the tab opens (dynamic tabs): their
+    # script must be on the page from the start
+    pn.extension("tabulator")
     sess = LobSession()
     intro = pn.pane.Markdown(
         "Exact odds for *Lines of Battle: Albuera 1811*. The engine enumerates every die of every combat round "

@@ -65,7 +65,6 @@ def test_tbf_situation_tab_recovery_phase(page: Page, app_url: str):
     expect(page.locator(".tbf-piece-ci-1").first).to_be_visible(timeout=30_000)
     page.locator(".tbf-places textarea").first.fill("100-1=1616:N:fatigued")
     page.locator(".tbf-situation-what button").filter(has_text="recovery").first.click()
-    page.locator(".tbf-situation-go button").first.click()
     # 7.0: 1/100 fatigued (FV 3) with Campana (CV 1): Remove Fatigue d6 - 1 <= 3 on 1-4 -> 2/3
     row = page.locator(".tbf-piece-100-1 tr[data-label='normal in 1616']").first
     expect(row).to_have_attribute("data-fraction", "2/3", timeout=30_000)

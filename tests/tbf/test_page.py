@@ -55,9 +55,7 @@ def test_good_tables_upload_replaces_tables():
 
 def test_charge_panel_bad_yaml_shows_error():
     sess = TbfSession()
-    row = charge_panel(sess).objects[0]          # the inputs and the summary; the tree picture below them
-    text, go = row.objects[0].objects[0], row.objects[0].objects[3]
-    text.value = "charger: [oops"
-    go.clicks += 1
-    out = row.objects[1]
+    panel = charge_panel(sess)
+    panel._text.value = "charger: [oops"         # typed into the advanced box: no button, the result follows
+    out = panel.objects[0].objects[1].objects[1]  # the results beside the form
     assert "tbf-error" in (out.objects[0].css_classes or [])
