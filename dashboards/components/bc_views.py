@@ -13,7 +13,7 @@ import param
 
 from dashboards.components.background import Background
 from dashboards.components.dist_bars import bars
-from dashboards.components.provenance import badge_html
+from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
 from dashboards.components.tables_upload import FileLoader
 from engine.bc.calc import check_odds, cup_odds, deck_summary
 from engine.bc.combat import (BLOCK_KINDS, Block, CombatSetup, Side, Wing, combat_procedure, default_terrain,
@@ -30,6 +30,12 @@ RESULT_COLOURS = {"gun_smoke": "#9aa5b1", "muskets_shot": "#c2a14d", "round_shot
                   "black_cross": "#8b2e2e", "horse_head": "#9aa5b1", "bayonets": "#c2a14d",
                   "bayonets_burst": "#d08a3a", "burst": "#5a8f4e", "retreat_flag": "#2f6f3f"}
 NONE = "(none)"
+#: the tally, check and deck tables: a rule under each row, numbers right-aligned
+TABLE_CSS = """
+table {border-collapse:collapse;font-size:13px}
+th, td {border-bottom:1px solid #e0e0e0;padding:2px 8px;text-align:left}
+td {font-variant-numeric:tabular-nums}
+"""
 
 
 def _frac(p: Fraction) -> str:
@@ -231,7 +237,7 @@ def _combat_view(sess, tally, dist, disc) -> list:
               ("defender Zone emptied", dist.prob(lambda o: o.zone_emptied)),
               ("defender lead eliminated", dist.prob(lambda o: o.fate("defender_lead").eliminated)),
               ("attacker lead eliminated", dist.prob(lambda o: o.fate("attacker_lead").eliminated))]
-    return [pn.pane.HTML(head, sizing_mode="stretch_width"),
+    return [pn.pane.HTML(head, sizing_mode="stretch_width", stylesheets=[BADGE_CSS, TABLE_CSS]),
             bars(res_rows, "Final combat result (after shifts and exceptions)", css_class="bc-results"),
             bars([(f"{k:+d}", p) for k, p in dm.sorted_items(key=lambda k: k)], "Defender army morale change",
                  css_class="bc-def-morale"),
@@ -276,7 +282,7 @@ def check_panel(sess: BcSession) -> pn.Column:
             return pn.pane.Alert(str(exc), alert_type="danger", css_classes=["bc-error"])
         table_html = (f"<p>{sess.badges()}</p><table class='bc-check-table'><tr><th>skill</th><th>success</th>"
                       f"<th>with a Steady HQ (+1, 21.0)</th></tr>{''.join(cells)}</table>")
-        return pn.Column(pn.pane.HTML(table_html, sizing_mode="stretch_width"),
+        return pn.Column(pn.pane.HTML(table_html, sizing_mode="stretch_width", stylesheets=[BADGE_CSS, TABLE_CSS]),
                          bars(rows, f"Chance of success on the {table} table", css_class="bc-check-bars"),
                          sizing_mode="stretch_width")
 
@@ -367,7 +373,7 @@ def deck_panel(sess: BcSession) -> pn.Column:
             tables.append(f"<p><b>{table.title()}</b>: chance of each printed result on the next card, per odds "
                           f"column (before shifts)</p><table class='bc-next-{table}'><tr><th></th>{head}</tr>"
                           f"{body}</table>")
-        return pn.pane.HTML(comp + "".join(tables), sizing_mode="stretch_width")
+        return pn.pane.HTML(comp + "".join(tables), sizing_mode="stretch_width", stylesheets=[BADGE_CSS, TABLE_CSS])
 
     return pn.Column(view, pn.Row(sess.deck_loader.panel(), sess.terrain_loader.panel(), sizing_mode="stretch_width"),
                      name="Deck and files", sizing_mode="stretch_width")
