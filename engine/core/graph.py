@@ -1,12 +1,19 @@
-"""Shortest paths on any board graph (hexes or areas): reachable places with their cost and path."""
+"""Shortest paths on any board graph (hexes or areas): reachable places with their cost and path.
+
+:func:`search` is the one algorithm: a cheapest-first search over *states* (any hashable: a hex, or a hex
+with how the mover got there, e.g. ``(hex, must stop)``), whose step prices may depend on what the mover
+has spent so far. :func:`dijkstra` is the common case of it (places, fixed step prices, stopping places);
+:func:`by_place` folds states back to the places they stand for.
+"""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 import heapq
 import itertools
 
-__all__ = ["Reach", "dijkstra", "bfs_distance"]
+__all__ = ["Reach", "StateReach", "search", "by_place", "dijkstra", "bfs_distance"]
 
 
 @dataclass(frozen=True)
@@ -15,36 +22,91 @@ class Reach:
     path: tuple  # from the start (included) to this place (included)
 
 
+class StateReach(NamedTuple):
+    """The cheapest way found to a search state: its cost, the states from a start to it, and ``order``,
+    when that way was found (ties between states standing for one place go to the first found)."""
+
+    cost: float
+    path: tuple
+    order: int
+
+
+def search(starts: Iterable[tuple[Hashable, float]],
+           successors: Callable[[Hashable, float], Iterable[tuple[Hashable, float]]],
+           budget: float | None = None,
+           halts: Callable[[Hashable], bool] | None = None) -> dict[Hashable, StateReach]:
+    """Every state reachable from ``starts`` (pairs of a state and the cost already spent there) within
+    ``budget``, each with its cheapest path.
+
+    ``successors(state, cost)`` gives the ``(next state, price of the step)`` pairs open from ``state``
+    when ``cost`` has been spent to get there (so a price may depend on what is left of the budget);
+    ``halts(state)`` says that a mover in ``state`` may go no further (a start never halts; None: none
+    halts).
+    Ties between equal-cost paths keep the first found (successor order), so results are deterministic;
+    the result lists states in the order they were first reached.
+    """
+    best: dict[Hashable, StateReach] = {}
+    counter = itertools.count()
+    heap = []
+    first = set()
+    for st, c in starts:
+        if st not in best or c < best[st].cost:
+            n = next(counter)
+            best[st] = StateReach(c, (st,), n)
+            heap.append((c, n, st))
+        first.add(st)
+    heapq.heapify(heap)
+    push, pop, get = heapq.heappush, heapq.heappop, best.get
+    over = float("inf") if budget is None else budget
+    while heap:
+        c, _, here = pop(heap)
+        r = best[here]
+        if c > r.cost:
+            continue
+        if halts is not None and here not in first and halts(here):
+            continue
+        path = r.path
+        for nxt, step in successors(here, c):
+            nc = c + step
+            if nc > over:
+                continue
+            old = get(nxt)
+            if old is None or nc < old.cost:
+                n = next(counter)
+                best[nxt] = StateReach(nc, path + (nxt,), n)
+                push(heap, (nc, n, nxt))
+    return best
+
+
+def by_place(found: dict[Hashable, StateReach], place: Callable[[Hashable], Hashable]) -> dict[Hashable, StateReach]:
+    """Fold the states of :func:`search` into places: for each place the cheapest of its states (ties: the
+    way found first); places listed in the order one of their states was first reached."""
+    out: dict[Hashable, StateReach] = {}
+    for st, r in found.items():
+        p = place(st)
+        o = out.get(p)
+        if o is None or r.cost < o.cost or (r.cost == o.cost and r.order < o.order):
+            out[p] = r
+    return out
+
+
 def dijkstra(start: Hashable, neighbours: Callable[[Hashable], Iterable[Hashable]],
              cost: Callable[[Hashable, Hashable], float | None], budget: float | None = None,
              stops: Callable[[Hashable], bool] = lambda place: False) -> dict[Hashable, Reach]:
-    """Every place reachable from ``start`` within ``budget``.
+    """Every place reachable from ``start`` within ``budget`` (:func:`search` with fixed step prices).
 
     ``cost(a, b)`` is the price of stepping from ``a`` to ``b`` (``None`` = prohibited);
     ``stops(b)`` says that a mover entering ``b`` must halt there (it may not continue).
     Ties between equal-cost paths keep the first found (neighbour order), so results are deterministic.
     """
-    best: dict[Hashable, Reach] = {start: Reach(0, (start,))}
-    counter = itertools.count()
-    heap = [(0, next(counter), start)]
-    while heap:
-        c, _, here = heapq.heappop(heap)
-        if c > best[here].cost:
-            continue
-        if here != start and stops(here):
-            continue
+    def successors(here, _spent):
         for nxt in neighbours(here):
             step = cost(here, nxt)
-            if step is None:
-                continue
-            nc = c + step
-            if budget is not None and nc > budget:
-                continue
-            old = best.get(nxt)
-            if old is None or nc < old.cost:
-                best[nxt] = Reach(nc, best[here].path + (nxt,))
-                heapq.heappush(heap, (nc, next(counter), nxt))
-    return best
+            if step is not None:
+                yield nxt, step
+
+    found = search(((start, 0),), successors, budget, stops)
+    return {p: Reach(r.cost, r.path) for p, r in found.items()}
 
 
 def bfs_distance(start: Hashable, neighbours: Callable[[Hashable], Iterable[Hashable]],

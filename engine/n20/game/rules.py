@@ -5,10 +5,10 @@ Everything here reads a :class:`~engine.n20.game.state.GameState` and returns va
 """
 from __future__ import annotations
 
-import heapq
-import itertools
 from dataclasses import dataclass
 from functools import lru_cache
+
+from engine.core.graph import by_place, search
 
 from ..board import Board, RUGGED
 from .memo import memo
@@ -404,46 +404,47 @@ def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
 
 
 def _search(board, start, base, budget, road_only, can_enter, stops, surcharge=None):
-    """Cheapest paths within ``budget`` (ties: first found). Returns hex -> (cost, path).
-    ``surcharge(a, b)``: extra points a mover pays entering ``b`` to go on from it (16.7.2); when they do
-    not fit the budget it may still enter at the plain cost, and stops there."""
-    best = {start: (base, (start,))}
-    halted: set = set()            # hexes entered without the surcharge: the mover stops there (16.7.2)
+    """Cheapest paths within ``budget`` (ties: first found), by :func:`engine.core.graph.search` over
+    states (hex, must stop there). Returns hex -> (cost, path of hexes).
+
+    Whether a mover must stop in a hex depends on the step that brought it there (6.5/6.6: a rugged hex
+    entered along a road does not stop it; 6.7: an enemy ZOC does; 16.7.2: a cossack entering a rugged
+    hex off the road pays ``surcharge(a, b)`` more points to go on, and when they do not fit the budget
+    it may still enter at the plain cost, and stops there). So one hex can be two states, and a way that
+    lets the mover go on is kept beside a cheaper one that stops it."""
     nbrs = neighbours_map(board)
-    counter = itertools.count()
-    heap = [(base, next(counter), start)]
-    while heap:
-        c, _, here = heapq.heappop(heap)
-        if c > best[here][0]:
-            continue
-        prev = best[here][1][-2] if len(best[here][1]) > 1 else None
-        if here != start and (here in halted or stops(prev, here)):
-            continue
+    road = board.is_road_link
+
+    def successors(node, c):
+        here = node[0]
+        out = []
         for n in nbrs[here]:
-            if road_only and not board.is_road_link(here, n):
+            if road_only and not road(here, n):
                 continue
             step = can_enter(here, n)
             if step is None:
                 continue
-            nc = c + step
             halt = False
-            extra = surcharge(here, n) if surcharge is not None else 0
-            if extra:
-                if nc + extra <= budget:
-                    nc += extra
-                else:
-                    halt = True
-            if nc > budget:
-                continue
-            old = best.get(n)
-            if old is None or nc < old[0]:
-                best[n] = (nc, best[here][1] + (n,))
-                if halt:
-                    halted.add(n)
-                else:
-                    halted.discard(n)
-                heapq.heappush(heap, (nc, next(counter), n))
-    return best
+            if surcharge is not None:
+                extra = surcharge(here, n)
+                if extra:
+                    if c + step + extra <= budget:
+                        step += extra
+                    else:
+                        halt = True
+            out.append(((n, halt or stops(here, n)), step))
+        return out
+
+    found = search((((start, False), base),), successors, budget, halts=_must_stop)
+    return {h: (r.cost, tuple(x[0] for x in r.path)) for h, r in by_place(found, _hex_of_node).items()}
+
+
+def _must_stop(node) -> bool:
+    return node[1]
+
+
+def _hex_of_node(node) -> str:
+    return node[0]
 
 
 def _guard_flags(state: GameState, uid: str, out: dict[str, Reach]) -> dict[str, Reach]:
