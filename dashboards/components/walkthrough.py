@@ -28,11 +28,12 @@ _CSS = ("<style>.walk-turn{font-size:13px;line-height:1.35} .walk-turn h3{margin
 
 
 def phase_summary(p: PhaseWalk) -> str:
-    """One sentence of what a phase held, e.g. ``"French: 7 move, 1 end phase."``."""
+    """One sentence of what a phase held, each kind of action with how many, e.g.
+    ``"French: move (7), end phase (1)."``."""
     parts = []
     for side in p.sides or ("",):
         verbs = _Tally((t.kind or t.action.split(' ')[0]) for t in p.told if t.side == side)
-        words = ", ".join(f"{n} {v}" for v, n in verbs.items())
+        words = ", ".join(f"{v} ({n})" for v, n in verbs.items())
         if words:
             parts.append(f"{side.capitalize() or 'The game'}: {words}")
     return "; ".join(parts) + "."
