@@ -78,10 +78,12 @@ class GamePlayModel(PlayParams):
     broken = param.String(default="", doc="why the saved game does not replay to its end (read-only then)")
     changed = param.Event()
 
-    def __init__(self, store: GameStore, system: str = "n20", **params):
+    def __init__(self, store: GameStore, system: str = "n20", server: bool = False, **params):
         super().__init__(system=system, **params)
         self.store = store
-        self.rules: GameRules = system_of(system)
+        #: on the served app a record may not make the engine open a file (n20: scenario or tables by path)
+        self.server = server
+        self.rules: GameRules = self._rules_of(system)
         self.record: GameRecord | None = None
         self.states: list = []
         self.pending: Pending | None = None
@@ -117,10 +119,16 @@ class GamePlayModel(PlayParams):
     def to_act(self) -> str | None:
         return None if self.state is None else self.rules.to_act(self.state)
 
+    def _rules_of(self, system: str) -> GameRules:
+        rules = system_of(system)
+        if self.server and hasattr(rules, "allow_paths"):
+            rules.allow_paths = False
+        return rules
+
     def use_system(self, system: str) -> None:
         if system not in systems():
             raise VedetteError(f"unknown game system {system[:20]!r}; one of {', '.join(systems())}")
-        self.system, self.rules = system, system_of(system)
+        self.system, self.rules = system, self._rules_of(system)
         self.record, self.states, self.pending, self.game_id, self.broken = None, [], None, "", ""
 
     # -- starting, opening, importing ---------------------------------------------------------------
@@ -203,6 +211,8 @@ class GamePlayModel(PlayParams):
         if rec.game not in systems():
             raise RecordError(f"field 'game': {str(rec.game)[:20]!r} is not a game system of this server")
         rules = system_of(rec.game)
+        if (server or self.server) and hasattr(rules, "allow_paths"):
+            rules.allow_paths = False         # n20: a record opens no scenario or tables file on the server
         if server and not rec.engine_version:
             raise RecordError(f"field 'engine_version': missing; this server replays {rules.engine_version} records")
         if server:
@@ -216,6 +226,16 @@ class GamePlayModel(PlayParams):
         self.pending, self.mode, self.position, self.broken = None, "replay", 0, ""
         self._changed(f"Record imported ({len(rec.events)} actions); replay it or resume play.")
         return gid
+
+    def show_record(self, rec: GameRecord, states: list, message: str = "") -> None:
+        """Open a game that is not saved (a study's bot game played again from its seed) read-only, in
+        replay at its last action; nothing is stored."""
+        if rec.game != self.rules.system:
+            self.use_system(rec.game)
+        self.record, self.states, self.pending, self.game_id, self.broken = rec, list(states), None, "", ""
+        self.role, self.refusal, self.mode = "", "", "replay"
+        self.position = len(self.states) - 1
+        self._changed(message or f"Replay of a game that is not saved ({len(rec.events)} actions).")
 
     @staticmethod
     def _replay_with(rules: GameRules, rec: GameRecord) -> list:

@@ -193,6 +193,14 @@ class GamePlayView(pn.viewable.Viewer):
                 self.picked = self.aim = None
                 self.refresh()
                 return
+            j = self.board.attempt_at(m.state, self.picked, place)
+            if j is not None:       # not a listed action: the rules say why not (nothing changes)
+                try:
+                    m.act(m.rules.action_from_json(j))
+                except VedetteError as exc:
+                    self._show_refusal(str(exc)[:200])
+                self.refresh()
+                return
             if place in self._targets:      # several actions lead there: the list narrows to them
                 self.aim = place
                 self.refresh()
@@ -359,6 +367,7 @@ class GamePlayView(pn.viewable.Viewer):
             line += f" · <span class='broken'>read-only: {html.escape(m.broken)}</span>"
         state = "over" if oc else ("pending" if m.pending else ("replay" if m.mode == "replay" else "ready"))
         self.status.object = (f"<span class='status' data-state='{state}' data-events='{len(m.events)}' "
+                              f"data-picked='{html.escape(self.picked or '')}' "
                               f"data-position='{m.position}'>{line}</span>"
                               + (f"<div class='message'>{html.escape(m.message)}</div>" if m.message else ""))
         self._draw_pending()
@@ -431,7 +440,8 @@ class GamePlayView(pn.viewable.Viewer):
             self.pending[:] = []
             return
         req = p.request
-        head = pn.pane.HTML(f"<div class='pending-request' data-rule='{html.escape(req.rule)}'>"
+        head = pn.pane.HTML(f"<div class='pending-request' data-rule='{html.escape(req.rule)}' "
+                            f"data-answered='{len(p.answers)}' data-kind='{html.escape(req.kind)}'>"
                             f"Waiting: {html.escape(describe_request(req))}</div>", sizing_mode="stretch_width")
         if self.board is not None:
             self.board.show_request(m.state, req)

@@ -267,6 +267,8 @@ class HexMapFigure:
             fig.add_layout(legend, "right")
         self._tap_callbacks: list = []
         fig.on_event(events.Tap, self._tapped)
+        # a second click on the same spot soon after the first comes as a double tap, not a tap
+        fig.on_event(events.DoubleTap, self._tapped)
 
     def _draw_hexsides(self, lines) -> None:
         """Every hexside feature in one segment renderer (style per line, legend entry per feature)."""

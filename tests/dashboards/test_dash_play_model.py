@@ -1,10 +1,11 @@
-"""View models of the play, map and tree pages (param level, no browser)."""
+"""View models of the play page for Napoleonic 20 (the generic model on the n20 protocol), the map and tree
+pages (param level, no browser)."""
 from __future__ import annotations
 
 import pytest
 
 from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.n20_play import PlayModel, dice_log_rows
+from dashboards.components.game_play import GamePlayModel, log_rows
 from dashboards.storage import GameStore
 from engine.core.data import data_path
 from engine.core.procedure import Choose
@@ -16,11 +17,11 @@ from engine.n20.game.engine import new_game
 
 @pytest.fixture
 def model(tmp_path):
-    return PlayModel(GameStore(tmp_path / "g.sqlite3"))
+    return GamePlayModel(GameStore(tmp_path / "g.sqlite3"), system="n20", server=True)
 
 
-def first_move(m: PlayModel, unit: str) -> Action:
-    return next(a for a in m.legal(unit) if a.kind == "move" and len(a.path) > 1)
+def first_move(m: GamePlayModel, unit: str) -> Action:
+    return next(a for a in m.legal() if a.kind == "move" and a.unit == unit and len(a.path) > 1)
 
 
 def test_rule_6_0_a_legal_move_is_saved_before_it_is_shown(model):
@@ -53,8 +54,8 @@ def test_resume_replays_the_saved_actions_to_the_same_state(model, tmp_path):
     gid = model.new("bussaco", seed=1)
     model.act(first_move(model, "FRCV"))
     model.act(Action("end_phase"))
-    other = PlayModel(GameStore(tmp_path / "g.sqlite3"))   # another session (or a restarted server)
-    other.open(gid)
+    other = GamePlayModel(GameStore(tmp_path / "g.sqlite3"), system="n20")   # another session (or a restarted server)
+    other.open(gid, check_key=False)
     assert other.state == model.state and len(other.events) == 2
 
 
@@ -68,7 +69,7 @@ def test_typed_dice_and_players_choices_in_a_recorded_battle(model):
     assert not model.act(rec.events[k]["action"])           # waits: reserves first (12.5), then the die
     answers = iter(a for a in rec.events[k]["answers"] if a["kind"] != "log")
     while model.pending is not None:
-        req = model.pending.pending
+        req = model.pending.request
         a = next(answers)
         assert a["rule"] == req.rule
         if isinstance(req, Choose):
@@ -78,7 +79,7 @@ def test_typed_dice_and_players_choices_in_a_recorded_battle(model):
             assert not model.answer(99) and "rule" in model.refusal     # not a face of a d6: refused
             model.answer(a["value"])
     assert len(model.events) == k + 1
-    rows = dice_log_rows(model.events)
+    rows = log_rows(model.rules, model.events)
     assert any(r["rule"] == "9.0 F" and r["what"] == "roll" for r in rows)
 
 
@@ -89,7 +90,7 @@ def test_replay_controls_and_bookmarks(model):
     model.goto(12)
     assert model.state.turn == model.states[12].turn
     model.add_bookmark("first battles")
-    assert [(b.position, b.label) for b in model.bookmarks()] == [(12, "first battles")]
+    assert model.bookmarks() == [(12, "first battles")]
     labels = [lab for _, lab in model.step_positions()]
     assert labels[0].startswith("turn 1") and len(labels) > 3
     model.goto(10_000)
@@ -146,7 +147,7 @@ def test_map_page_shows_a_saved_games_position(tmp_path, monkeypatch):
     from dashboards.pages.map import MapModel
 
     monkeypatch.setenv("VEDETTE_DB", str(tmp_path / "g.sqlite3"))
-    play = PlayModel(GameStore())
+    play = GamePlayModel(GameStore(), system="n20")
     gid = play.new("bussaco", seed=1)
     play.act(first_move(play, "FRCV"))
     m = MapModel(scenario="fuentes")
@@ -164,3 +165,24 @@ def test_map_page_switching_scenario_redraws_its_map():
     first = m.view.figure.fig
     m.scenario = "bussaco"
     assert m.view.spec.title == m.state.scenario.board.name and pane.object is m.view.figure.fig is not first
+
+
+@pytest.mark.parametrize("fixture", ["n20_game_3_bussaco_seed1_first57.json", "n20_game_3_fuentes_seed1_first40.json"])
+def test_an_old_n20_game_3_saved_game_opens_on_the_generic_page_and_plays_on(model, fixture):
+    """Saved games of the old n20 page (engine n20-game-3, events without the acting side) replay to
+    their last action and take new actions, saved after the old ones."""
+    from pathlib import Path
+
+    rec = GameRecord.load(Path(__file__).resolve().parents[1] / "n20_game" / "fixtures" / fixture)
+    assert rec.engine_version == "n20-game-3"
+    gid = model.store.create("n20", rec.scenario, edition=rec.edition, options=rec.options, seed=rec.seed,
+                             title="old game", events=list(rec.events), sides=("french", "allied"),
+                             engine_version=rec.engine_version)
+    model.open(gid, "play", check_key=False)
+    assert not model.broken and len(model.states) == len(rec.events) + 1
+    legal = model.legal()
+    assert legal
+    model.act(legal[0])
+    while model.pending is not None:               # the players' questions (e.g. 12.5 reserves)
+        model.answer(model.pending.request.options[0])
+    assert model.store.load(gid).n_events == len(rec.events) + 1
