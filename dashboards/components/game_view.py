@@ -29,6 +29,12 @@ from dashboards.storage import OWNER, GameStore, StorageError
 
 __all__ = ["GamePlayView", "SYSTEM_TITLES"]
 
+
+def _is_attack(rules, action) -> bool:
+    """Whether the system calls ``action`` an attack (its odds are shown before it is made)."""
+    check = getattr(rules, "is_attack", None)
+    return bool(check and check(action))
+
 SYSTEM_TITLES = {"n20": "Napoleonic 20 (Fuentes de Oñoro, Bussaco)", "lob": "Lines of Battle (Albuera 1811)",
                  "tbf": "These Brave Fellows (Dürenstein 1805)", "bc": "Battle Commander (demonstration battle)"}
 
@@ -182,7 +188,7 @@ class GamePlayView(pn.viewable.Viewer):
         m = self.model
         if self.picked and place and place != self.picked and m.mode == "play" and m.state is not None:
             a = self.board.action_at(m.state, self.picked, place, self._shown)
-            if a is not None and m.rules.is_attack(a):   # an attack is selected, to see its odds first
+            if a is not None and _is_attack(m.rules, a):  # an attack is selected, to see its odds first
                 self.aim = place
                 self.refresh()
                 if a in self.actions.options.values():
@@ -229,7 +235,7 @@ class GamePlayView(pn.viewable.Viewer):
             action = m.rules.action_from_json(ev.get("action"))
         except VedetteError:
             return
-        if m.rules.is_attack(action):
+        if _is_attack(m.rules, action):
             self.odds.resolved(m.rules.describe_action(action), ev)
 
     def _set_public(self, event):
