@@ -468,8 +468,8 @@ def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: s
 
     table.on_edit(to_text)
     text.param.watch(from_text, "value")
-    add = pn.widgets.Button(label=f"Add a {what}", width=150, css_classes=[css + "-add"])
-    drop = pn.widgets.Button(label=f"Remove the last {what}", width=200, css_classes=[css + "-drop"])
+    add = pn.widgets.Button(label=f"Add a {what}", width=180, css_classes=[css + "-add"])
+    drop = pn.widgets.Button(label=f"Remove the last {what}", width=240, css_classes=[css + "-drop"])
 
     def added(_):
         df = table.value
