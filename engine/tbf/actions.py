@@ -81,11 +81,7 @@ def rout_unit(sc: Scenario, st: GameState, uid: str):
     move and in the order their hexes were entered; then any overstack left where the router stopped is
     checked (6.7 K: that check comes after the 6.7 K checks, and only if still needed; 4.1.9).
     A procedure returning the new state."""
-    st = st.with_piece(uid, status="routed")
-    path = _cached(rout_path)(sc, st, uid, True)
-    checks = tuple(CheckSpec("hex_entered_by_router", current_fv(sc, q), q.status, leader_cvs(sc, st, q.id), unit=q.id)
-                   for h in path.entered_friends for q in occupants(sc, st, h, sc.side(uid))
-                   if q.id != uid and _takes_check(sc.tables, "hex_entered_by_router", q.status))
+    st, path, checks = _cached(_rout_start)(sc, st, uid)
     newly_routed = []
     if checks:
         outs = yield Sub(("tbf-6.7K", id(sc.tables), checks), partial(_checks_in_turn, sc.tables, checks, "6.7 K"),
@@ -111,6 +107,18 @@ def rout_unit(sc: Scenario, st: GameState, uid: str):
     if end is not None and st.piece(uid).hex == end:
         st = yield from overstack_checks(sc, st, end)
     return st
+
+
+def _rout_start(sc: Scenario, st: GameState, uid: str):
+    """What a fresh router's move starts from (6.7 C, 6.7 K): the state with it routed, its rout path and
+    the checks of the friends it runs through. A pure function of its arguments (memoised: exact odds
+    replay a procedure from its start for every branch)."""
+    st = st.with_piece(uid, status="routed")
+    path = _cached(rout_path)(sc, st, uid, True)
+    checks = tuple(CheckSpec("hex_entered_by_router", current_fv(sc, q), q.status, leader_cvs(sc, st, q.id), unit=q.id)
+                   for h in path.entered_friends for q in occupants(sc, st, h, sc.side(uid))
+                   if q.id != uid and _takes_check(sc.tables, "hex_entered_by_router", q.status))
+    return st, path, checks
 
 
 def _takes_check(tables, check: str, status: str) -> bool:

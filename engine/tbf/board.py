@@ -110,6 +110,51 @@ class LosResult:
     path: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, eq=False)
+class TbfGrid(HexGrid):
+    """The board's :class:`HexGrid` answering distances, neighbours and bounds from plain dicts filled
+    as it goes: the same answers, without hashing the frozen grid for the core's caches on every call
+    (the game asks for hundreds of thousands of distances). Equal to, and hashed like, its HexGrid."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "_cubes", {})
+        object.__setattr__(self, "_nbs", {})
+        object.__setattr__(self, "_nb", {})
+        object.__setattr__(self, "_bounds", {})
+
+    def to_cube(self, label):
+        c = self._cubes.get(label)
+        if c is None:
+            c = self._cubes[label] = HexGrid.to_cube(self, label)
+        return c
+
+    def distance(self, a, b):
+        cubes = self._cubes
+        ca = cubes.get(a) or self.to_cube(a)
+        cb = cubes.get(b) or self.to_cube(b)
+        return max(abs(ca[0] - cb[0]), abs(ca[1] - cb[1]), abs(ca[2] - cb[2]))
+
+    def neighbours(self, label):
+        got = self._nbs.get(label)
+        if got is None:
+            got = self._nbs[label] = HexGrid.neighbours(self, label)
+        return got
+
+    def neighbour(self, label, direction):
+        key = (label, direction)
+        got = self._nb.get(key, 0)
+        if got == 0:
+            got = self._nb[key] = HexGrid.neighbour(self, label, direction)
+        return got
+
+    def in_bounds(self, label):
+        got = self._bounds.get(label)
+        if got is None:
+            got = self._bounds[label] = HexGrid.in_bounds(self, label)
+        return got
+
+
 @lru_cache(maxsize=65536)
 def frontal_hexes(grid: HexGrid, hex_: str, facing: int, kind: str = "infantry", status: str = "normal",
                   all_round: bool = False) -> frozenset[str]:
@@ -137,7 +182,7 @@ class Board:
         self.data = data
         self.file = file
         gs = data.grid
-        self.grid = HexGrid(gs.orientation, gs.shifted, gs.cols, gs.rows)
+        self.grid = TbfGrid(gs.orientation, gs.shifted, gs.cols, gs.rows)
         self._terrain: dict[str, str] = {}
         for k, s in data.terrain_rows.items():
             r = int(k)

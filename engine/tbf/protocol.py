@@ -165,6 +165,9 @@ TbfAction = Union[Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfComm
 _KINDS = {c.__dataclass_fields__["kind"].default: c for c in
           (Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment,
            CavalryRetreat)}
+_ACTION_TYPES = tuple(_KINDS.values())
+_SEGMENT_OF = {Move: "movement", Face: "movement", Charge: "movement", OutOfCommand: "movement",
+               Attach: "movement", Melee: "melee", CavalryRetreat: "defensive_fire"}     # 3.3 B
 _RULE_OF = {"activate": "6.1", "activate_command": "6.1.4", "pass": "3.3 B", "move": "6.2", "face": "4.3", "charge": "6.2.8",
             "out_of_command": "6.1.3 C", "attach": "6.1.3 A", "fire": "6.3", "melee": "6.4", "end": "3.3 B",
             "cavalry_retreat": "11.8 B"}
@@ -286,6 +289,8 @@ class TbfRules(GameRules):
     def __init__(self):
         self.sc: Scenario = default_scenario()
         self.td = turn_data()
+        self._side_of = {**{u: d.side for u, d in self.sc.units.items()},
+                         **{x: d.side for x, d in self.sc.leaders.items()}}
         self._memo_state = None         # the state the memo below belongs to (held, compared by identity)
         self._memo: dict = {}
 
@@ -542,7 +547,7 @@ class TbfRules(GameRules):
 
     # --- check ------------------------------------------------------------------------------------
     def check(self, s: TbfState, a) -> None:
-        if not isinstance(a, tuple(_KINDS.values())):
+        if not isinstance(a, _ACTION_TYPES):
             raise RuleViolation("3.0", f"not a TBF action: {type(a).__name__}")
         if s.result is not None:
             raise RuleViolation("10.0", f"the game is over ({s.result})")
@@ -565,8 +570,7 @@ class TbfRules(GameRules):
         if isinstance(a, EndSegment):
             self._check_end(s, a)
             return
-        want = {Move: "movement", Face: "movement", Charge: "movement", OutOfCommand: "movement",
-                Attach: "movement", Melee: "melee", CavalryRetreat: "defensive_fire"}.get(type(a))
+        want = _SEGMENT_OF.get(type(a))
         if isinstance(a, Fire):
             if imp.segment not in ("defensive_fire", "offensive_fire"):
                 raise RuleViolation("3.3 B", f"fire belongs to the Fire Segments; this is the "
@@ -703,6 +707,22 @@ class TbfRules(GameRules):
         raise RuleViolation("6.1", f"{uid} is not activated in this impulse (leader {imp.leader})")
 
     def _moving(self, s, uid: str, what: str) -> UnitTurn:
+        """The unit's book when it may move (or turn, or charge) now; else the RuleViolation saying why.
+        Asked once per unit and state (every candidate move of a unit asks the same question)."""
+        memo = self._memo_for(s)
+        key = ("moving", uid, what)
+        got = memo.get(key)
+        if got is None:
+            try:
+                got = self._moving_now(s, uid, what)
+            except RuleViolation as exc:
+                got = exc
+            memo[key] = got
+        if isinstance(got, RuleViolation):
+            raise got.with_traceback(None)
+        return got
+
+    def _moving_now(self, s, uid: str, what: str) -> UnitTurn:
         self._actor(s, uid, what, leaders_ok=(what == "move"))
         sc = self.sc
         p = self._index(s)[0][uid]
@@ -723,8 +743,9 @@ class TbfRules(GameRules):
         self._moving(s, a.unit, "move")
         sc, g = self.sc, s.game
         dest = sc.board.check_hex(a.to, "6.2.1")
-        side = sc.side(a.unit)
-        if any(sc.side(p.id) != side for p in self._index(s)[1].get(dest, ())):
+        side_of = self._side_of
+        side = side_of[a.unit]
+        if any(side_of[p.id] != side for p in self._index(s)[1].get(dest, ())):
             raise RuleViolation("6.2.5 B", f"{dest} is occupied by the enemy")
         r = self._reach_of(s, a.unit)
         here = self._index(s)[0][a.unit].hex
@@ -1534,6 +1555,18 @@ class GreedyBot:
     def __init__(self, seed: int | None = None):
         import random
         self.rng = random.Random(seed)
+        self._far: dict = {}          # (hexes, hex, min or max) -> distance, kept from one decision to the next
+
+    def _extreme(self, grid, hexes: tuple, h: str, far: bool) -> int:
+        """The distance from ``h`` to the nearest (or, ``far``, the farthest) of ``hexes`` (99 when none)."""
+        key = (hexes, h, far)
+        got = self._far.get(key)
+        if got is None:
+            if len(self._far) > 200_000:
+                self._far.clear()
+            ds = [grid.distance(h, x) for x in hexes]
+            got = self._far[key] = (max(ds) if far else min(ds)) if ds else 99
+        return got
 
     def choose(self, request, state=None):
         opts = request.options
@@ -1565,15 +1598,13 @@ class GreedyBot:
         ldr = sc.leaders[a.unit]
         enemy = other_side(SIDES, a.side)
         if ("foes", enemy) not in self._dist:
-            self._dist[("foes", enemy)] = [p.hex for p in g.on_map() if p.id in sc.units and sc.side(p.id) == enemy
-                                           and p.status in LIVE]
+            self._dist[("foes", enemy)] = tuple(p.hex for p in g.on_map() if p.id in sc.units
+                                                and sc.side(p.id) == enemy and p.status in LIVE)
         foes = self._dist[("foes", enemy)]
-        here = g.piece(a.unit).hex
+        here = rules._index(s)[0][a.unit].hex
 
         def near(h):
-            if ("near", enemy, h) not in self._dist:
-                self._dist[("near", enemy, h)] = min((grid.distance(h, f) for f in foes), default=99)
-            return self._dist[("near", enemy, h)]
+            return self._extreme(grid, foes, h, False)
 
         if near(a.to) <= 1:
             return 0
@@ -1584,21 +1615,21 @@ class GreedyBot:
         key = ("mine", a.unit)
         if key not in self._dist:
             if ldr.rank in ("army", "corps", "division"):
-                self._dist[key] = [g.piece(x).hex for x, d in sc.leaders.items() if d.superior == a.unit
-                                   and g.piece(x).hex]
+                self._dist[key] = tuple(g.piece(x).hex for x, d in sc.leaders.items() if d.superior == a.unit
+                                        and g.piece(x).hex)
             else:
-                self._dist[key] = [p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
-                                   and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0])]
+                self._dist[key] = tuple(p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
+                                        and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0]))
         mine = self._dist[key]
         if not mine:
             return 0
-        gain = max(grid.distance(here, h) for h in mine) - max(grid.distance(a.to, h) for h in mine)
+        gain = self._extreme(grid, mine, here, True) - self._extreme(grid, mine, a.to, True)
         return 0.5 * gain if gain > 0 else 0
 
     def _objectives(self, rules, s, side):
         if ("obj", side) in self._dist:
             return self._dist[("obj", side)]
-        self._dist[("obj", side)] = out = self._objectives_now(rules, s, side)
+        self._dist[("obj", side)] = out = tuple(self._objectives_now(rules, s, side))
         return out
 
     def _objectives_now(self, rules, s, side):
@@ -1648,13 +1679,8 @@ class GreedyBot:
             targets = self._objectives(rules, s, a.side)
             if not targets:
                 return 0
-            here = g.piece(a.unit).hex
-
-            def dist(h):
-                if (a.side, h) not in self._dist:
-                    self._dist[(a.side, h)] = min(grid.distance(h, t) for t in targets)
-                return self._dist[(a.side, h)]
-            d0, d1 = dist(here), dist(a.to)
+            here = rules._index(s)[0][a.unit].hex
+            d0, d1 = self._extreme(grid, targets, here, False), self._extreme(grid, targets, a.to, False)
             if a.side == "french" and d0 == 0:
                 return 0
             gain = d0 - d1

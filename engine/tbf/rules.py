@@ -248,6 +248,31 @@ def crosses_dark_blue(sc: Scenario, here: str, nxt: str, north_rows: dict[int, i
     return nxt in north and here not in north
 
 
+_STEP_TABLES: dict = {}
+
+
+def _step_table(sc: Scenario, bridge_intact: bool) -> dict:
+    """For each hex, its neighbours with what never changes during a game: the step cost on the road and
+    off it (6.2.2, 6.2.6-6.2.7), whether the neighbour is on the west edge road (6.2.5 C) or the Strong
+    Point (8.4 A). Kept per board, tables and bridge state (the board and tables are loaded once)."""
+    key = (id(sc.board), id(sc.tables), bridge_intact)
+    got = _STEP_TABLES.get(key)
+    if got is not None and got[0] is sc.board and got[1] is sc.tables:
+        return got[2]
+    b, g, t = sc.board, sc.board.grid, sc.tables
+    west, strong = set(b.data.west_edge_road), b.data.strong_point
+    table = {}
+    for h in b.hexes():
+        row = []
+        for n in g.neighbours(h):
+            cost, on_road = b.step_cost(h, n, t, use_road=True, bridge_intact=bridge_intact)
+            off = b.step_cost(h, n, t, use_road=False, bridge_intact=bridge_intact)[0] if on_road else cost
+            row.append((n, cost, on_road, off, n in west, n == strong))
+        table[h] = tuple(row)
+    _STEP_TABLES[key] = (sc.board, sc.tables, table)
+    return table
+
+
 def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, int] | None = None,
               bridge_intact: bool = False, mp_left: int | None = None) -> dict[str, tuple[int, tuple[str, ...]]]:
     """Hexes the unit (or leader) can reach this Movement Segment: hex -> (MPs spent, path).
@@ -260,7 +285,6 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
     Shortest paths by :func:`engine.core.graph.dijkstra` over (hex, level 2 hexes used, level 3 hexes used).
     Leaders move like cavalry on the Level 2/3 chart (our reading: they are mounted).
     """
-    from engine.core.graph import dijkstra
     p = st.piece(unit_id)
     if p.hex is None:
         raise RuleViolation("6.2.1", f"{unit_id} is not on the map")
@@ -269,35 +293,59 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
     is_leader = sc.is_leader(unit_id)
     side = sc.side(unit_id)
     level_hexes = level_hexes or {}
-    tables, board, g = sc.tables, sc.board, sc.board.grid
-    enemy_hexes = {q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE and not sc.is_leader(q.id)}
-    friend_hexes = {q.hex for q in st.on_map() if sc.side(q.id) == side and q.status in LIVE
-                    and not sc.is_leader(q.id) and q.id != unit_id}
+    enemy_hexes = frozenset(q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE
+                            and not sc.is_leader(q.id))
+    # leaders ignore friendly units (4.1.4 limits units on roads), so they leave them out of the key
+    friend_hexes = frozenset() if is_leader else frozenset(
+        q.hex for q in st.on_map() if sc.side(q.id) == side and q.status in LIVE and not sc.is_leader(q.id)
+        and q.id != unit_id)
     front = enemy_front(sc, st, side)
-    start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
     restricted = (side == "french" and "alert" not in st.flags and unit_id in sc.file.setup.french)
-    north_rows = dark_blue_north(sc) if restricted else {}
-    ma = sc.leaders[unit_id].ma if is_leader else current_ma(sc, p)
+    elite_blocks = ("elite" in sc.units and unit_id != "elite" and "strong_point_removed" not in st.flags)
+    # the search depends on these values only: positions that agree on them share one answer
+    key = (id(sc), unit_id, p.hex, p.status, tuple(sorted(level_hexes.items())), bridge_intact, mp_left,
+           enemy_hexes, friend_hexes, front, restricted, elite_blocks)
+    got = _REACH.get(key)
+    if got is None or got[0] is not sc:
+        if len(_REACH) > 4096:
+            _REACH.clear()
+        got = _REACH[key] = (sc, _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left,
+                                               enemy_hexes, friend_hexes, front, restricted, elite_blocks))
+    return dict(got[1])
+
+
+_REACH: dict = {}
+
+
+def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, enemy_hexes, friend_hexes, front,
+                  restricted, elite_blocks):
+    """The cheapest-path search behind :func:`reachable`, from the values it depends on."""
+    from engine.core.graph import dijkstra
+    board, g = sc.board, sc.board.grid
+    start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
+    ma = sc.leaders[p.id].ma if is_leader else current_ma(sc, p)
     if mp_left is not None:
         ma = min(ma, mp_left)
-    elite_blocks = ("elite" in sc.units and unit_id != "elite" and "strong_point_removed" not in st.flags)
     steps: dict[tuple, int] = {}
+    static = _step_table(sc, bridge_intact)
+    north = _north_hexes(sc) if restricted else frozenset()
+    coalition = side == "coalition"
+    lvl2, lvl3 = level_hexes.get(2, 0), level_hexes.get(3, 0)
 
     def neighbours(place):
         here, l2, l3 = place
         out = []
-        for nxt in g.neighbours(here):
+        for nxt, cost, on_road, off_road, west, strong in static[here]:
             if nxt in enemy_hexes:
                 continue                                              # 6.2.5 B
-            if side == "coalition" and nxt in board.data.west_edge_road:
+            if coalition and west:
                 continue                                              # 6.2.5 C
-            if elite_blocks and nxt == board.data.strong_point and not is_leader:
+            if elite_blocks and strong and not is_leader:
                 continue                                              # 8.4 A
-            if restricted and crosses_dark_blue(sc, here, nxt, north_rows):
-                continue                                              # 9.5.1
-            cost, on_road = board.step_cost(here, nxt, tables, use_road=True, bridge_intact=bridge_intact)
+            if restricted and nxt in north and here not in north:
+                continue                                              # 9.5.1 (crosses_dark_blue)
             if on_road and nxt in friend_hexes and not is_leader:
-                cost, on_road = board.step_cost(here, nxt, tables, use_road=False, bridge_intact=bridge_intact)
+                cost = off_road                                       # 4.1.4: no road into friends
             if cost is None:
                 continue
             n2, n3 = l2, l3
@@ -309,7 +357,7 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
                     n2 += 1
                 else:
                     n3 += 1
-                if n2 > level_hexes.get(2, 0) or n3 > level_hexes.get(3, 0):
+                if n2 > lvl2 or n3 > lvl3:
                     continue                                          # 6.2.3 A
                 cost = 0
             key = (nxt, n2, n3)

@@ -155,17 +155,55 @@ class GameState:
     flags: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:
-        return f"GameState({self.turn}, {self.pieces!r}, {self.control!r}, {sorted(self.flags)!r})"
+        # written once per state: exact odds sort their outcomes by repr, many times over
+        r = self.__dict__.get("_repr")
+        if r is None:
+            r = f"GameState({self.turn}, {self.pieces!r}, {self.control!r}, {sorted(self.flags)!r})"
+            object.__setattr__(self, "_repr", r)
+        return r
+
+    def __hash__(self) -> int:
+        # the generated hash (of the four fields) computed once: states key every memo of the game
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.turn, self.pieces, self.control, self.flags))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self):
+        # a string hash differs from process to process: never carry one across in a pickle
+        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_repr", "_pos")}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def _positions(self) -> dict[str, int]:
+        """Where each piece id sits in ``pieces`` (shared by the states made from this one by
+        :meth:`with_piece`, which keeps the order)."""
+        pos = self.__dict__.get("_pos")
+        if pos is None:
+            pos = {}
+            for i, p in enumerate(self.pieces):
+                pos.setdefault(p.id, i)
+            object.__setattr__(self, "_pos", pos)
+        return pos
 
     def piece(self, pid: str) -> Piece:
-        for p in self.pieces:
-            if p.id == pid:
-                return p
-        raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
+        i = self._positions().get(pid)
+        if i is None:
+            raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
+        return self.pieces[i]
 
     def with_piece(self, pid: str, **changes) -> "GameState":
-        self.piece(pid)
-        return replace(self, pieces=tuple(replace(p, **changes) if p.id == pid else p for p in self.pieces))
+        pos = self._positions()
+        i = pos.get(pid)
+        if i is None:
+            raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
+        ps = self.pieces
+        new = replace(self, pieces=ps[:i] + (replace(ps[i], **changes),) + ps[i + 1:])
+        object.__setattr__(new, "_pos", pos)
+        return new
 
     def with_flag(self, flag: str) -> "GameState":
         return replace(self, flags=self.flags | {flag})
