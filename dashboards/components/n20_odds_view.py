@@ -194,6 +194,11 @@ table.units-edit col.c-id {width:19%} table.units-edit col.c-type {width:15%} ta
 table.units-edit col.c-move {width:10%} table.units-edit col.c-flags {width:17%}
 table.units-edit col.c-retreat-hazards {width:12%} table.units-edit col.c-source {width:10%}
 table.units-edit col.c-remove {width:28px}
+.units-title {margin:4px 5px 0 5px;font-size:13px}
+.units-note {color:#b71c1c;margin:0 5px;font-family:monospace;white-space:pre-wrap}
+button.add-unit {margin:5px;width:140px;padding:5px 8px;font:inherit;font-size:13px;border:1px solid #ced4da;
+  border-radius:4px;background:#f8f9fa;color:#212529;cursor:pointer}
+button.add-unit:hover {background:#e2e6ea}
 """
 
 _EDITOR_JS = r"""
@@ -233,6 +238,16 @@ export function render({ model, el }) {
     td.appendChild(inp);
     return td;
   }
+  const title = document.createElement("div");
+  title.className = "units-title";
+  title.innerHTML = model.title_html;
+  const note = document.createElement("div");
+  note.className = "units-note";
+  const add = document.createElement("button");
+  add.className = "add-unit " + (model.add_class || "");
+  add.textContent = model.add_label;
+  add.addEventListener("click", () => send("add", {}));
+  const showNote = () => { note.textContent = model.note || ""; note.style.display = model.note ? "" : "none"; };
   function draw() {
     wrap.innerHTML = "";
     const table = document.createElement("table");
@@ -271,9 +286,14 @@ export function render({ model, el }) {
     wrap.appendChild(table);
   }
   draw();
+  showNote();
   model.on("rows", draw);
   model.on("rev", draw);
+  model.on("note", showNote);
+  el.appendChild(title);
   el.appendChild(wrap);
+  el.appendChild(note);
+  el.appendChild(add);
 }
 """
 
@@ -282,8 +302,10 @@ class UnitsEditor(JSComponent):
     """The units of one side as an editable HTML table (one input per cell, a remove button per row).
 
     One Bokeh model per table: the Tabulator it replaces cost three models per column and about 100 ms of
-    server time per table and session on a 2-core machine (issue 17). An edit arrives as ``edit``
-    (``{"row", "column", "value"}``), a removal as ``remove`` (``{"row"}``); ``rows`` and ``rev`` redraw it.
+    server time per table and session on a 2-core machine (issue 17); its title, the line saying why an
+    edit was refused (``note``) and the *add* button are drawn by the same component, not as three more
+    panes. An edit arrives as ``edit`` (``{"row", "column", "value"}``), a removal as ``remove``
+    (``{"row"}``), a click on *add* as ``add``; ``rows`` and ``rev`` redraw it.
     """
 
     rows = param.List(default=[], doc="one dict per unit, keyed by column")
@@ -292,6 +314,11 @@ class UnitsEditor(JSComponent):
     edit = param.Dict(default={})
     remove = param.Dict(default={})
     rev = param.Integer(default=0, doc="bumped to redraw with the same rows (after a refused edit)")
+    title_html = param.String(default="", doc="the title above the table (our own HTML)")
+    note = param.String(default="", doc="why the last edit was refused ('' when it was not)")
+    add_label = param.String(default="+ add")
+    add_class = param.String(default="", doc="a CSS class of the add button")
+    add = param.Dict(default={})
 
     _esm = _EDITOR_JS
     _stylesheets = [_EDITOR_CSS]
@@ -302,12 +329,14 @@ def _units_rows(units: list[UnitEntry]) -> list[dict]:
              "retreat hazards": e.hazards, "source": e.source} for e in units]
 
 
-def _units_table(plan: BattlePlan, role: str):
+def _units_table(plan: BattlePlan, role: str) -> UnitsEditor:
     units_param = "attackers" if role == "attacker" else "defenders"
     cls = "att" if role == "attacker" else "def"
+    title = (f"<b>{role.title()}s</b> <small>(type in a cell to change it; flags, as words: "
+             + html.escape(", ".join(f"{f} {r}" for f, r in FLAG_HELP.items())) + ")</small>")
     table = UnitsEditor(rows=_units_rows(getattr(plan, units_param)), css_classes=[f"{cls}-table"],
-                        sizing_mode="stretch_width")
-    note_pane = pn.pane.Str("", styles={"color": "#b71c1c"}, margin=(0, 5))
+                        sizing_mode="stretch_width", title_html=title, add_label=f"+ add {role}",
+                        add_class=f"add-{role}", margin=0)
 
     def refresh(*_):
         table.param.update(rows=_units_rows(getattr(plan, units_param)), rev=table.rev + 1)
@@ -320,9 +349,9 @@ def _units_table(plan: BattlePlan, role: str):
             return
         try:
             _apply_edit(plan, units[row], column, e.get("value"))
-            note_pane.object = ""
+            table.note = ""
         except (ValueError, TypeError) as exc:
-            note_pane.object = f"not changed: {exc}"
+            table.note = f"not changed: {exc}"
             refresh()
 
     def removed(event):
@@ -333,15 +362,10 @@ def _units_table(plan: BattlePlan, role: str):
 
     table.param.watch(edited, "edit")
     table.param.watch(removed, "remove")
+    table.param.watch(lambda _: plan.add_unit(role), "add")
     plan.param.watch(refresh, [units_param])
-    add = pn.widgets.Button(name=f"+ add {role}", button_type="light", css_classes=[f"add-{role}"], width=140)
-    add.on_click(lambda _: plan.add_unit(role))
-    title = pn.pane.HTML(f"<b>{role.title()}s</b> <small>(type in a cell to change it; flags, as words: "
-                         + ", ".join(f"{f} {r}" for f, r in FLAG_HELP.items()) + ")</small>",
-                         margin=(4, 5, 0, 5), sizing_mode="stretch_width")
-    col = pn.Column(title, table, note_pane, add, margin=0, sizing_mode="stretch_width")
-    col._units_editor = table   # a handle for tests
-    return col
+    table._units_editor = table   # a handle for tests
+    return table
 
 
 def _scenario_picker(plan: BattlePlan):

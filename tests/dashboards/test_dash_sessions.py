@@ -66,7 +66,7 @@ def test_the_units_editor_applies_an_edit_and_a_removal_and_refuses_bad_input():
     rev = ed.rev
     ed.edit = {"n": 2, "row": 0, "column": "strength", "value": "six"}
     assert first.strength == 6 and ed.rev == rev + 1                    # refused: redrawn with the old value
-    assert "not changed" in col.objects[2].object
+    assert "not changed" in ed.note                                     # the line under the table says why
     ed.edit = {"n": 3, "row": 9, "column": "strength", "value": "1"}    # no such row: nothing happens
     n = len(plan.attackers)
     ed.remove = {"n": 4, "row": 0}

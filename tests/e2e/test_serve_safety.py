@@ -117,6 +117,14 @@ def _heavy_charge() -> str:
     return yaml.safe_dump(spec, sort_keys=False)
 
 
+def _type_charge(p: Page, text: str) -> None:
+    """Type a charge into the Charge tab's advanced YAML box; leaving the box starts the computation."""
+    p.locator(".tbf-charge-advanced .card-header").first.click()
+    box = p.locator(".tbf-charge-text textarea").first
+    box.fill(text)
+    box.press("Tab")
+
+
 def test_a_heavy_charge_in_one_browser_does_not_stall_another(browser: Browser, app_url: str):
     a = browser.new_context().new_page()
     b = browser.new_context().new_page()
@@ -129,8 +137,7 @@ def test_a_heavy_charge_in_one_browser_does_not_stall_another(browser: Browser, 
     idle_load_s = time.monotonic() - t
     a.locator(".bk-tab").filter(has_text="Charge").first.click()
     expect(a.locator(".tbf-total").first).to_have_text("1/1", timeout=30_000)
-    a.locator(".tbf-charge-text textarea").first.fill(_heavy_charge())
-    a.locator(".tbf-charge-go button").first.click()
+    _type_charge(a, _heavy_charge())
     expect(a.locator(".busy-cancel").first).to_be_visible(timeout=10_000)     # A's request is running
 
     t0 = time.monotonic()
@@ -160,8 +167,7 @@ def test_cancel_drops_the_request_and_frees_the_page(page: Page, app_url: str):
     expect(page.locator(".tbf-check-result").first).to_be_visible(timeout=60_000)
     page.locator(".bk-tab").filter(has_text="Charge").first.click()
     expect(page.locator(".tbf-total").first).to_have_text("1/1", timeout=30_000)
-    page.locator(".tbf-charge-text textarea").first.fill(_heavy_charge())
-    page.locator(".tbf-charge-go button").first.click()
+    _type_charge(page, _heavy_charge())
     page.locator(".busy-cancel button").first.click(timeout=10_000)
     expect(page.locator(".tbf-charge-out")).to_contain_text("cancelled", timeout=10_000)
     expect(page.locator(".busy-cancel").first).to_be_hidden()
@@ -175,8 +181,7 @@ def test_too_many_defenders_are_refused_with_the_limit(page: Page, app_url: str)
     page.goto(app_url + "/tbf")
     expect(page.locator(".tbf-check-result").first).to_be_visible(timeout=60_000)
     page.locator(".bk-tab").filter(has_text="Charge").first.click()
-    page.locator(".tbf-charge-text textarea").first.fill(yaml.safe_dump(spec))
-    page.locator(".tbf-charge-go button").first.click()
+    _type_charge(page, yaml.safe_dump(spec))
     expect(page.locator(".tbf-error").first).to_contain_text(f"at most {MAX_UNITS_PER_TARGET} units per target hex",
                                                              timeout=10_000)
 
