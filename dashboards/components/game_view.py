@@ -24,7 +24,7 @@ from dashboards.components.access import BrowserKeys, game_link
 from dashboards.components.action_odds_view import ActionOddsView
 from dashboards.components.boards import board_for, places_of
 from dashboards.components.game_play import GamePlayModel, describe_request
-from dashboards.components.layout import flow
+from dashboards.components.layout import columns, flow
 from dashboards.storage import OWNER, GameStore, StorageError
 
 __all__ = ["GamePlayView", "SYSTEM_TITLES"]
@@ -476,6 +476,6 @@ class GamePlayView(pn.viewable.Viewer):
                         sizing_mode="stretch_width", collapsed=self.model.has_game)
         act = pn.Column(self.dice, self.pending, self.act_box, self.odds, width=540)
         replay = pn.Column(self.mode, self.replay_row)
-        return pn.Column(setup, self.status, self.refusal, flow(self.board_box, act),
+        return pn.Column(setup, self.status, self.refusal, columns(self.board_box, act, basis=540),
                          replay, self.busy_box, self.link, self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width"),
                          sizing_mode="stretch_width", css_classes=["game-play"])

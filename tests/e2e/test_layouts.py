@@ -10,7 +10,7 @@ shadow roots:
   are one control);
 * clipping: no result or text pane, table holder, row or column is wider inside than its box
   (``scrollWidth <= clientWidth``), so nothing is cut off or scrolls sideways, and the page itself does not
-  scroll sideways.
+  scroll sideways; no button label, table cell or column title is cut short either.
 
 The checks wait on page state (the odds panel, the map, the status line), never on time.
 """
@@ -111,6 +111,16 @@ COLLECT = r"""
     if (!pane || !shown(el) || inBokehPlot(el)) continue;
     if (el.scrollWidth > el.clientWidth + 1) {
       clipped.push(`${path(el)}: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`);
+    }
+  }
+  // labels cut short: a button's label, a table cell or column title wider than its box (an ellipsis)
+  for (const el of all) {
+    const tag = el.tagName.toLowerCase();
+    const cls = el.classList;
+    const label = tag === 'button' || (cls && (cls.contains('tabulator-cell') || cls.contains('tabulator-col-title')));
+    if (!label || !shown(el) || inBokehPlot(el)) continue;
+    if (el.scrollWidth > el.clientWidth + 1) {
+      clipped.push(`${path(el)} "${(el.innerText || '').slice(0, 40)}": label cut (${el.scrollWidth} > ${el.clientWidth})`);
     }
   }
   const doc = document.documentElement;
