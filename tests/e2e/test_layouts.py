@@ -295,3 +295,26 @@ def test_play_page_of_every_system_fits(page: Page, app_url: str, shots: Path, s
     expect(page.locator(".status-line [data-state='ready'][data-events='0']")).to_be_attached(timeout=90_000)
     expect(page.locator(".action-list select option").first).to_be_attached(timeout=30_000)
     check_layout(page, shots, f"play-{system}-{width}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_advanced_boxes_open_fit(page: Page, app_url: str, shots: Path, width: int):
+    """The forms' "advanced" boxes (the same set-up as YAML or text lines), opened: nothing overlaps the form."""
+    _open(page, app_url + "/lob", width)
+    expect(page.locator(".lob-result").first).to_be_visible(timeout=60_000)
+    wait_ready(page)
+    _open_tab(page, "Any combat", ".lob-custom-out .lob-result")
+    page.locator(".lob-custom-advanced .card-header").first.click()
+    expect(page.locator(".lob-custom-text textarea").first).to_be_visible(timeout=30_000)
+    check_layout(page, shots, f"lob-any_combat-advanced-{width}")
+    _open(page, app_url + "/tbf", width)
+    expect(page.locator(".tbf-check-result").first).to_be_visible(timeout=60_000)
+    wait_ready(page)
+    _open_tab(page, "Charge", ".tbf-total")
+    page.locator(".tbf-charge-advanced .card-header").first.click()
+    expect(page.locator(".tbf-charge-text textarea").first).to_be_visible(timeout=30_000)
+    check_layout(page, shots, f"tbf-charge-advanced-{width}")
+    _open_tab(page, "Fire", ".tbf-fire-bars")
+    page.locator(".card-header", has_text="Advanced").filter(visible=True).first.click()
+    expect(page.locator(".tbf-firers textarea").first).to_be_visible(timeout=30_000)
+    check_layout(page, shots, f"tbf-fire-advanced-{width}")
