@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Literal, Union
 
@@ -147,6 +146,18 @@ class Board:
     objectives: tuple = ()                                # (hex, side, points)
     entry_areas: dict = field(default_factory=dict)       # name -> tuple of hexes
     prohibited: frozenset = frozenset()
+    # derived when the board is made (never written afterwards; not compared: boards compare by identity)
+    hexes: tuple = field(init=False, repr=False)        # every hex of a bounded grid
+    _cubes: dict = field(init=False, repr=False)        # hex -> cube coordinates
+    _zoc: dict = field(init=False, repr=False)          # hex -> the hexes its ZOC reaches (7.0)
+
+    def __post_init__(self):
+        bounded = self.grid.cols is not None and self.grid.rows is not None
+        hexes = tuple(self.grid.all_hexes()) if bounded else ()
+        d = self.__dict__
+        d["hexes"] = hexes
+        d["_cubes"] = {h: self.grid.to_cube(h) for h in hexes}
+        d["_zoc"] = {h: self._zoc_now(h) for h in hexes}
 
     # Hexes ------------------------------------------------------------------------------------
     def on_map(self, h: str) -> bool:
@@ -158,10 +169,6 @@ class Board:
     def neighbours(self, h: str) -> list[str]:
         return self.grid.neighbours(h)
 
-    @cached_property
-    def _cubes(self) -> dict:
-        return {h: self.grid.to_cube(h) for h in self.grid.all_hexes()}
-
     def distance(self, a: str, b: str) -> int:
         c = self._cubes
         try:
@@ -170,10 +177,6 @@ class Board:
         except KeyError:
             return self.grid.distance(a, b)
         return max(abs(qa - qb), abs(ra - rb), abs(sa - sb))
-
-    @cached_property
-    def hexes(self) -> tuple[str, ...]:
-        return tuple(self.grid.all_hexes())
 
     def is_built_up(self, h: str) -> bool:
         return self.terrain(h) in BUILT_UP
@@ -227,6 +230,10 @@ class Board:
 
     def zoc_of(self, h: str) -> frozenset[str]:
         """The hexes a ZOC-exerting unit (or garrison) in ``h`` controls (7.0)."""
+        z = self._zoc.get(h)
+        return z if z is not None else self._zoc_now(h)
+
+    def _zoc_now(self, h: str) -> frozenset[str]:
         return frozenset(n for n in self.neighbours(h) if self.zoc_extends(h, n))
 
     def zoc_hexes(self, units: Iterable[Unit], side: str, night: bool = False, edition_night_zoc: str = "reversed",

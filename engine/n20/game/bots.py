@@ -187,29 +187,35 @@ class GreedyBot(_OldInterface):
         return Action("end_phase")
 
     def _score(self, state: GameState, uid: str, hex_: str) -> float:
+        return self._scorer(state, uid)(hex_)
+
+    def _scorer(self, state: GameState, uid: str):
+        """hex -> how good ``uid`` standing there looks (what is the same for every hex looked up once)."""
         sc = state.scenario
         board = state.board
         d = sc.units[uid]
         side = d.side
         if d.id == sc.spec.exclusive.supply_column and sc.spec.exclusive.almeida:
-            return -R.distance(board, hex_, sc.spec.exclusive.almeida)
-        dist = self._dist_map(state, side).get(hex_, 0)
-        terrain = sc.tables.terrain_combat(board.terrain(hex_))
+            almeida = sc.spec.exclusive.almeida
+            return lambda hex_: -R.distance(board, hex_, almeida)
+        dists = self._dist_map(state, side)
+        terrain_combat, terrain = sc.tables.terrain_combat, board.terrain
         if side == "french":
-            return -dist + 0.3 * terrain
+            return lambda hex_: -dists.get(hex_, 0) + 0.3 * terrain_combat(terrain(hex_))
         # the allies hold good ground and close in only where it is strong
-        return -0.5 * dist + 1.0 * terrain
+        return lambda hex_: -0.5 * dists.get(hex_, 0) + 1.0 * terrain_combat(terrain(hex_))
 
     def _best_move(self, state: GameState, moves: list[Action]) -> Action | None:
         best, best_gain = None, 0.25
-        cache: dict[str, float] = {}
+        cache: dict[str, tuple] = {}
         for a in moves:
-            u = state.unit(a.unit)
-            here = cache.get(a.unit)
-            if here is None:
-                here = self._score(state, a.unit, u.hex) if u.status == "map" else -99.0
-                cache[a.unit] = here
-            gain = self._score(state, a.unit, a.path[-1]) - here
+            hit = cache.get(a.unit)
+            if hit is None:
+                u = state.unit(a.unit)
+                score = self._scorer(state, a.unit)
+                hit = cache[a.unit] = (score, score(u.hex) if u.status == "map" else -99.0)
+            score, here = hit
+            gain = score(a.path[-1]) - here
             if gain > best_gain:
                 best, best_gain = a, gain
         return best

@@ -5,6 +5,7 @@ Everything here reads a :class:`~engine.n20.game.state.GameState` and returns va
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -96,25 +97,30 @@ def enemy_zoc(state: GameState, side: str) -> frozenset[str]:
 
 
 def _compute_enemy_zoc(state: GameState, side: str) -> frozenset[str]:
-    board = state.board
+    return _zoc_union(state.board, zoc_sources(state, other(side)))
+
+
+@lru_cache(maxsize=256)
+def _zoc_union(board: Board, sources: frozenset) -> frozenset[str]:
+    # keyed by value (the board and the ZOC sources): every state of a phase in which the other side does
+    # not move shares it
     out: set[str] = set()
-    for h in zoc_sources(state, other(side)):
-        out |= _zoc_of(board, h)
+    for h in sources:
+        out |= board.zoc_of(h)
     return frozenset(out)
 
 
 class _BoardIndex:
     """What the rules look up again and again on one board (boards are immutable): on-map neighbours and
-    cube coordinates made at once; ZOC hexes and combat adjacency filled in as they are asked (a value
-    once stored never changes, so threads sharing it at worst compute one twice)."""
+    cube coordinates made at once; combat adjacency filled in as it is asked (a value once stored never
+    changes, so threads sharing it at worst compute one twice)."""
 
-    __slots__ = ("nbrs", "nbr_sets", "cubes", "zoc", "combat")
+    __slots__ = ("nbrs", "nbr_sets", "cubes", "combat")
 
     def __init__(self, board: Board):
         self.nbrs = {h: tuple(board.neighbours(h)) for h in board.hexes}
         self.nbr_sets = {h: frozenset(n) for h, n in self.nbrs.items()}
         self.cubes = {h: board.grid.to_cube(h) for h in board.hexes}
-        self.zoc: dict = {}
         self.combat: dict = {}
 
 
@@ -125,11 +131,7 @@ def _index(board: Board) -> _BoardIndex:
 
 
 def _zoc_of(board: Board, h: str) -> frozenset[str]:
-    z = _index(board).zoc
-    out = z.get(h)
-    if out is None:
-        out = z[h] = frozenset(board.zoc_of(h))
-    return out
+    return board.zoc_of(h)          # made with the board (engine.n20.board.Board)
 
 
 def neighbours_map(board: Board) -> dict:
@@ -194,7 +196,11 @@ def combat_adjacent(state: GameState, a: str, b: str) -> bool:
     (7.0; only bombardment, 16.3.2); across a bridge or ford per ``major_river_bridge_adjacent`` of
     data/n20/parameters.yaml, the one reading the battle files use too (v3: yes, read from 9.4.2's
     example, 9.4.3 and the 12.2 example; ZOCs still stop at the river, so nobody is obliged to attack)."""
-    return _combat_adjacent(state.board, a, b, state.scenario.tables.rules.major_river_bridge_adjacent)
+    board = state.board
+    ns = _index(board).nbr_sets.get(a)
+    if ns is not None and b not in ns:
+        return False                    # not even next to each other on the grid
+    return _combat_adjacent(board, a, b, state.scenario.tables.rules.major_river_bridge_adjacent)
 
 
 def movement_allowance(state: GameState, uid: str) -> int:
@@ -235,7 +241,7 @@ def _rugged_stop(state: GameState, d, board: Board, a: str | None, b: str) -> bo
 def _cossack_surcharge(state: GameState, d, board: Board, a: str | None, b: str) -> int:
     """16.7.2: a cossack goes on through a rugged hex (off the road) by spending two Movement Points on
     it; the points it pays beyond the hex's own cost. With too few points left for that it may still enter
-    at the usual cost, and then it stops there (see :func:`_search`)."""
+    at the usual cost, and then it stops there (see :func:`_successors`)."""
     if not (state.has("special_units") and d.has("cossack") and d.type == "cavalry"):
         return 0
     if board.terrain(b) not in RUGGED or (a is not None and board.is_road_link(a, b)):
@@ -291,6 +297,81 @@ def _compute_step_cost(board: Board, tables, a: str | None, b: str) -> int | Non
                     return None
                 cost += hm.extra
     return cost
+
+
+@lru_cache(maxsize=64)
+def _edges(board: Board, tables) -> dict:
+    """hex -> ((neighbour, Movement Points to enter it, along a road link, rugged), ...) for every step
+    the TEC allows (prohibited ones left out), once per board and tables file (bounded in number)."""
+    nbrs = neighbours_map(board)
+    out = {}
+    for a, ns in nbrs.items():
+        row = []
+        for b in ns:
+            c = _step_cost_cached(board, tables, a, b)
+            if c is not None:
+                row.append((b, c, board.is_road_link(a, b), board.terrain(b) in RUGGED))
+        out[a] = tuple(row)
+    return out
+
+
+def _rugged_free(state: GameState, d) -> bool:
+    """Movers a rugged hex does not stop (6.5): leaders (16.9.2), light infantry (16.7.1) and cossacks
+    (16.7.2, who pay for it instead) with the special units rule."""
+    if d.type == "leader":
+        return True
+    special = state.has("special_units")
+    return special and ((d.has("light") and d.type == "infantry") or (d.has("cossack") and d.type == "cavalry"))
+
+
+def _successors(edges, road_only: bool, blocked, stop_in, rugged_free: bool, road_bound: bool,
+                cossack_budget, onward=None, leader_ezoc=None):
+    """The steps open from a search state (hex, must stop) when ``c`` points are spent (6.3-6.7, 16.7):
+    ``blocked`` hexes may not be entered; entering one of ``stop_in`` (enemy ZOC, 6.7), or a rugged hex
+    off the road unless ``rugged_free`` (6.5/6.6), stops the mover; a road-bound unit keeps to road links
+    (16.7.6); ``cossack_budget`` (16.7.2): the budget within which a cossack pays two points for a rugged
+    hex off the road to go on (None for everyone else); ``onward(a, b)`` False forbids a step (9.6.3);
+    ``leader_ezoc``: a leader may not step from one of these hexes straight into another (16.9.2)."""
+    def successors(node, c):
+        here = node[0]
+        out = []
+        add = out.append
+        lz = leader_ezoc is not None and here in leader_ezoc
+        for b, step, road, rugged in edges[here]:
+            if (road_only or road_bound) and not road:
+                continue
+            if b in blocked:
+                continue
+            if onward is not None and not onward(here, b):
+                continue
+            if lz and b in leader_ezoc:
+                continue
+            stop = b in stop_in
+            if rugged and not road:
+                if cossack_budget is not None:
+                    extra = 2 - step
+                    if extra > 0:
+                        if c + step + extra <= cossack_budget:
+                            step += extra
+                        else:
+                            stop = True
+                elif not rugged_free:
+                    stop = True
+            add(((b, stop), step))
+        return out
+    return successors
+
+
+def _run_search(start: str, base: int, budget: int, successors) -> dict:
+    """Cheapest ways within ``budget`` by :func:`engine.core.graph.search` over states (hex, must stop
+    there): hex -> (cost, path of hexes). Whether a mover stops in a hex depends on the step that brought
+    it there (6.5/6.6 road or not, 6.7, 16.7.2), so one hex can be two states, and a way that lets the
+    mover go on is kept beside a cheaper one that stops it (ties: the way found first)."""
+    found = search((((start, False), base),), successors, budget, halts=_must_stop)
+    return {h: (r.cost, tuple(map(_hex_of_node, r.path))) for h, r in by_place(found, _hex_of_node).items()}
+
+
+_hex_of_node = operator.itemgetter(0)         # a search state (hex, must stop) -> its hex
 
 
 def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach]:
@@ -350,23 +431,33 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
             return None   # 16.9.2: not straight from one EZOC into another
         return c
 
-    def stops(a, b) -> bool:
-        if b in ezoc and not night_v3:
-            return True   # 6.7
-        return _rugged_stop(state, d, board, a, b)
+    # the same rules for the search, as sets looked up per step (see _successors)
+    edges = _edges(board, sc.tables)
+    blocked = enemies | ezoc if (night_v3 or spent) else enemies     # 6.3; 7.6/14.0 (v3); 16.8.3
+    stop_in = ezoc if not night_v3 else frozenset()                  # 6.7
+    onward = None
+    if u.routed and rules.routed_markers:
+        ld: dict = {}
 
-    def surcharge(a, b) -> int:
-        return _cossack_surcharge(state, d, board, a, b)
-
-    if not _may_pay_surcharge(state, d):
-        surcharge = None          # only a cossack pays it (16.7.2): no per-step call for the others
+        def onward(a, b):                                           # 9.6.3
+            da = ld.get(a)
+            if da is None:
+                da = ld[a] = loc_dist(a)
+            db = ld.get(b)
+            if db is None:
+                db = ld[b] = loc_dist(b)
+            return db < da
+    rugged_free = _rugged_free(state, d)
+    cossack = _may_pay_surcharge(state, d)
     out: dict[str, Reach] = {}
     for start, base in starts:
         for road_only in (False, True):
             if road_only and not any(board.is_road_link(start, n) for n in neighbours_map(board)[start]):
                 continue     # no road leaves the start hex: a road-only move (6.6) goes nowhere
             budget = ma + (1 if road_only else 0)
-            res = _search(board, start, base, budget, road_only, can_enter, stops, surcharge)
+            res = _run_search(start, base, budget,
+                              _successors(edges, road_only, blocked, stop_in, rugged_free, road_bound,
+                                          budget if cossack else None, onward, ezoc if leader else None))
             for h, (cost, path) in res.items():
                 if h == start:
                     continue
@@ -403,48 +494,8 @@ def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
                and x.strength >= 2 and not x.has("cadre") and x.nationality == d.nationality for u in state.units)
 
 
-def _search(board, start, base, budget, road_only, can_enter, stops, surcharge=None):
-    """Cheapest paths within ``budget`` (ties: first found), by :func:`engine.core.graph.search` over
-    states (hex, must stop there). Returns hex -> (cost, path of hexes).
-
-    Whether a mover must stop in a hex depends on the step that brought it there (6.5/6.6: a rugged hex
-    entered along a road does not stop it; 6.7: an enemy ZOC does; 16.7.2: a cossack entering a rugged
-    hex off the road pays ``surcharge(a, b)`` more points to go on, and when they do not fit the budget
-    it may still enter at the plain cost, and stops there). So one hex can be two states, and a way that
-    lets the mover go on is kept beside a cheaper one that stops it."""
-    nbrs = neighbours_map(board)
-    road = board.is_road_link
-
-    def successors(node, c):
-        here = node[0]
-        out = []
-        for n in nbrs[here]:
-            if road_only and not road(here, n):
-                continue
-            step = can_enter(here, n)
-            if step is None:
-                continue
-            halt = False
-            if surcharge is not None:
-                extra = surcharge(here, n)
-                if extra:
-                    if c + step + extra <= budget:
-                        step += extra
-                    else:
-                        halt = True
-            out.append(((n, halt or stops(here, n)), step))
-        return out
-
-    found = search((((start, False), base),), successors, budget, halts=_must_stop)
-    return {h: (r.cost, tuple(x[0] for x in r.path)) for h, r in by_place(found, _hex_of_node).items()}
-
-
 def _must_stop(node) -> bool:
     return node[1]
-
-
-def _hex_of_node(node) -> str:
-    return node[0]
 
 
 def _guard_flags(state: GameState, uid: str, out: dict[str, Reach]) -> dict[str, Reach]:
@@ -520,23 +571,8 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
 
 def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_v3):
     sc = state.scenario
-    board = state.board
     d = sc.units[uid]
-
-    def can_enter(a, b):
-        if b in enemies:
-            return None
-        if night_v3 and b in ezoc:
-            return None
-        if d.has("road_bound") and not board.is_road_link(a, b):
-            return None
-        return _step_cost(state, board, a, b)
-
-    def stops(a, b):
-        return b in ezoc or _rugged_stop(state, d, board, a, b)
-
-    def surcharge(a, b):
-        return _cossack_surcharge(state, d, board, a, b)
-
-    return _search(board, e, first, budget, road_only, can_enter, stops,
-                   surcharge if _may_pay_surcharge(state, d) else None)
+    blocked = enemies | ezoc if night_v3 else enemies        # 11.4 / 6.3; 7.6 (v3 night)
+    succ = _successors(_edges(state.board, sc.tables), road_only, blocked, ezoc, _rugged_free(state, d),
+                       d.has("road_bound"), budget if _may_pay_surcharge(state, d) else None)
+    return _run_search(e, first, budget, succ)
