@@ -1,0 +1,90 @@
+"""The play page's boards (dashboards/components/boards.py, game_view.py; issue 15.1): facing on every TBF
+counter and the frontal hexes of the picked unit, a TBF move by clicking a unit then a highlighted hex, a
+BC move by clicking a Block then an outlined Zone."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from attack_records import kind_of, record_until  # noqa: E402
+
+from dashboards.components.game_view import GamePlayView  # noqa: E402
+from dashboards.storage import GameStore  # noqa: E402
+
+
+@pytest.fixture
+def store(tmp_path):
+    return GameStore(tmp_path / "games.sqlite3")
+
+
+def _view_at(store, rec) -> GamePlayView:
+    """The play page with ``rec`` imported and resumed at its last position."""
+    v = GamePlayView(system=rec.game, store=store)
+    m = v.model
+    m.import_record(rec, server=True)
+    m.mode, m.position = "play", len(m.states) - 1          # as the page's "play" switch does
+    v.board = None
+    v.refresh()
+    return v
+
+
+def test_tbf_board_facing_on_every_counter_and_frontal_hexes_of_the_pick(store):
+    from engine.tbf.rules import frontal
+    v = GamePlayView(system="tbf", store=store)
+    v._start()
+    b, st_ = v.board, v.model.state
+    sc = b.scenario
+    units = [p for p in st_.game.on_map() if not sc.is_leader(p.id)]
+    assert len(b.facing_source.data["xs"]) == len(units)          # a wedge on every unit counter
+    p = next(p for p in units if frontal(sc, st_.game, p))
+    b._picked(p.hex)
+    g = sc.board.grid
+    # 4.3 C: the hex across the faced hexside and the two beside it (directions facing-1, facing, facing+1)
+    by_hand = {g.neighbour(p.hex, (p.facing + d) % 6) for d in (-1, 0, 1)} - {None}
+    assert set(b.front_source.data["hex"]) == by_hand
+    assert f"data-hexes='{' '.join(sorted(by_hand))}'" in b.front_note.object
+    b._picked(None)
+    assert list(b.front_source.data["hex"]) == []
+
+
+def test_tbf_click_a_unit_then_a_highlighted_hex_moves_it(store):
+    legal_of: dict = {}
+
+    def only_move_there(r, s, a):
+        """A move that is the only move, fire, melee or charge of its hex's units into its hex."""
+        if kind_of(r, a) != "move":
+            return False
+        legal = legal_of.setdefault(id(s), (s, r.legal_actions(s)))[1]
+        here = {p.id for p in s.game.on_map() if p.hex == s.game.piece(a.unit).hex}
+        same = [b for b in legal if getattr(b, "to", None) == a.to and getattr(b, "unit", None) in here]
+        return len(same) == 1
+    rec, state, move, rules = record_until("tbf", only_move_there)
+    v = _view_at(store, rec)
+    n = len(v.model.events)
+    v.board._picked(state.game.piece(move.unit).hex)
+    assert move.to in v._targets and len(v.model.events) == n       # picking changes nothing
+    v.board._picked(move.to)
+    assert len(v.model.events) == n + 1
+    assert v.model.events[-1]["action"] == rules.action_to_json(move)
+
+
+def test_bc_click_a_block_then_an_outlined_zone_makes_the_move(store):
+    def single_block_move(r, s, a):
+        j = r.action_to_json(a)
+        return kind_of(r, a) == "move" and len(j.get("moves") or ()) == 1 and not j.get("hqs")
+    rec, state, move, rules = record_until("bc", single_block_move)
+    block, dest = rules.action_to_json(move)["moves"][0]
+    v = _view_at(store, rec)
+    n = len(v.model.events)
+    v.board.svg.click = {"n": 1, "place": block}                 # what a click on the Block sends
+    note = v.board.note.object
+    assert f"data-picked='{block}'" in note and dest in re.search(r"data-targets='([^']*)'", note).group(1)
+    assert len(v.model.events) == n                              # picking changes nothing
+    v.board.svg.click = {"n": 2, "place": dest}                  # a click on the outlined Zone
+    assert len(v.model.events) == n + 1
+    last = v.model.events[-1]["action"]
+    assert last["kind"] == "move" and [list(m) for m in last["moves"]] == [[block, dest]]
