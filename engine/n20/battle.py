@@ -659,13 +659,10 @@ def crt_roll(tables: Tables, column: int):
     return tables.crt_result(column, die)
 
 
+@lru_cache(maxsize=1024)
 def _cached_crt_bands(tables: Tables, column: int):
-    key = ("crt_bands", column)
-    cache = tables.__dict__.setdefault("_bands", {})
-    hit = cache.get(key)
-    if hit is None:
-        hit = cache[key] = _bands(lambda f: tables.crt_result(column, f))
-    return hit
+    # a module cache keyed by value (tables compare by identity and are immutable), not written into them
+    return _bands(lambda f: tables.crt_result(column, f))
 
 
 def waver_roll(check: WaverCheck):

@@ -44,3 +44,27 @@ def test_bench_legal_actions_fuentes_first_movement(benchmark):
         return rules.legal_actions(s)
     acts = benchmark(legal)
     assert len(acts) > 50
+
+
+@pytest.mark.benchmark(timer=time.process_time)
+def test_bench_reachable_every_unit_fuentes_first_movement(benchmark):
+    """The movement search alone (engine.core.graph.search over (hex, must stop) states): every unit's
+    reachable hexes in the first French movement phase, computed afresh each round."""
+    from engine.n20.game import rules as R
+    s = N20Rules().new_game("fuentes", seed=1)
+
+    def reach_all():
+        memo.clear()
+        return sum(len(R.reachable(s, u.id)) for u in s.units if u.status == "map")
+    assert benchmark(reach_all) > 50
+
+
+@pytest.mark.benchmark(timer=time.process_time)
+def test_bench_state_with_units(benchmark):
+    """Making a new state with one unit changed (its indexes and hash are made with it, issue 10.6)."""
+    from dataclasses import replace
+    s = N20Rules().new_game("fuentes", seed=1)
+    u = next(x for x in s.units if x.status == "map")
+    moved = replace(u, moved=True)
+    s2 = benchmark(lambda: s.with_units({u.id: moved}))
+    assert s2.unit(u.id).moved and hash(s2) != hash(s)
