@@ -4,6 +4,8 @@ THE battle procedure of :mod:`engine.n20.battle` run through the core drivers (n
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .state import replace_any as replace
 
 from engine.core.errors import RuleViolation
@@ -286,9 +288,14 @@ def battle_unit(state: GameState, uid: str) -> Unit:
         h = uid[len(GARRISON):]
         g = sc.board.garrisons[h]
         return Unit(id=uid, side=g.side, type="garrison", strength=g.strength, movement=0, hex=h, name="garrison")
+    return _battle_unit(sc, state.unit(uid), state.has("special_units"), state.has("fatigue"))
+
+
+@lru_cache(maxsize=4096)
+def _battle_unit(sc, u, special: bool, fatigue_on: bool) -> Unit:
+    # keyed by value: the scenario (immutable, compared by identity), the unit's state, the options read
+    uid = u.id
     d = sc.units[uid]
-    u = state.unit(uid)
-    special = state.has("special_units")
     rules = sc.tables.rules
     typ = {"dummy": "infantry", "cadre": "infantry"}.get(d.type, d.type)
     return Unit(id=uid, side=d.side, type=typ, strength=d.command_span if d.type == "leader" else d.strength,
@@ -300,7 +307,7 @@ def battle_unit(state: GameState, uid: str) -> Unit:
                 road_bound=d.has("road_bound"), reluctant=special and d.has("reluctant"),
                 light=special and d.has("light"), cossack=special and d.has("cossack"),
                 cadre=d.has("cadre") or d.type == "cadre", square=u.square,
-                fatigue=u.fatigue if state.has("fatigue") else 0)
+                fatigue=u.fatigue if fatigue_on else 0)
 
 
 def _effective(state: GameState, b: Battle) -> Battle:

@@ -241,7 +241,12 @@ class GameState:
 
 _FIELDS = tuple(f.name for f in fields(GameState) if f.init)
 _DERIVED = tuple(f.name for f in fields(GameState) if not f.init)
-_SCALARS = operator.itemgetter(*(f for f in _FIELDS if f != "units"))   # of a state's __dict__
+#: the fields the hash reads besides the units (of a state's __dict__): the small ones that tell the states
+#: of a game apart; equal states hash alike all the same, and equality compares every field
+_SCALARS = operator.itemgetter("scenario_id", "options", "seed", "turn", "player", "step", "morale", "event",
+                               "forced_march", "battle_rolls", "entered", "release_left", "fieldworks",
+                               "fieldworks_left", "night_march_left", "done_battles", "reacted", "withdrew",
+                               "arrived", "result")
 _UNIT_KEY = operator.attrgetter("status", "hex", "moved")
 
 
@@ -264,7 +269,7 @@ def _derive(d: dict, old: dict | None, changes: dict | None) -> None:
     """Fill in the derived entries of a new state's ``d`` (its instance dictionary, while it is made).
     ``old``/``changes``: the state it is a copy of and what changed, so what did not change is shared.
 
-    The hash is every field but the units, and of the units their sum of (place, id, status, hex, moved)
+    The hash is the fields in :data:`_SCALARS`, and of the units their sum of (place, id, status, hex, moved)
     hashes, so a change of a few units updates it without visiting the others; equal states hash alike
     (states whose units differ in other markers only are told apart by equality)."""
     keys = changes.keys() if changes is not None else None
