@@ -418,7 +418,8 @@ def _kv_line(row: dict, fields: dict) -> str:
     return ",".join(bits)
 
 
-def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: str, css: str):
+def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: str, css: str,
+              setup: dict | None = None):
     """A table of units kept in step with ``text`` (one ``key=value,…`` line per unit): editing a cell,
     adding or removing a row rewrites the text; the text, edited in its advanced box, rebuilds the table."""
     import pandas as pd
@@ -484,9 +485,42 @@ def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: s
 
     add.on_click(added)
     drop.on_click(dropped)
+    buttons = [add, drop]
+    if setup:               # a unit of the Dürenstein set-up, its printed values filled in
+        pick = pn.widgets.Select(label="a unit of the set-up", options=list(setup), width=300,
+                                 css_classes=[css + "-pick"])
+        take = pn.widgets.Button(label=f"add it as a {what}", width=200, css_classes=[css + "-take"])
+
+        def taken(_):
+            row = {k: blank.get(k, False if fields[k] is bool else "") for k in cols} | setup[pick.value]
+            new = pd.DataFrame([row], columns=cols).astype(object)
+            table.value = pd.concat([table.value, new], ignore_index=True).astype(object)
+            to_text()
+
+        take.on_click(taken)
+        buttons += [pick, take]
     advanced = pn.Card(text, title="Advanced: the same units as text lines", collapsed=True,
                        sizing_mode="stretch_width")
-    return pn.Column(table, pn.Row(add, drop), advanced, sizing_mode="stretch_width")
+    return pn.Column(table, flow(*buttons), advanced, sizing_mode="stretch_width")
+
+
+def setup_units(kind: str) -> dict:
+    """The Dürenstein set-up's units as rows of the fire (``kind='fire'``) or melee form, by their names."""
+    from engine.tbf.scenario import default_scenario, initial_state
+
+    sc = default_scenario()
+    out = {}
+    for p in initial_state(sc).on_map():
+        if sc.is_leader(p.id) or p.id not in sc.units:
+            continue
+        u = sc.units[p.id]
+        k = "howitzer" if getattr(u, "howitzer", False) else u.kind
+        label = f"{u.name} ({u.side}, {p.hex})"
+        if kind == "fire":
+            out[label] = {"name": u.name, "ff": u.ff, "kind": k, "range": 1}
+        else:
+            out[label] = {"name": u.name, "mf": u.mf, "fv": u.fv, "kind": k}
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -520,9 +554,9 @@ def fire_panel(sess: TbfSession):
     from engine.tbf.tables import STATUSES
     form = unit_form(firers, {"name": str, "ff": int, "kind": FIRER_KINDS, "range": int, "status": STATUSES,
                               "moved": bool}, {"ff": 3, "kind": "infantry", "range": 1, "status": "normal"},
-                     "firer", "tbf-fire-form")
+                     "firer", "tbf-fire-form", setup=setup_units("fire"))
     return pn.Column(pn.pane.Markdown("**Firing units** (6.3): one row each; the results follow every change.",
-                                      margin=(0, 5)), form, pn.Row(night, defensive, terrain, drm),
+                                      margin=(0, 5)), form, flow(night, defensive, terrain, drm),
                      pn.panel(out, sizing_mode="stretch_width"), sizing_mode="stretch_width", name="Fire")
 
 
@@ -555,11 +589,13 @@ def melee_panel(sess: TbfSession):
     from engine.tbf.tables import STATUSES
     fields = {"name": str, "mf": int, "fv": int, "kind": UNIT_KINDS, "status": STATUSES, "cv": str, "flank": bool}
     blank = {"mf": 4, "fv": 4, "kind": "infantry", "status": "normal"}
+    melee_setup = setup_units("melee")
     return pn.Column(pn.pane.Markdown("**Attackers** (6.4): one row each; *cv*: the CVs of leaders with them, "
                                       "joined by +.", margin=(0, 5)),
-                     unit_form(att, fields, blank, "attacker", "tbf-melee-att"),
+                     unit_form(att, fields, blank, "attacker", "tbf-melee-att", setup=melee_setup),
                      pn.pane.Markdown("**Defenders**", margin=(0, 5)),
-                     unit_form(dfn, fields, blank, "defender", "tbf-melee-def"), pn.Row(terrain, shift),
+                     unit_form(dfn, fields, blank, "defender", "tbf-melee-def", setup=melee_setup),
+                     flow(terrain, shift),
                      pn.panel(out, sizing_mode="stretch_width"), sizing_mode="stretch_width", name="Melee")
 
 

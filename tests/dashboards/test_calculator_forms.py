@@ -173,3 +173,20 @@ def test_tbf_targets_table_round_trip():
     assert charge_targets(target_rows(spec["targets"])) == spec["targets"]
     again = parse_charge_text(charge_yaml({**spec, "targets": charge_targets(target_rows(spec["targets"]))}))
     assert again == spec
+
+
+# -- These Brave Fellows: fire and melee forms take units of the set-up ----------------------------------------
+def test_tbf_fire_form_adds_a_unit_of_the_set_up_with_its_ff():
+    from dashboards.components.tbf_views import fire_panel, setup_units
+    from engine.tbf.scenario import default_scenario
+
+    p = fire_panel(TbfSession())
+    form = p.objects[1]
+    table, buttons, text = form.objects[0], form.objects[1], form.objects[2].objects[0]
+    pick, take = buttons.objects[2], buttons.objects[3]
+    label = next(k for k in setup_units("fire") if k.startswith("1/4th Legere"))
+    pick.value = label
+    take.clicks += 1
+    ff = default_scenario().units["4l-1"].ff
+    assert list(table.value["name"])[-1] == "1/4th Legere"
+    assert text.value.splitlines()[-1] == f"name=1/4th Legere,ff={ff},kind=infantry,range=1,status=normal"
