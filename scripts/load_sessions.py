@@ -10,6 +10,10 @@ document before answering, so the response time covers the page's own Python wor
 the count, median, p95 and max in milliseconds. Loopback only; requests are bounded
 (sessions x rounds x pages), so it cannot run away.
 
+``--profile PAGE`` builds that page (e.g. ``/odds``) in this process as a request does (the page function,
+its Bokeh models, the document's JSON), ``--rounds`` times, and prints the CPU milliseconds per build, the
+models it makes by kind, and the functions that cost most (cProfile): where a session's server time goes.
+
 ``--browsers N`` instead opens ``--browser-page`` (default ``/odds``) in N browser contexts of one headless
 chromium at the same moment (playwright; ``$VEDETTE_CHROMIUM`` or ``/usr/bin/chromium``) and reports, per
 context, the seconds until the page shows ``--wait-for`` (default the odds panel): the page's request, its
@@ -74,6 +78,19 @@ def server_cpu_s(pid: int) -> float | None:
         except (OSError, ValueError, IndexError):
             continue
     return total if seen else None
+
+
+def settle(pid: int, idle_s: float = 0.05, timeout_s: float = 90.0) -> None:
+    """Wait until the server and its children are idle (less than ``idle_s`` of CPU over one second): the
+    calculation workers preload the engine at start, which is not what a page costs."""
+    deadline = time.monotonic() + timeout_s
+    last = server_cpu_s(pid)
+    while last is not None and time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = server_cpu_s(pid)
+        if now is None or now - last < idle_s:
+            return
+        last = now
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -158,6 +175,53 @@ def run_browsers(url: str, n: int = 10, page: str = "/odds", wait_for: str = ".o
             "max_s": round(max(secs), 2), "each_s": [round(x, 2) for x in sorted(secs)]}
 
 
+def profile_page(route: str, rounds: int = 5, top: int = 25) -> dict:
+    """Build ``route`` ``rounds`` times in this process (page function, Bokeh models, document JSON)."""
+    import cProfile
+    import collections
+    import io
+    import pstats
+
+    sys.path.insert(0, str(REPO))
+    import panel as pn
+    from bokeh.document import Document
+
+    from dashboards.app import discover_pages, index, page_view
+
+    infos = {p.route: p for p in discover_pages()}
+    if route != "/" and route not in infos:
+        raise SystemExit(f"load_sessions: no page {route!r}; pages: {', '.join(sorted(infos))}")
+
+    def build() -> Document:
+        doc = Document()
+        pn.state.curdoc = doc
+        try:
+            view = index() if route == "/" else page_view(infos[route])
+            view.server_doc(doc)
+            doc.to_json()
+        finally:
+            pn.state.curdoc = None
+        return doc
+
+    doc = build()                     # imports and per-process caches: not what a session costs
+    cpu = []
+    prof = cProfile.Profile()
+    for i in range(rounds):
+        t0 = time.process_time()
+        if i == rounds - 1:
+            prof.enable()
+        build()
+        if i == rounds - 1:
+            prof.disable()
+        cpu.append((time.process_time() - t0) * 1000)
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(top)
+    kinds = collections.Counter(type(m).__name__ for m in doc.models)
+    return {"page": route, "rounds": rounds, "cpu_ms_median": round(statistics.median(cpu), 1),
+            "cpu_ms_min": round(min(cpu), 1), "models": len(doc.models), "models_by_kind": dict(kinds.most_common()),
+            "profile_last_build": out.getvalue()}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", help="base URL of a running app (default: start one)")
@@ -168,7 +232,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--browsers", type=int, default=0, help="open the page in N browser contexts at once instead")
     ap.add_argument("--browser-page", default="/odds")
     ap.add_argument("--wait-for", default=".odds-results", help="CSS selector that shows the page is ready")
+    ap.add_argument("--profile", metavar="PAGE", help="profile building PAGE in this process instead (no server)")
     args = ap.parse_args(argv)
+    if args.profile:
+        res = profile_page(args.profile, max(1, args.rounds))
+        text = res.pop("profile_last_build")
+        print(json.dumps(res, indent=1))
+        print(text)
+        return 0
     if args.browsers > 20:
         ap.error("keep it small: at most 20 browsers")
     if args.sessions > 50 or args.rounds > 20:
@@ -183,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.browsers:
                 with urllib.request.urlopen(url + args.browser_page, timeout=60) as r:   # imports, as in run_load
                     r.read()
+                if proc:
+                    settle(proc.pid)
                 cpu0 = server_cpu_s(proc.pid) if proc else None
                 out = run_browsers(url, args.browsers, args.browser_page, args.wait_for)
                 n = args.browsers
@@ -191,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                     for pg in args.pages or DEFAULT_PAGES:
                         with urllib.request.urlopen(url + pg, timeout=60) as r:
                             r.read()
+                    settle(proc.pid)
                 cpu0 = server_cpu_s(proc.pid) if proc else None
                 out = run_load(url, args.sessions, args.rounds, args.pages, warmup=proc is None)
                 n = out["requests"]
