@@ -1000,7 +1000,30 @@ class BcRules(GameRules):
         return bad
 
     def bots(self):
-        return {"random": RandomBot, "greedy": GreedyBot}
+        from engine.core.odds import OddsBot
+        return {"random": RandomBot, "greedy": GreedyBot, "odds": OddsBot}
+
+    # --- odds of an action (engine/core/odds.py) ------------------------------------------------
+    def is_attack(self, a: BcAction) -> bool:
+        """An attack (23.1: fire, assault or bombardment) is decided by the cards."""
+        return a.kind == "attack"
+
+    def attack_candidates(self, st: BcState) -> list:
+        if st.phase != "red":
+            return []
+        return [a for a in self.legal_actions(st) if self.is_attack(a)]
+
+    def metrics(self, st: BcState) -> dict[str, float]:
+        from .odds_words import bc_metrics
+        return bc_metrics(st)
+
+    def odds_label(self, before: BcState, after: BcState, a: BcAction):
+        from .odds_words import bc_label
+        return bc_label(self, before, after, a)
+
+    def evaluate(self, st: BcState, side: str) -> float:
+        from .odds_words import bc_value
+        return bc_value(self, st, side)
 
 
 @dataclass(frozen=True)

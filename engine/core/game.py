@@ -214,6 +214,31 @@ class GameRules(ABC):
         """Bot factories by name; each is called with ``seed=`` and returns a :class:`Bot`."""
         return {"random": RandomBot}
 
+    # --- odds of an action and what bots weigh (engine/core/odds.py) ----------------------------
+    def is_attack(self, action) -> bool:
+        """True for actions whose dice decide a fight (a battle, a combat, fire, a charge): the odds
+        panel shows their :func:`~engine.core.odds.action_odds` and the odds bot weighs them."""
+        return False
+
+    def attack_candidates(self, state) -> list:
+        """The legal attacks of the side to act (default: the legal candidates :meth:`is_attack` keeps);
+        a system whose full candidate list is costly outside its combat steps may answer faster."""
+        if self.to_act(state) is None:
+            return []
+        return [a for a in self.candidates(state) if self.is_attack(a) and self.is_legal(state, a)]
+
+    def odds_label(self, before, after, action) -> str | tuple[str, str]:
+        """One outcome of ``action`` in a player's words (outcomes with one label are added up), or a
+        ``(label, rule)`` pair. Default: the changes of :meth:`metrics`, e.g. ``"morale.french -1"``."""
+        from .odds import metrics_label
+        return metrics_label(self.metrics(before), self.metrics(after))
+
+    def evaluate(self, state, side: str) -> float:
+        """How good ``state`` is for ``side`` (bots compare it before and after an action). Default: a
+        won game +1000 (lost -1000); else from :meth:`metrics` (see :func:`~engine.core.odds.metrics_value`)."""
+        from .odds import metrics_value
+        return metrics_value(self, state, side)
+
     def initial_state(self, record: GameRecord) -> Any:
         """The first state of a recorded game (default: :func:`initial_state`, which checks the system,
         the version, the scenario and the seed); a system whose records name files or tables refines it."""

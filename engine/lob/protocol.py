@@ -380,8 +380,30 @@ class LobRules(GameRules):
 
     # --- bots ----------------------------------------------------------------------------------
     def bots(self) -> dict:
+        from engine.core.odds import OddsBot
         from .bots import GreedyBot, RandomBot as LobRandomBot
-        return {"random": LobRandomBot, "greedy": GreedyBot}
+        return {"random": LobRandomBot, "greedy": GreedyBot, "odds": OddsBot}
+
+    # --- odds of an action (engine/core/odds.py) ------------------------------------------------
+    def is_attack(self, a: Action) -> bool:
+        """An attack (5) and artillery fire (4.2.1) are decided by the dice."""
+        return a.type in ("attack", "fire")
+
+    def attack_candidates(self, g: Game) -> list:
+        """The legal fire and the legal attacks by at most three units without a move first (the attacks
+        the greedy bot weighs: bigger combats cost too much to enumerate at every decision)."""
+        if g.over or g.phase != "command":
+            return []
+        return [a for a in legal_actions(g, limit_moves=True, keep=keep_all) if self.is_attack(a)
+                and (a.type == "fire" or (len(a.units) <= 3 and not a.path)) and self.is_legal(g, a)]
+
+    def odds_label(self, before: Game, after: Game, action):
+        from .odds_words import lob_label
+        return lob_label(self, before, after, action)
+
+    def evaluate(self, g: Game, side: str) -> float:
+        from .odds_words import lob_value
+        return lob_value(self, g, side)
 
 
 def keep_all(g, a) -> bool:

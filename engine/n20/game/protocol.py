@@ -432,8 +432,28 @@ class N20Rules(GameRules):
         return out
 
     def bots(self):
+        from engine.core.odds import OddsBot
         from .bots import GreedyBot
-        return {"random": RandomBot, "greedy": GreedyBot}
+        return {"random": RandomBot, "greedy": GreedyBot, "odds": OddsBot}
+
+    # --- odds of an action (engine/core/odds.py) ------------------------------------------------
+    def is_attack(self, action: Action) -> bool:
+        """A declared battle resolved (9.0) and a countercharge (8.2) are decided by the dice."""
+        return action.kind in ("resolve", "countercharge")
+
+    def attack_candidates(self, state: GameState) -> list[Action]:
+        """Attacks exist only in the combat and reaction steps (9.0, 8.0): no move list elsewhere."""
+        if state.over or state.step not in ("combat", "reaction"):
+            return []
+        return [a for a in self.legal_actions(state) if self.is_attack(a)]
+
+    def odds_label(self, before: GameState, after: GameState, action: Action):
+        from .odds_words import n20_label
+        return n20_label(self, before, after, action)
+
+    def evaluate(self, state: GameState, side: str) -> float:
+        from .odds_words import n20_value
+        return n20_value(self, state, side)
 
 
 # ------------------------------------------------------------------------------------------------

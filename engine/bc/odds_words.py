@@ -1,0 +1,82 @@
+"""Battle Commander: an attack's outcomes in a player's words, the figures a study follows, and the position
+value bots weigh (:meth:`BcRules.odds_label`, :meth:`BcRules.metrics`, :meth:`BcRules.evaluate`; the odds
+themselves are core's :func:`engine.core.odds.action_odds` over the game's own combat procedure)."""
+from __future__ import annotations
+
+__all__ = ["bc_label", "bc_metrics", "bc_value", "HITS"]
+
+SIDES = ("french", "coalition")
+ENEMY = {"french": "coalition", "coalition": "french"}
+#: hits a Block carries by its state (9.1: Steady, Shaken, Disrupted), as the labels count them
+HITS = {"steady": 0, "shaken": 1, "disrupted": 2}
+
+
+def _hits(n: int) -> str:
+    return f"{n} hit{'s' if n != 1 else ''}"
+
+
+def _block_words(u0, u1, role: str, target: str) -> str | None:
+    """``"defender block takes 1 hit"``, ``"attacker block eliminated"``, ``"defender block retreats"``."""
+    if u1 is None:
+        return f"{role} block eliminated"
+    bits = []
+    d = HITS.get(u1.block.state, 0) - HITS.get(u0.block.state, 0) + (u1.block.steps_lost - u0.block.steps_lost)
+    if u1.block.square_hits > u0.block.square_hits:
+        d += u1.block.square_hits - u0.block.square_hits
+    if d > 0:
+        bits.append(f"takes {_hits(d)}")
+    elif d < 0:
+        bits.append("recovers")
+    if u1.block.formation != u0.block.formation and u0.block.formation == "square":
+        bits.append("square broken")
+    if u1.zone != u0.zone:
+        bits.append(f"advances into {u1.zone}" if u1.zone == target else f"retreats to {u1.zone}")
+    return f"{role} block " + " and ".join(bits) if bits else None
+
+
+def bc_label(rules, before, after, a) -> tuple[str, str]:
+    """E.g. ``"defender block takes 1 hit"``, ``"defender block retreats to M3; attacker block advances
+    into M2"``, ``"no effect"`` (rule 23.0), with morale changes (13.0) and the end of the game."""
+    if a.kind != "attack":
+        from engine.core.game import GameRules
+        return GameRules.odds_label(rules, before, after, a), rules.rule_of(a)
+    g0, g1 = before.g, after.g
+    now = {u.id: u for u in g1.units}
+    parts: list[str] = []
+    for u0 in g0.units:
+        if u0.zone not in (a.frm, a.to):
+            continue
+        w = _block_words(u0, now.get(u0.id), "attacker" if u0.side == a.side else "defender", a.to)
+        if w:
+            parts.append(w)
+    for side in SIDES:
+        d = g1.morale_of(side).value - g0.morale_of(side).value
+        if d:
+            parts.append(f"{side} morale {d:+d}")
+    if after.winner is not None and before.winner is None:
+        parts.append(f"game over: {after.winner}")
+    return "; ".join(parts) or "no effect", "23.0"
+
+
+def bc_metrics(st) -> dict[str, float]:
+    """Each side's Morale (13.0), its Blocks on the map and the hits they carry (9.1)."""
+    g = st.g
+    out: dict[str, float] = {}
+    for side in SIDES:
+        mine = [u for u in g.units if u.side == side]
+        out[f"morale.{side}"] = float(g.morale_of(side).value)
+        out[f"blocks.{side}"] = float(len(mine))
+        out[f"hits.{side}"] = float(sum(HITS.get(u.block.state, 0) + u.block.steps_lost for u in mine))
+    return out
+
+
+def bc_value(rules, st, side: str) -> float:
+    """A won game +1000 (lost -1000, drawn 0); else (our weights) 3 points a Block on the map more than
+    the enemy, half a point a hit the enemy carries more than we do, and the Morale balance (13.0)."""
+    out = rules.outcome(st)
+    if out is not None:
+        return 0.0 if out.winner is None else (1000.0 if out.winner == side else -1000.0)
+    m = bc_metrics(st)
+    foe = ENEMY[side]
+    return (3.0 * (m[f"blocks.{side}"] - m[f"blocks.{foe}"]) + 0.5 * (m[f"hits.{foe}"] - m[f"hits.{side}"])
+            + (m[f"morale.{side}"] - m[f"morale.{foe}"]))

@@ -1,0 +1,432 @@
+"""Exact odds of one declared action, written once over the game protocol, and the odds-aware bot.
+
+:func:`action_odds` runs the action's own rules procedure (``rules.perform(state, action)``) through the
+exact enumeration driver of :mod:`engine.core.procedure` -- no rule is read again here -- and groups
+the positions it can lead to by the system's :meth:`~engine.core.game.GameRules.odds_label` (a
+defender routing 2 hexes, an attacker losing a hit ...), with the expected change of every
+:meth:`~engine.core.game.GameRules.metrics` figure. Choices inside the procedure (a retreat path, an
+advance, a pursuit) are answered by a named policy: the first listed option (each procedure lists the
+rule's default first), a bot's answers, or -- in :func:`solve` -- the best option for whoever decides.
+
+:class:`OddsBot` plays any system on the protocol: it weighs every legal attack by the expected change
+of its own :meth:`~engine.core.game.GameRules.evaluate`, makes the best one when that is positive, and
+otherwise plays as the system's greedy bot would without attacking. The policy is set out in
+``docs/bots.md``.
+
+Enumerations are bounded: past ``max_steps`` enumeration steps (requests met, replays included) or
+``max_outcomes`` end positions the answer is a :class:`~engine.core.errors.LimitError` naming the bound, never a stalled process.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import partial
+from typing import Any
+
+from .dist import Dist, prob_json
+from .errors import LimitError, VedetteError
+from .procedure import Choose, Sub, enumerate_tree, first_option
+
+__all__ = ["OddsLine", "ActionOdds", "action_odds", "solve", "OddsBot", "metrics_label", "metrics_value",
+           "MAX_STEPS", "MAX_OUTCOMES"]
+
+#: the most requests one enumeration may meet, over every branch it replays (the driver runs a branch
+#: again from the start for each sibling answer, so this bounds the work, about 50 us a request)
+MAX_STEPS = 400_000
+#: the most distinct end positions one action's odds may have
+MAX_OUTCOMES = 4000
+
+
+# ------------------------------------------------------------------------------------------------
+# Values
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OddsLine:
+    """One outcome of an action: in a player's words, its exact probability, the rule that decides it."""
+
+    label: str
+    probability: Fraction
+    rule: str = ""
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "probability": prob_json(self.probability), "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class ActionOdds:
+    """The exact odds of one action: its outcomes (most likely first) and the expected change of each
+    metric; ``note`` says how choices inside it were answered."""
+
+    action: str
+    rule: str
+    outcomes: tuple[OddsLine, ...]
+    expected: tuple[tuple[str, Fraction | float], ...]
+    note: str = ""
+
+    @property
+    def total(self) -> Fraction:
+        return sum((o.probability for o in self.outcomes), Fraction(0))
+
+    def prob(self, label: str) -> Fraction:
+        """The probability of the outcome labelled ``label`` (0 when it cannot happen)."""
+        return sum((o.probability for o in self.outcomes if o.label == label), Fraction(0))
+
+    def expect(self, metric: str) -> Fraction | float:
+        return dict(self.expected).get(metric, Fraction(0))
+
+    def to_json(self) -> dict:
+        def num(v):
+            if isinstance(v, Fraction):
+                return {"fraction": f"{v.numerator}/{v.denominator}", "float": float(v)}
+            return {"float": float(v)}
+        return {"action": self.action, "rule": self.rule, "outcomes": [o.to_json() for o in self.outcomes],
+                "expected": {k: num(v) for k, v in self.expected}, "note": self.note,
+                "total_probability": prob_json(self.total)}
+
+
+# ------------------------------------------------------------------------------------------------
+# Defaults of the protocol hooks (GameRules.odds_label, GameRules.evaluate)
+# ------------------------------------------------------------------------------------------------
+def _num(v) -> str:
+    v = float(v)
+    return f"{v:+g}"
+
+
+def metrics_label(before: Mapping[str, float], after: Mapping[str, float]) -> str:
+    """A generic outcome label: every metric that changed and by how much (``"no change"`` if none)."""
+    bits = [f"{k} {_num(after.get(k, 0) - before.get(k, 0))}" for k in sorted(set(before) | set(after))
+            if after.get(k, 0) != before.get(k, 0)]
+    return ", ".join(bits) if bits else "no change"
+
+
+#: metric names (the part before ``.side``) that count against their side in :func:`metrics_value`
+_BAD = ("loss", "lost", "gone", "broken", "hits", "eliminated", "disorder", "rout", "shaken")
+
+
+def metrics_value(rules, state, side: str) -> float:
+    """The default position value for ``side``: +1000 for a game it has won (-1000 lost, 0 drawn); else
+    the sum of its ``name.side`` metrics minus the opponent's, counting names that read as damage
+    (losses, hits, broken ...) negatively."""
+    out = rules.outcome(state)
+    if out is not None:
+        return 0.0 if out.winner is None else (1000.0 if out.winner == side else -1000.0)
+    total = 0.0
+    for k, v in rules.metrics(state).items():
+        name, _, who = k.rpartition(".")
+        if not name or who not in rules.sides:
+            continue
+        sign = -1.0 if any(b in name for b in _BAD) else 1.0
+        total += sign * float(v) * (1.0 if who == side else -1.0)
+    return total
+
+
+# ------------------------------------------------------------------------------------------------
+# Bounded enumeration of an action's procedure
+# ------------------------------------------------------------------------------------------------
+class _Budget:
+    """Counts the requests the procedure yields, over every branch the driver replays (the work an
+    enumeration does), and stops past the bound."""
+
+    def __init__(self, limit: int, what: str):
+        self.limit, self.what, self.used, self.leaves = limit, what, 0, 0
+
+    def tick(self) -> None:
+        self.used += 1
+        if self.used > self.limit:
+            raise LimitError(f"odds of {self.what}: enumeration steps", self.limit,
+                             why="this action has too many dice outcomes to enumerate exactly")
+
+
+class _Keyed:
+    """An end position that is not hashable (it holds a mutable part): each such leaf is counted on its
+    own, by the order the driver meets it (equal positions are then added up under their label)."""
+
+    __slots__ = ("state", "key")
+
+    def __init__(self, state, key: int):
+        self.state, self.key = state, key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Keyed) and other.key == self.key
+
+
+def _counted(factory: Callable, budget: _Budget, top: bool = False) -> Callable:
+    def proc():
+        return _relay(factory(), budget, top)
+    return proc
+
+
+def _relay(gen, budget: _Budget, top: bool = False):
+    """Pass every request of ``gen`` through unchanged, except sub-procedures, which are counted too;
+    at the ``top`` (the action's own procedure) an unhashable end position is given a key of its own."""
+    try:
+        req = next(gen)
+        while True:
+            budget.tick()
+            if isinstance(req, Sub):
+                req = Sub(req.key, _counted(req.proc, budget), req.rule, req.label)
+            req = gen.send((yield req))
+    except StopIteration as stop:
+        value = stop.value
+    if top:
+        try:
+            hash(value)
+        except TypeError:
+            budget.leaves += 1
+            value = _Keyed(value, budget.leaves)
+    return value
+
+
+def _unkey(x):
+    return x.state if isinstance(x, _Keyed) else x
+
+
+def _policy(chooser, state) -> tuple[Callable, str]:
+    """A policy for the driver and its name, from a callable ``chooser(request)``, a bot (its
+    ``choose(request, state)``), a mapping side -> bot, or ``None`` (the first listed option)."""
+    if chooser is None:
+        return first_option, "the first listed option (each rule's default)"
+    if isinstance(chooser, Mapping):
+        bots = dict(chooser)
+
+        def by_side(req: Choose):
+            b = bots.get(req.player) or next(iter(bots.values()))
+            return b.choose(req, state)
+        names = sorted({getattr(b, "name", "bot") for b in bots.values()})
+        return by_side, f"the {' and '.join(names)} bot{'s' if len(names) > 1 else ''}"
+    if hasattr(chooser, "choose") and not isinstance(chooser, type):
+        return (lambda req: chooser.choose(req, state)), f"the {getattr(chooser, 'name', 'given')} bot"
+    return chooser, getattr(chooser, "__name__", "the given policy")
+
+
+def _enumerate(rules, state, action, policy, max_steps: int, max_outcomes: int, keep: bool = False):
+    what = rules.format_action(action)
+    budget = _Budget(max_steps, what)
+    factory = _counted(partial(rules.perform, state, action), budget, top=True)
+    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo={}, build=keep)
+    if not keep and len(tree.leaves) > max_outcomes:
+        raise LimitError(f"odds of {what}: end positions", max_outcomes, len(tree.leaves))
+    return tree
+
+
+def _summarise(rules, state, action, dist: Dist, note: str) -> ActionOdds:
+    before = rules.metrics(state)
+    groups: dict[tuple[str, str], Fraction] = {}
+    expected: dict[str, Fraction] = {k: Fraction(0) for k in before}
+    default_rule = rules.rule_of(action)
+    for after, p in dist.items():
+        after = _unkey(after)
+        lab = rules.odds_label(state, after, action)
+        label, rule = (lab if isinstance(lab, tuple) else (lab, default_rule))
+        groups[(label, rule)] = groups.get((label, rule), Fraction(0)) + p
+        m = rules.metrics(after)
+        for k in set(before) | set(m):
+            expected[k] = expected.get(k, Fraction(0)) + p * (Fraction(m.get(k, 0)) - Fraction(before.get(k, 0)))
+    lines = tuple(OddsLine(lab, p, rule) for (lab, rule), p in
+                  sorted(groups.items(), key=lambda kv: (-kv[1], kv[0][0])))
+    return ActionOdds(rules.format_action(action), default_rule, lines, tuple(sorted(expected.items())), note)
+
+
+def action_odds(rules, state, action, *, chooser=None, max_outcomes: int = MAX_OUTCOMES,
+                max_steps: int = MAX_STEPS) -> ActionOdds:
+    """The exact odds of ``action`` (an action, its JSON or its text notation) in ``state``.
+
+    The action is checked first (an illegal one raises its :class:`RuleViolation`); its procedure is
+    enumerated with choices answered by ``chooser`` (see :func:`_policy`; default the first listed
+    option). Raises :class:`LimitError` past ``max_steps`` enumeration steps or ``max_outcomes``
+    end positions."""
+    action = rules.coerce_action(action)
+    rules.check(state, action)
+    policy, name = _policy(chooser, state)
+    tree = _enumerate(rules, state, action, policy, max_steps, max_outcomes)
+    return _summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
+
+
+def solve(rules, state, action, value: Callable[[Any, str], float], *, fallback=None,
+          max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES):
+    """The action's distribution of end positions when every choice of its own procedure is made by the
+    side that decides it to maximise its expected ``value(end_state, side)`` (choices inside
+    sub-procedures by ``fallback``). Returns ``(outcomes, plan)``: the end positions with their exact
+    probabilities, and ``plan`` maps each choice met on the way
+    to the option taken, or to ``None`` where two branches met the same question and answered it
+    differently. Bounded like :func:`action_odds`."""
+    policy, _ = _policy(fallback, state)
+    tree = _enumerate(rules, state, action, policy, max_steps, max_outcomes, keep=True)
+    sides = tuple(rules.sides)
+    cache: dict = {}
+
+    def leaf_values(key):
+        v = cache.get(key)
+        if v is None:
+            v = cache[key] = tuple(value(_unkey(key), side) for side in sides)
+        return v
+
+    plan: dict = {}
+
+    def walk(node) -> tuple[tuple[float, ...], dict]:
+        """(expected values per side, end-state weights) under ``node``."""
+        if not node.children:
+            return leaf_values(node.result), {node.result: Fraction(1)}
+        if node.kind == "choose":
+            req = node.request
+            who = sides.index(req.player) if req.player in sides else sides.index(rules.to_act(state))
+            best = None
+            for child in node.children:
+                vals, w = walk(child)
+                if best is None or vals[who] > best[0][who]:
+                    best = (vals, w, child.outcome)
+            key = req
+            if key in plan and plan[key] != best[2]:
+                plan[key] = None
+            elif key not in plan:
+                plan[key] = best[2]
+            return best[0], best[1]
+        vals = [0.0] * len(sides)
+        weights: dict = {}
+        for child in node.children:
+            cv, cw = walk(child)
+            p = child.probability
+            for i, v in enumerate(cv):
+                vals[i] += float(p) * v
+            for s, q in cw.items():
+                weights[s] = weights.get(s, Fraction(0)) + p * q
+        return tuple(vals), weights
+
+    _, w = walk(tree.root)
+    if len(w) > max_outcomes:
+        raise LimitError(f"odds of {rules.format_action(action)}: end positions", max_outcomes, len(w))
+    return tuple((_unkey(s), p) for s, p in w.items()), plan
+
+
+# ------------------------------------------------------------------------------------------------
+# The odds-aware bot
+# ------------------------------------------------------------------------------------------------
+class OddsBot:
+    """Plays the system's greedy bot's move, except where that move is an attack or a pass: then it weighs
+    each legal attack by the exact expected change of its side's
+    :meth:`~engine.core.game.GameRules.evaluate` (the attack's own procedure enumerated, its choices made
+    by :func:`solve` where the tree is small, else by the greedy bot's answers) and makes the best one
+    when that change is above ``margin``; a greedy attack that is not worth it is replaced by the greedy
+    bot's move among the actions that are not attacks. An attack with no alternative (a declared battle
+    that must be fought) is made all the same, the best first; when an attack's odds are past the bound
+    the greedy bot's move stands. Answers choices inside procedures from the plan of its last
+    weighed attack when that plan is unambiguous, else as the greedy bot does. Deterministic given
+    ``seed`` (the greedy bot it defers to is made with the same seed).
+
+    Odds are kept per (position, action) in a bounded cache of ``cache_size`` entries (least recently
+    used dropped first): positions are values, so a key never goes stale."""
+
+    name = "odds"
+
+    def __init__(self, seed: int | None = None, base: str = "greedy", margin: float = 0.0,
+                 cache_size: int = 2048, max_steps: int = 8_000, solve_steps: int = 2_000):
+        self.seed = seed
+        self.base_name = base
+        self.margin = margin
+        self.cache_size = cache_size
+        self.max_steps = max_steps
+        self.solve_steps = solve_steps
+        self._base = None
+        self._rules = None
+        self._cache: OrderedDict = OrderedDict()
+        self._plan: dict = {}
+        self._last = (0.0, {})
+        self.weighed = 0            # attacks whose odds were computed (not found in the cache)
+        self.too_big = 0            # attacks past the bound (weighed as 0, i.e. not made by choice)
+
+    # the greedy bot of the system, made once (on first use: the factory needs the rules)
+    def base(self, rules):
+        if self._base is None or self._rules is not rules:
+            factories = rules.bots()
+            make = factories.get(self.base_name) or factories.get("random")
+            self._base = make(seed=self.seed)
+            self._rules = rules
+        return self._base
+
+    @property
+    def needs_legal(self) -> bool:
+        return getattr(self._base, "needs_legal", True) if self._base is not None else True
+
+    def choose(self, request: Choose, state=None) -> Hashable:
+        pick = self._plan.get(request)
+        if pick is not None and pick in request.options:
+            return pick
+        if self._base is not None:
+            return self._base.choose(request, state)
+        return request.options[0]
+
+    def attack_value(self, rules, state, action) -> float | None:
+        """The expected change of the acting side's position value if ``action`` is made (``None`` when
+        its odds are past the bound)."""
+        key = (state, action)
+        try:
+            hit = self._cache.get(key)
+        except TypeError:                      # a position with a mutable part: weighed, not kept
+            key, hit = None, None
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit[0]
+        side = rules.to_act(state)
+        base = self.base(rules)
+        v0 = rules.evaluate(state, side)
+        plan: dict = {}
+        try:
+            try:
+                outs, plan = solve(rules, state, action, rules.evaluate, fallback=base,
+                                   max_steps=self.solve_steps)
+            except LimitError:
+                policy, _ = _policy(base, state)
+                dist = _enumerate(rules, state, action, policy, self.max_steps, MAX_OUTCOMES).distribution()
+                outs = tuple((_unkey(s), p) for s, p in dist.items())
+            value = sum(float(p) * (rules.evaluate(s, side) - v0) for s, p in outs)
+        except LimitError:
+            self.too_big += 1
+            value = None
+        self.weighed += 1
+        self._last = (value, plan)
+        if key is not None:
+            self._cache[key] = (value, plan)
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return value
+
+    def _plan_of(self, state, action) -> dict:
+        try:
+            return self._cache.get((state, action), (0, {}))[1]
+        except TypeError:
+            return {}
+
+    def choose_action(self, rules, state, legal: list | None):
+        base = self.base(rules)
+        if legal is None and getattr(base, "needs_legal", True):
+            legal = rules.legal_actions(state)
+        self._plan = {}
+        pick = base.choose_action(rules, state, legal)
+        if not (rules.is_attack(pick) or rules.is_pass(pick)):
+            return pick                        # the greedy bot has something else to do first
+        attacks = ([a for a in legal if rules.is_attack(a)] if legal is not None
+                   else rules.attack_candidates(state))
+        if not attacks:
+            return pick
+        values = [(self.attack_value(rules, state, a), i, a) for i, a in enumerate(attacks)]
+        scored = [t for t in values if t[0] is not None]
+        best = None
+        if scored:
+            value, _, best = max(scored, key=lambda t: (t[0], -t[1]))
+            if value > self.margin:
+                self._plan = self._plan_of(state, best)
+                return best
+        if len(scored) < len(values) or not rules.is_attack(pick):
+            return pick                        # odds past the bound: judged as the greedy bot does; or a pass
+        if legal is None:
+            legal = rules.legal_actions(state)
+        others = [a for a in legal if not rules.is_attack(a)]
+        if not others:                         # the attack must be made (e.g. a declared battle)
+            self._plan = self._plan_of(state, best)
+            return best
+        return base.choose_action(rules, state, others)
