@@ -469,7 +469,8 @@ def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: s
 
     table.on_edit(to_text)
     text.param.watch(from_text, "value")
-    add = pn.widgets.Button(label=f"Add a {what}", width=180, css_classes=[css + "-add"])
+    a_n = "an" if what[:1] in "aeiou" else "a"
+    add = pn.widgets.Button(label=f"Add {a_n} {what}", width=180, css_classes=[css + "-add"])
     drop = pn.widgets.Button(label=f"Remove the last {what}", width=240, css_classes=[css + "-drop"])
 
     def added(_):
@@ -489,7 +490,7 @@ def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: s
     if setup:               # a unit of the Dürenstein set-up, its printed values filled in
         pick = pn.widgets.Select(label="a unit of the set-up", options=list(setup), width=300,
                                  css_classes=[css + "-pick"])
-        take = pn.widgets.Button(label=f"add it as a {what}", width=200, css_classes=[css + "-take"])
+        take = pn.widgets.Button(label=f"add it as {a_n} {what}", width=200, css_classes=[css + "-take"])
 
         def taken(_):
             row = {k: blank.get(k, False if fields[k] is bool else "") for k in cols} | setup[pick.value]
