@@ -186,3 +186,28 @@ def test_an_old_n20_game_3_saved_game_opens_on_the_generic_page_and_plays_on(mod
     while model.pending is not None:               # the players' questions (e.g. 12.5 reserves)
         model.answer(model.pending.request.options[0])
     assert model.store.load(gid).n_events == len(rec.events) + 1
+
+
+def test_n20_board_on_the_generic_view_click_moves_and_a_refused_click_names_its_rule(tmp_path):
+    """Bussaco, seed 1: a click on the French cavalry FRCV (1011) shades its legal destinations, a click on
+    0912 moves it there; a click on FRCV again and on 0811 tries a second move, which rule 6.4 refuses."""
+    from dashboards.components.access import BrowserKeys
+    from dashboards.components.boards import N20Board
+    from dashboards.components.game_view import GamePlayView
+
+    v = GamePlayView("n20", store=GameStore(tmp_path / "g.sqlite3"), keys=BrowserKeys(raw=""))
+    v.__panel__()
+    v.scenario.value, v.seed.value = "bussaco", 1
+    v._start()
+    assert isinstance(v.board, N20Board)
+    v.board._picked("1011")
+    shaded = set(v.board.view.figure.highlight_source.data["hex"])
+    legal = {a.path[-1] for a in v.model.rules.legal_actions(v.model.state) if a.kind == "move" and a.unit == "FRCV"}
+    assert shaded == legal - {"1011"} and "0912" in shaded
+    assert all("FRCV" in label for label in v.actions.options)          # the list narrowed to FRCV's moves
+    v.board._picked("0912")
+    assert v.model.state.unit("FRCV").hex == "0912" and len(v.model.events) == 1
+    v.board._picked("0912")
+    v.board._picked("0811")
+    assert v.model.refusal.startswith("Refused by rule 6.4") and len(v.model.events) == 1
+    assert v.model.state.unit("FRCV").hex == "0912"
