@@ -1,0 +1,78 @@
+"""The play page while an attack is declared (issue 15.2), in the browser: the exact odds of a selected
+LoB combat, TBF fire and TBF charge before anything is committed, the result in words once made, and the
+busy line with cancel while a long BC enumeration runs. Every wait is on page state."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from play_helpers import open_record, select_action
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "dashboards"))
+from attack_records import kind_of, record_until, tbf_long_range_artillery_fire  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+
+def test_tbf_fire_odds_before_committing(page: Page, app_url: str, tmp_path):
+    rec, state, fire, rules = record_until("tbf", tbf_long_range_artillery_fire)
+    open_record(page, app_url, "tbf", rec, tmp_path)
+    select_action(page, rules.describe_action(fire))
+    ready = page.locator(".odds-panel .action-odds[data-state='ready']")
+    expect(ready).to_be_attached(timeout=90_000)
+    # By hand (provisional Fire Combat Table): FF 4 artillery at 4 hexes fires at 4 // 2 = 2 (6.3.4 B),
+    # column 2, no DRM; the d10 (6.3.7 D) reads "-" on 1-6 of its 10 faces: no effect 6/10 = 3/5 = 60 %.
+    line = ready.locator("tr.odds-line", has_text="no effect")
+    expect(line.locator("td.frac")).to_have_text("3/5")
+    expect(line.locator("td.pct")).to_have_text("60.00 %")
+    expect(line.locator("td.rule")).not_to_be_empty()
+    expect(page.locator(f".status-line [data-events='{len(rec.events)}']")).to_be_attached()   # nothing committed
+    # made: the players' choices inside it (if any) answered with the first button, then the result in words
+    page.locator(".do-action button").click()
+    done = page.locator(f".status-line [data-events='{len(rec.events) + 1}']")
+    for _ in range(20):
+        choice = page.locator(".pending .choice button").first
+        expect(done.or_(choice)).to_be_attached(timeout=60_000)
+        if done.count():
+            break
+        answered = page.locator(".pending-request").get_attribute("data-answered")
+        choice.click()
+        moved_on = page.locator(f".pending-request:not([data-answered='{answered}'])")
+        expect(done.or_(moved_on)).to_be_attached(timeout=60_000)
+    said = page.locator(".result-panel .action-result[data-state='resolved']")
+    expect(said).to_contain_text("Fire Combat: rolled", timeout=60_000)
+    expect(said).to_contain_text("rule 6.3.7 D")
+
+
+def test_lob_combat_and_tbf_charge_odds_match_the_engine(page: Page, app_url: str, tmp_path):
+    from engine.core.odds import action_odds
+    for system, wanted in (("lob", lambda r, s, a: r.is_attack(a)),
+                           ("tbf", lambda r, s, a: kind_of(r, a) == "charge")):
+        rec, state, attack, rules = record_until(system, wanted)
+        first = action_odds(rules, state, attack).outcomes[0]
+        open_record(page, app_url, system, rec, tmp_path)
+        select_action(page, rules.describe_action(attack))
+        ready = page.locator(".odds-panel .action-odds[data-state='ready']")
+        expect(ready).to_be_attached(timeout=90_000)
+        row = ready.locator("tr.odds-line").first
+        expect(row.locator("td.frac")).to_have_text(f"{first.probability.numerator}/{first.probability.denominator}")
+        expect(row.locator("td.rule")).to_have_text(first.rule)
+
+
+def test_bc_fire_odds_busy_line_and_cancel(page: Page, app_url: str, tmp_path):
+    # a BC fire's exact card odds take many seconds: the page shows what it is working out, with cancel
+    rec, state, fire, rules = record_until("bc", lambda r, s, a: r.is_attack(a) and a.attack == "fire")
+    open_record(page, app_url, "bc", rec, tmp_path)
+    select_action(page, rules.describe_action(fire))
+    busy = page.locator(".odds-box .busy-line[data-state='busy']")
+    expect(busy).to_contain_text("odds of", timeout=60_000)
+    expect(page.locator(".odds-panel .action-odds[data-state='busy']")).to_be_attached()
+    page.locator(".odds-box .busy-cancel button").click()
+    # cancelled (or, on a machine fast enough to finish first, the odds themselves)
+    gone = page.locator(".odds-panel .action-odds[data-state='error']", has_text="cancelled")
+    expect(gone.or_(page.locator(".odds-panel .action-odds[data-state='ready']"))).to_be_attached(timeout=30_000)
+    expect(busy).not_to_be_attached()
+    expect(page.locator(f".status-line [data-events='{len(rec.events)}']")).to_be_attached()   # nothing committed
