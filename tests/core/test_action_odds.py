@@ -201,18 +201,38 @@ def test_defaults_of_the_hooks():
     assert metrics_value(Fake(), None, "b") == -3.0
 
 
+class _Toy:
+    """A two-line procedure: whoever ``player`` names picks "safe" (end value 1) or "risky" (a d6: 4-6
+    gives 6, 1-3 gives 0)."""
+    sides = ("a", "b")
+
+    def __init__(self, player):
+        self.player = player
+
+    def to_act(self, state):
+        return "a"
+
+    def format_action(self, action):
+        return str(action)
+
+    def perform(self, state, action):
+        from engine.core.procedure import Choose, Roll
+        pick = yield Choose(("safe", "risky"), rule="T1", player=self.player, label="safe or risky")
+        if pick == "safe":
+            return 1
+        roll = yield Roll("d6", rule="T2")
+        return 6 if roll >= 4 else 0
+
+
 def test_solve_makes_each_choice_for_whoever_decides():
-    # an n20 battle whose only choices are the two reserve decisions (12.5): solving them never does
-    # worse for the attacker than the first-option policy
-    rules, st, legal = reach("n20", 1, lambda r, s, l: any(a.kind == "resolve" for a in l))
-    a = next(a for a in legal if a.kind == "resolve")
-    side = rules.to_act(st)
-    outs, plan = solve(rules, st, a, rules.evaluate)
-    assert sum(p for _, p in outs) == 1
-    v_solved = sum(p * Fraction(rules.evaluate(s, side)) for s, p in outs)
-    o = action_odds(rules, st, a)
-    assert o.total == 1 and isinstance(plan, dict)
-    assert v_solved is not None
+    value = lambda s, side: s if side == "a" else -s          # what "a" gains "b" loses
+    # a decides: risky is worth 1/2 * 6 + 1/2 * 0 = 3 to a, more than safe's 1
+    outs, plan = solve(_Toy("a"), None, "go", value)
+    assert dict(outs) == {6: Fraction(1, 2), 0: Fraction(1, 2)}
+    assert list(plan.values()) == ["risky"]
+    # b decides: risky is worth -3 to b, safe -1: b plays safe
+    outs, plan = solve(_Toy("b"), None, "go", value)
+    assert dict(outs) == {1: Fraction(1)} and list(plan.values()) == ["safe"]
 
 
 # ------------------------------------------------------------------------------------------------
