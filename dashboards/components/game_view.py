@@ -330,7 +330,7 @@ class GamePlayView(pn.viewable.Viewer):
         self.refusal.object = (f"<div class='refusal' data-state='refused'>{html.escape(m.refusal)}</div>"
                                if m.refusal else "<div data-state='none'></div>")
         if st is None:
-            self.status.object = ("<span class='status' data-state='no-game' data-events='0'>No game: start one, "
+            self.status.object = ("<span class='status' data-state='no-game'>No game: start one, "
                                   "or open a saved one from the index.</span>")
             self.actions.options = {}
             self.board_box[:] = []

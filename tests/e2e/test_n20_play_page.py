@@ -28,7 +28,7 @@ def start_bussaco(page: Page, app_url: str) -> None:
     page.locator(".seed-input input").press("Enter")
     page.locator(".start-game button").click()
     expect(page.locator(".status-line")).to_contain_text("phase: movement", timeout=30_000)
-    expect(page.locator(STATUS)).to_have_attribute("data-events", "0")
+    expect(page.locator(f"{STATUS}[data-state='ready']")).to_have_attribute("data-events", "0")
 
 
 #: in the browser: the time of the next mouse press, and of the first animation frame after it in which the
@@ -163,7 +163,7 @@ def test_two_browser_contexts_do_not_share_a_game(browser: Browser, app_url: str
     expect(b.locator(".status-line")).to_contain_text("No game", timeout=30_000)
     wait_ready(b)
     b.locator(".start-game button").click()     # B starts a Fuentes game; A's Bussaco game is untouched
-    expect(b.locator(STATUS)).to_have_attribute("data-events", "0", timeout=30_000)
+    expect(b.locator(f"{STATUS}[data-state='ready'][data-events='0']")).to_be_attached(timeout=30_000)
     expect(b.locator(".status-line")).to_contain_text("3 May")
     expect(a.locator(STATUS)).to_have_attribute("data-events", "1")
     expect(a.locator(".status-line")).to_contain_text("26 Sep")
