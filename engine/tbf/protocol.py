@@ -1164,8 +1164,11 @@ class TbfRules(GameRules):
         return s
 
     def _overstacks(self, g: GameState) -> list[str]:
-        return sorted(h for h in {p.hex for p in g.on_map() if p.id in self.sc.units}
-                      if stacking_problem(self.sc, g, h) is not None)
+        units = self.sc.units
+        crowded = {p.hex for p in g.on_map() if p.id in units and p.status in LIVE
+                   and sum(1 for q in g.in_hex(p.hex) if q.id in units and q.status in LIVE) > 1}
+        # a hex with one live unit cannot break a stacking limit (4.1): only crowded hexes are checked
+        return sorted(h for h in crowded if stacking_problem(self.sc, g, h) is not None)
 
     def _automatic_victory(self, s) -> Outcome | None:
         g = s.game
@@ -1530,21 +1533,7 @@ class TbfRules(GameRules):
         return out
 
     def bots(self):
-        from engine.core.odds import OddsBot
-        return {"random": RandomBot, "greedy": GreedyBot, "odds": OddsBot}
-
-    # --- odds of an action (engine/core/odds.py) ------------------------------------------------
-    def is_attack(self, a) -> bool:
-        """Fire (6.3), melee (6.4) and a charge (6.2.8) are decided by the dice."""
-        return isinstance(a, (Fire, Melee, Charge))
-
-    def odds_label(self, before: TbfState, after: TbfState, a):
-        from .odds_words import tbf_label
-        return tbf_label(self, before, after, a)
-
-    def evaluate(self, s: TbfState, side: str) -> float:
-        from .odds_words import tbf_value
-        return tbf_value(self, s, side)
+        return {"random": RandomBot, "greedy": GreedyBot}
 
 
 _EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: move 4l-1 2113",
@@ -1592,6 +1581,10 @@ class GreedyBot:
 
     def choose_action(self, rules: TbfRules, s: TbfState, legal: list):
         self._dist = {}
+        imp = s.impulse
+        # asked once per decision, not once per move scored
+        self._moved = frozenset(b.unit for b in imp.book if b.moved) if imp is not None else frozenset()
+        self._ovs = rules._overstack_movers(s) if imp is not None and imp.segment == "movement" else None
         best, score = None, 0.0
         for a in legal:
             v = self._score(rules, s, a)
@@ -1672,8 +1665,7 @@ class GreedyBot:
             return 10 + sum(sc.units[u].ff or sc.units[u].ff_red for u in a.units) + 5 * (len(a.units) > 1)
         if isinstance(a, CavalryRetreat):
             return 4
-        if isinstance(a, Move) and rules._overstack_movers(s) is not None \
-                and rules._overstack_movers(s)[1] == a.unit and not _book(s.impulse, a.unit).moved:
+        if isinstance(a, Move) and self._ovs is not None and self._ovs[1] == a.unit and a.unit not in self._moved:
             return 12                                     # 4.1.10 A: the overstack must be resolved
         if isinstance(a, Melee):
             try:
@@ -1686,7 +1678,7 @@ class GreedyBot:
         if isinstance(a, Charge):
             return 9 if not a.next else 9.5
         if isinstance(a, Move):
-            if _book(s.impulse, a.unit).moved:
+            if a.unit in self._moved:
                 return 0
             if sc.is_leader(a.unit):
                 return self._leader_move(rules, s, a)

@@ -29,8 +29,8 @@ LIVE = ("normal", "fatigued", "routed")
 # ---------------------------------------------------------------------------------------------------
 def occupants(sc: Scenario, st: GameState, hex_: str, side: str | None = None, units_only: bool = True) -> list[Piece]:
     out = []
-    for p in st.pieces:
-        if p.hex != hex_ or p.status not in LIVE:
+    for p in st.in_hex(hex_):
+        if p.status not in LIVE:
             continue
         if units_only and sc.is_leader(p.id):
             continue
@@ -63,7 +63,7 @@ def frontal(sc: Scenario, st: GameState, p: Piece) -> frozenset[str]:
 def enemy_front(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
     """Every hex in the front of a unit of the side opposed to ``side``."""
     memo = sc.front_memo                                 # the Scenario is a loaded object, not a value
-    key = (st.pieces, st.flags, side)
+    key = (st, side)                                     # states keep their hash (scenario.GameState)
     got = memo.get(key)
     if got is None:
         if len(memo) > 256:
@@ -129,6 +129,20 @@ def refuges(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
     if side == "coalition":                     # 11.6.1: A 0801 and B 1901 are French (Klein) entries
         entries -= set(sc.board.data.named_entries.values())
     return frozenset(towns | entries)
+
+
+_NEAREST: dict = {}
+
+
+def _nearest(g, h: str, hexes: frozenset) -> int:
+    """Distance from ``h`` to the nearest of ``hexes`` (99 when none), memoised by value."""
+    key = (g, h, hexes)
+    got = _NEAREST.get(key)
+    if got is None:
+        if len(_NEAREST) > 100_000:
+            _NEAREST.clear()
+        got = _NEAREST[key] = min((g.distance(h, t) for t in hexes), default=99)
+    return got
 
 
 def _dist_to(sc: Scenario, h: str, targets: frozenset[str]) -> int:
@@ -474,15 +488,16 @@ def rout_path(sc: Scenario, st: GameState, unit_id: str, just_routed: bool = Tru
     side = sc.side(unit_id)
     g, board = sc.board.grid, sc.board
     front = enemy_front(sc, st, side)
-    enemies = [q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE and not sc.is_leader(q.id)]
+    enemies = frozenset(q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE
+                        and not sc.is_leader(q.id))
     towns = {h for name, owner in st.control if owner == side for h in board.data.towns.get(name, [])}
-    targets = refuges(sc, st, side)
+    targets = frozenset(refuges(sc, st, side))
     entries = set(getattr(board.data.entry_hexes, side))
     mp = 2 * sc.units[unit_id].ma_f if just_routed else sc.units[unit_id].ma_f
     here, path, friends = p.hex, [p.hex], []
 
     def far(h):
-        return min((g.distance(h, e) for e in enemies), default=99)
+        return _nearest(g, h, enemies)
 
     if any(g.distance(here, t) <= 1 for t in towns) and not just_routed:
         return RoutPath(tuple(path), "safe")
@@ -497,7 +512,7 @@ def rout_path(sc: Scenario, st: GameState, unit_id: str, just_routed: bool = Tru
             c = 2 if isinstance(cost, tuple) else cost
             if c > mp:
                 continue
-            cands.append((_dist_to(sc, n, frozenset(targets)), -far(n), n, c))
+            cands.append((_nearest(g, n, targets), -far(n), n, c))
         if not cands:
             if len(path) == 1:
                 return RoutPath(tuple(path), "eliminated")            # 6.7 D
@@ -740,7 +755,21 @@ def _zone(grid, centres: tuple[str, ...], radius: int) -> frozenset[str]:
     return frozenset(h for c in centres for h in grid.within(c, radius))
 
 
+_RELEASES: dict = {}
+
+
 def releases(sc: Scenario, st: GameState) -> GameState:
+    """See :func:`_releases` (memoised by state: every activation check asks it)."""
+    key = (id(sc), st)
+    got = _RELEASES.get(key)
+    if got is None or got[0] is not sc:
+        if len(_RELEASES) > 2048:
+            _RELEASES.clear()
+        got = _RELEASES[key] = (sc, _releases(sc, st))
+    return got[1]
+
+
+def _releases(sc: Scenario, st: GameState) -> GameState:
     """Flags the scenario's release conditions that now hold: Column V (9.2 H) and VI (9.2 I) when a
     French unit comes within three hexes of their set-up; the rest of Gazan's division when Column I
     reaches hex row 18XX or turn 4 (9.4 C); the Elite battalion when a Coalition unit is next to it, or

@@ -172,7 +172,7 @@ class GameState:
 
     def __getstate__(self):
         # a string hash differs from process to process: never carry one across in a pickle
-        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_repr", "_pos")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_repr", "_pos", "_on_map", "_in_hex")}
 
     def __setstate__(self, state):
         for k, v in state.items():
@@ -212,7 +212,23 @@ class GameState:
         return dict(self.control).get(town)
 
     def on_map(self) -> list[Piece]:
-        return [p for p in self.pieces if p.hex is not None]
+        got = self.__dict__.get("_on_map")
+        if got is None:
+            got = tuple(p for p in self.pieces if p.hex is not None)
+            object.__setattr__(self, "_on_map", got)
+        return list(got)
+
+    def in_hex(self, hex_: str) -> tuple[Piece, ...]:
+        """The pieces in ``hex_``, in the order of ``pieces`` (an index built once per state)."""
+        idx = self.__dict__.get("_in_hex")
+        if idx is None:
+            idx = {}
+            for p in self.pieces:
+                if p.hex is not None:
+                    idx.setdefault(p.hex, []).append(p)
+            idx = {h: tuple(ps) for h, ps in idx.items()}
+            object.__setattr__(self, "_in_hex", idx)
+        return idx.get(hex_, ())
 
 
 class Scenario:
