@@ -103,14 +103,22 @@ def _watch_lifeline(lifeline) -> None:
     os._exit(0)
 
 
+def lower_priority() -> None:
+    """Run at ``NICE`` (unless lower already): a long enumeration gives way to the server's own work (page
+    builds, callbacks). The fork server calls it before it loads the modules, its workers inherit it."""
+    if NICE and hasattr(os, "nice"):
+        try:
+            now = os.nice(0)
+            if now < NICE:
+                os.nice(NICE - now)
+        except OSError:
+            pass
+
+
 def _worker_main(conn, lifeline) -> None:
     """A worker process: run the jobs that arrive on ``conn``, one at a time, answering ``(ok, value)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C reaches the server, which stops the workers
-    if NICE and hasattr(os, "nice"):
-        try:   # a long enumeration gives way to the server's own work (page builds, callbacks)
-            os.nice(NICE)
-        except OSError:
-            pass
+    lower_priority()    # (the fork server has done it already: then this changes nothing)
     threading.Thread(target=_watch_lifeline, args=(lifeline,), name="vedette-lifeline", daemon=True).start()
     while True:
         try:

@@ -1,7 +1,7 @@
 """Imported once by the fork server of page computations (:mod:`dashboards.components.background`).
 
 Every worker process is forked from that server, so it starts with the engine and the page modules whose
-work functions it runs already imported. A module that fails to import (a bug, a file being edited) is
+work functions it runs already imported (and at the workers' lower CPU priority). A module that fails to import (a bug, a file being edited) is
 logged and skipped: the worker then imports it on its first job, and the error surfaces there.
 """
 from __future__ import annotations
@@ -12,6 +12,10 @@ import logging
 MODULES = ("engine.core.procedure", "engine.n20", "dashboards.components.n20_battle_form",
            "dashboards.components.tbf_views", "dashboards.components.bc_views", "dashboards.components.lob_views",
            "dashboards.components.tree_plot", "dashboards.pages.tree")
+
+from dashboards.components.background import lower_priority
+
+lower_priority()        # loading the modules, like the work itself, gives way to the server's page builds
 
 for _name in MODULES:
     try:

@@ -81,6 +81,11 @@ def test_work_that_pickles_runs_in_a_worker_process_which_stays_for_the_next_req
     assert ok and again == pid
 
 
+def test_the_workers_run_at_a_lower_cpu_priority(pool):
+    ok, niceness, mode = _run(partial(os.nice, 0))       # os.nice(0) reads the niceness
+    assert ok and mode == "process" and niceness >= min(bg.NICE, 19)
+
+
 def test_a_closure_does_not_pickle_and_runs_in_a_pool_thread(pool):
     here = os.getpid()
     ok, pid, mode = _run(lambda: os.getpid())
