@@ -212,7 +212,7 @@ def test_full_rear_guard_is_the_default_and_stays_in_rows_01_to_06():
 
 
 # ------------------------------------------------------------------------------------------------
-# 4.1.10 A: an overstack left by combat is resolved by the end of the next friendly Movement Segment
+# 4.1.10 A: an overstack left by combat must be gone before the side's next Movement Segment is over
 # ------------------------------------------------------------------------------------------------
 def test_overstack_must_be_resolved_before_the_movement_segment_ends():
     s, _ = R.apply(R.new_game(), Activate("coalition", "miloradovich"), dice=TypedDice([1]))
