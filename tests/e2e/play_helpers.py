@@ -18,6 +18,8 @@ def open_record(page: Page, app_url: str, system: str, rec, tmp_path) -> None:
     page.locator(".import-record input[type=file]").set_input_files(str(f))
     n = len(rec.events)
     expect(page.locator(f".status-line [data-events='{n}']")).to_be_attached(timeout=90_000)
+    # the import opens the record in replay: wait until the switch shows it, then switch to play
+    expect(page.locator(".play-mode button.bk-active", has_text="replay")).to_be_attached(timeout=60_000)
     page.locator(".play-mode button", has_text=re.compile(r"^play$")).click()
     expect(page.locator(f".status-line [data-state='ready'][data-events='{n}']")).to_be_attached(timeout=60_000)
 
