@@ -1,7 +1,7 @@
 """Player actions of a Napoleonic 20 game as hashable values with a JSON form (for records and UIs)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from engine.core.errors import VedetteError, short
 
@@ -91,6 +91,20 @@ class Action:
         if self.kind not in KINDS:
             raise VedetteError(f"unknown action kind {self.kind!r}; one of {', '.join(KINDS)}")
 
+    @classmethod
+    def move(cls, kind: str, unit: str, path: tuple[str, ...]) -> "Action":
+        """A ``move`` or ``night_move`` of ``unit`` along ``path``, made without running ``__init__``: the
+        same value as ``Action(kind, unit=unit, path=path)``, for the many move candidates a phase lists."""
+        if kind not in _MOVE_KINDS:
+            raise VedetteError(f"Action.move makes moves only, not {kind!r}")
+        a = object.__new__(cls)
+        d = a.__dict__
+        d.update(_DEFAULTS)
+        d["kind"] = kind
+        d["unit"] = unit
+        d["path"] = path
+        return a
+
     @property
     def random(self) -> bool:
         return self.kind in RANDOM_KINDS
@@ -144,3 +158,7 @@ class Action:
         if self.spend:
             bits.append("(spend MP)")
         return " ".join(bits)
+
+
+_MOVE_KINDS = frozenset({"move", "night_move"})
+_DEFAULTS = {f.name: f.default for f in fields(Action)}

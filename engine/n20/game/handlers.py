@@ -190,7 +190,7 @@ def _movement(state, unit):
         except RuleViolation:
             continue
         for h, r in sorted(M.reach(state, u.id).items()):
-            out.append(Action("move", unit=u.id, path=r.path))
+            out.append(Action.move("move", u.id, r.path))
         if state.has("squares") and u.status == Status.MAP and M.can_square(state, u.id):
             out.append(Action("form_square", unit=u.id))
         if state.has("breakdown") and u.status == Status.MAP and M.can_break_down(state, u.id):
@@ -213,7 +213,7 @@ def _reaction(state, unit):
                 if (unit and u.id != unit) or u.id in state.night_marched or sc.units[u.id].type == "leader":
                     continue
                 for h, r in sorted(R.reachable(state, u.id).items()):
-                    out.append(Action("night_move", unit=u.id, path=r.path))
+                    out.append(Action.move("night_move", u.id, r.path))
         return out
     if state.night:
         return [Action("night_march")] if X.night_march_possible(state) else []
