@@ -11,7 +11,7 @@ import logging
 
 MODULES = ("engine.core.procedure", "engine.n20", "dashboards.components.n20_battle_form",
            "dashboards.components.tbf_views", "dashboards.components.bc_views", "dashboards.components.lob_views",
-           "dashboards.components.tree_plot", "dashboards.pages.tree")
+           "dashboards.components.tree_plot", "dashboards.pages.tree", "dashboards.components.action_odds_view")
 
 from dashboards.components.background import lower_priority
 
