@@ -1533,7 +1533,21 @@ class TbfRules(GameRules):
         return out
 
     def bots(self):
-        return {"random": RandomBot, "greedy": GreedyBot}
+        from engine.core.odds import OddsBot
+        return {"random": RandomBot, "greedy": GreedyBot, "odds": OddsBot}
+
+    # --- odds of an action (engine/core/odds.py) ------------------------------------------------
+    def is_attack(self, a) -> bool:
+        """Fire (6.3), melee (6.4) and a charge (6.2.8) are decided by the dice."""
+        return isinstance(a, (Fire, Melee, Charge))
+
+    def odds_label(self, before: TbfState, after: TbfState, a):
+        from .odds_words import tbf_label
+        return tbf_label(self, before, after, a)
+
+    def evaluate(self, s: TbfState, side: str) -> float:
+        from .odds_words import tbf_value
+        return tbf_value(self, s, side)
 
 
 _EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: move 4l-1 2113",
