@@ -206,13 +206,32 @@ class LobBoard(_Board):
     def pieces_at(self, state, place):
         return {u.uid for u in state.units if u.area == place}
 
+    @staticmethod
+    def _lead(aj) -> str | None:
+        """The area an action leads to: a move's last area, a fire's or an attack's target area."""
+        if aj.get("type") == "move":
+            return (aj.get("path") or [None])[-1]
+        return aj.get("target")
+
+    def targets_of(self, state, action_json):
+        aj = action_json if isinstance(action_json, dict) else {}
+        lead = self._lead(aj)
+        return {lead} if lead else places_of(aj)
+
+    def action_at(self, state, picked, place, actions):
+        """The one move, fire or attack of the picked area's units that leads to ``place`` (an attack is
+        then selected with its odds, not made); None when there are several (the list narrows) or none."""
+        here = self.pieces_at(state, picked)
+        found = [a for a, aj in actions if isinstance(aj, dict) and place != picked
+                 and self._lead(aj) == place and set(aj.get("units") or ()) & here]
+        return found[0] if len(found) == 1 else None
+
     def show(self, state, picked, targets):
         by_area: dict[str, list] = {}
         for u in state.units:
             if u.area is not None:
                 by_area.setdefault(u.area, []).append(u)
-        target = next(iter(sorted(t for t in targets if t in self.fig.pos)), None)
-        self.fig.update(by_area, picked, target)
+        self.fig.update(by_area, picked, {t for t in targets if t in self.fig.pos and t != picked})
 
     def panel(self):
         return self._pane

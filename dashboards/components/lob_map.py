@@ -91,13 +91,15 @@ class AreaMapFigure:
         legend.click_policy = "hide"
         self.fig.add_layout(legend, "right")
 
-    def _area_data(self, units_by_area: dict, origin: str | None, target: str | None) -> dict:
+    def _area_data(self, units_by_area: dict, origin: str | None, target) -> dict:
+        """``target``: one area, or a set of areas (every place the picked units' actions lead to)."""
+        targets = {target} if isinstance(target, str) else set(target or ())
         data = {k: [] for k in ("x", "y", "ly", "id", "name", "terrain", "fill", "ring", "lw", "holder",
                                 "units", "detail")}
         for a in self.board.spec.areas:
             us = units_by_area.get(a.id, [])
             holder = us[0].side if us else None
-            role = "origin" if a.id == origin else "target" if a.id == target else None
+            role = "origin" if a.id == origin else "target" if a.id in targets else None
             data["x"].append(a.x)
             data["y"].append(a.y)
             data["ly"].append(a.y - 0.32)
@@ -112,7 +114,7 @@ class AreaMapFigure:
             data["detail"].append(", ".join(u.label() for u in us) or "none")
         return data
 
-    def update(self, units_by_area: dict, origin: str | None, target: str | None) -> None:
+    def update(self, units_by_area: dict, origin: str | None, target=None) -> None:
         self.source.data = self._area_data(units_by_area, origin, target)
 
     def on_tap(self, callback: Callable[[str | None], None]) -> None:

@@ -88,3 +88,33 @@ def test_bc_click_a_block_then_an_outlined_zone_makes_the_move(store):
     assert len(v.model.events) == n + 1
     last = v.model.events[-1]["action"]
     assert last["kind"] == "move" and [list(m) for m in last["moves"]] == [[block, dest]]
+
+
+def test_lob_click_an_area_then_a_highlighted_area_moves_its_units(store):
+    """LoB: picking an area rings every area its units' moves, fires and attacks lead to; a click on an
+    area that exactly one listed move reaches makes that move (one event more), a click on the picked
+    area itself only picks."""
+    legal_of: dict = {}
+
+    def only_move_there(r, g, a):
+        j = r.action_to_json(a)
+        if j.get("type") != "move" or not j.get("path"):
+            return False
+        legal = legal_of.setdefault(id(g), (g, [r.action_to_json(b) for b in r.legal_actions(g)]))[1]
+        origin = next(u.area for u in g.units if u.uid == j["units"][0])
+        here = {u.uid for u in g.units if u.area == origin}
+        same = [b for b in legal if b.get("type") in ("move", "fire", "attack") and set(b.get("units") or ()) & here
+                and ((b.get("path") or [None])[-1] if b["type"] == "move" else b.get("target")) == j["path"][-1]]
+        return len(same) == 1 and j["path"][-1] != origin
+    rec, state, move, rules = record_until("lob", only_move_there)
+    v = _view_at(store, rec)
+    j = rules.action_to_json(move)
+    origin = next(u.area for u in state.units if u.uid == j["units"][0])
+    n = len(v.model.events)
+    v.board._picked(origin)
+    assert j["path"][-1] in v._targets and len(v.model.events) == n        # picking changes nothing
+    rings = dict(zip(v.board.fig.source.data["id"], v.board.fig.source.data["lw"]))
+    assert rings[j["path"][-1]] == 6 and rings[origin] == 6                  # origin and target ringed
+    v.board._picked(j["path"][-1])
+    assert len(v.model.events) == n + 1
+    assert v.model.events[-1]["action"] == j
