@@ -822,7 +822,7 @@ def battle_procedure(b: Battle):
     exact enumeration merges the reliability branches that end in the same result code; step G then
     applies the result (:func:`result_procedure`), one sub-procedure per retreating unit and one for
     the advance."""
-    code, lapsed = yield Sub(("steps B-F", id(b)), partial(crt_procedure, b), rule="9.0",
+    code, lapsed = yield Sub(("steps B-F", b), partial(crt_procedure, b), rule="9.0",
                              label="strengths, differential and the CRT")
     code = str(code)
     pick = None
@@ -945,7 +945,7 @@ def result_procedure(b: Battle, code: str, exchange_pick: tuple | None = None):
                   ContextFreeRetreat(dict(b.paths), rules.loc_breaks_retreat))
     positions = _positions(b, fates)
     for u, kind in to_retreat:
-        r = yield Sub(("retreat", id(b), u.id, kind, positions),
+        r = yield Sub(("retreat", b, u.id, kind, positions),
                       partial(retreat_procedure, b, env, u, kind, positions,
                               u.square and _in_enemy_cavalry_zoc(b, u, positions)),
                       rule="9.8", label=f"{'rout' if kind == 'rout' else 'withdrawal'} of {u.id}")
@@ -956,7 +956,7 @@ def result_procedure(b: Battle, code: str, exchange_pick: tuple | None = None):
     adv = AdvanceResult(None)
     if setup is not None:
         victor, eligible, paths, garrison_hexes = setup
-        adv = yield Sub(("advance", id(b), victor, paths, tuple(w.id for w in eligible)),
+        adv = yield Sub(("advance", b, victor, paths, tuple(w.id for w in eligible)),
                         partial(advance_procedure, tables, rules, eligible, paths, victor, garrison_hexes),
                         rule="9.9", label="advance after combat")
     return _cached(b, ("outcome", code, result, fkey, adv), lambda: _assemble(b, code, result, fates, adv))

@@ -125,7 +125,7 @@ class ContextFreeRetreat:
         self.loc_breaks = loc_breaks
 
     def key(self) -> tuple:
-        return ("cf", id(self))
+        return ("cf", self)          # the object itself (hashed by identity, kept alive by the key)
 
     def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
         spec = self.specs.get(unit.id, PathSpec())
@@ -160,7 +160,7 @@ class MapRetreat:
         self.loc_breaks = loc_breaks
 
     def key(self) -> tuple:
-        return ("map", id(self.board), self.loc_breaks)
+        return ("map", self.board, self.loc_breaks)
 
     def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
         # positions: ((unit id, (side, hex, has a ZOC[, not a stack-free leader])), ...)
