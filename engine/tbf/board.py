@@ -112,47 +112,41 @@ class LosResult:
 
 @dataclass(frozen=True, eq=False)
 class TbfGrid(HexGrid):
-    """The board's :class:`HexGrid` answering distances, neighbours and bounds from plain dicts filled
-    as it goes: the same answers, without hashing the frozen grid for the core's caches on every call
-    (the game asks for hundreds of thousands of distances). Equal to, and hashed like, its HexGrid."""
+    """The board's :class:`HexGrid` answering distances, neighbours and bounds from plain dicts made with
+    it (every hex of the map; other labels are worked out each time): the same answers, without hashing
+    the frozen grid for the core's caches on every call (the game asks for hundreds of thousands of
+    distances). Equal to, and hashed like, its HexGrid; nothing is written into it after construction."""
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "_cubes", {})
-        object.__setattr__(self, "_nbs", {})
-        object.__setattr__(self, "_nb", {})
-        object.__setattr__(self, "_bounds", {})
+        labels = HexGrid.all_hexes(self)
+        put = object.__setattr__
+        put(self, "_cubes", {h: HexGrid.to_cube(self, h) for h in labels})
+        put(self, "_bounds", dict.fromkeys(labels, True))
+        put(self, "_nb", {(h, d): HexGrid.neighbour(self, h, d) for h in labels for d in range(6)})
+        put(self, "_nbs", {})
+        put(self, "_nbs", {h: HexGrid.neighbours(self, h) for h in labels})
 
     def to_cube(self, label):
         c = self._cubes.get(label)
-        if c is None:
-            c = self._cubes[label] = HexGrid.to_cube(self, label)
-        return c
+        return c if c is not None else HexGrid.to_cube(self, label)
 
     def distance(self, a, b):
         cubes = self._cubes
-        ca = cubes.get(a) or self.to_cube(a)
-        cb = cubes.get(b) or self.to_cube(b)
+        ca = cubes.get(a) or HexGrid.to_cube(self, a)
+        cb = cubes.get(b) or HexGrid.to_cube(self, b)
         return max(abs(ca[0] - cb[0]), abs(ca[1] - cb[1]), abs(ca[2] - cb[2]))
 
     def neighbours(self, label):
         got = self._nbs.get(label)
-        if got is None:
-            got = self._nbs[label] = HexGrid.neighbours(self, label)
-        return got
+        return got if got is not None else HexGrid.neighbours(self, label)
 
     def neighbour(self, label, direction):
-        key = (label, direction)
-        got = self._nb.get(key, 0)
-        if got == 0:
-            got = self._nb[key] = HexGrid.neighbour(self, label, direction)
-        return got
+        got = self._nb.get((label, direction), 0)
+        return got if got != 0 else HexGrid.neighbour(self, label, direction)
 
     def in_bounds(self, label):
-        got = self._bounds.get(label)
-        if got is None:
-            got = self._bounds[label] = HexGrid.in_bounds(self, label)
-        return got
+        return self._bounds.get(label) or HexGrid.in_bounds(self, label)
 
 
 @lru_cache(maxsize=65536)

@@ -140,69 +140,103 @@ class Piece:
     status: str = "normal"       # normal, fatigued, routed, eliminated, surrendered (units); wounded, killed, captured
     activated: bool = False
     charged: bool = False
+    _hash: int = field(init=False, repr=False, compare=False, hash=False)   # made at construction
+    _repr: str = field(init=False, repr=False, compare=False, hash=False)   # made at construction
 
-    def __repr__(self) -> str:
-        # written out by hand: the generated one is slow, and exact odds sort outcomes by their repr
-        return (f"Piece({self.id!r}, {self.hex!r}, {self.facing}, {self.status!r}, {self.activated}, "
-                f"{self.charged})")
-
-
-@dataclass(frozen=True)
-class GameState:
-    turn: int
-    pieces: tuple[Piece, ...]
-    control: tuple[tuple[str, str], ...]     # (town, side)
-    flags: frozenset[str] = frozenset()
-
-    def __repr__(self) -> str:
-        # written once per state: exact odds sort their outcomes by repr, many times over
-        r = self.__dict__.get("_repr")
-        if r is None:
-            r = f"GameState({self.turn}, {self.pieces!r}, {self.control!r}, {sorted(self.flags)!r})"
-            object.__setattr__(self, "_repr", r)
-        return r
+    def __post_init__(self):
+        put = object.__setattr__
+        put(self, "_hash", hash((self.id, self.hex, self.facing, self.status, self.activated, self.charged)))
+        # exact odds sort their outcomes by repr, many times over: written out once, by hand
+        put(self, "_repr", f"Piece({self.id!r}, {self.hex!r}, {self.facing}, {self.status!r}, {self.activated}, "
+                           f"{self.charged})")
 
     def __hash__(self) -> int:
-        # the generated hash (of the four fields) computed once: states key every memo of the game
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash((self.turn, self.pieces, self.control, self.flags))
-            object.__setattr__(self, "_hash", h)
-        return h
+        return self._hash
 
     def __getstate__(self):
-        # a string hash differs from process to process: never carry one across in a pickle
-        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_repr", "_pos", "_on_map", "_in_hex")}
+        # a string hash differs from process to process: only the fields travel in a pickle
+        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_repr")}
 
     def __setstate__(self, state):
         for k, v in state.items():
             object.__setattr__(self, k, v)
+        self.__post_init__()
 
-    def _positions(self) -> dict[str, int]:
-        """Where each piece id sits in ``pieces`` (shared by the states made from this one by
-        :meth:`with_piece`, which keeps the order)."""
-        pos = self.__dict__.get("_pos")
-        if pos is None:
-            pos = {}
-            for i, p in enumerate(self.pieces):
-                pos.setdefault(p.id, i)
-            object.__setattr__(self, "_pos", pos)
-        return pos
+    def __repr__(self) -> str:
+        return self._repr
+
+
+@dataclass(frozen=True)
+class GameState:
+    """A position: the turn, every piece, who holds each town, and the game's flags. What the game asks
+    of a position over and over (its hash, where each piece sits, the pieces by hex) is made with it:
+    fields set once at construction, never written afterwards, not compared and not pickled."""
+
+    turn: int
+    pieces: tuple[Piece, ...]
+    control: tuple[tuple[str, str], ...]     # (town, side)
+    flags: frozenset[str] = frozenset()
+    _hash: int = field(init=False, repr=False, compare=False, hash=False)
+    _pos: dict = field(init=False, repr=False, compare=False, hash=False)      # piece id -> index in pieces
+    _on_map: tuple = field(init=False, repr=False, compare=False, hash=False)
+    _in_hex: dict = field(init=False, repr=False, compare=False, hash=False)   # hex -> pieces there
+
+    def __post_init__(self):
+        _derive(self)
+
+    def __repr__(self) -> str:
+        # written out by hand: exact odds sort their outcomes by repr, many times over
+        pieces = ", ".join([p._repr for p in self.pieces]) + ("," if len(self.pieces) == 1 else "")
+        return f"GameState({self.turn}, ({pieces}), {self.control!r}, {sorted(self.flags)!r})"
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __getstate__(self):
+        # a string hash differs from process to process: only the four fields travel in a pickle
+        return {"turn": self.turn, "pieces": self.pieces, "control": self.control, "flags": self.flags}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        _derive(self)
 
     def piece(self, pid: str) -> Piece:
-        i = self._positions().get(pid)
+        i = self._pos.get(pid)
         if i is None:
             raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
         return self.pieces[i]
 
     def with_piece(self, pid: str, **changes) -> "GameState":
-        pos = self._positions()
-        i = pos.get(pid)
+        i = self._pos.get(pid)
         if i is None:
             raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
         ps = self.pieces
-        new = replace(self, pieces=ps[:i] + (replace(ps[i], **changes),) + ps[i + 1:])
-        object.__setattr__(new, "_pos", pos)
+        was = ps[i]
+        now = replace(was, **changes)
+        pieces = ps[:i] + (now,) + ps[i + 1:]
+        # the new position made field by field: its derived fields follow from this one's (the order of
+        # the pieces is kept, so only the hexes the piece left and entered change)
+        new = object.__new__(GameState)
+        put = object.__setattr__
+        put(new, "turn", self.turn)
+        put(new, "pieces", pieces)
+        put(new, "control", self.control)
+        put(new, "flags", self.flags)
+        put(new, "_hash", hash((self.turn, pieces, self.control, self.flags)))
+        put(new, "_pos", self._pos)
+        if was.hex is None and now.hex is None:
+            put(new, "_on_map", self._on_map)
+        else:
+            put(new, "_on_map", tuple(p for p in pieces if p.hex is not None))
+        idx = dict(self._in_hex)
+        for h in {was.hex, now.hex} - {None}:
+            here = tuple(p for p in pieces if p.hex == h)
+            if here:
+                idx[h] = here
+            else:
+                idx.pop(h, None)
+        put(new, "_in_hex", idx)
         return new
 
     def with_flag(self, flag: str) -> "GameState":
@@ -212,23 +246,26 @@ class GameState:
         return dict(self.control).get(town)
 
     def on_map(self) -> list[Piece]:
-        got = self.__dict__.get("_on_map")
-        if got is None:
-            got = tuple(p for p in self.pieces if p.hex is not None)
-            object.__setattr__(self, "_on_map", got)
-        return list(got)
+        return list(self._on_map)
 
     def in_hex(self, hex_: str) -> tuple[Piece, ...]:
-        """The pieces in ``hex_``, in the order of ``pieces`` (an index built once per state)."""
-        idx = self.__dict__.get("_in_hex")
-        if idx is None:
-            idx = {}
-            for p in self.pieces:
-                if p.hex is not None:
-                    idx.setdefault(p.hex, []).append(p)
-            idx = {h: tuple(ps) for h, ps in idx.items()}
-            object.__setattr__(self, "_in_hex", idx)
-        return idx.get(hex_, ())
+        """The pieces in ``hex_``, in the order of ``pieces``."""
+        return self._in_hex.get(hex_, ())
+
+
+def _derive(s: GameState) -> None:
+    """Set a new position's derived fields (at construction or unpickling only)."""
+    pos: dict[str, int] = {}
+    idx: dict[str, list] = {}
+    for i, p in enumerate(s.pieces):
+        pos.setdefault(p.id, i)
+        if p.hex is not None:
+            idx.setdefault(p.hex, []).append(p)
+    put = object.__setattr__
+    put(s, "_hash", hash((s.turn, s.pieces, s.control, s.flags)))
+    put(s, "_pos", pos)
+    put(s, "_on_map", tuple(p for p in s.pieces if p.hex is not None))
+    put(s, "_in_hex", {h: tuple(ps) for h, ps in idx.items()})
 
 
 class Scenario:
