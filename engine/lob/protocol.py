@@ -188,7 +188,8 @@ class LobRules(GameRules):
         return RULE_OF.get(a.type, "4")
 
     def describe_action(self, a: Action) -> str:
-        return a.describe()
+        from .words import describe
+        return describe(a, self.rule_of(a))
 
     def is_pass(self, a: Action) -> bool:
         return a.type in PASSES

@@ -1446,7 +1446,8 @@ class TbfRules(GameRules):
                            f"{_EXAMPLES.get(kind, 'french: pass')!r})")
 
     def describe_action(self, a) -> str:
-        return self.format_action(a)
+        from .words import describe
+        return describe(a, self.rule_of(a), self.sc.board.grid.direction_names)
 
     # --- what the CLI and studies show of a position ---------------------------------------------------
     def state_summary(self, s: TbfState) -> dict:

@@ -54,7 +54,7 @@ def move_cavalry(page: Page) -> float:
     page.wait_for_function(_SEEN, arg=1, polling="raf", timeout=30_000)
     took = page.evaluate("() => window.__vt.seen - window.__vt.click")
     expect(page.locator(f"{STATUS}[data-events='1']")).to_be_attached(timeout=30_000)
-    expect(page.locator(".message")).to_contain_text("move FRCV 1011->0912")
+    expect(page.locator(".message")).to_contain_text("move FRCV from 1011 to 0912")
     return took
 
 
@@ -111,12 +111,12 @@ def test_a_battle_resolved_with_typed_dice_then_undo_then_replay_to_a_bookmark(p
     page.locator(".play-mode button").nth(0).click()                               # play
     expect(page.locator(f"{STATUS}[data-state='ready']")).to_be_attached(timeout=30_000)
     page.locator(".dice-mode button", has_text="I type").click()
-    page.locator(".action-list select").select_option(label="resolve #0")
+    page.locator(".action-list select").select_option(label="fight declared battle no. 1 (9.0)")
     page.locator(".do-action button").click()
     expect(page.locator(".pending-request[data-rule='12.5']")).to_be_attached(timeout=30_000)
     _answer_everything_typed(page, k + 1)
     expect(page.locator("table.dice-log")).to_contain_text("9.0 F")
-    expect(page.locator(".message")).to_contain_text("Done: resolve #0")
+    expect(page.locator(".message")).to_contain_text("Done: fight declared battle no. 1")
     page.locator(".undo button").click()
     expect(page.locator(f"{STATUS}[data-events='{k}']")).to_be_attached(timeout=30_000)
     # replay: first, next twice, bookmark it; last; the bookmark brings action 2 back

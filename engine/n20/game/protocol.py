@@ -347,7 +347,8 @@ class N20Rules(GameRules):
         return parse_action(text)
 
     def describe_action(self, action: Action) -> str:
-        return str(action)
+        from .words import describe
+        return describe(action)
 
     def rule_of(self, action: Action) -> str:
         return KINDS[action.kind]
