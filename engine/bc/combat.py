@@ -86,6 +86,9 @@ class Terrain:
     model: TerrainModel
     file: str = ""
 
+    def __hash__(self) -> int:         # a value (equal by file and content): usable in memo keys
+        return hash(self.file)
+
     @property
     def source(self) -> str:
         return self.model.source
@@ -1102,7 +1105,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         # possible net shift; cards alike in both count as one branch, and the rest is memoised
         piles["p"] = piles["p"].project_results(deck, table, tuple((tally.column, n) for n in nets))
         snap = freeze()
-        out = yield Sub(("bc-combat-card", id(deck), id(terrain), snap),
+        out = yield Sub(("bc-combat-card", deck, terrain, snap),
                         partial(resolve, s, deck, piles["p"], terrain, _resume=("card", snap)),
                         rule="23.2" if table == "fire" else "23.3", label="combat card and its effects")
         return out
@@ -1157,7 +1160,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             yield Log("23.5", "attacker's Burst: Bayonets & Burst becomes Burst")
 
     snap = freeze(result, table)
-    out = yield Sub(("bc-combat-effects", id(deck), id(terrain), snap),
+    out = yield Sub(("bc-combat-effects", deck, terrain, snap),
                     partial(resolve, s, deck, piles["p"], terrain, _resume=("effects", snap)),
                     rule="23.5", label=f"effects of {result}")
     return out

@@ -173,6 +173,13 @@ class Deck:
                                         tuple(c.fire or ()), tuple(c.assault or ()), c.reshuffle)
         self.order = {"fire": tuple(model.fire_order), "assault": tuple(model.assault_order)}
 
+    # a value: equal when made from the same file and content, so it can stand in memo keys
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Deck) and self.file == other.file and self.model == other.model)
+
+    def __hash__(self) -> int:
+        return hash((self.file, len(self.cards)))
+
     @property
     def provenance(self) -> str:
         return provenance_kind(self.source)

@@ -107,6 +107,17 @@ class Scenario:
     graph: AreaGraph
     file: str = ""
 
+    # a value: equal when loaded from the same file with the same content (the graph is made from the model),
+    # so positions holding it are hashable and equal positions meet in exact enumeration
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Scenario and self.file == other.file and self.model == other.model)
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.model.name))
+
+    def __repr__(self) -> str:          # short: positions are ordered by their repr in exact enumeration
+        return f"Scenario({self.model.name!r}, file={self.file!r})"
+
     @property
     def name(self) -> str:
         return self.model.name

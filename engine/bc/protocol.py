@@ -31,7 +31,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Generator
 from dataclasses import dataclass, fields, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Literal
 
 from engine.core.codec import from_json, to_json
@@ -40,7 +40,7 @@ from engine.core.game import GameRules, Outcome, Position, RandomBot, register
 from engine.core.procedure import ChanceRequest, Choose, Draw, Log, Sub
 
 from . import game as G
-from .combat import neutral_policy, prepare, resolve
+from .combat import default_terrain, neutral_policy, prepare, resolve
 from .cup import COLOURS, SIDE_COLOUR, Cup, RESERVE_EXTRA, TOKEN_EXTRA
 from .deck import HAND_LIMIT, default_deck
 
@@ -766,8 +766,16 @@ class BcRules(GameRules):
         return _set(st, g, passes=0, actor=ENEMY[a.side],
                     army_rallied=st.army_rallied + (() if cube_back else (a.side,)))
 
+    def _setup_proc(self, st: BcState, a: BcAction):
+        """Sub-procedure without a question: the attack's set-up from the map (23.1, table 23.6, 27.x)."""
+        if False:                                # pragma: no cover - a generator that asks nothing
+            yield
+        return self._attack_setup(st, a)[0]
+
     def _do_attack(self, st, a):
-        setup, _ = self._attack_setup(st, a)
+        # an inline sub-procedure keyed by the position, so exact enumeration reads the map once
+        setup = yield Sub(("bc-setup", st, a), partial(self._setup_proc, st, a), rule="23.1",
+                          label="attack set-up", inline=True)
         moved = bool(st.follow)
         st = replace(st, follow="")
         g = st.g
@@ -805,8 +813,7 @@ class BcRules(GameRules):
             setup = G.combat_from_map(g, a.frm, a.to, a.attack, st.engaged)
             if a.special != "none":
                 setup = replace(setup, special=a.special)
-        out = yield from resolve(setup, self.deck, g.pile)
-        g = yield from G.apply_outcome(g, a.frm, a.to, out)
+        out, g = yield from self._combat(g, a, setup)
         st = _set(st, g, engaged=tuple(dict.fromkeys(st.engaged + (a.frm,))), passes=0)
         fate = out.fate("defender_lead")
         art = ""
@@ -819,6 +826,24 @@ class BcRules(GameRules):
             return replace(st, phase="advance", actor=a.side,
                            advance=(a.frm, a.to, art, "morale" if out.advance_morale else ""))
         return replace(st, actor=ENEMY[a.side])
+
+    def _combat(self, g: G.GameState, a: BcAction, setup):
+        """23.1 step 6 to 27.11, then 24.1 on the map: the combat procedure and its outcome put on the map.
+
+        Both run as inline sub-procedures keyed by value: play and replay run them in place (the record is
+        the same), and exact enumeration works out each one's outcomes once. The map part is keyed without
+        the pile (its retreats draw no card), so every card sequence with the same effect shares it; the
+        pile the combat leaves is then put on the map, as :func:`~engine.bc.game.apply_outcome` does."""
+        terrain = default_terrain()
+        out = yield Sub(("bc-combat", setup, self.deck, terrain, g.pile),
+                        partial(resolve, setup, self.deck, g.pile, terrain),
+                        rule="23.1", label=f"{setup.attack} from {a.frm} on {a.to}", inline=True)
+        bare = replace(out, pile=None)
+        g2 = yield Sub(("bc-apply", g, a.frm, a.to, bare), partial(G.apply_outcome, g, a.frm, a.to, bare),
+                       rule="24.1", label="the combat outcome on the map", inline=True)
+        if out.pile is not None:
+            g2 = replace(g2, pile=out.pile)
+        return out, g2
 
     def _do_combat_move(self, st, a):
         g = replace(st.g, tokens=tuple((s, n - 1 if s == a.side else n) for s, n in st.g.tokens))

@@ -232,17 +232,22 @@ class Sub(Request):
 
     ``key`` must identify the sub-procedure's situation completely: the enumerate driver computes
     its result distribution once per key and reuses it.
+
+    ``inline=True`` marks a step of the caller's own procedure that is a sub-procedure only so that its
+    outcomes are shared: play and replay record its events at the caller's depth (a record is the same
+    whether or not the step is one).
     """
 
-    __slots__ = ("key", "proc")
+    __slots__ = ("key", "proc", "inline")
     kind = "sub"
     _fields = ("key", "rule", "label")
 
-    def __init__(self, key: Hashable, proc: Procedure, rule: str, label: str = ""):
+    def __init__(self, key: Hashable, proc: Procedure, rule: str, label: str = "", inline: bool = False):
         self.key = key
         self.proc = proc
         self.rule = rule
         self.label = label
+        self.inline = inline
 
 
 class Log(Request):
@@ -363,6 +368,7 @@ class Stepper:
 
     def __init__(self, factory: Procedure):
         self._stack: list[Generator] = [factory()]
+        self._flat = [False]             # per stack entry: an inline sub-procedure (records no extra depth)
         self.events: list[Event] = []
         self.pending: Request | None = None
         self.done = False
@@ -379,23 +385,28 @@ class Stepper:
             except StopIteration as stop:
                 first = False
                 self._stack.pop()
+                self._flat.pop()
                 if not self._stack:
                     self.done, self.result, self.pending = True, stop.value, None
                     return
                 send = stop.value
                 continue
             if isinstance(req, Log):
-                self.events.append(Event("log", req.rule, req.text, None, req.data, len(self._stack) - 1))
+                self.events.append(Event("log", req.rule, req.text, None, req.data, self._depth()))
                 send = None
                 continue
             if isinstance(req, Sub):
                 self._stack.append(req.proc())
+                self._flat.append(bool(getattr(req, "inline", False)))
                 first = True
                 continue
             if not isinstance(req, (ChanceRequest, Choose)):
                 raise TypeError(f"a procedure yielded {req!r}, which is not a request")
             self.pending = req
             return
+
+    def _depth(self) -> int:
+        return len(self._stack) - 1 - sum(self._flat)
 
     def answer(self, value: Any) -> None:
         """Answer the pending request (validated); the procedure runs on to the next question."""
@@ -404,7 +415,7 @@ class Stepper:
             raise VedetteError("the procedure is finished; nothing to answer")
         value = req.check(value)
         detail = {"die": req.die} if isinstance(req, Roll) else None
-        self.events.append(Event(req.kind, req.rule, req.label, value, detail, len(self._stack) - 1))
+        self.events.append(Event(req.kind, req.rule, req.label, value, detail, self._depth()))
         self.pending = None
         self._advance(value)
 

@@ -156,6 +156,30 @@ def test_bc_bombard_agrees_with_combat_calculator():
     assert o.total == 1 and o.rule == "23.1" and all(line.rule == "23.0" for line in o.outcomes)
 
 
+def test_bc_assault_agrees_with_combat_calculator():
+    """An assault (23.3) made in the game, with its combat run as a memoised inline sub-procedure, gives
+    the same odds as the combat calculator over the same set-up and the game's own tracked pile."""
+    from engine.bc.combat import combat_procedure, neutral_policy
+    rules, st, legal = reach("bc", 1, lambda r, s, l: any(a.kind == "attack" and a.attack == "assault" for a in l))
+    a = next(a for a in legal if a.kind == "attack" and a.attack == "assault")
+    # a lone Artillery defends: no Cavalry Withdrawal or HQ choice (24.2) comes before the combat
+    assert [u.block.kind for u in st.g.in_zone(a.to)] == ["artillery"]
+    o = action_odds(rules, st, a, chooser=rules.bots()["greedy"](seed=0), max_outcomes=20_000)
+    setup, _ = rules._attack_setup(st, a)
+    calc = distribution(combat_procedure(setup, rules.deck, st.g.pile), policy=neutral_policy)
+    d_side = "coalition" if a.side == "french" else "french"
+    # 13.0: the Morale the combat costs each army is applied as it is, so the expectations are equal
+    assert o.expect(f"morale.{d_side}") == calc.expect(lambda x: x.defender_morale)
+    assert o.expect(f"morale.{a.side}") == calc.expect(lambda x: x.attacker_morale)
+    # 24.1: the defending Lead retreats on the map exactly when the combat says it retreats
+    ret = calc.prob(lambda x: x.fate("defender_lead").retreats > 0 and not x.fate("defender_lead").eliminated)
+    assert p_of(o, lambda s: "retreats" in s) == ret
+    # too many card sequences to work by hand (61 cards, then 61 x 61 = 3721 pairs): the proof is the two
+    # computations agreeing; the retreat chance sits on that denominator
+    assert ret.denominator == 3721
+    assert o.total == 1 and o.rule == "23.1"
+
+
 # ------------------------------------------------------------------------------------------------
 # The function itself
 # ------------------------------------------------------------------------------------------------
