@@ -7,6 +7,8 @@ line reads back.
 """
 from __future__ import annotations
 
+from engine.core.values import spoken_list as _list
+
 __all__ = ["describe"]
 
 _FORMATION = {"square": "Square", "massed_column": "Massed Column", "none": "no special formation"}
@@ -17,11 +19,6 @@ def _step(path: str) -> str:
     return " then ".join(path.split(">"))
 
 
-def _list(items) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def describe(a) -> str:

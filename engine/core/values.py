@@ -5,7 +5,7 @@ import operator
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["cached_hash_repr", "jsonable"]
+__all__ = ["cached_hash_repr", "jsonable", "spoken_list"]
 
 
 def cached_hash_repr(cls):
@@ -55,3 +55,11 @@ def jsonable(value: Any) -> Any:
     if hasattr(value, "value"):  # enums
         return jsonable(value.value)
     return str(value)
+
+
+def spoken_list(items) -> str:
+    """Items joined as a player says them: ``a``, ``a and b``, ``a, b and c``."""
+    items = [str(x) for x in items]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

@@ -6,14 +6,11 @@
 """
 from __future__ import annotations
 
+from engine.core.values import spoken_list as _list
+
 __all__ = ["describe"]
 
 
-def _list(items) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def describe(a, rule: str, direction_names=None) -> str:

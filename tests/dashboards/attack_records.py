@@ -48,3 +48,15 @@ def tbf_long_range_artillery_fire(rules, state, action) -> bool:
     return (len(s.firers) == 1 and s.firers[0].kind == "artillery" and s.firers[0].ff == 4
             and s.firers[0].range == 4 and s.drm == 0 and s.terrain_drm == 0 and not s.modifiers
             and s.shift == 0 and not s.night)
+
+
+def view_at(store, rec):
+    """The play page with ``rec`` imported and resumed at its last position."""
+    from dashboards.components.game_view import GamePlayView
+    v = GamePlayView(system=rec.game, store=store)
+    m = v.model
+    m.import_record(rec, server=True)
+    m.mode, m.position = "play", len(m.states) - 1          # as the page's "play" switch does
+    v.board = None
+    v.refresh()
+    return v

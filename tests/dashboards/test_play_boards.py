@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from attack_records import kind_of, record_until  # noqa: E402
+from attack_records import view_at as _view_at, kind_of, record_until  # noqa: E402
 
 from dashboards.components.game_view import GamePlayView  # noqa: E402
 from dashboards.storage import GameStore  # noqa: E402
@@ -19,17 +19,6 @@ from dashboards.storage import GameStore  # noqa: E402
 @pytest.fixture
 def store(tmp_path):
     return GameStore(tmp_path / "games.sqlite3")
-
-
-def _view_at(store, rec) -> GamePlayView:
-    """The play page with ``rec`` imported and resumed at its last position."""
-    v = GamePlayView(system=rec.game, store=store)
-    m = v.model
-    m.import_record(rec, server=True)
-    m.mode, m.position = "play", len(m.states) - 1          # as the page's "play" switch does
-    v.board = None
-    v.refresh()
-    return v
 
 
 def test_tbf_board_facing_on_every_counter_and_frontal_hexes_of_the_pick(store):

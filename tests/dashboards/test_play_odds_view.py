@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from attack_records import kind_of, record_until, tbf_long_range_artillery_fire  # noqa: E402
+from attack_records import view_at as _view_at, kind_of, record_until, tbf_long_range_artillery_fire  # noqa: E402
 
 from dashboards.components.action_odds_view import odds_html, percent, result_lines  # noqa: E402
 from dashboards.components.game_view import GamePlayView  # noqa: E402
@@ -25,17 +25,6 @@ from engine.core.odds import ActionOdds, OddsLine, action_odds  # noqa: E402
 @pytest.fixture
 def store(tmp_path):
     return GameStore(tmp_path / "games.sqlite3")
-
-
-def _view_at(store, rec) -> GamePlayView:
-    """The play page with ``rec`` imported and resumed at its last position."""
-    v = GamePlayView(system=rec.game, store=store)
-    m = v.model
-    m.import_record(rec, server=True)
-    m.mode, m.position = "play", len(m.states) - 1          # as the page's "play" switch does
-    v.board = None
-    v.refresh()
-    return v
 
 
 def _fractions(html_text: str) -> list[Fraction]:

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from .actions import KINDS, Action
 
+from engine.core.values import spoken_list as _list
+
 __all__ = ["describe"]
 
 
-def _list(items) -> str:
-    items = [str(x) for x in items]
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _side(ids) -> str:
