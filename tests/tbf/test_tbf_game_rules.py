@@ -20,17 +20,7 @@ R = TbfRules()
 N, NE, SE, S = 0, 1, 2, 3
 
 
-def canon(s):
-    return json.dumps(R.state_to_json(s), sort_keys=True)
-
-
-def refused(s, action, rule):
-    before = canon(s)
-    with pytest.raises(RuleViolation) as exc:
-        R.apply(s, action, dice=TypedDice([]))
-    assert exc.value.rule == rule, str(exc.value)
-    assert canon(s) == before
-    return exc.value
+from .test_tbf_game import canon, refused  # noqa: E402  (a refusal names its rule, the state unchanged)
 
 
 def with_game(s, **pieces):
