@@ -98,6 +98,10 @@ def odds_html(odds, describe: str = "") -> str:
             + "".join(rows) + "</table>" + exp_html + note + "</div>")
 
 
+#: the end positions an odds request from the page may reach (docs/limits.md)
+PAGE_MAX_OUTCOMES = 20_000
+
+
 def compute_odds(system: str, state_json: Any, action_json: Any, describe: str = "") -> str:
     """Run in a child process: rebuild the position from its JSON (the protocol's round trip), compute
     the action's exact odds, and return them drawn as HTML (a plain, picklable string)."""
@@ -106,7 +110,10 @@ def compute_odds(system: str, state_json: Any, action_json: Any, describe: str =
 
     rules = system_of(system)
     state = rules.state_from_json(state_json)
-    return odds_html(action_odds(rules, state, rules.action_from_json(action_json)), describe)
+    # a worker process under the runner's time budget guards the server here, so the end-position bound
+    # is wider than the engine's default (a Battle Commander assault ends in about 10,000 positions)
+    return odds_html(action_odds(rules, state, rules.action_from_json(action_json),
+                                 max_outcomes=PAGE_MAX_OUTCOMES), describe)
 
 
 def _said(value) -> str:

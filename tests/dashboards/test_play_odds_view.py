@@ -122,3 +122,16 @@ def test_tbf_click_the_firer_then_its_target_selects_the_fire_with_its_odds(stor
     v.board._picked(fire.target)                  # an attack: selected with its odds, not made
     assert v.actions.value == fire and len(v.model.events) == len(rec.events)
     assert "3/5" in v.odds.pane.object
+
+
+def test_a_bc_assault_gets_its_odds_on_the_page():
+    """A Battle Commander assault (23.3) ends in about 10,000 distinct positions (the tracked pile
+    remembers which cards came out): past the engine's default bound, inside the page's wider one, so
+    the panel shows its odds rather than 'No odds'; its lines add up to 1."""
+    from engine.core.odds import MAX_OUTCOMES
+    from dashboards.components.action_odds_view import PAGE_MAX_OUTCOMES, compute_odds
+    rec, state, assault, rules = record_until(
+        "bc", lambda r, s, a: kind_of(r, a) == "attack" and getattr(a, "attack", "") == "assault")
+    assert PAGE_MAX_OUTCOMES > MAX_OUTCOMES
+    out = compute_odds("bc", rules.state_to_json(state), rules.action_to_json(assault))
+    assert "data-state='ready'" in out and "No odds" not in out
