@@ -9,30 +9,38 @@ __all__ = ["cached_hash_repr", "jsonable", "spoken_list"]
 
 
 def cached_hash_repr(cls):
-    """Class decorator (put it above ``@dataclass(frozen=True)``): compute ``hash`` and ``repr`` once per value.
+    """Class decorator (put it above ``@dataclass(frozen=True)``): ``hash`` and ``repr`` made once, at construction.
 
-    Outcomes are hashed and sorted by ``repr`` many times while a distribution is built, so frozen
-    dataclasses used as outcomes keep both in their instance dictionary after the first call.
+    Outcomes are hashed and sorted by ``repr`` many times while a distribution is built, so both are
+    derived when the value is made (never written into it later), and pickling drops and remakes them
+    (a string's hash differs between processes).
     """
     names = tuple(cls.__dataclass_fields__)
     fields_of = operator.attrgetter(*names) if len(names) > 1 else (lambda v: (getattr(v, names[0]),))
+    init = cls.__init__
 
-    def __hash__(self) -> int:
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash(fields_of(self))          # the field values as a tuple, gathered in C
-            object.__setattr__(self, "_hash", h)
-        return h
+    def derive(self) -> None:
+        object.__setattr__(self, "_hash", hash(fields_of(self)))      # the field values as a tuple, gathered in C
+        object.__setattr__(self, "_repr",
+                           f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in names)})")
 
-    def __repr__(self) -> str:
-        r = self.__dict__.get("_repr")
-        if r is None:
-            r = f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in names)})"
-            object.__setattr__(self, "_repr", r)
-        return r
+    def __init__(self, *args, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        derive(self)
 
-    cls.__hash__ = __hash__
-    cls.__repr__ = __repr__
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_repr")}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        derive(self)
+
+    cls.__init__ = __init__
+    cls.__hash__ = lambda self: self._hash
+    cls.__repr__ = lambda self: self._repr
+    cls.__getstate__ = __getstate__
+    cls.__setstate__ = __setstate__
     return cls
 
 
