@@ -19,7 +19,9 @@ from typing import Iterable
 
 import numpy as np
 from bokeh import events
-from bokeh.models import ColumnDataSource, HoverTool, TapTool
+from bokeh.core.properties import field as column
+from bokeh.models import (AllIndices, CDSView, ColumnDataSource, GlyphRenderer, HexTile, HoverTool, Legend,
+                          LegendItem, MultiLine, Range1d, Rect, Scatter, Segment, Text, UnionRenderers)
 from bokeh.plotting import figure
 
 from engine.core.hexgrid import HexGrid
@@ -113,10 +115,16 @@ def static_layers(spec: MapSpec) -> dict:
     hexes = list(spec.terrain)
     q, r = _axial(spec, hexes)
     centres = [spec.center(h) for h in hexes]
+    names = [spec.names.get(h, "") for h in hexes]
     out: dict = {"terrain": {"q": _frozen(q), "r": _frozen(r), "hex": hexes,
                              "terrain": [spec.terrain[h] for h in hexes],
-                             "name": [spec.names.get(h, "") for h in hexes],
-                             "colour": [TERRAIN_COLOURS.get(spec.terrain[h], "#eeeeee") for h in hexes]},
+                             "name": names,
+                             "colour": [TERRAIN_COLOURS.get(spec.terrain[h], "#eeeeee") for h in hexes],
+                             # where the figure writes each hex's number and name, and its hover text
+                             "lx": _frozen([x for x, _ in centres]), "ly": _frozen([y + 0.62 for _, y in centres]),
+                             "nx": _frozen([x for x, _ in centres]), "ny": _frozen([y - 0.58 for _, y in centres]),
+                             "tip": [f"hex {h} · {spec.terrain[h]}" + (f" · {n}" if n else "")
+                                     for h, n in zip(hexes, names)]},
                  }
     named = [h for h in spec.names if h in spec.terrain]
     out["labels"] = {"x": _frozen([x for x, _ in centres] + [spec.center(h)[0] for h in named]),
@@ -146,6 +154,7 @@ def static_layers(spec: MapSpec) -> dict:
                  "garrison")
     out["marks"] = marks
     out["hexsides"] = _hexside_lines(spec)
+    out["lines"] = _with_roads(out["hexsides"], out["roads"])
     out["extent"] = map_extent(spec)
     spec.__dict__["_static_layers"] = out
     return out
@@ -191,6 +200,17 @@ def _hexside_lines(spec: MapSpec) -> dict[str, list]:
     return {k: (_frozen(v) if k in ("x0", "y0", "x1", "y1", "width") else v) for k, v in cols.items()}
 
 
+def _with_roads(sides: dict[str, list], roads: tuple[list, list]) -> dict[str, list]:
+    """The hexside lines and the roads (each step of a road a dashed segment) as one set of columns."""
+    cols = {k: list(v) for k, v in sides.items()}
+    for xs, ys in zip(*roads):
+        for i in range(len(xs) - 1):
+            for k, v in zip(("x0", "y0", "x1", "y1", "colour", "width", "dash", "feature"),
+                            (xs[i], ys[i], xs[i + 1], ys[i + 1], "#7b5e3b", 2.5, "dashed", "road")):
+                cols[k].append(v)
+    return {k: (_frozen(v) if k in ("x0", "y0", "x1", "y1", "width") else v) for k, v in cols.items()}
+
+
 def _patch_cols(spec: MapSpec, hexes: Iterable[str]) -> dict[str, list]:
     xs, ys = [], []
     for h in hexes:
@@ -204,6 +224,13 @@ class HexMapFigure:
     """One Bokeh figure of a map, with layers a page updates: counters, highlights, paths, selection.
 
     ``on_tap(callback)`` calls ``callback(hex_label)`` when the user clicks a hex (None off the map).
+
+    Every Bokeh model is a cost each session pays again (built, then sent to the browser: issue 17), so
+    the figure is lean: layers that belong together share one data source (the hex numbers and names
+    are drawn from the terrain's, the roads are segments of the hexsides' source, the counters' labels
+    come from the counters'), each source has one view shared by its layers, the renderers carry no
+    selection or muted glyphs of their own (nothing is ever selected: a tap is read from the figure's
+    event), and one hover tool reads a ``tip`` column that each hovered source fills.
     """
 
     def __init__(self, spec: MapSpec, width: int = 900, show_labels: bool = True):
@@ -211,76 +238,87 @@ class HexMapFigure:
         st = static_layers(spec)   # shared by every session's figure of this map
         x0, y0, x1, y1 = st["extent"]
         height = int((width - 110) * (y1 - y0) / (x1 - x0)) + 40
-        self.fig = fig = figure(width=width, height=height, match_aspect=True, x_range=(x0, x1), y_range=(y0, y1),
-                                tools="pan,wheel_zoom,reset", toolbar_location="above",
+        self.fig = fig = figure(width=width, height=height, match_aspect=True, x_range=Range1d(x0, x1),
+                                y_range=Range1d(y0, y1), tools="pan,wheel_zoom,reset", toolbar_location="above",
                                 title=spec.title or None, name="hexmap", x_axis_type=None, y_axis_type=None)
         fig.background_fill_color = "#fafafa"
         fig.toolbar.logo = None
         # hexes as Bokeh hex tiles on their axial (q, r): two small integer arrays instead of six corners a hex
         orient = "flattop" if spec.grid.orientation == "flat" else "pointytop"
         self._orient = orient
-        self.terrain_source = ColumnDataSource(dict(st["terrain"]), name="terrain")
-        r_terrain = fig.hex_tile("q", "r", size=1.0, orientation=orient, source=self.terrain_source,
-                                 fill_color="colour", line_color="#9e9e9e", line_width=0.6,
-                                 nonselection_fill_alpha=1.0, selection_fill_alpha=1.0, nonselection_line_alpha=1.0)
-        fig.add_tools(HoverTool(renderers=[r_terrain], tooltips=[("hex", "@hex"), ("terrain", "@terrain"),
-                                                                 ("name", "@name")]))
-        tap = TapTool(renderers=[r_terrain])
-        fig.add_tools(tap)
-        fig.toolbar.active_tap = tap
-        self._draw_hexsides(st["hexsides"])
-        rx, ry = st["roads"]
-        if rx:
-            fig.multi_line(rx, ry, line_color="#7b5e3b", line_width=2.5, line_dash="dashed", legend_label="road")
-        # overlays (highlight under the counters)
-        self.highlight_source = ColumnDataSource({"q": [], "r": [], "hex": [], "text": [], "colour": []})
-        r_hl = fig.hex_tile("q", "r", size=1.0, orientation=orient, source=self.highlight_source, fill_color="colour",
-                            fill_alpha=0.55, line_color="#333333", line_width=1.5)
-        self.highlight_text = ColumnDataSource({"x": [], "y": [], "text": []})
-        fig.text("x", "y", "text", source=self.highlight_text, text_font_size="9pt", text_font_style="bold",
-                 text_align="center", text_baseline="middle")
-        fig.add_tools(HoverTool(renderers=[r_hl], tooltips=[("hex", "@hex"), ("", "@text")]))
-        self.path_source = ColumnDataSource({"xs": [], "ys": [], "colour": [], "what": []})
-        fig.multi_line("xs", "ys", source=self.path_source, line_color="colour", line_width=4, line_alpha=0.8)
+        self._policy = UnionRenderers()      # one (stateless) selection policy and filter for every source
+        self._all = AllIndices()
+        self._views: dict[int, CDSView] = {}
+        legend: list[LegendItem] = []
+        self.terrain_source = self._source(dict(st["terrain"]), name="terrain")
+        r_terrain = self._layer(self.terrain_source, HexTile(q="q", r="r", size=1.0, orientation=orient,
+                                                             fill_color=column("colour"), line_color="#9e9e9e",
+                                                             line_width=0.6))
+        lines = st["lines"]
+        if len(lines["x0"]):    # every hexside feature and road in one segment layer (style per line)
+            r_lines = self._layer(self._source(dict(lines)), Segment(
+                x0="x0", y0="y0", x1="x1", y1="y1", line_color=column("colour"), line_width=column("width"),
+                line_dash=column("dash")))
+            legend.append(LegendItem(label=column("feature"), renderers=[r_lines]))
+        # overlays (highlight under the counters), a highlight's text from the same source
+        self.highlight_source = self._source({"q": [], "r": [], "x": [], "y": [], "hex": [], "text": [],
+                                              "colour": [], "tip": []})
+        r_hl = self._layer(self.highlight_source, HexTile(q="q", r="r", size=1.0, orientation=orient,
+                                                          fill_color=column("colour"), fill_alpha=0.55,
+                                                          line_color="#333333", line_width=1.5))
+        self._layer(self.highlight_source, Text(x="x", y="y", text="text", text_font_size="9pt",
+                                                text_font_style="bold", text_align="center", text_baseline="middle"))
+        self.path_source = self._source({"xs": [], "ys": [], "colour": [], "what": []})
+        self._layer(self.path_source, MultiLine(xs="xs", ys="ys", line_color=column("colour"), line_width=4,
+                                                line_alpha=0.8))
         # LOC, objectives, garrisons: one scatter (marker per point, legend entry per kind)
         if st["marks"]["x"]:
-            fig.scatter("x", "y", marker="marker", size="size", fill_color="colour", line_color="black",
-                        source=ColumnDataSource(dict(st["marks"])), legend_field="what")
-        if show_labels:   # hex numbers and place names
-            fig.text("x", "y", "text", source=ColumnDataSource(dict(st["labels"])), text_font_size="size",
-                     text_color="colour", text_font_style="style", text_align="center", text_baseline="middle")
-        # counters (a rectangle each)
-        self.counter_source = ColumnDataSource({k: [] for k in ("x", "y", "id", "name", "side", "kind", "values",
-                                                               "markers", "colour", "outline", "lw")})
-        r_c = fig.rect("x", "y", width=1.1, height=0.88, source=self.counter_source, fill_color="colour",
-                       line_color="outline", line_width="lw", fill_alpha=0.95)
-        fig.add_tools(HoverTool(renderers=[r_c], tooltips=[("unit", "@name (@id)"), ("side", "@side"),
-                                                           ("type", "@kind"), ("strength-move", "@values"),
-                                                           ("markers", "@markers")]))
-        self.counter_text = ColumnDataSource({"x": [], "y": [], "text": [], "colour": []})
-        fig.text("x", "y", "text", source=self.counter_text, text_color="colour", text_font_size="8pt",
-                 text_font_style="bold", text_align="center", text_baseline="middle")
-        if fig.legend:
-            legend = fig.legend[0]
-            legend.label_text_font_size = "8pt"
-            legend.click_policy = "hide"
-            fig.add_layout(legend, "right")
+            r_marks = self._layer(self._source(dict(st["marks"])), Scatter(
+                x="x", y="y", marker=column("marker"), size=column("size"), fill_color=column("colour"),
+                line_color="black"))
+            legend.append(LegendItem(label=column("what"), renderers=[r_marks]))
+        if show_labels:   # hex numbers and place names, from the terrain's source
+            self._layer(self.terrain_source, Text(x="lx", y="ly", text="hex", text_font_size="6pt",
+                                                  text_color="#555555", text_align="center", text_baseline="middle"))
+            if any(st["terrain"]["name"]):
+                self._layer(self.terrain_source, Text(x="nx", y="ny", text="name", text_font_size="7pt",
+                                                      text_color="#3e2723", text_font_style="italic",
+                                                      text_align="center", text_baseline="middle"))
+        # counters (a rectangle each; its type, strength-movement and markers drawn from the same source)
+        self.counter_source = self._source({k: [] for k in ("x", "y", "id", "name", "side", "kind", "values",
+                                                            "markers", "colour", "outline", "lw", "label", "ky",
+                                                            "vy", "marks", "my", "tip")})
+        r_c = self._layer(self.counter_source, Rect(x="x", y="y", width=1.1, height=0.88, fill_color=column("colour"),
+                                                    line_color=column("outline"), line_width=column("lw"),
+                                                    fill_alpha=0.95))
+        for y, text, colour in (("ky", "label", "white"), ("vy", "values", "white"), ("my", "marks", "#b71c1c")):
+            self._layer(self.counter_source, Text(x="x", y=y, text=text, text_color=colour, text_font_size="8pt",
+                                                  text_font_style="bold", text_align="center",
+                                                  text_baseline="middle"))
+        fig.add_tools(HoverTool(renderers=[r_terrain, r_hl, r_c], tooltips="@tip"))
+        if legend:
+            fig.add_layout(Legend(items=legend, label_text_font_size="8pt", click_policy="hide"), "right")
         self._tap_callbacks: list = []
         fig.on_event(events.Tap, self._tapped)
         # a second click on the same spot soon after the first comes as a double tap, not a tap
         fig.on_event(events.DoubleTap, self._tapped)
 
-    def _draw_hexsides(self, lines) -> None:
-        """Every hexside feature in one segment renderer (style per line, legend entry per feature)."""
-        if len(lines["x0"]):
-            self.fig.segment("x0", "y0", "x1", "y1", source=ColumnDataSource(dict(lines)), line_color="colour",
-                             line_width="width", line_dash="dash", legend_field="feature")
+    def _source(self, data: dict, **kw) -> ColumnDataSource:
+        return ColumnDataSource(data, selection_policy=self._policy, **kw)
+
+    def _layer(self, source: ColumnDataSource, glyph) -> GlyphRenderer:
+        """A renderer of ``glyph`` on ``source`` (the view of that source shared by all its layers)."""
+        view = self._views.get(id(source))
+        if view is None:
+            view = self._views[id(source)] = CDSView(filter=self._all)
+        r = GlyphRenderer(data_source=source, glyph=glyph, view=view)
+        self.fig.renderers.append(r)
+        return r
 
     # -- updates ------------------------------------------------------------------------------------
     def set_counters(self, counters: Iterable[Counter], selected: Iterable[str] = ()) -> None:
         spec, sel, s = self.spec, set(selected), 0.55
         cols: dict[str, list] = {k: [] for k in self.counter_source.data}
-        tx, ty, tt, tc = [], [], [], []
         for c in counters:
             if c.hex not in spec.terrain:
                 continue
@@ -292,27 +330,23 @@ class HexMapFigure:
                          ("colour", SIDE_COLOURS.get(c.side, "#777777")),
                          ("outline", "#ffeb3b" if c.id in sel else "#111111"), ("lw", 4 if c.id in sel else 1)):
                 cols[k].append(v)
-            tx += [x, x]
-            ty += [y + 0.14, y - 0.2]
-            tt += [(c.kind[:3].upper() if c.kind else "?") + ("*" if c.elite else ""), f"{c.strength}-{c.movement}"]
-            tc += ["white", "white"]
-            if c.markers:
-                tx.append(x)
-                ty.append(y - s * 0.8 - 0.2)
-                tt.append(" ".join(m if len(m) < 9 else m[:8] for m in c.markers))
-                tc.append("#b71c1c")
+            marks = " ".join(m if len(m) < 9 else m[:8] for m in c.markers)
+            for k, v in (("label", (c.kind[:3].upper() if c.kind else "?") + ("*" if c.elite else "")),
+                         ("ky", y + 0.14), ("vy", y - 0.2), ("marks", marks), ("my", y - s * 0.8 - 0.2),
+                         ("tip", f"{c.name or c.id} ({c.id}) · {c.side} {c.kind} {c.strength}-{c.movement}"
+                                 + (f" · {', '.join(c.markers)}" if c.markers else ""))):
+                cols[k].append(v)
         self.counter_source.data = cols
-        self.counter_text.data = {"x": tx, "y": ty, "text": tt, "colour": tc}
 
     def set_highlights(self, marked: Iterable[Marked]) -> None:
         marked = [m for m in marked if m.hex in self.spec.terrain]
         q, r = _axial(self.spec, [m.hex for m in marked])
         cols: dict = {"q": q, "r": r}
-        cols.update(hex=[m.hex for m in marked], text=[m.text for m in marked], colour=[m.colour for m in marked])
+        centres = [self.spec.center(m.hex) for m in marked]
+        cols.update(x=[x for x, _ in centres], y=[y for _, y in centres], hex=[m.hex for m in marked],
+                    text=[m.text for m in marked], colour=[m.colour for m in marked],
+                    tip=[f"hex {m.hex}" + (f": {m.text}" if m.text else "") for m in marked])
         self.highlight_source.data = cols
-        pts = [(self.spec.center(m.hex), m.text) for m in marked if m.text]
-        self.highlight_text.data = {"x": [p[0][0] for p in pts], "y": [p[0][1] for p in pts],
-                                    "text": [p[1] for p in pts]}
 
     def set_paths(self, paths: Iterable[tuple[list[str], str, str]]) -> None:
         """``paths``: ``(hexes, colour, what)``, e.g. retreat paths."""

@@ -2,19 +2,17 @@
 from __future__ import annotations
 
 import html
-import time
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import panel as pn
 import param
 
-from dashboards.components.n20_battle_form import scenario_choices
+from dashboards.components.n20_battle_form import odds_work, scenario_choices
 from dashboards.components.n20_mapview import GameMapView, unit_at
 from dashboards.components.n20_odds_view import RESULTS_CSS, odds_html
 from dashboards.components.hexmap import Marked
 from dashboards.components.layout import flow
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
-from engine import n20
 from engine.core.errors import VedetteError
 from engine.n20.game import combat as C
 from engine.n20.game import rules as R
@@ -151,8 +149,25 @@ class MapModel(param.Parameterized):
         return "<br>".join(parts)
 
     # -- attack planning -----------------------------------------------------------------------------------
+    #: the page's off-loop runner of the odds (a ``Background``), made when an attack is first planned
+    runner = None
+
+    def odds_runner(self):
+        """The runner of this session's odds requests (worker process, busy line, *cancel*; issue 12.3)."""
+        if self.runner is None:
+            from dashboards.components.background import Background
+            self.runner = Background()   # the page's time budget (VEDETTE_BUDGET_S)
+        return self.runner
+
+    def _drop_odds(self) -> None:
+        """Forget the odds request in flight (the plan changed): its answer, if any, is not shown."""
+        self._odds_token = getattr(self, "_odds_token", 0) + 1
+        if self.runner is not None and self.runner.busy:
+            self.runner.cancel()
+
     def update_attack(self) -> None:
         st = self.state
+        self._drop_odds()
         self.view.also_selected = list(self.attackers) + list(self.defenders)
         self.view.extra_marks, self.view.paths = [], []
         self.retreat_info = ""
@@ -170,18 +185,29 @@ class MapModel(param.Parameterized):
                          f"next to every defender.</div>")
             self.view.redraw()
             return
-        t0 = time.perf_counter()
         try:
             eb = C.engine_battle(st, Battle(tuple(self.attackers), tuple(self.defenders)), side,
                                  (self.reserves_attacker, self.reserves_defender), False)
-            res = n20.odds(eb)
         except VedetteError as exc:
             self.odds = f"<div class='odds-error'>{html.escape(str(exc))}</div>"
             self.view.redraw()
             return
-        self.odds = odds_html(res, elapsed_ms=(time.perf_counter() - t0) * 1000, title="map")
         self._retreat_preview(eb)
         self.view.redraw()
+        # the exact odds off the event loop (issue 12.3): in a worker process on a server, here in a test
+        token = self._odds_token
+        self.odds = "<div class='odds-results' data-state='busy'><i>Working out the exact odds…</i></div>"
+
+        def done(answer, token=token):
+            if token == self._odds_token:
+                res, _, ms = answer
+                self.odds = odds_html(res, elapsed_ms=ms, title="map")
+
+        def failed(exc, token=token):
+            if token == self._odds_token:
+                self.odds = f"<div class='odds-error'>{html.escape(str(exc)[:300])}</div>"
+
+        self.odds_runner().start(partial(odds_work, eb), done, failed, label="working out the odds of this attack…")
 
     def _retreat_preview(self, eb) -> None:
         """Each defender's retreat paths for the chosen distance, as the battle engine lists them."""
@@ -219,16 +245,22 @@ LEGEND_HTML = ("<p>"
     "</p>")
 
 
+def _badges_html(state: GameState) -> str:
+    prov = state.scenario.provenance()
+    return " ".join(badge_html(prov[k], label=k.replace("_", " ")) for k in ("map", "units", "scenario")
+                    if isinstance(prov.get(k), str))
+
+
 def page():
+    """One session's map page. What is the same for every session (the map's drawing data, the legend) is
+    made once per process; the attack planner's controls, busy line and result panes are built the first
+    time the visitor switches to *plan an attack*, and the saved-game picker only when this browser holds
+    a saved game (each Bokeh model a session does not need is time every page load saves, issue 17)."""
     m = MapModel()
     view = m.view
-    odds_pane = pn.pane.HTML("", stylesheets=[RESULTS_CSS], sizing_mode="stretch_width", css_classes=["map-odds"])
     hex_pane = pn.pane.HTML("<i>Click a hex or a unit.</i>", stylesheets=[BADGE_CSS], sizing_mode="stretch_width",
                             css_classes=["hex-info"])
-    retreat_pane = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["retreat-info"])
-    m.param.watch(lambda e: setattr(odds_pane, "object", e.new), "odds")
     m.param.watch(lambda e: setattr(hex_pane, "object", e.new), "hex_info")
-    m.param.watch(lambda e: setattr(retreat_pane, "object", e.new), "retreat_info")
     # keyboard-free way to pick a unit (also used by tests): type a hex label
     goto = pn.widgets.TextInput(name="click a hex by its number", placeholder="e.g. 0707", width=160,
                                 css_classes=["goto-hex"])
@@ -240,32 +272,48 @@ def page():
         visible = [g for g, _, _ in GameStore().visible(browser_keys(), "n20")][:50]
     except StorageError:
         visible = []
-    saved = pn.widgets.Select(name="or a saved game's position", width=260,
-                              options={"": ""} | {f"{g.title} ({g.n_events} actions)": g.id for g in visible})
-    allowed = {g.id for g in visible}
+    pick = [pn.widgets.Select.from_param(m.param.scenario, width=160)]
+    if visible:
+        saved = pn.widgets.Select(name="or a saved game's position", width=260,
+                                  options={"": ""} | {f"{g.title} ({g.n_events} actions)": g.id for g in visible})
+        allowed = {g.id for g in visible}
 
-    def load_saved(event):
-        if event.new and event.new in allowed:
-            try:
-                m.load_saved(event.new)
-            except (VedetteError, KeyError) as exc:  # a record that no longer replays: say so, keep the map
-                m.hex_info = f"<span class='odds-error'>Cannot load that game: {html.escape(str(exc)[:300])}</span>"
+        def load_saved(event):
+            if event.new and event.new in allowed:
+                try:
+                    m.load_saved(event.new)
+                except (VedetteError, KeyError) as exc:  # a record that no longer replays: say so, keep the map
+                    m.hex_info = f"<span class='odds-error'>Cannot load that game: {html.escape(str(exc)[:300])}</span>"
 
-    saved.param.watch(load_saved, "value")
-    prov = m.state.scenario.provenance()
-    badges = pn.pane.HTML(" ".join(badge_html(prov[k], label=k.replace("_", " ")) for k in ("map", "units", "scenario")
-                                   if isinstance(prov.get(k), str)), stylesheets=[BADGE_CSS])
+        saved.param.watch(load_saved, "value")
+        pick.append(saved)
+    attack_box = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["attack-plan"])
+
+    def build_attack(*_):
+        """The attack planner's parts, made once, when the visitor first plans an attack."""
+        if attack_box.objects or m.mode == "inspect":
+            return
+        odds_pane = pn.pane.HTML(m.odds, stylesheets=[RESULTS_CSS], sizing_mode="stretch_width",
+                                 css_classes=["map-odds"])
+        retreat_pane = pn.pane.HTML(m.retreat_info, sizing_mode="stretch_width", css_classes=["retreat-info"])
+        m.param.watch(lambda e: setattr(odds_pane, "object", e.new), "odds")
+        m.param.watch(lambda e: setattr(retreat_pane, "object", e.new), "retreat_info")
+        attack_box[:] = [
+            flow(pn.widgets.Checkbox.from_param(m.param.reserves_attacker, name="attacker reserves"),
+                 pn.widgets.Checkbox.from_param(m.param.reserves_defender, name="defender reserves")),
+            pn.widgets.IntSlider.from_param(m.param.retreat_distance, name="retreat distance to preview", width=220),
+            m.odds_runner().panel(), retreat_pane, odds_pane]
+
+    m.param.watch(build_attack, "mode")
     controls = pn.Column(
-        flow(pn.widgets.Select.from_param(m.param.scenario, width=160), saved),
+        flow(*pick) if len(pick) > 1 else pick[0],
         pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["map-mode"]),
         pn.widgets.Checkbox.from_param(view.param.show_zoc, name="shade zones of control (7.0)",
                                        css_classes=["zoc-toggle"]),
         pn.widgets.Checkbox.from_param(view.param.show_reach, name="show reachable hexes (6.0)"),
-        goto,
-        flow(pn.widgets.Checkbox.from_param(m.param.reserves_attacker, name="attacker reserves"),
-               pn.widgets.Checkbox.from_param(m.param.reserves_defender, name="defender reserves")),
-        pn.widgets.IntSlider.from_param(m.param.retreat_distance, name="retreat distance to preview", width=220),
-        badges, hex_pane, retreat_pane, odds_pane, width=440)
-    legend = pn.pane.HTML(LEGEND_HTML, sizing_mode="stretch_width")
+        goto, hex_pane, attack_box, width=440)
+    # the legend and the provenance badges: one pane
+    legend = pn.pane.HTML(LEGEND_HTML + f"<p class='map-badges'>{_badges_html(m.state)}</p>",
+                          stylesheets=[BADGE_CSS], sizing_mode="stretch_width")
     # the map and its controls side by side where there is room, the controls under the map where not
     return pn.Column(legend, flow(view.panel(), controls), sizing_mode="stretch_width")
