@@ -16,7 +16,10 @@ other sessions meanwhile; the page shows a spinner, what is being computed and a
   replaced by a newer request of the same page part **kills** the worker running it; a fresh worker
   takes its place on the next request. The workers run at a lower CPU priority (``nice`` 10,
   ``$VEDETTE_WORKER_NICE``), so on a 2-core laptop a long enumeration gives way to page builds and
-  callbacks of the other sessions. :func:`shutdown` (at exit, and on SIGTERM/SIGINT in
+  callbacks of the other sessions. A request still running after ``VEDETTE_QUICK_S`` seconds (0.3) is a
+  long one: its worker steps aside further (:func:`step_aside`: ``nice`` 19, its own scheduling group so
+  that it also gives way to the browsers of a laptop's desktop session, one CPU only) and ends once it has
+  answered, so quick requests (a Fatigue Check, a fire) keep their fresh worker at the normal priority. :func:`shutdown` (at exit, and on SIGTERM/SIGINT in
   ``vedette-serve``) stops them all, and each worker also watches a pipe to its server: when the server
   goes away, however it dies, the worker ends.
 * The work is sent to the worker pickled: a module-level function, or a ``functools.partial`` of one, with
@@ -52,8 +55,8 @@ import param
 
 from engine.core.errors import VedetteError
 
-__all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "run_now", "warm_up",
-           "shutdown", "worker_pids"]
+__all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "QUICK_S", "run_now", "warm_up",
+           "shutdown", "worker_pids", "step_aside"]
 
 log = logging.getLogger("vedette.dashboards")
 
@@ -72,6 +75,12 @@ WORKERS = _env_int("VEDETTE_WORKERS", 4)
 #: how much lower the workers' CPU priority is than the server's (``nice``; 0 = the same)
 NICE = int(os.environ.get("VEDETTE_WORKER_NICE", "10") or 0)
 BUDGET_S = float(os.environ.get("VEDETTE_BUDGET_S", "30") or 30)
+#: seconds after which a request counts as long: its worker then steps aside (:func:`step_aside`)
+QUICK_S = float(os.environ.get("VEDETTE_QUICK_S", "0.3") or 0)
+#: the niceness of a worker running a long request (19: the lowest priority)
+LONG_NICE = int(os.environ.get("VEDETTE_LONG_NICE", "19") or 19)
+#: whether a worker running a long request keeps to one CPU ("0" to let it use them all)
+LONG_PIN = os.environ.get("VEDETTE_LONG_PIN", "1") not in ("0", "", "no")
 POOL = ThreadPoolExecutor(max_workers=PROCESSES + WORKERS, thread_name_prefix="vedette-calc")
 #: what the fork server imports once (each worker then starts with it loaded)
 PRELOAD = ["dashboards.components.calc_preload"]
@@ -115,16 +124,91 @@ def lower_priority() -> None:
             pass
 
 
+def _threads() -> list[int]:
+    """The thread ids of this process (Linux: priority and CPU affinity are per thread)."""
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return [0]
+
+
+def step_aside() -> list[str]:
+    """Make this worker give way to everything else on the machine, for the rest of its (long) request:
+
+    * ``nice`` :data:`LONG_NICE` on every thread (Linux keeps a niceness per thread);
+    * its own scheduling group at that niceness: on Linux with autogroups (most desktops), ``nice`` only
+      ranks processes of one session, and the browser on the same laptop is in another session, so the
+      worker leaves the server's session (``setsid``) and lowers its new group's weight
+      (``/proc/self/autogroup``);
+    * one CPU only (the last one it may use) when there are several: the other CPUs stay free for the
+      server and the browsers, whatever the worker does.
+
+    Each step is best effort (another system, a container that forbids it). Returns the steps taken."""
+    done = []
+    if hasattr(os, "setpriority"):
+        for tid in _threads():
+            try:
+                if os.getpriority(os.PRIO_PROCESS, tid) < LONG_NICE:
+                    os.setpriority(os.PRIO_PROCESS, tid, LONG_NICE)
+                done.append("nice")
+            except OSError:
+                pass
+    if hasattr(os, "setsid") and os.path.exists("/proc/self/autogroup"):
+        try:
+            if os.getsid(0) != os.getpid():
+                os.setsid()
+            with open("/proc/self/autogroup", "w") as f:
+                f.write(str(LONG_NICE))
+            done.append("autogroup")
+        except OSError:
+            pass
+    if LONG_PIN and hasattr(os, "sched_setaffinity"):
+        try:
+            cpus = sorted(os.sched_getaffinity(0))
+            if len(cpus) >= 2:
+                for tid in _threads():
+                    try:
+                        os.sched_setaffinity(tid, {cpus[-1]})
+                    except OSError:
+                        pass
+                done.append(f"cpu {cpus[-1]}")
+        except OSError:
+            pass
+    return sorted(set(done))
+
+
+def worker_state(wait_s: float = 0.0) -> dict:
+    """What a worker's priority is now, after ``wait_s`` seconds of work (for tests and the load script):
+    pid, niceness of the calling thread, session id, the CPUs it may use."""
+    if wait_s > 0:
+        time.sleep(wait_s)
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    return {"pid": os.getpid(), "nice": os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0,
+            "sid": os.getsid(0) if hasattr(os, "getsid") else 0, "cpus": cpus}
+
+
 def _worker_main(conn, lifeline) -> None:
-    """A worker process: run the jobs that arrive on ``conn``, one at a time, answering ``(ok, value)``."""
+    """A worker process: run the jobs that arrive on ``conn``, one at a time, answering ``(ok, value,
+    retire)``. A job still running after :data:`QUICK_S` is a long one: the worker steps aside
+    (:func:`step_aside`) and, once it has answered, ends (``retire``): a fresh worker at the normal worker
+    priority serves the next request, so a quick request never waits behind a demoted one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C reaches the server, which stops the workers
     lower_priority()    # (the fork server has done it already: then this changes nothing)
     threading.Thread(target=_watch_lifeline, args=(lifeline,), name="vedette-lifeline", daemon=True).start()
+    aside: list[str] = []
+
+    def long_request():
+        aside[:] = step_aside() or ["tried"]
+
     while True:
         try:
             payload = conn.recv_bytes()
         except (EOFError, OSError):
             return
+        timer = threading.Timer(QUICK_S, long_request) if QUICK_S > 0 else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         try:
             fn = pickle.loads(payload)
         except Exception:  # noqa: BLE001 - e.g. a module that fails to import here
@@ -132,18 +216,24 @@ def _worker_main(conn, lifeline) -> None:
             ok, value = False, VedetteError(_INTERNAL)
         else:
             ok, value = _guarded(fn)
+        if timer is not None:
+            timer.cancel()
+            timer.join()
+        retire = bool(aside)
         try:
-            answer = pickle.dumps((ok, value), protocol=pickle.HIGHEST_PROTOCOL)
+            answer = pickle.dumps((ok, value, retire), protocol=pickle.HIGHEST_PROTOCOL)
             pickle.loads(answer)        # an exception whose constructor takes other arguments does not unpickle
         except Exception:  # noqa: BLE001
             if ok:
                 log.exception("a page computation's result could not be sent back")
-                answer = pickle.dumps((False, VedetteError(_INTERNAL)))
+                answer = pickle.dumps((False, VedetteError(_INTERNAL), retire))
             else:
-                answer = pickle.dumps((False, VedetteError(str(value))))
+                answer = pickle.dumps((False, VedetteError(str(value)), retire))
         try:
             conn.send_bytes(answer)
         except (EOFError, OSError):
+            return
+        if retire:
             return
 
 
@@ -169,10 +259,14 @@ class _Worker:
     def alive(self) -> bool:
         return self.proc.is_alive()
 
+    retired = False      # it stepped aside for a long request and ends after answering it
+
     def run(self, payload: bytes) -> tuple[bool, Any]:
         """Send a job and wait for its answer (EOFError/OSError when the worker was killed meanwhile)."""
         self.conn.send_bytes(payload)
-        return pickle.loads(self.conn.recv_bytes())
+        ok, value, *rest = pickle.loads(self.conn.recv_bytes())
+        self.retired = bool(rest and rest[0])
+        return ok, value
 
     def kill(self) -> None:
         try:
@@ -255,7 +349,7 @@ class WorkerPool:
         return w
 
     def release(self, w: _Worker, healthy: bool) -> None:
-        if healthy and not self._closed and w.alive():
+        if healthy and not w.retired and not self._closed and w.alive():
             with self._lock:
                 self._idle.append(w)
         else:
@@ -448,6 +542,15 @@ class Background(param.Parameterized):
         self._on_cancel and self._on_cancel(Cancelled("cancelled: nothing changed"))
 
     _on_cancel: Callable[[Exception], None] | None = None
+
+    def drop(self) -> None:
+        """Forget the request in flight without a word (the page has its answer already, e.g. from a shared
+        cache): its worker is stopped, its result will be ignored, the busy line is cleared."""
+        if not self.busy:
+            return
+        self._generation += 1
+        self._stop_job()
+        self._show(False, "")
 
     # -- running ---------------------------------------------------------------------------------------
     def start(self, fn: Callable[[], Any], on_result: Callable[[Any], None],

@@ -138,7 +138,93 @@ def _html(s: str, css=()) -> pn.pane.HTML:
 
 
 # ---------------------------------------------------------------------------------------------------
+#: computing limits of the check panel (not rules): leaders typed beside the unit, their CVs, the other DRM
+MAX_LEADERS = 6
+MAX_CV = 9
+MAX_CHECK_DRM = 9
+MAX_CVS_TEXT = 60
+
+
+def parse_leader_cvs(text: str) -> tuple[int, ...]:
+    """The leaders' CVs typed on the check panel ("1, 2"), bounded: a one-line message naming the limit."""
+    text = str(text or "")
+    if len(text) > MAX_CVS_TEXT:
+        raise VedetteError(f"leader CVs: at most {MAX_CVS_TEXT} characters on this page (got {len(text)})")
+    bits = text.replace(",", " ").split()
+    try:
+        cvs = tuple(int(x) for x in bits)
+    except ValueError:
+        raise VedetteError(f"leader CVs must be whole numbers separated by commas, not {text[:40]!r}") from None
+    if len(cvs) > MAX_LEADERS:
+        raise VedetteError(f"leader CVs: at most {MAX_LEADERS} leaders on this page (got {len(cvs)})")
+    for cv in cvs:
+        if not 0 <= cv <= MAX_CV:
+            raise VedetteError(f"leader CVs: each from 0 to {MAX_CV} on this page (4.2.2 C), not {cv}")
+    return cvs
+
+
+#: the check panel's answers for the shipped tables, shared by every session (plain strings, never changed)
+_SHARED_CHECKS: dict[tuple, tuple[str, str]] = {}
+_SHARED_MAX = 256
+
+
+def _pass_grid_html(tables: Tables, status: str, leader: tuple[int, ...]) -> str:
+    """The chance to pass every check at every FV, for a unit of ``status`` with these leaders."""
+    grid = []
+    for k, c in tables.fatigue.checks.items():
+        if status not in c.allowed:
+            continue
+        cells = []
+        for f in range(tables.fatigue.fv_min, tables.fatigue.fv_max + 1):
+            q = check_distribution(tables, CheckSpec(k, f, status, leader)).prob(lambda o: o.passed)
+            cells.append(f"<td title='{q}'>{float(q) * 100:.0f}%</td>")
+        grid.append(f"<tr><td>{html.escape(c.name)}</td>{''.join(cells)}</tr>")
+    hdr = "".join(f"<th>FV {f}</th>" for f in range(tables.fatigue.fv_min, tables.fatigue.fv_max + 1))
+    return (f"<table class='tbf-grid'><caption>Chance to pass, {html.escape(status)} unit, leaders {list(leader)}"
+            f"</caption><tr><th>check</th>{hdr}</tr>{''.join(grid)}</table>")
+
+
+_GRIDS: dict[tuple, str] = {}     # shipped tables only (in the process that computes them)
+
+
+def check_work(tables: Tables | None, check_v: str, fv_v: int, status_v: str, cvs_v: str, mods_v: tuple,
+               drm_v: int, badge: str = "") -> tuple[str, str]:
+    """Off the event loop (in a worker process): one Fatigue Check's odds (4.2.2) and the pass chances of
+    every check; ``tables`` None: the shipped set. Returns (the result's HTML, the grid's HTML)."""
+    shipped = tables is None
+    tables = default_tables() if shipped else tables
+    leader = parse_leader_cvs(cvs_v)
+    if not isinstance(drm_v, int) or abs(drm_v) > MAX_CHECK_DRM:
+        raise VedetteError(f"other DRM: from -{MAX_CHECK_DRM} to +{MAX_CHECK_DRM} on this page, not {drm_v!r}")
+    spec = CheckSpec(check_v, fv_v, status_v, leader, tuple(mods_v), drm_v)
+    d = check_distribution(tables, spec)
+    cd = tables.check(check_v)
+    p = d.prob(lambda o: o.passed)
+    faces = [f for f in range(1, 7) if f + spec.total_drm(tables) <= fv_v]
+    rows = [(("pass: " if o.passed else "fail: ") + o.effect + (" (MF doubled)" if o.doubled else ""), w,
+             "#2e7d32" if o.passed else "#c62828")
+            for o, w in d.sorted_items(key=lambda o: (not o.passed, o.effect, not o.doubled))]
+    head = (f"<div class='tbf-check-result' data-pass='{p.numerator}/{p.denominator}'>"
+            f"<b>{html.escape(cd.name)}</b> (rule {html.escape(cd.rule)}) {badge}<br>"
+            f"net DRM {spec.total_drm(tables):+d}; passes on d6 {', '.join(map(str, faces)) or 'never'}: "
+            f"<b>{p.numerator}/{p.denominator}</b> ({float(p) * 100:.1f}%)</div>")
+    key = (status_v, leader)
+    grid = _GRIDS.get(key) if shipped else None
+    if grid is None:
+        grid = _pass_grid_html(tables, status_v, leader)
+        if shipped:
+            if len(_GRIDS) > 64:
+                _GRIDS.clear()
+            _GRIDS[key] = grid
+    return head + bars_html(rows, "outcomes"), grid
+
+
+GRID_CSS = ".tbf-grid td,.tbf-grid th{padding:2px 6px;border-bottom:1px solid #ddd}"
+
+
 def check_panel(sess: TbfSession):
+    """The Fatigue Check calculator (4.2.2): worked out in a worker process (issue 12.3) with a busy line and
+    *cancel*; the answers for the shipped tables are shared by every session (shown at once when known)."""
     t = sess.tables
     check = pn.widgets.Select(label="Reason for the check", options={c.name + f" ({c.rule})": k
                                                                     for k, c in t.fatigue.checks.items()},
@@ -147,9 +233,14 @@ def check_panel(sess: TbfSession):
                               css_classes=["tbf-fv"])
     status = pn.widgets.RadioButtonGroup(label="Status", options=["normal", "fatigued", "routed"], value="normal")
     cvs = pn.widgets.TextInput(label="Leaders' CVs in or next to the unit (e.g. 1, 2)", value="1",
-                               css_classes=["tbf-cvs"])
+                               css_classes=["tbf-cvs"], max_length=MAX_CVS_TEXT)
     mods = pn.widgets.CheckBoxGroup(label="Modifiers", options=[], inline=False)
-    drm = pn.widgets.IntInput(label="Other DRM", value=0, start=-6, end=6, width=120)
+    drm = pn.widgets.IntInput(label="Other DRM", value=0, start=-MAX_CHECK_DRM, end=MAX_CHECK_DRM, width=120)
+    # one HTML pane for the result and the grid (the grid's table below the result)
+    out = pn.pane.HTML("<div class='tbf-check-wait'>working out the check…</div>",
+                       stylesheets=[BADGE_CSS, BARS_CSS, GRID_CSS], sizing_mode="stretch_width",
+                       css_classes=["tbf-check-out"])
+    bg = Background()
 
     def refresh_mods(*_):
         cd = sess.tables.fatigue.checks.get(check.value)
@@ -159,43 +250,37 @@ def check_panel(sess: TbfSession):
     check.param.watch(refresh_mods, "value")
     refresh_mods()
 
-    def view(check_v, fv_v, status_v, cvs_v, mods_v, drm_v, tables):
-        try:
-            leader = tuple(int(x) for x in cvs_v.replace(",", " ").split()) if cvs_v.strip() else ()
-        except ValueError:
-            return _error(ValueError(f"leader CVs must be whole numbers separated by commas, not {cvs_v!r}"))
-        try:
-            spec = CheckSpec(check_v, fv_v, status_v, leader, tuple(mods_v), drm_v)
-            d = check_distribution(tables, spec)
-            cd = tables.check(check_v)
-        except VedetteError as exc:
-            return _error(exc)
-        p = d.prob(lambda o: o.passed)
-        faces = [f for f in range(1, 7) if f + spec.total_drm(tables) <= fv_v]
-        rows = [(("pass: " if o.passed else "fail: ") + o.effect + (" (MF doubled)" if o.doubled else ""), w,
-                 "#2e7d32" if o.passed else "#c62828") for o, w in d.sorted_items(key=lambda o: (not o.passed, o.effect, not o.doubled))]
-        head = (f"<div class='tbf-check-result' data-pass='{p.numerator}/{p.denominator}'>"
-                f"<b>{html.escape(cd.name)}</b> (rule {html.escape(cd.rule)}) {sess.badge('fatigue')}<br>"
-                f"net DRM {spec.total_drm(tables):+d}; passes on d6 {', '.join(map(str, faces)) or 'never'}: "
-                f"<b>{p.numerator}/{p.denominator}</b> ({float(p) * 100:.1f}%)</div>")
-        grid = []
-        for k, c in tables.fatigue.checks.items():
-            if status_v not in c.allowed:
-                continue
-            cells = []
-            for f in range(tables.fatigue.fv_min, tables.fatigue.fv_max + 1):
-                q = check_distribution(tables, CheckSpec(k, f, status_v, leader)).prob(lambda o: o.passed)
-                cells.append(f"<td title='{q}'>{float(q) * 100:.0f}%</td>")
-            grid.append(f"<tr><td>{html.escape(c.name)}</td>{''.join(cells)}</tr>")
-        hdr = "".join(f"<th>FV {f}</th>" for f in range(tables.fatigue.fv_min, tables.fatigue.fv_max + 1))
-        table = (f"<table class='tbf-grid'><caption>Chance to pass, {status_v} unit, leaders {list(leader)}</caption>"
-                 f"<tr><th>check</th>{hdr}</tr>{''.join(grid)}</table>")
-        return pn.Column(_html(head + bars_html(rows, "outcomes")),
-                         _html(table, [".tbf-grid td,.tbf-grid th{padding:2px 6px;border-bottom:1px solid #ddd}"]),
-                         sizing_mode="stretch_width")
+    def shown(parts):
+        out.object = parts[0] + parts[1]
 
-    out = pn.bind(view, check, fv, status, cvs, mods, drm, sess.param.tables)
-    return pn.Row(pn.Column(check, fv, status, cvs, mods, drm, width=320), pn.panel(out, sizing_mode="stretch_width"),
+    def failed(exc):
+        out.object = f"<div class='tbf-error alert alert-danger'><b>Cannot compute this:</b> {html.escape(str(exc))}</div>"
+
+    def compute(*_):
+        tables = None if sess.tables is default_tables() else sess.tables      # None: the shipped set
+        badge = sess.badge("fatigue")
+        args = (check.value, fv.value, status.value, cvs.value, tuple(mods.value), drm.value, badge)
+        key = args if tables is None else None
+        if key is not None and key in _SHARED_CHECKS:
+            bg.drop()                       # an older request still running is not wanted any more
+            shown(_SHARED_CHECKS[key])
+            return
+
+        def done(parts, key=key):
+            if key is not None:
+                if len(_SHARED_CHECKS) >= _SHARED_MAX:
+                    _SHARED_CHECKS.pop(next(iter(_SHARED_CHECKS)))
+                _SHARED_CHECKS[key] = parts
+            shown(parts)
+
+        bg.start(partial(check_work, tables, *args), done, failed, label="working out the check…")
+
+    for wdg in (check, fv, status, cvs, mods, drm):
+        wdg.param.watch(compute, "value")
+    sess.param.watch(compute, "tables")
+    compute()
+    return pn.Row(pn.Column(check, fv, status, cvs, mods, drm, width=320),
+                  pn.Column(bg.panel(), out, sizing_mode="stretch_width"),
                   sizing_mode="stretch_width", name="Fatigue Checks")
 
 
@@ -525,6 +610,45 @@ def setup_units(kind: str) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------
+#: computing limits of the fire and melee panels (not rules): a melee's exact odds branch on every
+#: attacker's own check (6.4 D): 6 attackers take a few seconds, 8 about twenty
+MAX_FIRERS = 12
+MAX_MELEE_UNITS = 6
+MAX_UNITS_TEXT = 4000
+
+
+def unit_lines(text: str, what: str, limit: int) -> list[str]:
+    """The non-empty lines of a units box, bounded (a one-line message naming the limit)."""
+    text = str(text or "")
+    if len(text) > MAX_UNITS_TEXT:
+        raise VedetteError(f"{what}: at most {MAX_UNITS_TEXT} characters on this page (got {len(text)})")
+    lines = [l for l in text.splitlines() if l.strip()]
+    if len(lines) > limit:
+        raise VedetteError(f"{what}: at most {limit} units on this page (got {len(lines)})")
+    return lines
+
+
+def melee_work(tables: Tables | None, a: str, d: str, terr: str, sh: int, badge: str = "") -> str:
+    """Off the event loop (in a worker process): a melee's exact results (6.4) as HTML; ``tables`` None: the
+    shipped set."""
+    tables = default_tables() if tables is None else tables
+    if not isinstance(sh, int) or abs(sh) > 9:
+        raise VedetteError(f"other column shift: from -9 to +9 on this page, not {sh!r}")
+    A = tuple(fighter_from_kv(l, "attacker", i) for i, l in enumerate(unit_lines(a, "attackers", MAX_MELEE_UNITS)))
+    D = tuple(fighter_from_kv(l, "defender", i) for i, l in enumerate(unit_lines(d, "defenders", MAX_MELEE_UNITS)))
+    tt = tables.terrain.terrain.get(terr)
+    dist = melee_distribution(tables, MeleeSetup(A, D, shift=sh + (tt.melee_shift if tt else 0)))
+    res, cols = {}, {}
+    for o, w in dist.items():
+        res[o.result] = res.get(o.result, Fraction(0)) + w
+        cols[o.column or "none"] = cols.get(o.column or "none", Fraction(0)) + w
+    meaning = tables.melee.results
+    rows = [(f"{k} — {meaning[k].text}" if k in meaning else k, w) for k, w in sorted(res.items(), key=lambda kv: -kv[1])]
+    return (f"<div>{badge}</div>" + bars_html(rows, "melee results", css_class="tbf-melee-bars")
+            + bars_html(sorted(cols.items(), key=lambda kv: -kv[1]), "final odds column"))
+
+
+# ---------------------------------------------------------------------------------------------------
 def fire_panel(sess: TbfSession):
     firers = pn.widgets.TextAreaInput(label="Firing units, one per line (ff=3,kind=artillery,range=2,status=fatigued)",
                                       value="ff=3\nff=4,kind=artillery,range=1", height=120, css_classes=["tbf-firers"])
@@ -535,7 +659,7 @@ def fire_panel(sess: TbfSession):
 
     def view(text, night_v, def_v, terr, drm_v, tables):
         try:
-            fs = tuple(firer_from_kv(line, i) for i, line in enumerate(l for l in text.splitlines() if l.strip()))
+            fs = tuple(firer_from_kv(line, i) for i, line in enumerate(unit_lines(text, "firing units", MAX_FIRERS)))
             tt = tables.terrain.terrain.get(terr)
             setup = FireSetup(fs, defensive=def_v, night=night_v, terrain_drm=tt.fire_drm if tt else 0, drm=drm_v)
             d = fire_distribution(tables, setup)
@@ -568,36 +692,34 @@ def melee_panel(sess: TbfSession):
     terrain = pn.widgets.Select(label="defender's terrain", options=list(sess.tables.terrain.terrain), value="level0")
     shift = pn.widgets.IntInput(label="other column shift", value=0, start=-4, end=4, width=120)
 
-    def view(a, d, terr, sh, tables):
-        try:
-            A = tuple(fighter_from_kv(l, "attacker", i) for i, l in enumerate(x for x in a.splitlines() if x.strip()))
-            D = tuple(fighter_from_kv(l, "defender", i) for i, l in enumerate(x for x in d.splitlines() if x.strip()))
-            tt = tables.terrain.terrain.get(terr)
-            dist = melee_distribution(tables, MeleeSetup(A, D, shift=sh + (tt.melee_shift if tt else 0)))
-        except VedetteError as exc:
-            return _error(exc)
-        res, cols = {}, {}
-        for o, w in dist.items():
-            res[o.result] = res.get(o.result, Fraction(0)) + w
-            cols[o.column or "none"] = cols.get(o.column or "none", Fraction(0)) + w
-        meaning = tables.melee.results
-        rows = [(f"{k} — {meaning[k].text}" if k in meaning else k, w) for k, w in sorted(res.items(), key=lambda kv: -kv[1])]
-        return _html(f"<div>{sess.badge('melee')}</div>" + bars_html(rows, "melee results", css_class="tbf-melee-bars")
-                     + bars_html(sorted(cols.items(), key=lambda kv: -kv[1]), "final odds column"))
+    out = pn.pane.HTML("<div class='tbf-melee-wait'>working out the melee…</div>",
+                       stylesheets=[BADGE_CSS, BARS_CSS], sizing_mode="stretch_width", css_classes=["tbf-melee-out"])
+    bg = Background()
 
-    out = pn.bind(view, att, dfn, terrain, shift, sess.param.tables)
+    def compute(*_):
+        tables = None if sess.tables is default_tables() else sess.tables      # None: the shipped set
+        bg.start(partial(melee_work, tables, att.value, dfn.value, terrain.value, shift.value, sess.badge("melee")),
+                 lambda text: setattr(out, "object", text),
+                 lambda exc: setattr(out, "object", f"<div class='tbf-error alert alert-danger'><b>Cannot compute "
+                                                    f"this:</b> {html.escape(str(exc))}</div>"),
+                 label="working out the melee…")
+
+    for wdg in (att, dfn, terrain, shift):
+        wdg.param.watch(compute, "value")
+    sess.param.watch(compute, "tables")
+    compute()
     from engine.tbf.melee import UNIT_KINDS
     from engine.tbf.tables import STATUSES
     fields = {"name": str, "mf": int, "fv": int, "kind": UNIT_KINDS, "status": STATUSES, "cv": str, "flank": bool}
     blank = {"mf": 4, "fv": 4, "kind": "infantry", "status": "normal"}
     melee_setup = setup_units("melee")
-    return pn.Column(pn.pane.Markdown("**Attackers** (6.4): one row each; *cv*: the CVs of leaders with them, "
+    col = pn.Column(pn.pane.Markdown("**Attackers** (6.4): one row each; *cv*: the CVs of leaders with them, "
                                       "joined by +.", margin=(0, 5)),
                      unit_form(att, fields, blank, "attacker", "tbf-melee-att", setup=melee_setup),
                      pn.pane.Markdown("**Defenders**", margin=(0, 5)),
                      unit_form(dfn, fields, blank, "defender", "tbf-melee-def", setup=melee_setup),
-                     flow(terrain, shift),
-                     pn.panel(out, sizing_mode="stretch_width"), sizing_mode="stretch_width", name="Melee")
+                     flow(terrain, shift), bg.panel(), out, sizing_mode="stretch_width", name="Melee")
+    return col
 
 
 # ---------------------------------------------------------------------------------------------------

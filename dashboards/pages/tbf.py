@@ -10,6 +10,11 @@ TITLE = "These Brave Fellows (Dürenstein 1805)"
 SUMMARY = ("Chance to pass every Fatigue Check, a cavalry charge as an exact probability tree, fire and melee "
            "results, the Dürenstein map with line of sight, and the fate of every piece in an action on the map.")
 
+#: the tabs after the first, built the first time each is opened (a session that only checks fatigue never
+#: pays for the charge tree, the unit tables or the 720-hex map: issue 12.3 / 17.1)
+LATER_TABS = (("Charge", charge_panel), ("Fire", fire_panel), ("Melee", melee_panel), ("Map and LOS", map_panel),
+              ("Situation", situation_panel))
+
 
 def page():
     sess = TbfSession()
@@ -18,21 +23,18 @@ def page():
         "procedures a game uses. The charts (Fatigue Check, Fire, Melee, Terrain, Level 2/3) are not in the "
         "rulebook text, so the shipped values are **provisional** (orange badges); load a file with the printed "
         "values to replace them (format in `docs/tbf.md`).", sizing_mode="stretch_width")
-    # The map (720 hexes) is drawn the first time its tab is opened, to keep the page load light.
-    map_tab = pn.Column(pn.pane.Markdown("_drawing the map…_"), name="Map and LOS", sizing_mode="stretch_width")
-    situation = situation_panel(sess)
-    tabs = pn.Tabs(check_panel(sess), charge_panel(sess), fire_panel(sess), melee_panel(sess), map_tab, situation,
-                   sizing_mode="stretch_width", css_classes=["tbf-tabs"])
+    holders = [pn.Column(name=name, sizing_mode="stretch_width", css_classes=["tbf-tab-later"])
+               for name, _ in LATER_TABS]
+    tabs = pn.Tabs(check_panel(sess), *holders, sizing_mode="stretch_width", css_classes=["tbf-tabs"])
 
-    opened: set[int] = set()
+    def opened(event):
+        k = event.new - 1
+        if 0 <= k < len(LATER_TABS) and not holders[k].objects:
+            built = LATER_TABS[k][1](sess)
+            holders[k][:] = [built]
+            compute = getattr(built, "compute", None)     # the situation tab works out its default on opening
+            if compute is not None:
+                compute()
 
-    def open_map(event):
-        if event.new == 4 and 4 not in opened:
-            map_tab[:] = list(map_panel(sess).objects)
-            opened.add(4)
-        if event.new == 5 and 5 not in opened:
-            situation.compute()
-            opened.add(5)
-
-    tabs.param.watch(open_map, "active")
+    tabs.param.watch(opened, "active")
     return pn.Column(intro, sess.loader.panel(), tabs, sizing_mode="stretch_width", css_classes=["tbf-page"])

@@ -59,3 +59,41 @@ def test_charge_panel_bad_yaml_shows_error():
     panel._text.value = "charger: [oops"         # typed into the advanced box: no button, the result follows
     out = panel.objects[0].objects[1].objects[1]  # the results beside the form
     assert "tbf-error" in (out.objects[0].css_classes or [])
+
+
+def test_check_work_hand_worked_and_bounded():
+    """The check panel's work function (run in a worker process on the server): Being Charged, FV 4, one
+    leader of CV 1: net DRM -1 (the check's own DRM 0, minus the CV), so d6 1-5 pass: 5/6 (4.2.2 C)."""
+    import pytest
+    from dashboards.components.tbf_views import MAX_LEADERS, check_work
+    from engine.core.errors import VedetteError
+
+    head, grid = check_work(None, "being_charged", 4, "normal", "1", (), 0)
+    assert "data-pass='5/6'" in head and "passes on d6 1, 2, 3, 4, 5" in head
+    assert "tbf-grid" in grid and "FV 6" in grid
+    # no leader: d6 1-4 pass at FV 4 -> 4/6 = 2/3
+    assert "data-pass='2/3'" in check_work(None, "being_charged", 4, "normal", "", (), 0)[0]
+    with pytest.raises(VedetteError, match=f"at most {MAX_LEADERS} leaders"):
+        check_work(None, "being_charged", 4, "normal", ", ".join(["1"] * (MAX_LEADERS + 1)), (), 0)
+    with pytest.raises(VedetteError, match="from 0 to 9"):
+        check_work(None, "being_charged", 4, "normal", "12", (), 0)
+    with pytest.raises(VedetteError, match="at most 60 characters"):
+        check_work(None, "being_charged", 4, "normal", "1 " * 40, (), 0)
+    with pytest.raises(VedetteError, match="other DRM"):
+        check_work(None, "being_charged", 4, "normal", "1", (), 50)
+
+
+def test_check_panel_follows_its_inputs_and_melee_is_bounded():
+    import pytest
+    from dashboards.components.tbf_views import MAX_MELEE_UNITS, melee_work
+    from engine.core.errors import VedetteError
+
+    row = check_panel(TbfSession())
+    cvs = row.objects[0].objects[3]
+    cvs.value = ""                        # no leader: 2/3 (above)
+    assert "data-pass='2/3'" in _html_of(row.objects[1])
+    cvs.value = "x"
+    assert "tbf-error" in _html_of(row.objects[1]) and "whole numbers" in _html_of(row.objects[1])
+    too_many = "\n".join(["mf=4,fv=4"] * (MAX_MELEE_UNITS + 1))
+    with pytest.raises(VedetteError, match=f"at most {MAX_MELEE_UNITS} units"):
+        melee_work(None, too_many, "mf=4,fv=3", "level0", 0)
