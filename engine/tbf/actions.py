@@ -84,7 +84,7 @@ def rout_unit(sc: Scenario, st: GameState, uid: str):
     st, path, checks = _cached(_rout_start)(sc, st, uid)
     newly_routed = []
     if checks:
-        outs = yield Sub(("tbf-6.7K", id(sc.tables), checks), partial(_checks_in_turn, sc.tables, checks, "6.7 K"),
+        outs = yield Sub(("tbf-6.7K", sc.tables.key, checks), partial(_checks_in_turn, sc.tables, checks, "6.7 K"),
                          rule="6.7 K", label="checks of the units the router runs through")
         for spec, status in zip(checks, outs):
             if status == spec.status:
@@ -221,7 +221,7 @@ def _apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bo
     for _ in range(retreat_n):
         if not stay:
             break
-        out = yield Sub(("tbf-retreat", id(sc), st, tuple(stay), here), partial(retreat, sc, st, tuple(stay), here),
+        out = yield Sub(("tbf-retreat", sc.key, st, tuple(stay), here), partial(retreat, sc, st, tuple(stay), here),
                         rule="6.6", label="retreat")
         for uid, status in out.units:
             st = yield from apply_status(sc, st, uid, status)
@@ -363,7 +363,7 @@ def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target:
         _may_activate(sc, st, firer_ids)
     side = _side(sc, firer_ids)
     enemy = "coalition" if side == "french" else "french"
-    out = yield Sub(("tbf-fire", id(sc.tables), setup), partial(fire_combat, sc.tables, setup), rule="6.3.7",
+    out = yield Sub(("tbf-fire", sc.tables.key, setup), partial(fire_combat, sc.tables, setup), rule="6.3.7",
                     label="Fire Combat")
     eff = sc.tables.fire.results[out.result]
     st = yield from _apply_effect(sc, st, target, enemy, eff.fatigue, eff.retreat, eff.eliminate, "6.3.7 F")
@@ -449,7 +449,7 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
     setup = setup or _cached(melee_setup)(sc, st, tuple(attacker_ids), target, tuple(charging), defenders_checked)
     side = _side(sc, attacker_ids)
     enemy = "coalition" if side == "french" else "french"
-    out = yield Sub(("tbf-melee", id(sc.tables), setup), partial(melee, sc.tables, setup), rule="6.4", label="Melee")
+    out = yield Sub(("tbf-melee", sc.tables.key, setup), partial(melee, sc.tables, setup), rule="6.4", label="Melee")
     for name, what in out.attackers:
         if what == "rout":
             st = yield _sub_rout(sc, st, name)
@@ -612,23 +612,23 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
     start_hex = st.piece(unit_id).hex
     setup = _cached(charge_setup)(sc, st, unit_id, tuple(path), tuple(next_targets), mp_left)
     setup = replace(setup, resolve_melee=False)
-    out = yield Sub(("tbf-charge", id(sc.tables), setup), partial(charge_proc_fn, sc.tables, setup), rule="6.2.8",
+    out = yield Sub(("tbf-charge", sc.tables.key, setup), partial(charge_proc_fn, sc.tables, setup), rule="6.2.8",
                     label="Charge")
     if not out.attempted:
         return st
     # the results as one memoised step: exact odds enumerate them once per charge outcome
-    return (yield Sub(("tbf-charge-results", id(sc), st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue),
+    return (yield Sub(("tbf-charge-results", sc.key, st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue),
                       partial(_charge_results, sc, st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue),
                       rule="6.2.8", label="the charge's results"))
 
 
 def _sub_rout(sc: Scenario, st: GameState, uid: str) -> Sub:
-    return Sub(("tbf-rout", id(sc), st, uid), partial(rout_unit, sc, st, uid), rule="6.7 C", label=f"{uid} routs")
+    return Sub(("tbf-rout", sc.key, st, uid), partial(rout_unit, sc, st, uid), rule="6.7 C", label=f"{uid} routs")
 
 
 def _sub_melee(sc: Scenario, st: GameState, attackers: tuple[str, ...], target: str, charging=(),
                defenders_checked=False, setup=None) -> Sub:
-    return Sub(("tbf-melee-action", id(sc), st, attackers, target, tuple(charging), defenders_checked, setup),
+    return Sub(("tbf-melee-action", sc.key, st, attackers, target, tuple(charging), defenders_checked, setup),
                partial(melee_action, sc, st, attackers, target, tuple(charging), defenders_checked, setup),
                rule="6.4", label="melee")
 

@@ -199,7 +199,7 @@ def charge(tables: Tables, setup: ChargeSetup):
                            for s in standing if s.ff > 0 and s.status != "routed" and s.kind != "cavalry")
             if setup.defensive_fire and firing:
                 fire = FireSetup(firing, defensive=True)
-                f = yield Sub(("tbf-fire", id(tables), fire), partial(fire_combat, tables, fire), rule="6.2.8 K",
+                f = yield Sub(("tbf-fire", tables.key, fire), partial(fire_combat, tables, fire), rule="6.2.8 K",
                               label="defensive fire at the charger")
                 eff = tables.fire.results[f.result]
                 if eff.fatigue or eff.eliminate or eff.retreat:

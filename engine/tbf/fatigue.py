@@ -119,7 +119,7 @@ def check_proc(tables: Tables, spec: CheckSpec):
 def check_sub(tables: Tables, spec: CheckSpec, rule: str | None = None) -> Sub:
     """The check as a sub-procedure request, memoised by its spec (the unit name is not part of the odds)."""
     cd = tables.check(spec.check)
-    return Sub(("tbf-check", id(tables), spec), partial(fatigue_check, tables, spec), rule=rule or cd.rule,
+    return Sub(("tbf-check", tables.key, spec), partial(fatigue_check, tables, spec), rule=rule or cd.rule,
                label=f"{cd.name} Fatigue Check" + (f" for {spec.unit}" if spec.unit else ""))
 
 

@@ -149,7 +149,7 @@ def melee(tables: Tables, setup: MeleeSetup):
         yield Log("6.4 D", "no attacker passed its check: no melee")
         return MeleeOutcome(None, "no attack", tuple(att_log), tuple((d.name, "in hex") for d in setup.defenders))
 
-    res = yield Sub(("tbf-melee-resolve", id(tables), att_mf, setup.defenders, setup.shift, setup.shifts, setup.drm,
+    res = yield Sub(("tbf-melee-resolve", tables.key, att_mf, setup.defenders, setup.shift, setup.shifts, setup.drm,
                      setup.drms, setup.attacker_leaders, setup.defender_leaders),
                     partial(_resolve, tables, setup, att_mf), rule="6.4 F", label="defenders' checks and the melee roll")
     column, code, def_log, leaders = res
@@ -215,7 +215,7 @@ def melee_proc(tables: Tables, setup: MeleeSetup):
 
 
 def melee_sub(tables: Tables, setup: MeleeSetup, rule: str = "6.4") -> Sub:
-    return Sub(("tbf-melee", id(tables), setup), partial(melee, tables, setup), rule=rule, label="Melee")
+    return Sub(("tbf-melee", tables.key, setup), partial(melee, tables, setup), rule=rule, label="Melee")
 
 
 def melee_distribution(tables: Tables, setup: MeleeSetup):

@@ -291,7 +291,7 @@ class TbfRules(GameRules):
         self.td = turn_data()
         self._side_of = {**{u: d.side for u, d in self.sc.units.items()},
                          **{x: d.side for x, d in self.sc.leaders.items()}}
-        self._memo_state = None         # the state the memo below belongs to (held, compared by identity)
+        self._memo_state = None         # the state the memo below belongs to (held, compared by value)
         self._memo: dict = {}
 
     def _index(self, s) -> tuple[dict, dict]:
@@ -310,7 +310,7 @@ class TbfRules(GameRules):
     def _memo_for(self, s) -> dict:
         """Answers about one state (reach of each unit ...), computed once while that state is asked
         about again and again (candidates, then a check per candidate)."""
-        if self._memo_state is not s:
+        if self._memo_state is not s and self._memo_state != s:      # by value (the same object: at once)
             self._memo_state, self._memo = s, {}
         return self._memo
 
@@ -1594,23 +1594,43 @@ class GreedyBot:
             return opts[1] if len(opts) > 1 else opts[0]
         return opts[0]
 
-    def choose_action(self, rules: TbfRules, s: TbfState, legal: list):
+    #: core's game loop need not list every legal action first: the bot scores the candidates (a score
+    #: never needs the action performed) and checks them with the one check, best score first, so it takes
+    #: the same action as from the full legal list (the best-scored legal one, the first of equals)
+    needs_legal = False
+
+    def choose_action(self, rules: TbfRules, s: TbfState, legal: list | None):
         self._dist = {}
         imp = s.impulse
         # asked once per decision, not once per move scored
         self._moved = frozenset(b.unit for b in imp.book if b.moved) if imp is not None else frozenset()
         self._ovs = rules._overstack_movers(s) if imp is not None and imp.segment == "movement" else None
-        best, score = None, 0.0
-        for a in legal:
-            v = self._score(rules, s, a)
-            if v > score:
-                best, score = a, v
-        if best is not None:
-            return best
-        for a in legal:
-            if isinstance(a, (EndSegment, Pass)):
+        pool = legal if legal is not None else rules.candidates(s)
+
+        def ok(a) -> bool:
+            return legal is not None or rules.is_legal(s, a)
+
+        scored = []
+        for i, a in enumerate(pool):
+            try:
+                v = self._score(rules, s, a)
+            except RuleViolation:
+                if ok(a):
+                    raise
+                continue                # an illegal candidate (e.g. a leader already activated, 6.1.3 E)
+            if v > 0:
+                scored.append((-v, i, a))
+        scored.sort(key=lambda t: (t[0], t[1]))
+        for _, _, a in scored:
+            if ok(a):
                 return a
-        return legal[0]
+        for a in pool:
+            if isinstance(a, (EndSegment, Pass)) and ok(a):
+                return a
+        for a in pool:
+            if ok(a):
+                return a
+        raise VedetteError(f"tbf: no legal action for {rules.to_act(s)} at {rules.position(s)}")
 
     def _leader_move(self, rules, s, a) -> float:
         """Leaders keep up with the units they command (units, or subordinate leaders for the higher

@@ -269,9 +269,9 @@ def _step_table(sc: Scenario, bridge_intact: bool) -> dict:
     """For each hex, its neighbours with what never changes during a game: the step cost on the road and
     off it (6.2.2, 6.2.6-6.2.7), whether the neighbour is on the west edge road (6.2.5 C) or the Strong
     Point (8.4 A). Kept per board, tables and bridge state (the board and tables are loaded once)."""
-    key = (id(sc.board), id(sc.tables), bridge_intact)
+    key = (sc.board.key, sc.tables.key, bridge_intact)      # by content: equal files share the table
     got = _STEP_TABLES.get(key)
-    if got is not None and got[0] is sc.board and got[1] is sc.tables:
+    if got is not None:
         return got[2]
     b, g, t = sc.board, sc.board.grid, sc.tables
     west, strong = set(b.data.west_edge_road), b.data.strong_point
@@ -317,10 +317,10 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
     restricted = (side == "french" and "alert" not in st.flags and unit_id in sc.file.setup.french)
     elite_blocks = ("elite" in sc.units and unit_id != "elite" and "strong_point_removed" not in st.flags)
     # the search depends on these values only: positions that agree on them share one answer
-    key = (id(sc), unit_id, p.hex, p.status, tuple(sorted(level_hexes.items())), bridge_intact, mp_left,
+    key = (sc.key, unit_id, p.hex, p.status, tuple(sorted(level_hexes.items())), bridge_intact, mp_left,
            enemy_hexes, friend_hexes, front, restricted, elite_blocks)
     got = _REACH.get(key)
-    if got is None or got[0] is not sc:
+    if got is None:
         if len(_REACH) > 4096:
             _REACH.clear()
         got = _REACH[key] = (sc, _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left,
@@ -760,9 +760,9 @@ _RELEASES: dict = {}
 
 def releases(sc: Scenario, st: GameState) -> GameState:
     """See :func:`_releases` (memoised by state: every activation check asks it)."""
-    key = (id(sc), st)
+    key = (sc.key, st)
     got = _RELEASES.get(key)
-    if got is None or got[0] is not sc:
+    if got is None:
         if len(_RELEASES) > 2048:
             _RELEASES.clear()
         got = _RELEASES[key] = (sc, _releases(sc, st))

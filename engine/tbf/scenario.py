@@ -272,7 +272,11 @@ class Scenario:
     """Board + tables + order of battle + scenario file."""
 
     def __init__(self, file: ScenarioFile, oob: OrderOfBattle, board: Board, tables: Tables):
+        from .tables import digest
         self.file, self.oob, self.board, self.tables = file, oob, board, tables
+        # a value for memo keys: the digest of what it is loaded from (no object identity in any key)
+        self.key = "scenario:" + digest([file.model_dump(mode="json"), oob.model_dump(mode="json"), board.key,
+                                         tables.key])
         self.units = {u.id: u for u in oob.units}
         self.front_memo: dict = {}      # enemy fronts of recent positions (rules.enemy_front), bounded
         self.leaders = {x.id: x for x in oob.leaders}
@@ -280,6 +284,16 @@ class Scenario:
             if pid not in self.units and pid not in self.leaders:
                 raise DataError("scenario.yaml", f"setup.{pid}", "a unit or leader id of the order of battle")
             board.check_hex(h, "9.0")
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self.key == other.key
 
     def side(self, pid: str) -> str:
         d = self.units.get(pid) or self.leaders.get(pid)

@@ -8,12 +8,14 @@ marked ``source: provisional``. A player can type the printed charts into a file
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from engine.core.data import Source, Sourced, Strict, data_path, load_yaml, parse_yaml
 from engine.core.errors import DataError, RuleViolation
@@ -21,8 +23,15 @@ from engine.core.errors import DataError, RuleViolation
 __all__ = [
     "Effect", "CheckDef", "FatigueTable", "FireTable", "MeleeTable", "TerrainChart", "LevelChart",
     "Tables", "load_tables", "default_tables", "parse_tables", "DEFAULT_TABLES",
-    "STATUSES", "EFFECTS",
+    "STATUSES", "EFFECTS", "digest",
 ]
+
+
+def digest(data: Any) -> str:
+    """16 hex digits of the SHA-256 of ``data`` written as canonical JSON (keys sorted): the same content
+    always gives the same digest, in any process, and any changed value another."""
+    text = json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 STATUSES = ("normal", "fatigued", "routed")
 
@@ -278,7 +287,9 @@ class LevelChart(Sourced):
 
 
 class Tables(Strict):
-    """The whole set of charts (one file)."""
+    """The whole set of charts (one file). A value: its content digest (:attr:`key`) is made once, when the
+    file is validated, and memo keys use it (two files with the same charts share their memoised odds;
+    any changed value gives another key)."""
 
     game: Literal["tbf"] = "tbf"
     fatigue: FatigueTable
@@ -286,6 +297,31 @@ class Tables(Strict):
     melee: MeleeTable
     terrain: TerrainChart
     levels: LevelChart
+    _key: str = PrivateAttr(default="")
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._key = "tables:" + digest(self.model_dump(mode="json"))
+
+    def model_copy(self, *, update=None, deep: bool = False):
+        out = super().model_copy(update=update, deep=deep)
+        if update:                      # a changed copy is another value
+            out._key = "tables:" + digest(out.model_dump(mode="json"))
+        return out
+
+    @property
+    def key(self) -> str:
+        """The content digest: what memo keys hold instead of the object."""
+        return self._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Tables):
+            return NotImplemented
+        return self._key == other._key
 
     def check(self, name: str) -> CheckDef:
         try:
