@@ -17,32 +17,20 @@ from engine import n20
 
 from .background import Background
 from .dist_bars import STYLESHEET as BARS_CSS, bars_html, fmt_pct
-from .n20_battle_form import (FLAG_HELP, UNIT_FLAGS, UNIT_TYPES, BattlePlan, UnitEntry, entry_from_unitdef,
-                              scenario_choices, scenario_units, side_probabilities)
+from .n20_battle_form import FLAG_HELP, UNIT_FLAGS, UNIT_TYPES, BattlePlan, UnitEntry, side_probabilities
 from .n20_rule_notes import note
 from .provenance import STYLESHEET as BADGE_CSS, badge_html
-from .lazy import lazy_card
-from .layout import flow
 from .tables_upload import FileLoader
+from .n20_plan_view import ODDS_CSS, plan_view
 
-__all__ = ["plan_inputs", "plan_results", "odds_html", "results_html", "CRT_COLOURS", "RESULTS_CSS"]
+__all__ = ["plan_inputs", "plan_results", "plan_uploader", "odds_html", "results_html", "CRT_COLOURS", "RESULTS_CSS"]
 
 #: seconds one odds request may take (a battle of the form is bounded: it answers in milliseconds)
 ODDS_BUDGET_S = 20.0
 CRT_COLOURS = {"AB": "#b71c1c", "AR": "#e53935", "AW": "#ef9a9a", "N": "#9e9e9e", "EX": "#8e24aa",
                "DW": "#a5d6a7", "DR": "#43a047", "DB": "#1b5e20"}
 CRT_ORDER = ["AB", "AR", "AW", "N", "EX", "DW", "DR", "DB"]
-RESULTS_CSS = BARS_CSS + BADGE_CSS + """
-.odds-head {font-size:15px;margin:4px 0 8px 0}
-.odds-head .big {font-size:22px;font-weight:700;color:#2f4f6f}
-.odds-lines {font-size:12px;color:#444;margin:0 0 6px 0;padding-left:16px}
-.odds-error {color:#b71c1c;font-weight:600}
-table.outcomes, table.morale {border-collapse:collapse;font-size:12px;width:100%}
-table.crt-column {border-collapse:collapse;font-size:12px;margin:4px 0}
-table.crt-column td, table.crt-column th {border:1px solid #e0e0e0;padding:2px 8px;text-align:center}
-table.outcomes td, table.outcomes th, table.morale td, table.morale th {border-bottom:1px solid #e0e0e0;padding:2px 6px;text-align:left}
-.rule-tag {background:#eef;border-radius:3px;padding:0 4px;font-size:11px;cursor:help}
-"""
+RESULTS_CSS = BARS_CSS + BADGE_CSS + ODDS_CSS
 
 
 def _rule(rule: str) -> str:
@@ -368,71 +356,21 @@ def _units_table(plan: BattlePlan, role: str) -> UnitsEditor:
     return table
 
 
-def _scenario_picker(plan: BattlePlan):
-    ids = list(scenario_choices())
-    scen = pn.widgets.Select(name="scenario counters", options=ids, value=ids[0] if ids else None, width=160)
-    pick = pn.widgets.MultiChoice(name="units", options=[], width=300)
-    status = pn.pane.Markdown("", margin=(0, 5))
-
-    def refresh(*_):
-        try:
-            us = scenario_units(scen.value)
-        except Exception as exc:  # a broken scenario file: say so, keep the page
-            status.object = f"cannot read scenario: {exc}"
-            return
-        pick.options = {f"{u.name} ({u.side} {u.type} {u.strength}-{u.movement})": uid for uid, u in us.items()}
-
-    scen.param.watch(refresh, "value")
-    refresh()
-
-    def add(role):
-        us = scenario_units(scen.value)
-        with plan.hold():
-            for uid in pick.value:
-                u = us[uid]
-                if role == "attacker" and len(plan.attackers) == 0:
-                    plan.attacker_side = u.side
-                plan.add_unit(role, entry_from_unitdef(u, plan.edition))
-        pick.value = []
-
-    b_att = pn.widgets.Button(name="add as attackers", button_type="primary", width=140)
-    b_def = pn.widgets.Button(name="add as defenders", button_type="primary", width=140)
-    b_att.on_click(lambda _: add("attacker"))
-    b_def.on_click(lambda _: add("defender"))
-    return pn.Column(flow(scen, pick), flow(b_att, b_def), status, sizing_mode="stretch_width")
-
-
 def plan_inputs(plan: BattlePlan, with_picker: bool = True, with_upload: bool = True):
-    p = plan.param
-    general = pn.Column(
-        flow(pn.widgets.Select.from_param(p.edition, width=90, css_classes=["edition"]),
-               pn.widgets.Select.from_param(p.attacker_side, name="attacker", width=100),
-               pn.widgets.Select.from_param(p.terrain, name="defender's terrain", width=120, css_classes=["terrain"]),
-               pn.widgets.MultiChoice.from_param(p.hexside, name="hexside attacked across", width=230)),
-        flow(pn.widgets.Checkbox.from_param(p.reserves_attacker, name="attacker commits reserves (12.5)",
-                                              css_classes=["reserves-attacker"]),
-               pn.widgets.Checkbox.from_param(p.reserves_defender, name="defender commits reserves (12.5)",
-                                              css_classes=["reserves-defender"]),
-               pn.widgets.Checkbox.from_param(p.defender_upslope, name="defender upslope")),
-        margin=0)
-    options = lazy_card("Optional rules and details", lambda: pn.Column(
-        flow(pn.widgets.Checkbox.from_param(p.countercharge, name="countercharge (8.2.2)"),
-               pn.widgets.Checkbox.from_param(p.fatigue, name="fatigue (16.8, v3)"),
-               pn.widgets.Checkbox.from_param(p.reliability_checks, name="Portuguese reliability (16.9, v2)")),
-        flow(pn.widgets.Select.from_param(p.command, name="leader command (16.9.4)", width=150),
-               pn.widgets.IntInput.from_param(p.artillery_support, name="artillery support (16.3.1)", width=150),
-               pn.widgets.IntInput.from_param(p.reduce_to, name="reduce to (9.5)", width=110),
-               pn.widgets.IntInput.from_param(p.morale_attacker, name="attacker morale", width=110),
-               pn.widgets.IntInput.from_param(p.morale_defender, name="defender morale", width=110))))
-    parts = [general, _units_table(plan, "attacker"), _units_table(plan, "defender"), options]
-    if with_picker:
-        parts.insert(1, lazy_card("Pick units from a scenario", lambda: _scenario_picker(plan)))
-    if with_upload:
+    """The plan's inputs (general, units tables, optional rules, scenario picker, tables upload) as one
+    browser component (:class:`~dashboards.components.n20_plan_view.PlanView`, two Bokeh models)."""
+    return plan_view(plan, with_results=False, with_picker=with_picker, with_upload=with_upload,
+                     uploader=plan_uploader(plan) if with_upload else None)
+
+
+def plan_uploader(plan: BattlePlan) -> FileLoader:
+    """The plan's tables upload (the engine's own loader and messages; kept as ``plan._uploader``)."""
+    up = getattr(plan, "_uploader", None)
+    if up is None:
         def loader(path):
             return n20.load_tables(path)
 
         up = FileLoader(loader, on_loaded=plan.use_tables, on_reset=plan.reset_tables,
                         label="Your own tables file (CRT, TEC, ...)")
-        parts.append(lazy_card("Tables (load your own file)", up.panel, css_classes=["tables-card"]))
         plan._uploader = up  # keep a handle for tests
-    return pn.Column(*parts, sizing_mode="stretch_width")
+    return up

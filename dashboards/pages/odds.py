@@ -4,8 +4,8 @@ from __future__ import annotations
 import panel as pn
 
 from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.layout import columns, flow
-from dashboards.components.n20_odds_view import plan_inputs, plan_results
+from dashboards.components.n20_odds_view import plan_uploader
+from dashboards.components.n20_plan_view import plan_view
 
 TITLE = "Odds explorer (Napoleonic 20)"
 SUMMARY = ("Set up an attack (units, terrain, reserves, options) and see at once the differential, the CRT "
@@ -33,42 +33,40 @@ INTRO_HTML = ("<p>"
 
 
 def page():
+    """Plan A's inputs and odds as one browser component (two Bokeh models); plan B is built, as another,
+    the first time compare mode is turned on (issue 17.1)."""
     a = _plan("Plan A")
     examples = example_battles()
-    pick = pn.widgets.Select(name="load an example battle into plan A", options=[""] + list(examples), width=280)
+    view_a = plan_view(a, title="Plan A", uploader=plan_uploader(a), toolbar=True, intro_html=INTRO_HTML,
+                       examples=list(examples), css_classes=["plan-a"], styles=_PLAN_STYLES)
+    plans = pn.Column(view_a, sizing_mode="stretch_width", margin=0, stylesheets=[_PLANS_CSS],
+                      css_classes=["odds-plans"])
+    state: dict = {}
 
     def load_example(event):
-        if event.new:
-            a.load_battle_file(examples[event.new])
+        name = (event.new or {}).get("value")
+        if name in examples:
+            a.load_battle_file(examples[name])
 
-    pick.param.watch(load_example, "value")
-    compare = pn.widgets.Toggle(name="Compare with a second plan", value=False, css_classes=["compare-toggle"],
-                                width=230)
-    copy = pn.widgets.Button(name="Copy plan A into plan B", width=200, visible=False, css_classes=["copy-a-to-b"])
-    inputs_a = pn.Column(pn.pane.HTML("<h3>Plan A</h3>", margin=(0, 5)), plan_inputs(a), sizing_mode="stretch_width")
-    results_a = plan_results(a)
-    # side by side where there is room (each at least 460 px), one above the other on a narrow screen
-    body = columns(inputs_a, pn.Column(results_a, sizing_mode="stretch_width", css_classes=["plan-a"]), basis=460)
-    state: dict = {}
+    def copy(_):
+        if "b" in state:
+            state["b"].copy_from(a)
 
     def toggle(event):
         if event.new and "b" not in state:  # plan B is built the first time it is asked for
             b = state["b"] = BattlePlan(title="Plan B")
             b.copy_from(a)
-            copy.on_click(lambda _: b.copy_from(a))
-            state["col_b"] = pn.Column(pn.pane.HTML("<h3>Plan B</h3>", margin=(0, 5)), plan_inputs(b, with_upload=False),
-                                       plan_results(b), sizing_mode="stretch_width", css_classes=["plan-b"])
-            # plan A's column for this mode is built afresh (widgets on the same plan): moving the one-mode
-            # panes into a new column left the browser's layout stale, the results drawn over the unit tables
-            state["col_a"] = pn.Column(pn.pane.HTML("<h3>Plan A</h3>", margin=(0, 5)), plan_inputs(a),
-                                       plan_results(a), sizing_mode="stretch_width", css_classes=["plan-a"])
-        copy.visible = event.new
-        if event.new:  # two columns: each plan's inputs above its results
-            body[:] = columns(state["col_a"], state["col_b"], basis=460).objects
-        else:
-            body[:] = columns(inputs_a, pn.Column(results_a, sizing_mode="stretch_width", css_classes=["plan-a"]),
-                              basis=460).objects
+            state["view"] = plan_view(b, title="Plan B", with_upload=False, css_classes=["plan-b"],
+                                      layout="stacked", styles=_PLAN_STYLES)
+        view_a.layout = "stacked" if event.new else "side"   # each plan's inputs above its odds
+        plans.objects = [view_a, state["view"]] if event.new else [view_a]
 
-    compare.param.watch(toggle, "value")
-    intro = pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width")
-    return pn.Column(intro, flow(pick, compare, copy), body, sizing_mode="stretch_width")
+    view_a.param.watch(load_example, "example")
+    view_a.param.watch(copy, "copy")
+    view_a.param.watch(toggle, "compare")
+    return plans
+
+
+#: the plans side by side where there is room (each at least 460 px), one above the other on a narrow screen
+_PLANS_CSS = ":host {flex-direction:row !important;flex-wrap:wrap;gap:8px 24px;align-items:flex-start}"
+_PLAN_STYLES = {"flex": "1 1 460px", "min-width": "min(460px, 100%)"}
