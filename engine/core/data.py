@@ -163,18 +163,20 @@ def _check_expansion(root, file: str) -> None:
     """Refuse a composed YAML graph whose aliases expand past :data:`MAX_NODES` values or
     :data:`MAX_DEPTH` levels, or that contains itself. Linear in the graph (sizes are memoised by
     node), so a 550-byte alias bomb is refused at once instead of being expanded."""
-    size: dict[int, int] = {}
-    depth: dict[int, int] = {}
-    visiting: set[int] = set()
+    # keyed by the node objects themselves (a YAML node hashes by identity, which is what an alias
+    # shares; holding the node keeps its key from being reused, as an id() could be)
+    size: dict = {}
+    depth: dict = {}
+    visiting: set = set()
     stack = [(root, False)]
     while stack:
         node, done = stack.pop()
-        nid = id(node)
+        nid = node
         kids = _children(node)
         if done:
             visiting.discard(nid)
-            size[nid] = 1 + sum(size[id(k)] for k in kids)
-            depth[nid] = (1 + max(depth[id(k)] for k in kids)) if kids else 0
+            size[nid] = 1 + sum(size[k] for k in kids)
+            depth[nid] = (1 + max(depth[k] for k in kids)) if kids else 0
             if size[nid] > MAX_NODES:
                 raise DataError(file, "", f"at most {MAX_NODES} values once YAML aliases are expanded "
                                           f"(this document expands to more: an alias bomb?)")
@@ -188,7 +190,7 @@ def _check_expansion(root, file: str) -> None:
         visiting.add(nid)
         stack.append((node, True))
         for k in kids:
-            if id(k) not in size:
+            if k not in size:
                 stack.append((k, False))
 
 

@@ -77,7 +77,7 @@ class Tree:
         """Nodes as dicts; with ``subtrees`` (a list to fill) sub-procedure trees are listed once and referred to."""
         result = result or jsonable
         outcome = outcome or jsonable
-        index: dict[int, int] = {}
+        index: dict = {}    # sub-procedure key (a value: equal requests share one tree) -> position
 
         def conv(n: Node, depth: int) -> dict:
             d: dict[str, Any] = {"kind": n.kind if n.children else "leaf",
@@ -95,7 +95,7 @@ class Tree:
             d["rule"] = n.rule
             d["request"] = n.label
             if subtrees is not None and n.subtree is not None and n.subtree.root is not None:
-                key = id(n.subtree)
+                key = n.request.key
                 if key not in index:
                     index[key] = len(subtrees)
                     subtrees.append(None)
@@ -133,17 +133,17 @@ class Tree:
         A sub-procedure's own tree is drawn (marked with ``:``) the first time it appears, then referred to.
         """
         lines: list[str] = []
-        shown: set[int] = set()
+        shown: set = set()    # keys of the sub-procedures drawn so far (values, not object ids)
 
         def fmt_p(n: Node) -> str:
             return "" if n.probability is None else f" [{n.probability}]"
 
         def go(n: Node, indent: str, depth: int) -> None:
             if expand_subs and n.subtree is not None and n.subtree.root is not None:
-                if id(n.subtree) in shown:
+                if n.request.key in shown:
                     lines.append(f"{indent}: (its steps are drawn above)")
                 else:
-                    shown.add(id(n.subtree))
+                    shown.add(n.request.key)
                     lines.append(f"{indent}: inside {n.label} (rule {n.rule}):")
                     go(n.subtree.root, indent + ":   ", depth)
             for c in n.children:

@@ -17,6 +17,8 @@ from engine.core.areas import AreaGraph, Border
 from engine.core.data import Sourced, Strict, data_path, load_yaml, provenance_kind
 from engine.core.errors import DataError
 
+from .fingerprint import Fingerprinted
+
 __all__ = ["Board", "load_board", "default_board", "MAP_FILE", "CLOSE_TERRAIN", "OPEN_TERRAIN"]
 
 MAP_FILE = data_path("lob", "albuera", "map.yaml")
@@ -47,7 +49,7 @@ class VictoryAreas(Strict):
     hold_at_end: tuple[str, ...] = ()
 
 
-class MapSpec(Sourced):
+class MapSpec(Fingerprinted, Sourced):
     areas: tuple[AreaSpec, ...] = Field(min_length=2)
     borders: tuple[BorderSpec, ...] = Field(min_length=1)
     victory_areas: VictoryAreas = VictoryAreas()
@@ -68,6 +70,9 @@ class Board:
 
     def __init__(self, spec: MapSpec, file: str = "<map>"):
         self.spec = spec
+        #: the digest of the map's content (computed once, when the file was read): two boards made from
+        #: equal maps are equal and hash alike, wherever they were loaded from
+        self.fingerprint = spec.fingerprint
         self.file = file
         self.source = spec.source
         self.provenance = provenance_kind(spec.source)
@@ -122,6 +127,12 @@ class Board:
                            next((c for c in ("bridge", "ford") if c in b.features), None), "road" in b.features)
             for pair, b in ((b.areas, b) for b in self.graph.borders())
         }
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Board) and self.fingerprint == other.fingerprint)
+
+    def __hash__(self) -> int:
+        return hash(("Board", self.fingerprint))
 
     # areas ---------------------------------------------------------------------------------------
     @property

@@ -95,8 +95,8 @@ class GreedyBot:
             goals = ["Albuera", "28"] + list(g.board.spec.victory_areas.french_infantry_wins)
         else:
             goals = [a for a in ("Albuera", "28") if g.holder(a) != "Allied"] or ["Albuera", "28"]
-        if self._board is not g.board:              # the map is fixed for a game: distances are kept
-            self._board, self._dist = g.board, {}
+        if self._board != g.board.fingerprint:      # distances are kept per map (by its content)
+            self._board, self._dist = g.board.fingerprint, {}
         ds = self._dist.get(area)
         if ds is None:
             ds = self._dist[area] = g.board.graph.distances(area)

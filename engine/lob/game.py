@@ -38,14 +38,17 @@ class Setup:
     options: frozenset = frozenset()
     morale_bid: tuple = ()          # Albuera option 1: ((side, morale points paid), ...), kept for the record
 
+    # a value: the map, scenario and tables count by their content (each one's fingerprint, computed once
+    # when it was loaded), so two games set up from equal files are equal and meet in memo keys
+    def _key(self) -> tuple:
+        return (self.board.fingerprint, self.scenario.fingerprint, self.tables.fingerprint, self.options,
+                self.morale_bid)
+
     def __hash__(self):
-        return hash((id(self.board), id(self.scenario), self.tables.fingerprint, self.options, self.morale_bid))
+        return hash(self._key())
 
     def __eq__(self, other):
-        return isinstance(other, Setup) and (self.board is other.board and self.scenario is other.scenario
-                                             and self.tables.fingerprint == other.tables.fingerprint
-                                             and self.options == other.options
-                                             and self.morale_bid == other.morale_bid)
+        return self is other or (isinstance(other, Setup) and self._key() == other._key())
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,9 @@ def _names(d: dict, key: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Game:
-    setup: Setup = field(compare=False, repr=False)
+    # the set-up counts in a position's equality and hash (by value: see Setup), so positions of games
+    # with other tables, options or a changed map never meet in a memo
+    setup: Setup = field(repr=False)
     turn: int = 1
     player: str = "French"
     phase: str = "admin"          # setup (option 6) | admin | command | over

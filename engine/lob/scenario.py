@@ -11,6 +11,7 @@ from engine.core.data import Sourced, Strict, data_path, load_yaml
 from engine.core.errors import DataError, RuleViolation
 
 from .board import Board, default_board
+from .fingerprint import Fingerprinted
 from .units import Unit
 
 __all__ = ["ScenarioSpec", "UnitEntry", "initial_leaders", "LEADER_ATTRIBUTES", "load_scenario", "default_scenario", "SCENARIO_FILE", "OPTIONS",
@@ -53,7 +54,9 @@ class Morale(Strict):
     Allied: int
 
 
-class ScenarioSpec(Sourced):
+class ScenarioSpec(Fingerprinted, Sourced):
+    """The scenario as loaded; equal and hashable by its content (``fingerprint``, computed once)."""
+
     name: str
     first_player: Literal["French", "Allied"]
     turns: int = Field(ge=1)

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from functools import lru_cache
-import hashlib
-import json
 from pathlib import Path
 
 from pydantic import Field
 
 from engine.core.data import Sourced, Strict, data_path, load_yaml, provenance_kind
 from engine.core.errors import DataError
+
+from .fingerprint import Fingerprinted
 
 __all__ = ["Tables", "load_tables", "default_tables", "TABLES_FILE"]
 
@@ -95,10 +95,10 @@ class CommandTable(Sourced):
     Allied: tuple[CommandStep, ...] = Field(min_length=1)
 
 
-_FINGERPRINTS: dict[int, tuple] = {}
+class Tables(Fingerprinted, Strict):
+    """Every chart of the game; ``fingerprint`` (a digest of every value, computed once when loaded) stands
+    for them in memo keys, so two tables never share a cache entry and two equal loads share one."""
 
-
-class Tables(Strict):
     combat: CombatMods
     fire: FireTable
     retreat: RetreatTable
@@ -106,15 +106,6 @@ class Tables(Strict):
     terrain: TerrainTable
     optional: OptionalTable
     command: CommandTable
-
-    @property
-    def fingerprint(self) -> str:
-        """A short digest of every value, used in memo keys so two tables never share a cache entry."""
-        hit = _FINGERPRINTS.get(id(self))
-        if hit is None or hit[0] is not self:
-            fp = hashlib.sha1(json.dumps(self.model_dump(), sort_keys=True).encode()).hexdigest()[:12]
-            hit = _FINGERPRINTS[id(self)] = (self, fp)
-        return hit[1]
 
     def provenance(self) -> dict[str, dict]:
         """Each block's ``source`` and badge kind, for the CLI and the page."""
