@@ -21,7 +21,11 @@ Steps (rule numbers from the v3.0 standard rules, 000; the older edition 001 dif
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace as _replace
-from functools import cached_property, lru_cache, partial
+from collections import OrderedDict
+from dataclasses import fields as _fields
+from functools import lru_cache, partial
+import threading
+from types import MappingProxyType
 from itertools import combinations
 from math import ceil
 from pathlib import Path
@@ -128,9 +132,12 @@ class BattleModel(Strict):
 # ------------------------------------------------------------------------------------------------
 # Battle value
 # ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class Battle:
-    """A battle ready to resolve. Immutable; hashed by identity."""
+    """A battle ready to resolve: a value (equal battles are equal and hash alike). What is derived from
+    it (the unit index, its hash) is made at construction; what its deterministic steps work out is kept
+    in bounded module caches keyed by the battle value (:func:`_cached`, :func:`_strengths_of`), never
+    written into it."""
 
     tables: Tables
     attackers: tuple[Unit, ...]
@@ -154,15 +161,30 @@ class Battle:
     others: tuple[Unit, ...] = ()
     name: str = ""
     file: str = "<battle>"
-    # caches of deterministic steps (speed only); not an init field, so dataclasses.replace() gives a copy
-    # with its own, empty cache
-    memo: dict = field(default_factory=dict, repr=False, init=False, compare=False)
+    # derived at construction (not fields of the value: dataclasses.replace() makes them afresh)
+    _units: dict = field(default=None, init=False, repr=False, compare=False)
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _derive_battle(self)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __getstate__(self) -> dict:
+        # a string hashes differently in another process: the hash is made again there
+        return {k: v for k, v in self.__dict__.items() if k not in ("_units", "_hash")}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        _derive_battle(self)
 
     @property
     def edition(self) -> str:
         return self.tables.edition
 
-    @cached_property
+    @property
     def rules(self):
         return self.tables.rules
 
@@ -174,13 +196,13 @@ class Battle:
     def on_map(self) -> bool:
         return self.board is not None
 
-    @cached_property
+    @property
     def units(self) -> dict[str, Unit]:
-        return {u.id: u for u in self.attackers + self.defenders + self.others}
+        return self._units
 
-    @cached_property
+    @property
     def prepared(self) -> "Strengths":
-        return strengths(self)
+        return _strengths_of(self)
 
     def morale_levels(self) -> dict[str, int] | None:
         return dict(self.morale) if self.morale is not None else None
@@ -193,6 +215,41 @@ class Battle:
         if self.board is not None:
             out["map"] = self.board.name
         return out
+
+
+def _derive_battle(b: Battle) -> None:
+    global _BATTLE_FIELDS
+    if _BATTLE_FIELDS is None:
+        _BATTLE_FIELDS = tuple(f for f in _fields(Battle) if f.compare)
+    object.__setattr__(b, "_units", MappingProxyType({u.id: u for u in b.attackers + b.defenders + b.others}))
+    object.__setattr__(b, "_hash", hash(tuple(getattr(b, f.name) for f in _BATTLE_FIELDS)))
+
+
+@lru_cache(maxsize=1024)
+def _strengths_of(b: Battle) -> "Strengths":
+    # keyed by the battle value; a banned reserve raises (and nothing is kept)
+    return strengths(b)
+
+
+_BATTLE_FIELDS = None
+
+#: what the deterministic steps of a battle work out, keyed by (battle value, step key); bounded, first in
+#: first out, guarded by a lock so that threads share it (at worst a value is worked out twice)
+_STEPS: "OrderedDict[tuple, object]" = OrderedDict()
+_STEPS_SIZE = 8192
+_STEPS_LOCK = threading.Lock()
+
+
+def _cached(b: Battle, key, make):
+    k = (b, key)
+    hit = _STEPS.get(k)
+    if hit is None:
+        hit = make()
+        with _STEPS_LOCK:
+            _STEPS[k] = hit
+            if len(_STEPS) > _STEPS_SIZE:
+                _STEPS.popitem(last=False)
+    return hit
 
 
 # ------------------------------------------------------------------------------------------------
@@ -887,13 +944,6 @@ _RESULT_RULE = {"AB": "9.6 [A]", "AR": "9.6 [B]", "AW": "9.6 [C]", "DB": "9.6 [D
                 "DW": "9.6 [F]", "EX": "9.6 [G]", "N": "9.6 [H]"}
 
 
-def _cached(b: Battle, key, make):
-    hit = b.memo.get(key)
-    if hit is None:
-        hit = b.memo[key] = make()
-    return hit
-
-
 def _losses(b: Battle, code: str):
     """Which units break and which retreat for a CRT result (9.6 [A]-[H], 16.3.2)."""
     result = code
@@ -1060,11 +1110,7 @@ def _positions(b: Battle, fates: dict) -> tuple:
     Empty without a map: context-free retreat paths do not depend on where the others stand."""
     if b.board is None:
         return ()
-    key = ("positions", tuple(fates.values()))
-    hit = b.memo.get(key)
-    if hit is None:
-        hit = b.memo[key] = _positions_now(b, fates)
-    return hit
+    return _cached(b, ("positions", tuple(fates.values())), lambda: _positions_now(b, fates))
 
 
 def _positions_now(b: Battle, fates: dict) -> tuple:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
+from engine.core.errors import RuleViolation
 from engine.core.game import RandomBot as CoreRandomBot, play_game as core_play_game
 from engine.core.procedure import Choose, Request
 
 from .actions import Action
 from .exclusive import fieldworks_possible, needs_release_pick
 from .memo import memo
+from .movement import check_can_move, reach as move_reach
 from .state import GameState
 from .types import is_garrison, other
 from . import rules as R
@@ -178,13 +180,33 @@ class GreedyBot(_OldInterface):
         for u in state.units:
             if u.id in skip or u.moved or u.status not in ("map", "due") or sc.units[u.id].side != side:
                 continue
-            # a unit's move candidates are its reachable hexes, each legal (the loop checks the pick again)
-            moves = [a for a in _rules().candidates(state, u.id) if a.kind == "move"]
-            best = self._best_move(state, moves) if moves else None
+            # a unit's move candidates are its reachable hexes (the ones handlers.candidates lists for it,
+            # each legal): scored straight from the reach, and only the pick made an action (the loop
+            # checks the pick again before playing it)
+            best = self._best_reach(state, u)
             if best is not None:
-                return best
+                return Action.move("move", u.id, best.path)
             skip.add(u.id)
         return Action("end_phase")
+
+    def _best_reach(self, state: GameState, u):
+        """The best of the unit's moves (as :meth:`_best_move` would pick among its move actions): the
+        highest gain above the threshold, ties to the first hex in label order; None when none is worth it."""
+        try:
+            check_can_move(state, u.id)
+        except RuleViolation:
+            return None
+        reach = move_reach(state, u.id)
+        if not reach:
+            return None
+        score = self._scorer(state, u.id)
+        here = score(u.hex) if u.status == "map" else -99.0
+        best_h, best_gain = None, 0.25
+        for h in reach:
+            gain = score(h) - here
+            if gain > best_gain or (gain == best_gain and best_h is not None and h < best_h):
+                best_h, best_gain = h, gain
+        return None if best_h is None else reach[best_h]
 
     def _score(self, state: GameState, uid: str, hex_: str) -> float:
         return self._scorer(state, uid)(hex_)

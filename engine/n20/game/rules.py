@@ -401,42 +401,91 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     ma = movement_allowance(state, uid)
     if u.square:
         ma -= 1   # 17.1: the first point removes the In Square marker
-    starts: list[tuple[str | None, int]] = []
-    if u.status == "map":
-        if not night_v3 and u.hex in ezoc and not leader:
-            return {}   # 6.8: stuck in an enemy ZOC by day
-        starts.append((u.hex, 0))
-    elif u.status == "due":
-        pass  # handled by entry_options
-    locs = board.loc_hexes(side)
+    if u.status != "map":
+        return {}       # a reinforcement enters by entry_options (11.1)
+    if not night_v3 and u.hex in ezoc and not leader:
+        return {}       # 6.8: stuck in an enemy ZOC by day
+    start = u.hex
+    # what the search reads, cut down to the hexes it can get to (every step costs at least one point,
+    # so no hex farther than the budget in steps is ever looked at): the same key for the same
+    # neighbourhood, whatever happens elsewhere on the map, in this game or another one
+    routed = bool(u.routed and rules.routed_markers)
+    rugged_free = _rugged_free(state, d)
+    cossack = _may_pay_surcharge(state, d)
+    ball = _ball(board, sc.tables, start, max(ma + 1, 1))     # the road bonus (6.6); 6.2's one hex
+    if ball is None:
+        near_enemies, near_ezoc = enemies, ezoc
+    else:
+        near_enemies = _near(enemies, ball)
+        near_ezoc = _near(ezoc, ball)
+    merged, extra = _reach_search(board, sc.tables, start, ma, near_enemies, near_ezoc, night_v3, spent, leader,
+                                  road_bound, rugged_free, cossack, side if routed else None)
+    if friends and not leader:
+        out = {h: r for h, r in merged if h not in friends or _cadre_meets_cadre(state, d, h)}
+        for n, r in extra:
+            if n not in friends:       # 6.9
+                out[n] = r
+    else:
+        out = dict(merged)
+        out.update(extra)
+    if d.has("guard") and out:
+        out = _guard_flags(state, uid, out)
+    return out
 
-    def loc_dist(h):
-        return min((distance(board, h, l) for l in locs), default=0)
 
-    def can_enter(a, b) -> int | None:
-        if b in enemies:
-            return None
-        c = _step_cost(state, board, a, b)
-        if c is None:
-            return None
-        if night_v3 and b in ezoc:
-            return None   # 7.6 / 14.0 (v3): EZOC hexes are prohibited at night
-        if spent and b in ezoc:
-            return None   # 16.8.3
-        if road_bound and (a is None or not board.is_road_link(a, b)) and a is not None:
-            return None   # 16.7.6 / 6.10
-        if u.routed and rules.routed_markers and a is not None and loc_dist(b) >= loc_dist(a):
-            return None   # 9.6.3: only onward, away toward the LOC (9.8.6)
-        if leader and a is not None and a in ezoc and b in ezoc:
-            return None   # 16.9.2: not straight from one EZOC into another
-        return c
+def _near(hexes: frozenset, ball: frozenset) -> frozenset:
+    """The hexes of ``hexes`` inside ``ball`` (iterating the smaller of the two)."""
+    if len(hexes) <= len(ball):
+        return frozenset(h for h in hexes if h in ball)
+    return frozenset(h for h in ball if h in hexes)
 
-    # the same rules for the search, as sets looked up per step (see _successors)
-    edges = _edges(board, sc.tables)
+
+@lru_cache(maxsize=8192)
+def _ball(board: Board, tables, start: str, budget: int) -> frozenset | None:
+    """The hexes within ``budget`` Movement Points of ``start`` at the cheapest step the board has
+    (None when some step is free: then nothing is cut), keyed by value."""
+    low = _cheapest_step(board, tables)
+    if low <= 0:
+        return None
+    radius = budget // low
+    nbrs = neighbours_map(board)
+    seen = {start}
+    frontier = [start]
+    for _ in range(radius):
+        nxt = []
+        for h in frontier:
+            for n in nbrs[h]:
+                if n not in seen:
+                    seen.add(n)
+                    nxt.append(n)
+        frontier = nxt
+    return frozenset(seen)
+
+
+@lru_cache(maxsize=64)
+def _cheapest_step(board: Board, tables) -> int:
+    return min((c for row in _edges(board, tables).values() for _, c, _, _ in row), default=1)
+
+
+@lru_cache(maxsize=16384)
+def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset, ezoc: frozenset,
+                  night_v3: bool, spent: bool, leader: bool, road_bound: bool, rugged_free: bool,
+                  cossack: bool, routed_side: str | None) -> tuple[tuple, tuple]:
+    """The searches of :func:`reachable` from ``start`` (6.2-6.8, 7.6/14.0, 9.6.3, 16.7, 16.8.3, 16.9.2),
+    keyed by every value they read (``enemies``/``ezoc``: the enemy and enemy-ZOC hexes near ``start``;
+    ``routed_side``: the side whose LOC a Routed! unit moves away toward, 9.6.3, or None). Returns the
+    hexes reached, in the order found, before the 6.9 stacking filter (the caller applies it, it depends
+    on the friendly units), and the one-hex moves 6.2 grants beside them."""
+    edges = _edges(board, tables)
     blocked = enemies | ezoc if (night_v3 or spent) else enemies     # 6.3; 7.6/14.0 (v3); 16.8.3
     stop_in = ezoc if not night_v3 else frozenset()                  # 6.7
     onward = None
-    if u.routed and rules.routed_markers:
+    loc_dist = None
+    if routed_side is not None:
+        locs = board.loc_hexes(routed_side)
+
+        def loc_dist(h):
+            return min((distance(board, h, l) for l in locs), default=0)
         ld: dict = {}
 
         def onward(a, b):                                           # 9.6.3
@@ -447,37 +496,50 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
             if db is None:
                 db = ld[b] = loc_dist(b)
             return db < da
-    rugged_free = _rugged_free(state, d)
-    cossack = _may_pay_surcharge(state, d)
+
+    def can_enter(a, b) -> int | None:
+        if b in enemies:
+            return None
+        c = _step_cost_cached(board, tables, a, b)
+        if c is None:
+            return None
+        if night_v3 and b in ezoc:
+            return None   # 7.6 / 14.0 (v3): EZOC hexes are prohibited at night
+        if spent and b in ezoc:
+            return None   # 16.8.3
+        if road_bound and (a is None or not board.is_road_link(a, b)) and a is not None:
+            return None   # 16.7.6 / 6.10
+        if loc_dist is not None and a is not None and loc_dist(b) >= loc_dist(a):
+            return None   # 9.6.3: only onward, away toward the LOC (9.8.6)
+        if leader and a is not None and a in ezoc and b in ezoc:
+            return None   # 16.9.2: not straight from one EZOC into another
+        return c
+
     out: dict[str, Reach] = {}
-    for start, base in starts:
-        for road_only in (False, True):
-            if road_only and not any(board.is_road_link(start, n) for n in neighbours_map(board)[start]):
-                continue     # no road leaves the start hex: a road-only move (6.6) goes nowhere
-            budget = ma + (1 if road_only else 0)
-            res = _run_search(start, base, budget,
-                              _successors(edges, road_only, blocked, stop_in, rugged_free, road_bound,
-                                          budget if cossack else None, onward, ezoc if leader else None))
-            for h, (cost, path) in res.items():
-                if h == start:
+    nbrs = neighbours_map(board)
+    for road_only in (False, True):
+        if road_only and not any(board.is_road_link(start, n) for n in nbrs[start]):
+            continue     # no road leaves the start hex: a road-only move (6.6) goes nowhere
+        budget = ma + (1 if road_only else 0)
+        res = _run_search(start, 0, budget,
+                          _successors(edges, road_only, blocked, stop_in, rugged_free, road_bound,
+                                      budget if cossack else None, onward, ezoc if leader else None))
+        for h, (cost, path) in res.items():
+            if h == start:
+                continue
+            if h not in out or (not road_only and out[h].road) or cost < out[h].cost:
+                if h in out and not out[h].road and road_only:
                     continue
-                if h in friends and not leader and not _cadre_meets_cadre(state, d, h):
-                    continue   # 6.9: may pass through, not end on a friend (16.6.2: cadres may pair up)
-                if h not in out or (not road_only and out[h].road) or cost < out[h].cost:
-                    if h in out and not out[h].road and road_only:
-                        continue
-                    out[h] = Reach(h, cost, path, None, road_only)
-        # 6.2: one hex is always possible (unless prohibited)
-        if start is not None:
-            for n in board.neighbours(start):
-                if n in out or (n in friends and not leader):
-                    continue
-                c = can_enter(start, n)
-                if c is not None:
-                    out[n] = Reach(n, c, (start, n), None, False)
-    if d.has("guard") and out:
-        out = _guard_flags(state, uid, out)
-    return out
+                out[h] = Reach(h, cost, path, None, road_only)
+    # 6.2: one hex is always possible (unless prohibited)
+    extra = []
+    for n in board.neighbours(start):
+        if n in out:
+            continue
+        c = can_enter(start, n)
+        if c is not None:
+            extra.append((n, Reach(n, c, (start, n), None, False)))
+    return tuple(out.items()), tuple(extra)
 
 
 def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
