@@ -35,7 +35,7 @@ from .dist_bars import fmt_pct
 from .n20_rule_notes import note as n20_note, rule_number
 
 __all__ = ["PlotNode", "TreeLayout", "layout_tree", "positions", "auto_open_depth", "tree_figure", "outline_html", "TreePlot",
-           "rule_note_for", "describe", "frac_text", "MAX_NODES", "OUTLINE_CSS"]
+           "rule_note_for", "describe", "frac_text", "MAX_NODES", "OUTLINE_CSS", "figure_data", "outline_for", "prepare"]
 
 #: nodes drawn at most (a computing limit of the page, not a rule): the rest is marked "not drawn"
 MAX_NODES = 1500
@@ -389,7 +389,8 @@ for (let i = 0; i < n; i++) {
 src.data = Object.assign({}, d, {x: x, y: y, px: px, py: py, fill: fill});
 xr.start = -0.35; xr.end = maxdepth + 1.9;
 yr.start = -(row - 1) - 0.8; yr.end = 0.8;
-info.text = `<span class="tree-shown" data-shown="${shown}" data-rows="${row}">${shown} of ${n} nodes shown</span>`;
+info.text = info.text.replace(/<span class="tree-shown"[^>]*>[^<]*<\/span>/,
+  `<span class="tree-shown" data-shown="${shown}" data-rows="${row}">${shown} of ${n} nodes shown</span>`);
 """
 
 
@@ -425,41 +426,84 @@ def _columns(layout: TreeLayout, open_depth: int) -> tuple[dict, set[int]]:
     return cols, folded
 
 
-def tree_figure(layout: TreeLayout, open_depth: int | None = None, height: int | None = None):
-    """A Bokeh layout: the tree figure (wheel zoom, pan, box zoom, reset, hover, click to fold) and a one-line
-    status ("12 of 36 nodes shown") that the click updates."""
+def _memo(layout: TreeLayout, kind: str, key, make):
+    """A drawing of ``layout`` kept with it: a layout is never changed once made, so what is drawn from it
+    (the figure's columns, the outline) is made once and shared by every session showing it (and, made in
+    a worker process, travels back with it)."""
+    memo = layout.__dict__.setdefault("_drawn", {})
+    k = (kind, key)
+    if k not in memo:
+        memo[k] = make()
+    return memo[k]
+
+
+@dataclass(frozen=True)
+class FigureData:
+    """What the picture of a layout needs: its columns (read-only, shared), rows, depth, height, status."""
+
+    cols: dict
+    rows: int
+    maxdepth: int
+    height: int
+    status: str
+
+
+def figure_data(layout: TreeLayout, open_depth: int | None = None, height: int | None = None) -> FigureData:
+    """The figure's data for ``layout`` unfolded ``open_depth`` levels (None: as many as fit), made once."""
+    def make() -> FigureData:
+        depth = auto_open_depth(layout) if open_depth is None else open_depth
+        cols, _ = _columns(layout, depth)
+        xs = [x for x in cols["x"] if not math.isnan(x)]
+        rows = max(1, int(-min((y for y in cols["y"] if not math.isnan(y)), default=0)) + 1)
+        maxdepth = max((d for d, x in zip(cols["depth"], cols["x"]) if not math.isnan(x)), default=0)
+        h = height or int(min(860, max(300, 26 * rows + 90)))
+        cut = (f" {layout.truncated} branch(es) not drawn (the page draws at most {MAX_NODES} nodes)."
+               if layout.truncated else "")
+        status = (f'<span class="tree-shown" data-shown="{len(xs)}" data-rows="{rows}">{len(xs)} of {len(layout)} '
+                  f'nodes shown</span> <span class="tree-help" data-nodes="{len(layout)}">· click a node to fold or '
+                  f'unfold what follows it; wheel to zoom, drag to pan; rest the mouse on a node for its rule.'
+                  f'{cut}</span>')
+        return FigureData(cols, rows, maxdepth, h, status)
+    return _memo(layout, "figure", (open_depth, height), make)
+
+
+def prepare(layout: TreeLayout, open_depth: int | None = None, outline_depth: int = 2) -> TreeLayout:
+    """Make the picture's data and the outline now (in the worker process that laid the tree out), so the
+    server only copies them into the page."""
+    figure_data(layout, open_depth)
+    outline_for(layout, outline_depth)
+    return layout
+
+
+def _figure_models(data: FigureData):
+    """The picture's Bokeh models, as few as will do: one data source, one shared view, no axes, no title;
+    the status line and the help share one Div that a click updates."""
+    from bokeh.events import DoubleTap, Tap
     from bokeh.layouts import column
-    from bokeh.models import (BoxZoomTool, ColumnDataSource, CustomJS, Div, HoverTool, PanTool, Range1d, ResetTool,
-                              SaveTool, WheelZoomTool)
+    from bokeh.models import (CDSView, ColumnDataSource, CustomJS, Div, GlyphRenderer, HoverTool, PanTool, Range1d,
+                              ResetTool, Scatter, Segment, Text, WheelZoomTool)
     from bokeh.plotting import figure
 
-    if open_depth is None:
-        open_depth = auto_open_depth(layout)
-    cols, folded = _columns(layout, open_depth)
-    src = ColumnDataSource(cols, name="tree-nodes")
-    rows = max(1, int(-min((y for y in cols["y"] if not math.isnan(y)), default=0)) + 1)
-    maxdepth = max((d for d, x in zip(cols["depth"], cols["x"]) if not math.isnan(x)), default=0)
-    h = height or int(min(860, max(300, 26 * rows + 90)))
-    xr, yr = Range1d(-0.35, maxdepth + 1.9), Range1d(-(rows - 1) - 0.8, 0.8)
-    fig = figure(x_range=xr, y_range=yr, height=h, sizing_mode="stretch_width", toolbar_location="above",
-                 tools=[], min_border=10, name="tree-figure", output_backend="canvas")
-    fig.axis.visible = False
-    fig.grid.visible = False
+    src = ColumnDataSource(dict(data.cols), name="tree-nodes")
+    xr, yr = Range1d(-0.35, data.maxdepth + 1.9), Range1d(-(data.rows - 1) - 0.8, 0.8)
+    fig = figure(x_range=xr, y_range=yr, height=data.height, sizing_mode="stretch_width", toolbar_location="above",
+                 tools=[], min_border=10, name="tree-figure", output_backend="canvas", x_axis_type=None,
+                 y_axis_type=None, title=None)
     fig.outline_line_color = None
-    fig.segment("px", "py", "x", "y", source=src, line_color="#9e9e9e", line_width=1.5)
-    dots = fig.scatter("x", "y", source=src, size=13, fill_color="fill", line_color="#263238", line_width=1,
-                       nonselection_fill_alpha=1.0, nonselection_line_alpha=1.0, selection_line_color="#263238")
-    fig.text("x", "y", text="label", source=src, x_offset=10, y_offset=-2, text_font_size="12px",
-             text_baseline="bottom", text_color="#1b1b1b")
-    fig.text("x", "y", text="sub", source=src, x_offset=10, y_offset=2, text_font_size="11px",
-             text_baseline="top", text_color="#5d6d7e", text_font_style="italic")
-    info = Div(text=f"<span class='tree-shown' data-shown='{sum(1 for x in cols['x'] if not math.isnan(x))}' "
-                    f"data-rows='{rows}'>{sum(1 for x in cols['x'] if not math.isnan(x))} of {len(layout)} nodes shown</span>",
-               name="tree-status")
-    from bokeh.events import DoubleTap, Tap
-    hover = HoverTool(renderers=[dots], tooltips="<div style='max-width:380px;white-space:pre-wrap'>@tip</div>")
-    fig.add_tools(PanTool(), WheelZoomTool(), BoxZoomTool(), ResetTool(), SaveTool(), hover)
-    fig.toolbar.active_scroll = fig.select_one(WheelZoomTool)
+    view = CDSView()
+    glyphs = [Segment(x0="px", y0="py", x1="x", y1="y", line_color="#9e9e9e", line_width=1.5),
+              Scatter(x="x", y="y", size=13, fill_color="fill", line_color="#263238", line_width=1),
+              Text(x="x", y="y", text="label", x_offset=10, y_offset=-2, text_font_size="12px",
+                   text_baseline="bottom", text_color="#1b1b1b"),
+              Text(x="x", y="y", text="sub", x_offset=10, y_offset=2, text_font_size="11px", text_baseline="top",
+                   text_color="#5d6d7e", text_font_style="italic")]
+    renderers = [GlyphRenderer(data_source=src, glyph=g, view=view) for g in glyphs]
+    fig.renderers.extend(renderers)
+    info = Div(text=data.status, name="tree-status")
+    hover = HoverTool(renderers=[renderers[1]], tooltips="<div style='max-width:380px;white-space:pre-wrap'>@tip</div>")
+    wheel = WheelZoomTool()
+    fig.add_tools(PanTool(), wheel, ResetTool(), hover)
+    fig.toolbar.active_scroll = wheel
     # A tap (or a quick second tap, which Bokeh reports as a double tap) on a dot folds or unfolds it: the
     # nearest shown dot within 14 px of the pointer, found in screen units from the ranges.
     cb = CustomJS(args=dict(src=src, xr=xr, yr=yr, info=info, fig=fig), code="""
@@ -475,7 +519,24 @@ if (tapped === null) { return; }
 """ + _JS_LAYOUT)
     fig.js_on_event(Tap, cb)
     fig.js_on_event(DoubleTap, cb)
-    return column(info, fig, sizing_mode="stretch_width")
+    return column(info, fig, sizing_mode="stretch_width"), (src, xr, yr, fig, info)
+
+
+def _update_models(parts, data: FigureData) -> None:
+    """Show another layout in the figure already on the page (no new models: the data, ranges, height and
+    status line change in place)."""
+    src, xr, yr, fig, info = parts
+    src.data = dict(data.cols)
+    xr.update(start=-0.35, end=data.maxdepth + 1.9)
+    yr.update(start=-(data.rows - 1) - 0.8, end=0.8)
+    fig.height = data.height
+    info.text = data.status
+
+
+def tree_figure(layout: TreeLayout, open_depth: int | None = None, height: int | None = None):
+    """A Bokeh layout: the tree figure (wheel zoom, pan, reset, hover, click to fold) under a status line
+    ("12 of 36 nodes shown") that the click updates."""
+    return _figure_models(figure_data(layout, open_depth, height))[0]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -490,6 +551,7 @@ OUTLINE_CSS = """
 .tree-outline .p {color:#555;font-variant-numeric:tabular-nums;margin-left:6px}
 .tree-outline .res {color:#1b5e20;font-weight:600}
 .tree-outline .step {color:#6d4c41;font-size:12px}
+.tree-outline-head {margin:0 5px 4px 5px}
 """
 
 
@@ -529,8 +591,19 @@ def outline_html(layout: TreeLayout, open_depth: int = 2) -> str:
     return f"<div class='tree-outline' role='tree'><ul>{item(layout.nodes[0])}</ul></div>"
 
 
+def outline_for(layout: TreeLayout, open_depth: int = 2) -> str:
+    """:func:`outline_html`, made once per layout and depth (shared by every session showing the layout)."""
+    return _memo(layout, "outline", open_depth, lambda: outline_html(layout, open_depth))
+
+
+OUTLINE_HEAD = "<div class='tree-outline-head'><b>The same tree as text</b></div>"
+
+
 class TreePlot(pn.viewable.Viewer):
-    """The picture and the text outline of one tree (a notebook shows it with ``TreePlot(tree)``)."""
+    """The picture and the text outline of one tree (a notebook shows it with ``TreePlot(tree)``).
+
+    Two page parts only (the Bokeh picture with its status line, and one HTML pane with the outline); a new
+    layout changes the picture in place (data, ranges, height) rather than drawing a new one."""
 
     layout = param.ClassSelector(class_=TreeLayout, allow_None=True)
     open_depth = param.Integer(default=None, bounds=(1, 12), allow_None=True,
@@ -540,28 +613,24 @@ class TreePlot(pn.viewable.Viewer):
         if isinstance(tree, Tree):
             tree = layout_tree(tree, rule_note=rule_note_for(system))
         super().__init__(layout=tree, **params)
-        self._plot = pn.pane.Bokeh(sizing_mode="stretch_width", css_classes=["tree-plot"])
-        self._outline = pn.pane.HTML("", stylesheets=[OUTLINE_CSS], sizing_mode="stretch_width",
-                                     css_classes=["tree-outline-pane"])
-        self._note = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["tree-plot-note"])
+        self._plot = pn.pane.Bokeh(sizing_mode="stretch_width", css_classes=["tree-plot"], min_width=480)
+        self._outline = pn.pane.HTML("", stylesheets=[OUTLINE_CSS], width=400, css_classes=["tree-outline-pane"])
+        self._parts = None
         self._redraw()
         self.param.watch(lambda *_: self._redraw(), ["layout", "open_depth"])
-        self._view = pn.Row(
-            pn.Column(self._note, self._plot, sizing_mode="stretch_width", min_width=480),
-            pn.Column(pn.pane.Markdown("**The same tree as text**", margin=(0, 5)), self._outline, width=400),
-            sizing_mode="stretch_width", css_classes=["tree-plot-row"])
+        self._view = pn.Row(self._plot, self._outline, sizing_mode="stretch_width", css_classes=["tree-plot-row"])
 
     def _redraw(self) -> None:
         lay = self.layout
         if lay is None or not lay.nodes:
-            self._plot.object, self._outline.object, self._note.object = None, "", ""
+            self._plot.object, self._outline.object, self._parts = None, "", None
             return
-        self._plot.object = tree_figure(lay, self.open_depth)
-        self._outline.object = outline_html(lay, min(self.open_depth or 2, 3))
-        cut = (f" {lay.truncated} branch(es) not drawn (the page draws at most {MAX_NODES} nodes)."
-               if lay.truncated else "")
-        self._note.object = (f"<div class='tree-help' data-nodes='{len(lay)}'>Click a node to fold or unfold what "
-                             f"follows it; wheel to zoom, drag to pan; rest the mouse on a node for its rule.{cut}</div>")
+        data = figure_data(lay, self.open_depth)
+        if self._parts is None:
+            self._plot.object, self._parts = _figure_models(data)
+        else:
+            _update_models(self._parts, data)
+        self._outline.object = OUTLINE_HEAD + outline_for(lay, min(self.open_depth or 2, 3))
 
     def __panel__(self):
         return self._view
