@@ -1,8 +1,8 @@
-"""Widgets and result panels for a :class:`~dashboards.components.n20_battle_form.BattlePlan`.
+"""Inputs and result panels for a :class:`~dashboards.components.n20_battle_form.BattlePlan`.
 
-Inputs are linked to the plan's parameters (``from_param``), so the plan, not the widgets, is the state.
-Results are HTML built from the engine's :class:`engine.n20.OddsResult`; every table's provenance badge
-sits next to the numbers that rest on it.
+The inputs are one browser component (:mod:`dashboards.components.n20_plan_view`) whose messages change the
+plan's parameters, so the plan, not the page, is the state. Results are HTML built from the engine's
+:class:`engine.n20.OddsResult`; every table's provenance badge sits next to the numbers that rest on it.
 """
 from __future__ import annotations
 
@@ -10,14 +10,12 @@ import html
 from fractions import Fraction
 
 import panel as pn
-import param
-from panel.custom import JSComponent
 
 from engine import n20
 
 from .background import Background
 from .dist_bars import STYLESHEET as BARS_CSS, bars_html, fmt_pct
-from .n20_battle_form import FLAG_HELP, UNIT_FLAGS, UNIT_TYPES, BattlePlan, UnitEntry, side_probabilities
+from .n20_battle_form import FLAG_HELP, UNIT_FLAGS, BattlePlan, UnitEntry, side_probabilities
 from .n20_rule_notes import note
 from .provenance import STYLESHEET as BADGE_CSS, badge_html
 from .tables_upload import FileLoader
@@ -164,196 +162,6 @@ def _apply_edit(plan: BattlePlan, e: UnitEntry, column: str, value) -> None:
         e.flags = [f for f in e.flags if f != column] + ([column] if on else [])
     elif column == "retreat hazards":
         e.hazards = str(value or "")
-
-
-_HEADERS = [["id", "id"], ["type", "type"], ["strength", "strength"], ["move", "move"], ["flags", "flags"],
-            ["retreat hazards", "hazards per hex"], ["source", "source"]]
-
-_EDITOR_CSS = """
-:host {display:block;width:100%}
-table.units-edit {border-collapse:collapse;width:100%;table-layout:fixed;font-size:13px}
-table.units-edit th {text-align:left;font-weight:600;font-size:12px;padding:2px 3px;border-bottom:1px solid #ccc;overflow-wrap:normal;overflow:hidden}
-table.units-edit td {padding:1px 2px;border-bottom:1px solid #eee;overflow:hidden}
-table.units-edit input, table.units-edit select {width:100%;box-sizing:border-box;font:inherit;padding:2px 3px;
-  border:1px solid #d0d0d0;border-radius:3px;background:#fff;min-width:0}
-table.units-edit td.src {font-size:11px;color:#666;white-space:nowrap;text-overflow:ellipsis}
-table.units-edit button.remove-unit {border:none;background:none;cursor:pointer;color:#b71c1c;font-size:14px}
-table.units-edit col.c-id {width:19%} table.units-edit col.c-type {width:15%} table.units-edit col.c-strength {width:11%}
-table.units-edit col.c-move {width:10%} table.units-edit col.c-flags {width:17%}
-table.units-edit col.c-retreat-hazards {width:12%} table.units-edit col.c-source {width:10%}
-table.units-edit col.c-remove {width:28px}
-.units-title {margin:4px 5px 0 5px;font-size:13px}
-.units-note {color:#b71c1c;margin:0 5px;font-family:monospace;white-space:pre-wrap}
-button.add-unit {margin:5px;width:140px;padding:5px 8px;font:inherit;font-size:13px;border:1px solid #ced4da;
-  border-radius:4px;background:#f8f9fa;color:#212529;cursor:pointer}
-button.add-unit:hover {background:#e2e6ea}
-"""
-
-_EDITOR_JS = r"""
-export function render({ model, el }) {
-  const wrap = document.createElement("div");
-  wrap.className = "units-wrap";
-  let n = 0;
-  const send = (name, payload) => { n += 1; model[name] = Object.assign({ n: n }, payload); };
-  const slug = (c) => c.replace(/ /g, "-");
-  function cell(row, i, col) {
-    const td = document.createElement("td");
-    td.dataset.field = col;
-    if (col === "source") {
-      td.textContent = row[col] || "";
-      td.title = td.textContent;
-      td.className = "src";
-      return td;
-    }
-    let inp;
-    if (col === "type") {
-      inp = document.createElement("select");
-      for (const t of model.types) {
-        const o = document.createElement("option");
-        o.value = t; o.textContent = t;
-        inp.appendChild(o);
-      }
-      inp.value = row[col];
-    } else {
-      inp = document.createElement("input");
-      inp.type = (col === "strength" || col === "move") ? "number" : "text";
-      if (inp.type === "number") inp.step = "1";
-      inp.value = row[col] === null || row[col] === undefined ? "" : String(row[col]);
-    }
-    inp.title = inp.value;
-    inp.setAttribute("aria-label", col + " of " + row.id);
-    inp.addEventListener("change", () => send("edit", { row: i, column: col, value: inp.value }));
-    td.appendChild(inp);
-    return td;
-  }
-  const title = document.createElement("div");
-  title.className = "units-title";
-  title.innerHTML = model.title_html;
-  const note = document.createElement("div");
-  note.className = "units-note";
-  const add = document.createElement("button");
-  add.className = "add-unit " + (model.add_class || "");
-  add.textContent = model.add_label;
-  add.addEventListener("click", () => send("add", {}));
-  const showNote = () => { note.textContent = model.note || ""; note.style.display = model.note ? "" : "none"; };
-  function draw() {
-    wrap.innerHTML = "";
-    const table = document.createElement("table");
-    table.className = "units-edit";
-    const cols = document.createElement("colgroup");
-    for (const [c] of model.headers) {
-      const cg = document.createElement("col");
-      cg.className = "c-" + slug(c);
-      cols.appendChild(cg);
-    }
-    const last = document.createElement("col");
-    last.className = "c-remove";
-    cols.appendChild(last);
-    table.appendChild(cols);
-    const head = table.createTHead().insertRow();
-    for (const [, title] of model.headers) {
-      const th = document.createElement("th");
-      th.textContent = title;
-      head.appendChild(th);
-    }
-    head.appendChild(document.createElement("th"));
-    const body = table.createTBody();
-    model.rows.forEach((row, i) => {
-      const tr = body.insertRow();
-      tr.className = "unit-row";
-      for (const [c] of model.headers) tr.appendChild(cell(row, i, c));
-      const td = document.createElement("td");
-      const b = document.createElement("button");
-      b.textContent = "\u2715";
-      b.title = "remove " + row.id;
-      b.className = "remove-unit";
-      b.addEventListener("click", () => send("remove", { row: i }));
-      td.appendChild(b);
-      tr.appendChild(td);
-    });
-    wrap.appendChild(table);
-  }
-  draw();
-  showNote();
-  model.on("rows", draw);
-  model.on("rev", draw);
-  model.on("note", showNote);
-  el.appendChild(title);
-  el.appendChild(wrap);
-  el.appendChild(note);
-  el.appendChild(add);
-}
-"""
-
-
-class UnitsEditor(JSComponent):
-    """The units of one side as an editable HTML table (one input per cell, a remove button per row).
-
-    One Bokeh model per table: the Tabulator it replaces cost three models per column and about 100 ms of
-    server time per table and session on a 2-core machine (issue 17); its title, the line saying why an
-    edit was refused (``note``) and the *add* button are drawn by the same component, not as three more
-    panes. An edit arrives as ``edit`` (``{"row", "column", "value"}``), a removal as ``remove``
-    (``{"row"}``), a click on *add* as ``add``; ``rows`` and ``rev`` redraw it.
-    """
-
-    rows = param.List(default=[], doc="one dict per unit, keyed by column")
-    headers = param.List(default=_HEADERS, doc="[column, title] pairs")
-    types = param.List(default=UNIT_TYPES)
-    edit = param.Dict(default={})
-    remove = param.Dict(default={})
-    rev = param.Integer(default=0, doc="bumped to redraw with the same rows (after a refused edit)")
-    title_html = param.String(default="", doc="the title above the table (our own HTML)")
-    note = param.String(default="", doc="why the last edit was refused ('' when it was not)")
-    add_label = param.String(default="+ add")
-    add_class = param.String(default="", doc="a CSS class of the add button")
-    add = param.Dict(default={})
-
-    _esm = _EDITOR_JS
-    _stylesheets = [_EDITOR_CSS]
-
-
-def _units_rows(units: list[UnitEntry]) -> list[dict]:
-    return [{"id": e.uid, "type": e.type, "strength": e.strength, "move": e.movement, "flags": " ".join(e.flags),
-             "retreat hazards": e.hazards, "source": e.source} for e in units]
-
-
-def _units_table(plan: BattlePlan, role: str) -> UnitsEditor:
-    units_param = "attackers" if role == "attacker" else "defenders"
-    cls = "att" if role == "attacker" else "def"
-    title = (f"<b>{role.title()}s</b> <small>(type in a cell to change it; flags, as words: "
-             + html.escape(", ".join(f"{f} {r}" for f, r in FLAG_HELP.items())) + ")</small>")
-    table = UnitsEditor(rows=_units_rows(getattr(plan, units_param)), css_classes=[f"{cls}-table"],
-                        sizing_mode="stretch_width", title_html=title, add_label=f"+ add {role}",
-                        add_class=f"add-{role}", margin=0)
-
-    def refresh(*_):
-        table.param.update(rows=_units_rows(getattr(plan, units_param)), rev=table.rev + 1)
-
-    def edited(event):
-        units = getattr(plan, units_param)
-        e = event.new or {}
-        row, column = e.get("row"), e.get("column")
-        if not isinstance(row, int) or not 0 <= row < len(units) or column not in _COLUMNS:
-            return
-        try:
-            _apply_edit(plan, units[row], column, e.get("value"))
-            table.note = ""
-        except (ValueError, TypeError) as exc:
-            table.note = f"not changed: {exc}"
-            refresh()
-
-    def removed(event):
-        units = getattr(plan, units_param)
-        row = (event.new or {}).get("row")
-        if isinstance(row, int) and 0 <= row < len(units):
-            plan.remove_unit(role, units[row])
-
-    table.param.watch(edited, "edit")
-    table.param.watch(removed, "remove")
-    table.param.watch(lambda _: plan.add_unit(role), "add")
-    plan.param.watch(refresh, [units_param])
-    table._units_editor = table   # a handle for tests
-    return table
 
 
 def plan_inputs(plan: BattlePlan, with_picker: bool = True, with_upload: bool = True):

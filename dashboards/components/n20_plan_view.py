@@ -132,8 +132,12 @@ button.add-unit {margin:5px 0}
 
 _JS = r"""
 export function render({ model, el }) {
+  const cfg = model.config;
+  const base = Math.floor(Math.random() * 1e9);
   let n = 0;
-  const send = (name, payload) => { n += 1; model[name] = Object.assign({ n: n }, payload); };
+  // every message to the server is one dict on one property: {n, kind, ...}
+  const send = (kind, payload) => { n += 1; model.msg = Object.assign({ n: base + n, kind: kind }, payload); };
+  const st = () => model.status || {};
   const h = (tag, attrs, ...kids) => {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -148,35 +152,34 @@ export function render({ model, el }) {
   const on = (e, ev, f) => { e.addEventListener(ev, f); return e; };
   const root = h("div", { class: "plan-view" });
   const inputs = {};
+  const onStatus = [];
 
   // -- the page's tool bar (plan A only): an example to load, compare mode, copy A into B ------------------
-  if (model.toolbar) {
+  if (cfg.toolbar) {
     const top = h("div", { class: "top" });
-    if (model.intro_html) top.append(h("div", { class: "odds-intro", html: model.intro_html }));
-    const ex = h("select", { class: "pick-example", "aria-label": "load an example battle into plan A" });
+    if (cfg.intro_html) top.append(h("div", { class: "odds-intro", html: cfg.intro_html }));
+    const ex = h("select", { class: "pick-example" });
     ex.append(h("option", { value: "", text: "" }));
-    for (const name of model.examples) ex.append(h("option", { value: name, text: name }));
+    for (const name of cfg.examples) ex.append(h("option", { value: name, text: name }));
     on(ex, "change", () => { if (ex.value) send("example", { value: ex.value }); });
-    const cmp = h("button", { type: "button", "aria-pressed": String(!!model.compare) },
-                  "Compare with a second plan");
-    on(cmp, "click", () => { model.compare = !model.compare; });
+    const cmp = h("button", { type: "button" }, "Compare with a second plan");
+    on(cmp, "click", () => send("compare", { value: !st().compare }));
     const copy = h("button", { type: "button", class: "copy-a-to-b" }, "Copy plan A into plan B");
     on(copy, "click", () => send("copy", {}));
-    const showCompare = () => {
-      cmp.setAttribute("aria-pressed", String(!!model.compare));
-      copy.parentNode.style.display = model.compare ? "" : "none";
-    };
+    const copyWrap = h("span", { class: "copy-wrap" }, copy);
     top.append(h("div", { class: "row" },
                  h("label", { class: "fld example" }, h("span", { text: "load an example battle into plan A" }), ex),
-                 h("span", { class: "compare-toggle" }, cmp), h("span", { class: "copy-wrap" }, copy)));
+                 h("span", { class: "compare-toggle" }, cmp), copyWrap));
     root.append(top);
-    showCompare();
-    model.on("compare", showCompare);
+    onStatus.push(() => {
+      cmp.setAttribute("aria-pressed", String(!!st().compare));
+      copyWrap.style.display = st().compare ? "" : "none";
+    });
   }
 
   // -- inputs ------------------------------------------------------------------------------------------------
   const col = h("div", { class: "inputs" });
-  if (model.title_html) col.append(h("div", { class: "plan-title", html: model.title_html }));
+  if (cfg.title_html) col.append(h("div", { class: "plan-title", html: cfg.title_html }));
   function field(f) {
     const v = model.values[f.name];
     const cls = "fld " + (f.cls || "");
@@ -214,12 +217,13 @@ export function render({ model, el }) {
     return h("label", { class: cls, title: f.help }, h("span", { text: f.label }), i);
   }
   const group = (g, kinds) => h("div", { class: "row" },
-    ...model.spec.filter((f) => f.group === g && kinds.includes(f.kind)).map(field));
+    ...cfg.spec.filter((f) => f.group === g && kinds.includes(f.kind)).map(field));
   col.append(group("main", ["select"]), group("main", ["check", "multi"]));
   const note = h("div", { class: "note field-note" });
   col.append(note);
+  onStatus.push(() => { note.textContent = st().note || ""; });
   function setValues() {
-    for (const f of model.spec) {
+    for (const f of cfg.spec) {
       const e = inputs[f.name];
       if (!e) continue;
       const v = model.values[f.name];
@@ -231,16 +235,20 @@ export function render({ model, el }) {
   }
 
   // -- scenario picker (its units are asked for when it is first opened) -------------------------------------
-  if (model.with_picker) {
+  if (cfg.with_picker) {
     const scen = h("select", { class: "pick-scenario" });
-    for (const s of model.scenarios) scen.append(h("option", { value: s, text: s }));
-    const units = h("select", { class: "pick-units", multiple: "", "aria-label": "units" });
+    for (const s of cfg.scenarios) scen.append(h("option", { value: s, text: s }));
+    const units = h("select", { class: "pick-units", multiple: "" });
     const status = h("div", { class: "note pick-note" });
-    const fill = () => {
-      units.innerHTML = "";
-      for (const [label, uid] of model.scenario_units) units.append(h("option", { value: uid, text: label }));
-      status.textContent = model.pick_note || "";
-    };
+    let shown = null;
+    onStatus.push(() => {
+      const list = st().scenario_units || [];
+      if (list !== shown) {
+        shown = list;
+        units.replaceChildren(...list.map(([label, uid]) => h("option", { value: uid, text: label })));
+      }
+      status.textContent = st().pick_note || "";
+    });
     const add = (role) => {
       const uids = Array.from(units.selectedOptions).map((o) => o.value);
       if (uids.length) send("pick", { op: "add", role: role, scenario: scen.value, uids: uids });
@@ -254,24 +262,22 @@ export function render({ model, el }) {
         on(h("button", { type: "button", class: "primary add-picked-att" }, "add as attackers"), "click", () => add("attacker")),
         on(h("button", { type: "button", class: "primary add-picked-def" }, "add as defenders"), "click", () => add("defender"))),
       status);
-    let asked = false;
-    on(det, "toggle", () => { if (det.open && !asked) { asked = true; send("pick", { op: "scenario", scenario: scen.value }); } });
-    model.on("scenario_units", fill);
-    model.on("pick_note", fill);
+    on(det, "toggle", () => { if (det.open && shown === null || (det.open && !shown.length)) send("pick", { op: "scenario", scenario: scen.value }); });
     col.append(det);
   }
 
   // -- the two units tables ----------------------------------------------------------------------------------
   const slug = (c) => c.replace(/ /g, "-");
+  const tables = [];
   function table(role) {
     const key = role === "attacker" ? "att" : "def";
     const box = h("div", { class: key + "-table" });
     const title = h("div", { class: "units-title", html: "<b>" + (role === "attacker" ? "Attackers" : "Defenders")
-                              + "</b> <small>(" + model.flags_note + ")</small>" });
+                              + "</b> <small>(" + cfg.flags_note + ")</small>" });
     const wrap = h("div", { class: "units-wrap" });
     const tnote = h("div", { class: "note units-note" });
     const addb = on(h("button", { type: "button", class: "add-unit add-" + role }, "+ add " + role), "click",
-                    () => send("unit_event", { op: "add", role: role }));
+                    () => send("unit", { op: "add", role: role }));
     function cell(row, i, c) {
       const td = h("td", {});
       td.dataset.field = c;
@@ -284,7 +290,7 @@ export function render({ model, el }) {
       let inp;
       if (c === "type") {
         inp = h("select", {});
-        for (const t of model.types) inp.append(h("option", { value: t, text: t }));
+        for (const t of cfg.types) inp.append(h("option", { value: t, text: t }));
         inp.value = row[c];
       } else {
         inp = h("input", { type: (c === "strength" || c === "move") ? "number" : "text" });
@@ -293,36 +299,34 @@ export function render({ model, el }) {
       }
       inp.title = inp.value;
       inp.setAttribute("aria-label", c + " of " + row.id);
-      on(inp, "change", () => send("unit_event", { op: "edit", role: role, row: i, column: c, value: inp.value }));
+      on(inp, "change", () => send("unit", { op: "edit", role: role, row: i, column: c, value: inp.value }));
       td.append(inp);
       return td;
     }
     function draw() {
-      const rows = model[key + "_rows"];
+      const rows = model.rows[key] || [];
       const t = h("table", { class: "units-edit" });
       const cols = h("colgroup", {});
-      for (const [c] of model.headers) cols.append(h("col", { class: "c-" + slug(c) }));
+      for (const [c] of cfg.headers) cols.append(h("col", { class: "c-" + slug(c) }));
       cols.append(h("col", { class: "c-remove" }));
       t.append(cols);
       const head = t.createTHead().insertRow();
-      for (const [, label] of model.headers) head.append(h("th", { text: label }));
+      for (const [, label] of cfg.headers) head.append(h("th", { text: label }));
       head.append(h("th", {}));
       const body = t.createTBody();
       rows.forEach((row, i) => {
         const tr = body.insertRow();
         tr.className = "unit-row";
-        for (const [c] of model.headers) tr.append(cell(row, i, c));
+        for (const [c] of cfg.headers) tr.append(cell(row, i, c));
         const b = on(h("button", { type: "button", class: "remove-unit", title: "remove " + row.id }, "\u2715"), "click",
-                     () => send("unit_event", { op: "remove", role: role, row: i }));
+                     () => send("unit", { op: "remove", role: role, row: i }));
         tr.append(h("td", {}, b));
       });
       wrap.replaceChildren(t);
-      tnote.textContent = model[key + "_note"] || "";
+      tnote.textContent = model.rows[key + "_note"] || "";
     }
+    tables.push(draw);
     draw();
-    model.on(key + "_rows", draw);
-    model.on("rev", draw);
-    model.on(key + "_note", () => { tnote.textContent = model[key + "_note"] || ""; });
     box.append(title, wrap, tnote, addb);
     return box;
   }
@@ -331,13 +335,12 @@ export function render({ model, el }) {
                 group("more", ["check"]), group("more", ["select", "int"])));
 
   // -- the tables upload -------------------------------------------------------------------------------------
-  if (model.with_upload) {
+  if (cfg.with_upload) {
     const file = h("input", { type: "file", accept: ".yaml,.yml,.json", "aria-label": "your own tables file" });
     const reset = on(h("button", { type: "button", class: "reset-tables" }, "Use the shipped file"), "click",
                      () => send("upload", { op: "reset" }));
     const status = h("div", { class: "upload-status" });
-    const show = () => {
-      const s = model.upload_status || {};
+    const show = (s) => {
       status.className = "upload-status " + (s.kind === "error" ? "upload-error" : s.kind === "ok" ? "upload-ok" : "");
       status.textContent = s.text || "";
       reset.disabled = s.kind !== "ok";
@@ -345,9 +348,10 @@ export function render({ model, el }) {
     on(file, "change", () => {
       const f = file.files && file.files[0];
       if (!f) return;
-      if (f.size > model.max_upload) {
-        model.upload_status = { kind: "error", text: "The file was not loaded (nothing changed): " + f.name
-                                + " is larger than " + Math.round(model.max_upload / 1024) + " kB" };
+      if (f.size > cfg.max_upload) {
+        show({ kind: "error", text: "The file was not loaded (nothing changed): " + f.name + " is larger than "
+               + Math.round(cfg.max_upload / 1024) + " kB" });
+        file.value = "";
         return;
       }
       const r = new FileReader();
@@ -358,8 +362,7 @@ export function render({ model, el }) {
       };
       r.readAsDataURL(f);
     });
-    show();
-    model.on("upload_status", show);
+    onStatus.push(() => show(st().upload || {}));
     col.append(h("details", { class: "tables-card" }, h("summary", { text: "Tables (load your own file)" }),
                  h("div", { class: "upload" }, h("b", { text: "Your own tables file (CRT, TEC, ...)" }), h("br", {}), file),
                  h("div", { class: "row" }, reset), status));
@@ -367,33 +370,31 @@ export function render({ model, el }) {
   root.append(col);
 
   // -- busy line and odds panel ------------------------------------------------------------------------------
-  if (model.with_results) {
+  if (cfg.with_results) {
     const res = h("div", { class: "results-col" });
     const busyText = h("span", { class: "busy-line" });
     const cancel = on(h("button", { type: "button", class: "odds-cancel" }, "cancel"), "click", () => send("cancel", {}));
     const busy = h("div", { class: "odds-busy" }, busyText, cancel);
     const panel = h("div", { class: "odds-panel" });
-    const showBusy = () => {
-      busy.dataset.state = model.busy ? "busy" : "idle";
-      busyText.innerHTML = model.busy ? "<span class='busy-spin' aria-hidden='true'></span>" : "";
-      busyText.append(model.busy_text || "");
-      cancel.style.display = model.busy ? "" : "none";
-    };
+    onStatus.push(() => {
+      const b = !!st().busy;
+      busy.dataset.state = b ? "busy" : "idle";
+      busyText.innerHTML = b ? "<span class='busy-spin' aria-hidden='true'></span>" : "";
+      busyText.append(st().busy_text || "");
+      cancel.style.display = b ? "" : "none";
+    });
     const showResults = () => { panel.innerHTML = model.results; };
-    showBusy();
     showResults();
-    model.on("busy", showBusy);
-    model.on("busy_text", showBusy);
     model.on("results", showResults);
     res.append(busy, panel);
     root.append(res);
   }
-  const showLayout = () => { root.classList.toggle("stacked", model.layout === "stacked"); };
-  showLayout();
-  model.on("layout", showLayout);
+  onStatus.push(() => { root.classList.toggle("stacked", st().layout === "stacked"); });
+  const showStatus = () => { for (const f of onStatus) f(); };
+  showStatus();
+  model.on("status", showStatus);
   model.on("values", setValues);
-  model.on("note", () => { note.textContent = model.note || ""; });
-  note.textContent = model.note || "";
+  model.on("rows", () => { for (const d of tables) d(); });
   el.append(root);
 }
 """
@@ -403,46 +404,42 @@ _HEADERS = [["id", "id"], ["type", "type"], ["strength", "strength"], ["move", "
 
 
 class PlanView(JSComponent):
-    """One plan's inputs and odds in the browser (see the module's text); :func:`plan_view` wires it to a plan."""
+    """One plan's inputs and odds in the browser (see the module's text); :func:`plan_view` wires it to a plan.
 
-    spec = param.List(default=FIELDS, doc="the inputs shown (FIELDS)")
+    Few properties on purpose (each costs the server time per session): ``config`` is set once; ``values``,
+    ``rows``, ``results`` and ``status`` go to the browser; everything the browser says comes as ``msg``
+    (``{"n", "kind", ...}``) and is dispatched to the handlers given to :meth:`on_msg`."""
+
+    config = param.Dict(default={}, doc="what does not change: FIELDS, table headers, which parts are shown")
     values = param.Dict(default={}, doc="the plan's current input values, by parameter name")
-    set_value = param.Dict(default={}, doc="from the browser: {n, name, value}")
-    note = param.String(default="", doc="why the last input was refused ('' when it was not)")
-    headers = param.List(default=_HEADERS)
-    types = param.List(default=UNIT_TYPES)
-    flags_note = param.String(default=FLAGS_NOTE)
-    att_rows = param.List(default=[])
-    def_rows = param.List(default=[])
-    att_note = param.String(default="")
-    def_note = param.String(default="")
-    rev = param.Integer(default=0, doc="bumped to redraw both tables with the same rows (after a refused edit)")
-    unit_event = param.Dict(default={}, doc="from the browser: {n, op: edit|remove|add, role, row, column, value}")
-    title_html = param.String(default="")
-    with_results = param.Boolean(default=True)
-    results = param.String(default="", doc="the odds panel (odds_html)")
-    busy = param.Boolean(default=False)
-    busy_text = param.String(default="")
-    cancel = param.Dict(default={})
-    layout = param.Selector(default="side", objects=["side", "stacked"])
-    toolbar = param.Boolean(default=False)
-    intro_html = param.String(default="")
-    examples = param.List(default=[])
-    example = param.Dict(default={})
-    compare = param.Boolean(default=False)
-    copy = param.Dict(default={})
-    with_picker = param.Boolean(default=False)
-    scenarios = param.List(default=[])
-    scenario_units = param.List(default=[], doc="[label, unit id] pairs of the scenario picked")
-    pick = param.Dict(default={})
-    pick_note = param.String(default="")
-    with_upload = param.Boolean(default=False)
-    upload = param.Dict(default={}, doc="from the browser: {n, op: load|reset, name, data (base64)}")
-    upload_status = param.Dict(default={})
-    max_upload = param.Integer(default=MAX_UPLOAD_BYTES)
+    rows = param.Dict(default={}, doc="{att, def: one dict per unit; att_note, def_note: why an edit was refused}")
+    results = param.String(default="", doc="the odds panel (odds_html), replaced in place")
+    status = param.Dict(default={}, doc="busy, busy_text, note, layout, compare, upload, scenario_units, pick_note")
+    msg = param.Dict(default={}, doc="from the browser: {n, kind, ...}")
 
     _esm = _JS
     _stylesheets = [_CSS]
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._handlers: dict = {}
+        self.param.watch(self._dispatch, ["msg"])
+
+    def on_msg(self, kind: str, handler) -> None:
+        """Call ``handler(msg)`` for each message of ``kind`` from the browser."""
+        self._handlers.setdefault(kind, []).append(handler)
+
+    def send(self, kind: str, **payload) -> None:
+        """What the browser would send (tests, notebooks)."""
+        self.msg = {"n": (self.msg or {}).get("n", 0) + 1, "kind": kind, **payload}
+
+    def _dispatch(self, event) -> None:
+        m = event.new or {}
+        for handler in self._handlers.get(m.get("kind"), []):
+            handler(m)
+
+    def update_status(self, **kw) -> None:
+        self.status = {**self.status, **kw}
 
 
 def _rows(units) -> list[dict]:
@@ -486,19 +483,24 @@ def coerce(plan: BattlePlan, name: str, value):
 
 
 def plan_view(plan: BattlePlan, *, with_results: bool = True, with_picker: bool = True, with_upload: bool = True,
-              title: str = "", uploader=None, **kw) -> PlanView:
+              title: str = "", uploader=None, toolbar: bool = False, intro_html: str = "", examples=(),
+              layout: str = "side", **kw) -> PlanView:
     """A :class:`PlanView` on ``plan``: inputs -> the plan, the plan's changes and odds -> the view.
 
     ``uploader``: the plan's :class:`~dashboards.components.tables_upload.FileLoader` (its checks and
-    messages), needed with ``with_upload``."""
+    messages), needed with ``with_upload``; ``toolbar``: the page's example picker, compare and copy buttons
+    (messages ``example``, ``compare``, ``copy`` for the page to handle)."""
     from .n20_odds_view import ODDS_BUDGET_S, results_html
 
     if with_results and plan.runner is None:
         plan.runner = Background(budget_s=ODDS_BUDGET_S)
-    view = PlanView(values=_values(plan), att_rows=_rows(plan.attackers), def_rows=_rows(plan.defenders),
-                    title_html=f"<h3>{html.escape(title)}</h3>" if title else "", with_results=with_results,
-                    results=results_html(plan) if with_results else "", with_picker=with_picker,
-                    scenarios=list(scenario_choices()) if with_picker else [], with_upload=with_upload,
+    config = {"spec": FIELDS, "headers": _HEADERS, "types": UNIT_TYPES, "flags_note": FLAGS_NOTE,
+              "title_html": f"<h3>{html.escape(title)}</h3>" if title else "", "toolbar": toolbar,
+              "intro_html": intro_html, "examples": list(examples), "with_results": with_results,
+              "with_picker": with_picker, "scenarios": list(scenario_choices()) if with_picker else [],
+              "with_upload": with_upload and uploader is not None, "max_upload": MAX_UPLOAD_BYTES}
+    view = PlanView(config=config, values=_values(plan), rows=_all_rows(plan),
+                    results=results_html(plan) if with_results else "", status={"layout": layout},
                     sizing_mode="stretch_width", margin=0, **kw)
 
     # -- plan -> view -----------------------------------------------------------------------------------
@@ -507,10 +509,8 @@ def plan_view(plan: BattlePlan, *, with_results: bool = True, with_picker: bool 
         upd = {}
         if names & set(_NAMES):
             upd["values"] = _values(plan)
-        if "attackers" in names:
-            upd["att_rows"] = _rows(plan.attackers)
-        if "defenders" in names:
-            upd["def_rows"] = _rows(plan.defenders)
+        if names & {"attackers", "defenders"}:
+            upd["rows"] = _all_rows(plan)
         if upd:
             view.param.update(**upd)
 
@@ -518,68 +518,66 @@ def plan_view(plan: BattlePlan, *, with_results: bool = True, with_picker: bool 
     if with_results:
         plan.param.watch(lambda *_: setattr(view, "results", results_html(plan)), ["revision"])
         runner = plan.runner
-        runner.param.watch(lambda *_: view.param.update(busy=runner.busy, busy_text=runner.label), ["busy", "label"])
-        view.param.watch(lambda *_: runner.cancel(), ["cancel"])
+        runner.param.watch(lambda *_: view.update_status(busy=runner.busy, busy_text=runner.label), ["busy", "label"])
+        view.on_msg("cancel", lambda _m: runner.cancel())
 
     # -- view -> plan -----------------------------------------------------------------------------------
-    def value_set(event):
-        e = event.new or {}
-        name = e.get("name")
+    def value_set(m):
+        name = m.get("name")
         if name not in _NAMES:
             return
         try:
-            v = coerce(plan, name, e.get("value"))
-            setattr(plan, name, v)
+            setattr(plan, name, coerce(plan, name, m.get("value")))
         except (ValueError, TypeError) as exc:
-            view.note = f"not changed: {exc}"
-            view.values = _values(plan)      # the browser shows the plan's value again
+            view.update_status(note=f"not changed: {exc}")
+            view.values = {**_values(plan), "_refused": m.get("n")}   # the browser shows the plan's value again
             return
-        view.note = ""
+        if view.status.get("note"):
+            view.update_status(note="")
 
-    view.param.watch(value_set, ["set_value"])
+    view.on_msg("set_value", value_set)
 
-    def unit_event(event):
+    def unit_msg(m):
         from .n20_odds_view import _COLUMNS, _apply_edit
 
-        e = event.new or {}
-        role = e.get("role")
+        role = m.get("role")
         if role not in ("attacker", "defender"):
             return
         units = plan.attackers if role == "attacker" else plan.defenders
-        note_name = "att_note" if role == "attacker" else "def_note"
-        op, row = e.get("op"), e.get("row")
+        key = "att_note" if role == "attacker" else "def_note"
+        op, row = m.get("op"), m.get("row")
         if op == "add":
             plan.add_unit(role)
         elif op == "remove" and isinstance(row, int) and 0 <= row < len(units):
             plan.remove_unit(role, units[row])
-        elif op == "edit" and isinstance(row, int) and 0 <= row < len(units) and e.get("column") in _COLUMNS:
+        elif op == "edit" and isinstance(row, int) and 0 <= row < len(units) and m.get("column") in _COLUMNS:
             try:
-                _apply_edit(plan, units[row], e["column"], e.get("value"))
-                setattr(view, note_name, "")
-            except (ValueError, TypeError) as exc:
-                setattr(view, note_name, f"not changed: {exc}")
-                view.param.update(**{f"{note_name[:3]}_rows": _rows(units), "rev": view.rev + 1})
+                _apply_edit(plan, units[row], m["column"], m.get("value"))
+            except (ValueError, TypeError) as exc:   # redrawn with the plan's values, the reason under the table
+                view.rows = {**_all_rows(plan), key: f"not changed: {exc}", "rev": m.get("n")}
+                return
+            if view.rows.get(key):
+                view.rows = {**view.rows, key: ""}
 
-    view.param.watch(unit_event, ["unit_event"])
+    view.on_msg("unit", unit_msg)
 
     if with_picker:
-        def picked(event):
-            e = event.new or {}
-            scen = e.get("scenario")
+        def picked(m):
+            scen = m.get("scenario")
             if scen not in scenario_choices():
                 return
             try:
                 us = scenario_units(scen)
             except Exception as exc:  # noqa: BLE001 - a broken scenario file: say so, keep the page
-                view.pick_note = f"cannot read scenario: {str(exc)[:160]}"
+                view.update_status(pick_note=f"cannot read scenario: {str(exc)[:160]}")
                 return
-            if e.get("op") == "scenario":
-                view.param.update(scenario_units=[[f"{u.name} ({u.side} {u.type} {u.strength}-{u.movement})", uid]
-                                                  for uid, u in us.items()], pick_note="")
-            elif e.get("op") == "add" and e.get("role") in ("attacker", "defender"):
-                role = e["role"]
+            if m.get("op") == "scenario":
+                view.update_status(scenario_units=[[f"{u.name} ({u.side} {u.type} {u.strength}-{u.movement})", uid]
+                                                   for uid, u in us.items()], pick_note="")
+            elif m.get("op") == "add" and m.get("role") in ("attacker", "defender"):
+                role = m["role"]
                 with plan.hold():
-                    for uid in e.get("uids") or []:
+                    for uid in m.get("uids") or []:
                         u = us.get(uid)
                         if u is None:
                             continue
@@ -587,35 +585,40 @@ def plan_view(plan: BattlePlan, *, with_results: bool = True, with_picker: bool 
                             plan.attacker_side = u.side
                         plan.add_unit(role, entry_from_unitdef(u, plan.edition))
 
-        view.param.watch(picked, ["pick"])
+        view.on_msg("pick", picked)
 
     if with_upload and uploader is not None:
         def status(*_):
             if uploader.error:
-                view.upload_status = {"kind": "error", "text": f"The file was not loaded (nothing changed): "
-                                                               f"{uploader.error}"}
+                up = {"kind": "error", "text": f"The file was not loaded (nothing changed): {uploader.error}"}
             elif uploader.loaded_name:
-                view.upload_status = {"kind": "ok", "text": f"Using your file {uploader.loaded_name}."}
+                up = {"kind": "ok", "text": f"Using your file {uploader.loaded_name}."}
             else:
-                view.upload_status = {}
+                up = {}
+            view.update_status(upload=up)
 
         uploader.param.watch(status, ["error", "loaded_name"])
 
-        def uploaded(event):
-            e = event.new or {}
-            if e.get("op") == "reset":
+        def uploaded(m):
+            if m.get("op") == "reset":
                 uploader._reset()
                 return
-            name = str(e.get("name") or "upload.yaml")[:120]
+            name = str(m.get("name") or "upload.yaml")[:120]
             try:
-                data = base64.b64decode(str(e.get("data") or ""), validate=True)
+                data = base64.b64decode(str(m.get("data") or ""), validate=True)
             except (binascii.Error, ValueError):
-                uploader.error = f"{name}: cannot read this file"
-                return
-            if len(data) > MAX_UPLOAD_BYTES:
-                uploader.error = f"{name} is larger than {MAX_UPLOAD_BYTES // 1024} kB"
+                data = None
+            if data is None or len(data) > MAX_UPLOAD_BYTES:
+                uploader.error = (f"{name}: cannot read this file" if data is None
+                                  else f"{name} is larger than {MAX_UPLOAD_BYTES // 1024} kB")
+                status()
                 return
             uploader.accept_upload(data, name)
+            status()
 
-        view.param.watch(uploaded, ["upload"])
+        view.on_msg("upload", uploaded)
     return view
+
+
+def _all_rows(plan: BattlePlan) -> dict:
+    return {"att": _rows(plan.attackers), "def": _rows(plan.defenders), "att_note": "", "def_note": ""}

@@ -43,8 +43,8 @@ def page():
                       css_classes=["odds-plans"])
     state: dict = {}
 
-    def load_example(event):
-        name = (event.new or {}).get("value")
+    def load_example(m):
+        name = m.get("value")
         if name in examples:
             a.load_battle_file(examples[name])
 
@@ -52,18 +52,19 @@ def page():
         if "b" in state:
             state["b"].copy_from(a)
 
-    def toggle(event):
-        if event.new and "b" not in state:  # plan B is built the first time it is asked for
+    def toggle(m):
+        on = bool(m.get("value"))
+        if on and "b" not in state:  # plan B is built the first time it is asked for
             b = state["b"] = BattlePlan(title="Plan B")
             b.copy_from(a)
             state["view"] = plan_view(b, title="Plan B", with_upload=False, css_classes=["plan-b"],
                                       layout="stacked", styles=_PLAN_STYLES)
-        view_a.layout = "stacked" if event.new else "side"   # each plan's inputs above its odds
-        plans.objects = [view_a, state["view"]] if event.new else [view_a]
+        view_a.update_status(compare=on, layout="stacked" if on else "side")   # each plan's inputs above its odds
+        plans.objects = [view_a, state["view"]] if on else [view_a]
 
-    view_a.param.watch(load_example, "example")
-    view_a.param.watch(copy, "copy")
-    view_a.param.watch(toggle, "compare")
+    view_a.on_msg("example", load_example)
+    view_a.on_msg("copy", copy)
+    view_a.on_msg("compare", toggle)
     return plans
 
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 from dashboards.components.hexmap import HexMapFigure, static_layers
 from dashboards.components.n20_battle_form import BattlePlan, example_battles
 from dashboards.components.n20_board import spec_from_board
-from dashboards.components.n20_odds_view import _apply_edit, _units_table
+from dashboards.components.n20_odds_view import _apply_edit
+from dashboards.components.n20_plan_view import plan_view
 from engine.n20.game.engine import new_game
 
 BOARD = new_game("fuentes").scenario.board
@@ -57,18 +58,16 @@ def test_the_flags_column_takes_words_and_refuses_unknown_ones():
 
 def test_the_units_editor_applies_an_edit_and_a_removal_and_refuses_bad_input():
     plan = BattlePlan.from_battle_file(example_battles()["n20_worked_example"])
-    col = _units_table(plan, "attacker")
-    ed = col._units_editor
+    ed = plan_view(plan, with_results=False, with_picker=False, with_upload=False)
     first = plan.attackers[0]
     before = plan.revision
-    ed.edit = {"n": 1, "row": 0, "column": "strength", "value": "6"}    # what the browser sends on a change
+    ed.send("unit", op="edit", role="attacker", row=0, column="strength", value="6")   # what the browser sends
     assert first.strength == 6 and plan.revision > before
-    rev = ed.rev
-    ed.edit = {"n": 2, "row": 0, "column": "strength", "value": "six"}
-    assert first.strength == 6 and ed.rev == rev + 1                    # refused: redrawn with the old value
-    assert "not changed" in ed.note                                     # the line under the table says why
-    ed.edit = {"n": 3, "row": 9, "column": "strength", "value": "1"}    # no such row: nothing happens
+    ed.send("unit", op="edit", role="attacker", row=0, column="strength", value="six")
+    assert first.strength == 6 and ed.rows["att"][0]["strength"] == 6             # refused: redrawn, old value
+    assert "not changed" in ed.rows["att_note"]                                  # the line under the table says why
+    ed.send("unit", op="edit", role="attacker", row=9, column="strength", value="1")   # no such row: nothing happens
     n = len(plan.attackers)
-    ed.remove = {"n": 4, "row": 0}
+    ed.send("unit", op="remove", role="attacker", row=0)
     assert len(plan.attackers) == n - 1 and first not in plan.attackers
-    assert [r["id"] for r in ed.rows] == [e.uid for e in plan.attackers]
+    assert [r["id"] for r in ed.rows["att"]] == [e.uid for e in plan.attackers]
