@@ -21,9 +21,6 @@ COOKIE = "vedette_keys"
 MAX_KEYS = 150
 _KEY = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
-_WRITE = ("document.cookie = '" + COOKIE + "=' + cb_obj.value + "
-          "'; path=/; max-age=31536000; SameSite=Strict';")
-
 
 def parse_keys(raw: str | None) -> list[str]:
     """The well-formed keys of a cookie value (anything else is dropped), oldest first, without repeats."""
@@ -59,32 +56,44 @@ def game_link(route: str, game_id: str, key: str | None, mode: str = "") -> str:
     return out
 
 
+_BRIDGE = ("const v = cb_obj.value || ''; const i = v.indexOf('|');"
+           " const keys = i < 0 ? v : v.slice(0, i), url = i < 0 ? '' : v.slice(i + 1);"
+           " document.cookie = '" + COOKIE + "=' + keys + '; path=/; max-age=31536000; SameSite=Strict';"
+           " if (url && url !== window.location.pathname + window.location.search)"
+           " { window.history.replaceState(null, '', url); }")
+
+
 class BrowserKeys:
-    """One session's view of the browser's keys; :meth:`add` stores new keys in the browser's cookie."""
+    """One session's view of the browser's keys; :meth:`add` stores new keys in the browser's cookie.
+
+    One hidden widget carries both what the browser is told to keep (the keys, for the cookie) and the
+    address its bar shows (the open game's link): ``keys|url`` (keys and paths hold no ``|``)."""
 
     def __init__(self, raw: str | None = None):
         self.keys: list[str] = browser_keys() if raw is None else parse_keys(raw)
-        self.bridge = pn.widgets.TextInput(value=".".join(self.keys), visible=False,
+        self._url = ""
+        self.bridge = pn.widgets.TextInput(value=self._value(), visible=False, margin=0,
                                            css_classes=["vedette-keys-bridge"])
-        self.bridge.jscallback(value=_WRITE)
-        # the address bar follows the game open on the page (its link, with the key), so a reload keeps it
-        self.url = pn.widgets.TextInput(value="", visible=False, css_classes=["vedette-url-bridge"])
-        self.url.jscallback(value="if (cb_obj.value) { window.history.replaceState(null, '', cb_obj.value); }")
+        self.bridge.jscallback(value=_BRIDGE)
+
+    def _value(self) -> str:
+        return ".".join(self.keys) + (f"|{self._url}" if self._url else "")
 
     def show_url(self, link: str) -> None:
         """Put ``link`` (a path on this server) in the browser's address bar without reloading."""
-        if link.startswith("/") and not link.startswith("//"):
-            self.url.value = link
+        if link.startswith("/") and not link.startswith("//") and "|" not in link:
+            self._url = link
+            self.bridge.value = self._value()
 
     def panel(self):
-        return pn.Column(self.bridge, self.url, visible=False, margin=0)
+        return self.bridge
 
     def add(self, *keys: str) -> None:
         new = [k for k in keys if k and _KEY.match(k)]
         if not new:
             return
         self.keys = list(dict.fromkeys([k for k in self.keys if k not in new] + new))[-MAX_KEYS:]
-        self.bridge.value = ".".join(self.keys)
+        self.bridge.value = self._value()
 
     def __contains__(self, key: str) -> bool:
         return key in self.keys

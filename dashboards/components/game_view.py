@@ -93,9 +93,8 @@ class GamePlayView(pn.viewable.Viewer):
         self.upload = w.FileInput(accept=".json", name="import a record", css_classes=["import-record"])
         self.link = pn.pane.HTML("", css_classes=["game-links"], sizing_mode="stretch_width")
         self.act_box = pn.Column(self.actions, pn.Row(self.do_b, self.undo_b, self.clear_b), css_classes=["play-controls"])
-        self.replay_row = pn.Column(pn.Row(self.first_b, self.prev_b, self.where, self.next_b, self.last_b),
-                                    pn.Row(self.jump, self.marks), pn.Row(self.mark_name, self.mark_b),
-                                    css_classes=["replay-controls"], visible=False)
+        # filled the first time replay mode is shown (most sessions never open it: issue 17)
+        self.replay_row = pn.Column(css_classes=["replay-controls"], visible=False)
         self.public = w.Checkbox(name="public: anyone may watch and replay this game (read-only)", visible=False,
                                  css_classes=["public-toggle"])
         self.public.param.watch(self._set_public, "value")
@@ -103,6 +102,9 @@ class GamePlayView(pn.viewable.Viewer):
         self.aim: str | None = None  # a highlighted place clicked with a piece picked: the list narrows to it
         self._targets: set = set()   # the places highlighted now
         self.odds = ActionOddsView()  # the exact odds of the attack selected in the list (issue 15.2)
+        self.header: list = []        # what a page puts above the view (its intro), in the view's column
+        self._root = None             # the view's column, once shown
+        self._game_area = None        # the board, actions, odds, replay, links and log: made with a game
         self._seen = ("", -1)         # (game, events) last drawn: one more event is an action just resolved
         self.actions.param.watch(lambda e: self._declare(e.new), "value")
 
@@ -336,6 +338,7 @@ class GamePlayView(pn.viewable.Viewer):
             self.board_box[:] = []
             self._show_links()
             return
+        self._fill_game_area()
         if self.board is None:
             self.board = board_for(m.rules, st)
             self.board.on_pick(self._pick)
@@ -384,6 +387,9 @@ class GamePlayView(pn.viewable.Viewer):
         self.marks.options = {"(choose a bookmark)": None} | {f"{label} (action {p})": p for p, label in m.bookmarks()}
         self.jump.value = self.marks.value = None
         self.act_box.visible = m.mode == "play" and bool(m.role)
+        if m.mode == "replay" and not self.replay_row.objects:
+            self.replay_row[:] = [pn.Row(self.first_b, self.prev_b, self.where, self.next_b, self.last_b),
+                                  pn.Row(self.jump, self.marks), pn.Row(self.mark_name, self.mark_b)]
         self.replay_row.visible = m.mode == "replay"
         if self.mode.value != m.mode:
             self.mode.value = m.mode
@@ -470,12 +476,35 @@ class GamePlayView(pn.viewable.Viewer):
         cancel.on_click(lambda _: (m.cancel(), self.refresh()))
         self.pending[:] = [head, pn.Row(die, ok, roll, cancel)]
 
-    def __panel__(self):
-        setup = pn.Card(flow(self.system_pick, self.scenario, self.options, self.seed, self.start_b),
-                        pn.Row(self.upload, self.download), title="New game, import, download",
-                        sizing_mode="stretch_width", collapsed=self.model.has_game)
+    def _fill_setup(self, card) -> None:
+        if not card.objects:
+            card[:] = [flow(self.system_pick, self.scenario, self.options, self.seed, self.start_b),
+                       pn.Row(self.upload, self.download)]
+
+    def _fill_game_area(self) -> None:
+        """Put the game's parts on the page, once a game is shown (a page without one does not make them)."""
+        area = self._game_area
+        if area is None or area.objects:
+            return
         act = pn.Column(self.dice, self.pending, self.act_box, self.odds, width=540)
-        replay = pn.Column(self.mode, self.replay_row)
-        return pn.Column(setup, self.status, self.refusal, columns(self.board_box, act, basis=540),
-                         replay, self.busy_box, self.link, self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width"),
-                         sizing_mode="stretch_width", css_classes=["game-play"])
+        area[:] = [columns(self.board_box, act, basis=540), pn.Column(self.mode, self.replay_row), self.link,
+                   self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width")]
+
+    def __panel__(self):
+        """The view's column: the page's header, the new-game card (its widgets made when it is open), the
+        status and refusal lines, the busy line of a study replay, then the game's parts once there is a
+        game (issue 17: a page opened without one makes about a third of the models)."""
+        if self._root is not None:
+            return self._root
+        setup = pn.Card(title="New game, import, download", sizing_mode="stretch_width",
+                        collapsed=self.model.has_game)
+        if self.model.has_game:
+            setup.param.watch(lambda e: e.new is False and self._fill_setup(setup), "collapsed")
+        else:
+            self._fill_setup(setup)
+        self._game_area = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["game-area"])
+        self._root = pn.Column(*self.header, setup, self.status, self.refusal, self.busy_box, self._game_area,
+                               sizing_mode="stretch_width", css_classes=["game-play"])
+        if self.model.state is not None:
+            self._fill_game_area()
+        return self._root

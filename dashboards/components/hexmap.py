@@ -291,10 +291,10 @@ class HexMapFigure:
         r_c = self._layer(self.counter_source, Rect(x="x", y="y", width=1.1, height=0.88, fill_color=column("colour"),
                                                     line_color=column("outline"), line_width=column("lw"),
                                                     fill_alpha=0.95))
-        for y, text, colour in (("ky", "label", "white"), ("vy", "values", "white"), ("my", "marks", "#b71c1c")):
+        for y, text, colour in (("ky", "label", "white"), ("my", "marks", "#b71c1c")):   # type over strength-move
             self._layer(self.counter_source, Text(x="x", y=y, text=text, text_color=colour, text_font_size="8pt",
                                                   text_font_style="bold", text_align="center",
-                                                  text_baseline="middle"))
+                                                  text_baseline="middle", text_line_height=1.1))
         fig.add_tools(HoverTool(renderers=[r_terrain, r_hl, r_c], tooltips="@tip"))
         if legend:
             fig.add_layout(Legend(items=legend, label_text_font_size="8pt", click_policy="hide"), "right")
@@ -331,8 +331,9 @@ class HexMapFigure:
                          ("outline", "#ffeb3b" if c.id in sel else "#111111"), ("lw", 4 if c.id in sel else 1)):
                 cols[k].append(v)
             marks = " ".join(m if len(m) < 9 else m[:8] for m in c.markers)
-            for k, v in (("label", (c.kind[:3].upper() if c.kind else "?") + ("*" if c.elite else "")),
-                         ("ky", y + 0.14), ("vy", y - 0.2), ("marks", marks), ("my", y - s * 0.8 - 0.2),
+            kind = (c.kind[:3].upper() if c.kind else "?") + ("*" if c.elite else "")
+            for k, v in (("label", f"{kind}\n{c.strength}-{c.movement}"), ("ky", y - 0.03), ("vy", y - 0.2),
+                         ("marks", marks), ("my", y - s * 0.8 - 0.2),
                          ("tip", f"{c.name or c.id} ({c.id}) · {c.side} {c.kind} {c.strength}-{c.movement}"
                                  + (f" · {', '.join(c.markers)}" if c.markers else ""))):
                 cols[k].append(v)

@@ -287,22 +287,23 @@ def page():
 
         saved.param.watch(load_saved, "value")
         pick.append(saved)
-    attack_box = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["attack-plan"])
+    built: list = []
 
     def build_attack(*_):
         """The attack planner's parts, made once, when the visitor first plans an attack."""
-        if attack_box.objects or m.mode == "inspect":
+        if built or m.mode == "inspect":
             return
+        built.append(True)
         odds_pane = pn.pane.HTML(m.odds, stylesheets=[RESULTS_CSS], sizing_mode="stretch_width",
                                  css_classes=["map-odds"])
         retreat_pane = pn.pane.HTML(m.retreat_info, sizing_mode="stretch_width", css_classes=["retreat-info"])
         m.param.watch(lambda e: setattr(odds_pane, "object", e.new), "odds")
         m.param.watch(lambda e: setattr(retreat_pane, "object", e.new), "retreat_info")
-        attack_box[:] = [
+        controls.extend([
             flow(pn.widgets.Checkbox.from_param(m.param.reserves_attacker, name="attacker reserves"),
                  pn.widgets.Checkbox.from_param(m.param.reserves_defender, name="defender reserves")),
             pn.widgets.IntSlider.from_param(m.param.retreat_distance, name="retreat distance to preview", width=220),
-            m.odds_runner().panel(), retreat_pane, odds_pane]
+            m.odds_runner().panel(), retreat_pane, odds_pane])
 
     m.param.watch(build_attack, "mode")
     controls = pn.Column(
@@ -311,7 +312,7 @@ def page():
         pn.widgets.Checkbox.from_param(view.param.show_zoc, name="shade zones of control (7.0)",
                                        css_classes=["zoc-toggle"]),
         pn.widgets.Checkbox.from_param(view.param.show_reach, name="show reachable hexes (6.0)"),
-        goto, hex_pane, attack_box, width=440)
+        goto, hex_pane, width=440)
     # the legend and the provenance badges: one pane
     legend = pn.pane.HTML(LEGEND_HTML + f"<p class='map-badges'>{_badges_html(m.state)}</p>",
                           stylesheets=[BADGE_CSS], sizing_mode="stretch_width")

@@ -52,8 +52,10 @@ def page():
             view._show_refusal(f"This replay link does not open a game: {str(exc)[:200]}")
         else:
             view.show_study_game(link)
-    intro = pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width")
-    return pn.Column(intro, keys.panel(), view, sizing_mode="stretch_width", css_classes=["play-page"])
+    view.header = [pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width"), keys.panel()]
+    root = view.__panel__()     # one column for the page and the view
+    root.css_classes = [*root.css_classes, "play-page"]
+    return root
 
 
 __all__ = ["page", "TITLE", "SUMMARY"]
