@@ -690,15 +690,17 @@ def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
 # 6.2 Movement as an action
 # ---------------------------------------------------------------------------------------------------
 def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: tuple[tuple[int, int], ...] = (),
-                facing: int | None = None, bridge_intact: bool = False):
+                facing: int | None = None, bridge_intact: bool = False, mp_left: int | None = None):
     """Move a unit to ``dest`` by its cheapest legal path (6.2), capturing lone enemy leaders on the way
     (6.2.5 B, 6.5 C), removing the Strong Point when the Elite leaves it (8.4 C), noting Column II
     crossing the light blue line (9.5.2) or coming within four hexes of the French at-start units
-    (9.5.2 C), then checking an overstack at the end (4.1.7, 4.1.9). A procedure returning the new state."""
+    (9.5.2 C), then checking an overstack at the end (4.1.7, 4.1.9). ``mp_left``: the MPs the unit has left
+    this segment (6.2.1; None: its whole MA), the same search the game's check of the move made.
+    A procedure returning the new state."""
     _may_activate(sc, st, (uid,))
     if uid in sc.units and sc.units[uid].command == "VI":
         raise RuleViolation("9.2 I", f"{uid} belongs to Column VI, which never moves unless a combat retreat forces it")
-    r = reachable(sc, st, uid, dict(level_hexes), bridge_intact)
+    r = reachable(sc, st, uid, dict(level_hexes), bridge_intact, mp_left)
     dest = sc.board.check_hex(dest, "6.2")
     if dest not in r or dest == st.piece(uid).hex:
         raise RuleViolation("6.2.1", f"{uid} cannot reach {dest} this Movement Segment")

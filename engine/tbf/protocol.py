@@ -235,6 +235,45 @@ class TbfState:
         return self.game.turn
 
 
+@dataclass(frozen=True, eq=False)
+class _Moves:
+    """The moves of one unit or leader this Movement Segment, from its one movement search (6.2), made
+    when first asked for: :attr:`reach` is hex -> (MPs, cheapest path); spelt out in hex order, its own
+    hex left out."""
+    side: str
+    unit: str
+    here: str
+    rules: "TbfRules"
+    state: "TbfState"
+
+    @property
+    def reach(self) -> dict:
+        try:
+            return self.rules._reach_of(self.state, self.unit)
+        except RuleViolation:
+            return {}
+
+    def actions(self) -> list:
+        side, uid, here = self.side, self.unit, self.here
+        return [Move(side, uid, h, path, mp) for h, (mp, path) in sorted(self.reach.items()) if h != here]
+
+
+    def move(self, h: str) -> "Move":
+        mp, path = self.reach[h]
+        return Move(self.side, self.unit, h, path, mp)
+
+
+@dataclass(frozen=True, eq=False)
+class _Faces:
+    """The facing changes of one unit (4.3): every hexside but the one it faces, in hexside order."""
+    side: str
+    unit: str
+    facing: int
+
+    def actions(self) -> list:
+        return [Face(self.side, self.unit, f) for f in range(6) if f != self.facing]
+
+
 def _book(imp: Impulse, uid: str) -> UnitTurn:
     for b in imp.book:
         if b.unit == uid:
@@ -293,6 +332,7 @@ class TbfRules(GameRules):
                          **{x: d.side for x, d in self.sc.leaders.items()}}
         self._memo_state = None         # the state the memo below belongs to (held, compared by value)
         self._memo: dict = {}
+        self._rear_rows: dict[str, bool] = {}      # hex -> inside the Rear Guard's rows (9.2 G)
 
     def _index(self, s) -> tuple[dict, dict]:
         """Pieces by id, and the live units in each hex, of state ``s`` (memoised with it)."""
@@ -408,10 +448,26 @@ class TbfRules(GameRules):
 
     def _rear_ok(self, h: str) -> bool:
         """9.2 G: may a Rear Guard unit act in hex ``h`` (rows XX01-XX06)?"""
-        return self.sc.board.grid.parse(h)[1] <= REAR_GUARD_ROWS
+        ok = self._rear_rows.get(h)
+        if ok is None:
+            ok = self._rear_rows[h] = self.sc.board.grid.parse(h)[1] <= REAR_GUARD_ROWS
+        return ok
 
     # --- candidates ------------------------------------------------------------------------------
     def candidates(self, s: TbfState):
+        """Every candidate action, in a fixed order (the one list: legal actions are those of them that
+        pass :meth:`check`)."""
+        out: list = []
+        for item in self._candidate_blocks(s):
+            if isinstance(item, (_Moves, _Faces)):
+                out += item.actions()
+            else:
+                out.append(item)
+        return out
+
+    def _candidate_blocks(self, s: TbfState) -> list:
+        """The candidates in order, with each unit's moves (one movement search, 6.2) and facings (4.3) kept
+        as one block that :meth:`candidates` spells out (a bot may weigh a block without spelling it out)."""
         side = self.to_act(s)
         if side is None:
             return []
@@ -439,15 +495,9 @@ class TbfRules(GameRules):
                 bk = _book(imp, uid)
                 if bk.done:
                     continue
-                try:
-                    r = self._reach_of(s, uid)
-                except RuleViolation:
-                    r = {}
-                for h, (mp, path) in sorted(r.items()):
-                    if h != p.hex:
-                        out.append(Move(side, uid, h, path, mp))
+                out.append(_Moves(side, uid, p.hex, self, s))
                 if uid in sc.units:
-                    out += [Face(side, uid, f) for f in range(6) if f != p.facing]
+                    out.append(_Faces(side, uid, p.facing))
                     if sc.units[uid].kind == "cavalry" and p.status == "normal" and not bk.charge_tried:
                         out += self._charge_candidates(s, uid)
         elif imp.segment in ("defensive_fire", "offensive_fire"):
@@ -1034,7 +1084,7 @@ class TbfRules(GameRules):
         if sc.is_leader(a.unit):
             g = g.with_piece(a.unit, hex=a.to)
         else:
-            g = yield from A.move_action(sc, g, a.unit, a.to, ((2, l2), (3, l3)))
+            g = yield from A.move_action(sc, g, a.unit, a.to, ((2, l2), (3, l3)), mp_left=self._mp_left(s, a.unit))
         stop = a.to in _front(s.game, sc.side(a.unit))                       # 6.2.5 A
         imp = self._finish_mover(s.impulse, a.unit)
         imp = _with_book(imp, replace(bk, mp=bk.mp + mp, l2=bk.l2 + used2, l3=bk.l3 + used3, moved=True,
@@ -1561,6 +1611,23 @@ _EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: mo
 # ------------------------------------------------------------------------------------------------
 # A greedy bot: plays toward its side's victory levels (10.2)
 # ------------------------------------------------------------------------------------------------
+class _Extreme:
+    """Distances from any hex to the nearest (``far``: the farthest) of a fixed set of hexes, each worked
+    out once (99 when the set is empty)."""
+
+    __slots__ = ("grid", "hexes", "far", "got")
+
+    def __init__(self, grid, hexes: tuple, far: bool):
+        self.grid, self.hexes, self.far, self.got = grid, hexes, far, {}
+
+    def __call__(self, h: str) -> int:
+        d = self.got.get(h)
+        if d is None:
+            ds = [self.grid.distance(h, x) for x in self.hexes]
+            d = self.got[h] = (max(ds) if self.far else min(ds)) if ds else 99
+        return d
+
+
 class GreedyBot:
     """Scores each legal action by what it does for its side's victory level (10.2) and takes the best:
     the French hold Dürenstein, Oberloiben and Unterloiben (10.2.1) and shoot whatever comes near; the
@@ -1573,18 +1640,21 @@ class GreedyBot:
     def __init__(self, seed: int | None = None):
         import random
         self.rng = random.Random(seed)
-        self._far: dict = {}          # (hexes, hex, min or max) -> distance, kept from one decision to the next
+        # (hexes, far) -> {hex: distance to the nearest (far: farthest) of hexes}, kept between decisions
+        self._far: dict = {}
+
+    def _extremes(self, grid, hexes: tuple, far: bool) -> "_Extreme":
+        key = (hexes, far)
+        got = self._far.get(key)
+        if got is None:
+            if len(self._far) > 4096:
+                self._far.clear()
+            got = self._far[key] = _Extreme(grid, hexes, far)
+        return got
 
     def _extreme(self, grid, hexes: tuple, h: str, far: bool) -> int:
         """The distance from ``h`` to the nearest (or, ``far``, the farthest) of ``hexes`` (99 when none)."""
-        key = (hexes, h, far)
-        got = self._far.get(key)
-        if got is None:
-            if len(self._far) > 200_000:
-                self._far.clear()
-            ds = [grid.distance(h, x) for x in hexes]
-            got = self._far[key] = (max(ds) if far else min(ds)) if ds else 99
-        return got
+        return self._extremes(grid, hexes, far)(h)
 
     def choose(self, request, state=None):
         opts = request.options
@@ -1595,8 +1665,9 @@ class GreedyBot:
         return opts[0]
 
     #: core's game loop need not list every legal action first: the bot scores the candidates (a score
-    #: never needs the action performed) and checks them with the one check, best score first, so it takes
-    #: the same action as from the full legal list (the best-scored legal one, the first of equals)
+    #: never needs the action performed; a unit's moves are weighed from its one movement search without
+    #: being spelt out) and checks them with the one check, best score first, so it takes the same action
+    #: as from the full legal list (the best-scored legal one, the first in candidate order of equals)
     needs_legal = False
 
     def choose_action(self, rules: TbfRules, s: TbfState, legal: list | None):
@@ -1605,32 +1676,88 @@ class GreedyBot:
         # asked once per decision, not once per move scored
         self._moved = frozenset(b.unit for b in imp.book if b.moved) if imp is not None else frozenset()
         self._ovs = rules._overstack_movers(s) if imp is not None and imp.segment == "movement" else None
-        pool = legal if legal is not None else rules.candidates(s)
-
-        def ok(a) -> bool:
-            return legal is not None or rules.is_legal(s, a)
-
-        scored = []
-        for i, a in enumerate(pool):
-            try:
+        if legal is not None:
+            best, score = None, 0.0
+            for a in legal:
                 v = self._score(rules, s, a)
+                if v > score:
+                    best, score = a, v
+            if best is not None:
+                return best
+            for a in legal:
+                if isinstance(a, (EndSegment, Pass)):
+                    return a
+            return legal[0]
+        blocks = rules._candidate_blocks(s)
+        scored = []                     # (-score, place in the candidate order, block, hex of a move)
+        for i, item in enumerate(blocks):
+            if isinstance(item, _Faces):
+                continue                # a facing change scores 0 (see _score)
+            if isinstance(item, _Moves):
+                scored += [(-v, i, h, item) for v, h in self._move_scores(rules, s, item)]
+                continue
+            try:
+                v = self._score(rules, s, item)
             except RuleViolation:
-                if ok(a):
+                if rules.is_legal(s, item):
                     raise
                 continue                # an illegal candidate (e.g. a leader already activated, 6.1.3 E)
             if v > 0:
-                scored.append((-v, i, a))
-        scored.sort(key=lambda t: (t[0], t[1]))
-        for _, _, a in scored:
-            if ok(a):
+                scored.append((-v, i, "", item))
+        scored.sort(key=lambda t: (t[0], t[1], t[2]))
+        for _, _, h, item in scored:
+            a = item.move(h) if h else item
+            if rules.is_legal(s, a):
+                return a
+        pool = rules.candidates(s)
+        for a in pool:
+            if isinstance(a, (EndSegment, Pass)) and rules.is_legal(s, a):
                 return a
         for a in pool:
-            if isinstance(a, (EndSegment, Pass)) and ok(a):
-                return a
-        for a in pool:
-            if ok(a):
+            if rules.is_legal(s, a):
                 return a
         raise VedetteError(f"tbf: no legal action for {rules.to_act(s)} at {rules.position(s)}")
+
+    def _move_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+        """(score, hex) of the moves of ``blk`` that score above 0: what :meth:`_score` gives each of them,
+        worked out from the unit's reach without making the moves."""
+        sc = rules.sc
+        uid, here = blk.unit, blk.here
+        if self._ovs is not None and self._ovs[1] == uid and uid not in self._moved:
+            return [(12, h) for h in blk.reach if h != here]      # 4.1.10 A, as in _score
+        if uid in self._moved:
+            return []                   # its moves score 0: no need of its movement search
+        reach = blk.reach
+        grid = sc.board.grid
+        if sc.is_leader(uid):
+            return self._leader_scores(rules, s, blk)
+        targets = self._objectives(rules, s, blk.side)
+        if not targets:
+            return []
+        near = self._extremes(grid, targets, False)
+        d0 = near(here)
+        if blk.side == "french" and d0 == 0:
+            return []
+        out = []
+        for h, (mp, _) in reach.items():
+            if h != here:
+                gain = d0 - near(h)
+                if gain > 0:
+                    out.append((gain + 0.01 * (10 - mp), h))
+        return out
+
+    def _leader_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+        """:meth:`_leader_move` for each move of a leader's block: only a hex holding friendly units can
+        score (a lone leader is captured by any enemy entering, 6.5 C), so only those are looked at."""
+        by_hex = rules._index(s)[1]
+        reach, here = blk.reach, blk.here
+        out = []
+        for h in by_hex:
+            if h != here and h in reach:
+                v = self._leader_move(rules, s, blk.move(h))
+                if v > 0:
+                    out.append((v, h))
+        return out
 
     def _leader_move(self, rules, s, a) -> float:
         """Leaders keep up with the units they command (units, or subordinate leaders for the higher

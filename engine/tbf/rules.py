@@ -296,7 +296,7 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
     starting in or next to that level (6.2.3); stop on entering an enemy front (6.2.5 A); no enemy-occupied
     hex (6.2.5 B); Coalition never in 0107-0109 (6.2.5 C); French at-start units stay south of the dark
     blue line until the Alert (9.5.1); road movement never into a friendly-occupied hex (4.1.4).
-    Shortest paths by :func:`engine.core.graph.dijkstra` over (hex, level 2 hexes used, level 3 hexes used).
+    Shortest paths by :func:`engine.core.graph.search` over (hex, level 2 hexes used, level 3 hexes used).
     Leaders move like cavalry on the Level 2/3 chart (our reading: they are mounted).
     """
     p = st.piece(unit_id)
@@ -307,46 +307,77 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
     is_leader = sc.is_leader(unit_id)
     side = sc.side(unit_id)
     level_hexes = level_hexes or {}
-    enemy_hexes = frozenset(q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE
-                            and not sc.is_leader(q.id))
-    # leaders ignore friendly units (4.1.4 limits units on roads), so they leave them out of the key
-    friend_hexes = frozenset() if is_leader else frozenset(
-        q.hex for q in st.on_map() if sc.side(q.id) == side and q.status in LIVE and not sc.is_leader(q.id)
-        and q.id != unit_id)
+    enemy_hexes, friends, crowded = _occupied(sc, st, side)
+    # leaders ignore friendly units (4.1.4 limits units on roads), so they see none
+    friend_hexes = frozenset() if is_leader else (friends if p.hex in crowded else friends - {p.hex})
     front = enemy_front(sc, st, side)
     restricted = (side == "french" and "alert" not in st.flags and unit_id in sc.file.setup.french)
     elite_blocks = ("elite" in sc.units and unit_id != "elite" and "strong_point_removed" not in st.flags)
-    # the search depends on these values only: positions that agree on them share one answer
+    # The search depends on these values, and on the enemy, friendly and front hexes only where it looked
+    # (:func:`_reach_search` says where): a position that agrees with an earlier one on those hexes gets
+    # the same answer without searching again (an exact memo, by value).
     key = (sc.key, unit_id, p.hex, p.status, tuple(sorted(level_hexes.items())), bridge_intact, mp_left,
-           enemy_hexes, friend_hexes, front, restricted, elite_blocks)
-    got = _REACH.get(key)
-    if got is None:
+           restricted, elite_blocks)
+    seen = _REACH.get(key)
+    if seen is not None:
+        for looked_e, looked_f, looked_s, sig, out in seen:
+            if sig == (enemy_hexes & looked_e, friend_hexes & looked_f, front & looked_s):
+                return dict(out)
+    else:
         if len(_REACH) > 4096:
             _REACH.clear()
-        got = _REACH[key] = (sc, _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left,
-                                               enemy_hexes, friend_hexes, front, restricted, elite_blocks))
-    return dict(got[1])
+        seen = _REACH[key] = []
+    out, looked_e, looked_f, looked_s = _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left,
+                                                      enemy_hexes, friend_hexes, front, restricted, elite_blocks)
+    seen.insert(0, (looked_e, looked_f, looked_s,
+                    (enemy_hexes & looked_e, friend_hexes & looked_f, front & looked_s), out))
+    del seen[8:]
+    return dict(out)
 
 
 _REACH: dict = {}
+_OCCUPIED: dict = {}
+
+
+def _occupied(sc: Scenario, st: GameState, side: str) -> tuple[frozenset, frozenset, frozenset]:
+    """Hexes of live enemy units, of live friendly units, and of those friendly hexes holding two or more
+    (leaders left out), for ``side`` in position ``st`` (memoised by value)."""
+    key = (sc.key, st, side)
+    got = _OCCUPIED.get(key)
+    if got is None:
+        if len(_OCCUPIED) > 1024:
+            _OCCUPIED.clear()
+        enemy, friends, crowded = set(), set(), set()
+        for q in st.on_map():
+            if q.status not in LIVE or q.id in sc.leaders:
+                continue
+            if sc.side(q.id) != side:
+                enemy.add(q.hex)
+            elif q.hex in friends:
+                crowded.add(q.hex)
+            else:
+                friends.add(q.hex)
+        got = _OCCUPIED[key] = (frozenset(enemy), frozenset(friends), frozenset(crowded))
+    return got
 
 
 def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, enemy_hexes, friend_hexes, front,
                   restricted, elite_blocks):
-    """The cheapest-path search behind :func:`reachable`, from the values it depends on."""
-    from engine.core.graph import dijkstra
+    """The cheapest-path search behind :func:`reachable`, from the values it depends on: its answer, and
+    the hexes it asked about: whether enemy-occupied (every neighbour of a hex it reached), whether
+    friendly-occupied (the road neighbours), whether in an enemy front (the hexes it reached)."""
+    from engine.core.graph import search
     board, g = sc.board, sc.board.grid
     start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
     ma = sc.leaders[p.id].ma if is_leader else current_ma(sc, p)
     if mp_left is not None:
         ma = min(ma, mp_left)
-    steps: dict[tuple, int] = {}
     static = _step_table(sc, bridge_intact)
     north = _north_hexes(sc) if restricted else frozenset()
     coalition = side == "coalition"
     lvl2, lvl3 = level_hexes.get(2, 0), level_hexes.get(3, 0)
 
-    def neighbours(place):
+    def successors(place, _spent):
         here, l2, l3 = place
         out = []
         for nxt, cost, on_road, off_road, west, strong in static[here]:
@@ -374,19 +405,21 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
                 if n2 > lvl2 or n3 > lvl3:
                     continue                                          # 6.2.3 A
                 cost = 0
-            key = (nxt, n2, n3)
-            steps[(place, key)] = cost
-            out.append(key)
+            out.append(((nxt, n2, n3), cost))
         return out
 
-    start = (p.hex, 0, 0)
-    best = dijkstra(start, neighbours, lambda a, b: steps[(a, b)], budget=ma,
-                    stops=lambda place: place[0] in front)            # 6.2.5 A: must stop
+    best = search((((p.hex, 0, 0), 0),), successors, ma,
+                  halts=lambda place: place[0] in front)              # 6.2.5 A: must stop
     out: dict[str, tuple[int, tuple[str, ...]]] = {}
     for (h, _, _), r in best.items():
         if h not in out or r.cost < out[h][0]:
             out[h] = (int(r.cost), tuple(x[0] for x in r.path))
-    return out
+    reached = frozenset(out)
+    looked_e = frozenset(row[0] for h in reached for row in static[h])
+    # a friend matters only on a road step whose cost off the road differs (4.1.4)
+    looked_f = frozenset(row[0] for h in reached for row in static[h] if row[2] and row[3] != row[1]) \
+        if not is_leader else frozenset()
+    return out, looked_e, looked_f, reached
 
 
 def level_roll(sc: Scenario, kind: str):
