@@ -17,8 +17,8 @@ other sessions meanwhile; the page shows a spinner, what is being computed and a
   takes its place on the next request. The workers run at a lower CPU priority (``nice`` 10,
   ``$VEDETTE_WORKER_NICE``), so on a 2-core laptop a long enumeration gives way to page builds and
   callbacks of the other sessions. A request still running after ``VEDETTE_QUICK_S`` seconds (0.3) is a
-  long one: its worker steps aside further (:func:`step_aside`: ``nice`` 19, its own scheduling group so
-  that it also gives way to the browsers of a laptop's desktop session, one CPU only) and ends once it has
+  long one: its worker steps aside further (:func:`step_aside`: ``nice`` 19 and one CPU only, so the other
+  CPU stays free for the server and a browser on the same laptop) and ends once it has
   answered, so quick requests (a Fatigue Check, a fire) keep their fresh worker at the normal priority. :func:`shutdown` (at exit, and on SIGTERM/SIGINT in
   ``vedette-serve``) stops them all, and each worker also watches a pipe to its server: when the server
   goes away, however it dies, the worker ends.
@@ -79,6 +79,11 @@ BUDGET_S = float(os.environ.get("VEDETTE_BUDGET_S", "30") or 30)
 QUICK_S = float(os.environ.get("VEDETTE_QUICK_S", "0.3") or 0)
 #: the niceness of a worker running a long request (19: the lowest priority)
 LONG_NICE = int(os.environ.get("VEDETTE_LONG_NICE", "19") or 19)
+#: whether a worker running a long request also leaves the server's scheduling group (autogroup) for one of
+#: its own at :data:`LONG_NICE`: it then gives way to a browser on the same desktop too, but on a machine
+#: busy with other work it may hardly run at all (measured: a 2 s cube cup took 34 s), so it is off unless
+#: ``VEDETTE_LONG_AUTOGROUP=1``
+LONG_AUTOGROUP = os.environ.get("VEDETTE_LONG_AUTOGROUP", "0") not in ("0", "", "no")
 #: whether a worker running a long request keeps to one CPU ("0" to let it use them all)
 LONG_PIN = os.environ.get("VEDETTE_LONG_PIN", "1") not in ("0", "", "no")
 POOL = ThreadPoolExecutor(max_workers=PROCESSES + WORKERS, thread_name_prefix="vedette-calc")
@@ -136,10 +141,11 @@ def step_aside() -> list[str]:
     """Make this worker give way to everything else on the machine, for the rest of its (long) request:
 
     * ``nice`` :data:`LONG_NICE` on every thread (Linux keeps a niceness per thread);
-    * its own scheduling group at that niceness: on Linux with autogroups (most desktops), ``nice`` only
-      ranks processes of one session, and the browser on the same laptop is in another session, so the
-      worker leaves the server's session (``setsid``) and lowers its new group's weight
-      (``/proc/self/autogroup``);
+    * with ``VEDETTE_LONG_AUTOGROUP=1``, its own scheduling group at that niceness: on Linux with
+      autogroups (most desktops), ``nice`` only ranks processes of one session, and a browser on the same
+      laptop is in another session, so the worker leaves the server's session (``setsid``) and lowers its
+      new group's weight (``/proc/self/autogroup``); off by default, as a machine busy with other work then
+      starves the request;
     * one CPU only (the last one it may use) when there are several: the other CPUs stay free for the
       server and the browsers, whatever the worker does.
 
@@ -153,7 +159,7 @@ def step_aside() -> list[str]:
                 done.append("nice")
             except OSError:
                 pass
-    if hasattr(os, "setsid") and os.path.exists("/proc/self/autogroup"):
+    if LONG_AUTOGROUP and hasattr(os, "setsid") and os.path.exists("/proc/self/autogroup"):
         try:
             if os.getsid(0) != os.getpid():
                 os.setsid()
