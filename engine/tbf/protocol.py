@@ -333,6 +333,7 @@ class TbfRules(GameRules):
         self._memo_state = None         # the state the memo below belongs to (held, compared by value)
         self._memo: dict = {}
         self._rear_rows: dict[str, bool] = {}      # hex -> inside the Rear Guard's rows (9.2 G)
+        self._overstack_memo: dict = {}             # position -> its overstacked hexes (4.1)
 
     def _index(self, s) -> tuple[dict, dict]:
         """Pieces by id, and the live units in each hex, of state ``s`` (memoised with it)."""
@@ -1214,11 +1215,18 @@ class TbfRules(GameRules):
         return s
 
     def _overstacks(self, g: GameState) -> list[str]:
-        units = self.sc.units
-        crowded = {p.hex for p in g.on_map() if p.id in units and p.status in LIVE
-                   and sum(1 for q in g.in_hex(p.hex) if q.id in units and q.status in LIVE) > 1}
-        # a hex with one live unit cannot break a stacking limit (4.1): only crowded hexes are checked
-        return sorted(h for h in crowded if stacking_problem(self.sc, g, h) is not None)
+        got = self._overstack_memo.get(g)            # by value: positions keep their hash
+        if got is None:
+            if len(self._overstack_memo) > 1024:
+                self._overstack_memo.clear()
+            units = self.sc.units
+            seen, crowded = set(), set()
+            for p in g.on_map():
+                if p.id in units and p.status in LIVE:
+                    (crowded if p.hex in seen else seen).add(p.hex)
+            # a hex with one live unit cannot break a stacking limit (4.1): only crowded hexes are checked
+            got = self._overstack_memo[g] = tuple(sorted(h for h in crowded if stacking_problem(self.sc, g, h) is not None))
+        return list(got)
 
     def _automatic_victory(self, s) -> Outcome | None:
         g = s.game
@@ -1709,11 +1717,10 @@ class GreedyBot:
             a = item.move(h) if h else item
             if rules.is_legal(s, a):
                 return a
-        pool = rules.candidates(s)
-        for a in pool:
+        for a in blocks:                # ending or passing comes before any block's move or facing
             if isinstance(a, (EndSegment, Pass)) and rules.is_legal(s, a):
                 return a
-        for a in pool:
+        for a in rules.candidates(s):
             if rules.is_legal(s, a):
                 return a
         raise VedetteError(f"tbf: no legal action for {rules.to_act(s)} at {rules.position(s)}")
@@ -1751,25 +1758,63 @@ class GreedyBot:
         score (a lone leader is captured by any enemy entering, 6.5 C), so only those are looked at."""
         by_hex = rules._index(s)[1]
         reach, here = blk.reach, blk.here
+        hexes = [h for h in by_hex if h != here and h in reach]
+        if not hexes:
+            return []
+        sc, g = rules.sc, s.game
+        grid = sc.board.grid
+        side = blk.side
+        near = self._extremes(grid, self._foes(rules, s, other_side(SIDES, side)), False)
         out = []
-        for h in by_hex:
-            if h != here and h in reach:
-                v = self._leader_move(rules, s, blk.move(h))
-                if v > 0:
-                    out.append((v, h))
+        far = None
+        n_here = near(here)
+        for h in hexes:
+            n_to = near(h)
+            if n_to <= 1:
+                continue
+            if any(sc.side(p.id) != side for p in by_hex[h]):
+                continue                    # (by_hex lists hexes with units only: never a lone leader)
+            if n_here <= 2:
+                if n_to > n_here:
+                    out.append((20 + n_to - n_here, h))
+                continue
+            if far is None:
+                mine = self._mine(rules, s, blk.unit)
+                if not mine:
+                    return out
+                far = self._extremes(grid, mine, True)
+            gain = far(here) - far(h)
+            if gain > 0:
+                out.append((0.5 * gain, h))
         return out
+
+    def _foes(self, rules, s, enemy: str) -> tuple:
+        if ("foes", enemy) not in self._dist:
+            sc = rules.sc
+            self._dist[("foes", enemy)] = tuple(p.hex for p in s.game.on_map() if p.id in sc.units
+                                                and sc.side(p.id) == enemy and p.status in LIVE)
+        return self._dist[("foes", enemy)]
+
+    def _mine(self, rules, s, uid: str) -> tuple:
+        """Where the leader's own people are: subordinate leaders (higher ranks) or his command's units."""
+        key = ("mine", uid)
+        if key not in self._dist:
+            sc, g = rules.sc, s.game
+            ldr = sc.leaders[uid]
+            if ldr.rank in ("army", "corps", "division"):
+                self._dist[key] = tuple(g.piece(x).hex for x, d in sc.leaders.items() if d.superior == uid
+                                        and g.piece(x).hex)
+            else:
+                self._dist[key] = tuple(p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
+                                        and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0]))
+        return self._dist[key]
 
     def _leader_move(self, rules, s, a) -> float:
         """Leaders keep up with the units they command (units, or subordinate leaders for the higher
         ranks) and keep out of the enemy's reach: never next to an enemy unit."""
-        sc, g = rules.sc, s.game
+        sc = rules.sc
         grid = sc.board.grid
-        ldr = sc.leaders[a.unit]
-        enemy = other_side(SIDES, a.side)
-        if ("foes", enemy) not in self._dist:
-            self._dist[("foes", enemy)] = tuple(p.hex for p in g.on_map() if p.id in sc.units
-                                                and sc.side(p.id) == enemy and p.status in LIVE)
-        foes = self._dist[("foes", enemy)]
+        foes = self._foes(rules, s, other_side(SIDES, a.side))
         here = rules._index(s)[0][a.unit].hex
 
         def near(h):
@@ -1781,15 +1826,7 @@ class GreedyBot:
             return 0                        # a leader alone in a hex is captured by any enemy entering (6.5 C)
         if near(here) <= 2:                 # in danger of capture (6.5 C) or a melee (6.5 A): get away
             return 20 + near(a.to) - near(here) if near(a.to) > near(here) else 0
-        key = ("mine", a.unit)
-        if key not in self._dist:
-            if ldr.rank in ("army", "corps", "division"):
-                self._dist[key] = tuple(g.piece(x).hex for x, d in sc.leaders.items() if d.superior == a.unit
-                                        and g.piece(x).hex)
-            else:
-                self._dist[key] = tuple(p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
-                                        and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0]))
-        mine = self._dist[key]
+        mine = self._mine(rules, s, a.unit)
         if not mine:
             return 0
         gain = self._extreme(grid, mine, here, True) - self._extreme(grid, mine, a.to, True)

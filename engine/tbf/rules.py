@@ -361,6 +361,43 @@ def _occupied(sc: Scenario, st: GameState, side: str) -> tuple[frozenset, frozen
     return got
 
 
+_NO_ALT = object()          # a road step whose cost off the road is the same (friends there change nothing)
+_SEARCH_ROWS: dict = {}
+
+
+def _search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_blocks: bool, restricted: bool) -> dict:
+    """:func:`_step_table` with the steps this mover may never take left out (6.2.5 C: the Coalition off
+    the west edge road; 8.4 A: the Strong Point while the Elite holds it; 9.5.1: north across the dark blue
+    line before the Alert), each step as ``(next hex, (MPs, level) or None, cost off the road or _NO_ALT)``
+    (a Level 2/3 step costs no MP, counting against the Level 2/3 roll instead, 6.2.3 A)."""
+    key = (sc.key, bridge_intact, coalition, elite_blocks, restricted)
+    got = _SEARCH_ROWS.get(key)
+    if got is not None:
+        return got
+
+    def norm(cost):
+        if cost is None:
+            return None
+        return (0, cost[1]) if isinstance(cost, tuple) else (cost, 0)
+
+    north = _north_hexes(sc) if restricted else frozenset()
+    table = {}
+    for here, row in _step_table(sc, bridge_intact).items():
+        steps = []
+        for nxt, cost, on_road, off_road, west, strong in row:
+            if coalition and west:
+                continue                                              # 6.2.5 C
+            if elite_blocks and strong:
+                continue                                              # 8.4 A
+            if restricted and nxt in north and here not in north:
+                continue                                              # 9.5.1 (crosses_dark_blue)
+            alt = norm(off_road) if on_road and off_road != cost else _NO_ALT
+            steps.append((nxt, norm(cost), alt))
+        table[here] = tuple(steps)
+    _SEARCH_ROWS[key] = table
+    return table
+
+
 def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, enemy_hexes, friend_hexes, front,
                   restricted, elite_blocks):
     """The cheapest-path search behind :func:`reachable`, from the values it depends on: its answer, and
@@ -373,39 +410,34 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     if mp_left is not None:
         ma = min(ma, mp_left)
     static = _step_table(sc, bridge_intact)
-    north = _north_hexes(sc) if restricted else frozenset()
-    coalition = side == "coalition"
+    rows = _search_rows(sc, bridge_intact, side == "coalition", elite_blocks and not is_leader, restricted)
     lvl2, lvl3 = level_hexes.get(2, 0), level_hexes.get(3, 0)
+    no_alt = _NO_ALT
 
     def successors(place, _spent):
         here, l2, l3 = place
         out = []
-        for nxt, cost, on_road, off_road, west, strong in static[here]:
+        for nxt, step, alt in rows[here]:
             if nxt in enemy_hexes:
                 continue                                              # 6.2.5 B
-            if coalition and west:
-                continue                                              # 6.2.5 C
-            if elite_blocks and strong and not is_leader:
-                continue                                              # 8.4 A
-            if restricted and nxt in north and here not in north:
-                continue                                              # 9.5.1 (crosses_dark_blue)
-            if on_road and nxt in friend_hexes and not is_leader:
-                cost = off_road                                       # 4.1.4: no road into friends
-            if cost is None:
+            if alt is not no_alt and nxt in friend_hexes:
+                step = alt                                            # 4.1.4: no road into friends
+            if step is None:
                 continue
-            n2, n3 = l2, l3
-            if isinstance(cost, tuple):
-                lvl = cost[1]
+            mp, lvl = step
+            if lvl:
                 if lvl not in start_levels:
                     continue                                          # 6.2.3 B-C
                 if lvl == 2:
-                    n2 += 1
+                    if l2 >= lvl2:
+                        continue                                      # 6.2.3 A
+                    out.append(((nxt, l2 + 1, l3), 0))
                 else:
-                    n3 += 1
-                if n2 > lvl2 or n3 > lvl3:
-                    continue                                          # 6.2.3 A
-                cost = 0
-            out.append(((nxt, n2, n3), cost))
+                    if l3 >= lvl3:
+                        continue                                      # 6.2.3 A
+                    out.append(((nxt, l2, l3 + 1), 0))
+            else:
+                out.append(((nxt, l2, l3), mp))
         return out
 
     best = search((((p.hex, 0, 0), 0),), successors, ma,
