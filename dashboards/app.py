@@ -25,7 +25,8 @@ from dashboards.components.access import browser_keys, game_link
 
 log = logging.getLogger("vedette.dashboards")
 
-__all__ = ["PageInfo", "discover_pages", "index", "page_view", "routes", "PROJECT", "ABOUT"]
+__all__ = ["PageInfo", "discover_pages", "index", "page_view", "routes", "saved_games_html", "saved_games_table",
+           "PROJECT", "ABOUT"]
 
 PROJECT = "Vedette"
 ABOUT = (
@@ -108,17 +109,28 @@ def _template(title: str, main: list, sidebar: list | None = None):
     head = pn.pane.HTML(f'<header class="vedette-header"><a class="brand" href="/">{PROJECT}</a>'
                         f'<span class="page-title">{html.escape(title)}</span>{_nav_html()}</header>',
                         sizing_mode="stretch_width", stylesheets=[SHELL_CSS], margin=0, css_classes=["vedette-shell"])
-    body = pn.Column(*(sidebar or []), *main, sizing_mode="stretch_width", margin=(8, 16),
-                     css_classes=["vedette-main"])
-    return PageShell(head, body, sizing_mode="stretch_width", margin=0, css_classes=["vedette-page"])
+    objs = [*(sidebar or []), *main]
+    one = objs[0] if len(objs) == 1 else None
+    if isinstance(one, pn.viewable.Viewable) and one.sizing_mode == "stretch_width" and one.margin in (0, (0, 0), None):
+        # a page that is one full-width object without a margin of its own is the body itself: one Bokeh
+        # model fewer per session than a column around it (issue 17)
+        one.param.update(margin=(8, 16), css_classes=[*one.css_classes, "vedette-main"])
+        body = one
+    else:
+        body = pn.Column(*objs, sizing_mode="stretch_width", margin=(8, 16), css_classes=["vedette-main"])
+    shell = PageShell(head, body, sizing_mode="stretch_width", margin=0, css_classes=["vedette-page"])
+    shell._main = objs
+    return shell
 
 
 class PageShell(pn.Column):
     """The page column (header, body); ``main`` lists the body's objects, as a template's would."""
 
+    _main: list = []
+
     @property
     def main(self) -> list:
-        return list(self.objects[1].objects)
+        return list(self._main)
 
 
 def page_view(info: PageInfo):
@@ -145,17 +157,19 @@ def _error_view(title: str, detail: str):
                                            css_classes=["page-error"])])
 
 
-def saved_games_table(db_path=None, keys=()) -> pn.viewable.Viewable:
-    """The saved games this browser holds a key of (``keys``), plus public ones, each with its links."""
+_SAVED_CSS = ("table.saved-games td, table.saved-games th {padding:4px 8px;border-bottom:1px solid #ddd;text-align:left}"
+              ".storage-error {background:#fff3cd;color:#664d03;border-radius:4px;padding:8px 12px}")
+
+
+def saved_games_html(db_path=None, keys=()) -> str:
+    """The saved games this browser holds a key of (``keys``), plus public ones, each with its links (HTML)."""
     try:
         games = storage.GameStore(db_path).visible(keys)
     except storage.StorageError as exc:  # an unreadable file is shown, not raised
-        return pn.pane.Alert(f"Saved games could not be read: {exc}", alert_type="warning",
-                             css_classes=["storage-error"])
+        return f"<div class='storage-error'>Saved games could not be read: {html.escape(str(exc))}</div>"
     if not games:
-        return pn.pane.Markdown("_No saved games in this browser yet: start one on the Play page (a game is "
-                                "listed here in the browser that started it, or that opened one of its links)._",
-                                css_classes=["saved-games"])
+        return ("<p class='saved-games'><em>No saved games in this browser yet: start one on the Play page (a game "
+                "is listed here in the browser that started it, or that opened one of its links).</em></p>")
     rows = []
     for g, role, key in games:
         s = {k: html.escape(str(v)) for k, v in g.summary().items()}
@@ -173,14 +187,18 @@ def saved_games_table(db_path=None, keys=()) -> pn.viewable.Viewable:
             "<td>{events}</td><td>{status}</td><td>{updated}</td>".format(**s) + f"<td>{links}</td></tr>")
     head = ("<tr><th>game</th><th>scenario</th><th>edition</th><th>events</th><th>status</th>"
             "<th>last played</th><th></th></tr>")
-    return pn.pane.HTML(f"<table class='saved-games' style='border-collapse:collapse;width:100%'>"
-                        f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>",
-                        sizing_mode="stretch_width",
-                        stylesheets=["table.saved-games td, table.saved-games th {padding:4px 8px;"
-                                     "border-bottom:1px solid #ddd;text-align:left}"])
+    return (f"<table class='saved-games' style='border-collapse:collapse;width:100%'>"
+            f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def saved_games_table(db_path=None, keys=()) -> pn.viewable.Viewable:
+    """:func:`saved_games_html` as a pane."""
+    return pn.pane.HTML(saved_games_html(db_path, keys), sizing_mode="stretch_width", stylesheets=[_SAVED_CSS])
 
 
 _ABOUT_HTML = f"<h2>What is this?</h2><p>{html.escape(ABOUT)}</p><h2>Tools</h2>"
+_INDEX_CSS = (".tools{display:grid;grid-template-columns:repeat(auto-fill,minmax(240px,1fr));gap:12px}"
+              ".tool-card{border:1px solid #ccd;border-radius:6px;padding:4px 12px}" + _SAVED_CSS)
 
 
 @lru_cache(maxsize=1)
@@ -194,17 +212,11 @@ def _tool_cards_html() -> str:
 
 
 def index():
-    """The index page: what this is, a card per tool, the saved games."""
-    tools = pn.pane.HTML(_tool_cards_html(), sizing_mode="stretch_width",
-                         stylesheets=[".tools{display:grid;grid-template-columns:repeat(auto-fill,minmax(240px,1fr));"
-                                      "gap:12px}.tool-card{border:1px solid #ccd;border-radius:6px;padding:4px 12px}"])
-    main = [
-        pn.pane.HTML(_ABOUT_HTML, sizing_mode="stretch_width"),
-        tools,
-        pn.pane.HTML("<h2>Saved games</h2>", sizing_mode="stretch_width", margin=(0, 5)),
-        saved_games_table(keys=browser_keys()),
-    ]
-    return _template("home", main)
+    """The index page: what this is, a card per tool, the saved games (one HTML pane: every pane costs the
+    server a few milliseconds per session, issue 17)."""
+    body = _ABOUT_HTML + _tool_cards_html() + "<h2>Saved games</h2>" + saved_games_html(keys=browser_keys())
+    return _template("home", [pn.pane.HTML(body, sizing_mode="stretch_width", stylesheets=[_INDEX_CSS],
+                                           css_classes=["index"], margin=0)])
 
 
 def routes() -> dict[str, Callable[[], object]]:
