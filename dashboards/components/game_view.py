@@ -261,6 +261,9 @@ class GamePlayView(pn.viewable.Viewer):
         if not hasattr(self, "_bg"):
             self._bg = Background()
             self.busy_box[:] = [self._bg.panel()]
+            root = self._root
+            if root is not None and not any(o is self.busy_box for o in root.objects):
+                root.insert(list(root.objects).index(self.refusal) + 1, self.busy_box)
 
         def done(result):
             rec, states, cut = result
@@ -483,17 +486,20 @@ class GamePlayView(pn.viewable.Viewer):
 
     def _fill_game_area(self) -> None:
         """Put the game's parts on the page, once a game is shown (a page without one does not make them)."""
-        area = self._game_area
-        if area is None or area.objects:
+        root = self._root
+        if root is None or self._game_area is not None:
             return
+        if any(o is self.dice for o in root.objects):     # the dice mode moves beside the action list
+            root.remove(self.dice)
         act = pn.Column(self.dice, self.pending, self.act_box, self.odds, width=540)
-        area[:] = [columns(self.board_box, act, basis=540), pn.Column(self.mode, self.replay_row), self.link,
-                   self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width")]
+        self._game_area = [columns(self.board_box, act, basis=540), pn.Column(self.mode, self.replay_row), self.link,
+                           self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width")]
+        root.extend(self._game_area)
 
     def __panel__(self):
         """The view's column: the page's header, the new-game card (its widgets made when it is open), the
-        status and refusal lines, the busy line of a study replay, then the game's parts once there is a
-        game (issue 17: a page opened without one makes about a third of the models)."""
+        status and refusal lines, the busy line of a study replay while there is one, then the game's parts
+        once there is a game (issue 17: a page opened without one makes about a third of the models)."""
         if self._root is not None:
             return self._root
         setup = pn.Card(title="New game, import, download", sizing_mode="stretch_width",
@@ -502,8 +508,10 @@ class GamePlayView(pn.viewable.Viewer):
             setup.param.watch(lambda e: e.new is False and self._fill_setup(setup), "collapsed")
         else:
             self._fill_setup(setup)
-        self._game_area = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["game-area"])
-        self._root = pn.Column(*self.header, setup, self.status, self.refusal, self.busy_box, self._game_area,
+        busy = [self.busy_box] if self.busy_box.objects else []
+        # computer or typed dice is chosen before a game starts too (its first draw may be typed in)
+        dice = [self.dice] if self.model.state is None else []
+        self._root = pn.Column(*self.header, setup, *dice, self.status, self.refusal, *busy,
                                sizing_mode="stretch_width", css_classes=["game-play"])
         if self.model.state is not None:
             self._fill_game_area()
