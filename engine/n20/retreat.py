@@ -218,21 +218,10 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
     blocked: list[RetreatOption] = []
     best = [None]  # best priority among survivable complete paths found so far
 
-    memo_d: dict[str, tuple[int, ...]] = {}
-
-    def dist_to(h: str) -> tuple[int, ...]:
-        d = memo_d.get(h)
-        if d is None:
-            d = memo_d[h] = tuple(board.distance(h, l) for l in locs)
-        return d
-
-    def step_hazards(a: str, b: str) -> tuple[str, ...]:
-        hz = []
-        if board.river_crossing(a, b):
-            hz.append(HAZARD_RIVER)
-        if b in ezoc:
-            hz.append(HAZARD_EZOC)
-        return tuple(hz)
+    steps_from, dist_to, nearest = _retreat_map(board, side)
+    ez_hz = (HAZARD_EZOC,)
+    river_hz = (HAZARD_RIVER,)
+    both_hz = (HAZARD_RIVER, HAZARD_EZOC)
 
     def finish(path: list[str], hz: list, viol: tuple, end: str, through: int | None, nc: int) -> None:
         # viol = (friendly-occupied hexes entered, EZOC hexes entered): 9.8.5 allows a friend's hex only
@@ -264,32 +253,61 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
         if loc_breaks and steps and here in loc_set and steps < distance:
             finish(path, hz, viol, "loc", through, nc)   # 9.8.7: reached the LOC too early
             return
-        nxt = []
-        for n in board.neighbours(here):
-            if n in path or n in enemies or n in board.prohibited or not board.crossing_allowed(here, n):
-                continue
-            nxt.append(n)
+        # the steps the map allows (no prohibited hex, no forbidden hexside), minus hexes already on the
+        # path and enemy hexes
+        nxt = [st for st in steps_from[here] if st[0] not in path and st[0] not in enemies]
         if not nxt:
             if steps:
                 finish(path, hz, viol, "blocked", through, nc)
             return
-        d_here = dist_to(here)
+        d_here = dist_to[here]
         # explore promising hexes first: vacant non-EZOC, then closer to a LOC
-        nxt.sort(key=lambda n: (n in friends, n in ezoc, min(dist_to(n), default=0), n))
-        for n in nxt:
-            d_n = dist_to(n)
+        nxt.sort(key=lambda st: (st[0] in friends, st[0] in ezoc, nearest[st[0]], st[0]))
+        for n, river, road in nxt:
+            d_n = dist_to[n]
             c2 = tuple(c + (1 if d_n[i] >= d_here[i] else 0) for i, c in enumerate(counts))
-            if road_bound and not board.is_road_link(here, n):
+            if road_bound and not road:
                 finish(path + [n], hz + [()], viol, "off_road", through, min(c2) if c2 else 0)   # 16.7.6
                 continue
-            v2 = (viol[0] + (n in friends), viol[1] + (n in ezoc))
+            in_ez = n in ezoc
+            v2 = (viol[0] + (n in friends), viol[1] + in_ez)
             t = through if through is not None or n not in friends else steps
-            dfs(path + [n], hz + [step_hazards(here, n)], v2, t, c2)
+            dfs(path + [n], hz + [(both_hz if in_ez else river_hz) if river else (ez_hz if in_ez else ())], v2, t, c2)
 
     dfs([start], [], (0, 0), None, tuple(0 for _ in locs))
     found = _finish_options(complete, blocked)
     return CutOptions(found) if budget[0] < 0 else found
 
+
+@lru_cache(maxsize=64)
+def _retreat_map(board: Board, side: str) -> tuple[dict, dict, dict]:
+    """What a retreat search reads of the map alone, per board and side (boards are immutable), filled in
+    as hexes are asked: hex -> the steps out of it the map allows ((hex, river crossed 9.8.4, along a
+    road 16.7.6), in the board's neighbour order; prohibited hexes and uncrossable hexsides left out),
+    hex -> its distances to each of ``side``'s LOC hexes, hex -> the nearest of them (0 without LOC
+    hexes). A value once stored never changes (threads sharing it at worst work one out twice)."""
+    locs = board.loc_hexes(side)
+
+    def steps(h):
+        return tuple((n, bool(board.river_crossing(h, n)), bool(board.is_road_link(h, n)))
+                     for n in board.neighbours(h) if n not in board.prohibited and board.crossing_allowed(h, n))
+
+    def dist(h):
+        return tuple(board.distance(h, l) for l in locs)
+
+    return _Filled(steps), (d := _Filled(dist)), _Filled(lambda h: min(d[h], default=0))
+
+
+class _Filled(dict):
+    """A dict whose missing entries are made by ``make(key)`` when first asked."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        v = self[key] = self.make(key)
+        return v
 
 def _finish_options(complete: list, blocked: list) -> tuple[RetreatOption, ...]:
     pool = complete or blocked

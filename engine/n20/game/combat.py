@@ -14,6 +14,7 @@ from engine.core.procedure import Choose, Log
 from ..battle import Battle as EngineBattle, battle_procedure
 from ..units import Unit
 from .actions import Action
+from .memo import memo
 from .state import Battle, GameState, board_with_fieldworks, other
 from .types import Fate
 from .victory import check_victory
@@ -68,22 +69,28 @@ def _zoc_covers(state: GameState, src_uid: str, dst_hex: str) -> bool:
 def required_defenders(state: GameState, side: str, attackers=()) -> set[str]:
     """7.3 / 9.1: enemies exerting a ZOC on any of ``side``'s units must be attacked, and so must every
     enemy in the ZOC of a unit that attacks (9.1.1 B)."""
-    out = set()
-    mine_hexes = {u.hex for u in _fighters(state, side)}
-    targets = _enemy_targets(state, side)
-    board = state.board
-    for e in targets:
-        if _exerts(state, e) and R._zoc_of(board, _hex_of(state, e)) & mine_hexes:
-            out.add(e)
+    base, targets = memo(state, ("required_defenders", side), lambda: _zoc_on_mine(state, side))
+    out = set(base)
     if attackers:
+        board = state.board
         covered: set[str] = set()
         for a in attackers:
             if _exerts(state, a):
                 covered |= R._zoc_of(board, _hex_of(state, a))
-        for e in targets:
-            if _hex_of(state, e) in covered:
+        for e, h in targets:
+            if h in covered:
                 out.add(e)
     return out
+
+
+def _zoc_on_mine(state: GameState, side: str) -> tuple[frozenset, tuple]:
+    """The enemies exerting a ZOC on one of ``side``'s fighting units (7.3), and every attackable enemy
+    with its hex (the part of :func:`required_defenders` the attackers do not change)."""
+    mine_hexes = {u.hex for u in _fighters(state, side)}
+    targets = tuple((e, _hex_of(state, e)) for e in _enemy_targets(state, side))
+    board = state.board
+    base = frozenset(e for e, h in targets if _exerts(state, e) and R._zoc_of(board, h) & mine_hexes)
+    return base, targets
 
 
 def mandatory_battles(state: GameState) -> list[str]:

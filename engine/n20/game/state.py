@@ -169,6 +169,7 @@ class GameState:
     board: object = field(init=False, repr=False, compare=False)    # the map with Fieldworks (Fuentes 14.2)
     by_id: Mapping = field(init=False, repr=False, compare=False)   # unit id -> UnitState
     occupants: Mapping = field(init=False, repr=False, compare=False)   # hex -> ids of the units on the map there
+    places: Mapping = field(init=False, repr=False, compare=False)      # unit id -> its place in ``units``
     _units_hash: int = field(init=False, repr=False, compare=False)
     _hash: int = field(init=False, repr=False, compare=False)
 
@@ -265,6 +266,32 @@ def _occupants(units) -> Mapping:
     return MappingProxyType({h: tuple(v) for h, v in out.items()})
 
 
+def _moved_occupants(occ: Mapping, before: Mapping, changes: dict, places: Mapping) -> Mapping:
+    """:func:`_occupants` after ``changes``, from the one before: only the hexes a changed unit left or
+    entered are made again (each hex's ids stay in the order of ``units``)."""
+    left = {}
+    for k, u in changes.items():
+        o = before[k]
+        was = o.hex if o.status == "map" and o.hex else None
+        now = u.hex if u.status == "map" and u.hex else None
+        if was != now:
+            left[k] = (was, now)
+    if not left:
+        return occ
+    out = dict(occ)
+    for k, (was, _) in left.items():
+        if was is not None:
+            rest = tuple(x for x in out[was] if x != k)
+            if rest:
+                out[was] = rest
+            else:
+                del out[was]
+    for k, (_, now) in left.items():
+        if now is not None:
+            out[now] = tuple(sorted(out.get(now, ()) + (k,), key=places.__getitem__))
+    return MappingProxyType(out)
+
+
 def _derive(d: dict, old: dict | None, changes: dict | None) -> None:
     """Fill in the derived entries of a new state's ``d`` (its instance dictionary, while it is made).
     ``old``/``changes``: the state it is a copy of and what changed, so what did not change is shared.
@@ -284,10 +311,12 @@ def _derive(d: dict, old: dict | None, changes: dict | None) -> None:
     units = d["units"]
     if old is None or "units" in keys:
         d["by_id"] = MappingProxyType({u.id: u for u in units})
+        d["places"] = MappingProxyType({u.id: i for i, u in enumerate(units)})
         d["occupants"] = _occupants(units)
         d["_units_hash"] = sum(_unit_hash(i, u) for i, u in enumerate(units)) & _MASK
     else:
         d["by_id"] = old["by_id"]
+        d["places"] = old["places"]
         d["occupants"] = old["occupants"]
         d["_units_hash"] = old["_units_hash"]
     d["_hash"] = hash((_SCALARS(d), d["_units_hash"]))
@@ -345,13 +374,13 @@ def with_units(state: GameState, changes: dict[str, UnitState]) -> GameState:
     if not changes:
         return state
     units = old["units"]
+    places = old["places"]
     new_units = list(units)
     uh = old["_units_hash"]
-    for i, u in enumerate(units):
-        nu = changes.get(u.id)
-        if nu is not None:
-            new_units[i] = nu
-            uh += _unit_hash(i, nu) - _unit_hash(i, u)
+    for k, nu in changes.items():          # only the changed units are visited (their places are known)
+        i = places[k]
+        new_units[i] = nu
+        uh += _unit_hash(i, nu) - _unit_hash(i, units[i])
     new = object.__new__(GameState)
     d = new.__dict__
     for k in _FIELDS:
@@ -362,9 +391,12 @@ def with_units(state: GameState, changes: dict[str, UnitState]) -> GameState:
     nb = dict(by_id)
     nb.update(changes)
     d["by_id"] = MappingProxyType(nb)
-    moved_on_map = any((u.status == "map") != (by_id[k].status == "map") or u.hex != by_id[k].hex
-                       or u.id != k for k, u in changes.items())
-    d["occupants"] = _occupants(d["units"]) if moved_on_map else old["occupants"]
+    if any(u.id != k for k, u in changes.items()):
+        d["places"] = MappingProxyType({u.id: i for i, u in enumerate(d["units"])})
+        d["occupants"] = _occupants(d["units"])
+    else:
+        d["places"] = places
+        d["occupants"] = _moved_occupants(old["occupants"], by_id, changes, places)
     d["_units_hash"] = uh & _MASK
     d["_hash"] = hash((_SCALARS(d), d["_units_hash"]))
     return new

@@ -1,0 +1,131 @@
+"""The speed caches of Napoleonic 20 games give the answers worked out without them (issues 10 and 16):
+
+- a unit's movement search is kept in a bounded cache keyed by what it reads near the unit only (the enemy
+  and enemy-ZOC hexes within its budget in steps: every step costs one point or more), and gives the
+  same hexes, costs and paths as the search fed the whole map's sets (6.2-6.9, 7.6, 16.7-16.9);
+- the hexes each unit stands in (``occupants``) and each unit's place in ``units`` are updated for the
+  changed units only, and equal what a state made from scratch has;
+- the retreat search reads the map through one table per board and side (9.8) that equals the board's
+  own answers;
+- the battle of the battle procedure is a value: equal battles are equal and hash alike, in another
+  process too (pickle: the hash is made again there), and nothing is ever written into one (no memo, no cached property).
+"""
+import pickle
+from dataclasses import replace
+
+import pytest
+
+from engine.core.game import play_game as core_play_game
+from engine.n20.battle import Battle
+from engine.n20.game import rules as R
+from engine.n20.game.bots import _rules
+from engine.n20.game.combat import engine_battle
+from engine.n20.game.state import Battle as Declared, _occupants
+from engine.n20.retreat import _retreat_map
+
+RULES = _rules()
+
+
+def _states(scenario, bots, seed, options=(), n=400):
+    out = []
+    core_play_game(RULES, bots, scenario, options, seed, max_actions=n, record=False,
+                   on_action=lambda st, k: out.append(st))
+    return out
+
+
+def _search_inputs(state, uid):
+    """What reachable hands the cached search (as in rules.reachable), with the whole map's sets."""
+    sc = state.scenario
+    d = sc.units[uid]
+    u = state.unit(uid)
+    rules = sc.tables.rules
+    night_v3 = state.night and rules.night_zoc == "reversed"
+    ezoc = R.enemy_zoc(state, d.side) if not (state.night and rules.night_zoc == "none") else frozenset()
+    ma = R.movement_allowance(state, uid) - (1 if u.square else 0)
+    return (state.board, sc.tables, u.hex, ma, R.enemy_hexes(state, d.side), ezoc, night_v3,
+            state.has("fatigue") and u.fatigue >= 4, d.type == "leader", d.has("road_bound"),
+            R._rugged_free(state, d), R._may_pay_surcharge(state, d),
+            d.side if (u.routed and rules.routed_markers) else None)
+
+
+@pytest.mark.parametrize("scenario,bots,seed,options", [
+    ("fuentes", ("greedy", "greedy"), 2, ()),
+    ("fuentes", ("random", "greedy"), 3, ("fatigue", "special_units", "squares")),
+    ("bussaco", ("greedy", "random"), 4, ()),
+])
+def test_search_near_the_unit_equals_the_search_on_the_whole_map(scenario, bots, seed, options):
+    search = R._reach_search.__wrapped__          # the search itself, not its cache
+    checked = 0
+    for state in _states(scenario, bots, seed, options)[::7]:
+        for u in state.units:
+            if u.status != "map":
+                continue
+            args = _search_inputs(state, u.id)
+            board, tables, start, ma, enemies, ezoc = args[:6]
+            ball = R._ball(board, tables, start, max(ma + 1, 1))
+            near = (R._near(enemies, ball), R._near(ezoc, ball))
+            assert search(*args) == search(*args[:4], *near, *args[6:]), (state.turn, u.id)
+            checked += 1
+    assert checked > 100
+
+
+def test_the_ball_holds_every_hex_a_budget_can_pay_for():
+    # every step costs 1 or more Movement Points (the TEC's cheapest step is 1): from 0515 a budget of 3
+    # reaches no hex more than 3 steps away, so the ball of radius 3 holds every hex any search can enter
+    s = RULES.new_game("fuentes", seed=1)
+    assert R._cheapest_step(s.board, s.scenario.tables) == 1
+    start = next(u.hex for u in s.units if u.status == "map")
+    ball = R._ball(s.board, s.scenario.tables, start, 3)
+    assert all(R.distance(s.board, start, h) <= 3 for h in ball)
+    assert {h for h in s.board.hexes if R.distance(s.board, start, h) <= 1} <= ball
+
+
+@pytest.mark.parametrize("scenario,bots,seed,options", [
+    ("fuentes", ("random", "random"), 1, ("breakdown", "fog_of_war", "leaders", "unit_reduction")),
+    ("bussaco", ("greedy", "random"), 2, ("fog_of_war",)),
+])
+def test_occupants_and_places_made_for_the_changed_units_equal_a_fresh_index(scenario, bots, seed, options):
+    for state in _states(scenario, bots, seed, options):
+        assert dict(state.occupants) == dict(_occupants(state.units))
+        assert dict(state.places) == {u.id: i for i, u in enumerate(state.units)}
+
+
+def test_retreat_map_table_equals_the_board():
+    s = RULES.new_game("bussaco", seed=1)
+    board = s.board
+    for side in ("french", "allied"):
+        steps, dist, nearest = _retreat_map(board, side)
+        locs = board.loc_hexes(side)
+        for h in board.hexes[::5]:
+            want = tuple((n, board.river_crossing(h, n), board.is_road_link(h, n)) for n in board.neighbours(h)
+                         if n not in board.prohibited and board.crossing_allowed(h, n))
+            assert steps[h] == want
+            assert dist[h] == tuple(board.distance(h, l) for l in locs)
+            assert nearest[h] == min(dist[h], default=0)
+
+
+def _a_battle():
+    for state in _states("fuentes", ("greedy", "greedy"), 1):
+        if state.declared:
+            b = state.declared[0]
+            return state, engine_battle(state, Declared(b.attackers, b.defenders), state.player, (False, False),
+                                        False)
+    raise AssertionError("no battle declared")
+
+
+def test_battle_is_a_value():
+    state, b = _a_battle()
+    b2 = engine_battle(state, Declared(state.declared[0].attackers, state.declared[0].defenders), state.player,
+                       (False, False), False)
+    assert b is not b2 and b == b2 and hash(b) == hash(b2)
+    # a copy loaded elsewhere (pickle) makes its hash again from its own fields (its map and tables are
+    # new objects there, compared by identity like every loaded board and tables file)
+    c = pickle.loads(pickle.dumps(b))
+    assert replace(c) == c and hash(replace(c)) == hash(c) and dict(c.units).keys() == dict(b.units).keys()
+    assert replace(b, reserves_attacker=True) != b
+    assert not hasattr(b, "memo")
+    before = dict(b.__dict__)
+    _ = b.prepared, b.units, b.rules
+    assert b.__dict__ == before                   # asking for derived data writes nothing into the value
+    with pytest.raises(TypeError):
+        b.units["x"] = None                       # the unit index is read-only
