@@ -1,0 +1,79 @@
+"""Cheap /map and /play sessions (issue 17.1): parts a visitor has not asked for are not built, and they
+appear, working, the first time they are needed. Counts of Bokeh models, not timings (speed is measured
+by ``scripts/load_sessions.py --profile``)."""
+from __future__ import annotations
+
+import collections
+
+import panel as pn
+import pytest
+from bokeh.document import Document
+
+from dashboards.components.hexmap import HexMapFigure
+from dashboards.components.n20_board import spec_from_board
+from engine.n20.game.engine import new_game
+
+
+def _models(viewable) -> collections.Counter:
+    doc = Document()
+    doc.add_root(viewable.get_root(doc))
+    return collections.Counter(type(m).__name__ for m in doc.models)
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.setenv("VEDETTE_DB", str(tmp_path / "g.sqlite3"))
+
+
+def test_the_hex_figure_shares_sources_between_layers():
+    spec = spec_from_board(new_game("fuentes").scenario.board)
+    f = HexMapFigure(spec)
+    sources = {id(r.data_source) for r in f.fig.renderers}
+    # terrain (+ numbers, names), lines (hexsides and roads), highlights (+ text), paths, marks, counters (+ texts)
+    assert len(sources) == 6 < len(f.fig.renderers)
+    assert all(r.nonselection_glyph == "auto" and r.muted_glyph == "auto" for r in f.fig.renderers)
+    kinds = _models(pn.pane.Bokeh(f.fig))
+    assert kinds["HoverTool"] == 1 and kinds["ColumnDataSource"] == 6 and sum(kinds.values()) <= 70
+    roads = [i for i, w in enumerate(f.fig.renderers[1].data_source.data["feature"]) if w == "road"]
+    assert len(roads) == len(spec.roads)          # each Fuentes road link (two hexes) one dashed segment
+
+
+def test_the_map_page_builds_the_attack_planner_on_first_use(db):
+    from dashboards.pages import map as M
+
+    root = M.page()
+    before = _models(root)
+    assert before["Slider"] == 0 and sum(before.values()) <= 85
+    controls = root.objects[1].objects[1]
+    mode = next(o for o in controls.objects if isinstance(o, pn.widgets.RadioButtonGroup))
+    mode.value = "plan an attack"
+    odds = [o for o in controls.objects if "map-odds" in (o.css_classes or [])]
+    assert len(odds) == 1 and "Click your attacking units" in odds[0].object
+    mode.value = "inspect"
+    mode.value = "plan an attack"                 # built once
+    assert len([o for o in controls.objects if "map-odds" in (o.css_classes or [])]) == 1
+
+
+def test_the_play_page_without_a_game_makes_no_game_parts(db):
+    from dashboards.pages import play as P
+
+    kinds = _models(P.page())
+    assert sum(kinds.values()) <= 35 and kinds["Button"] == 1          # only "Start a new game"
+
+
+def test_the_game_parts_appear_at_the_start_and_the_replay_controls_on_first_replay(tmp_path):
+    from dashboards.components.access import BrowserKeys
+    from dashboards.components.game_view import GamePlayView
+    from dashboards.storage import GameStore
+
+    v = GamePlayView("n20", store=GameStore(tmp_path / "g.sqlite3"), keys=BrowserKeys(raw=""))
+    root = v.__panel__()
+    assert any(o is v.dice for o in root.objects)              # computer or typed dice: chosen before the start
+    assert not any(o is v.link for o in root.objects)
+    v.scenario.value, v.seed.value = "bussaco", 1
+    v.start_b.clicks += 1                                      # as a click on "Start a new game"
+    assert v.model.state is not None and "data-state='ready'" in v.status.object
+    assert any(o is v.link for o in root.objects) and not any(o is v.dice for o in root.objects)
+    assert not v.replay_row.objects
+    v.mode.value = "replay"
+    assert v.replay_row.visible and len(v.replay_row.objects) == 3
