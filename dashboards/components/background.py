@@ -495,9 +495,24 @@ class Background(param.Parameterized):
         self._job: _Job | None = None
         self.last_seconds: float | None = None
         self.last_mode: str = ""       # "process", "thread" or "here": where the last request ran
-        # the spinner is drawn by CSS inside the note: one model fewer per busy line and session
-        self.note, self.cancel_button = self._parts()
-        self._views = [(self.note, self.cancel_button)]
+        # the spinner is drawn by CSS inside the note: one model fewer per busy line and session; the note
+        # and its button are made when first shown (a page that draws its own busy line watches busy/label)
+        self._views: list = []
+        self._own = None
+
+    def _first_view(self):
+        if self._own is None:
+            self._own = self._parts()
+            self._views.insert(0, self._own)
+        return self._own
+
+    @property
+    def note(self) -> pn.pane.HTML:
+        return self._first_view()[0]
+
+    @property
+    def cancel_button(self) -> pn.widgets.Button:
+        return self._first_view()[1]
 
     def _parts(self):
         note = pn.pane.HTML(self._note_html(self.busy, self.label), css_classes=["busy-note"],
