@@ -68,16 +68,48 @@ class GamePlayView(pn.viewable.Viewer):
         self.start_b = w.Button(name="Start a new game", button_type="primary", css_classes=["start-game"])
         self.dice = w.RadioButtonGroup(options={"computer rolls": "computer", "I type the dice in": "typed"},
                                        value="computer", css_classes=["dice-mode"])
+        self.status = pn.pane.HTML("", stylesheets=[CSS], css_classes=["status-line"], sizing_mode="stretch_width")
+        self.refusal = pn.pane.HTML("", stylesheets=[CSS], css_classes=["refusal-box"], sizing_mode="stretch_width")
+        self.busy_box = pn.Column(sizing_mode="stretch_width", css_classes=["replay-busy"])
+        self.download = w.FileDownload(label="download the record (JSON)", filename="game.json",
+                                       callback=lambda: io.StringIO(m.record_json()), width=240)
+        self.upload = w.FileInput(accept=".json", name="import a record", css_classes=["import-record"])
+        self._shown: list = []       # the (action, json) pairs listed now (a click on the board may make one)
+        self.aim: str | None = None  # a highlighted place clicked with a piece picked: the list narrows to it
+        self._targets: set = set()   # the places highlighted now
+        self.header: list = []        # what a page puts above the view (its intro), in the view's column
+        self._root = None             # the view's column, once shown
+        self._game_area = None        # the board, actions, odds, replay, links and log: made with a game
+        self._seen = ("", -1)         # (game, events) last drawn: one more event is an action just resolved
+
+        self.system_pick.param.watch(self._system, "value")
+        self.start_b.on_click(self._start)
+        self.dice.param.watch(lambda e: setattr(m, "dice_mode", e.new), "value")
+        self.upload.param.watch(self._import, "value")
+        self.refresh()
+
+    #: the widgets of a game (actions, odds, replay, links, log), made with the first game shown or on first
+    #: use: a page opened without a game does not pay for them (issue 17)
+    _GAME_PARTS = frozenset({"actions", "do_b", "undo_b", "clear_b", "pending", "board_box", "log", "first_b",
+                             "prev_b", "next_b", "last_b", "where", "jump", "marks", "mark_name", "mark_b", "mode",
+                             "link", "act_box", "replay_row", "public", "odds"})
+
+    def __getattr__(self, name):
+        if name in GamePlayView._GAME_PARTS and not self.__dict__.get("_made_game_parts"):
+            self._make_game_parts()
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _make_game_parts(self) -> None:
+        self.__dict__["_made_game_parts"] = True
+        m, w = self.model, pn.widgets
         self.actions = w.Select(name="legal actions", options={}, size=12, width=520, css_classes=["action-list"])
         self.do_b = w.Button(name="Do it", button_type="success", css_classes=["do-action"], width=120)
         self.undo_b = w.Button(name="Undo", css_classes=["undo"], width=100)
         self.clear_b = w.Button(name="show every action", css_classes=["clear-pick"], width=160)
-        self.status = pn.pane.HTML("", stylesheets=[CSS], css_classes=["status-line"], sizing_mode="stretch_width")
-        self.refusal = pn.pane.HTML("", stylesheets=[CSS], css_classes=["refusal-box"], sizing_mode="stretch_width")
         self.pending = pn.Column(css_classes=["pending"], sizing_mode="stretch_width")
         self.board_box = pn.Column(sizing_mode="stretch_width", css_classes=["board-box"])
         self.log = pn.pane.HTML("", stylesheets=[CSS], css_classes=["dice-log"], sizing_mode="stretch_width")
-        self.busy_box = pn.Column(sizing_mode="stretch_width", css_classes=["replay-busy"])
         # replay
         self.first_b, self.prev_b = w.Button(name="⏮ first", width=80), w.Button(name="◀ previous", width=100)
         self.next_b, self.last_b = w.Button(name="next ▶", width=90), w.Button(name="last ⏭", width=80)
@@ -88,9 +120,6 @@ class GamePlayView(pn.viewable.Viewer):
         self.mark_b = w.Button(name="add bookmark", width=120)
         self.mode = w.RadioButtonGroup(options={"play": "play", "replay": "replay"}, value="play",
                                        css_classes=["play-mode"])
-        self.download = w.FileDownload(label="download the record (JSON)", filename="game.json",
-                                       callback=lambda: io.StringIO(m.record_json()), width=240)
-        self.upload = w.FileInput(accept=".json", name="import a record", css_classes=["import-record"])
         self.link = pn.pane.HTML("", css_classes=["game-links"], sizing_mode="stretch_width")
         self.act_box = pn.Column(self.actions, pn.Row(self.do_b, self.undo_b, self.clear_b), css_classes=["play-controls"])
         # filled the first time replay mode is shown (most sessions never open it: issue 17)
@@ -98,22 +127,11 @@ class GamePlayView(pn.viewable.Viewer):
         self.public = w.Checkbox(name="public: anyone may watch and replay this game (read-only)", visible=False,
                                  css_classes=["public-toggle"])
         self.public.param.watch(self._set_public, "value")
-        self._shown: list = []       # the (action, json) pairs listed now (a click on the board may make one)
-        self.aim: str | None = None  # a highlighted place clicked with a piece picked: the list narrows to it
-        self._targets: set = set()   # the places highlighted now
         self.odds = ActionOddsView()  # the exact odds of the attack selected in the list (issue 15.2)
-        self.header: list = []        # what a page puts above the view (its intro), in the view's column
-        self._root = None             # the view's column, once shown
-        self._game_area = None        # the board, actions, odds, replay, links and log: made with a game
-        self._seen = ("", -1)         # (game, events) last drawn: one more event is an action just resolved
         self.actions.param.watch(lambda e: self._declare(e.new), "value")
-
-        self.system_pick.param.watch(self._system, "value")
-        self.start_b.on_click(self._start)
         self.do_b.on_click(self._do)
         self.undo_b.on_click(lambda _: (m.undo(), self.refresh()))
         self.clear_b.on_click(lambda _: self._pick(None))
-        self.dice.param.watch(lambda e: setattr(m, "dice_mode", e.new), "value")
         self.first_b.on_click(lambda _: self._goto(0))
         self.prev_b.on_click(lambda _: self._goto(m.position - 1))
         self.next_b.on_click(lambda _: self._goto(m.position + 1))
@@ -122,8 +140,6 @@ class GamePlayView(pn.viewable.Viewer):
         self.marks.param.watch(lambda e: e.new is not None and self._goto(e.new), "value")
         self.mark_b.on_click(self._bookmark)
         self.mode.param.watch(self._mode, "value")
-        self.upload.param.watch(self._import, "value")
-        self.refresh()
 
     # -- callbacks ---------------------------------------------------------------------------------------
     def _system(self, event):
@@ -337,9 +353,10 @@ class GamePlayView(pn.viewable.Viewer):
         if st is None:
             self.status.object = ("<span class='status' data-state='no-game'>No game: start one, "
                                   "or open a saved one from the index.</span>")
-            self.actions.options = {}
-            self.board_box[:] = []
-            self._show_links()
+            if self.__dict__.get("_made_game_parts"):
+                self.actions.options = {}
+                self.board_box[:] = []
+                self._show_links()
             return
         self._fill_game_area()
         if self.board is None:
