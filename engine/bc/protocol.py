@@ -1026,7 +1026,8 @@ class BcRules(GameRules):
 
     def bots(self):
         from engine.core.odds import OddsBot
-        return {"random": RandomBot, "greedy": GreedyBot, "odds": OddsBot}
+        # an assault's odds run to thousands of end positions: exact odds for the 2 best pre-scored attacks
+        return {"random": RandomBot, "greedy": GreedyBot, "odds": partial(OddsBot, top_k=2)}
 
     # --- odds of an action (engine/core/odds.py) ------------------------------------------------
     def is_attack(self, a: BcAction) -> bool:
@@ -1037,6 +1038,15 @@ class BcRules(GameRules):
         if st.phase != "red":
             return []
         return [a for a in self.legal_actions(st) if self.is_attack(a)]
+
+    def attack_score(self, st: BcState, a: BcAction) -> float:
+        """A cheap pre-score for the odds bot's shortlist (ours, not a rule): the greedy bot's value of one
+        combat card at the attack's tallied column and fixed shifts (23.2-23.4)."""
+        try:
+            _, t = self._attack_setup(st, a)
+        except VedetteError:
+            return float("-inf")
+        return _result_value(self.deck, t.table, t.column, t.net_shift)
 
     def metrics(self, st: BcState) -> dict[str, float]:
         from .odds_words import bc_metrics

@@ -308,36 +308,51 @@ def solve(rules, state, action, value: Callable[[Any, str], float], *, fallback=
 # ------------------------------------------------------------------------------------------------
 class OddsBot:
     """Plays the system's greedy bot's move, except where that move is an attack or a pass: then it weighs
-    each legal attack by the exact expected change of its side's
-    :meth:`~engine.core.game.GameRules.evaluate` (the attack's own procedure enumerated, its choices made
-    by :func:`solve` where the tree is small, else by the greedy bot's answers) and makes the best one
-    when that change is above ``margin``; a greedy attack that is not worth it is replaced by the greedy
-    bot's move among the actions that are not attacks. An attack with no alternative (a declared battle
-    that must be fought) is made all the same, the best first; when an attack's odds are past the bound
-    the greedy bot's move stands. Answers choices inside procedures from the plan of its last
-    weighed attack when that plan is unambiguous, else as the greedy bot does. Deterministic given
-    ``seed`` (the greedy bot it defers to is made with the same seed).
+    the legal attacks by the exact expected change of its side's
+    :meth:`~engine.core.game.GameRules.evaluate` and makes the best one when that change is above
+    ``margin``; a greedy attack that is not worth it is replaced by the greedy bot's move among the
+    actions that are not attacks. The policy is set out in ``docs/bots.md``; in short:
 
-    Odds are kept per (position, action) in a bounded cache of ``cache_size`` entries (least recently
-    used dropped first): positions are values, so a key never goes stale."""
+    * each attack's odds are enumerated exactly, its inner questions answered as the greedy bot answers
+      them, within ``max_steps`` enumeration steps (past it the attack is "too big": where any
+      candidate is, the greedy bot's move stands);
+    * with more than ``top_k`` attacks and a cheap ``rules.attack_score(state, action)`` (a system
+      hook, optional) only the ``top_k`` best scored get exact odds (a score of ``None``: always
+      weighed, it is cheap);
+    * only the attack it makes is then solved (:func:`solve`, within ``solve_steps``): each question
+      inside answered by whoever it asks, best for their side; in play the bot gives the answers of that
+      plan where it is unambiguous, else the greedy bot's;
+    * an attack with no alternative (every legal action an attack, e.g. a declared battle that must be
+      fought) is made all the same, the best first; the values of such a forced set are kept, so the
+      rest of the set (same :meth:`~engine.core.game.GameRules.position`, still no alternative) is
+      ordered without weighing again.
+
+    Values are kept per (position, action) in a bounded cache of ``cache_size`` entries (least recently
+    used dropped first): positions are values, so a key never goes stale. Deterministic given ``seed``
+    (the greedy bot it defers to is made with the same seed; no dice are sampled)."""
 
     name = "odds"
 
     def __init__(self, seed: int | None = None, base: str = "greedy", margin: float = 0.0,
-                 cache_size: int = 2048, max_steps: int = 8_000, solve_steps: int = 2_000):
+                 cache_size: int = 512, max_steps: int = 4_000, solve_steps: int = 800, top_k: int = 4,
+                 solve_ratio: int = 4):
         self.seed = seed
         self.base_name = base
         self.margin = margin
         self.cache_size = cache_size
         self.max_steps = max_steps
         self.solve_steps = solve_steps
+        self.top_k = top_k
+        self.solve_ratio = solve_ratio
         self._base = None
         self._rules = None
         self._cache: OrderedDict = OrderedDict()
         self._plan: dict = {}
-        self._last = (0.0, {})
+        self._forced = None         # (position, {attack: value}) of the last forced set weighed
+        self._steps: dict = {}      # attack -> enumeration steps of its last weighing (to judge a solve)
         self.weighed = 0            # attacks whose odds were computed (not found in the cache)
-        self.too_big = 0            # attacks past the bound (weighed as 0, i.e. not made by choice)
+        self.too_big = 0            # attacks past the bound (weighed as None)
+        self.solved = 0             # attacks solved for their plan
 
     # the greedy bot of the system, made once (on first use: the factory needs the rules)
     def base(self, rules):
@@ -360,46 +375,95 @@ class OddsBot:
             return self._base.choose(request, state)
         return request.options[0]
 
-    def attack_value(self, rules, state, action) -> float | None:
-        """The expected change of the acting side's position value if ``action`` is made (``None`` when
-        its odds are past the bound)."""
-        key = (state, action)
-        try:
-            hit = self._cache.get(key)
-        except TypeError:                      # a position with a mutable part: weighed, not kept
-            key, hit = None, None
+    # --- the cache --------------------------------------------------------------------------------
+    def _entry(self, key):
+        """The cached [value, steps, plan] of ``key`` (None when absent or the key is unhashable)."""
+        if key is None:
+            return None
+        hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
+        return hit
+
+    def _store(self, key, entry) -> None:
+        if key is None:
+            return
+        self._cache[key] = entry
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    @staticmethod
+    def _key(state, action):
+        key = (state, action)
+        try:
+            hash(key)
+        except TypeError:                      # a position with a mutable part: weighed, not kept
+            return None
+        return key
+
+    def attack_value(self, rules, state, action) -> float | None:
+        """The expected change of the acting side's position value if ``action`` is made, its inner
+        questions answered as the greedy bot answers them (``None`` when its odds are past the bound)."""
+        key = self._key(state, action)
+        hit = self._entry(key)
+        if hit is not None:
             return hit[0]
         side = rules.to_act(state)
-        base = self.base(rules)
-        v0 = rules.evaluate(state, side)
-        plan: dict = {}
+        policy, _ = _policy(self.base(rules), state)
+        what = rules.format_action(action)
+        budget = _Budget(self.max_steps, what)
         try:
-            try:
-                outs, plan = solve(rules, state, action, rules.evaluate, fallback=base,
-                                   max_steps=self.solve_steps)
-            except LimitError:
-                policy, _ = _policy(base, state)
-                dist = _enumerate(rules, state, action, policy, self.max_steps, MAX_OUTCOMES).distribution()
-                outs = tuple((_unkey(s), p) for s, p in dist.items())
-            value = sum(float(p) * (rules.evaluate(s, side) - v0) for s, p in outs)
+            factory = _counted(partial(rules.perform, state, action), budget, top=True)
+            tree = enumerate_tree(factory, policy=policy, memo={}, build=False)
+            if len(tree.leaves) > MAX_OUTCOMES:
+                raise LimitError(f"odds of {what}: end positions", MAX_OUTCOMES, len(tree.leaves))
+            v0 = rules.evaluate(state, side)
+            value = sum(float(p) * (rules.evaluate(_unkey(s), side) - v0) for s, p in tree.leaves.items())
         except LimitError:
             self.too_big += 1
             value = None
         self.weighed += 1
-        self._last = (value, plan)
-        if key is not None:
-            self._cache[key] = (value, plan)
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+        self._store(key, [value, budget.used, None])
+        self._steps = {action: budget.used} if len(self._steps) > 64 else {**self._steps, action: budget.used}
         return value
 
-    def _plan_of(self, state, action) -> dict:
-        try:
-            return self._cache.get((state, action), (0, {}))[1]
-        except TypeError:
-            return {}
+    def plan_of(self, rules, state, action) -> dict:
+        """The answers :func:`solve` gives to the questions inside ``action`` (``{}`` when its tree is
+        past ``solve_steps``). Solved once per (position, action)."""
+        key = self._key(state, action)
+        hit = self._entry(key)
+        if hit is not None and hit[2] is not None:
+            return hit[2]
+        steps = hit[1] if hit is not None else self._steps.get(action)
+        if steps is None or steps * self.solve_ratio > self.solve_steps:
+            plan = {}                          # not weighed here, or its tree is too big to solve
+        else:
+            try:
+                _, plan = solve(rules, state, action, rules.evaluate, fallback=self.base(rules),
+                                max_steps=self.solve_steps)
+                self.solved += 1
+            except LimitError:
+                plan = {}
+        if hit is not None:
+            hit[2] = plan
+        return plan
+
+    # --- choosing ---------------------------------------------------------------------------------
+    def _shortlist(self, rules, state, attacks: list) -> list:
+        """The attacks that get exact odds: all of them, or the ``top_k`` best by the system's cheap
+        ``attack_score`` (ties in listed order) when it has one."""
+        score = getattr(rules, "attack_score", None)
+        if score is None or len(attacks) <= self.top_k:
+            return attacks
+        scores = [score(state, a) for a in attacks]
+        always = {i for i, v in enumerate(scores) if v is None}          # cheap to weigh: never pruned
+        ranked = sorted((i for i in range(len(attacks)) if i not in always), key=lambda i: (-scores[i], i))
+        keep = sorted(always | set(ranked[:self.top_k]))
+        return [attacks[i] for i in keep]
+
+    def _make(self, rules, state, action):
+        self._plan = self.plan_of(rules, state, action)
+        return action
 
     def choose_action(self, rules, state, legal: list | None):
         base = self.base(rules)
@@ -413,20 +477,27 @@ class OddsBot:
                    else rules.attack_candidates(state))
         if not attacks:
             return pick
-        values = [(self.attack_value(rules, state, a), i, a) for i, a in enumerate(attacks)]
+        pos = rules.position(state)
+        if self._forced is not None and self._forced[0] == pos and all(a in self._forced[1] for a in attacks):
+            if legal is None:
+                legal = rules.legal_actions(state)
+            if all(rules.is_attack(a) for a in legal):
+                known = self._forced[1]        # the rest of a forced set weighed before: no new odds
+                best = max(range(len(attacks)), key=lambda i: (known[attacks[i]], -i))
+                return self._make(rules, state, attacks[best])
+        short = self._shortlist(rules, state, attacks)
+        values = [(self.attack_value(rules, state, a), i, a) for i, a in enumerate(short)]
         scored = [t for t in values if t[0] is not None]
-        best = None
         if scored:
             value, _, best = max(scored, key=lambda t: (t[0], -t[1]))
             if value > self.margin:
-                self._plan = self._plan_of(state, best)
-                return best
+                return self._make(rules, state, best)
         if len(scored) < len(values) or not rules.is_attack(pick):
             return pick                        # odds past the bound: judged as the greedy bot does; or a pass
         if legal is None:
             legal = rules.legal_actions(state)
         others = [a for a in legal if not rules.is_attack(a)]
-        if not others:                         # the attack must be made (e.g. a declared battle)
-            self._plan = self._plan_of(state, best)
-            return best
+        if not others:                         # the attack must be made (e.g. a declared battle): best first
+            self._forced = (pos, {a: v for v, _, a in values})
+            return self._make(rules, state, best)
         return base.choose_action(rules, state, others)

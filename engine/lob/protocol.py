@@ -398,6 +398,15 @@ class LobRules(GameRules):
         return [a for a in legal_actions(g, limit_moves=True, keep=keep_all) if self.is_attack(a)
                 and (a.type == "fire" or (len(a.units) <= 3 and not a.path)) and self.is_legal(g, a)]
 
+    def attack_score(self, g: Game, a: Action) -> float | None:
+        """A cheap pre-score for the odds bot's shortlist (ours, not a rule): fire is always weighed (its
+        odds are cheap); an attack scores its units' strength (1.2) against the defenders' (5)."""
+        if a.type == "fire":
+            return None
+        att = sum(g.unit(u).strength for u in a.units)
+        dfn = sum(u.strength for u in g.in_area(a.target) if u.is_combat)
+        return att / (1.0 + dfn)
+
     def odds_label(self, before: Game, after: Game, action):
         from .odds_words import lob_label
         return lob_label(self, before, after, action)

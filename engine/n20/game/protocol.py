@@ -433,9 +433,9 @@ class N20Rules(GameRules):
         return out
 
     def bots(self):
-        from engine.core.odds import OddsBot
         from .bots import GreedyBot
-        return {"random": RandomBot, "greedy": GreedyBot, "odds": OddsBot}
+        from .odds_bot import N20OddsBot
+        return {"random": RandomBot, "greedy": GreedyBot, "odds": N20OddsBot}
 
     # --- odds of an action (engine/core/odds.py) ------------------------------------------------
     def is_attack(self, action: Action) -> bool:
