@@ -243,8 +243,9 @@ export function render({ model, el }) {
     let shown = null;
     onStatus.push(() => {
       const list = st().scenario_units || [];
-      if (list !== shown) {
-        shown = list;
+      const text = JSON.stringify(list);
+      if (text !== shown) {       // redrawn only when the list changes (a busy line must not clear a selection)
+        shown = text;
         units.replaceChildren(...list.map(([label, uid]) => h("option", { value: uid, text: label })));
       }
       status.textContent = st().pick_note || "";
@@ -262,7 +263,7 @@ export function render({ model, el }) {
         on(h("button", { type: "button", class: "primary add-picked-att" }, "add as attackers"), "click", () => add("attacker")),
         on(h("button", { type: "button", class: "primary add-picked-def" }, "add as defenders"), "click", () => add("defender"))),
       status);
-    on(det, "toggle", () => { if (det.open && shown === null || (det.open && !shown.length)) send("pick", { op: "scenario", scenario: scen.value }); });
+    on(det, "toggle", () => { if (det.open && !units.options.length) send("pick", { op: "scenario", scenario: scen.value }); });
     col.append(det);
   }
 
@@ -504,21 +505,39 @@ def plan_view(plan: BattlePlan, *, with_results: bool = True, with_picker: bool 
                     sizing_mode="stretch_width", margin=0, **kw)
 
     # -- plan -> view -----------------------------------------------------------------------------------
-    def plan_changed(*events):
-        names = {e.name for e in events}
+    pending: set = set()
+
+    def flush():
         upd = {}
-        if names & set(_NAMES):
+        if pending & set(_NAMES):
             upd["values"] = _values(plan)
-        if names & {"attackers", "defenders"}:
+        if pending & {"attackers", "defenders"}:
             upd["rows"] = _all_rows(plan)
+        pending.clear()
         if upd:
             view.param.update(**upd)
 
+    def plan_changed(*events):
+        pending.update(e.name for e in events)
+        # changes made together (an example loaded, plan A copied) go to the browser together, when the plan
+        # recomputes (its revision, or the busy line of the runner); other changes at once
+        if not (with_results and plan._holding):
+            flush()
+
     plan.param.watch(plan_changed, list(_NAMES) + ["attackers", "defenders"])
     if with_results:
-        plan.param.watch(lambda *_: setattr(view, "results", results_html(plan)), ["revision"])
+        def recomputed(*_):
+            flush()
+            view.results = results_html(plan)
+
+        plan.param.watch(recomputed, ["revision"])
         runner = plan.runner
-        runner.param.watch(lambda *_: view.update_status(busy=runner.busy, busy_text=runner.label), ["busy", "label"])
+
+        def busy(*_):
+            flush()
+            view.update_status(busy=runner.busy, busy_text=runner.label)
+
+        runner.param.watch(busy, ["busy", "label"])
         view.on_msg("cancel", lambda _m: runner.cancel())
 
     # -- view -> plan -----------------------------------------------------------------------------------

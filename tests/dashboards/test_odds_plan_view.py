@@ -91,6 +91,9 @@ def test_the_odds_page_is_a_handful_of_models_and_compare_mode_builds_plan_b():
     plans = root.main[0]
     view_a = plans.objects[0]
     with set_curdoc(doc):
+        view_a.send("example", value="n20_almeida_battle")    # two attackers, one defender: shown together
+        assert len(view_a.rows["att"]) == 2 and len(view_a.rows["def"]) == 1
+        assert "data-plan='Plan A'" in view_a.results
         view_a.send("compare", value=True)
         assert len(plans.objects) == 2 and view_a.status["compare"] is True
         view_b = plans.objects[1]
