@@ -157,16 +157,23 @@ def combat_panel(sess: BcSession) -> pn.Column:
         if tree_card.collapsed:
             tree_area.clear()
             return
-        try:
-            setup = form.setup()
-            pile = Pile.for_odds(sess.deck, sess.discards())
-            tree = enumerate_tree(combat_procedure(setup, sess.deck, pile, sess.terrain), policy=neutral_policy)
-        except (VedetteError, ValueError) as exc:
+        def no_tree(exc):
             tree_area[:] = [pn.pane.Alert(f"**No tree**: {html.escape(str(exc))}", alert_type="danger",
                                           sizing_mode="stretch_width")]
-            return
-        tree_area[:] = [TreePlot(layout_tree(tree, rule_note=rule_note_for("bc")))]
 
+        try:
+            setup = form.setup()
+            disc = sess.discards()
+        except (VedetteError, ValueError) as exc:
+            no_tree(exc)
+            return
+        # enumerated and laid out off the event loop, in a worker process (issue 12.3)
+        tree_bg.start(partial(combat_tree_work, setup, sess.deck, disc, sess.terrain),
+                      lambda lay: tree_area.__setitem__(slice(None), [TreePlot(lay)]), no_tree,
+                      label="building the tree…")
+
+    tree_bg = Background()
+    tree_card.objects = [tree_bg.panel(), tree_area]
     bg = Background()
 
     def failed(exc):
@@ -201,6 +208,31 @@ def combat_panel(sess: BcSession) -> pn.Column:
     return pn.Column(pn.Row(pn.Column(controls, width=360), pn.Column(bg.panel(), out, tree_card, sizing_mode="stretch_width"),
                             sizing_mode="stretch_width"),
                      name="Combat", sizing_mode="stretch_width")
+
+
+def combat_tree_work(setup, deck, disc, terrain):
+    """One combat's probability tree laid out for the picture (module-level: it runs in a worker process)."""
+    from dashboards.components.tree_plot import prepare
+    try:
+        pile = Pile.for_odds(deck, disc)
+        tree = enumerate_tree(combat_procedure(setup, deck, pile, terrain), policy=neutral_policy)
+    except ValueError as exc:
+        raise VedetteError(str(exc)) from None
+    return prepare(layout_tree(tree, rule_note=rule_note_for("bc")))
+
+
+def demo_work(st, az, tz, attack, persp, deck, disc, terrain):
+    """(tally, distribution) of a combat on the demonstration map (module-level: it runs in a worker)."""
+    from engine.bc.game import bombardment_from_map, combat_from_map, command_perspective
+
+    here = st
+    for side in persp:
+        here = command_perspective(here, side, rally_order=False)
+    if attack.startswith("bombardment"):
+        setup = bombardment_from_map(here, az, tz, terrain)
+    else:
+        setup = combat_from_map(here, az, tz, attack)
+    return combat_work(setup, deck, disc, terrain)
 
 
 def combat_work(setup, deck, disc, terrain):
@@ -447,25 +479,27 @@ def demo_panel(sess: BcSession) -> pn.Column:
     form.param.attacker_zone.objects = zones
     form.param.target_zone.objects = zones
 
-    @pn.depends(form.param.attacker_zone, form.param.target_zone, form.param.attack, form.param.perspective,
-                sess.param.discards_text, sess.param.version)
-    def view(az, tz, attack, persp, _t, _v):
+    view = pn.Column(sizing_mode="stretch_width", css_classes=["bc-demo-out"])
+    demo_bg = Background()
+
+    def no_combat(exc):
+        view[:] = [pn.pane.Alert(f"**No combat**: {html.escape(str(exc))}", alert_type="warning",
+                                 css_classes=["bc-error"], sizing_mode="stretch_width")]
+
+    def compute(*_):      # the exact card enumeration runs in a worker process (issue 12.3)
         try:
-            here = st
-            for side in persp:
-                here = command_perspective(here, side, rally_order=False)
-            if attack.startswith("bombardment"):
-                setup = bombardment_from_map(here, az, tz, sess.terrain)
-            else:
-                setup = combat_from_map(here, az, tz, attack)
             disc = sess.discards()
-            tally = prepare(setup, sess.terrain)
-            dist = distribution(combat_procedure(setup, sess.deck, Pile.for_odds(sess.deck, disc), sess.terrain),
-                                policy=neutral_policy)
         except VedetteError as exc:
-            return pn.pane.Alert(f"**No combat**: {html.escape(str(exc))}", alert_type="warning",
-                                 css_classes=["bc-error"], sizing_mode="stretch_width")
-        return pn.Column(*_combat_view(sess, tally, dist, disc), sizing_mode="stretch_width")
+            no_combat(exc)
+            return
+        demo_bg.start(partial(demo_work, st, form.attacker_zone, form.target_zone, form.attack,
+                              tuple(form.perspective), sess.deck, disc, sess.terrain),
+                      lambda r: view.__setitem__(slice(None), _combat_view(sess, r[0], r[1], disc)), no_combat,
+                      label="working out the combat odds…")
+
+    form.param.watch(compute, ["attacker_zone", "target_zone", "attack", "perspective"])
+    sess.param.watch(compute, ["discards_text", "version"])
+    compute()
 
     intro = pn.pane.Markdown(
         f"**{html.escape(st.scenario.name)}** — an invented nine-Zone battle (provisional, not a Playbook scenario) "
@@ -473,5 +507,6 @@ def demo_panel(sess: BcSession) -> pn.Column:
         "flanks, terrain and interval terrain are read from the map. Hover a Block for its Battle Zones.",
         sizing_mode="stretch_width")
     return pn.Column(intro, pn.pane.HTML(zone_map_svg(st), sizing_mode="stretch_width"),
-                     pn.Row(pn.Param(form, show_name=False, width=300), view, sizing_mode="stretch_width"),
+                     pn.Row(pn.Param(form, show_name=False, width=300),
+                            pn.Column(demo_bg.panel(), view, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
                      name="Demonstration battle", sizing_mode="stretch_width")

@@ -285,14 +285,14 @@ def combat_panel(sess: LobSession):
             tree_area[:] = [_error(exc)]
             return
 
-        def shown(tree):
-            total = tree.total()
-            lay = layout_tree(tree, rule_note=rule_note_for("lob"))
+        def shown(res):
+            total, lay = res
             tree_area[:] = [_html(f"<p>Ends of the tree sum to <b class='lob-tree-total'>{_frac(total)}</b>. The "
                                   f"rounds follow one another (5.2.1 to 5.2.5) until one side gives way; only the "
                                   f"first {len(lay)} steps are drawn.</p>"), TreePlot(lay)]
 
-        tree_bg.start(partial(combat_tree, ctx, att, dfn, sess.policy()), shown,
+        # enumerated and laid out in a worker process (issue 12.3): only the drawing is left to the page
+        tree_bg.start(partial(combat_tree_work, ctx, att, dfn, sess.policy()), shown,
                       lambda exc: tree_area.__setitem__(slice(None), [_error(exc)]),
                       label="building the tree…", process=True)
 
@@ -375,6 +375,13 @@ defenders:
 MAX_COMBAT_TEXT = 20_000
 
 
+def combat_tree_work(ctx, att, dfn, policy):
+    """(total, laid-out picture) of a combat's probability tree (module-level: it runs in a worker process)."""
+    from dashboards.components.tree_plot import prepare
+    tree = combat_tree(ctx, att, dfn, policy)
+    return tree.total(), prepare(layout_tree(tree, rule_note=rule_note_for("lob")))
+
+
 def custom_work(src: str, tables, apol: str, dpol: str):
     """Off the event loop (a child process): the custom combat's analysis and tree (on the shipped map, which
     every session uses; it is loaded in the child rather than sent to it)."""
@@ -382,7 +389,9 @@ def custom_work(src: str, tables, apol: str, dpol: str):
 
     ctx, att, dfn = parse_combat(src, default_board(), tables, file="your combat")
     pol = CombatPolicy(apol, dpol)
-    return analyse(ctx, att, dfn, pol), combat_tree(ctx, att, dfn, pol)
+    from dashboards.components.tree_plot import prepare
+    return analyse(ctx, att, dfn, pol), prepare(layout_tree(combat_tree(ctx, att, dfn, pol),
+                                                            rule_note=rule_note_for("lob")))
 
 
 #: the columns of the units tables of the Any combat tab (UnitSpec's fields, docs/lob.md)
@@ -497,10 +506,9 @@ def custom_panel(sess: LobSession):
                 "charge": charge.value, "rain": rain.value}
 
     def shown(res):
-        an, tree = res
+        an, lay = res         # the tree laid out in the worker (issue 12.3)
         out[:] = [_html(result_html(an, sess), ["lob-results"]),
-                  lazy_card("The combat as a probability tree (picture and text)",
-                            lambda: TreePlot(layout_tree(tree, rule_note=rule_note_for("lob"))))]
+                  lazy_card("The combat as a probability tree (picture and text)", lambda: TreePlot(lay))]
 
     def run(*_):
         if len(text.value) > MAX_COMBAT_TEXT:

@@ -16,7 +16,7 @@ from dashboards.components.background import Background
 from dashboards.components.dist_bars import bars, bars_html, STYLESHEET as BARS_CSS
 from dashboards.components.provenance import badge, badge_html, STYLESHEET as BADGE_CSS
 from dashboards.components.tables_upload import FileLoader
-from dashboards.components.tree_plot import TreeLayout, TreePlot, layout_tree, rule_note_for
+from dashboards.components.tree_plot import TreeLayout, TreePlot, layout_tree, prepare, rule_note_for
 from dashboards.components.tree_view import STYLESHEET as TREE_CSS
 from dashboards.components.layout import columns, flow
 from dashboards.components.unit_rows import RowsTable
@@ -101,7 +101,7 @@ def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tup
                          css_class="tbf-charge-every")
     total = tree.total()
     return (f"tree total <b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes,
-            layout_tree(tree, fmt_result=str, rule_note=rule_note_for("tbf")))
+            prepare(layout_tree(tree, fmt_result=str, rule_note=rule_note_for("tbf"))))
 
 
 class TbfSession(param.Parameterized):
@@ -280,7 +280,7 @@ def check_panel(sess: TbfSession):
     sess.param.watch(compute, "tables")
     compute()
     return pn.Row(pn.Column(check, fv, status, cvs, mods, drm, width=320),
-                  pn.Column(bg.panel(), out, sizing_mode="stretch_width"),
+                  pn.Column(bg.panel(), out, sizing_mode="stretch_width", css_classes=["tbf-check-results"]),
                   sizing_mode="stretch_width", name="Fatigue Checks")
 
 
@@ -482,7 +482,8 @@ def charge_panel(sess: TbfSession):
                      "order charged, 6.2.8 G)</small>", margin=(4, 5, 0, 5), sizing_mode="stretch_width"),
         targets.panel(), flow(pick_def, add_def), flow(melee, use_map), policy, advanced,
         sizing_mode="stretch_width")
-    col = pn.Column(columns(form, pn.Column(bg.panel(), out, sizing_mode="stretch_width"), basis=440), tree_area,
+    col = pn.Column(columns(form, pn.Column(bg.panel(), out, sizing_mode="stretch_width",
+                                            css_classes=["tbf-charge-results"]), basis=440), tree_area,
                     sizing_mode="stretch_width", name="Charge")
     col._targets, col._text, col._charger = targets, text, (pick_charger, name, hex0, facing, fv, mf, ma, path)
     return col

@@ -17,6 +17,9 @@ LATER_TABS = (("Charge", charge_panel), ("Fire", fire_panel), ("Melee", melee_pa
 
 
 def page():
+    # the later tabs' unit tables are Tabulators built after the page has loaded: their script must come
+    # with the page
+    pn.extension("tabulator")
     sess = TbfSession()
     intro = pn.pane.Markdown(
         "Odds for *These Brave Fellows*. Every number is enumerated exactly by the engine from the same rules "
