@@ -1604,6 +1604,21 @@ class TbfRules(GameRules):
         from .odds_words import tbf_label
         return tbf_label(self, before, after, a)
 
+    def attack_score(self, s: TbfState, a) -> float:
+        """A cheap pre-score for the odds bot's shortlist (ours, not a rule; the greedy bot's weights): fire by
+        the firers' fire factors (6.3), melee by the attackers' melee factors over the defenders' (6.4), a
+        charge high (6.2.8)."""
+        sc = self.sc
+        if isinstance(a, Fire):
+            return 10 + sum(sc.units[u].ff or sc.units[u].ff_red for u in a.units if u in sc.units)
+        if isinstance(a, Melee):
+            try:
+                ms = _melee_setup(s.game, tuple(a.units), a.target)
+            except RuleViolation:
+                return 0.0
+            return 8 + sum(f.mf for f in ms.attackers) / (sum(f.mf for f in ms.defenders) or 1)
+        return 9.0
+
     def evaluate(self, s: TbfState, side: str) -> float:
         from .odds_words import tbf_value
         return tbf_value(self, s, side)
