@@ -343,15 +343,17 @@ def _grand_battery_firer(sc: Scenario, st: GameState, fid: str, target: str, ene
     return Firer(0, "grand_battery", d, "normal", False, True, fid)
 
 
-def _arc(g, hex_: str, facing: int, dist: int) -> set[str]:
-    """Hexes at ``dist`` inside the 120-degree wedge in front of a unit (its frontal arc extended)."""
+@lru_cache(maxsize=8192)
+def _arc(g, hex_: str, facing: int, dist: int) -> frozenset[str]:
+    """Hexes at ``dist`` inside the 120-degree wedge in front of a unit (its frontal arc extended); pure
+    geometry, memoised (the grid is a value)."""
     out = set()
     dirs = frontal_directions(facing)
     for h in g.ring(hex_, dist):
         line = g.line(hex_, h)
         if len(line) > 1 and g.direction(hex_, line[1]) in dirs:
             out.add(h)
-    return out
+    return frozenset(out)
 
 
 def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: str, defensive: bool = False,

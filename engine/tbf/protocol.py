@@ -562,13 +562,18 @@ class TbfRules(GameRules):
             lone = [q for q in g.on_map() if q.id in sc.leaders and sc.side(q.id) == side and q.status == "normal"
                     and q.id not in imp.defensive_fired and not by_hex.get(q.hex)]
         out = []
+        # 6.3.3: artillery reaches 4 hexes in offensive fire; everyone else fires at adjacent hexes only
+        far = [(q.id, q.hex) for q in shooters if sc.units[q.id].kind == "artillery" and not defensive]
+        far_ids = {u for u, _ in far}
         for t in sorted(targets):
-            out += [Fire(side, (q.id,), t) for q in lone if grid.distance(q.hex, t) == 1]
+            around = grid.neighbours(t)
+            out += [Fire(side, (q.id,), t) for q in lone if q.hex in around]
             ids = []
             for q in shooters:
-                d = grid.distance(q.hex, t)
-                rng = 4 if (sc.units[q.id].kind == "artillery" and not defensive) else 1
-                if 1 <= d <= rng:
+                if q.id in far_ids:
+                    if 1 <= grid.distance(q.hex, t) <= 4:
+                        ids.append(q.id)
+                elif q.hex in around:
                     ids.append(q.id)
             for u in ids:
                 out.append(Fire(side, (u,), t))
@@ -586,8 +591,10 @@ class TbfRules(GameRules):
         targets = sorted({q.hex for q in g.on_map() if sc.side(q.id) == enemy and q.status in LIVE
                           and not sc.is_leader(q.id)})
         out = []
+        nbs = grid.neighbours
         for t in targets:
-            ids = [u for u in ready if grid.distance(g.piece(u).hex, t) == 1]
+            around = nbs(t)
+            ids = [u for u in ready if g.piece(u).hex in around]          # adjacent (distance 1)
             for u in ids:
                 out.append(Melee(side, (u,), t))
             for kinds in (("infantry", "artillery"), ("cavalry",)):
@@ -1646,8 +1653,15 @@ class _Extreme:
     def __call__(self, h: str) -> int:
         d = self.got.get(h)
         if d is None:
-            ds = [self.grid.distance(h, x) for x in self.hexes]
-            d = self.got[h] = (max(ds) if self.far else min(ds)) if ds else 99
+            if not self.hexes:
+                d = 99
+            else:
+                cubes = self.grid._cubes                # hex distance on cube coordinates (grid.distance)
+                cs = [cubes.get(x) or self.grid.to_cube(x) for x in self.hexes]
+                a, b, c = cubes.get(h) or self.grid.to_cube(h)
+                ds = [max(abs(a - x), abs(b - y), abs(c - z)) for x, y, z in cs]
+                d = max(ds) if self.far else min(ds)
+            self.got[h] = d
         return d
 
 
@@ -1772,10 +1786,8 @@ class GreedyBot:
         """:meth:`_leader_move` for each move of a leader's block: only a hex holding friendly units can
         score (a lone leader is captured by any enemy entering, 6.5 C), so only those are looked at."""
         by_hex = rules._index(s)[1]
-        reach, here = blk.reach, blk.here
-        hexes = [h for h in by_hex if h != here and h in reach]
-        if not hexes:
-            return []
+        here = blk.here
+        hexes = [h for h in by_hex if h != here]
         sc, g = rules.sc, s.game
         grid = sc.board.grid
         side = blk.side
@@ -1796,12 +1808,15 @@ class GreedyBot:
             if far is None:
                 mine = self._mine(rules, s, blk.unit)
                 if not mine:
-                    return out
+                    return []
                 far = self._extremes(grid, mine, True)
             gain = far(here) - far(h)
             if gain > 0:
                 out.append((0.5 * gain, h))
-        return out
+        if not out:
+            return out                      # nothing to gain anywhere: no need of his movement search
+        reach = blk.reach
+        return [(v, h) for v, h in out if h in reach]
 
     def _foes(self, rules, s, enemy: str) -> tuple:
         if ("foes", enemy) not in self._dist:

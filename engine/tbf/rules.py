@@ -296,7 +296,7 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
     starting in or next to that level (6.2.3); stop on entering an enemy front (6.2.5 A); no enemy-occupied
     hex (6.2.5 B); Coalition never in 0107-0109 (6.2.5 C); French at-start units stay south of the dark
     blue line until the Alert (9.5.1); road movement never into a friendly-occupied hex (4.1.4).
-    Shortest paths by :func:`engine.core.graph.search` over (hex, level 2 hexes used, level 3 hexes used).
+    Shortest paths by :func:`engine.core.graph.search_parents` over (hex, level 2 hexes used, level 3 hexes used).
     Leaders move like cavalry on the Level 2/3 chart (our reading: they are mounted).
     """
     p = st.piece(unit_id)
@@ -403,13 +403,12 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     """The cheapest-path search behind :func:`reachable`, from the values it depends on: its answer, and
     the hexes it asked about: whether enemy-occupied (every neighbour of a hex it reached), whether
     friendly-occupied (the road neighbours), whether in an enemy front (the hexes it reached)."""
-    from engine.core.graph import search
+    from engine.core.graph import path_of, search_parents
     board, g = sc.board, sc.board.grid
     start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
     ma = sc.leaders[p.id].ma if is_leader else current_ma(sc, p)
     if mp_left is not None:
         ma = min(ma, mp_left)
-    static = _step_table(sc, bridge_intact)
     rows = _search_rows(sc, bridge_intact, side == "coalition", elite_blocks and not is_leader, restricted)
     lvl2, lvl3 = level_hexes.get(2, 0), level_hexes.get(3, 0)
     no_alt = _NO_ALT
@@ -440,18 +439,36 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
                 out.append(((nxt, l2, l3), mp))
         return out
 
-    best = search((((p.hex, 0, 0), 0),), successors, ma,
-                  halts=lambda place: place[0] in front)              # 6.2.5 A: must stop
-    out: dict[str, tuple[int, tuple[str, ...]]] = {}
-    for (h, _, _), r in best.items():
-        if h not in out or r.cost < out[h][0]:
-            out[h] = (int(r.cost), tuple(x[0] for x in r.path))
+    best = search_parents((((p.hex, 0, 0), 0),), successors, ma,
+                          halts=lambda place: place[0] in front)      # 6.2.5 A: must stop
+    cheapest: dict[str, tuple] = {}             # hex -> its cheapest state (ties: the first reached)
+    for place, (cost, _) in best.items():
+        h = place[0]
+        got = cheapest.get(h)
+        if got is None or cost < got[0]:
+            cheapest[h] = (cost, place)
+    out: dict[str, tuple[int, tuple[str, ...]]] = {
+        h: (int(cost), tuple([x[0] for x in path_of(best, place)])) for h, (cost, place) in cheapest.items()}
     reached = frozenset(out)
-    looked_e = frozenset(row[0] for h in reached for row in static[h])
+    around, roads = _around(sc, bridge_intact)
+    looked_e = frozenset().union(*[around[h] for h in reached])
     # a friend matters only on a road step whose cost off the road differs (4.1.4)
-    looked_f = frozenset(row[0] for h in reached for row in static[h] if row[2] and row[3] != row[1]) \
-        if not is_leader else frozenset()
+    looked_f = frozenset().union(*[roads[h] for h in reached]) if not is_leader else frozenset()
     return out, looked_e, looked_f, reached
+
+
+_AROUND: dict = {}
+
+
+def _around(sc: Scenario, bridge_intact: bool) -> tuple[dict, dict]:
+    """For each hex: its neighbours, and those entered by a road step whose cost off the road differs."""
+    key = (sc.key, bridge_intact)
+    got = _AROUND.get(key)
+    if got is None:
+        static = _step_table(sc, bridge_intact)
+        got = _AROUND[key] = ({h: frozenset(r[0] for r in row) for h, row in static.items()},
+                              {h: frozenset(r[0] for r in row if r[2] and r[3] != r[1]) for h, row in static.items()})
+    return got
 
 
 def level_roll(sc: Scenario, kind: str):
@@ -841,6 +858,9 @@ def _releases(sc: Scenario, st: GameState) -> GameState:
     from turn 6 with Mortier or Gazan with or next to it (9.4 B)."""
     g = sc.board.grid
     act = sc.file.activation
+    flags = st.flags
+    if {"column_V_released", "column_VI_deployed", "french_released", "elite_released"} <= flags:
+        return st                                   # every release has happened
     french = [p for p in st.on_map() if sc.side(p.id) == "french" and not sc.is_leader(p.id) and p.status in LIVE]
     coal = [p for p in st.on_map() if sc.side(p.id) == "coalition" and not sc.is_leader(p.id) and p.status in LIVE]
     v_hexes = [h for pid, h in sc.file.setup.coalition.items() if pid.startswith("cv-") or pid == "kolloredo"]
@@ -855,7 +875,8 @@ def _releases(sc: Scenario, st: GameState) -> GameState:
         st = st.with_flag("french_released")
     elite = st.piece("elite") if "elite" in sc.units else None
     if elite is not None and elite.hex and "elite_released" not in st.flags:
-        if any(g.distance(p.hex, elite.hex) == 1 for p in coal):
+        around = g.neighbours(elite.hex)
+        if any(p.hex in around for p in coal):                                 # next to it
             st = st.with_flag("elite_released")
         if st.turn >= act.elite_release_turn and any(
                 st.piece(l).hex and g.distance(st.piece(l).hex, elite.hex) <= 1 for l in ("mortier", "gazan")
