@@ -53,7 +53,10 @@ def click_hex(page: Page, scenario: str, label: str) -> None:
 
 
 def wait_ready(page: Page, timeout: float = 30_000) -> None:
-    """Wait until Bokeh has rendered the page's models (its websocket session is live, so clicks count)."""
-    page.wait_for_function("() => window.Bokeh && window.Bokeh.index && Object.keys(window.Bokeh.index).length > 0",
-                           timeout=timeout)
-    page.wait_for_timeout(200)
+    """Wait until Bokeh has rendered the page's models (its websocket session is live, so clicks count).
+
+    A served page's document comes over the websocket, so its views exist only once the session is live; the
+    wait then asks for every document idle (all its views rendered) and two animation frames drawn."""
+    page.wait_for_function("() => window.Bokeh && window.Bokeh.index && Object.keys(window.Bokeh.index).length > 0"
+                           " && (window.Bokeh.documents || []).every((d) => d.is_idle)", timeout=timeout)
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())))")

@@ -2,7 +2,9 @@
 result is clipped, on every page and in the page states that used to go wrong (odds compare mode, the map's
 attack plan, the play page in play and replay mode).
 
-Each case saves a screenshot (``$VEDETTE_SCREENSHOTS`` or pytest's tmp folder) and checks, through Panel's
+Each page state is opened once and checked at each width in turn (the viewport resized, then the checks wait
+until the layout has settled). Each check saves a screenshot into ``$VEDETTE_SCREENSHOTS`` when that names a
+folder, and a failing check always saves one (there, or in pytest's tmp folder); it checks, through Panel's
 shadow roots:
 
 * overlap: the bounding boxes of the visible controls (inputs, selects, buttons, textareas, widget labels) and
@@ -12,7 +14,9 @@ shadow roots:
   (``scrollWidth <= clientWidth``), so nothing is cut off or scrolls sideways, and the page itself does not
   scroll sideways; no button label, table cell or column title is cut short either.
 
-The checks wait on page state (the odds panel, the map, the status line), never on time.
+The checks wait on page state (the odds panel, the map, the status line; the boxes of the measured elements
+unchanged over a few animation frames, stylesheets and images loaded), never on time. A failure at one width
+does not hide the others: the test reports every width that failed.
 """
 from __future__ import annotations
 
@@ -130,6 +134,61 @@ COLLECT = r"""
 """
 
 
+# Waits until the layout has settled: fonts, stylesheets (also those in shadow roots) and images loaded, every
+# Bokeh document rendered, and the boxes of the elements the checks measure unchanged over `still` animation
+# frames in a row. Gives up after `most` frames (the checks then judge what is shown) and says whether it settled.
+SETTLE = r"""
+async ([still, most]) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  await document.fonts.ready;
+  const measured = (el) => {
+    const tag = el.tagName.toLowerCase();
+    if (['input', 'select', 'button', 'textarea', 'label'].includes(tag)) return true;
+    const c = el.classList;
+    return !!c && (c.contains('bk-Row') || c.contains('bk-Column') || c.contains('bk-Card')
+        || c.contains('bk-panel-models-markup-HTML') || c.contains('odds-results') || c.contains('tabulator')
+        || c.contains('tabulator-tableholder') || c.contains('tabulator-cell') || c.contains('tabulator-col-title'));
+  };
+  const state = () => {
+    const all = [];
+    const walk = (root) => {
+      for (const el of root.querySelectorAll('*')) {
+        all.push(el);
+        if (el.shadowRoot) walk(el.shadowRoot);
+      }
+    };
+    walk(document);
+    let loading = 0;
+    const out = [];
+    for (const el of all) {
+      const tag = el.tagName.toLowerCase();
+      if (tag === 'link' && el.rel === 'stylesheet' && !el.sheet) loading++;
+      else if (tag === 'img' && !el.complete) loading++;
+      else if (measured(el)) {
+        const r = el.getBoundingClientRect();
+        out.push(`${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.width)},${Math.round(r.height)},`
+                 + `${el.scrollWidth},${el.clientWidth}`);
+      }
+    }
+    const docs = (window.Bokeh && window.Bokeh.documents) || [];
+    if (!docs.every((d) => d.is_idle)) loading++;
+    return {loading, print: out.join(';') + `|${document.documentElement.scrollWidth}`};
+  };
+  let last = null, same = 0;
+  for (let i = 0; i < most; i++) {
+    await frame();
+    const s = state();
+    if (s.loading) { last = null; same = 0; continue; }
+    if (s.print === last) { if (++same >= still) return true; } else { last = s.print; same = 0; }
+  }
+  return false;
+}
+"""
+
+
+ALWAYS_SHOOT = bool(os.environ.get("VEDETTE_SCREENSHOTS"))
+
+
 def _shots(tmp_path_factory) -> Path:
     d = os.environ.get("VEDETTE_SCREENSHOTS")
     return Path(d) if d else tmp_path_factory.mktemp("layouts")
@@ -142,72 +201,84 @@ def shots(tmp_path_factory) -> Path:
     return p
 
 
+def settle(page: Page) -> bool:
+    """Wait until the page's layout has settled (see SETTLE): 3 frames alike, at most 600 frames."""
+    return page.evaluate(SETTLE, [3, 600])
+
+
 def check_layout(page: Page, shots: Path, name: str, min_controls: int = 1) -> dict:
-    page.wait_for_load_state("networkidle")
-    page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    settled = settle(page)
     found = page.evaluate(COLLECT)
-    assert found["controls"] >= min_controls, f"{name}: no controls found (the page did not render?)"
-    assert not found["overlaps"], f"{name}: controls overlap:\n" + "\n".join(found["overlaps"][:10])
-    assert not found["clipped"], f"{name}: clipped:\n" + "\n".join(found["clipped"][:10])
+    ok = found["controls"] >= min_controls and not found["overlaps"] and not found["clipped"]
+    if ALWAYS_SHOOT or not ok:   # a picture costs about half a second: only when asked for, or to show a failure
+        page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    note = "" if settled else " (the layout was still moving)"
+    assert found["controls"] >= min_controls, f"{name}: no controls found (the page did not render?){note}"
+    assert not found["overlaps"], f"{name}: controls overlap{note}:\n" + "\n".join(found["overlaps"][:10])
+    assert not found["clipped"], f"{name}: clipped{note}:\n" + "\n".join(found["clipped"][:10])
     return found
 
 
-def _open(page: Page, url: str, width: int) -> None:
-    page.set_viewport_size({"width": width, "height": HEIGHT})
+def check_widths(page: Page, shots: Path, name: str, min_controls: int = 1) -> None:
+    """The layout checks at every width of WIDTHS, the viewport resized in turn; every failing width is reported."""
+    failures = []
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": HEIGHT})
+        try:
+            check_layout(page, shots, f"{name}-{width}", min_controls)
+        except AssertionError as e:
+            failures.append(str(e))
+    assert not failures, "\n\n".join(failures)
+
+
+def _open(page: Page, url: str) -> None:
+    page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
     page.goto(url)
 
 
-# -- every page, as it first opens ---------------------------------------------------------------------------
-FIRST_VIEW = {
-    "/": ".tool-card",
-    "/odds": ".odds-results",
-    "/map": ".goto-hex",
-    "/play": ".status-line",
-}
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("route", list(FIRST_VIEW))
-def test_every_page_fits(page: Page, app_url: str, shots: Path, route: str, width: int):
-    _open(page, app_url + route, width)
-    expect(page.locator(FIRST_VIEW[route]).first).to_be_visible(timeout=60_000)
+# -- every page, as it first opens, and the page states that used to go wrong ----------------------------------
+def test_index_page_fits(page: Page, app_url: str, shots: Path):
+    _open(page, app_url + "/")
+    expect(page.locator(".tool-card").first).to_be_visible(timeout=60_000)
     wait_ready(page)
-    check_layout(page, shots, f"{route.strip('/') or 'index'}-{width}", min_controls=0 if route == "/" else 1)
+    check_widths(page, shots, "index", min_controls=0)
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_odds_compare_mode_fits(page: Page, app_url: str, shots: Path, width: int):
-    _open(page, app_url + "/odds", width)
+def test_odds_page_and_its_compare_mode_fit(page: Page, app_url: str, shots: Path):
+    _open(page, app_url + "/odds")
     expect(page.locator(".odds-results").first).to_be_visible(timeout=60_000)
     wait_ready(page)
+    check_widths(page, shots, "odds")
     page.locator(".compare-toggle button").click()
     expect(page.locator(".plan-b .odds-results")).to_be_visible(timeout=30_000)
-    check_layout(page, shots, f"odds-compare-{width}")
+    check_widths(page, shots, "odds-compare")
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_map_attack_plan_fits(page: Page, app_url: str, shots: Path, width: int):
-    _open(page, app_url + "/map", width)
+def test_map_page_and_its_attack_plan_fit(page: Page, app_url: str, shots: Path):
+    _open(page, app_url + "/map")
+    expect(page.locator(".goto-hex").first).to_be_visible(timeout=60_000)
     expect(page.locator(".goto-hex input")).to_be_visible(timeout=60_000)
     wait_ready(page)
+    check_widths(page, shots, "map")
     page.locator(".map-mode button", has_text="plan an attack").click()
     expect(page.locator(".map-odds")).to_contain_text("Click your attacking units", timeout=30_000)
-    check_layout(page, shots, f"map-attack-{width}")
+    check_widths(page, shots, "map-attack")
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_play_page_in_play_and_replay_fits(page: Page, app_url: str, shots: Path, width: int):
-    _open(page, app_url + "/play", width)
+def test_play_page_first_in_play_and_in_replay_fits(page: Page, app_url: str, shots: Path):
+    _open(page, app_url + "/play")
+    expect(page.locator(".status-line").first).to_be_visible(timeout=60_000)
     expect(page.locator(".status-line")).to_contain_text("No game", timeout=60_000)
     wait_ready(page)
+    check_widths(page, shots, "play-first")
     page.locator(".seed-input input").fill("1")
     page.locator(".seed-input input").press("Enter")
     page.locator(".start-game button").click()
     expect(page.locator(".status-line")).to_contain_text("phase: movement", timeout=60_000)
-    check_layout(page, shots, f"play-{width}")
+    check_widths(page, shots, "play")
     page.locator(".play-mode button", has_text="replay").click()
     expect(page.locator(".replay-controls")).to_be_visible(timeout=30_000)
-    check_layout(page, shots, f"play-replay-{width}")
+    check_widths(page, shots, "play-replay")
 
 
 def test_a_page_says_connection_lost_when_the_server_goes_away(page: Page, app_server):
@@ -226,15 +297,21 @@ def test_a_page_says_connection_lost_when_the_server_goes_away(page: Page, app_s
         app_server.start()   # the other browser tests of this session go on with a running server
 
 
-# -- the other systems' pages, every tab (issue 17.3) -----------------------------------------------------------
-#: page -> (what shows once it has rendered, the tabs to open in turn and what each shows once computed)
+# -- the other systems' pages, every tab (issue 17.3), and the forms' "advanced" boxes opened -------------------
+#: page -> (what shows once it has rendered, the tabs to open in turn with what each shows once computed and,
+#: for a form with an "advanced" box (the same set-up as YAML or text lines), how to open it and what it shows)
 SYSTEM_PAGES = {
-    "/lob": (".lob-result", [("Any combat", ".lob-custom-out .lob-result"), ("Artillery fire", ".lob-fire-effect"),
-                             ("Command points", ".lob-cp-french")]),
-    "/tbf": (".tbf-check-result", [("Charge", ".tbf-total"), ("Fire", ".tbf-fire-bars"), ("Melee", ".tbf-melee-bars"),
-                                   ("Map and LOS", ".tbf-los"), ("Situation", ".tbf-piece")]),
-    "/bc": (".bc-results", [("Skill checks", ".bc-check-table"), ("Cube cup", ".bc-cup"),
-                            ("Demonstration battle", ".bc-tally"), ("Deck and files", ".bc-deck")]),
+    "/lob": (".lob-result", [("Any combat", ".lob-custom-out .lob-result",
+                              (".lob-custom-advanced .card-header", ".lob-custom-text textarea")),
+                             ("Artillery fire", ".lob-fire-effect", None),
+                             ("Command points", ".lob-cp-french", None)]),
+    "/tbf": (".tbf-check-result", [("Charge", ".tbf-total",
+                                    (".tbf-charge-advanced .card-header", ".tbf-charge-text textarea")),
+                                   ("Fire", ".tbf-fire-bars", ("Advanced", ".tbf-firers textarea")),
+                                   ("Melee", ".tbf-melee-bars", None),
+                                   ("Map and LOS", ".tbf-los", None), ("Situation", ".tbf-piece", None)]),
+    "/bc": (".bc-results", [("Skill checks", ".bc-check-table", None), ("Cube cup", ".bc-cup", None),
+                            ("Demonstration battle", ".bc-tally", None), ("Deck and files", ".bc-deck", None)]),
 }
 
 
@@ -243,23 +320,33 @@ def _open_tab(page: Page, tab: str, ready: str) -> None:
     expect(page.locator(ready).first).to_be_visible(timeout=60_000)
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+def _open_advanced(page: Page, header: str, shown: str) -> None:
+    if header.startswith("."):
+        page.locator(header).first.click()
+    else:   # the visible card whose header says so (the tab shown)
+        page.locator(".card-header", has_text=header).filter(visible=True).first.click()
+    expect(page.locator(shown).first).to_be_visible(timeout=30_000)
+
+
 @pytest.mark.parametrize("route", list(SYSTEM_PAGES))
-def test_every_tab_of_the_system_pages_fits(page: Page, app_url: str, shots: Path, route: str, width: int):
+def test_every_tab_of_the_system_pages_fits(page: Page, app_url: str, shots: Path, route: str):
     first, tabs = SYSTEM_PAGES[route]
-    _open(page, app_url + route, width)
+    _open(page, app_url + route)
     expect(page.locator(first).first).to_be_visible(timeout=60_000)
     wait_ready(page)
     name = route.strip("/")
-    check_layout(page, shots, f"{name}-first-{width}")
-    for tab, ready in tabs:
+    check_widths(page, shots, f"{name}-first")
+    for tab, ready, advanced in tabs:
         _open_tab(page, tab, ready)
-        check_layout(page, shots, f"{name}-{tab.replace(' ', '_').lower()}-{width}")
+        tab_name = f"{name}-{tab.replace(' ', '_').lower()}"
+        check_widths(page, shots, tab_name)
+        if advanced:
+            _open_advanced(page, *advanced)
+            check_widths(page, shots, f"{tab_name}-advanced")
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_charts_page_fits_for_every_chart_file(page: Page, app_url: str, shots: Path, width: int):
-    _open(page, app_url + "/charts", width)
+def test_charts_page_fits_for_every_chart_file(page: Page, app_url: str, shots: Path):
+    _open(page, app_url + "/charts")
     pick = page.locator(".charts-pick select").first
     expect(pick).to_be_visible(timeout=60_000)
     expect(page.locator(".charts-summary .charts-badge").first).to_be_visible(timeout=60_000)
@@ -268,53 +355,28 @@ def test_charts_page_fits_for_every_chart_file(page: Page, app_url: str, shots: 
         pick.select_option(value)
         expect(page.locator(".charts-tabs .bk-tab").first).to_be_visible(timeout=30_000)
         expect(page.locator(".charts-tabs .tabulator").first).to_be_visible(timeout=30_000)
-        check_layout(page, shots, f"charts-{value}-{width}")
+        check_widths(page, shots, f"charts-{value}")
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_tree_and_balance_pages_fit(page: Page, app_url: str, shots: Path, width: int):
-    _open(page, app_url + "/tree", width)
-    expect(page.locator(".tree-shown").first).to_be_attached(timeout=60_000)
+@pytest.mark.parametrize("route, ready", [("/tree", ".tree-shown"), ("/balance", ".run-study button")])
+def test_tree_and_balance_pages_fit(page: Page, app_url: str, shots: Path, route: str, ready: str):
+    _open(page, app_url + route)
+    if route == "/tree":
+        expect(page.locator(ready).first).to_be_attached(timeout=60_000)
+    else:
+        expect(page.locator(ready)).to_be_visible(timeout=60_000)
     wait_ready(page)
-    check_layout(page, shots, f"tree-{width}")
-    _open(page, app_url + "/balance", width)
-    expect(page.locator(".run-study button")).to_be_visible(timeout=60_000)
-    wait_ready(page)
-    check_layout(page, shots, f"balance-{width}")
+    check_widths(page, shots, route.strip("/"))
 
 
-@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("system", ["lob", "tbf", "bc"])
-def test_play_page_of_every_system_fits(page: Page, app_url: str, shots: Path, system: str, width: int):
-    _open(page, f"{app_url}/play?system={system}", width)
+def test_play_page_of_every_system_fits(page: Page, app_url: str, shots: Path, system: str):
+    _open(page, f"{app_url}/play?system={system}")
     start = page.locator(".start-game button")
     expect(start).to_be_visible(timeout=60_000)
     wait_ready(page)
-    check_layout(page, shots, f"play-{system}-before-{width}")
+    check_widths(page, shots, f"play-{system}-before")
     start.click()
     expect(page.locator(".status-line [data-state='ready'][data-events='0']")).to_be_attached(timeout=90_000)
     expect(page.locator(".action-list select option").first).to_be_attached(timeout=30_000)
-    check_layout(page, shots, f"play-{system}-{width}")
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-def test_advanced_boxes_open_fit(page: Page, app_url: str, shots: Path, width: int):
-    """The forms' "advanced" boxes (the same set-up as YAML or text lines), opened: nothing overlaps the form."""
-    _open(page, app_url + "/lob", width)
-    expect(page.locator(".lob-result").first).to_be_visible(timeout=60_000)
-    wait_ready(page)
-    _open_tab(page, "Any combat", ".lob-custom-out .lob-result")
-    page.locator(".lob-custom-advanced .card-header").first.click()
-    expect(page.locator(".lob-custom-text textarea").first).to_be_visible(timeout=30_000)
-    check_layout(page, shots, f"lob-any_combat-advanced-{width}")
-    _open(page, app_url + "/tbf", width)
-    expect(page.locator(".tbf-check-result").first).to_be_visible(timeout=60_000)
-    wait_ready(page)
-    _open_tab(page, "Charge", ".tbf-total")
-    page.locator(".tbf-charge-advanced .card-header").first.click()
-    expect(page.locator(".tbf-charge-text textarea").first).to_be_visible(timeout=30_000)
-    check_layout(page, shots, f"tbf-charge-advanced-{width}")
-    _open_tab(page, "Fire", ".tbf-fire-bars")
-    page.locator(".card-header", has_text="Advanced").filter(visible=True).first.click()
-    expect(page.locator(".tbf-firers textarea").first).to_be_visible(timeout=30_000)
-    check_layout(page, shots, f"tbf-fire-advanced-{width}")
+    check_widths(page, shots, f"play-{system}")

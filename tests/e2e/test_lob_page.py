@@ -1,10 +1,12 @@
-"""Browser tests of the Lines of Battle page: the map-based combat, a custom combat, a bad upload."""
+"""Browser test of the Lines of Battle page: the map-based combat and its tree, a bad upload, a custom combat.
+The page is opened once: the first tab's result, the refused upload (the result stays), the combat's tree,
+then the Any combat tab, whose edits come last."""
 from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
 
-def test_lob_combat_odds_and_tree(page: Page, app_url: str):
+def test_lob_combat_odds_bad_upload_tree_and_custom_combat(page: Page, app_url: str, tmp_path):
     page.goto(app_url + "/lob")
     res = page.locator(".lob-result").first
     expect(res).to_be_visible(timeout=30_000)
@@ -13,14 +15,19 @@ def test_lob_combat_odds_and_tree(page: Page, app_url: str):
     expect(res).to_have_attribute("data-taken", "410689497377/940369969152")
     expect(page.locator(".prov-badge").first).to_be_visible()
     expect(page.locator("canvas").first).to_be_visible()
+    # a bad tables file: refused, the result stays
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("combat: {source: rulebook 5.2.1}\n")
+    page.locator(".upload input[type=file]").first.set_input_files(str(bad))
+    expect(page.locator(".upload-error").first).to_be_visible(timeout=10_000)
+    expect(page.locator(".lob-result").first).to_have_attribute("data-taken", "410689497377/940369969152")
+
+    # the combat's tree
     page.locator(".lob-tree-card .card-header").first.click()
     expect(page.locator(".lob-tree-total").first).to_have_text("1/1", timeout=30_000)
     expect(page.locator(".lob-tree .tree-shown").first).to_be_visible(timeout=30_000)   # the picture
 
-
-def test_lob_custom_combat(page: Page, app_url: str):
-    page.goto(app_url + "/lob")
-    expect(page.locator(".lob-result").first).to_be_visible(timeout=30_000)
+    # any combat
     page.locator(".bk-tab").filter(has_text="Any combat").first.click()
     out = page.locator(".lob-custom-out .lob-result").first
     expect(out).to_be_visible(timeout=30_000)
@@ -42,13 +49,3 @@ def test_lob_custom_combat(page: Page, app_url: str):
              "defenders: [{uid: D, kind: inf, rating: 3, approach: Albuera}]\n")
     box.press("Tab")
     expect(page.locator(".lob-error").first).to_be_visible(timeout=20_000)
-
-
-def test_lob_bad_tables_upload_shows_error(page: Page, app_url: str, tmp_path):
-    page.goto(app_url + "/lob")
-    expect(page.locator(".lob-result").first).to_be_visible(timeout=30_000)
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("combat: {source: rulebook 5.2.1}\n")
-    page.locator(".upload input[type=file]").first.set_input_files(str(bad))
-    expect(page.locator(".upload-error").first).to_be_visible(timeout=10_000)
-    expect(page.locator(".lob-result").first).to_have_attribute("data-taken", "410689497377/940369969152")

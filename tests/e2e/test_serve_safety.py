@@ -67,7 +67,7 @@ def test_a_browser_without_the_key_cannot_act_and_does_not_see_the_game(browser:
     owner_link = _start_bussaco(a, app_url)
     gid = owner_link.split("game=")[1].split("&")[0]
     click_hex(a, "bussaco", "1011")                      # the French cavalry FRCV: 1011 -> 0912 (as in the play test)
-    a.wait_for_timeout(300)
+    expect(a.locator(".status-line .status")).to_have_attribute("data-picked", "1011", timeout=30_000)
     click_hex(a, "bussaco", "0912")
     expect(a.locator(".status-line .status")).to_have_attribute("data-events", "1", timeout=30_000)
     # A's own index lists the game (its cookie holds the owner's key)
