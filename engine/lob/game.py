@@ -879,7 +879,7 @@ def _do_attack(g: Game, a: Action, joining: tuple[Leader, ...] = ()):
             break
         pick = yield Choose(("none",) + tuple(targets), rule="5.3.1", player=side,
                             label=f"{side} cavalry in {res.target}: charge an adjacent area?",
-                            context=("charge", res.target, tuple(u.uid for u in cav)))
+                            context=("charge", res.target, tuple(u.uid for u in cav), g))
         if pick == "none":
             break
         # 5.3.1: any number of the eligible cavalry charge together (at least one)
