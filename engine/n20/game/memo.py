@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
-__all__ = ["memo", "clear"]
+__all__ = ["memo", "clear", "inherit"]
 
 _SIZE = 48
 _lock = threading.Lock()
@@ -44,6 +44,19 @@ def memo(state, key: Hashable, compute: Callable[[], Any]) -> Any:
 
 
 _MISSING = object()
+
+
+def inherit(old, new, keys) -> None:
+    """Copy to ``new`` the values held for ``old`` under ``keys``, where the caller knows that they hold
+    for ``new`` too (see engine.n20.game.state.with_units: what one side's units alone decide)."""
+    d = _table.get(old)
+    if not d:
+        return
+    found = [(k, d[k]) for k in keys if k in d]
+    if found:
+        nd = _slot(new)
+        for k, v in found:
+            nd.setdefault(k, v)
 
 
 def clear() -> None:

@@ -358,8 +358,7 @@ def evolve(state: GameState, **changes) -> GameState:
     new = object.__new__(GameState)
     d = new.__dict__
     old = state.__dict__
-    for k in _FIELDS:
-        d[k] = old[k]
+    d.update(old)                  # every field (the derived entries are all made again by _derive)
     d.update(changes)
     _derive(d, old, changes)
     return new
@@ -383,8 +382,7 @@ def with_units(state: GameState, changes: dict[str, UnitState]) -> GameState:
         uh += _unit_hash(i, nu) - _unit_hash(i, units[i])
     new = object.__new__(GameState)
     d = new.__dict__
-    for k in _FIELDS:
-        d[k] = old[k]
+    d.update(old)                  # every field; the derived entries are set below
     d["units"] = tuple(new_units)
     d["scenario"] = old["scenario"]
     d["board"] = old["board"]
@@ -399,7 +397,38 @@ def with_units(state: GameState, changes: dict[str, UnitState]) -> GameState:
         d["occupants"] = _moved_occupants(old["occupants"], by_id, changes, places)
     d["_units_hash"] = uh & _MASK
     d["_hash"] = hash((_SCALARS(d), d["_units_hash"]))
+    _carry_other_side(state, new, changes, by_id)
     return new
+
+
+#: what is worked out (beside a state, in :mod:`.memo`) from one side's units alone, with ``{o}`` that side
+#: and ``{s}`` its enemy: its units on the map, the hexes it projects a ZOC from (7.0, 9.4.4), and for the
+#: enemy the hexes it may not enter (6.3) and the enemy ZOC it meets (7.0); a greedy bot's distances to
+#: that side's units (engine.n20.game.bots)
+_ONE_SIDE_KEYS = (("on_map", "{o}"), ("zs", "{o}"), ("eh", "{s}"), ("ez", "{s}"), ("greedy-distances", "{s}"))
+
+
+def _carry_other_side(state: GameState, new: GameState, changes: dict, before: Mapping) -> None:
+    """When only one side's units changed and none of them left or entered a garrison hex (the one place
+    another side's units count for a ZOC, 9.4.4), what the memo holds for ``state`` about the other side
+    holds for ``new`` too: it is carried over rather than worked out again."""
+    sc = new.__dict__["scenario"]
+    units = sc.units
+    side = None
+    garrisons = new.__dict__["board"].garrisons
+    for k, u in changes.items():
+        s = units[k].side
+        if side is None:
+            side = s
+        elif s != side:
+            return
+        if u.hex in garrisons or before[k].hex in garrisons:
+            return
+    if side is None:
+        return
+    from . import memo
+    o = other(side)
+    memo.inherit(state, new, tuple((k, (o if v == "{o}" else side)) for k, v in _ONE_SIDE_KEYS))
 
 
 _UNIT_FIELDS = frozenset(f.name for f in fields(UnitState))
