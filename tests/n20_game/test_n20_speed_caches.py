@@ -129,3 +129,28 @@ def test_battle_is_a_value():
     assert b.__dict__ == before                   # asking for derived data writes nothing into the value
     with pytest.raises(TypeError):
         b.units["x"] = None                       # the unit index is read-only
+
+
+@pytest.mark.parametrize("scenario,bots,seed", [("fuentes", ("greedy", "greedy"), 5), ("bussaco", ("greedy", "random"), 6)])
+def test_values_carried_over_by_with_units_equal_values_worked_out_afresh(scenario, bots, seed):
+    # with_units copies what the memo holds about the side whose units did not change: each copied value
+    # must be the one the state itself gives when worked out from scratch
+    from engine.n20.game import bots as BO, memo as M
+    from engine.n20.game.state import _ONE_SIDE_KEYS
+    fresh = {"on_map": R._on_map_units, "zs": R._compute_zoc_sources, "eh": R._compute_enemy_hexes,
+             "ez": R._compute_enemy_zoc, "greedy-distances": BO._dist_map}
+    checked = [0]
+    last = []
+
+    def look(state, n):
+        # the state just made (what was carried into it) and the one before (all its bot and rules used)
+        for st in [state] + last[-1:]:
+            slot = M._table.get(st) or {}
+            for name, _ in _ONE_SIDE_KEYS:
+                for side in ("french", "allied"):
+                    if (name, side) in slot:
+                        assert slot[(name, side)] == fresh[name](st, side), (name, side, st.turn)
+                        checked[0] += 1
+        last.append(state)
+    core_play_game(RULES, bots, scenario, (), seed, max_actions=400, record=False, on_action=look)
+    assert checked[0] > 200
