@@ -45,6 +45,8 @@ REAR_WIN = 20.0
 COUNTER_CHARGE = 1.5
 #: the Allies guard an empty rear area once fresh French infantry is this many areas from it
 REAR_WATCH = 4
+#: per target area, how many attacking groups get their odds worked out (the strongest first)
+SHORTLIST = 3
 #: a fight with more units than this (attackers x defenders) is sampled, not enumerated
 EXACT_UNITS = 4
 SAMPLES = 32
@@ -70,6 +72,7 @@ class GreedyBot:
         self._dist: dict = {}
         self._board = None
         self._rear: set = set()     # rear areas to guard, worked out at each Allied decision
+        self._weighed: set | None = None   # the attacks on this decision's shortlist (None: all)
 
     # --- decisions inside procedures ---------------------------------------------------------
     def choose(self, req: Choose, state=None):
@@ -207,6 +210,7 @@ class GreedyBot:
                     return a
             return end
         self._rear = self._threatened_rear(g) if g.player == "Allied" else set()
+        self._weighed = self._shortlist(g, acts)
         best, best_v = end, 0.0
         for a in acts:
             v = self.value(g, a)
@@ -214,13 +218,28 @@ class GreedyBot:
                 best, best_v = a, v
         return best
 
+    def _shortlist(self, g: Game, acts: list) -> set:
+        """The attacks whose odds are worked out: per target area, the SHORTLIST groups with the most
+        strength (1.2) for the defenders' strength, in listed order on ties. An area next to a big
+        stack offers dozens of groups of up to three units; the others are not weighed."""
+        by_target: dict = {}
+        for i, a in enumerate(acts):
+            if a.type == "attack" and len(a.units) <= 3 and not a.path:
+                by_target.setdefault(a.target, []).append((i, a))
+        keep = set()
+        for target, cands in by_target.items():
+            dfn = 1 + sum(max(0, u.strength) for u in g.in_area(target) if u.is_combat)
+            ranked = sorted(cands, key=lambda t: (-sum(g.unit(u).strength for u in t[1].units) / dfn, t[0]))
+            keep.update(a for _, a in ranked[:SHORTLIST])
+        return keep
+
     def value(self, g: Game, a: Action) -> float:
         t = a.type
         if t == "fire":
             tgt = g.unit(a.target)
             return 3.0 + (tgt.rating - tgt.strength) * 0.1 + (0.5 if tgt.kind == ART else 0)
         if t == "attack":
-            if len(a.units) > 3 or a.path:
+            if len(a.units) > 3 or a.path or (self._weighed is not None and a not in self._weighed):
                 return 0.0
             v = self.attack_value(g, a)
             return 2.5 + v if v > ATTACK_MARGIN else 0.0
