@@ -403,7 +403,7 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     """The cheapest-path search behind :func:`reachable`, from the values it depends on: its answer, and
     the hexes it asked about: whether enemy-occupied (every neighbour of a hex it reached), whether
     friendly-occupied (the road neighbours), whether in an enemy front (the hexes it reached)."""
-    from engine.core.graph import path_of, search_parents
+    from engine.core.graph import search_parents
     board, g = sc.board, sc.board.grid
     start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
     ma = sc.leaders[p.id].ma if is_leader else current_ma(sc, p)
@@ -447,8 +447,16 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
         got = cheapest.get(h)
         if got is None or cost < got[0]:
             cheapest[h] = (cost, place)
-    out: dict[str, tuple[int, tuple[str, ...]]] = {
-        h: (int(cost), tuple([x[0] for x in path_of(best, place)])) for h, (cost, place) in cheapest.items()}
+    paths: dict = {}                            # state -> the hexes of its path (prefixes shared)
+
+    def hexes_to(place):
+        got = paths.get(place)
+        if got is None:
+            parent = best[place][1]
+            got = paths[place] = (place[0],) if parent is None else hexes_to(parent) + (place[0],)
+        return got
+
+    out: dict[str, tuple[int, tuple[str, ...]]] = {h: (int(cost), hexes_to(place)) for h, (cost, place) in cheapest.items()}
     reached = frozenset(out)
     around, roads = _around(sc, bridge_intact)
     looked_e = frozenset().union(*[around[h] for h in reached])
