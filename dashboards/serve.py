@@ -114,6 +114,68 @@ def _stop_with_pool() -> None:
     signal.signal(signal.SIGINT, _stop_single)
 
 
+#: BokehJS bundles a page loads only when one of its models needs them (issue 17.1: each one is parsed by
+#: every browser that opens the page; ``bokeh-gl`` alone is ~190 KB for WebGL plots, which no page draws)
+_OPTIONAL_BUNDLES = tuple(b for b in os.environ.get("VEDETTE_OPTIONAL_BUNDLES", "bokeh-gl").split(",") if b)
+
+
+def _needed_bundles(objs) -> set[str]:
+    """The optional BokehJS bundles the models ``objs`` use (WebGL plots; Bokeh DataTables). Panel's own
+    bundle needs ``bokeh-tables`` on every page (its Tabulator model imports it), so only ``bokeh-gl`` is
+    optional by default."""
+    from bokeh.embed.bundle import _use_gl, _use_tables
+
+    needed = set()
+    if _use_gl(objs):
+        needed.add("bokeh-gl")
+    if _use_tables(objs):
+        needed.add("bokeh-tables")
+    return needed
+
+
+def _own_extensions(objs) -> None:
+    """A page that did not call ``pn.extension(...)`` gets the Panel extensions its models use, and no other:
+    without this, once any session imported e.g. the Tabulator model, Panel lists its scripts (~550 KB) on
+    every later page of every route. Pages that build such widgets later (lazy tabs) ask for them with
+    ``pn.extension(...)`` in ``page()``."""
+    from panel.config import panel_extension
+    from panel.io.state import state
+
+    doc = state.curdoc
+    if doc is None or doc in state._extensions_:
+        return
+    modules = {module: ext for ext, module in panel_extension._imports.items()}
+    state._extensions_[doc] = sorted({modules[type(o).__module__] for o in objs if type(o).__module__ in modules})
+
+
+def _lean_page_resources() -> None:
+    """Make every served page leave out the optional BokehJS bundles its document does not use (Panel's
+    page template otherwise lists them all for every page)."""
+    import panel.io.server as pn_server
+    from panel.io.resources import Resources
+
+    original = pn_server.bundle_resources
+    if getattr(original, "_vedette_lean", False):
+        return
+
+    def bundle_resources(roots, resources, *args, **kwargs):
+        if resources is not None and not kwargs.get("reloading"):
+            if not isinstance(resources, Resources):
+                resources = Resources.from_bokeh(resources)
+            objs = set()
+            for root in roots or []:
+                objs |= root.references()
+            _own_extensions(objs)
+            components = list(resources.components)
+            unused = set(_OPTIONAL_BUNDLES) - _needed_bundles(objs)
+            if unused & set(components):
+                resources = resources.clone(components=[c for c in components if c not in unused])
+        return original(roots, resources, *args, **kwargs)
+
+    bundle_resources._vedette_lean = True
+    pn_server.bundle_resources = bundle_resources
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vedette-serve", description="Serve the Vedette dashboards (Panel).")
     p.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006; 0 = any free port)")
@@ -183,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     pn.config.exception_handler = _callback_failed
     # every page loads the connection-lost script (a banner when the websocket closes)
     pn.config.js_files = {**pn.config.js_files, "vedette_connection": CONNECTION_JS}
+    _lean_page_resources()
     if args.num_procs != 1:
         _supervise_workers()
     titles = {"/": "Vedette"} | {p.route: f"Vedette · {p.title}" for p in discover_pages()}
