@@ -9,11 +9,11 @@ __all__ = ["cached_hash_repr", "jsonable", "spoken_list"]
 
 
 def cached_hash_repr(cls):
-    """Class decorator (put it above ``@dataclass(frozen=True)``): ``hash`` and ``repr`` made once, at construction.
+    """Class decorator (put it above ``@dataclass(frozen=True)``): ``hash`` made once, at construction.
 
-    Outcomes are hashed and sorted by ``repr`` many times while a distribution is built, so both are
-    derived when the value is made (never written into it later), and pickling drops and remakes them
-    (a string's hash differs between processes).
+    Outcomes are hashed many times while a distribution is built, so the hash is derived when the value
+    is made (never written into it later), and pickling drops and remakes it (a string's hash differs
+    between processes). ``repr`` is the dataclass's, spelled from the fields when asked.
     """
     names = tuple(cls.__dataclass_fields__)
     fields_of = operator.attrgetter(*names) if len(names) > 1 else (lambda v: (getattr(v, names[0]),))
@@ -21,15 +21,13 @@ def cached_hash_repr(cls):
 
     def derive(self) -> None:
         object.__setattr__(self, "_hash", hash(fields_of(self)))      # the field values as a tuple, gathered in C
-        object.__setattr__(self, "_repr",
-                           f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in names)})")
 
     def __init__(self, *args, **kwargs) -> None:
         init(self, *args, **kwargs)
         derive(self)
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in ("_hash", "_repr")}
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     def __setstate__(self, state: dict) -> None:
         for k, v in state.items():
@@ -38,7 +36,7 @@ def cached_hash_repr(cls):
 
     cls.__init__ = __init__
     cls.__hash__ = lambda self: self._hash
-    cls.__repr__ = lambda self: self._repr
+    cls.__repr__ = lambda self: f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in names)})"
     cls.__getstate__ = __getstate__
     cls.__setstate__ = __setstate__
     return cls
