@@ -14,9 +14,9 @@ other sessions meanwhile; the page shows a spinner, what is being computed and a
   other session's callbacks.
 * A request that runs past its budget (``VEDETTE_BUDGET_S`` seconds, default 30), is cancelled, or is
   replaced by a newer request of the same page part **kills** the worker running it; a fresh worker
-  takes its place on the next request. The workers run at a lower CPU priority (``nice`` 10,
-  ``$VEDETTE_WORKER_NICE``), so on a 2-core laptop a long enumeration gives way to page builds and
-  callbacks of the other sessions. A request still running after ``VEDETTE_QUICK_S`` seconds (0.3) is a
+  takes its place on the next request. A worker starts a request at the server's CPU priority
+  (``$VEDETTE_WORKER_NICE`` to lower it), so a quick answer is not kept waiting behind other work; a
+  long enumeration gives way to page builds and callbacks of the other sessions: a request still running after ``VEDETTE_QUICK_S`` seconds (0.3) is a
   long one: its worker steps aside further (:func:`step_aside`: ``nice`` 19 and one CPU only, so the other
   CPU stays free for the server and a browser on the same laptop) and ends once it has
   answered, so quick requests (a Fatigue Check, a fire) keep their fresh worker at the normal priority. :func:`shutdown` (at exit, and on SIGTERM/SIGINT in
@@ -73,7 +73,7 @@ PROCESSES = _env_int("VEDETTE_PROCESSES", min(4, max(2, (os.cpu_count() or 2) //
 #: threads that wait on the workers (one per worker) and run the work that cannot go to a process
 WORKERS = _env_int("VEDETTE_WORKERS", 4)
 #: how much lower the workers' CPU priority is than the server's (``nice``; 0 = the same)
-NICE = int(os.environ.get("VEDETTE_WORKER_NICE", "10") or 0)
+NICE = int(os.environ.get("VEDETTE_WORKER_NICE", "0") or 0)
 BUDGET_S = float(os.environ.get("VEDETTE_BUDGET_S", "30") or 30)
 #: seconds after which a request counts as long: its worker then steps aside (:func:`step_aside`)
 QUICK_S = float(os.environ.get("VEDETTE_QUICK_S", "0.3") or 0)
