@@ -431,19 +431,23 @@ class Pending:
         return step
 
     def run(self, dice: Callable | None, chooser: Callable | None) -> "Pending":
-        """Answer every remaining request from ``dice`` and ``chooser``."""
-        p = self
-        while not p.done:
-            req = p.request
-            if isinstance(req, Choose):
-                if chooser is None:
-                    raise NeedInput(req)
-                p = p.answer(chooser(req))
-            else:
-                if dice is None:
-                    raise NeedInput(req)
-                p = p.answer(dice(req))
-        return p
+        """Answer every remaining request from ``dice`` and ``chooser``, with the checks of :meth:`answer`
+        (the Pendings in between are not made)."""
+        if self.done:
+            return self
+        step = self._stepper
+        if step is None or len(step.events) != len(self.events) or step.pending is not self.request:
+            step = self._restart()           # this value was already answered along another branch
+        answers = list(self.answers)
+        while not step.done:
+            req = step.pending
+            source = chooser if isinstance(req, Choose) else dice
+            if source is None:
+                raise NeedInput(req)
+            value = req.check(source(req))
+            step.answer(value)
+            answers.append(value)
+        return Pending._from(self.rules, self.before, self.action, answers, step)
 
     def event(self) -> dict:
         if not self.done:
