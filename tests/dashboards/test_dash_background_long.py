@@ -29,7 +29,8 @@ def pool():
 @linux_only
 def test_a_long_request_steps_aside_and_its_worker_retires(pool):
     ok, quick = _run(bg.worker_state)
-    assert ok and quick["nice"] == bg.NICE and quick["pid"] in bg.worker_pids()
+    start_nice = min(max(bg.NICE, os.nice(0)), 19)        # workers start at NICE, never above this process
+    assert ok and quick["nice"] == start_nice and quick["pid"] in bg.worker_pids()
     # a request that lasts twice the quick limit: its worker has stepped aside by the time it answers
     ok, slow = _run(partial(bg.worker_state, 2 * bg.QUICK_S))
     assert ok and slow["nice"] == bg.LONG_NICE
@@ -39,7 +40,7 @@ def test_a_long_request_steps_aside_and_its_worker_retires(pool):
         assert len(slow["cpus"]) == 1                    # one CPU only: the others stay free
     assert slow["pid"] not in bg.worker_pids()           # retired once it had answered
     ok, fresh = _run(bg.worker_state)                   # a fresh worker, at the normal worker priority
-    assert ok and fresh["pid"] != slow["pid"] and fresh["nice"] == bg.NICE
+    assert ok and fresh["pid"] != slow["pid"] and fresh["nice"] == start_nice
     assert len(fresh["cpus"]) == len(os.sched_getaffinity(0))
 
 
