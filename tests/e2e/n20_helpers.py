@@ -5,6 +5,21 @@ from functools import lru_cache
 
 from playwright.sync_api import Page
 
+# JavaScript that finds an element through Panel's shadow roots.
+DEEP_QUERY = """
+(sel) => {
+  const walk = (root) => {
+    const hit = root.querySelector(sel);
+    if (hit) return hit;
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) { const h = walk(el.shadowRoot); if (h) return h; }
+    }
+    return null;
+  };
+  return walk(document);
+}
+"""
+
 # Screen position of a data point on the figure named 'hexmap' (Bokeh's own scales, so it follows zoom/layout).
 _TO_SCREEN = """
 ([x, y]) => {

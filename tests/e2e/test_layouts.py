@@ -33,8 +33,8 @@ pytestmark = pytest.mark.e2e
 WIDTHS = [1024, 1280, 1920]
 HEIGHT = 900
 
-# Collects what the checks need, descending into every shadow root.
-COLLECT = r"""
+# Every element of the page, descending into every shadow root.
+ALL_ELEMENTS = r"""
 () => {
   const all = [];
   const walk = (root) => {
@@ -44,6 +44,14 @@ COLLECT = r"""
     }
   };
   walk(document);
+  return all;
+}
+"""
+
+# Collects what the checks need, descending into every shadow root.
+COLLECT = r"""
+() => {
+  const all = (""" + ALL_ELEMENTS + r""")();
   const parentOf = (n) => n.parentNode && n.parentNode.host && n.parentNode instanceof ShadowRoot
       ? n.parentNode.host : n.parentNode;
   const shown = (el) => {
@@ -150,14 +158,7 @@ async ([still, most]) => {
         || c.contains('tabulator-tableholder') || c.contains('tabulator-cell') || c.contains('tabulator-col-title'));
   };
   const state = () => {
-    const all = [];
-    const walk = (root) => {
-      for (const el of root.querySelectorAll('*')) {
-        all.push(el);
-        if (el.shadowRoot) walk(el.shadowRoot);
-      }
-    };
-    walk(document);
+    const all = (""" + ALL_ELEMENTS + r""")();
     let loading = 0;
     const out = [];
     for (const el of all) {

@@ -6,24 +6,10 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from n20_helpers import wait_ready
+from n20_helpers import DEEP_QUERY, wait_ready
 
 pytestmark = pytest.mark.e2e
 
-# JavaScript that finds an element through Panel's shadow roots.
-DEEP_QUERY = """
-(sel) => {
-  const walk = (root) => {
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) { const h = walk(el.shadowRoot); if (h) return h; }
-    }
-    return null;
-  };
-  return walk(document);
-}
-"""
 
 
 def deep_attr(page: Page, selector: str, attr: str):

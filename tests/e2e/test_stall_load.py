@@ -24,21 +24,15 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Page, expect
 
+from n20_helpers import DEEP_QUERY
+
 pytestmark = pytest.mark.e2e
 
 #: the first element matching a selector, looking inside the open shadow roots Panel draws into; its
 #: rectangle must be non-empty (shown, not only attached)
 _DEEP = """
 (sel) => {
-  const find = (root) => {
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) { const f = find(el.shadowRoot); if (f) return f; }
-    }
-    return null;
-  };
-  const el = find(document);
+  const el = (""" + DEEP_QUERY + """)(sel);
   if (!el) return null;
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.height > 0 ? el : null;
