@@ -584,8 +584,16 @@ def custom_panel(sess: LobSession):
     text.value = EXAMPLE_COMBAT
     guard[0] = False
     run()
-    advanced = pn.Card(text, title="Advanced: the same combat as YAML (docs/lob.md)", collapsed=True,
+    # the YAML box is put in its card the first time the card opens (rarely used: issue 17.1); the widget
+    # itself is made above, so the form and the box stay in step while it is closed
+    advanced = pn.Card(title="Advanced: the same combat as YAML (docs/lob.md)", collapsed=True,
                        sizing_mode="stretch_width", css_classes=["lob-custom-advanced"])
+
+    def advanced_opened(event):
+        if not event.new and not advanced.objects:
+            advanced.objects = [text]
+
+    advanced.param.watch(advanced_opened, "collapsed")
     form = pn.Column(
         pn.pane.Markdown("**Any combat** on the Albuera map: pick the two areas, then each side's units (type in "
                          "the tables, or add units of the Albuera set-up). The odds follow every change.",

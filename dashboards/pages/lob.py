@@ -9,10 +9,14 @@ TITLE = "Lines of Battle (Albuera 1811)"
 SUMMARY = ("Click two areas of the Albuera map to see the exact odds of a multi-round combat under your "
            "policies, with the round-by-round tree; artillery fire and command-point calculators.")
 
+#: the tabs after the first, built the first time each is opened (a session that only looks at the map's
+#: combat never pays for the Any combat form and its first enumeration, nor the two calculators: issue 17.1)
+LATER_TABS = (("Any combat", custom_panel), ("Artillery fire", fire_panel), ("Command points", schedule_panel))
+
 
 def page():
-    # the Any combat tab's units tables are Tabulators drawn only when the tab opens (dynamic tabs): their
-    # script must be on the page from the start
+    # the Any combat tab's units tables are Tabulators built after the page has loaded: their script must
+    # come with the page
     pn.extension("tabulator")
     sess = LobSession()
     intro = pn.pane.Markdown(
@@ -21,6 +25,16 @@ def page():
         "The combat modifiers and hits come from the rulebook (green badges); the map's adjacency is our "
         "provisional reconstruction (orange badge), as the rulebook does not print it. File formats and the "
         "CLI: `docs/lob.md`.", sizing_mode="stretch_width")
-    tabs = pn.Tabs(combat_panel(sess), custom_panel(sess), fire_panel(sess), schedule_panel(sess), sizing_mode="stretch_width",
-                   css_classes=["lob-tabs"], dynamic=True)
+    holders = [pn.Column(name=name, sizing_mode="stretch_width", css_classes=["lob-tab-later"])
+               for name, _ in LATER_TABS]
+    tabs = pn.Tabs(combat_panel(sess), *holders, sizing_mode="stretch_width", css_classes=["lob-tabs"])
+
+    def opened(event):
+        # built server-side on the tab change (not dynamic=True tabs): a tab clicked before the page's
+        # session connected is still filled when the change arrives
+        k = event.new - 1
+        if 0 <= k < len(LATER_TABS) and not holders[k].objects:
+            holders[k][:] = [LATER_TABS[k][1](sess)]
+
+    tabs.param.watch(opened, "active")
     return pn.Column(intro, sess.loader.panel(), tabs, sizing_mode="stretch_width", css_classes=["lob-page"])
