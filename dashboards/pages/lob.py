@@ -1,8 +1,11 @@
 """Lines of Battle (Albuera 1811): exact combat odds on the area map, artillery fire, command points."""
 from __future__ import annotations
 
+from functools import partial
+
 import panel as pn
 
+from dashboards.components.lazy import lazy_tabs
 from dashboards.components.lob_views import LobSession, combat_panel, custom_panel, fire_panel, schedule_panel
 
 TITLE = "Lines of Battle (Albuera 1811)"
@@ -25,16 +28,5 @@ def page():
         "The combat modifiers and hits come from the rulebook (green badges); the map's adjacency is our "
         "provisional reconstruction (orange badge), as the rulebook does not print it. File formats and the "
         "CLI: `docs/lob.md`.", sizing_mode="stretch_width")
-    holders = [pn.Column(name=name, sizing_mode="stretch_width", css_classes=["lob-tab-later"])
-               for name, _ in LATER_TABS]
-    tabs = pn.Tabs(combat_panel(sess), *holders, sizing_mode="stretch_width", css_classes=["lob-tabs"])
-
-    def opened(event):
-        # built server-side on the tab change (not dynamic=True tabs): a tab clicked before the page's
-        # session connected is still filled when the change arrives
-        k = event.new - 1
-        if 0 <= k < len(LATER_TABS) and not holders[k].objects:
-            holders[k][:] = [LATER_TABS[k][1](sess)]
-
-    tabs.param.watch(opened, "active")
+    tabs = lazy_tabs(combat_panel(sess), [(name, partial(build, sess)) for name, build in LATER_TABS], "lob-tabs")
     return pn.Column(intro, sess.loader.panel(), tabs, sizing_mode="stretch_width", css_classes=["lob-page"])

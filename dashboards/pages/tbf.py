@@ -1,8 +1,11 @@
 """These Brave Fellows (Dürenstein 1805): Fatigue Check odds, charge trees, fire and melee, map and LOS."""
 from __future__ import annotations
 
+from functools import partial
+
 import panel as pn
 
+from dashboards.components.lazy import lazy_tabs
 from dashboards.components.tbf_views import (TbfSession, charge_panel, check_panel, fire_panel, map_panel, melee_panel,
                                              situation_panel)
 
@@ -26,18 +29,5 @@ def page():
         "procedures a game uses. The charts (Fatigue Check, Fire, Melee, Terrain, Level 2/3) are not in the "
         "rulebook text, so the shipped values are **provisional** (orange badges); load a file with the printed "
         "values to replace them (format in `docs/tbf.md`).", sizing_mode="stretch_width")
-    holders = [pn.Column(name=name, sizing_mode="stretch_width", css_classes=["tbf-tab-later"])
-               for name, _ in LATER_TABS]
-    tabs = pn.Tabs(check_panel(sess), *holders, sizing_mode="stretch_width", css_classes=["tbf-tabs"])
-
-    def opened(event):
-        k = event.new - 1
-        if 0 <= k < len(LATER_TABS) and not holders[k].objects:
-            built = LATER_TABS[k][1](sess)
-            holders[k][:] = [built]
-            compute = getattr(built, "compute", None)     # the situation tab works out its default on opening
-            if compute is not None:
-                compute()
-
-    tabs.param.watch(opened, "active")
+    tabs = lazy_tabs(check_panel(sess), [(name, partial(build, sess)) for name, build in LATER_TABS], "tbf-tabs")
     return pn.Column(intro, sess.loader.panel(), tabs, sizing_mode="stretch_width", css_classes=["tbf-page"])
