@@ -57,12 +57,8 @@ def click_hex(page: Page, scenario: str, label: str) -> None:
     """Click the centre of hex ``label`` on the page's map (a real mouse click on the canvas)."""
     x, y = _grid(scenario).center(label)
     page.wait_for_function("() => window.Bokeh && Object.keys(window.Bokeh.index).length > 0")
-    pos = None
-    for _ in range(50):
-        pos = page.evaluate(_TO_SCREEN, [x, -y])
-        if pos:
-            break
-        page.wait_for_timeout(100)
+    # waits on the page until the map's frame gives the hex a screen position
+    pos = page.wait_for_function(_TO_SCREEN, arg=[x, -y], timeout=30_000).json_value()
     assert pos, "no map on the page"
     page.mouse.click(pos[0], pos[1])
 
