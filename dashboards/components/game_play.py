@@ -27,7 +27,7 @@ from engine.core.values import jsonable
 
 from dashboards.storage import OWNER, GameStore, StaleGame, StorageError
 
-__all__ = ["PlayParams", "GamePlayModel", "describe_request", "log_rows"]
+__all__ = ["PlayParams", "GamePlayModel", "describe_request", "log_rows", "log_html", "LOG_CSS"]
 
 
 def describe_request(req) -> str:
@@ -56,6 +56,35 @@ def log_rows(rules: GameRules, events: list[dict]) -> list[dict]:
                          "value": "" if a.get("value") is None else str(jsonable(a.get("value"))),
                          "detail": "" if a.get("detail") is None else str(jsonable(a.get("detail")))})
     return rows
+
+
+LOG_CSS = """
+table.dice-log {border-collapse:collapse;font-size:12px;width:100%}
+table.dice-log td, table.dice-log th {border-bottom:1px solid #e0e0e0;padding:1px 5px;text-align:left}
+table.dice-log .rule-tag {background:#eef;border-radius:3px;padding:0 4px;font-size:11px;cursor:help}
+"""
+
+
+def log_html(rows: list[dict], rule_note) -> str:
+    """The dice log as a table; each rule in it carries its reminder (our words) as hover text, from
+    ``rule_note`` (n20: :func:`dashboards.components.n20_rule_notes.note`), or "rule N" where none is known."""
+    import html
+
+    tips: dict[str, str] = {}
+
+    def tag(rule: str) -> str:
+        if not rule:
+            return ""
+        if rule not in tips:
+            tips[rule] = rule_note(rule) or f"rule {rule}"
+        return (f"<span class='rule-tag' data-rule='{html.escape(rule, quote=True)}' "
+                f"title='{html.escape(tips[rule], quote=True)}'>{html.escape(rule)}</span>")
+
+    return ("<table class='dice-log'><tr><th>#</th><th>action</th><th>rule</th><th>what</th>"
+            "<th>value</th><th>detail</th></tr>" + "".join(
+                f"<tr><td>{r['#']}</td><td>{html.escape(r['action'][:60])}</td><td>{tag(r['rule'])}</td>"
+                f"<td>{html.escape(r['label'] or r['what'])}</td><td>{html.escape(r['value'][:40])}</td>"
+                f"<td>{html.escape(r['detail'][:60])}</td></tr>" for r in rows) + "</table>")
 
 
 class PlayParams(param.Parameterized):

@@ -23,7 +23,8 @@ from engine.core.record import GameRecord
 from dashboards.components.access import BrowserKeys, game_link
 from dashboards.components.action_odds_view import ActionOddsView
 from dashboards.components.boards import board_for, places_of
-from dashboards.components.game_play import GamePlayModel, describe_request
+from dashboards.components.game_play import LOG_CSS, GamePlayModel, describe_request, log_html
+from dashboards.components.tree_plot import rule_note_for
 from dashboards.components.layout import columns, flow
 from dashboards.storage import OWNER, GameStore, StorageError
 
@@ -109,7 +110,7 @@ class GamePlayView(pn.viewable.Viewer):
         self.clear_b = w.Button(name="show every action", css_classes=["clear-pick"], width=160)
         self.pending = pn.Column(css_classes=["pending"], sizing_mode="stretch_width")
         self.board_box = pn.Column(sizing_mode="stretch_width", css_classes=["board-box"])
-        self.log = pn.pane.HTML("", stylesheets=[CSS], css_classes=["dice-log"], sizing_mode="stretch_width")
+        self.log = pn.pane.HTML("", stylesheets=[LOG_CSS], css_classes=["dice-log"], sizing_mode="stretch_width")
         # replay
         self.first_b, self.prev_b = w.Button(name="⏮ first", width=80), w.Button(name="◀ previous", width=100)
         self.next_b, self.last_b = w.Button(name="next ▶", width=90), w.Button(name="last ⏭", width=80)
@@ -414,11 +415,7 @@ class GamePlayView(pn.viewable.Viewer):
         if self.mode.value != m.mode:
             self.mode.value = m.mode
         rows = m.log()[-60:]
-        self.log.object = ("<table class='dice-log'><tr><th>#</th><th>action</th><th>rule</th><th>what</th>"
-                           "<th>value</th><th>detail</th></tr>" + "".join(
-                               f"<tr><td>{r['#']}</td><td>{html.escape(r['action'][:60])}</td><td>{html.escape(r['rule'])}</td>"
-                               f"<td>{html.escape(r['label'] or r['what'])}</td><td>{html.escape(r['value'][:40])}</td>"
-                               f"<td>{html.escape(r['detail'][:60])}</td></tr>" for r in rows) + "</table>")
+        self.log.object = log_html(rows, rule_note_for(m.system))   # each rule with its reminder on hover
         self._show_links()
 
     def _where_line(self, st, pos) -> str:
