@@ -177,8 +177,10 @@ class GameState:
     control: tuple[tuple[str, str], ...]     # (town, side)
     flags: frozenset[str] = frozenset()
     _hash: int = field(init=False, repr=False, compare=False, hash=False)
+    _mix: int = field(init=False, repr=False, compare=False, hash=False)       # the pieces' part of the hash
     _pos: dict = field(init=False, repr=False, compare=False, hash=False)      # piece id -> index in pieces
     _on_map: tuple = field(init=False, repr=False, compare=False, hash=False)
+    _om_pos: dict = field(init=False, repr=False, compare=False, hash=False)   # piece id -> index in _on_map
     _in_hex: dict = field(init=False, repr=False, compare=False, hash=False)   # hex -> pieces there
 
     def __post_init__(self):
@@ -213,29 +215,62 @@ class GameState:
             raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
         ps = self.pieces
         was = ps[i]
-        now = replace(was, **changes)
+        if changes.keys() <= _PIECE_FIELDS:
+            get = changes.get
+            key = (was.id, get("hex", was.hex), get("facing", was.facing), get("status", was.status),
+                   get("activated", was.activated), get("charged", was.charged))
+            now = _PIECES.get(key)
+            if now is None:             # pieces are values: equal ones are shared (made once)
+                if len(_PIECES) > 100_000:
+                    _PIECES.clear()
+                now = _PIECES[key] = Piece(*key)
+        else:
+            now = replace(was, **changes)           # (an unknown field: the dataclass error)
         pieces = ps[:i] + (now,) + ps[i + 1:]
         # the new position made field by field: its derived fields follow from this one's (the order of
-        # the pieces is kept, so only the hexes the piece left and entered change)
+        # the pieces is kept, so only the hexes the piece left and entered change, and the hash's sum
+        # over the pieces changes by this piece's term only)
         new = object.__new__(GameState)
         put = object.__setattr__
         put(new, "turn", self.turn)
         put(new, "pieces", pieces)
         put(new, "control", self.control)
         put(new, "flags", self.flags)
-        put(new, "_hash", hash((self.turn, pieces, self.control, self.flags)))
+        k = _hash_key(i)
+        mix = (self._mix + (now._hash - was._hash) * k) & _MASK
+        put(new, "_mix", mix)
+        put(new, "_hash", hash((self.turn, self.control, self.flags, mix)))
         put(new, "_pos", self._pos)
-        if was.hex is None and now.hex is None:
+        h0, h1 = was.hex, now.hex
+        if h0 is None and h1 is None:
             put(new, "_on_map", self._on_map)
+            put(new, "_om_pos", self._om_pos)
+        elif h0 is not None and h1 is not None:
+            j = self._om_pos[pid]
+            om = self._on_map
+            put(new, "_on_map", om[:j] + (now,) + om[j + 1:])
+            put(new, "_om_pos", self._om_pos)
         else:
-            put(new, "_on_map", tuple(p for p in pieces if p.hex is not None))
+            om = tuple([p for p in pieces if p.hex is not None])
+            put(new, "_on_map", om)
+            put(new, "_om_pos", _om_positions(om))
         idx = dict(self._in_hex)
-        for h in {was.hex, now.hex} - {None}:
-            here = tuple(p for p in pieces if p.hex == h)
+        if h0 is not None:
+            here = tuple([p for p in idx.get(h0, ()) if p is not was])
             if here:
-                idx[h] = here
+                idx[h0] = here
             else:
-                idx.pop(h, None)
+                idx.pop(h0, None)
+        if h1 is not None:
+            pos = self._pos
+            there = idx.get(h1, ())
+            if h1 == h0:
+                there = here
+            # in the order of ``pieces`` (the ones there keep theirs; this one goes in by its place)
+            at = 0
+            while at < len(there) and pos[there[at].id] < i:
+                at += 1
+            idx[h1] = there[:at] + (now,) + there[at:]
         put(new, "_in_hex", idx)
         return new
 
@@ -253,19 +288,51 @@ class GameState:
         return self._in_hex.get(hex_, ())
 
 
+_MASK = (1 << 61) - 1
+_KEYS: list[int] = []
+
+
+def _hash_key(i: int) -> int:
+    """The odd multiplier of the piece at place ``i`` in a position's hash sum (fixed numbers)."""
+    while len(_KEYS) <= i:
+        n = len(_KEYS)
+        _KEYS.append(((n + 1) * 0x9E3779B97F4A7C15 ^ 0x632BE59BD9B4E019) & _MASK | 1)
+    return _KEYS[i]
+
+
+_PIECES: dict = {}           # (id, hex, facing, status, activated, charged) -> the one Piece of these values
+_PIECE_FIELDS = frozenset({"hex", "facing", "status", "activated", "charged"})
+
+
 def _derive(s: GameState) -> None:
-    """Set a new position's derived fields (at construction or unpickling only)."""
+    """Set a new position's derived fields (at construction or unpickling only). The hash sums each
+    piece's hash times a multiplier for its place (mod 2**61 - 1), so :meth:`GameState.with_piece`
+    updates it from the one piece that changed; equal positions get equal hashes either way."""
     pos: dict[str, int] = {}
     idx: dict[str, list] = {}
+    mix = 0
     for i, p in enumerate(s.pieces):
         pos.setdefault(p.id, i)
+        mix += hash(p) * _hash_key(i)
         if p.hex is not None:
             idx.setdefault(p.hex, []).append(p)
+    mix &= _MASK
     put = object.__setattr__
-    put(s, "_hash", hash((s.turn, s.pieces, s.control, s.flags)))
+    put(s, "_mix", mix)
+    put(s, "_hash", hash((s.turn, s.control, s.flags, mix)))
     put(s, "_pos", pos)
-    put(s, "_on_map", tuple(p for p in s.pieces if p.hex is not None))
+    om = tuple(p for p in s.pieces if p.hex is not None)
+    put(s, "_on_map", om)
+    put(s, "_om_pos", _om_positions(om))
     put(s, "_in_hex", {h: tuple(ps) for h, ps in idx.items()})
+
+
+def _om_positions(on_map: tuple) -> dict:
+    """Piece id -> its place in the pieces on the map (the first, as ``_pos``)."""
+    out: dict[str, int] = {}
+    for j, p in enumerate(on_map):
+        out.setdefault(p.id, j)
+    return out
 
 
 class Scenario:

@@ -17,7 +17,7 @@ HEXES = sorted(SC.board.hexes())[:60]
 
 
 def _derived(s: GameState) -> tuple:
-    return (s._hash, s._pos, s._on_map, s._in_hex, repr(s))
+    return (s._hash, s._mix, s._pos, s._on_map, s._om_pos, s._in_hex, repr(s))
 
 
 def test_asking_a_position_writes_nothing_into_it():
