@@ -1,7 +1,8 @@
 """The Napoleonic 20 map of a game state: counters, selection, reachable hexes, ZOC overlay, retreat previews.
 
 :class:`GameMapView` draws a :class:`engine.n20.game.state.GameState` on a
-:class:`~dashboards.components.hexmap.HexMapFigure` and asks the game engine for everything it shows
+:class:`~dashboards.components.hexboard.HexBoard` (an SVG map drawn in the browser: one model a session, the
+map's geometry shared by every session, issue 17.1) and asks the game engine for everything it shows
 (reachable hexes and costs from ``rules.reachable``, zones of control from ``rules.enemy_zoc``, retreat
 paths from ``engine.n20.retreat.MapRetreat``). It holds no rules of its own.
 """
@@ -15,7 +16,8 @@ import param
 from engine.n20.game import rules as R
 from engine.n20.game.state import GameState
 
-from .hexmap import Counter, HexMapFigure, Marked
+from .hexboard import HexBoard
+from .hexmap import Counter, Marked
 from .n20_board import spec_from_board
 
 __all__ = ["GameMapView", "counters_of", "unit_at", "ZOC_COLOURS"]
@@ -59,7 +61,7 @@ def unit_at(state: GameState, h: str | None) -> str | None:
 
 
 class GameMapView(param.Parameterized):
-    """One map figure for one session; call :meth:`set_state` whenever the game state changes."""
+    """One map board for one session; call :meth:`set_state` whenever the game state changes."""
 
     selected = param.String(default="", doc="selected unit id")
     show_zoc = param.Boolean(default=False, doc="shade both sides' zones of control (7.0)")
@@ -71,9 +73,10 @@ class GameMapView(param.Parameterized):
         super().__init__(**params)
         self.state = state
         self.width = width
-        self.pane: pn.pane.Bokeh | None = None
-        self._board = None
-        self._build_figure()
+        self._board = state.scenario.board
+        self.spec = spec_from_board(self._board)
+        self.figure = HexBoard(self.spec, width=width)
+        self.figure.on_tap(self._tapped)
         self.reach: dict = {}
         self.extra_marks: list[Marked] = []
         self.paths: list = []
@@ -81,24 +84,14 @@ class GameMapView(param.Parameterized):
         self.param.watch(lambda *_: self.redraw(), ["selected", "show_zoc", "show_reach"])
         self.redraw()
 
-    def _build_figure(self) -> None:
-        self._board = self.state.scenario.board
-        self.spec = spec_from_board(self._board)
-        self.figure = HexMapFigure(self.spec, width=self.width)
-        self.figure.on_tap(self._tapped)
-
     # -- state ---------------------------------------------------------------------------------------
     def set_state(self, state: GameState) -> None:
         self.state = state
         if state.scenario.board is not self._board:   # another scenario: another map
             self.extra_marks, self.paths = [], []
-            self._build_figure()
-            if self.selected and getattr(state.by_id.get(self.selected), "status", None) != "map":
-                self.selected = ""
-            self.redraw()            # draw it fully before the page sees it (Bokeh's document lock)
-            if self.pane is not None:
-                self.pane.object = self.figure.fig
-            return
+            self._board = state.scenario.board
+            self.spec = spec_from_board(self._board)
+            self.figure.set_spec(self.spec)
         if self.selected and getattr(state.by_id.get(self.selected), "status", None) != "map":
             self.selected = ""
         self.redraw()
@@ -133,12 +126,10 @@ class GameMapView(param.Parameterized):
                 if h != st.unit(self.selected).hex:
                     marks.append(Marked(h, str(r.cost), "#fff176"))
         marks += self.extra_marks
-        self.figure.set_highlights(marks)
-        self.figure.set_paths(self.paths)
         sel = [self.selected] if self.selected else []
-        self.figure.set_counters(counters_of(st), selected=sel + list(getattr(self, "also_selected", [])))
+        # one change for the browser: the highlights, the paths and the counters together
+        self.figure.update(counters=counters_of(st), selected=sel + list(getattr(self, "also_selected", [])),
+                           highlights=marks, paths=self.paths)
 
     def panel(self) -> pn.viewable.Viewable:
-        if self.pane is None:
-            self.pane = pn.pane.Bokeh(self.figure.fig, css_classes=["hexmap"])
-        return self.pane
+        return self.figure.model

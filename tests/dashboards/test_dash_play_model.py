@@ -160,11 +160,16 @@ def test_map_page_shows_a_saved_games_position(tmp_path, monkeypatch):
 def test_map_page_switching_scenario_redraws_its_map():
     from dashboards.pages.map import MapModel
 
+    from dashboards.components.hexboard import board_geometry
+
     m = MapModel(scenario="fuentes")
     pane = m.view.panel()
-    first = m.view.figure.fig
+    first = pane.geometry
     m.scenario = "bussaco"
-    assert m.view.spec.title == m.state.scenario.board.name and pane.object is m.view.figure.fig is not first
+    # the same board model, now drawing Bussaco's map (its shared geometry) with Bussaco's counters
+    assert m.view.spec.title == m.state.scenario.board.name and m.view.panel() is pane
+    assert pane.geometry == board_geometry(m.view.spec) != first
+    assert {row[0] for row in m.view.figure.counters} == {u.hex for u in m.state.units if u.status == "map" and u.hex}
 
 
 @pytest.mark.parametrize("fixture", ["n20_game_3_bussaco_seed1_first57.json", "n20_game_3_fuentes_seed1_first40.json"])
@@ -201,7 +206,7 @@ def test_n20_board_on_the_generic_view_click_moves_and_a_refused_click_names_its
     v._start()
     assert isinstance(v.board, N20Board)
     v.board._picked("1011")
-    shaded = set(v.board.view.figure.highlight_source.data["hex"])
+    shaded = set(v.board.view.figure.highlighted)
     legal = {a.path[-1] for a in v.model.rules.legal_actions(v.model.state) if a.kind == "move" and a.unit == "FRCV"}
     assert shaded == legal - {"1011"} and "0912" in shaded
     assert all("FRCV" in label for label in v.actions.options)          # the list narrowed to FRCV's moves

@@ -1,7 +1,5 @@
-"""Helpers for the Napoleonic 20 browser tests: click a hex on the Bokeh map canvas, read through shadow roots."""
+"""Helpers for the Napoleonic 20 browser tests: click a hex on the SVG board, read through shadow roots."""
 from __future__ import annotations
-
-from functools import lru_cache
 
 from playwright.sync_api import Page
 
@@ -20,7 +18,8 @@ DEEP_QUERY = """
 }
 """
 
-# Screen position of a data point on the figure named 'hexmap' (Bokeh's own scales, so it follows zoom/layout).
+# Screen position of a data point on a Bokeh figure named 'hexmap' (the TBF board; Bokeh's own scales, so it
+# follows zoom/layout).
 _TO_SCREEN = """
 ([x, y]) => {
   const views = [];
@@ -46,21 +45,21 @@ _TO_SCREEN = """
 """
 
 
-@lru_cache(maxsize=8)
-def _grid(scenario: str):
-    from engine.n20.game.scenario import load_scenario
-
-    return load_scenario(scenario).board.grid
+#: a hex of the page's board (dashboards/components/hexboard.py: one SVG polygon a hex, ``data-hex`` its label)
+HEX = ".hexboard-svg polygon.hx[data-hex='{label}']"
 
 
 def click_hex(page: Page, scenario: str, label: str) -> None:
-    """Click the centre of hex ``label`` on the page's map (a real mouse click on the canvas)."""
-    x, y = _grid(scenario).center(label)
-    page.wait_for_function("() => window.Bokeh && Object.keys(window.Bokeh.index).length > 0")
-    # waits on the page until the map's frame gives the hex a screen position
-    pos = page.wait_for_function(_TO_SCREEN, arg=[x, -y], timeout=30_000).json_value()
-    assert pos, "no map on the page"
-    page.mouse.click(pos[0], pos[1])
+    """Click the centre of hex ``label`` on the page's board (a real mouse click where the hex is drawn).
+
+    ``scenario`` names the map the test expects; the board's hexes carry their labels, so it is not needed
+    to find the hex (kept so that callers read the same)."""
+    hexel = page.locator(HEX.format(label=label)).first
+    hexel.wait_for(state="attached", timeout=30_000)     # waits on the page until the board is drawn
+    hexel.scroll_into_view_if_needed()
+    box = hexel.bounding_box()
+    assert box, f"hex {label} is not on the map"
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
 def wait_ready(page: Page, timeout: float = 30_000) -> None:
