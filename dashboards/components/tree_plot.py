@@ -5,9 +5,12 @@ Check, a combat round) in its own tree. A player thinks of one chain of events i
 :func:`layout_tree` *splices* them: at each end of a step's own tree the step's result leads on to what
 follows it. Every node of the picture is "what happened" (a die face band such as ``3–4``, a card, a
 choice), with its chance given the node before and from the start; hovering shows the rule number and
-our own summary of it. Clicking a node folds or unfolds what follows it, in the browser (a Bokeh
-``CustomJS``: no server round trip, so it also works in a notebook or a saved HTML file). Zoom and pan with
-the toolbar or the mouse wheel.
+our own summary of it. Clicking a node folds or unfolds what follows it, in the browser (no server round
+trip, so it also works in a notebook). Zoom and pan with the + and − buttons, the mouse wheel, a drag.
+
+On a page the picture is :class:`TreeCanvas`, one browser component that draws SVG from a JSON string made
+once per layout (a few ms of server time per session; issue 17.1); :func:`tree_figure` draws the same
+tree as a Bokeh figure (with a ``CustomJS`` fold on tap), for a saved HTML file or a notebook that wants one.
 
 :func:`layout_tree` returns plain data (lists of dicts and strings), so a child process can compute it
 (:mod:`dashboards.components.background`) and the page draws it.
@@ -15,6 +18,7 @@ the toolbar or the mouse wheel.
 from __future__ import annotations
 
 import html
+import json
 import math
 import re
 from collections import deque
@@ -28,6 +32,7 @@ from typing import Any, Callable
 import panel as pn
 import param
 import yaml
+from panel.custom import JSComponent
 
 from engine.core.tree import Node, Tree
 
@@ -35,7 +40,8 @@ from .dist_bars import fmt_pct
 from .n20_rule_notes import note as n20_note, rule_number
 
 __all__ = ["PlotNode", "TreeLayout", "layout_tree", "positions", "auto_open_depth", "tree_figure", "outline_html", "TreePlot",
-           "rule_note_for", "describe", "frac_text", "MAX_NODES", "OUTLINE_CSS", "figure_data", "outline_for", "prepare"]
+           "rule_note_for", "describe", "frac_text", "MAX_NODES", "OUTLINE_CSS", "figure_data", "outline_for", "prepare",
+           "TreeCanvas", "canvas_data"]
 
 #: nodes drawn at most (a computing limit of the page, not a rule): the rest is marked "not drawn"
 MAX_NODES = 1500
@@ -471,6 +477,7 @@ def prepare(layout: TreeLayout, open_depth: int | None = None, outline_depth: in
     """Make the picture's data and the outline now (in the worker process that laid the tree out), so the
     server only copies them into the page."""
     figure_data(layout, open_depth)
+    canvas_data(layout, open_depth)
     outline_for(layout, outline_depth)
     return layout
 
@@ -540,7 +547,8 @@ def tree_figure(layout: TreeLayout, open_depth: int | None = None, height: int |
 
 
 # --------------------------------------------------------------------------------------------------
-# the text outline (screen readers, printing, search in page)
+# the picture on a page: one browser-side component (issue 17.1: a Bokeh figure costs a page about 60 ms
+# of server time, this one model a few)
 # --------------------------------------------------------------------------------------------------
 OUTLINE_CSS = """
 .tree-outline {font-size:13px;line-height:1.45;max-height:780px;overflow:auto}
@@ -553,6 +561,216 @@ OUTLINE_CSS = """
 .tree-outline .step {color:#6d4c41;font-size:12px}
 .tree-outline-head {margin:0 5px 4px 5px}
 """
+
+_CANVAS_ESM = r"""
+const NS = "http://www.w3.org/2000/svg";
+const svgEl = (tag, cls) => { const e = document.createElementNS(NS, tag); if (cls) e.setAttribute("class", cls); return e; };
+
+export function render({ model, el }) {
+  const root = document.createElement("div"); root.className = "tree-canvas";
+  const status = document.createElement("div"); status.className = "tree-status";
+  const bar = document.createElement("div"); bar.className = "tree-tools";
+  const button = (text, title, cls) => {
+    const b = document.createElement("button"); b.type = "button"; b.textContent = text; b.title = title;
+    b.setAttribute("aria-label", title); b.className = cls; bar.appendChild(b); return b;
+  };
+  const zin = button("+", "zoom in", "tree-zoom-in"), zout = button("\u2212", "zoom out", "tree-zoom-out");
+  const reset = button("whole tree", "show the whole tree again", "tree-reset");
+  const box = document.createElement("div"); box.className = "tree-box";
+  const svg = svgEl("svg", "tree-svg"); svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "probability tree: the text outline beside it says the same");
+  const tip = document.createElement("div"); tip.className = "tree-tip"; tip.hidden = true;
+  const gE = svgEl("g", "tree-edges"), gN = svgEl("g", "tree-nodes");
+  const pic = document.createElement("div"); pic.className = "tree-picture";
+  const side = document.createElement("div"); side.className = "tree-outline-pane";
+  svg.append(gE, gN); box.append(svg, tip); pic.append(status, bar, box); root.append(pic, side); el.appendChild(root);
+  const outline = () => { side.innerHTML = model.outline || ""; side.hidden = !model.outline; };
+
+  let d = {parent: []}, n = 0, folded = [], kids = [], x = [], y = [], shown = 0, rows = 1, maxdepth = 0;
+  let xr = [0, 1], yr = [0, 1], edges = [], nodes = [], dots = [];
+
+  function place() {                      // leaves (and folded nodes) one row apart, a parent between its children
+    x = new Array(n).fill(NaN); y = new Array(n).fill(NaN);
+    let row = 0; maxdepth = 0; shown = 0;
+    const visit = (i) => {
+      shown += 1;
+      let yy;
+      if (kids[i].length && !folded[i]) {
+        const ys = kids[i].map(visit);
+        yy = (ys[0] + ys[ys.length - 1]) / 2;
+      } else { yy = -row; row += 1; }
+      x[i] = d.depth[i]; y[i] = yy; maxdepth = Math.max(maxdepth, d.depth[i]);
+      return yy;
+    };
+    if (n) visit(0);
+    rows = Math.max(1, row);
+  }
+  function fit() { xr = [-0.35, maxdepth + 1.9]; yr = [-(rows - 1) - 0.8, 0.8]; }
+  const W = () => Math.max(1, box.clientWidth), H = () => Math.max(1, box.clientHeight);
+  const sx = (v) => (v - xr[0]) / (xr[1] - xr[0]) * W();
+  const sy = (v) => (yr[1] - v) / (yr[1] - yr[0]) * H();
+  function colour(i) {
+    return d.nkids[i] == 0 ? (d.cut[i] ? "#bdbdbd" : "#2e7d32") : (folded[i] ? "#ffb300" : "#1f4e79");
+  }
+  function draw() {
+    svg.setAttribute("width", W()); svg.setAttribute("height", H());
+    for (let i = 0; i < n; i++) {
+      const on = !isNaN(x[i]);
+      nodes[i].style.display = on ? "" : "none";
+      edges[i].style.display = on && i > 0 ? "" : "none";
+      if (!on) continue;
+      const X = sx(x[i]), Y = sy(y[i]);
+      nodes[i].setAttribute("transform", `translate(${X.toFixed(1)},${Y.toFixed(1)})`);
+      dots[i].setAttribute("fill", colour(i));
+      dots[i].setAttribute("data-folded", folded[i] ? "1" : "0");
+      if (i > 0) {
+        const p = d.parent[i];
+        edges[i].setAttribute("x1", sx(x[p]).toFixed(1)); edges[i].setAttribute("y1", sy(y[p]).toFixed(1));
+        edges[i].setAttribute("x2", X.toFixed(1)); edges[i].setAttribute("y2", Y.toFixed(1));
+      }
+    }
+    status.innerHTML = `<span class="tree-shown" data-shown="${shown}" data-rows="${rows}">${shown} of ${n} nodes ` +
+      `shown</span> <span class="tree-help" data-nodes="${n}">\u00b7 click a node to fold or unfold what follows it; ` +
+      `wheel or + and \u2212 to zoom, drag to pan; rest the mouse on a node for its rule.${model.notice || ""}</span>`;
+  }
+  function load() {
+    try { d = JSON.parse(model.data || "{}"); } catch (e) { d = {}; }
+    if (!d.parent) d = {parent: [], depth: [], nkids: [], cut: [], folded: [], label: [], sub: [], tip: []};
+    n = d.parent.length; folded = d.folded.slice();
+    kids = Array.from({length: n}, () => []);
+    for (let i = 1; i < n; i++) kids[d.parent[i]].push(i);
+    gE.replaceChildren(); gN.replaceChildren(); edges = []; nodes = []; dots = [];
+    for (let i = 0; i < n; i++) {
+      edges.push(gE.appendChild(svgEl("line", "tree-edge")));
+      const g = svgEl("g", "tree-node"); g.setAttribute("data-node", i);
+      if (d.nkids[i]) { g.setAttribute("tabindex", "0"); g.setAttribute("role", "button"); }
+      const c = svgEl("circle", "tree-dot"); c.setAttribute("r", "6.5"); c.setAttribute("data-node", i);
+      const t1 = svgEl("text", "tree-label"); t1.setAttribute("x", "10"); t1.setAttribute("y", "-3"); t1.textContent = d.label[i];
+      const t2 = svgEl("text", "tree-sub"); t2.setAttribute("x", "10"); t2.setAttribute("y", "12"); t2.textContent = d.sub[i];
+      const title = svgEl("title"); title.textContent = d.tip[i];
+      c.appendChild(title); g.append(c, t1, t2); gN.appendChild(g);
+      nodes.push(g); dots.push(c);
+    }
+    box.style.height = `${model.plot_height || 400}px`;
+    place(); fit(); draw();
+  }
+  function toggle(i) {
+    if (!(i >= 0 && i < n) || !d.nkids[i]) return;
+    folded[i] = folded[i] ? 0 : 1;
+    place(); fit(); draw();
+  }
+  function zoom(f, cx, cy) {              // about the data point (cx, cy)
+    xr = [cx - (cx - xr[0]) * f, cx + (xr[1] - cx) * f];
+    yr = [cy - (cy - yr[0]) * f, cy + (yr[1] - cy) * f];
+    draw();
+  }
+  const centre = () => [(xr[0] + xr[1]) / 2, (yr[0] + yr[1]) / 2];
+  const nodeOf = (t) => { const g = t && t.closest ? t.closest(".tree-node") : null; return g ? +g.getAttribute("data-node") : -1; };
+  zin.addEventListener("click", () => zoom(0.8, ...centre()));
+  zout.addEventListener("click", () => zoom(1.25, ...centre()));
+  reset.addEventListener("click", () => { fit(); draw(); });
+  svg.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const r = svg.getBoundingClientRect();
+    const cx = xr[0] + (ev.clientX - r.left) / W() * (xr[1] - xr[0]);
+    const cy = yr[1] - (ev.clientY - r.top) / H() * (yr[1] - yr[0]);
+    zoom(Math.exp(Math.max(-1, Math.min(1, ev.deltaY * 0.002))), cx, cy);
+  }, {passive: false});
+  let drag = null, dragged = false;
+  svg.addEventListener("pointerdown", (ev) => { drag = [ev.clientX, ev.clientY, xr.slice(), yr.slice()]; dragged = false; });
+  svg.addEventListener("pointermove", (ev) => {
+    if (drag && (ev.buttons & 1)) {
+      const dx = ev.clientX - drag[0], dy = ev.clientY - drag[1];
+      if (!dragged && dx * dx + dy * dy < 16) return;
+      dragged = true; tip.hidden = true;
+      const fx = dx / W() * (drag[2][1] - drag[2][0]), fy = dy / H() * (drag[3][1] - drag[3][0]);
+      xr = [drag[2][0] - fx, drag[2][1] - fx]; yr = [drag[3][0] + fy, drag[3][1] + fy];
+      draw();
+    }
+  });
+  window.addEventListener("pointerup", () => { drag = null; });
+  svg.addEventListener("click", (ev) => { if (dragged) { dragged = false; return; } toggle(nodeOf(ev.target)); });
+  svg.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" || ev.key === " ") { const i = nodeOf(ev.target); if (i >= 0) { ev.preventDefault(); toggle(i); } }
+  });
+  const showTip = (ev) => {
+    const i = nodeOf(ev.target);
+    if (i < 0 || drag && dragged) { tip.hidden = true; return; }
+    tip.textContent = d.tip[i];
+    const X = sx(x[i]), Y = sy(y[i]);
+    tip.hidden = false;
+    tip.style.left = `${Math.max(0, Math.min(W() - tip.offsetWidth - 4, X + 12))}px`;
+    tip.style.top = `${Y + 14 + tip.offsetHeight > H() ? Math.max(0, Y - 14 - tip.offsetHeight) : Y + 14}px`;
+  };
+  svg.addEventListener("pointerover", showTip);
+  svg.addEventListener("focusin", showTip);
+  svg.addEventListener("pointerout", (ev) => { if (nodeOf(ev.relatedTarget) < 0) tip.hidden = true; });
+  svg.addEventListener("focusout", () => { tip.hidden = true; });
+  const resized = new ResizeObserver(() => draw());
+  resized.observe(box);
+  model.on("data", load);
+  model.on("plot_height", () => { box.style.height = `${model.plot_height || 400}px`; draw(); });
+  model.on("notice", draw);
+  model.on("outline", outline);
+  model.on("remove", () => resized.disconnect());
+  outline(); load();
+}
+"""
+
+_CANVAS_CSS = """
+:host {display:block}
+.tree-canvas {position:relative;font-family:inherit;display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
+.tree-picture {flex:1 1 480px;min-width:min(480px, 100%)}
+.tree-outline-pane {flex:0 1 400px;min-width:min(300px, 100%);max-width:100%;overflow:hidden}
+.tree-status {font-size:13px;margin:0 0 4px 0}
+.tree-tools {display:flex;gap:6px;margin:0 0 4px 0}
+.tree-tools button {font-size:12px;padding:1px 8px;border:1px solid #b0bec5;border-radius:3px;background:#f5f7f9;
+  cursor:pointer;white-space:nowrap}
+.tree-box {position:relative;overflow:hidden;border:1px solid #e0e0e0;border-radius:3px;background:#fff;touch-action:none}
+.tree-svg {display:block;cursor:grab;user-select:none}
+.tree-edge {stroke:#9e9e9e;stroke-width:1.5}
+.tree-dot {stroke:#263238;stroke-width:1;cursor:pointer}
+.tree-node:focus {outline:none}
+.tree-node:focus .tree-dot {stroke:#000;stroke-width:2.5}
+.tree-label {font-size:12px;fill:#1b1b1b;pointer-events:none;paint-order:stroke;stroke:#fff;stroke-width:3px}
+.tree-sub {font-size:11px;fill:#5d6d7e;font-style:italic;pointer-events:none;paint-order:stroke;stroke:#fff;stroke-width:3px}
+.tree-tip {position:absolute;z-index:5;max-width:380px;white-space:pre-wrap;background:#fffde7;border:1px solid #bdbdbd;
+  border-radius:3px;padding:4px 6px;font-size:12px;pointer-events:none;box-shadow:0 1px 3px rgba(0,0,0,.2)}
+"""
+
+
+class TreeCanvas(JSComponent):
+    """The tree picture drawn in the browser (SVG): the same nodes, labels, colours and hover text as
+    :func:`tree_figure`; a click on a dot (or Enter on it) folds or unfolds what follows, the wheel or the
+    + and − buttons zoom, a drag pans, "whole tree" shows all that is unfolded again. ``data`` is the JSON of
+    :func:`canvas_data`, made once per layout and shared by every session showing it."""
+
+    data = param.String(default="", doc="JSON: parent, depth, nkids, cut, folded, label, sub, tip columns")
+    plot_height = param.Integer(default=400, bounds=(100, None), doc="height of the drawing in px")
+    notice = param.String(default="", doc="said after the help line (e.g. branches not drawn)")
+    outline = param.String(default="", doc="the same tree as text (HTML of outline_html), beside the picture")
+
+    _esm = _CANVAS_ESM
+    _stylesheets = [_CANVAS_CSS + OUTLINE_CSS]
+
+
+def canvas_data(layout: TreeLayout, open_depth: int | None = None) -> str:
+    """The JSON that :class:`TreeCanvas` draws ``layout`` from (``open_depth`` levels unfolded; None: as
+    many as fit), made once per layout and depth."""
+    def make() -> str:
+        cols = figure_data(layout, open_depth).cols
+        return json.dumps({k: cols[k] for k in ("parent", "depth", "nkids", "cut", "folded", "label", "sub", "tip")},
+                          ensure_ascii=False, separators=(",", ":"))
+    return _memo(layout, "canvas", open_depth, make)
+
+
+def _cut_notice(layout: TreeLayout) -> str:
+    return (f" {layout.truncated} branch(es) not drawn (the page draws at most {MAX_NODES} nodes)."
+            if layout.truncated else "")
+
+# --------------------------------------------------------------------------------------------------
+# the text outline (screen readers, printing, search in page)
+# --------------------------------------------------------------------------------------------------
 
 
 def outline_html(layout: TreeLayout, open_depth: int = 2) -> str:
@@ -602,8 +820,9 @@ OUTLINE_HEAD = "<div class='tree-outline-head'><b>The same tree as text</b></div
 class TreePlot(pn.viewable.Viewer):
     """The picture and the text outline of one tree (a notebook shows it with ``TreePlot(tree)``).
 
-    Two page parts only (the Bokeh picture with its status line, and one HTML pane with the outline); a new
-    layout changes the picture in place (data, ranges, height) rather than drawing a new one."""
+    One page part (:class:`TreeCanvas`: the picture, drawn in the browser, with the text outline beside it); a
+    new layout changes its data in place rather than drawing a new one. The Bokeh
+    drawing of the same tree is :func:`tree_figure` (about ten times the server time of a page)."""
 
     layout = param.ClassSelector(class_=TreeLayout, allow_None=True)
     open_depth = param.Integer(default=None, bounds=(1, 12), allow_None=True,
@@ -613,24 +832,19 @@ class TreePlot(pn.viewable.Viewer):
         if isinstance(tree, Tree):
             tree = layout_tree(tree, rule_note=rule_note_for(system))
         super().__init__(layout=tree, **params)
-        self._plot = pn.pane.Bokeh(sizing_mode="stretch_width", css_classes=["tree-plot"], min_width=480)
-        self._outline = pn.pane.HTML("", stylesheets=[OUTLINE_CSS], width=400, css_classes=["tree-outline-pane"])
-        self._parts = None
+        self._plot = TreeCanvas(sizing_mode="stretch_width", css_classes=["tree-plot"], min_width=300)
         self._redraw()
         self.param.watch(lambda *_: self._redraw(), ["layout", "open_depth"])
-        self._view = pn.Row(self._plot, self._outline, sizing_mode="stretch_width", css_classes=["tree-plot-row"])
+        self._view = self._plot
 
     def _redraw(self) -> None:
         lay = self.layout
         if lay is None or not lay.nodes:
-            self._plot.object, self._outline.object, self._parts = None, "", None
+            self._plot.param.update(data="", notice="", outline="")
             return
-        data = figure_data(lay, self.open_depth)
-        if self._parts is None:
-            self._plot.object, self._parts = _figure_models(data)
-        else:
-            _update_models(self._parts, data)
-        self._outline.object = OUTLINE_HEAD + outline_for(lay, min(self.open_depth or 2, 3))
+        fd = figure_data(lay, self.open_depth)
+        self._plot.param.update(data=canvas_data(lay, self.open_depth), plot_height=fd.height, notice=_cut_notice(lay),
+                                outline=OUTLINE_HEAD + outline_for(lay, min(self.open_depth or 2, 3)))
 
     def __panel__(self):
         return self._view

@@ -7,11 +7,11 @@ from functools import partial
 
 import panel as pn
 import param
+from panel.custom import JSComponent
 
 from dashboards.components.background import Background
 from dashboards.components.n20_battle_form import BattlePlan, example_battles
 from dashboards.components.n20_odds_view import plan_inputs
-from dashboards.components.lazy import lazy_card
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
 from dashboards.components.tree_plot import TreeLayout, TreePlot, layout_tree, outline_for, prepare
 from engine import n20
@@ -120,22 +120,106 @@ HELP_HTML = (
     "text is on the right.</p>")
 
 
+_HEAD_ESM = r"""
+export function render({ model, el }) {
+  const root = document.createElement("div"); root.className = "tree-head";
+  const text = document.createElement("div"); text.className = "tree-head-text";
+  const row = document.createElement("div"); row.className = "tree-controls";
+  const pickLabel = document.createElement("label"); pickLabel.className = "tree-example";
+  const pick = document.createElement("select"); pick.setAttribute("aria-label", "example battle");
+  pickLabel.append("example battle ", pick);
+  const keepLabel = document.createElement("label"); keepLabel.className = "tree-keep";
+  const keep = document.createElement("input"); keep.type = "checkbox";
+  keepLabel.append(keep, " show decisions as branches");
+  const busy = document.createElement("span"); busy.className = "tree-busy";
+  const cancel = document.createElement("button"); cancel.type = "button"; cancel.className = "tree-cancel";
+  cancel.textContent = "cancel";
+  const toggle = document.createElement("button"); toggle.type = "button"; toggle.className = "tree-battle-toggle";
+  row.append(pickLabel, keepLabel, busy, cancel);
+  root.append(text, row, toggle); el.appendChild(root);
+  const fill = () => {
+    pick.replaceChildren(...["", ...(model.examples || [])].map((v) => {
+      const o = document.createElement("option"); o.value = v; o.textContent = v; return o; }));
+    pick.value = model.example || "";
+  };
+  const show = () => {
+    text.innerHTML = (model.help || "") + (model.info || "");
+    keep.checked = !!model.keep;
+    busy.innerHTML = model.busy_text ? `<span class="busy-line" data-state="${model.busy ? "busy" : "idle"}"></span>` : "";
+    if (busy.firstChild) busy.firstChild.textContent = model.busy_text;
+    cancel.hidden = !model.busy;
+    toggle.textContent = model.inputs_open ? "\u25be Hide the battle's inputs"
+                                            : "\u25b8 Change the battle (units, terrain, reserves, hazards)";
+    toggle.setAttribute("aria-expanded", model.inputs_open ? "true" : "false");
+  };
+  pick.addEventListener("change", () => { model.example = pick.value; });
+  keep.addEventListener("change", () => { model.keep = keep.checked; });
+  cancel.addEventListener("click", () => { model.cancels += 1; });
+  toggle.addEventListener("click", () => { model.inputs_open = !model.inputs_open; });
+  for (const p of ["help", "info", "keep", "busy", "busy_text", "inputs_open"]) model.on(p, show);
+  model.on("examples", fill); model.on("example", () => { pick.value = model.example || ""; });
+  fill(); show();
+}
+"""
+
+_HEAD_CSS = BADGE_CSS + """
+:host {display:block}
+.tree-head {font-size:13px}
+.tree-page-help {margin:0 0 4px 0}
+.tree-controls {display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center;margin:6px 0}
+.tree-controls select {margin-left:4px;max-width:260px;font-size:13px}
+.tree-busy .busy-line {color:#5d6d7e;font-style:italic}
+.tree-cancel, .tree-battle-toggle {font-size:13px;padding:2px 10px;border:1px solid #b0bec5;border-radius:3px;
+  background:#f5f7f9;cursor:pointer;white-space:nowrap}
+.tree-battle-toggle {margin:2px 0 4px 0}
+"""
+
+
+class TreeHead(JSComponent):
+    """The tree page's head in one page part (issue 17.1): the help and the tree's info line, the example
+    picker, the "decisions as branches" switch, the busy line with its cancel button, and the button that
+    shows the battle's inputs (made on the server the first time it is pressed)."""
+
+    help = param.String(default=HELP_HTML)
+    info = param.String(default="")
+    examples = param.List(default=[])
+    example = param.String(default="")
+    keep = param.Boolean(default=False)
+    busy = param.Boolean(default=False)
+    busy_text = param.String(default="")
+    cancels = param.Integer(default=0, doc="presses of the busy line's cancel button")
+    inputs_open = param.Boolean(default=False)
+
+    _esm = _HEAD_ESM
+    _stylesheets = [_HEAD_CSS]
+
+
 def page():
     plan = TreePlan(title="Tree")
     ex = example_battles()
     if _START in ex:
         plan.load_battle_file(ex[_START])
     model = TreeModel(plan)
-    pick = pn.widgets.Select(name="example battle", options=[""] + list(ex), width=260)
-    pick.param.watch(lambda e: e.new and plan.load_battle_file(ex[e.new]), "value")
     plot = TreePlot(model.layout)
-    # the help and the tree's info line share one pane
-    head = pn.pane.HTML(HELP_HTML + model.info, stylesheets=[BADGE_CSS], sizing_mode="stretch_width",
-                        css_classes=["tree-head"])
+    runner = model.runner
+    head = TreeHead(info=model.info, examples=list(ex), keep=model.keep_decisions, busy=runner.busy,
+                    busy_text=runner.label, sizing_mode="stretch_width", css_classes=["tree-head-box"])
+    root = pn.Column(head, plot, sizing_mode="stretch_width")
+    inputs: list = []
+
+    def opened(event):           # the battle's inputs, made the first time they are asked for
+        if event.new and not inputs:
+            inputs.append(plan_inputs(plan, with_picker=False))
+            root.insert(1, inputs[0])
+        elif inputs:
+            inputs[0].visible = bool(event.new)
+
+    head.param.watch(lambda e: e.new and e.new in ex and plan.load_battle_file(ex[e.new]), "example")
+    head.param.watch(lambda e: setattr(model, "keep_decisions", e.new), "keep")
+    head.param.watch(lambda e: runner.cancel(), "cancels")
+    head.param.watch(opened, "inputs_open")
+    model.param.watch(lambda e: setattr(head, "keep", e.new), "keep_decisions")
     model.param.watch(lambda e: setattr(plot, "layout", e.new), "layout")
-    model.param.watch(lambda e: setattr(head, "object", HELP_HTML + e.new), "info")
-    controls = pn.Row(pick, pn.widgets.Checkbox.from_param(model.param.keep_decisions, name="show decisions as branches"),
-                      model.runner.note, model.runner.cancel_button)       # the busy line, in the same row
-    inputs = lazy_card("Change the battle (units, terrain, reserves, hazards)",
-                       lambda: plan_inputs(plan, with_picker=False), sizing_mode="stretch_width")
-    return pn.Column(head, controls, inputs, plot, sizing_mode="stretch_width")
+    model.param.watch(lambda e: setattr(head, "info", e.new), "info")
+    runner.param.watch(lambda e: head.param.update(busy=runner.busy, busy_text=runner.label), ["busy", "label"])
+    return root

@@ -109,3 +109,46 @@ def test_any_node_limit_keeps_a_tree(n, limit):
     assert s <= 1
     if lay.truncated == 0:
         assert sum(x.path_probability for x in lay.leaves()) == 1
+
+
+def test_canvas_data_for_the_browser_drawing(worked):
+    """The picture a page shows is drawn in the browser from one JSON string (issue 17.1): the same 53 nodes,
+    folds and hover text as the Bokeh figure, with the outline beside it."""
+    import json
+
+    from dashboards.components.tree_plot import TreeCanvas, canvas_data
+
+    data = json.loads(canvas_data(worked, 2))
+    assert len(data["parent"]) == 53 and data["parent"][0] == -1
+    # 2 levels open: the start and its inner answers DW and DR (EX and N end there) unfolded: 3 nodes;
+    # every deeper inner node folded
+    assert [f for f, d, k in zip(data["folded"], data["depth"], data["nkids"]) if k and d < 2] == [0] * 3
+    assert all(f == 1 for f, d, k in zip(data["folded"], data["depth"], data["nkids"]) if k and d >= 2)
+    assert "rule 9.0" in data["tip"][0] and "click to fold" in data["tip"][0]
+    assert canvas_data(worked, 2) is canvas_data(worked, 2)         # made once, shared by every session
+    view = TreePlot(worked).__panel__()
+    assert isinstance(view, TreeCanvas) and "3–4" in view.outline and view.data == canvas_data(worked)
+
+
+def test_tree_page_is_one_head_and_one_picture():
+    """The tree page's parts: its head (help, info, example picker, switch, inputs button) and the picture
+    with its outline, two browser components; the battle's inputs are made on the first press."""
+    from dashboards.pages import tree as tree_page
+    from dashboards.components.tree_plot import TreeCanvas
+
+    root = tree_page.page()
+    head, plot = root.objects
+    assert isinstance(head, tree_page.TreeHead) and isinstance(plot, TreeCanvas)
+    assert "worked" not in head.example and "n20_worked_example" in head.examples
+    assert "sum to exactly 1" in head.info and json_nodes(plot) == 53
+    head.inputs_open = True
+    assert len(root.objects) == 3 and root.objects[1].visible
+    head.inputs_open = False
+    assert len(root.objects) == 3 and not root.objects[1].visible
+    head.keep = True                                    # the switch reaches the tree: decisions kept
+    assert "kept as branches" in head.info
+
+
+def json_nodes(plot) -> int:
+    import json
+    return len(json.loads(plot.data)["parent"])

@@ -1,69 +1,40 @@
-"""Browser tests of the probability tree picture (issue 17 point 4): fold and unfold on a click of a node."""
+"""Browser test of the probability tree page (issue 17 point 4): the picture (drawn in the browser, issue 17.1)
+folds and unfolds on a click of a node, zooms, shows a node's rule on hover, and the battle's inputs open
+on their button."""
 from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-# Screen position of a data point on the figure named 'tree-figure' (Bokeh's own scales, so it follows the
-# layout and the ranges that a fold changes); scrolls the figure into view when needed.
-_TO_SCREEN = """
-([x, y]) => {
-  const views = [];
-  const walk = (v) => { if (!v) return; views.push(v); for (const c of (v.child_views || [])) walk(c); };
-  for (const v of Object.values(window.Bokeh.index)) walk(v);
-  const plot = views.find(v => v.model && v.model.name === 'tree-figure' && v.frame);
-  if (!plot) return null;
-  plot.canvas_view.el.scrollIntoView({block: 'center'});
-  const c = plot.canvas_view.el.getBoundingClientRect();
-  return [c.left + plot.frame.x_scale.compute(x), c.top + plot.frame.y_scale.compute(y)];
-}
-"""
-# (x, y) of the start node, read from the figure's data source
-_ROOT = """
-() => {
-  for (const doc of window.Bokeh.documents) {
-    const src = doc.get_model_by_name('tree-nodes');
-    if (src) return [src.data.x[0], src.data.y[0]];
-  }
-  return null;
-}
-"""
-# true once the dots are drawn where the current ranges put them (a fold re-renders on the next frame)
-_DRAWN = """
-() => {
-  const views = [];
-  const walk = (v) => { if (!v || views.includes(v)) return; views.push(v);
-    const kids = typeof v.children === 'function' ? [...v.children()] : (v.child_views || []);
-    for (const c of kids) walk(c); };
-  for (const v of Object.values(window.Bokeh.index)) walk(v);
-  const plot = views.find(v => v.model && v.model.name === 'tree-figure' && v.frame);
-  const dots = views.find(v => v.glyph && v.glyph.sy && v.model.data_source &&
-                               v.model.data_source.name === 'tree-nodes' && v.glyph.sx0 === undefined);
-  if (!plot || !dots) return false;
-  const src = dots.model.data_source;
-  return Math.abs(dots.glyph.sy[0] - plot.frame.y_scale.compute(src.data.y[0])) < 0.5 &&
-         Math.abs(dots.glyph.sx[0] - plot.frame.x_scale.compute(src.data.x[0])) < 0.5;
-}
-"""
+from n20_helpers import wait_ready
 
 
-def _click_root(page: Page) -> None:
-    page.wait_for_function(_DRAWN, timeout=10_000)
-    xy = page.evaluate(_ROOT)
-    assert xy is not None, "no tree on the page"
-    pos = page.evaluate(_TO_SCREEN, xy)
-    assert pos is not None, "the tree figure has no view"
-    page.mouse.click(pos[0], pos[1])
-
-
-def test_tree_picture_folds_and_unfolds_on_click(page: Page, app_url: str):
+def test_tree_picture_folds_zooms_and_shows_rules(page: Page, app_url: str):
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(app_url + "/tree")
     shown = page.locator(".tree-shown").first
     # the worked example: 53 nodes, all 4 levels fit (30 rows), so all are shown at first
     expect(shown).to_have_attribute("data-shown", "53", timeout=30_000)
+    expect(shown).to_have_attribute("data-rows", "30")
     expect(page.locator(".tree-outline").first).to_contain_text("3–4")
-    _click_root(page)
+    wait_ready(page)
+    root = page.locator(".tree-node[data-node='0'] .tree-dot")
+    # hover: the start node's question and its rule with our summary (9.0 F, the CRT roll)
+    root.hover()
+    expect(page.locator(".tree-tip")).to_be_visible()
+    expect(page.locator(".tree-tip")).to_contain_text("rule 9.0")
+    root.click()
     expect(shown).to_have_attribute("data-shown", "1", timeout=10_000)      # the start folded: only itself
-    _click_root(page)
+    expect(root).to_have_attribute("data-folded", "1")
+    root.click()
     expect(shown).to_have_attribute("data-shown", "53", timeout=10_000)
+    # zoom in: the nodes move apart from the middle of the picture; "whole tree" puts them back
+    before = page.locator(".tree-node[data-node='1']").get_attribute("transform")
+    page.locator(".tree-zoom-in").click()
+    expect(page.locator(".tree-node[data-node='1']")).not_to_have_attribute("transform", before)
+    page.locator(".tree-reset").click()
+    expect(page.locator(".tree-node[data-node='1']")).to_have_attribute("transform", before)
     expect(page.locator(".tree-outline").first).not_to_contain_text("inside this step")
+    # the battle's inputs are made on the first press of their button
+    page.locator(".tree-battle-toggle").click()
+    expect(page.locator(".tree-battle-toggle")).to_contain_text("Hide")
+    expect(page.locator(".plan-view").first).to_be_attached(timeout=30_000)
