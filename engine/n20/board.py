@@ -150,6 +150,12 @@ class Board:
     hexes: tuple = field(init=False, repr=False)        # every hex of a bounded grid
     _cubes: dict = field(init=False, repr=False)        # hex -> cube coordinates
     _zoc: dict = field(init=False, repr=False)          # hex -> the hexes its ZOC reaches (7.0)
+    #: the loaded map this one was made from by :meth:`with_terrain` (itself for a loaded map): it has the
+    #: same grid, hexsides, roads and prohibited hexes, so what is worked out from those alone (neighbours,
+    #: distances, retreat steps) is worked out once for both
+    base: "Board" = field(init=False, repr=False)
+    #: hexes whose terrain differs from ``base``'s (empty for a loaded map)
+    terrain_changed: frozenset = field(init=False, repr=False)
 
     def __post_init__(self):
         bounded = self.grid.cols is not None and self.grid.rows is not None
@@ -158,6 +164,31 @@ class Board:
         d["hexes"] = hexes
         d["_cubes"] = {h: self.grid.to_cube(h) for h in hexes}
         d["_zoc"] = {h: self._zoc_now(h) for h in hexes}
+        d["base"] = self
+        d["terrain_changed"] = frozenset()
+
+    def with_terrain(self, changes: dict) -> "Board":
+        """This map with the terrain of some hexes changed (Fuentes 14.2: Fieldworks count as Redoubt), a
+        new board made from this one: only the ZOCs of the changed hexes and of their neighbours are
+        worked out again (7.0: a ZOC depends on the terrain of the two hexes alone)."""
+        new = object.__new__(Board)
+        d = new.__dict__
+        d.update(self.__dict__)
+        terrain = dict(self.terrain_of)
+        terrain.update(changes)
+        d["terrain_of"] = terrain
+        base = self.base
+        changed = {h for h in set(self.terrain_changed) | set(changes) if new.terrain(h) != base.terrain(h)}
+        d["terrain_changed"] = frozenset(changed)
+        zoc = dict(self._zoc)
+        touched = set(changes)
+        for h in changes:
+            touched.update(self.neighbours(h))
+        for h in touched:
+            if h in zoc:
+                zoc[h] = new._zoc_now(h)
+        d["_zoc"] = zoc
+        return new
 
     # Hexes ------------------------------------------------------------------------------------
     def on_map(self, h: str) -> bool:

@@ -170,7 +170,9 @@ class MapRetreat:
         enemies = frozenset(h for uid, (side, h, _, _) in pos if side != unit.side and h)
         enemy_zoc_src = frozenset(h for uid, (side, h, zoc, _) in pos if side != unit.side and h and zoc)
         ezoc = _ezoc(self.board, enemy_zoc_src, enemies, unit.side)
-        return retreat_options(self.board, self.loc_breaks, unit.side, unit.road_bound, start, distance,
+        # the paths read the map's grid, hexsides and roads only (not terrain): keyed by the loaded map,
+        # so a board with Fieldworks (Fuentes 14.2) shares its searches
+        return retreat_options(self.board.base, self.loc_breaks, unit.side, unit.road_bound, start, distance,
                                friends, enemies, ezoc)
 
 

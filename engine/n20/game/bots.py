@@ -6,6 +6,7 @@ The older interface (``bot.choose(state, rng) -> Action`` and ``bot.chooser(rng)
 """
 from __future__ import annotations
 
+import operator
 import random
 from functools import lru_cache
 
@@ -85,12 +86,52 @@ def _distances(board, targets: tuple) -> dict:
     return dist
 
 
-def _dist_map(state: GameState, side: str) -> dict:
+@lru_cache(maxsize=8192)
+def _steps_from(board, target: str) -> dict:
+    """Hex -> steps from ``target`` (one breadth-first search per map and hex, kept across games)."""
+    return _distances(board, (target,))
+
+
+class NearestSteps:
+    """Hex -> steps to the nearest of ``targets`` on ``board``: what :func:`_distances` gives, looked up
+    hex by hex as the scorer asks (the nearest of several targets is the least of the steps from each,
+    and those are worked out once per map and hex). Compared by its board and targets."""
+
+    __slots__ = ("board", "targets", "_fields", "_seen")
+
+    def __init__(self, board, targets: tuple):
+        self.board = board
+        self.targets = targets
+        self._fields = tuple(_steps_from(board, t) for t in dict.fromkeys(targets))
+        self._seen: dict = {}
+
+    def get(self, h, default=None):
+        v = self._seen.get(h, _UNSEEN)
+        if v is _UNSEEN:
+            try:
+                v = min(map(operator.itemgetter(h), self._fields))
+            except (KeyError, ValueError):          # a hex some target cannot get to, or no targets
+                ds = [f[h] for f in self._fields if h in f]
+                v = min(ds) if ds else None
+            self._seen[h] = v
+        return default if v is None else v
+
+    def __eq__(self, other):
+        return type(other) is NearestSteps and other.board is self.board and other.targets == self.targets
+
+    def __hash__(self):
+        return hash(self.targets)
+
+
+_UNSEEN = object()
+
+
+def _dist_map(state: GameState, side: str) -> NearestSteps:
     sc = state.scenario
     board = state.board
     targets = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
     targets += [h for h, owner, _ in board.objectives if owner != side]
-    return _distances(board, tuple(sorted(targets)))
+    return NearestSteps(board.base, tuple(sorted(targets)))     # steps only: the map's own grid
 
 
 class GreedyBot(_OldInterface):

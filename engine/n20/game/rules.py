@@ -124,9 +124,13 @@ class _BoardIndex:
         self.combat: dict = {}
 
 
-@lru_cache(maxsize=64)
 def _index(board: Board) -> _BoardIndex:
-    # bounded: a board with Fieldworks (Fuentes 14.2) is a board of its own, one per set of markers
+    # what it holds does not depend on terrain, so a board with Fieldworks (Fuentes 14.2) shares its map's
+    return _base_index(board.base)
+
+
+@lru_cache(maxsize=64)
+def _base_index(board: Board) -> _BoardIndex:
     return _BoardIndex(board)
 
 
@@ -302,10 +306,18 @@ def _compute_step_cost(board: Board, tables, a: str | None, b: str) -> int | Non
 @lru_cache(maxsize=64)
 def _edges(board: Board, tables) -> dict:
     """hex -> ((neighbour, Movement Points to enter it, along a road link, rugged), ...) for every step
-    the TEC allows (prohibited ones left out), once per board and tables file (bounded in number)."""
+    the TEC allows (prohibited ones left out), once per board and tables file (bounded in number).
+    A board with terrain changed from its map's (Fuentes 14.2 Fieldworks) takes its map's rows and works
+    out again only the steps into a changed hex (a step's cost and rugged flag read the hex entered)."""
     nbrs = neighbours_map(board)
+    rows = nbrs.keys()
     out = {}
-    for a, ns in nbrs.items():
+    if board.base is not board:
+        out = dict(_edges(board.base, tables))
+        changed = board.terrain_changed
+        rows = {a for h in changed for a in nbrs.get(h, ())}
+    for a in rows:
+        ns = nbrs[a]
         row = []
         for b in ns:
             c = _step_cost_cached(board, tables, a, b)
@@ -447,7 +459,12 @@ def _ball(board: Board, tables, start: str, budget: int) -> frozenset | None:
     low = _cheapest_step(board, tables)
     if low <= 0:
         return None
-    radius = budget // low
+    return _ball_of_radius(board.base, start, budget // low)
+
+
+@lru_cache(maxsize=8192)
+def _ball_of_radius(board: Board, start: str, radius: int) -> frozenset:
+    """The hexes at most ``radius`` steps from ``start`` (terrain plays no part: keyed by the map)."""
     nbrs = neighbours_map(board)
     seen = {start}
     frontier = [start]

@@ -50,9 +50,7 @@ def board_with_fieldworks(board, fieldworks: tuple):
 @lru_cache(maxsize=256)
 def _board_with(board, fieldworks: tuple):
     # boards are immutable and compared by identity (engine.n20.board.Board), so the board itself is the key
-    terrain = dict(board.terrain_of)
-    terrain.update({h: "redoubt" for h in fieldworks})
-    return replace(board, terrain_of=terrain)
+    return board.with_terrain({h: "redoubt" for h in fieldworks})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,73 @@
+"""What the game's speed work derives from a map instead of working it out again (issues 10 and 16) equals
+what working it out afresh gives:
+
+- a board with Fieldworks (Fuentes 14.2: the hexes count as Redoubt) made by ``Board.with_terrain`` has the
+  ZOCs (7.0) and the movement steps (6.x TEC) of a board built in full with that terrain;
+- the greedy bot's steps to the nearest target, looked up hex by hex, equal one breadth-first search from
+  all the targets at once.
+"""
+from dataclasses import replace
+
+from hypothesis import given, settings, strategies as st
+
+from engine.n20.game import bots as BO, rules as R
+from engine.n20.game.scenario import load_scenario
+
+FUENTES = load_scenario("fuentes")
+BOARD = FUENTES.board
+HEXES = sorted(BOARD.hexes)
+
+
+def _full(board, terrain_changes):
+    """The board built in full (every derived table made again) with the terrain changed."""
+    terrain = dict(board.terrain_of)
+    terrain.update(terrain_changes)
+    return replace(board, terrain_of=terrain)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.sampled_from(HEXES), min_size=1, max_size=4, unique=True))
+def test_fieldworks_board_has_the_zocs_and_steps_of_a_board_built_in_full(fieldworks):
+    changes = {h: "redoubt" for h in fieldworks}
+    derived = BOARD.with_terrain(changes)
+    full = _full(BOARD, changes)
+    assert derived.base is BOARD and full.base is full
+    assert derived.terrain_changed == frozenset(h for h in fieldworks if BOARD.terrain(h) != "redoubt")
+    assert all(derived.zoc_of(h) == full.zoc_of(h) for h in HEXES)          # 7.0
+    tables = FUENTES.tables
+    assert R._edges(derived, tables) == R._edges(full, tables)              # 6.x steps into a Redoubt
+    assert R._cheapest_step(derived, tables) == R._cheapest_step(full, tables)
+    # one marker more on a board that already has some: still the board built in full
+    more = [h for h in HEXES if h not in changes][:1]
+    again = derived.with_terrain({h: "redoubt" for h in more})
+    assert again.base is BOARD
+    assert all(again.zoc_of(h) == _full(BOARD, {**changes, more[0]: "redoubt"}).zoc_of(h) for h in HEXES)
+
+
+def test_fieldworks_board_changes_only_the_zocs_next_to_the_marker():
+    # a Redoubt hex keeps ZOCs out (7.0): a unit next to it no longer controls it
+    h = next(x for x in HEXES if BOARD.terrain(x) == "clear" and
+             any(BOARD.terrain(n) == "clear" for n in BOARD.neighbours(x)))
+    n = next(x for x in BOARD.neighbours(h) if BOARD.terrain(x) == "clear")
+    assert h in BOARD.zoc_of(n)
+    assert h not in BOARD.with_terrain({h: "redoubt"}).zoc_of(n)
+    assert BOARD.zoc_of(n) - {h} == BOARD.with_terrain({h: "redoubt"}).zoc_of(n)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.sampled_from(HEXES), min_size=0, max_size=12, unique=True))
+def test_nearest_steps_equal_one_search_from_every_target(targets):
+    targets = tuple(sorted(targets))
+    whole = BO._distances(BOARD, targets)
+    lazy = BO.NearestSteps(BOARD, targets)
+    assert all(lazy.get(h, 0) == whole.get(h, 0) for h in HEXES)
+    assert lazy == BO.NearestSteps(BOARD, targets)
+
+
+def test_nearest_steps_by_hand():
+    a = HEXES[0]
+    lazy = BO.NearestSteps(BOARD, (a,))
+    assert lazy.get(a) == 0
+    n = BOARD.neighbours(a)[0]
+    assert lazy.get(n) == 1                      # one step from the target
+    assert BO.NearestSteps(BOARD, ()).get(a, 0) == 0     # no target: the default, as dict.get gives
