@@ -89,13 +89,11 @@ class N20Board(_Board):
     def __init__(self, state):
         super().__init__()
         from dashboards.components.n20_mapview import GameMapView
-        self.view = GameMapView(state, show_reach=False)
+        # the zones-of-control check box and the "click a hex by its number" box are drawn by the board's
+        # one model (an SVG map drawn in the browser, dashboards/components/hexboard.py; issue 17.1)
+        self.view = GameMapView(state, show_reach=False, goto=True,
+                                toggles=(("show_zoc", "zones of control (7.0)", "zoc-toggle"),))
         self.view.on_hex(self._picked)
-        self.zoc = pn.widgets.Checkbox.from_param(self.view.param.show_zoc, name="zones of control (7.0)",
-                                                  css_classes=["zoc-toggle"])
-        self.goto = pn.widgets.TextInput(name="click a hex by its number", placeholder="e.g. 0707", width=160,
-                                         css_classes=["goto-hex"])
-        self.goto.param.watch(lambda e: e.new and self._picked(e.new.strip()[:8]), "value")
         self._fresh = True       # the map is drawn from ``state`` already (see :meth:`show`)
 
     def pieces_at(self, state, place):
@@ -190,7 +188,7 @@ class N20Board(_Board):
         self.view.figure.set_paths(paths)
 
     def panel(self):
-        return pn.Column(pn.Row(self.zoc, self.goto), self.view.panel(), css_classes=["play-board", "n20-board"])
+        return pn.Column(self.view.panel(), css_classes=["play-board", "n20-board"], sizing_mode="stretch_width")
 
 
 class LobBoard(_Board):

@@ -26,7 +26,8 @@ from typing import Callable, Iterable
 import param
 from panel.custom import JSComponent
 
-from .hexmap import FEATURE_STYLE, SIDE_COLOURS, Counter, MapSpec, Marked, static_layers
+from .hexmap import SIDE_COLOURS, Counter, MapSpec, Marked, static_layers
+from .provenance import STYLESHEET as BADGE_CSS
 
 __all__ = ["HexBoard", "HexBoardView", "board_geometry", "counter_rows", "SCALE"]
 
@@ -147,6 +148,12 @@ export function render({ model, el }) {
     return b;
   };
   bar.appendChild(title);
+  // the page's note (legend text, badges), its check boxes and the "click a hex by its number" box: parts of
+  // this one model rather than widgets of their own (each widget is a model more for every session)
+  const note = document.createElement("div");
+  note.className = "hexboard-note";
+  const tools = document.createElement("div");
+  tools.className = "hexboard-tools";
   const zin = btn("+", "zoom in (or the mouse wheel)", "hexboard-zoom-in");
   const zout = btn("\u2212", "zoom out (or the mouse wheel)", "hexboard-zoom-out");
   const reset = btn("reset", "the whole map again", "hexboard-reset");
@@ -159,7 +166,7 @@ export function render({ model, el }) {
         counters = layer("hb-counters");
   const legend = document.createElement("div");
   legend.className = "hexboard-legend";
-  root.append(hidden, bar, svg, legend);
+  root.append(hidden, note, tools, bar, svg, legend);
   el.appendChild(root);
 
   let geo = {centres: {}, corners: [], viewbox: [0, 0, 100, 100], legend: []};
@@ -287,15 +294,64 @@ export function render({ model, el }) {
     drawHidden();
   });
 
+  const boxes = {};
+  let typed = null;
+  const drawTools = () => {
+    tools.innerHTML = "";
+    for (const k in boxes) delete boxes[k];
+    for (const [key, label, cls] of (model.toggles || [])) {
+      const lab = document.createElement("label");
+      lab.className = "hb-toggle " + (cls || "");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.checked = !!(model.toggled || {})[key];
+      box.addEventListener("change", () => { model.toggled = Object.assign({}, model.toggled || {}, {[key]: box.checked}); });
+      lab.append(box, document.createTextNode(" " + label));
+      tools.appendChild(lab);
+      boxes[key] = box;
+    }
+    typed = null;
+    if (model.goto) {
+      const lab = document.createElement("label");
+      lab.className = "goto-hex";
+      typed = document.createElement("input");
+      typed.type = "text"; typed.placeholder = "e.g. 0707"; typed.size = 8; typed.maxLength = 8;
+      typed.addEventListener("change", () => {
+        const h = typed.value.trim();
+        if (!h) return;
+        n += 1;
+        model.click = {n: n, hex: h, typed: true};
+      });
+      lab.append(document.createTextNode("click a hex by its number "), typed);
+      tools.appendChild(lab);
+    }
+    tools.style.display = tools.children.length ? "" : "none";
+  };
+  const drawToggled = () => {
+    for (const [key, box] of Object.entries(boxes)) box.checked = !!(model.toggled || {})[key];
+  };
+  const drawNote = () => { note.innerHTML = model.note || ""; note.style.display = model.note ? "" : "none"; };
+
+  drawNote();
+  drawTools();
   drawGeometry();
   drawLayers();
   model.on("geometry", () => { drawGeometry(); drawLayers(); });
   model.on("layers", drawLayers);
+  model.on("note", drawNote);
+  model.on("toggles", drawTools);
+  model.on("goto", drawTools);
+  model.on("toggled", drawToggled);
 }
 """
 
 _CSS = """
 .hexboard {display:flex; flex-direction:column; gap:4px; width:100%}
+.hexboard-note {font: 13px sans-serif}
+.hexboard-note p {margin: 4px 0 6px 0}
+.hexboard-tools {display:flex; flex-wrap:wrap; align-items:center; gap:6px 18px; font: 13px sans-serif}
+.hb-toggle {display:inline-flex; align-items:center; gap:4px; cursor:pointer}
+.goto-hex input {font: 13px sans-serif; padding: 3px 6px; border: 1px solid #bbb; border-radius: 3px; width: 7em}
 .hexboard-bar {display:flex; align-items:center; gap:6px; font: 13px sans-serif}
 .hexboard-title {font-weight:bold; flex:1 1 auto; min-width:0; overflow:hidden; text-overflow:ellipsis; white-space:nowrap}
 .hexboard-bar button {font:12px sans-serif; padding:1px 8px; border:1px solid #bbb; border-radius:3px; background:#f6f6f6; cursor:pointer}
@@ -332,10 +388,15 @@ class HexBoardView(JSComponent):
     layers = param.String(default="{}", doc="JSON of {'marks': [[hex, text, colour]], 'paths': [[hexes, colour, "
                                             "what]], 'counters': counter_rows(...)} (one text: cheaper to send "
                                             "than nested lists, which Bokeh encodes item by item)")
-    click = param.Dict(default={}, doc="the last click: {'n': count, 'hex': label or ''}")
+    click = param.Dict(default={}, doc="the last click: {'n': count, 'hex': label or '', 'typed': True when "
+                                       "typed in the goto box}")
+    note = param.String(default="", doc="trusted HTML shown above the map (made by our own code, text escaped)")
+    toggles = param.List(default=[], doc="check boxes above the map: [[key, label, css class]]")
+    toggled = param.Dict(default={}, doc="{key: checked} of those check boxes (both ways)")
+    goto = param.Boolean(default=False, doc="show a box to click a hex by typing its number")
 
     _esm = _JS
-    _stylesheets = [_CSS]
+    _stylesheets = [_CSS + BADGE_CSS]
 
 
 class HexBoard:
@@ -407,8 +468,23 @@ class HexBoard:
     def on_tap(self, callback: Callable[[str | None], None]) -> None:
         self._tap_callbacks.append(callback)
 
+    def link_toggle(self, obj: param.Parameterized, name: str, label: str, css_class: str = "") -> None:
+        """A check box above the map for the Boolean parameter ``name`` of ``obj``, kept in step both ways."""
+        m = self.model
+        m.toggles = [*m.toggles, [name, label, css_class]]
+        m.toggled = {**m.toggled, name: bool(getattr(obj, name))}
+        obj.param.watch(lambda e: setattr(m, "toggled", {**m.toggled, name: bool(e.new)}), name)
+
+        def from_browser(e):
+            v = bool((e.new or {}).get(name))
+            if v != bool(getattr(obj, name)):
+                setattr(obj, name, v)
+        m.param.watch(from_browser, "toggled")
+
     def _clicked(self, event) -> None:
         h = (event.new or {}).get("hex") or None
+        if h is not None:
+            h = h.strip()[:8]
         if h is not None and h not in self.spec.terrain:
             h = None
         for cb in self._tap_callbacks:

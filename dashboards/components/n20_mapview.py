@@ -69,13 +69,19 @@ class GameMapView(param.Parameterized):
     clicked_hex = param.String(default="")
     info = param.String(default="")
 
-    def __init__(self, state: GameState, width: int = 900, **params):
+    def __init__(self, state: GameState, width: int = 900, toggles: tuple = (), goto: bool = False, note: str = "",
+                 **params):
+        """``toggles``: ``(parameter, label, css class)`` of the check boxes drawn above the map (e.g.
+        ``("show_zoc", "shade zones of control (7.0)", "zoc-toggle")``); ``goto``: a box to click a hex by
+        typing its number; ``note``: HTML shown above the map. All parts of the board's one model."""
         super().__init__(**params)
         self.state = state
         self.width = width
         self._board = state.scenario.board
         self.spec = spec_from_board(self._board)
-        self.figure = HexBoard(self.spec, width=width)
+        self.figure = HexBoard(self.spec, width=width, goto=goto, note=note)
+        for name, label, css in toggles:
+            self.figure.link_toggle(self, name, label, css)
         self.figure.on_tap(self._tapped)
         self.reach: dict = {}
         self.extra_marks: list[Marked] = []

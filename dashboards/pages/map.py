@@ -52,7 +52,10 @@ class MapModel(param.Parameterized):
         self.param.scenario.objects = ids
         self.scenario = wanted if wanted in ids else ids[0]
         self.state: GameState = setup_state(self.scenario)
-        self.view = GameMapView(self.state, width=800)
+        # the check boxes and the "click a hex by its number" box are drawn by the board itself (issue 17.1)
+        self.view = GameMapView(self.state, width=800, goto=True,
+                                toggles=(("show_zoc", "shade zones of control (7.0)", "zoc-toggle"),
+                                         ("show_reach", "show reachable hexes (6.0)", "reach-toggle")))
         self.view.on_hex(self.click)
         self.param.watch(self._scenario_changed, ["scenario"])
         self.param.watch(lambda *_: self.update_attack(), ["attackers", "defenders", "reserves_attacker",
@@ -253,7 +256,8 @@ def _badges_html(state: GameState) -> str:
 
 def page():
     """One session's map page. What is the same for every session (the map's drawing data, the legend) is
-    made once per process; the attack planner's controls, busy line and result panes are built the first
+    made once per process; the map with its legend, check boxes and goto box is one model (an SVG board
+    drawn in the browser, :mod:`dashboards.components.hexboard`); the attack planner's controls, busy line and result panes are built the first
     time the visitor switches to *plan an attack*, and the saved-game picker only when this browser holds
     a saved game (each Bokeh model a session does not need is time every page load saves, issue 17)."""
     m = MapModel()
@@ -261,10 +265,6 @@ def page():
     hex_pane = pn.pane.HTML("<i>Click a hex or a unit.</i>", stylesheets=[BADGE_CSS], sizing_mode="stretch_width",
                             css_classes=["hex-info"])
     m.param.watch(lambda e: setattr(hex_pane, "object", e.new), "hex_info")
-    # keyboard-free way to pick a unit (also used by tests): type a hex label
-    goto = pn.widgets.TextInput(name="click a hex by its number", placeholder="e.g. 0707", width=160,
-                                css_classes=["goto-hex"])
-    goto.param.watch(lambda e: e.new and view.figure.tap(e.new.strip()), "value")
     from dashboards.components.access import browser_keys
     from dashboards.storage import GameStore, StorageError
 
@@ -309,12 +309,9 @@ def page():
     controls = pn.Column(
         flow(*pick) if len(pick) > 1 else pick[0],
         pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["map-mode"]),
-        pn.widgets.Checkbox.from_param(view.param.show_zoc, name="shade zones of control (7.0)",
-                                       css_classes=["zoc-toggle"]),
-        pn.widgets.Checkbox.from_param(view.param.show_reach, name="show reachable hexes (6.0)"),
-        goto, hex_pane, width=440)
-    # the legend and the provenance badges: one pane
-    legend = pn.pane.HTML(LEGEND_HTML + f"<p class='map-badges'>{_badges_html(m.state)}</p>",
-                          stylesheets=[BADGE_CSS], sizing_mode="stretch_width")
+        hex_pane, width=440)
+    # the legend and the provenance badges: shown by the board above the map (its check boxes and the
+    # "click a hex by its number" box too: one model, not four)
+    view.figure.model.note = LEGEND_HTML + f"<p class='map-badges'>{_badges_html(m.state)}</p>"
     # the map and its controls side by side where there is room, the controls under the map where not
-    return pn.Column(legend, flow(view.panel(), controls), sizing_mode="stretch_width")
+    return flow(view.panel(), controls)
