@@ -20,6 +20,7 @@ reload" when the page's websocket to the server closes.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import logging
 import os
 import signal
@@ -33,7 +34,17 @@ __all__ = ["main", "build_parser", "STATIC_DIR", "CONNECTION_JS"]
 
 #: files served under ``/vedette-static/`` (the connection-lost script)
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-CONNECTION_JS = "/vedette-static/connection.js"
+
+
+def _versioned(name: str) -> str:
+    """``/vedette-static/<name>?v=<hash of the file>``: with a version in the URL the server sends a ten-year
+    ``Cache-Control`` (Tornado's static handler), so a returning browser reuses its copy (and V8's compiled
+    code for it) until the file changes."""
+    digest = hashlib.sha256((STATIC_DIR / name).read_bytes()).hexdigest()[:16]
+    return f"/vedette-static/{name}?v={digest}"
+
+
+CONNECTION_JS = _versioned("connection.js")
 _SUPERVISOR: dict = {}
 
 
@@ -148,6 +159,57 @@ def _own_extensions(objs) -> None:
     state._extensions_[doc] = sorted({modules[type(o).__module__] for o in objs if type(o).__module__ in modules})
 
 
+#: Panel's module loader for ESM components (es-module-shims, 38 KB): our ``connection.js`` gives the page a
+#: ``window.importShim`` that is the browser's own ``import()``, enough for ESM components without an import map
+_ESM_SHIMS = "es-module-shims"
+
+
+def _import_maps_in_use() -> bool:
+    """Whether an ESM component class loaded in this process names an import map (React components do):
+    only those need es-module-shims' loader, and a page may build one after it has loaded (a lazy tab)."""
+    from panel.custom import ReactiveESM
+
+    todo, seen = [ReactiveESM], set()
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            if sub in seen:
+                continue
+            seen.add(sub)
+            todo.append(sub)
+            if getattr(sub, "abstract", False):   # Panel's own base classes are never on a page
+                continue
+            try:
+                imports = (sub._process_importmap() or {}).get("imports")
+            except Exception:  # noqa: BLE001 - when in doubt, keep Panel's loader
+                return True
+            if imports:
+                return True
+    return False
+
+
+def _plain_esm_components() -> None:
+    """Send our ESM components (``dashboards.*``, plain JavaScript: no TypeScript, no JSX) with a ``bundle``
+    name, so that BokehJS imports their code as it is. Without a bundle name Panel runs a TypeScript
+    transform (sucrase) over each component's code in every browser that opens the page: about 0.2-0.3
+    CPU-seconds per /odds load on a 2-core laptop, the largest single cost after BokehJS itself (issue 17.1)."""
+    from panel.custom import ReactiveESM
+
+    original = ReactiveESM._get_properties
+    if getattr(original, "_vedette_plain", False):
+        return
+
+    def _get_properties(self, doc):
+        props = original(self, doc)
+        if (props.get("bundle") is None and not props.get("dev") and isinstance(props.get("esm"), str)
+                and type(self).__module__.startswith("dashboards.")):
+            props["bundle"] = "vedette-" + hashlib.sha256(props["esm"].encode("utf-8")).hexdigest()[:16]
+        return props
+
+    _get_properties._vedette_plain = True
+    ReactiveESM._get_properties = _get_properties
+
+
 def _lean_page_resources() -> None:
     """Make every served page leave out the optional BokehJS bundles its document does not use (Panel's
     page template otherwise lists them all for every page)."""
@@ -170,6 +232,10 @@ def _lean_page_resources() -> None:
             unused = set(_OPTIONAL_BUNDLES) - _needed_bundles(objs)
             if unused & set(components):
                 resources = resources.clone(components=[c for c in components if c not in unused])
+            bundle = original(roots, resources, *args, **kwargs)
+            if not _import_maps_in_use():
+                bundle.js_files = [u for u in bundle.js_files if _ESM_SHIMS not in str(u)]
+            return bundle
         return original(roots, resources, *args, **kwargs)
 
     bundle_resources._vedette_lean = True
@@ -246,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     # every page loads the connection-lost script (a banner when the websocket closes)
     pn.config.js_files = {**pn.config.js_files, "vedette_connection": CONNECTION_JS}
     _lean_page_resources()
+    _plain_esm_components()
     if args.num_procs != 1:
         _supervise_workers()
     titles = {"/": "Vedette"} | {p.route: f"Vedette · {p.title}" for p in discover_pages()}

@@ -45,3 +45,48 @@ def test_webgl_plot_keeps_bokeh_gl():
     fig.line([0, 1], [0, 1])
     js = _page_scripts(pn.Column(pn.pane.Bokeh(fig)))
     assert any("bokeh-gl" in u for u in js)
+
+
+def test_page_with_an_esm_component_leaves_out_es_module_shims():
+    # connection.js stands in for es-module-shims' importShim; no component class here names an import map
+    from dashboards.components.n20_plan_view import PlanView
+
+    js = _page_scripts(pn.Column(PlanView(config={"spec": [], "headers": []})))
+    assert not serve._import_maps_in_use()
+    assert not any("es-module-shims" in u for u in js)
+
+
+def test_a_component_with_an_import_map_brings_es_module_shims_back(monkeypatch):
+    from dashboards.components.n20_plan_view import PlanView
+
+    monkeypatch.setattr(PlanView, "_importmap", {"imports": {"lib": "./lib.js"}})
+    assert serve._import_maps_in_use()
+    js = _page_scripts(pn.Column(pn.pane.Markdown("odds")))
+    assert any("es-module-shims" in u for u in js)   # a later (lazy) part of the page might build one
+
+
+def test_our_esm_components_are_sent_untransformed():
+    """A ``bundle`` name on the model makes BokehJS import the component's code as it is, with no TypeScript
+    transform in the browser; components from other packages keep Panel's default (no bundle)."""
+    from panel.custom import JSComponent
+
+    from dashboards.components.n20_plan_view import PlanView
+
+    serve._plain_esm_components()
+    serve._plain_esm_components()        # installing it twice wraps once
+    ours = PlanView(config={"spec": [], "headers": []})._get_model(Document())
+    assert ours.bundle.startswith("vedette-") and ours.esm == PlanView._esm
+
+    class Other(JSComponent):
+        _esm = "export function render({ el }) { el.textContent = 'x' }"
+
+    assert Other()._get_model(Document()).bundle is None
+
+
+def test_connection_script_is_versioned_and_provides_import_shim():
+    import hashlib
+
+    path = serve.STATIC_DIR / "connection.js"
+    assert serve.CONNECTION_JS == f"/vedette-static/connection.js?v={hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
+    text = path.read_text()
+    assert "window.importShim = load" in text and "import(url)" in text

@@ -35,3 +35,17 @@
   for (const k of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) Hooked[k] = Native[k];
   window.WebSocket = Hooked;
 })();
+
+// Vedette: Panel's ESM components load their code with `window.importShim(url)`, the loader of the
+// es-module-shims script (38 KB, parsed by every browser on every page). Our components name no import map,
+// so the browser's own dynamic import() does the same job; the server leaves es-module-shims out of a page
+// while no loaded component class uses an import map (dashboards/serve.py), and this stands in for it.
+(function () {
+  if (window.importShim) return;
+  const load = function (url) { return import(url); };
+  load.addImportMap = function (map) {
+    const n = Object.keys((map && map.imports) || {}).length + Object.keys((map && map.scopes) || {}).length;
+    if (n) console.warn("Vedette: an import map was given but es-module-shims is not loaded", map);
+  };
+  window.importShim = load;
+})();

@@ -107,10 +107,14 @@ def test_every_page_loads_the_connection_lost_script(tmp_path):
     try:
         with urllib.request.urlopen(url + "/", timeout=30) as r:
             page = r.read().decode()
-        assert 'src="vedette-static/connection.js"' in page   # relative to the page: /vedette-static/...
-        with urllib.request.urlopen(url + "/vedette-static/connection.js", timeout=30) as r:
+        assert 'src="vedette-static/connection.js?v=' in page   # relative to the page; versioned: cached long
+        src = page.split('src="vedette-static/connection.js', 1)[1].split('"', 1)[0]
+        with urllib.request.urlopen(url + "/vedette-static/connection.js" + src, timeout=30) as r:
             js = r.read().decode()
+            cache = r.headers.get("Cache-Control", "")
         assert "vedette-connection-lost" in js and "reload" in js
+        assert "max-age=" in cache and int(cache.split("max-age=")[1].split(",")[0]) > 86400   # versioned: kept
+        assert "es-module-shims" not in page   # connection.js stands in for its importShim
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
