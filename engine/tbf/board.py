@@ -283,7 +283,7 @@ class Board:
     def step_cost(self, a: str, b: str, tables: Tables, use_road: bool = True, bridge_intact: bool = False):
         """MPs to step from ``a`` into adjacent ``b``: an int, ``("level", n)`` for a Level 2/3 hex
         (moved by the Level 2/3 roll, 6.2.3), or None when prohibited. Returns (cost, on_road)."""
-        if self._step_tables is None or tables.key != self._step_tables.key:
+        if tables is not self._step_tables and (self._step_tables is None or tables.key != self._step_tables.key):
             self._steps, self._step_tables = {}, tables
         key = (a, b, use_road, bridge_intact)
         got = self._steps.get(key)

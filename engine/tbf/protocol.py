@@ -1643,12 +1643,14 @@ _EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: mo
 # ------------------------------------------------------------------------------------------------
 class _Extreme:
     """Distances from any hex to the nearest (``far``: the farthest) of a fixed set of hexes, each worked
-    out once (99 when the set is empty)."""
+    out once (99 when the set is empty). ``got`` holds those worked out (callers may read it first)."""
 
-    __slots__ = ("grid", "hexes", "far", "got")
+    __slots__ = ("grid", "hexes", "far", "got", "cubes")
 
     def __init__(self, grid, hexes: tuple, far: bool):
         self.grid, self.hexes, self.far, self.got = grid, hexes, far, {}
+        cubes = grid._cubes
+        self.cubes = [cubes.get(x) or grid.to_cube(x) for x in hexes]
 
     def __call__(self, h: str) -> int:
         d = self.got.get(h)
@@ -1656,11 +1658,10 @@ class _Extreme:
             if not self.hexes:
                 d = 99
             else:
-                cubes = self.grid._cubes                # hex distance on cube coordinates (grid.distance)
-                cs = [cubes.get(x) or self.grid.to_cube(x) for x in self.hexes]
-                a, b, c = cubes.get(h) or self.grid.to_cube(h)
-                ds = [max(abs(a - x), abs(b - y), abs(c - z)) for x, y, z in cs]
-                d = max(ds) if self.far else min(ds)
+                # hex distance on cube coordinates (grid.distance): half the sum of the three differences
+                a, b, c = self.grid._cubes.get(h) or self.grid.to_cube(h)
+                ds = [abs(a - x) + abs(b - y) + abs(c - z) for x, y, z in self.cubes]
+                d = (max(ds) if self.far else min(ds)) // 2
             self.got[h] = d
         return d
 
@@ -1775,9 +1776,11 @@ class GreedyBot:
         if blk.side == "french" and d0 == 0:
             return []
         out = []
+        known = near.got
         for h, (mp, _) in reach.items():
             if h != here:
-                gain = d0 - near(h)
+                d = known.get(h)
+                gain = d0 - (near(h) if d is None else d)
                 if gain > 0:
                     out.append((gain + 0.01 * (10 - mp), h))
         return out
@@ -1785,38 +1788,48 @@ class GreedyBot:
     def _leader_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
         """:meth:`_leader_move` for each move of a leader's block: only a hex holding friendly units can
         score (a lone leader is captured by any enemy entering, 6.5 C), so only those are looked at."""
-        by_hex = rules._index(s)[1]
         here = blk.here
-        hexes = [h for h in by_hex if h != here]
-        sc, g = rules.sc, s.game
-        grid = sc.board.grid
         side = blk.side
+        grid = rules.sc.board.grid
         near = self._extremes(grid, self._foes(rules, s, other_side(SIDES, side)), False)
-        out = []
-        far = None
+        spots = self._leader_spots(rules, s, side, near)
         n_here = near(here)
-        for h in hexes:
-            n_to = near(h)
-            if n_to <= 1:
-                continue
-            if any(sc.side(p.id) != side for p in by_hex[h]):
-                continue                    # (by_hex lists hexes with units only: never a lone leader)
-            if n_here <= 2:
-                if n_to > n_here:
-                    out.append((20 + n_to - n_here, h))
-                continue
-            if far is None:
+        if n_here <= 2:                     # in danger of capture (6.5 C) or a melee (6.5 A): get away
+            out = [(20 + n_to - n_here, h) for h, n_to in spots if n_to > n_here and h != here]
+        else:
+            out = []
+            if any(h != here for h, _ in spots):
                 mine = self._mine(rules, s, blk.unit)
                 if not mine:
                     return []
                 far = self._extremes(grid, mine, True)
-            gain = far(here) - far(h)
-            if gain > 0:
-                out.append((0.5 * gain, h))
+                f_here = far(here)
+                for h, _ in spots:
+                    if h != here:
+                        gain = f_here - far(h)
+                        if gain > 0:
+                            out.append((0.5 * gain, h))
         if not out:
             return out                      # nothing to gain anywhere: no need of his movement search
         reach = blk.reach
         return [(v, h) for v, h in out if h in reach]
+
+    def _leader_spots(self, rules, s, side: str, near) -> list[tuple[str, int]]:
+        """The hexes a leader of ``side`` may score a move to (the same for each of his side's leaders this
+        decision): hexes holding units, all of them friendly, more than one hex from any enemy unit;
+        with that distance, in the order of the position's pieces by hex."""
+        key = ("spots", side)
+        got = self._dist.get(key)
+        if got is None:
+            side_of = rules.sc.side_of
+            got = []
+            for h, ps in rules._index(s)[1].items():
+                n_to = near(h)
+                if n_to <= 1 or any(side_of[p.id] != side for p in ps):
+                    continue                # (by_hex lists hexes with units only: never a lone leader)
+                got.append((h, n_to))
+            self._dist[key] = got
+        return got
 
     def _foes(self, rules, s, enemy: str) -> tuple:
         if ("foes", enemy) not in self._dist:

@@ -439,8 +439,12 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
                 out.append(((nxt, l2, l3), mp))
         return out
 
-    best = search_parents((((p.hex, 0, 0), 0),), successors, ma,
-                          halts=lambda place: place[0] in front)      # 6.2.5 A: must stop
+    start = (p.hex, 0, 0)
+    if type(ma) is int and ma >= 0 and _int_rows(rows):
+        best = _bucket_search(start, rows, ma, enemy_hexes, friend_hexes, front, start_levels, lvl2, lvl3)
+    else:
+        best = search_parents(((start, 0),), successors, ma,
+                              halts=lambda place: place[0] in front)  # 6.2.5 A: must stop
     cheapest: dict[str, tuple] = {}             # hex -> its cheapest state (ties: the first reached)
     for place, (cost, _) in best.items():
         h = place[0]
@@ -463,6 +467,77 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     # a friend matters only on a road step whose cost off the road differs (4.1.4)
     looked_f = frozenset().union(*[roads[h] for h in reached]) if not is_leader else frozenset()
     return out, looked_e, looked_f, reached
+
+
+_INT_ROWS: dict = {}
+
+
+def _int_rows(rows: dict) -> bool:
+    """Whether every step of a :func:`_search_rows` table costs a whole number of MPs (the shipped
+    tables: MPs are whole numbers), so :func:`_bucket_search` may run the search."""
+    got = _INT_ROWS.get(id(rows))
+    if got is None:
+        got = all(step is None or type(step[0]) is int for row in rows.values() for _, a, b in row
+                  for step in (a, None if b is _NO_ALT else b))
+        _INT_ROWS[id(rows)] = (got, rows)     # the table is kept with its answer (its id stays its own)
+        return got
+    return got[0]
+
+
+def _bucket_search(start, rows, ma, enemy_hexes, friend_hexes, front, start_levels, lvl2, lvl3) -> dict:
+    """:func:`engine.core.graph.search_parents` for whole-number step prices, with the successors of
+    :func:`_reach_search` written in: one list of states per MPs spent, each run in the order its states
+    were put in (a step of 0 MPs, a Level 2/3 hex, joins the end of the list being run). That is the order
+    the heap of ``search_parents`` pops them in (by cost, then by when pushed), so the same states come
+    out, in the same order, with the same costs, parents and ties (test: tests/tbf/test_tbf_search.py).
+    Rules: 6.2.5 B (no enemy hex), 4.1.4 (no road step into friends), 6.2.3 A-C (Level 2/3 hexes),
+    6.2.5 A (a mover entering an enemy front stops)."""
+    best = {start: (0, None)}
+    buckets: list[list] = [[] for _ in range(ma + 1)]
+    buckets[0].append(start)
+    get = best.get
+    no_alt = _NO_ALT
+    for c in range(ma + 1):
+        bucket = buckets[c]
+        k = 0
+        while k < len(bucket):
+            here = bucket[k]
+            k += 1
+            if best[here][0] < c:
+                continue                                              # a cheaper way was found since
+            h, l2, l3 = here
+            if h in front and here != start:
+                continue                                              # 6.2.5 A: must stop
+            for nxt, step, alt in rows[h]:
+                if nxt in enemy_hexes:
+                    continue                                          # 6.2.5 B
+                if alt is not no_alt and nxt in friend_hexes:
+                    step = alt                                        # 4.1.4: no road into friends
+                if step is None:
+                    continue
+                mp, lvl = step
+                if lvl:
+                    if lvl not in start_levels:
+                        continue                                      # 6.2.3 B-C
+                    if lvl == 2:
+                        if l2 >= lvl2:
+                            continue                                  # 6.2.3 A
+                        state = (nxt, l2 + 1, l3)
+                    else:
+                        if l3 >= lvl3:
+                            continue                                  # 6.2.3 A
+                        state = (nxt, l2, l3 + 1)
+                    nc = c + mp
+                else:
+                    nc = c + mp
+                    state = (nxt, l2, l3)
+                if nc > ma:
+                    continue
+                old = get(state)
+                if old is None or nc < old[0]:
+                    best[state] = (nc, here)
+                    buckets[nc].append(state)
+    return best
 
 
 _AROUND: dict = {}

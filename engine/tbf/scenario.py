@@ -347,6 +347,8 @@ class Scenario:
         self.units = {u.id: u for u in oob.units}
         self.front_memo: dict = {}      # enemy fronts of recent positions (rules.enemy_front), bounded
         self.leaders = {x.id: x for x in oob.leaders}
+        # piece id -> side, asked in every loop over the map (units first, as :meth:`side` read them)
+        self.side_of = {**{x.id: x.side for x in oob.leaders}, **{u.id: u.side for u in oob.units}}
         for pid, h in list(file.setup.coalition.items()) + list(file.setup.french.items()):
             if pid not in self.units and pid not in self.leaders:
                 raise DataError("scenario.yaml", f"setup.{pid}", "a unit or leader id of the order of battle")
@@ -363,10 +365,10 @@ class Scenario:
         return self.key == other.key
 
     def side(self, pid: str) -> str:
-        d = self.units.get(pid) or self.leaders.get(pid)
-        if d is None:
-            raise RuleViolation("2.4", f"no unit or leader {pid!r}")
-        return d.side
+        try:
+            return self.side_of[pid]
+        except KeyError:
+            raise RuleViolation("2.4", f"no unit or leader {pid!r}") from None
 
     def is_leader(self, pid: str) -> bool:
         return pid in self.leaders

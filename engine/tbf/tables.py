@@ -299,29 +299,27 @@ class Tables(Strict):
     levels: LevelChart
     _key: str = PrivateAttr(default="")
 
+    # ``key``, the content digest, is what memo keys hold instead of the object. It is kept as a plain
+    # entry of the instance's __dict__ (not a field: never dumped, compared or validated) because memo keys
+    # ask for it at every check and a private attribute is read through pydantic's slower __getattr__.
     def model_post_init(self, context: Any, /) -> None:
-        self._key = "tables:" + digest(self.model_dump(mode="json"))
+        self._key = self.__dict__["key"] = "tables:" + digest(self.model_dump(mode="json"))
 
     def model_copy(self, *, update=None, deep: bool = False):
         out = super().model_copy(update=update, deep=deep)
         if update:                      # a changed copy is another value
-            out._key = "tables:" + digest(out.model_dump(mode="json"))
+            out._key = out.__dict__["key"] = "tables:" + digest(out.model_dump(mode="json"))
         return out
 
-    @property
-    def key(self) -> str:
-        """The content digest: what memo keys hold instead of the object."""
-        return self._key
-
     def __hash__(self) -> int:
-        return hash(self._key)
+        return hash(self.key)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if not isinstance(other, Tables):
             return NotImplemented
-        return self._key == other._key
+        return self.key == other.key
 
     def check(self, name: str) -> CheckDef:
         try:
