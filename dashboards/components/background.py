@@ -84,6 +84,8 @@ LONG_NICE = int(os.environ.get("VEDETTE_LONG_NICE", "19") or 19)
 #: busy with other work it may hardly run at all (measured: a 2 s cube cup took 34 s), so it is off unless
 #: ``VEDETTE_LONG_AUTOGROUP=1``
 LONG_AUTOGROUP = os.environ.get("VEDETTE_LONG_AUTOGROUP", "0") not in ("0", "", "no")
+#: whether every request's hop times (see :func:`_hops`) go to the server's log (``VEDETTE_LOG_HOPS=1``)
+LOG_HOPS = os.environ.get("VEDETTE_LOG_HOPS", "0") not in ("0", "", "no")
 #: whether a worker running a long request keeps to one CPU ("0" to let it use them all)
 LONG_PIN = os.environ.get("VEDETTE_LONG_PIN", "1") not in ("0", "", "no")
 POOL = ThreadPoolExecutor(max_workers=PROCESSES + WORKERS, thread_name_prefix="vedette-calc")
@@ -215,19 +217,22 @@ def _worker_main(conn, lifeline) -> None:
         if timer is not None:
             timer.daemon = True
             timer.start()
+        took = 0.0
         try:
             fn = pickle.loads(payload)
         except Exception:  # noqa: BLE001 - e.g. a module that fails to import here
             log.exception("a page computation could not be unpickled in its worker")
             ok, value = False, VedetteError(_INTERNAL)
         else:
+            c0 = time.perf_counter()
             ok, value = _guarded(fn)
+            took = time.perf_counter() - c0
         if timer is not None:
             timer.cancel()
             timer.join()
         retire = bool(aside)
         try:
-            answer = pickle.dumps((ok, value, retire), protocol=pickle.HIGHEST_PROTOCOL)
+            answer = pickle.dumps((ok, value, retire, took), protocol=pickle.HIGHEST_PROTOCOL)
             pickle.loads(answer)        # an exception whose constructor takes other arguments does not unpickle
         except Exception:  # noqa: BLE001
             if ok:
@@ -266,12 +271,14 @@ class _Worker:
         return self.proc.is_alive()
 
     retired = False      # it stepped aside for a long request and ends after answering it
+    last_compute_s: float | None = None     # how long its last job computed, as the worker measured it
 
     def run(self, payload: bytes) -> tuple[bool, Any]:
         """Send a job and wait for its answer (EOFError/OSError when the worker was killed meanwhile)."""
         self.conn.send_bytes(payload)
         ok, value, *rest = pickle.loads(self.conn.recv_bytes())
         self.retired = bool(rest and rest[0])
+        self.last_compute_s = rest[1] if len(rest) > 1 else None
         return ok, value
 
     def kill(self) -> None:
@@ -360,7 +367,30 @@ class WorkerPool:
                 self._idle.append(w)
         else:
             self._discard(w)
+            self._refill_soon()
         self._slots.release()
+
+    def _refill_soon(self) -> None:
+        """A worker that retired (a long request) or was killed (cancel, budget) is replaced now, in a
+        thread of its own, so the next quick request finds a warm idle worker instead of waiting for a
+        fresh one to start (issue 12.3); the answer that freed it is not held up meanwhile."""
+        threading.Thread(target=self._refill, name="vedette-refill", daemon=True).start()
+
+    def _refill(self) -> None:
+        with self._lock:
+            if self._closed or os.getpid() != self._pid or len(self._all) >= self.size:
+                return
+        try:
+            w = self._spawn()
+        except Exception:  # noqa: BLE001 - the next request starts one (and reports the error) itself
+            log.debug("a worker could not be started ahead of the next request", exc_info=True)
+            return
+        with self._lock:
+            extra = self._closed or len(self._all) > self.size    # (a request started one meanwhile)
+            if not extra:
+                self._idle.append(w)
+        if extra:
+            self._discard(w)
 
     def _discard(self, w: _Worker) -> None:
         with self._lock:
@@ -403,8 +433,21 @@ def _pool() -> WorkerPool:
         return _PROCESS_POOL
 
 
+#: what the server itself loads at start for the requests it answers inline (the dice library, else
+#: loaded by the first die rolled: 50 ms on the first visitor's odds)
+WARM_HERE = ("icepool",)
+
+
 def warm_up() -> None:
-    """Start the fork server and the workers now (``vedette-serve`` does it at start, in a thread)."""
+    """Start the fork server and the workers now (``vedette-serve`` does it at start, in a thread), and
+    load :data:`WARM_HERE` in the server."""
+    import importlib
+
+    for name in WARM_HERE:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - an optimisation only
+            log.exception("could not preload %s", name)
     try:
         _pool().start()
     except Exception:  # noqa: BLE001 - processes are an optimisation: threads still work
@@ -494,6 +537,7 @@ class Background(param.Parameterized):
         self._generation = 0
         self._job: _Job | None = None
         self.last_seconds: float | None = None
+        self.last_hops: dict = {}      # milliseconds per hop of the last request (see _hops)
         self.last_mode: str = ""       # "process", "thread" or "here": where the last request ran
         # the spinner is drawn by CSS inside the note: one model fewer per busy line and session; the note
         # and its button are made when first shown (a page that draws its own busy line watches busy/label)
@@ -574,14 +618,52 @@ class Background(param.Parameterized):
         self._show(False, "")
 
     # -- running ---------------------------------------------------------------------------------------
+    def _run_inline(self, fn, on_result, on_error, label: str) -> None:
+        marks, epoch = {"start": time.perf_counter()}, time.time()
+        self._generation += 1             # a result still coming from a worker is not wanted any more
+        self._stop_job()
+        if self.busy:
+            self._show(False, "")
+        self.last_mode = "inline"
+
+        def computed():
+            marks["compute"] = time.perf_counter() - marks["start"]
+            marks["loop"] = time.perf_counter()
+
+        def result(value):
+            computed()
+            on_result(value)
+
+        def error(exc):
+            computed()
+            on_error(exc)
+
+        run_now(fn, result, error)
+        marks["shown"] = time.perf_counter()
+        self.last_seconds = marks["shown"] - marks["start"]
+        self.last_hops = _hops(marks)
+        if LOG_HOPS:
+            log.info("request %r inline at %.3f: %s ms", label, epoch,
+                     " ".join(f"{k} {v:.1f}" for k, v in self.last_hops.items()))
+
     def start(self, fn: Callable[[], Any], on_result: Callable[[Any], None],
-              on_error: Callable[[Exception], None], label: str = "computing…", process: bool | None = None) -> None:
+              on_error: Callable[[Exception], None], label: str = "computing…", process: bool | None = None,
+              inline: bool = False) -> None:
         """Compute ``fn()`` off the event loop, then call ``on_result(value)`` on it (``on_error(exc)`` for a
         VedetteError, the budget running out or a cancel). ``process``: None (the default) or True, in a
-        worker process when ``fn`` pickles, else in a pool thread; False, in a pool thread."""
+        worker process when ``fn`` pickles, else in a pool thread; False, in a pool thread.
+
+        ``inline=True``: the caller has bounded this request to a few milliseconds of work (its inputs'
+        limits give a cost estimate, e.g. a Fatigue Check of the shipped tables: some 60 d6 rolls, 15 ms at
+        most): it runs at once, in the callback, with no busy line and no trip to a worker (which would
+        cost more than the work itself: the thread and process hops, the busy line drawn and cleared). A
+        request in flight is dropped, as a newer request replaces it."""
         if not _on_server():
             self.last_mode = "here"
             run_now(fn, on_result, on_error)
+            return
+        if inline:
+            self._run_inline(fn, on_result, on_error, label)
             return
         self._stop_job()               # a newer request replaces the one in flight (its worker is stopped)
         self._generation += 1
@@ -590,6 +672,8 @@ class Background(param.Parameterized):
         self._on_cancel = on_error
         self._show(True, label)
         t0 = time.monotonic()
+        marks = {"start": time.perf_counter()}
+        epoch = time.time()
         budget = self.budget_s
         use_process = process is not False
 
@@ -599,21 +683,28 @@ class Background(param.Parameterized):
             self.last_seconds = time.monotonic() - t0
             if self._job is job:
                 self._job = None
+            marks["loop"] = time.perf_counter()
             self._show(False, "")
             if error is not None:
                 on_error(error)
             else:
                 on_result(result)
+            marks["shown"] = time.perf_counter()
+            self.last_hops = _hops(marks)
+            if LOG_HOPS:
+                log.info("request %r at %.3f: %s ms", label, epoch,
+                         " ".join(f"{k} {v:.1f}" for k, v in self.last_hops.items()))
 
         def given_up() -> bool:
             return job.stopped or gen != self._generation
 
         async def waiter():
             loop = asyncio.get_running_loop()
+            marks["waiter"] = time.perf_counter()
             if use_process:
-                work = partial(_in_process, fn, job, given_up, self)
+                work = partial(_in_process, fn, job, given_up, self, marks)
             else:
-                work = partial(_in_thread, fn, self)
+                work = partial(_in_thread, fn, self, marks)
             fut = loop.run_in_executor(POOL, work)
             try:
                 ok, value = await asyncio.wait_for(asyncio.shield(fut), budget)
@@ -635,26 +726,61 @@ class Background(param.Parameterized):
             pn.state.onload(waiter)
 
 
-def _in_thread(fn: Callable[[], Any], owner: Background) -> tuple[bool, Any]:
+def _hops(marks: dict) -> dict:
+    """Milliseconds spent in each hop of one request, from the marks ``Background.start`` and the pool
+    thread took (``perf_counter`` seconds): ``to_loop`` (the callback until the waiting coroutine runs),
+    ``to_thread`` (until a pool thread takes it), ``to_worker`` (pickling and getting a free worker, one
+    started if need be), ``compute`` (the work itself, as the worker timed it), ``ipc`` (the rest of the
+    round trip to the worker: pipes, unpickling, the worker waiting for a CPU), ``back`` (the answer until
+    the event loop runs the page's part), ``show`` (putting it on the page), ``total``."""
+    order = ["start", "waiter", "thread", "worker", "answer", "loop", "shown"]
+    got = [k for k in order if k in marks]
+    out = {}
+    names = {"waiter": "to_loop", "thread": "to_thread", "worker": "to_worker", "answer": "round_trip",
+             "loop": "back", "shown": "show"}
+    for a, b in zip(got, got[1:]):
+        out[names[b]] = (marks[b] - marks[a]) * 1000
+    if "compute" in marks:
+        out["compute"] = marks["compute"] * 1000
+        if "round_trip" in out:
+            out["ipc"] = out.pop("round_trip") - out["compute"]
+        elif "back" in out and "waiter" not in marks:      # inline: the work is all there is before ``loop``
+            out.pop("back")
+    out["total"] = (marks[got[-1]] - marks["start"]) * 1000
+    return out
+
+
+def _in_thread(fn: Callable[[], Any], owner: Background, marks: dict | None = None) -> tuple[bool, Any]:
     owner.last_mode = "thread"
-    return _guarded(fn)
+    if marks is None:
+        return _guarded(fn)
+    c0 = marks.setdefault("thread", time.perf_counter())
+    try:
+        return _guarded(fn)
+    finally:
+        marks["compute"] = time.perf_counter() - c0
+        marks["answer"] = time.perf_counter()
 
 
 def _in_process(fn: Callable[[], Any], job: _Job, given_up: Callable[[], bool],
-                owner: Background) -> tuple[bool, Any]:
+                owner: Background, marks: dict | None = None) -> tuple[bool, Any]:
     """In a pool thread: send ``fn`` to a free worker process and wait for its answer. Work that does not
-    pickle runs here, in this thread; a worker killed meanwhile (cancel, budget) answers as cancelled."""
+    pickle runs here, in this thread; a worker killed meanwhile (cancel, budget) answers as cancelled.
+    ``marks``: where the request's hop times go (see :func:`_hops`)."""
+    marks = {} if marks is None else marks
+    marks["thread"] = time.perf_counter()
     try:
         payload = pickle.dumps(fn, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:  # noqa: BLE001 - a closure or a lambda: this thread will do
         log.debug("page computation %r does not pickle (%s); it runs in a thread", fn, exc)
-        return _in_thread(fn, owner)
+        return _in_thread(fn, owner, marks)
     try:
         pool = _pool()
         w = pool.acquire(given_up)
     except Exception:  # noqa: BLE001 - no worker could be started: a thread still gives the answer
         log.exception("no worker process could be started for a page computation; it runs in a thread")
-        return _in_thread(fn, owner)
+        return _in_thread(fn, owner, marks)
+    marks["worker"] = time.perf_counter()
     if w is None:
         return False, Cancelled("stopped: nothing changed")
     with job.lock:
@@ -666,6 +792,9 @@ def _in_process(fn: Callable[[], Any], job: _Job, given_up: Callable[[], bool],
             return False, Cancelled("stopped: nothing changed")
         owner.last_mode = "process"
         ok, value = w.run(payload)
+        marks["answer"] = time.perf_counter()
+        if w.last_compute_s is not None:
+            marks["compute"] = w.last_compute_s
         healthy = True
         return ok, value
     except (EOFError, OSError):

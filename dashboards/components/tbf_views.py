@@ -221,10 +221,33 @@ def check_work(tables: Tables | None, check_v: str, fv_v: int, status_v: str, cv
 
 GRID_CSS = ".tbf-grid td,.tbf-grid th{padding:2px 6px;border-bottom:1px solid #ddd}"
 
+#: the most d6 checks one request of the check panel may enumerate to be answered at once, in the callback
+#: (issue 12.3): the shipped tables need 73 (12 checks at FV 1-6, and the asked one), measured at 10-15 ms
+#: of CPU when none is cached yet; a loaded set of tables with more checks or a wider FV range goes to a
+#: worker with the busy line
+INLINE_CHECK_CELLS = 100
+
+
+def check_cost(tables: Tables) -> int:
+    """How many d6 checks (4.2.2) a request of the check panel enumerates at most: the asked check and
+    the grid's every check at every FV (a bound on its work: the leaders and the DRM only shift the roll)."""
+    f = tables.fatigue
+    return 1 + len(f.checks) * (f.fv_max - f.fv_min + 1)
+
+
+def _at_once(*widgets) -> None:
+    """The browser's changes of these widgets reach their watchers at once: Panel otherwise holds each
+    change for 50 ms in case another one follows (its ``_debounce``), a sixth of the 300 ms an odds
+    update may take (issue 12.3). The text box's keystrokes (``value_input``) too, or its ``value`` would
+    wait behind the keystroke sent just before it."""
+    for wdg in widgets:
+        wdg._priority_changes = ["value", "value_input", "active"]
+
 
 def check_panel(sess: TbfSession):
-    """The Fatigue Check calculator (4.2.2): worked out in a worker process (issue 12.3) with a busy line and
-    *cancel*; the answers for the shipped tables are shared by every session (shown at once when known)."""
+    """The Fatigue Check calculator (4.2.2): answered at once in the callback while its cost is bounded to a
+    few milliseconds (:func:`check_cost`; the shipped tables), else in a worker process with a busy line and
+    *cancel* (issue 12.3); the answers for the shipped tables are shared by every session."""
     t = sess.tables
     check = pn.widgets.Select(label="Reason for the check", options={c.name + f" ({c.rule})": k
                                                                     for k, c in t.fatigue.checks.items()},
@@ -241,6 +264,9 @@ def check_panel(sess: TbfSession):
                        stylesheets=[BADGE_CSS, BARS_CSS, GRID_CSS], sizing_mode="stretch_width",
                        css_classes=["tbf-check-out"])
     bg = Background()
+    _at_once(check, status, cvs, mods, drm)
+    # the busy line is only drawn for a loaded set of tables too big to answer at once (check_cost)
+    results = pn.Column(out, sizing_mode="stretch_width", css_classes=["tbf-check-results"])
 
     def refresh_mods(*_):
         cd = sess.tables.fatigue.checks.get(check.value)
@@ -273,14 +299,16 @@ def check_panel(sess: TbfSession):
                 _SHARED_CHECKS[key] = parts
             shown(parts)
 
-        bg.start(partial(check_work, tables, *args), done, failed, label="working out the check…")
+        inline = check_cost(sess.tables) <= INLINE_CHECK_CELLS
+        if not inline and len(results) == 1:
+            results.insert(0, bg.panel())
+        bg.start(partial(check_work, tables, *args), done, failed, label="working out the check…", inline=inline)
 
     for wdg in (check, fv, status, cvs, mods, drm):
         wdg.param.watch(compute, "value")
     sess.param.watch(compute, "tables")
     compute()
-    return pn.Row(pn.Column(check, fv, status, cvs, mods, drm, width=320),
-                  pn.Column(bg.panel(), out, sizing_mode="stretch_width", css_classes=["tbf-check-results"]),
+    return pn.Row(pn.Column(check, fv, status, cvs, mods, drm, width=320), results,
                   sizing_mode="stretch_width", name="Fatigue Checks")
 
 

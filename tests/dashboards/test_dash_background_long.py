@@ -4,6 +4,7 @@ normal worker priority. The tests wait on the answers, never on a fixed sleep of
 from __future__ import annotations
 
 import os
+import time
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
@@ -63,3 +64,27 @@ def test_step_aside_in_a_child_lowers_every_thread():
     steps, nice = q.get(timeout=60)
     p.join(30)
     assert "nice" in steps and nice == bg.LONG_NICE
+
+
+@linux_only
+def test_a_retired_worker_is_replaced_before_the_next_request(pool):
+    ok, slow = _run(partial(bg.worker_state, 2 * bg.QUICK_S))
+    assert ok and slow["pid"] not in bg.worker_pids()
+    # a fresh worker is started in the background, idle, so the next quick request need not start one
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not bg.worker_pids():
+        time.sleep(0.05)
+    ready = bg.worker_pids()
+    assert len(ready) == 1 and slow["pid"] not in ready
+    ok, quick = _run(bg.worker_state)
+    assert ok and quick["pid"] == ready[0]
+
+
+def test_a_worker_reports_how_long_its_job_computed(pool):
+    w = pool.acquire(lambda: False)
+    try:
+        import pickle
+        ok, value = w.run(pickle.dumps(partial(bg.worker_state, 0.05)))
+        assert ok and w.last_compute_s is not None and w.last_compute_s >= 0.05   # it slept 50 ms
+    finally:
+        pool.release(w, True)
