@@ -72,9 +72,33 @@ class BrowserKeys:
     def __init__(self, raw: str | None = None):
         self.keys: list[str] = browser_keys() if raw is None else parse_keys(raw)
         self._url = ""
-        self.bridge = pn.widgets.TextInput(value=self._value(), visible=False, margin=0,
-                                           css_classes=["vedette-keys-bridge"])
-        self.bridge.jscallback(value=_BRIDGE)
+        self._bridge = None
+        self._sinks: list = []
+
+    @property
+    def bridge(self) -> pn.widgets.TextInput:
+        """The hidden widget that carries :attr:`value` to the browser (made when first asked for: a page
+        whose own component carries the value, the play page's head, makes none)."""
+        if self._bridge is None:
+            self._bridge = pn.widgets.TextInput(value=self._value(), visible=False, margin=0,
+                                                css_classes=["vedette-keys-bridge"])
+            self._bridge.jscallback(value=_BRIDGE)
+            self.on_change(lambda v: setattr(self._bridge, "value", v))
+        return self._bridge
+
+    @property
+    def value(self) -> str:
+        """What the browser is told: ``keys|url``."""
+        return self._value()
+
+    def on_change(self, fn) -> None:
+        """Call ``fn(value)`` each time :attr:`value` changes."""
+        self._sinks.append(fn)
+
+    def _changed(self) -> None:
+        v = self._value()
+        for fn in self._sinks:
+            fn(v)
 
     def _value(self) -> str:
         return ".".join(self.keys) + (f"|{self._url}" if self._url else "")
@@ -83,7 +107,7 @@ class BrowserKeys:
         """Put ``link`` (a path on this server) in the browser's address bar without reloading."""
         if link.startswith("/") and not link.startswith("//") and "|" not in link:
             self._url = link
-            self.bridge.value = self._value()
+            self._changed()
 
     def panel(self):
         return self.bridge
@@ -93,7 +117,7 @@ class BrowserKeys:
         if not new:
             return
         self.keys = list(dict.fromkeys([k for k in self.keys if k not in new] + new))[-MAX_KEYS:]
-        self.bridge.value = self._value()
+        self._changed()
 
     def __contains__(self, key: str) -> bool:
         return key in self.keys

@@ -11,7 +11,6 @@ record to download or import. No rules here: every question goes to the engine.
 from __future__ import annotations
 
 import html
-import io
 
 import panel as pn
 
@@ -25,7 +24,8 @@ from dashboards.components.action_odds_view import ActionOddsView
 from dashboards.components.boards import board_for, places_of
 from dashboards.components.game_play import LOG_CSS, GamePlayModel, describe_request, log_html
 from dashboards.components.tree_plot import rule_note_for
-from dashboards.components.layout import columns, flow
+from dashboards.components.layout import columns
+from dashboards.components.play_head import PlayHead, decode_upload
 from dashboards.storage import OWNER, GameStore, StorageError
 
 __all__ = ["GamePlayView", "SYSTEM_TITLES"]
@@ -58,23 +58,15 @@ class GamePlayView(pn.viewable.Viewer):
         self.model = m = GamePlayModel(self.store, system=system, server=keys is not None)
         self.board = None
         self.picked: str | None = None
-        w = pn.widgets
         names = [s for s in systems() if s in SYSTEM_TITLES] or systems()
-        self.system_pick = w.Select(name="game", options={SYSTEM_TITLES.get(s, s): s for s in names}, value=system,
-                                    width=330, css_classes=["system-select"])
-        self.scenario = w.Select(name="scenario", options=list(m.rules.scenarios()),
-                                 value=m.rules.default_scenario, width=200, css_classes=["scenario-select"])
-        self.options = w.MultiChoice(name="optional rules and variants", options=list(m.rules.options()), width=330)
-        self.seed = w.IntInput(name="seed (blank = random)", value=None, width=150, css_classes=["seed-input"])
-        self.start_b = w.Button(name="Start a new game", button_type="primary", css_classes=["start-game"])
-        self.dice = w.RadioButtonGroup(options={"computer rolls": "computer", "I type the dice in": "typed"},
-                                       value="computer", css_classes=["dice-mode"])
-        self.status = pn.pane.HTML("", stylesheets=[CSS], css_classes=["status-line"], sizing_mode="stretch_width")
-        self.refusal = pn.pane.HTML("", stylesheets=[CSS], css_classes=["refusal-box"], sizing_mode="stretch_width")
+        # the new-game form, the dice mode before a game, the status and refusal lines and the browser's
+        # keys in one browser component (issue 17.1: about twenty Panel widgets' server time before)
+        self.head = PlayHead(systems=[[s, SYSTEM_TITLES.get(s, s)] for s in names], system=system,
+                             scenarios=_scenario_pairs(m.rules), scenario=m.rules.default_scenario,
+                             variants=list(m.rules.options()), dice=m.dice_mode,
+                             keys=keys.value if keys is not None else "", sizing_mode="stretch_width",
+                             css_classes=["play-head-box"])
         self.busy_box = pn.Column(sizing_mode="stretch_width", css_classes=["replay-busy"])
-        self.download = w.FileDownload(label="download the record (JSON)", filename="game.json",
-                                       callback=lambda: io.StringIO(m.record_json()), width=240)
-        self.upload = w.FileInput(accept=".json", name="import a record", css_classes=["import-record"])
         self._shown: list = []       # the (action, json) pairs listed now (a click on the board may make one)
         self.aim: str | None = None  # a highlighted place clicked with a piece picked: the list narrows to it
         self._targets: set = set()   # the places highlighted now
@@ -83,15 +75,19 @@ class GamePlayView(pn.viewable.Viewer):
         self._game_area = None        # the board, actions, odds, replay, links and log: made with a game
         self._seen = ("", -1)         # (game, events) last drawn: one more event is an action just resolved
 
-        self.system_pick.param.watch(self._system, "value")
-        self.start_b.on_click(self._start)
-        self.dice.param.watch(lambda e: setattr(m, "dice_mode", e.new), "value")
-        self.upload.param.watch(self._import, "value")
+        h = self.head
+        h.param.watch(self._system, "system")
+        h.param.watch(self._start, "starts")
+        h.param.watch(lambda e: self._dice_mode(e.new), "dice")
+        h.param.watch(self._import, "upload")
+        h.param.watch(lambda e: h.send_record(m.record_json()), "downloads")
+        if keys is not None:
+            keys.on_change(lambda v: setattr(h, "keys", v))
         self.refresh()
 
     #: the widgets of a game (actions, odds, replay, links, log), made with the first game shown or on first
     #: use: a page opened without a game does not pay for them (issue 17)
-    _GAME_PARTS = frozenset({"actions", "do_b", "undo_b", "clear_b", "pending", "board_box", "log", "first_b",
+    _GAME_PARTS = frozenset({"dice", "actions", "do_b", "undo_b", "clear_b", "pending", "board_box", "log", "first_b",
                              "prev_b", "next_b", "last_b", "where", "jump", "marks", "mark_name", "mark_b", "mode",
                              "link", "act_box", "replay_row", "public", "odds"})
 
@@ -104,6 +100,9 @@ class GamePlayView(pn.viewable.Viewer):
     def _make_game_parts(self) -> None:
         self.__dict__["_made_game_parts"] = True
         m, w = self.model, pn.widgets
+        self.dice = w.RadioButtonGroup(options={"computer rolls": "computer", "I type the dice in": "typed"},
+                                       value=m.dice_mode, css_classes=["dice-mode"])
+        self.dice.param.watch(lambda e: self._dice_mode(e.new), "value")
         self.actions = w.Select(name="legal actions", options={}, size=12, width=520, css_classes=["action-list"])
         self.do_b = w.Button(name="Do it", button_type="success", css_classes=["do-action"], width=120)
         self.undo_b = w.Button(name="Undo", css_classes=["undo"], width=100)
@@ -143,23 +142,41 @@ class GamePlayView(pn.viewable.Viewer):
         self.mode.param.watch(self._mode, "value")
 
     # -- callbacks ---------------------------------------------------------------------------------------
+    def _dice_mode(self, mode: str) -> None:
+        """Computer or typed dice, from the head (before a game) or the switch beside the actions."""
+        self.model.dice_mode = mode
+        if self.head.dice != mode:
+            self.head.dice = mode
+        if self.__dict__.get("_made_game_parts") and self.dice.value != mode:
+            self.dice.value = mode
+
     def _system(self, event):
+        """Another game system picked: a new, empty model of it (the system of a game just opened only
+        changes the form's lists)."""
         m = self.model
-        try:
-            m.use_system(event.new)
-        except VedetteError as exc:
-            self._show_refusal(str(exc))
-            return
-        self.scenario.options = list(m.rules.scenarios())
-        self.scenario.value = m.rules.default_scenario
-        self.options.options, self.options.value = list(m.rules.options()), []
+        if event.new != m.system:
+            try:
+                m.use_system(event.new)
+            except VedetteError as exc:
+                self._show_refusal(str(exc))
+                return
+        self.head.param.update(scenarios=_scenario_pairs(m.rules), scenario=m.rules.default_scenario,
+                               variants=list(m.rules.options()), chosen=[])
         self.board = None
         self.refresh()
 
+    def _show_system(self) -> None:
+        if self.head.system != self.model.system:
+            self.head.system = self.model.system
+
     def _start(self, _=None):
         m = self.model
+        seed = self.head.seed.strip()
+        if seed and not (seed.isdigit() and len(seed) <= 12):
+            self._show_refusal("Cannot start: the seed is a whole number (or blank for a random one)")
+            return
         try:
-            gid = m.new(self.scenario.value, tuple(self.options.value), self.seed.value)
+            gid = m.new(self.head.scenario, tuple(self.head.chosen), int(seed) if seed else None)
         except VedetteError as exc:
             self._show_refusal(f"Cannot start: {exc}")
             return
@@ -186,7 +203,7 @@ class GamePlayView(pn.viewable.Viewer):
             return
         if self.keys is not None and key:
             self.keys.add(key)
-        self.system_pick.param.update(value=self.model.system) if self.system_pick.value != self.model.system else None
+        self._show_system()
         self.board = None
         self.refresh()
 
@@ -280,7 +297,7 @@ class GamePlayView(pn.viewable.Viewer):
             self.busy_box[:] = [self._bg.panel()]
             root = self._root
             if root is not None and not any(o is self.busy_box for o in root.objects):
-                root.insert(list(root.objects).index(self.refusal) + 1, self.busy_box)
+                root.insert(list(root.objects).index(self.head) + 1, self.busy_box)
 
         def done(result):
             rec, states, cut = result
@@ -288,9 +305,7 @@ class GamePlayView(pn.viewable.Viewer):
             self.model.show_record(rec, states, f"Replay of the {link.describe()}: {len(rec.events)} actions"
                                    + (" (cut at the link's limit; the game went on)" if cut else "")
                                    + ". Read-only; nothing is saved.")
-            if self.system_pick.value != self.model.system:
-                self.system_pick.param.update(value=self.model.system)
-                self.model.show_record(rec, states, self.model.message)
+            self._show_system()
             self.board = None
             self.refresh()
 
@@ -326,9 +341,11 @@ class GamePlayView(pn.viewable.Viewer):
             return
         m = self.model
         try:
-            if len(event.new) > 2_000_000:
-                raise VedetteError("the record is larger than 2 MB")
-            rec = GameRecord.loads(event.new.decode("utf-8", errors="strict"), file="the imported record")
+            try:
+                data = decode_upload(event.new)
+            except ValueError as exc:
+                raise VedetteError(str(exc) if "2 MB" in str(exc) else "the file did not arrive whole") from None
+            rec = GameRecord.loads(data.decode("utf-8", errors="strict"), file="the imported record")
             gid = m.import_record(rec, server=True)
         except UnicodeDecodeError:
             self._show_refusal("Not imported: the file is not a text (UTF-8) game record; nothing changed")
@@ -337,22 +354,22 @@ class GamePlayView(pn.viewable.Viewer):
             self._show_refusal(f"The record was not loaded (nothing changed): {str(exc)[:240]}")
             return
         self._remember(gid)
-        self.system_pick.value = m.system
+        self._show_system()
         self.board = None
         self.refresh()
 
     def _show_refusal(self, text: str):
         self.model.refusal = text
-        self.refusal.object = f"<div class='refusal' data-state='refused'>{html.escape(text)}</div>"
+        self.head.refusal = f"<div class='refusal' data-state='refused'>{html.escape(text)}</div>"
 
     # -- drawing -------------------------------------------------------------------------------------------
     def refresh(self, board_only: bool = False):
         m = self.model
         st = m.state
-        self.refusal.object = (f"<div class='refusal' data-state='refused'>{html.escape(m.refusal)}</div>"
-                               if m.refusal else "<div data-state='none'></div>")
+        self.head.param.update(refusal=(f"<div class='refusal' data-state='refused'>{html.escape(m.refusal)}</div>"
+                                        if m.refusal else "<div data-state='none'></div>"), can_download=m.record is not None)
         if st is None:
-            self.status.object = ("<span class='status' data-state='no-game'>No game: start one, "
+            self.head.status = ("<span class='status' data-state='no-game'>No game: start one, "
                                   "or open a saved one from the index.</span>")
             if self.__dict__.get("_made_game_parts"):
                 self.actions.options = {}
@@ -396,7 +413,7 @@ class GamePlayView(pn.viewable.Viewer):
         if m.broken:
             line += f" · <span class='broken'>read-only: {html.escape(m.broken)}</span>"
         state = "over" if oc else ("pending" if m.pending else ("replay" if m.mode == "replay" else "ready"))
-        self.status.object = (f"<span class='status' data-state='{state}' data-events='{len(m.events)}' "
+        self.head.status = (f"<span class='status' data-state='{state}' data-events='{len(m.events)}' "
                               f"data-picked='{html.escape(self.picked or '')}' "
                               f"data-position='{m.position}'>{line}</span>"
                               + (f"<div class='message'>{html.escape(m.message)}</div>" if m.message else ""))
@@ -493,40 +510,33 @@ class GamePlayView(pn.viewable.Viewer):
         cancel.on_click(lambda _: (m.cancel(), self.refresh()))
         self.pending[:] = [head, pn.Row(die, ok, roll, cancel)]
 
-    def _fill_setup(self, card) -> None:
-        if not card.objects:
-            card[:] = [flow(self.system_pick, self.scenario, self.options, self.seed, self.start_b),
-                       pn.Row(self.upload, self.download)]
-
     def _fill_game_area(self) -> None:
         """Put the game's parts on the page, once a game is shown (a page without one does not make them)."""
         root = self._root
         if root is None or self._game_area is not None:
             return
-        if any(o is self.dice for o in root.objects):     # the dice mode moves beside the action list
-            root.remove(self.dice)
+        self.head.show_dice = False                        # the dice mode moves beside the action list
         act = pn.Column(self.dice, self.pending, self.act_box, self.odds, width=540)
         self._game_area = [columns(self.board_box, act, basis=540), pn.Column(self.mode, self.replay_row), self.link,
                            self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width")]
         root.extend(self._game_area)
 
     def __panel__(self):
-        """The view's column: the page's header, the new-game card (its widgets made when it is open), the
-        status and refusal lines, the busy line of a study replay while there is one, then the game's parts
-        once there is a game (issue 17: a page opened without one makes about a third of the models)."""
+        """The view's column: the page's header, the head (introduction, new-game form, dice mode before a
+        game, status and refusal lines: one browser component), the busy line of a study replay while there
+        is one, then the game's parts once there is a game (issue 17: a page opened without a game is two
+        models besides the page's own)."""
         if self._root is not None:
             return self._root
-        setup = pn.Card(title="New game, import, download", sizing_mode="stretch_width",
-                        collapsed=self.model.has_game)
-        if self.model.has_game:
-            setup.param.watch(lambda e: e.new is False and self._fill_setup(setup), "collapsed")
-        else:
-            self._fill_setup(setup)
+        self.head.setup_open = not self.model.has_game
         busy = [self.busy_box] if self.busy_box.objects else []
-        # computer or typed dice is chosen before a game starts too (its first draw may be typed in)
-        dice = [self.dice] if self.model.state is None else []
-        self._root = pn.Column(*self.header, setup, *dice, self.status, self.refusal, *busy,
-                               sizing_mode="stretch_width", css_classes=["game-play"])
+        objs = [*self.header, self.head, *busy]
+        self._root = pn.Column(*objs, sizing_mode="stretch_width", css_classes=["game-play"])
         if self.model.state is not None:
             self._fill_game_area()
         return self._root
+
+
+def _scenario_pairs(rules) -> list[list[str]]:
+    """[id, title] of each scenario of ``rules``, for the head's scenario list."""
+    return [[k, f"{v} ({k})" if v and v != k else k] for k, v in rules.scenarios().items()]

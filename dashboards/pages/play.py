@@ -5,8 +5,6 @@ games, undo, typed or computer dice, the dice log and replay. A study's replay l
 from __future__ import annotations
 
 
-import panel as pn
-
 from dashboards.components.access import BrowserKeys, url_arg
 from dashboards.components.game_view import GamePlayView
 from dashboards.components.study_replay import is_replay_link, parse_replay_link
@@ -52,7 +50,7 @@ def page():
             view._show_refusal(f"This replay link does not open a game: {str(exc)[:200]}")
         else:
             view.show_study_game(link)
-    view.header = [pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width"), keys.panel()]
+    view.head.intro = INTRO_HTML        # the introduction, and the browser's keys, travel in the view's head
     root = view.__panel__()     # one column for the page and the view
     root.css_classes = [*root.css_classes, "play-page"]
     return root

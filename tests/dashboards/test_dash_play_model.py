@@ -202,7 +202,7 @@ def test_n20_board_on_the_generic_view_click_moves_and_a_refused_click_names_its
 
     v = GamePlayView("n20", store=GameStore(tmp_path / "g.sqlite3"), keys=BrowserKeys(raw=""))
     v.__panel__()
-    v.scenario.value, v.seed.value = "bussaco", 1
+    v.head.scenario, v.head.seed = "bussaco", "1"
     v._start()
     assert isinstance(v.board, N20Board)
     v.board._picked("1011")
