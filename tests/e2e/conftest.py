@@ -68,6 +68,7 @@ class AppServer:
         cmd = base + ["--port", str(self.port), "--address", "127.0.0.1",
                       "--allow-websocket-origin", f"127.0.0.1:{self.port}", "--db", str(self.db)]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env.setdefault("VEDETTE_LOG_HOPS", "1")   # each calculation's time per hop in the log (test_stall_load)
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
                                      start_new_session=True)

@@ -10,6 +10,12 @@ Playwright's polling steps are counted):
   in which the new odds are on the page; each input is a new one for the server, so the odds are worked
   out in a worker, not taken from the results shared between sessions.
 
+Each figure comes with its parts: for a load, the HTML's last byte (the server has built the session's
+page) and the arrival of the page's models over the websocket (the server has sent the document); for an
+update, the arrival of the server's answer (the last message before the odds show), the server's own time
+per hop for it (from its log: ``VEDETTE_LOG_HOPS=1``, which the browser tests' server sets; ``mode`` says
+whether it was answered inline or in a worker) and the browser's drawing after it.
+
 The tests wait on page state only (no fixed sleep). Their figures are printed and written as JSON under the
 test's tmp dir (the path is printed), with the load average of the machine and whether the heavy request
 was still running when B's update had been measured (when it was not, the figures do not measure "during"
@@ -56,7 +62,34 @@ _CHANGE_CVS = """
   return true;
 }
 """
-_SHOWN_SINCE_CHANGE = ("(sel) => (" + _DEEP + ")(sel) ? performance.now() - window.__vedette_t0 : false")
+#: when the odds show: [ms since the change, ms from the change to the last server message received before]
+_SHOWN_SINCE_CHANGE = ("(sel) => { if (!(" + _DEEP + ")(sel)) return false; const t0 = window.__vedette_t0;"
+                       " const got = (window.__vedette_ws || []).filter(m => m[0] >= t0);"
+                       " return [performance.now() - t0, got.length ? got[got.length - 1][0] - t0 : null]; }")
+#: in every page of B, before its own scripts: the arrival time and size of each message from the server
+#: (the websocket Bokeh opens), so an update's time splits into the server's part and the browser's
+_WS_TIMES = """
+(() => {
+  window.__vedette_ws = [];
+  const on = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
+  Object.defineProperty(WebSocket.prototype, 'onmessage', {
+    get() { return on.get.call(this); },
+    set(f) { on.set.call(this, (e) => {
+      window.__vedette_ws.push([performance.now(), (e.data && (e.data.length || e.data.byteLength)) || 0]);
+      return f(e); }); }});
+})();
+"""
+#: after a page load: [ms from the navigation's start to the HTML's last byte (the server built the session's
+#: page), to the arrival of the page's models over the websocket (the largest message: the server sent the
+#: document)]
+_LOAD_PARTS = """
+() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const ws = window.__vedette_ws || [];
+  const doc = ws.reduce((a, m) => (m[1] > a[1] ? m : a), [null, 0]);
+  return [nav ? nav.responseEnd : null, doc[0]];
+}
+"""
 _POLL_MS = 16            # about one frame
 
 _READY = ".tbf-check-result[data-pass='5/6']"
@@ -75,11 +108,29 @@ _UPDATES = {"charge_idle": ("", "2/3"), "charge_heavy": ("2", "1/1"),     # 1-4 
             "cup_idle": ("0", "2/3"), "cup_heavy": ("1, 1", "1/1")}
 
 
-def _update_ms(p: Page, which: str) -> float:
+def _update_ms(p: Page, which: str) -> tuple[float, float | None]:
+    """ms from the change to the new odds on the page, and to the server's last message before them."""
     value, expected = _UPDATES[which]
     assert p.evaluate(_CHANGE_CVS, value), "no leaders' CVs box on the page"
-    return float(p.wait_for_function(_SHOWN_SINCE_CHANGE, arg=f".tbf-check-result[data-pass='{expected}']",
-                                     polling=_POLL_MS, timeout=60_000).json_value())
+    shown, received = p.wait_for_function(_SHOWN_SINCE_CHANGE, arg=f".tbf-check-result[data-pass='{expected}']",
+                                          polling=_POLL_MS, timeout=60_000).json_value()
+    return float(shown), received
+
+
+def _server_hops(server) -> dict:
+    """The server's time per hop of its last Fatigue Check request (its log, ``VEDETTE_LOG_HOPS=1``; see
+    ``background._hops``), e.g. {"mode": "inline", "compute": 12.1, "show": 3.0, "total": 15.2}; {} if none."""
+    try:
+        lines = [l for l in server.log.read_text(errors="replace").splitlines() if "'working out the check" in l]
+    except OSError:
+        return {}
+    if not lines:
+        return {}
+    head, _, hops = lines[-1].rpartition(": ")
+    words = hops.removesuffix(" ms").split()
+    out = {"mode": "inline" if " inline at " in head else "worker"}
+    out.update({k: float(v) for k, v in zip(words[::2], words[1::2])})
+    return out
 
 
 def _busy(p: Page, where: str = "") -> bool:
@@ -105,19 +156,33 @@ def _heavy_charge() -> str:
     return yaml.safe_dump(spec, sort_keys=False)
 
 
-def _b_figures(b: Page, url: str, which: str) -> tuple[float, float]:
+def _b_figures(b: Page, url: str, which: str, server) -> dict:
+    """B's page load and odds update, with their parts: the load's HTML (the server built the page) and
+    models (the server sent the document) and the rest (the browser); the update until the server's answer
+    arrived, the server's own hops (its log) and the browser's drawing after the answer."""
     load = _load_ms(b, url)
-    update = _update_ms(b, which)
-    return load, update
+    html_ms, doc_ms = b.evaluate(_LOAD_PARTS)
+    update, received = _update_ms(b, which)
+    return {"load_ms": round(load), "load_html_ms": html_ms and round(html_ms), "load_doc_ms": doc_ms and round(doc_ms),
+            "update_ms": round(update), "update_answer_in_ms": received and round(received),
+            "update_drawn_after_answer_ms": received and round(update - received),
+            "update_server_hops_ms": _server_hops(server)}
 
 
-def test_while_a_heavy_charge_runs_another_page_loads_and_updates(browser: Browser, app_url: str, tmp_path):
+def _b_page(browser: Browser) -> Page:
+    ctx = browser.new_context()
+    ctx.add_init_script(_WS_TIMES)
+    return ctx.new_page()
+
+
+def test_while_a_heavy_charge_runs_another_page_loads_and_updates(browser: Browser, app_server, tmp_path):
+    app_url = app_server.url
     a = browser.new_context().new_page()
-    b = browser.new_context().new_page()
+    b = _b_page(browser)
     url = app_url + "/tbf"
     for p in (a, b):                     # each page once, so the figures below are not first-import times
         _load_ms(p, url)
-    idle_load, idle_update = _b_figures(b, url, "charge_idle")   # nobody computing, for comparison
+    idle = _b_figures(b, url, "charge_idle", app_server)   # nobody computing, for comparison
     a.locator(".bk-tab").filter(has_text="Charge").first.click()
     expect(a.locator(".tbf-total").first).to_have_text("1/1", timeout=60_000)
     a.locator(".tbf-charge-advanced .card-header").first.click()
@@ -125,25 +190,25 @@ def test_while_a_heavy_charge_runs_another_page_loads_and_updates(browser: Brows
     box.fill(_heavy_charge())
     box.press("Tab")                     # leaving the box starts the computation
     expect(a.locator(".tbf-charge-results .busy-cancel").first).to_be_visible(timeout=10_000)
-    load, update = _b_figures(b, url, "charge_heavy")
+    during = _b_figures(b, url, "charge_heavy", app_server)
     still = _busy(a, ".tbf-charge-results")
-    _report(tmp_path, "heavy_charge", {"idle_load_ms": round(idle_load), "idle_update_ms": round(idle_update),
-                                        "load_ms": round(load), "update_ms": round(update),
+    _report(tmp_path, "heavy_charge", {**{f"idle_{k}": v for k, v in idle.items()}, **during,
                                         "heavy_still_running_after": still})
-    assert load < 15_000 and update < 10_000     # generous: a stalled loop took 13 s here once
+    assert during["load_ms"] < 15_000 and during["update_ms"] < 10_000   # generous: a stalled loop took 13 s once
     expect(a.locator(".tbf-total").first).to_have_text("1/1", timeout=120_000)   # A gets its tree in the end
     expect(a.locator(".tbf-charge-results .busy-cancel").first).to_be_hidden()
     a.context.close()
     b.context.close()
 
 
-def test_while_a_long_cube_cup_runs_another_page_loads_and_updates(browser: Browser, app_url: str, tmp_path):
+def test_while_a_long_cube_cup_runs_another_page_loads_and_updates(browser: Browser, app_server, tmp_path):
     """The cup with 15 blue cubes (28 in all) and a pass on every blue cube (18.0): every order of the cubes."""
+    app_url = app_server.url
     a = browser.new_context().new_page()
-    b = browser.new_context().new_page()
+    b = _b_page(browser)
     url = app_url + "/tbf"
     _load_ms(b, url)
-    idle_load, idle_update = _b_figures(b, url, "cup_idle")
+    idle = _b_figures(b, url, "cup_idle", app_server)
     a.goto(app_url + "/bc")
     expect(a.locator(".bc-results").first).to_be_visible(timeout=60_000)
     a.locator(".bk-tab").filter(has_text="Cube cup").first.click()
@@ -158,12 +223,11 @@ def test_while_a_long_cube_cup_runs_another_page_loads_and_updates(browser: Brow
     except AssertionError:
         pass
     started = _busy(a)
-    load, update = _b_figures(b, url, "cup_heavy")
+    during = _b_figures(b, url, "cup_heavy", app_server)
     still = _busy(a)
-    _report(tmp_path, "cube_cup", {"idle_load_ms": round(idle_load), "idle_update_ms": round(idle_update),
-                                    "load_ms": round(load), "update_ms": round(update),
+    _report(tmp_path, "cube_cup", {**{f"idle_{k}": v for k, v in idle.items()}, **during,
                                     "heavy_seen_running": started, "heavy_still_running_after": still})
-    assert load < 15_000 and update < 10_000
+    assert during["load_ms"] < 15_000 and during["update_ms"] < 10_000
     if _busy(a):                          # cancel stops the worker at once
         a.locator(".busy-cancel >> visible=true").first.locator("button").click()
         expect(a.locator(".busy-note", has_text="cancelled").first).to_be_visible(timeout=10_000)
