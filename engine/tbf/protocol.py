@@ -18,6 +18,7 @@ asked of him inside that action.
 """
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -33,7 +34,8 @@ from .charge import _validate as charge_validate, frontal_directions
 from .rules import (LIVE, OPTIONS, activation_allowed, activation_plan, ammo_shortage, cavalry_retreat_before_combat,
                     column_iv_release, current_ma, enemy_front, leaderless_activation, muster_hexes, occupants,
                     road_blocked, victory_with_options,
-                    reachable, regroup, regroup_hexes, releases, rout_path, second_group_delay, stacking_problem,
+                    min_step_mp, reachable, regroup, regroup_hexes, releases, rout_path, second_group_delay,
+                    stacking_problem,
                     victory)
 from .scenario import GameState, Scenario, default_scenario, initial_state
 from .turn import TurnData, turn_data
@@ -333,6 +335,8 @@ class TbfRules(GameRules):
         self._memo_state = None         # the state the memo below belongs to (held, compared by value)
         self._memo: dict = {}
         self._rear_rows: dict[str, bool] = {}      # hex -> inside the Rear Guard's rows (9.2 G)
+        self._memo_rear = None                      # the hexes of those rows
+        self._index_memo: dict = {}                 # position -> (pieces by id, live units by hex)
         self._overstack_memo: dict = {}             # position -> its overstacked hexes (4.1)
 
     def _index(self, s) -> tuple[dict, dict]:
@@ -340,12 +344,19 @@ class TbfRules(GameRules):
         memo = self._memo_for(s)
         got = memo.get("index")
         if got is None:
-            by_id = {p.id: p for p in s.game.pieces}
-            by_hex: dict[str, list] = {}
-            for p in s.game.pieces:
-                if p.hex is not None and p.status in LIVE and p.id in self.sc.units:
-                    by_hex.setdefault(p.hex, []).append(p)
-            got = memo["index"] = (by_id, by_hex)
+            g = s.game
+            got = self._index_memo.get(g)           # by value: states of one position share it
+            if got is None:
+                if len(self._index_memo) > 64:
+                    self._index_memo.clear()
+                by_id = {p.id: p for p in g.pieces}
+                by_hex: dict[str, list] = {}
+                units = self.sc.units
+                for p in g.on_map():
+                    if p.status in LIVE and p.id in units:
+                        by_hex.setdefault(p.hex, []).append(p)
+                got = self._index_memo[g] = (by_id, by_hex)
+            memo["index"] = got
         return got
 
     def _memo_for(self, s) -> dict:
@@ -438,13 +449,21 @@ class TbfRules(GameRules):
             try:
                 r = _reach(s.game, uid, l2, l3, self._mp_left(s, uid))
                 if uid in s.rear_guard:         # 9.2 G: the Rear Guard moves only inside rows XX01-XX06
-                    r = {h: v for h, v in r.items() if all(self._rear_ok(x) for x in v[1][1:])}
+                    rows = self._rear_hexes()
+                    r = {h: v for h, v in r.items() if rows.issuperset(v[1][1:])}
                 memo[key] = r
             except RuleViolation as exc:
                 memo[key] = exc
         got = memo[key]
         if isinstance(got, RuleViolation):
             raise got
+        return got
+
+    def _rear_hexes(self) -> frozenset:
+        """9.2 G: every hex of rows XX01-XX06 (made once)."""
+        got = self._memo_rear
+        if got is None:
+            got = self._memo_rear = frozenset(h for h in self.sc.board.hexes() if self._rear_ok(h))
         return got
 
     def _rear_ok(self, h: str) -> bool:
@@ -1727,12 +1746,19 @@ class GreedyBot:
                     return a
             return legal[0]
         blocks = rules._candidate_blocks(s)
-        scored = []                     # (-score, place in the candidate order, block, hex of a move)
+        # Branch and bound, for the same pick as scoring every candidate and checking them best first:
+        # each unit's moves get a bound no move of it can beat (worked out without its movement search);
+        # a unit's moves are scored only while its bound could still beat the best candidate not yet
+        # checked, and that candidate is checked only once no unscored unit could come before it.
+        heap = []                       # (-score, place in the candidate order, hex of a move, block)
+        waiting = []                    # (-bound, place, block): units whose moves are not scored yet
         for i, item in enumerate(blocks):
             if isinstance(item, _Faces):
                 continue                # a facing change scores 0 (see _score)
             if isinstance(item, _Moves):
-                scored += [(-v, i, h, item) for v, h in self._move_scores(rules, s, item)]
+                bound = self._move_bound(rules, s, item)
+                if bound > 0:
+                    waiting.append((-bound, i, item))
                 continue
             try:
                 v = self._score(rules, s, item)
@@ -1741,9 +1767,16 @@ class GreedyBot:
                     raise
                 continue                # an illegal candidate (e.g. a leader already activated, 6.1.3 E)
             if v > 0:
-                scored.append((-v, i, "", item))
-        scored.sort(key=lambda t: (t[0], t[1], t[2]))
-        for _, _, h, item in scored:
+                heap.append((-v, i, "", item))
+        heapq.heapify(heap)
+        waiting.sort(key=lambda t: (t[0], t[1]), reverse=True)     # the most promising unit last
+        while heap or waiting:
+            if waiting and (not heap or (waiting[-1][0], waiting[-1][1]) < (heap[0][0], heap[0][1])):
+                _, i, blk = waiting.pop()
+                for v, h in self._move_scores(rules, s, blk):
+                    heapq.heappush(heap, (-v, i, h, blk))
+                continue
+            _, _, h, item = heapq.heappop(heap)
             a = item.move(h) if h else item
             if rules.is_legal(s, a):
                 return a
@@ -1785,9 +1818,51 @@ class GreedyBot:
                     out.append((gain + 0.01 * (10 - mp), h))
         return out
 
+    def _move_bound(self, rules, s, blk: "_Moves") -> float:
+        """A score no move of ``blk`` exceeds (0: none scores), without its movement search: a unit's gain
+        toward its objective is at most that distance and at most the hexes it may still step through
+        (its MPs left over the cheapest step's MPs, plus its Level 2/3 hexes, 6.2.2-6.2.3), plus the 0.1
+        of the MP bonus; a leader's scores are worked out before his search anyway."""
+        sc = rules.sc
+        uid, here = blk.unit, blk.here
+        if self._ovs is not None and self._ovs[1] == uid and uid not in self._moved:
+            return 12                   # 4.1.10 A, as in _move_scores
+        if uid in self._moved:
+            return 0
+        if sc.is_leader(uid):
+            pre = self._leader_pre(rules, s, blk)
+            return max(v for v, _ in pre) if pre else 0
+        targets = self._objectives(rules, s, blk.side)
+        if not targets:
+            return 0
+        d0 = self._extremes(sc.board.grid, targets, False)(here)
+        if d0 <= 0:
+            return 0                    # (a French unit in its objective, as in _move_scores)
+        least = min_step_mp(sc)
+        if not least:
+            return d0 + 0.1
+        l2, l3 = rules._levels(s.impulse, uid)
+        return min(d0, rules._mp_left(s, uid) // least + l2 + l3) + 0.1
+
     def _leader_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
         """:meth:`_leader_move` for each move of a leader's block: only a hex holding friendly units can
         score (a lone leader is captured by any enemy entering, 6.5 C), so only those are looked at."""
+        out = self._leader_pre(rules, s, blk)
+        if not out:
+            return out                      # nothing to gain anywhere: no need of his movement search
+        reach = blk.reach
+        return [(v, h) for v, h in out if h in reach]
+
+    def _leader_pre(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+        """The scores of a leader's moves to every hex he might reach, before his movement search says
+        which he can (asked twice per decision: once kept)."""
+        key = ("pre", blk.unit)
+        got = self._dist.get(key)
+        if got is None:
+            got = self._dist[key] = self._leader_pre_now(rules, s, blk)
+        return got
+
+    def _leader_pre_now(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
         here = blk.here
         side = blk.side
         grid = rules.sc.board.grid
@@ -1809,10 +1884,7 @@ class GreedyBot:
                         gain = f_here - far(h)
                         if gain > 0:
                             out.append((0.5 * gain, h))
-        if not out:
-            return out                      # nothing to gain anywhere: no need of his movement search
-        reach = blk.reach
-        return [(v, h) for v, h in out if h in reach]
+        return out
 
     def _leader_spots(self, rules, s, side: str, near) -> list[tuple[str, int]]:
         """The hexes a leader of ``side`` may score a move to (the same for each of his side's leaders this

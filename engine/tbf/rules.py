@@ -19,7 +19,8 @@ __all__ = ["frontal", "enemy_front", "occupants", "leader_cvs", "stacking_proble
            "refuges", "current_fv", "current_ma", "ammo_shortage", "optional_arrival", "releases",
            "activation_allowed", "entry_mp", "OPTIONS", "victory_with_options", "level_roll", "factors",
            "regroup_hexes", "ELITE_PARENTS", "road_blocked", "column_iv_release", "leaderless_activation",
-           "cavalry_retreat_before_combat", "muster_hexes", "setup_problems", "dark_blue_north", "crosses_dark_blue"]
+           "cavalry_retreat_before_combat", "muster_hexes", "setup_problems", "dark_blue_north", "crosses_dark_blue",
+           "min_step_mp"]
 
 LIVE = ("normal", "fatigued", "routed")
 
@@ -279,8 +280,9 @@ def _step_table(sc: Scenario, bridge_intact: bool) -> dict:
     for h in b.hexes():
         row = []
         for n in g.neighbours(h):
-            cost, on_road = b.step_cost(h, n, t, use_road=True, bridge_intact=bridge_intact)
-            off = b.step_cost(h, n, t, use_road=False, bridge_intact=bridge_intact)[0] if on_road else cost
+            # (Board._step_cost itself: each pair is asked once here, so Board.step_cost's memo is not needed)
+            cost, on_road = b._step_cost(h, n, t, True, bridge_intact)
+            off = b._step_cost(h, n, t, False, bridge_intact)[0] if on_road else cost
             row.append((n, cost, on_road, off, n in west, n == strong))
         table[h] = tuple(row)
     _STEP_TABLES[key] = (sc.board, sc.tables, table)
@@ -382,6 +384,7 @@ def _search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_block
 
     north = _north_hexes(sc) if restricted else frozenset()
     table = {}
+    whole = True            # every step costs a whole number of MPs (see _int_rows)
     for here, row in _step_table(sc, bridge_intact).items():
         steps = []
         for nxt, cost, on_road, off_road, west, strong in row:
@@ -393,8 +396,10 @@ def _search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_block
                 continue                                              # 9.5.1 (crosses_dark_blue)
             alt = norm(off_road) if on_road and off_road != cost else _NO_ALT
             steps.append((nxt, norm(cost), alt))
+            whole = whole and all(x is None or x is _NO_ALT or type(x[0]) is int for x in (steps[-1][1], alt))
         table[here] = tuple(steps)
     _SEARCH_ROWS[key] = table
+    _INT_ROWS[id(table)] = (whole, table)
     return table
 
 
@@ -469,19 +474,30 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     return out, looked_e, looked_f, reached
 
 
+_MIN_STEP: dict = {}
+
+
+def min_step_mp(sc: Scenario, bridge_intact: bool = False) -> int:
+    """The fewest MPs any step into a hex of Level 0/1 costs on this board and tables (6.2.2, 6.2.6;
+    a Level 2/3 hex counts against the Level 2/3 roll instead, 6.2.3 A). 0 when some step is free."""
+    key = (sc.board.key, sc.tables.key, bridge_intact)
+    got = _MIN_STEP.get(key)
+    if got is None:
+        costs = [c for row in _step_table(sc, bridge_intact).values() for _, cost, _, off, _, _ in row
+                 for c in (cost, off) if c is not None and not isinstance(c, tuple)]
+        got = _MIN_STEP[key] = max(0, min(costs, default=0))
+    return got
+
+
 _INT_ROWS: dict = {}
 
 
 def _int_rows(rows: dict) -> bool:
     """Whether every step of a :func:`_search_rows` table costs a whole number of MPs (the shipped
-    tables: MPs are whole numbers), so :func:`_bucket_search` may run the search."""
+    tables: MPs are whole numbers), so :func:`_bucket_search` may run the search (found as the table
+    is made; the table is kept with its answer, so its id stays its own)."""
     got = _INT_ROWS.get(id(rows))
-    if got is None:
-        got = all(step is None or type(step[0]) is int for row in rows.values() for _, a, b in row
-                  for step in (a, None if b is _NO_ALT else b))
-        _INT_ROWS[id(rows)] = (got, rows)     # the table is kept with its answer (its id stays its own)
-        return got
-    return got[0]
+    return got is not None and got[1] is rows and got[0]
 
 
 def _bucket_search(start, rows, ma, enemy_hexes, friend_hexes, front, start_levels, lvl2, lvl3) -> dict:
