@@ -39,3 +39,21 @@ def test_blocks_spell_out_the_candidates_in_order():
         # bare "move there by the cheapest path" (never refused for its path or its cost)
         for a in moves[:40]:
             assert R.is_legal(s, a) == R.is_legal(s, Move(a.side, a.unit, a.to)), a
+
+
+def test_move_bound_is_never_beaten_by_a_move_of_its_unit():
+    """The branch and bound of choose_action skips a unit whose bound cannot beat the best candidate:
+    sound only if no move of the unit scores above its bound (the distance to its objective and the hexes
+    it may still step through, 6.2.2-6.2.3, plus the 0.1 MP bonus)."""
+    tried = 0
+    for s in _positions(("random", "random"), 24, 150) + _positions(("greedy", "greedy"), 25, 150):
+        if s.impulse is None or s.impulse.segment != "movement":
+            continue
+        bot = GreedyBot(seed=0)
+        bot.choose_action(R, s, None)               # sets the decision's memo (moved units, overstacks)
+        for blk in R._candidate_blocks(s):
+            if isinstance(blk, _Moves):
+                scores = [v for v, _ in bot._move_scores(R, s, blk)]
+                assert max(scores, default=0) <= bot._move_bound(R, s, blk), (blk.unit, R.position(s))
+                tried += bool(scores)
+    assert tried > 20
