@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import logging
 import os
 import signal
@@ -188,6 +189,57 @@ def _import_maps_in_use() -> bool:
     return False
 
 
+#: Tabulator's scripts and theme (luxon + tabulator, ~480 KB of JS) on a page whose first view has no table: the
+#: /tbf and /lob pages ask for them (``pn.extension("tabulator")``) for tabs built later. They are fetched once
+#: the page's document has been drawn and is idle, not before it (issue 12.3: the Fatigue Check shows sooner),
+#: and a table's view waits for them before it draws (``lazy_initialize``, which BokehJS awaits).
+_LATER_PARTS = "/datatabulator/"
+_LATER_JS = """
+(function () {
+  const js = %(js)s, css = %(css)s;
+  let loading = null;
+  function load() {
+    if (loading) return loading;
+    for (const href of css) {
+      const l = document.createElement("link"); l.rel = "stylesheet"; l.href = href; document.head.append(l);
+    }
+    loading = Promise.all(js.map(function (src) {
+      return new Promise(function (ok, fail) {
+        const s = document.createElement("script");
+        s.src = src; s.async = false;             // run in the listed order, as the page's own scripts do
+        s.onload = ok; s.onerror = fail;
+        document.head.append(s);
+      });
+    }));
+    return loading;
+  }
+  const Model = window.Bokeh && Bokeh.Models.get("panel.models.tabulator.DataTabulator");
+  const View = Model && Model.prototype.default_view;
+  if (!View) { load(); return; }
+  const before = View.prototype.lazy_initialize;
+  View.prototype.lazy_initialize = async function () { await load(); return before.apply(this, arguments); };
+  const idle = window.requestIdleCallback || function (f) { return setTimeout(f, 50); };
+  const wait = setInterval(function () {
+    const doc = Bokeh.documents && Bokeh.documents[0];
+    if (doc && doc.is_idle) { clearInterval(wait); idle(load); }
+  }, 100);
+})();
+"""
+
+
+def _defer_later_parts(bundle, objs) -> None:
+    """Move Tabulator's scripts and theme out of the page's head when no table is in its first view."""
+    if any(type(o).__name__ == "DataTabulator" for o in objs):
+        return
+    js = [u for u in bundle.js_files if _LATER_PARTS in str(u)]
+    if not js:
+        return
+    css = [u for u in bundle.css_files if _LATER_PARTS in str(u)]
+    bundle.js_files = [u for u in bundle.js_files if u not in js]
+    bundle.css_files = [u for u in bundle.css_files if u not in css]
+    bundle.js_raw.append(_LATER_JS % {"js": json.dumps([str(u) for u in js]), "css": json.dumps([str(u) for u in css])})
+
+
 def _plain_esm_components() -> None:
     """Send our ESM components (``dashboards.*``, plain JavaScript: no TypeScript, no JSX) with a ``bundle``
     name, so that BokehJS imports their code as it is. Without a bundle name Panel runs a TypeScript
@@ -235,6 +287,7 @@ def _lean_page_resources() -> None:
             bundle = original(roots, resources, *args, **kwargs)
             if not _import_maps_in_use():
                 bundle.js_files = [u for u in bundle.js_files if _ESM_SHIMS not in str(u)]
+            _defer_later_parts(bundle, objs)
             return bundle
         return original(roots, resources, *args, **kwargs)
 

@@ -90,3 +90,37 @@ def test_connection_script_is_versioned_and_provides_import_shim():
     assert serve.CONNECTION_JS == f"/vedette-static/connection.js?v={hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
     text = path.read_text()
     assert "window.importShim = load" in text and "import(url)" in text
+
+
+def _page_bundle(viewable, extensions=()):
+    """The resources bundle of the served page for ``viewable``, the page having asked for ``extensions``."""
+    import panel.io.server as pn_server
+
+    serve._lean_page_resources()
+    doc = Document()
+    with set_curdoc(doc):
+        if extensions:
+            state._extensions_[doc] = list(extensions)      # what pn.extension(...) in page() does
+        viewable.server_doc(doc)
+        bundle = pn_server.bundle_resources(doc.roots, Resources(mode="server"))
+    state._extensions_.pop(doc, None)
+    return bundle
+
+
+def test_tables_asked_for_by_later_tabs_load_after_the_first_view():
+    # /tbf's first tab has no table; its later tabs do (pn.extension("tabulator")): Tabulator's scripts and
+    # theme leave the page's head and are fetched by a small loader that the table views wait for
+    pn.widgets.Tabulator(pd.DataFrame({"a": [1]}))._get_model(Document())
+    bundle = _page_bundle(pn.Column(pn.pane.Markdown("check")), extensions=["tabulator"])
+    head_js = [str(u) for u in bundle.js_files]
+    head_css = [str(u) for u in bundle.css_files]
+    assert not any("tabulator" in u or "luxon" in u for u in head_js + head_css)
+    loader = next(r for r in bundle.js_raw if "lazy_initialize" in r)
+    assert "tabulator.min.js" in loader and "luxon.min.js" in loader and "tabulator_simple.min.css" in loader
+    assert "panel.models.tabulator.DataTabulator" in loader
+
+
+def test_a_table_in_the_first_view_keeps_its_scripts_in_the_head():
+    bundle = _page_bundle(pn.Column(pn.widgets.Tabulator(pd.DataFrame({"a": [1, 2]}))))
+    assert any("tabulator.min.js" in str(u) for u in bundle.js_files)
+    assert not any("lazy_initialize" in r for r in bundle.js_raw)
