@@ -41,7 +41,7 @@ from .n20_rule_notes import note as n20_note, rule_number
 
 __all__ = ["PlotNode", "TreeLayout", "layout_tree", "positions", "auto_open_depth", "tree_figure", "outline_html", "TreePlot",
            "rule_note_for", "describe", "frac_text", "MAX_NODES", "OUTLINE_CSS", "figure_data", "outline_for", "prepare",
-           "TreeCanvas", "canvas_data"]
+           "TreeCanvas", "canvas_data", "canvas_params", "CANVAS_JS"]
 
 #: nodes drawn at most (a computing limit of the page, not a rule): the rest is marked "not drawn"
 MAX_NODES = 1500
@@ -566,7 +566,7 @@ _CANVAS_ESM = r"""
 const NS = "http://www.w3.org/2000/svg";
 const svgEl = (tag, cls) => { const e = document.createElementNS(NS, tag); if (cls) e.setAttribute("class", cls); return e; };
 
-export function render({ model, el }) {
+function drawTree(model, el) {
   const root = document.createElement("div"); root.className = "tree-canvas";
   const status = document.createElement("div"); status.className = "tree-status";
   const bar = document.createElement("div"); bar.className = "tree-tools";
@@ -716,6 +716,9 @@ export function render({ model, el }) {
   outline(); load();
 }
 """
+#: the drawing as a library: a page's own component draws its parts, then calls ``drawTree(model, el)``
+CANVAS_JS = _CANVAS_ESM
+_CANVAS_ESM = CANVAS_JS + "\nexport function render({ model, el }) { drawTree(model, el); }\n"
 
 _CANVAS_CSS = """
 :host {display:block}
@@ -762,6 +765,14 @@ def canvas_data(layout: TreeLayout, open_depth: int | None = None) -> str:
         return json.dumps({k: cols[k] for k in ("parent", "depth", "nkids", "cut", "folded", "label", "sub", "tip")},
                           ensure_ascii=False, separators=(",", ":"))
     return _memo(layout, "canvas", open_depth, make)
+
+
+def canvas_params(layout: TreeLayout | None, open_depth: int | None = None) -> dict:
+    """The parameters of a :class:`TreeCanvas` (or a page component made from it) showing ``layout``."""
+    if layout is None or not layout.nodes:
+        return dict(data="", notice="", outline="")
+    return dict(data=canvas_data(layout, open_depth), plot_height=figure_data(layout, open_depth).height,
+                notice=_cut_notice(layout), outline=OUTLINE_HEAD + outline_for(layout, min(open_depth or 2, 3)))
 
 
 def _cut_notice(layout: TreeLayout) -> str:
@@ -839,12 +850,7 @@ class TreePlot(pn.viewable.Viewer):
 
     def _redraw(self) -> None:
         lay = self.layout
-        if lay is None or not lay.nodes:
-            self._plot.param.update(data="", notice="", outline="")
-            return
-        fd = figure_data(lay, self.open_depth)
-        self._plot.param.update(data=canvas_data(lay, self.open_depth), plot_height=fd.height, notice=_cut_notice(lay),
-                                outline=OUTLINE_HEAD + outline_for(lay, min(self.open_depth or 2, 3)))
+        self._plot.param.update(**canvas_params(lay, self.open_depth))
 
     def __panel__(self):
         return self._view

@@ -5,15 +5,15 @@ import html
 import json
 from functools import partial
 
-import panel as pn
 import param
-from panel.custom import JSComponent
+from panel.custom import Child
 
 from dashboards.components.background import Background
 from dashboards.components.n20_battle_form import BattlePlan, example_battles
 from dashboards.components.n20_odds_view import plan_inputs
 from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
-from dashboards.components.tree_plot import TreeLayout, TreePlot, layout_tree, outline_for, prepare
+from dashboards.components.tree_plot import (CANVAS_JS, TreeCanvas, TreeLayout, canvas_params, layout_tree,
+                                             outline_for, prepare)
 from engine import n20
 from engine.core.errors import VedetteError
 
@@ -120,8 +120,8 @@ HELP_HTML = (
     "text is on the right.</p>")
 
 
-_HEAD_ESM = r"""
-export function render({ model, el }) {
+_HEAD_JS = r"""
+function drawHead(model, el) {
   const root = document.createElement("div"); root.className = "tree-head";
   const text = document.createElement("div"); text.className = "tree-head-text";
   const row = document.createElement("div"); row.className = "tree-controls";
@@ -135,8 +135,9 @@ export function render({ model, el }) {
   const cancel = document.createElement("button"); cancel.type = "button"; cancel.className = "tree-cancel";
   cancel.textContent = "cancel";
   const toggle = document.createElement("button"); toggle.type = "button"; toggle.className = "tree-battle-toggle";
+  const slot = document.createElement("div"); slot.className = "tree-battle";
   row.append(pickLabel, keepLabel, busy, cancel);
-  root.append(text, row, toggle); el.appendChild(root);
+  root.append(text, row, toggle, slot); el.appendChild(root);
   const fill = () => {
     pick.replaceChildren(...["", ...(model.examples || [])].map((v) => {
       const o = document.createElement("option"); o.value = v; o.textContent = v; return o; }));
@@ -145,25 +146,30 @@ export function render({ model, el }) {
   const show = () => {
     text.innerHTML = (model.help || "") + (model.info || "");
     keep.checked = !!model.keep;
-    busy.innerHTML = model.busy_text ? `<span class="busy-line" data-state="${model.busy ? "busy" : "idle"}"></span>` : "";
-    if (busy.firstChild) busy.firstChild.textContent = model.busy_text;
+    busy.replaceChildren();
+    if (model.busy_text) {
+      const b = document.createElement("span"); b.className = "busy-line";
+      b.dataset.state = model.busy ? "busy" : "idle"; b.textContent = model.busy_text; busy.appendChild(b);
+    }
     cancel.hidden = !model.busy;
     toggle.textContent = model.inputs_open ? "\u25be Hide the battle's inputs"
                                             : "\u25b8 Change the battle (units, terrain, reserves, hazards)";
     toggle.setAttribute("aria-expanded", model.inputs_open ? "true" : "false");
+    slot.hidden = !model.inputs_open;
   };
+  const inputs = () => { const c = model.get_child("inputs"); slot.replaceChildren(...(c ? [c] : [])); };
   pick.addEventListener("change", () => { model.example = pick.value; });
   keep.addEventListener("change", () => { model.keep = keep.checked; });
   cancel.addEventListener("click", () => { model.cancels += 1; });
   toggle.addEventListener("click", () => { model.inputs_open = !model.inputs_open; });
   for (const p of ["help", "info", "keep", "busy", "busy_text", "inputs_open"]) model.on(p, show);
   model.on("examples", fill); model.on("example", () => { pick.value = model.example || ""; });
-  fill(); show();
+  model.on("inputs", inputs);
+  fill(); show(); inputs();
 }
 """
 
 _HEAD_CSS = BADGE_CSS + """
-:host {display:block}
 .tree-head {font-size:13px}
 .tree-page-help {margin:0 0 4px 0}
 .tree-controls {display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center;margin:6px 0}
@@ -171,14 +177,16 @@ _HEAD_CSS = BADGE_CSS + """
 .tree-busy .busy-line {color:#5d6d7e;font-style:italic}
 .tree-cancel, .tree-battle-toggle {font-size:13px;padding:2px 10px;border:1px solid #b0bec5;border-radius:3px;
   background:#f5f7f9;cursor:pointer;white-space:nowrap}
-.tree-battle-toggle {margin:2px 0 4px 0}
+.tree-battle-toggle {margin:2px 0 6px 0}
+.tree-battle {margin:0 0 8px 0}
 """
 
 
-class TreeHead(JSComponent):
-    """The tree page's head in one page part (issue 17.1): the help and the tree's info line, the example
-    picker, the "decisions as branches" switch, the busy line with its cancel button, and the button that
-    shows the battle's inputs (made on the server the first time it is pressed)."""
+class TreePage(TreeCanvas):
+    """The tree page in one browser component (issue 17.1): its head (the help and the tree's info line, the
+    example picker, the "decisions as branches" switch, the busy line with its cancel button, the button
+    that shows the battle's inputs, made on the server the first time it is pressed), then the picture
+    with the outline beside it (:class:`~dashboards.components.tree_plot.TreeCanvas`)."""
 
     help = param.String(default=HELP_HTML)
     info = param.String(default="")
@@ -189,9 +197,11 @@ class TreeHead(JSComponent):
     busy_text = param.String(default="")
     cancels = param.Integer(default=0, doc="presses of the busy line's cancel button")
     inputs_open = param.Boolean(default=False)
+    inputs = Child(doc="the battle's inputs (None until first asked for)")
 
-    _esm = _HEAD_ESM
-    _stylesheets = [_HEAD_CSS]
+    _esm = CANVAS_JS + _HEAD_JS + "\nexport function render({ model, el }) { drawHead(model, el); drawTree(model, el); }\n"
+    _stylesheets = [*TreeCanvas._stylesheets, _HEAD_CSS]
+    _render_policy = "manual"
 
 
 def page():
@@ -200,26 +210,21 @@ def page():
     if _START in ex:
         plan.load_battle_file(ex[_START])
     model = TreeModel(plan)
-    plot = TreePlot(model.layout)
     runner = model.runner
-    head = TreeHead(info=model.info, examples=list(ex), keep=model.keep_decisions, busy=runner.busy,
-                    busy_text=runner.label, sizing_mode="stretch_width", css_classes=["tree-head-box"])
-    root = pn.Column(head, plot, sizing_mode="stretch_width")
-    inputs: list = []
+    view = TreePage(info=model.info, examples=list(ex), keep=model.keep_decisions, busy=runner.busy,
+                    busy_text=runner.label, sizing_mode="stretch_width", css_classes=["tree-page"],
+                    **canvas_params(model.layout))
 
     def opened(event):           # the battle's inputs, made the first time they are asked for
-        if event.new and not inputs:
-            inputs.append(plan_inputs(plan, with_picker=False))
-            root.insert(1, inputs[0])
-        elif inputs:
-            inputs[0].visible = bool(event.new)
+        if event.new and view.inputs is None:
+            view.inputs = plan_inputs(plan, with_picker=False)
 
-    head.param.watch(lambda e: e.new and e.new in ex and plan.load_battle_file(ex[e.new]), "example")
-    head.param.watch(lambda e: setattr(model, "keep_decisions", e.new), "keep")
-    head.param.watch(lambda e: runner.cancel(), "cancels")
-    head.param.watch(opened, "inputs_open")
-    model.param.watch(lambda e: setattr(head, "keep", e.new), "keep_decisions")
-    model.param.watch(lambda e: setattr(plot, "layout", e.new), "layout")
-    model.param.watch(lambda e: setattr(head, "info", e.new), "info")
-    runner.param.watch(lambda e: head.param.update(busy=runner.busy, busy_text=runner.label), ["busy", "label"])
-    return root
+    view.param.watch(lambda e: e.new and e.new in ex and plan.load_battle_file(ex[e.new]), "example")
+    view.param.watch(lambda e: setattr(model, "keep_decisions", e.new), "keep")
+    view.param.watch(lambda e: runner.cancel(), "cancels")
+    view.param.watch(opened, "inputs_open")
+    model.param.watch(lambda e: setattr(view, "keep", e.new), "keep_decisions")
+    model.param.watch(lambda e: view.param.update(**canvas_params(e.new)), "layout")
+    model.param.watch(lambda e: setattr(view, "info", e.new), "info")
+    runner.param.watch(lambda e: view.param.update(busy=runner.busy, busy_text=runner.label), ["busy", "label"])
+    return view

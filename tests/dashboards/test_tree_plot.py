@@ -130,23 +130,23 @@ def test_canvas_data_for_the_browser_drawing(worked):
     assert isinstance(view, TreeCanvas) and "3–4" in view.outline and view.data == canvas_data(worked)
 
 
-def test_tree_page_is_one_head_and_one_picture():
-    """The tree page's parts: its head (help, info, example picker, switch, inputs button) and the picture
-    with its outline, two browser components; the battle's inputs are made on the first press."""
+def test_tree_page_is_one_component():
+    """The tree page is one browser component (issue 17.1): its head (help, info, example picker, switch,
+    inputs button) and the picture with its outline; the battle's inputs are made on the first press."""
     from dashboards.pages import tree as tree_page
-    from dashboards.components.tree_plot import TreeCanvas
 
-    root = tree_page.page()
-    head, plot = root.objects
-    assert isinstance(head, tree_page.TreeHead) and isinstance(plot, TreeCanvas)
-    assert "worked" not in head.example and "n20_worked_example" in head.examples
-    assert "sum to exactly 1" in head.info and json_nodes(plot) == 53
-    head.inputs_open = True
-    assert len(root.objects) == 3 and root.objects[1].visible
-    head.inputs_open = False
-    assert len(root.objects) == 3 and not root.objects[1].visible
-    head.keep = True                                    # the switch reaches the tree: decisions kept
-    assert "kept as branches" in head.info
+    view = tree_page.page()
+    assert isinstance(view, tree_page.TreePage) and view.inputs is None
+    assert view.example == "" and "n20_worked_example" in view.examples
+    assert "sum to exactly 1" in view.info and json_nodes(view) == 53
+    view.inputs_open = True
+    made = view.inputs
+    assert made is not None
+    view.inputs_open = False
+    view.inputs_open = True
+    assert view.inputs is made                          # made once
+    view.keep = True                                    # the switch reaches the tree: decisions kept
+    assert "kept as branches" in view.info
 
 
 def json_nodes(plot) -> int:
