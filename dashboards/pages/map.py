@@ -313,5 +313,7 @@ def page():
     # the legend and the provenance badges: shown by the board above the map (its check boxes and the
     # "click a hex by its number" box too: one model, not four)
     view.figure.model.note = LEGEND_HTML + f"<p class='map-badges'>{_badges_html(m.state)}</p>"
-    # the map and its controls side by side where there is room, the controls under the map where not
-    return flow(view.panel(), controls)
+    # the map and its controls side by side where there is room, the controls under the map where not: a
+    # column laid out as a wrapping row (a FlexBox does the same as a templated model costing more, issue 17)
+    return pn.Column(view.panel(), controls, sizing_mode="stretch_width", css_classes=["map-layout"],
+                     styles={"flex-direction": "row", "flex-wrap": "wrap", "align-items": "flex-start"})

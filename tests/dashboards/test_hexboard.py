@@ -113,7 +113,7 @@ def test_the_map_page_is_a_handful_of_models(tmp_path, monkeypatch):
     kinds = _models(root)
     assert kinds["HexBoardView1"] == 1 and not {"figure", "GlyphRenderer", "ColumnDataSource", "Checkbox",
                                                  "TextInput"} & set(kinds)
-    assert sorted(type(o).__name__ for o in root.select()) == ["Column", "FlexBox", "HTML", "HexBoardView",
+    assert sorted(type(o).__name__ for o in root.select()) == ["Column", "Column", "HTML", "HexBoardView",
                                                                "RadioButtonGroup", "Select"]
     assert sum(kinds.values()) <= 15          # with the style sheets Panel adds to its widgets (was 76)
 
