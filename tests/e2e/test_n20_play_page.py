@@ -116,6 +116,9 @@ def test_a_battle_resolved_with_typed_dice_then_undo_then_replay_to_a_bookmark(p
     expect(page.locator(".pending-request[data-rule='12.5']")).to_be_attached(timeout=30_000)
     _answer_everything_typed(page, k + 1)
     expect(page.locator("table.dice-log")).to_contain_text("9.0 F")
+    # each rule in the log carries its reminder on hover (dashboards/components/n20_rule_notes.yaml)
+    expect(page.locator("table.dice-log .rule-tag[data-rule='9.0 F']").first).to_have_attribute(
+        "title", re.compile(r"^9\.0: \S"))
     expect(page.locator(".message")).to_contain_text("Done: fight declared battle no. 1")
     page.locator(".undo button").click()
     expect(page.locator(f"{STATUS}[data-events='{k}']")).to_be_attached(timeout=30_000)
