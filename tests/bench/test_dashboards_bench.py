@@ -41,7 +41,7 @@ def test_bench_map_redraw_with_reachable_hexes(benchmark):
 
 
 # -- one session's page (issue 17): what the server does for a new browser session, per page ----------------
-@pytest.mark.parametrize("route", ["/", "/odds", "/map", "/play"])
+@pytest.mark.parametrize("route", ["/", "/odds", "/tree", "/map", "/play"])
 def test_bench_new_session_page(benchmark, route, tmp_path, monkeypatch):
     """Build the page for a new session as the server does: the page's objects, the document's models and
     the JSON sent to the browser (scripts/load_sessions.py measures the same through HTTP)."""
