@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, replace as _dc_replace
 from functools import lru_cache
 from typing import Literal, Union
 
@@ -276,6 +276,23 @@ class _Faces:
         return [Face(self.side, self.unit, f) for f in range(6) if f != self.facing]
 
 
+_QUICK: dict = {}            # class -> its field names, for the game's own values below
+
+
+def replace(obj, **changes):
+    """:func:`dataclasses.replace` for the game's bookkeeping values (:class:`TbfState`, :class:`Impulse`,
+    :class:`UnitTurn`: frozen, no ``__post_init__``, every field set by ``__init__``), made without a
+    call to ``__init__``; anything else (a GameState, which derives fields) goes through the real one."""
+    names = _QUICK.get(type(obj))
+    if names is None or not changes.keys() <= names:
+        return _dc_replace(obj, **changes)
+    new = object.__new__(type(obj))
+    d = new.__dict__
+    d.update(obj.__dict__)
+    d.update(changes)
+    return new
+
+
 def _book(imp: Impulse, uid: str) -> UnitTurn:
     for b in imp.book:
         if b.unit == uid:
@@ -286,6 +303,9 @@ def _book(imp: Impulse, uid: str) -> UnitTurn:
 def _with_book(imp: Impulse, bk: UnitTurn) -> Impulse:
     rest = tuple(b for b in imp.book if b.unit != bk.unit)
     return replace(imp, book=tuple(sorted(rest + (bk,), key=lambda b: b.unit)))
+
+
+_QUICK.update({c: frozenset(c.__dataclass_fields__) for c in (TbfState, Impulse, UnitTurn)})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -337,6 +357,7 @@ class TbfRules(GameRules):
         self._rear_rows: dict[str, bool] = {}      # hex -> inside the Rear Guard's rows (9.2 G)
         self._memo_rear = None                      # the hexes of those rows
         self._index_memo: dict = {}                 # position -> (pieces by id, live units by hex)
+        self._columns: dict = {}                    # Coalition column -> its units
         self._overstack_memo: dict = {}             # position -> its overstacked hexes (4.1)
 
     def _index(self, s) -> tuple[dict, dict]:
@@ -350,11 +371,12 @@ class TbfRules(GameRules):
                 if len(self._index_memo) > 64:
                     self._index_memo.clear()
                 by_id = {p.id: p for p in g.pieces}
-                by_hex: dict[str, list] = {}
                 units = self.sc.units
-                for p in g.on_map():
-                    if p.status in LIVE and p.id in units:
-                        by_hex.setdefault(p.hex, []).append(p)
+                by_hex = {}                 # (from the position's pieces by hex, each in the pieces' order)
+                for h, ps in g._in_hex.items():
+                    here = [p for p in ps if p.status in LIVE and p.id in units]
+                    if here:
+                        by_hex[h] = here
                 got = self._index_memo[g] = (by_id, by_hex)
             memo["index"] = got
         return got
@@ -1292,7 +1314,11 @@ class TbfRules(GameRules):
                                     s.rear_guard_short)
 
     def _column(self, col: str) -> list[str]:
-        return [u for u, d in self.sc.units.items() if d.side == "coalition" and d.command == col]
+        got = self._columns.get(col)
+        if got is None:             # the order of battle never changes: each column listed once
+            got = self._columns[col] = tuple(u for u, d in self.sc.units.items()
+                                             if d.side == "coalition" and d.command == col)
+        return list(got)
 
     def _near(self, centre: str, radius: int) -> list[str]:
         g = self.sc.board.grid
@@ -1895,8 +1921,11 @@ class GreedyBot:
         if got is None:
             side_of = rules.sc.side_of
             got = []
+            known = near.got
             for h, ps in rules._index(s)[1].items():
-                n_to = near(h)
+                n_to = known.get(h)
+                if n_to is None:
+                    n_to = near(h)
                 if n_to <= 1 or any(side_of[p.id] != side for p in ps):
                     continue                # (by_hex lists hexes with units only: never a lone leader)
                 got.append((h, n_to))

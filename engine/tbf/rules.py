@@ -396,7 +396,9 @@ def _search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_block
                 continue                                              # 9.5.1 (crosses_dark_blue)
             alt = norm(off_road) if on_road and off_road != cost else _NO_ALT
             steps.append((nxt, norm(cost), alt))
-            whole = whole and all(x is None or x is _NO_ALT or type(x[0]) is int for x in (steps[-1][1], alt))
+            for x in (steps[-1][1], alt):
+                if x is not None and x is not _NO_ALT and type(x[0]) is not int:
+                    whole = False
         table[here] = tuple(steps)
     _SEARCH_ROWS[key] = table
     _INT_ROWS[id(table)] = (whole, table)
@@ -960,17 +962,22 @@ def _releases(sc: Scenario, st: GameState) -> GameState:
     flags = st.flags
     if {"column_V_released", "column_VI_deployed", "french_released", "elite_released"} <= flags:
         return st                                   # every release has happened
-    french = [p for p in st.on_map() if sc.side(p.id) == "french" and not sc.is_leader(p.id) and p.status in LIVE]
-    coal = [p for p in st.on_map() if sc.side(p.id) == "coalition" and not sc.is_leader(p.id) and p.status in LIVE]
-    v_hexes = [h for pid, h in sc.file.setup.coalition.items() if pid.startswith("cv-") or pid == "kolloredo"]
-    if "column_V_released" not in st.flags and any(f.hex in _zone(g, tuple(v_hexes), 3) for f in french):
-        st = st.with_flag("column_V_released")
+    units, side_of = sc.units, sc.side_of
+    live = [p for p in st.on_map() if p.id in units and p.status in LIVE]     # units, not leaders
+    french = [p for p in live if side_of[p.id] == "french"]
+    if "column_V_released" not in st.flags:
+        v_hexes = [h for pid, h in sc.file.setup.coalition.items() if pid.startswith("cv-") or pid == "kolloredo"]
+        zone = _zone(g, tuple(v_hexes), 3)
+        if any(f.hex in zone for f in french):
+            st = st.with_flag("column_V_released")
     vi = sc.board.data.setup_numbers.get("VI")
-    if vi and "column_VI_deployed" not in st.flags and any(f.hex in _zone(g, (vi,), 3) for f in french):
-        st = st.with_flag("column_VI_deployed")
-    col_i = [p for p in coal if sc.units[p.id].command == "I"]
+    if vi and "column_VI_deployed" not in st.flags:
+        zone = _zone(g, (vi,), 3)
+        if any(f.hex in zone for f in french):
+            st = st.with_flag("column_VI_deployed")
+    coal = [p for p in live if side_of[p.id] == "coalition"]
     if "french_released" not in st.flags and (st.turn >= act.french_release_turn or any(
-            g.parse(p.hex)[0] <= act.french_release_row for p in col_i)):
+            g.parse(p.hex)[0] <= act.french_release_row for p in coal if units[p.id].command == "I")):
         st = st.with_flag("french_released")
     elite = st.piece("elite") if "elite" in sc.units else None
     if elite is not None and elite.hex and "elite_released" not in st.flags:
