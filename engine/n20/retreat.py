@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from operator import add
 
 from engine.core.values import cached_hash_repr
 from engine.core.procedure import Roll
@@ -221,6 +222,7 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
     best = [None]  # best priority among survivable complete paths found so far
 
     steps_from, dist_to, nearest = _retreat_map(board, side)
+    not_closer = _not_closer(board, side)
     ez_hz = (HAZARD_EZOC,)
     river_hz = (HAZARD_RIVER,)
     both_hz = (HAZARD_RIVER, HAZARD_EZOC)
@@ -262,12 +264,11 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
             if steps:
                 finish(path, hz, viol, "blocked", through, nc)
             return
-        d_here = dist_to[here]
         # explore promising hexes first: vacant non-EZOC, then closer to a LOC
         nxt.sort(key=lambda st: (st[0] in friends, st[0] in ezoc, nearest[st[0]], st[0]))
         for n, river, road in nxt:
-            d_n = dist_to[n]
-            c2 = tuple(c + (1 if d_n[i] >= d_here[i] else 0) for i, c in enumerate(counts))
+            # per LOC hex, one more step that does not get closer to it (9.8.6)
+            c2 = tuple(map(add, counts, not_closer[here, n]))
             if road_bound and not road:
                 finish(path + [n], hz + [()], viol, "off_road", through, min(c2) if c2 else 0)   # 16.7.6
                 continue
@@ -300,6 +301,18 @@ def _retreat_map(board: Board, side: str) -> tuple[dict, dict, dict]:
     return _Filled(steps), (d := _Filled(dist)), _Filled(lambda h: min(d[h], default=0))
 
 
+@lru_cache(maxsize=64)
+def _not_closer(board: Board, side: str) -> dict:
+    """(a, b) -> per LOC hex of ``side``, 1 when stepping from ``a`` to ``b`` does not bring the unit
+    closer to it, else 0 (9.8.6), filled in as asked (per board and side, like :func:`_retreat_map`)."""
+    _, dist, _ = _retreat_map(board, side)
+
+    def make(key):
+        a, b = key
+        return tuple(1 if db >= da else 0 for da, db in zip(dist[a], dist[b]))
+    return _Filled(make)
+
+
 class _Filled(dict):
     """A dict whose missing entries are made by ``make(key)`` when first asked."""
 
@@ -321,5 +334,8 @@ def _finish_options(complete: list, blocked: list) -> tuple[RetreatOption, ...]:
     else:
         longest = max(len(o.hexes) for o in pool)
         pool = [o for o in pool if len(o.hexes) == longest]
-    pool.sort(key=lambda o: (o.break_chance, o.priority, o.hexes))
+    # by the chance of breaking on the way (1 - 1/2**hazards for a full retreat, 1 otherwise), told apart
+    # without making the fractions: the order of (ends short, hazard dice) is the same
+    pool.sort(key=lambda o: ((True, 0) if o.end != "ok" else (False, sum(len(h) for h in o.hazards)),
+                             o.priority, o.hexes))
     return tuple(pool)          # every path of the best class (no cut: the owner may pick any, 9.8)

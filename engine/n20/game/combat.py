@@ -196,7 +196,14 @@ def _greedy_declaration(state: GameState):
     side = state.player
     mine = [u.id for u in _fighters(state, side)]
     targets = _enemy_targets(state, side)
-    adj = {a: [e for e in targets if R.combat_adjacent(state, _hex_of(state, a), _hex_of(state, e))] for a in mine}
+    # who can fight whom (9.2.2, 7.0): only the targets in the hexes next to an attacker need the full check
+    placed = [(e, _hex_of(state, e)) for e in targets]
+    nbr_sets = R._index(state.board).nbr_sets
+    adj = {}
+    for a in mine:
+        ha = _hex_of(state, a)
+        ns = nbr_sets.get(ha)
+        adj[a] = [e for e, he in placed if (ns is None or he in ns) and R.combat_adjacent(state, ha, he)]
     must_a = set(mandatory_battles(state))
     battles: list[list[list[str]]] = []          # [[attackers], [defenders]]
     where_d: dict[str, int] = {}
@@ -295,26 +302,30 @@ def battle_unit(state: GameState, uid: str) -> Unit:
         h = uid[len(GARRISON):]
         g = sc.board.garrisons[h]
         return Unit(id=uid, side=g.side, type="garrison", strength=g.strength, movement=0, hex=h, name="garrison")
-    return _battle_unit(sc, state.unit(uid), state.has("special_units"), state.has("fatigue"))
+    u = state.unit(uid)
+    options = state.options
+    return _battle_unit(sc, uid, u.hex, u.routed, u.square, u.fatigue, "special_units" in options,
+                        "fatigue" in options)
 
 
 @lru_cache(maxsize=4096)
-def _battle_unit(sc, u, special: bool, fatigue_on: bool) -> Unit:
-    # keyed by value: the scenario (immutable, compared by identity), the unit's state, the options read
-    uid = u.id
+def _battle_unit(sc, uid: str, hex_: str | None, routed, square: bool, fatigue: int, special: bool,
+                 fatigue_on: bool) -> Unit:
+    # keyed by value: the scenario (immutable, compared by identity), what it reads of the unit's state
+    # (its place and markers), the options read
     d = sc.units[uid]
     rules = sc.tables.rules
     typ = {"dummy": "infantry", "cadre": "infantry"}.get(d.type, d.type)
     return Unit(id=uid, side=d.side, type=typ, strength=d.command_span if d.type == "leader" else d.strength,
-                movement=d.movement, hex=u.hex, name=d.name, elite=d.has("elite"), guard=d.has("guard"),
+                movement=d.movement, hex=hex_, name=d.name, elite=d.has("elite"), guard=d.has("guard"),
                 recule_exempt=d.has("no_recule"), heavy=d.has("heavy"),
-                routed=bool(u.routed) and rules.routed_markers,
+                routed=bool(routed) and rules.routed_markers,
                 unreliable=special and d.has("unreliable"), portuguese=d.nationality == "portuguese",
                 spanish_irregular=special and d.has("irregular"), straggler=special and d.has("straggler"),
                 road_bound=d.has("road_bound"), reluctant=special and d.has("reluctant"),
                 light=special and d.has("light"), cossack=special and d.has("cossack"),
-                cadre=d.has("cadre") or d.type == "cadre", square=u.square,
-                fatigue=u.fatigue if fatigue_on else 0)
+                cadre=d.has("cadre") or d.type == "cadre", square=square,
+                fatigue=fatigue if fatigue_on else 0)
 
 
 def _effective(state: GameState, b: Battle) -> Battle:

@@ -9,7 +9,7 @@ import operator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.core.graph import by_place, search
+from engine.core.graph import places_of, search_tree
 
 from ..board import Board, RUGGED
 from .memo import memo
@@ -42,14 +42,31 @@ class Reach:
         return d
 
 
+def _reach_value(hex_: str, cost: int, path: tuple, entry: str | None, road: bool) -> Reach:
+    """``Reach(hex_, cost, path, entry, road)`` made without the frozen dataclass's field-by-field
+    ``__init__`` (the same value: a Reach has nothing derived)."""
+    r = object.__new__(Reach)
+    r.__dict__.update(hex=hex_, cost=cost, path=path, entry=entry, road=road, guard_cost=False)
+    return r
+
+
 def on_map_units(state: GameState, side: str | None = None) -> tuple:
     """The units on the map (of ``side``), in the state's order; memoised beside the state."""
     return memo(state, ("on_map", side), lambda: _on_map_units(state, side))
 
 
 def _on_map_units(state: GameState, side: str | None) -> tuple:
-    sc = state.scenario
-    return tuple(u for u in state.units if u.status == "map" and (side is None or sc.units[u.id].side == side))
+    if side is None:
+        return tuple([u for u in state.units if u.status == "map"])
+    side_of = _sides_of(state.scenario)
+    return tuple([u for u in state.units if u.status == "map" and side_of[u.id] == side])
+
+
+@lru_cache(maxsize=32)
+def _sides_of(sc) -> dict:
+    """unit id -> its side, per scenario (scenarios are immutable, compared by identity)."""
+    return {uid: d.side for uid, d in sc.units.items()}
+
 
 
 def exerts_zoc(state: GameState, u) -> bool:
@@ -190,9 +207,27 @@ def _compute_enemy_hexes(state: GameState, side: str) -> frozenset[str]:
 
 def friendly_hexes(state: GameState, side: str, exclude: str | None = None, stacking_only: bool = True) -> frozenset:
     """Hexes holding a unit of ``side`` that counts for stacking (6.9; leaders are stack-free, 16.9.2)."""
+    counts = memo(state, ("friend_counts", side, stacking_only),
+                  lambda: _friend_counts(state, side, stacking_only))
+    everyone = memo(state, ("friend_hexes", side, stacking_only), lambda: frozenset(counts))
+    if exclude is None:
+        return everyone
+    u = state.by_id.get(exclude)
+    # the hexes of the others: the excluded unit's own hex goes only when it is counted and alone there
+    if u is None or u.status != "map" or counts.get(u.hex) != 1 or state.scenario.units[exclude].side != side \
+            or (stacking_only and state.scenario.units[exclude].type == "leader"):
+        return everyone
+    return everyone - {u.hex}
+
+
+def _friend_counts(state: GameState, side: str, stacking_only: bool) -> dict:
+    """hex -> how many units of ``side`` there count for stacking (all of them if not ``stacking_only``)."""
     sc = state.scenario
-    return frozenset(u.hex for u in on_map_units(state, side)
-                     if u.id != exclude and (not stacking_only or sc.units[u.id].type != "leader"))
+    out: dict = {}
+    for u in on_map_units(state, side):
+        if not stacking_only or sc.units[u.id].type != "leader":
+            out[u.hex] = out.get(u.hex, 0) + 1
+    return out
 
 
 def combat_adjacent(state: GameState, a: str, b: str) -> bool:
@@ -344,6 +379,17 @@ def _successors(edges, road_only: bool, blocked, stop_in, rugged_free: bool, roa
     (16.7.6); ``cossack_budget`` (16.7.2): the budget within which a cossack pays two points for a rugged
     hex off the road to go on (None for everyone else); ``onward(a, b)`` False forbids a step (9.6.3);
     ``leader_ezoc``: a leader may not step from one of these hexes straight into another (16.9.2)."""
+    if not (road_only or road_bound) and cossack_budget is None and onward is None and leader_ezoc is None:
+        # the common mover: only blocked hexes, ZOC stops and (unless rugged_free) rugged stops matter
+        if rugged_free:
+            def plain(node, c):
+                return [((b, b in stop_in), step) for b, step, _, _ in edges[node[0]] if b not in blocked]
+        else:
+            def plain(node, c):
+                return [((b, (rugged and not road) or b in stop_in), step)
+                        for b, step, road, rugged in edges[node[0]] if b not in blocked]
+        return plain
+
     def successors(node, c):
         here = node[0]
         out = []
@@ -379,8 +425,8 @@ def _run_search(start: str, base: int, budget: int, successors) -> dict:
     there): hex -> (cost, path of hexes). Whether a mover stops in a hex depends on the step that brought
     it there (6.5/6.6 road or not, 6.7, 16.7.2), so one hex can be two states, and a way that lets the
     mover go on is kept beside a cheaper one that stops it (ties: the way found first)."""
-    found = search((((start, False), base),), successors, budget, halts=_must_stop)
-    return {h: (r.cost, tuple(map(_hex_of_node, r.path))) for h, r in by_place(found, _hex_of_node).items()}
+    found = search_tree((((start, False), base),), successors, budget, halts=_must_stop)
+    return places_of(found, _hex_of_node)
 
 
 _hex_of_node = operator.itemgetter(0)         # a search state (hex, must stop) -> its hex
@@ -547,7 +593,7 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
             if h not in out or (not road_only and out[h].road) or cost < out[h].cost:
                 if h in out and not out[h].road and road_only:
                     continue
-                out[h] = Reach(h, cost, path, None, road_only)
+                out[h] = _reach_value(h, cost, path, None, road_only)
     # 6.2: one hex is always possible (unless prohibited)
     extra = []
     for n in board.neighbours(start):
@@ -555,7 +601,7 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
             continue
         c = can_enter(start, n)
         if c is not None:
-            extra.append((n, Reach(n, c, (start, n), None, False)))
+            extra.append((n, _reach_value(n, c, (start, n), None, False)))
     return tuple(out.items()), tuple(extra)
 
 
