@@ -81,32 +81,43 @@ def rout_unit(sc: Scenario, st: GameState, uid: str):
     move and in the order their hexes were entered; then any overstack left where the router stopped is
     checked (6.7 K: that check comes after the 6.7 K checks, and only if still needed; 4.1.9).
     A procedure returning the new state."""
-    st, path, checks = _cached(_rout_start)(sc, st, uid)
-    newly_routed = []
+    _, _, checks = _cached(_rout_start)(sc, st, uid)
+    outs = ()
     if checks:
         outs = yield Sub(("tbf-6.7K", sc.tables.key, checks), partial(_checks_in_turn, sc.tables, checks, "6.7 K"),
                          rule="6.7 K", label="checks of the units the router runs through")
-        for spec, status in zip(checks, outs):
-            if status == spec.status:
-                continue
-            if status == "surrendered":
-                st = st.with_piece(spec.unit, status="surrendered", hex=None)
-                continue
-            st = st.with_piece(spec.unit, status=status)
-            if status == "routed":
-                newly_routed.append((spec.unit, st.piece(spec.unit).hex))   # runs at once, below (6.7 C)
-    if path.fate in ("eliminated", "exited"):
-        st = st.with_piece(uid, status="eliminated", hex=None)          # 6.7 D, 6.7 H
-        end = None
-    else:
-        end = path.path[-1]
-        st = st.with_piece(uid, hex=end)
+    st, newly_routed, end = _cached(_rout_moved)(sc, st, uid, tuple(outs))
     for other, where in newly_routed:                                   # 6.7 K failure, 6.7 A: rout now
         if st.piece(other).hex == where and st.piece(other).status == "routed":
             st = yield _sub_rout(sc, st, other)
     if end is not None and st.piece(uid).hex == end:
         st = yield from overstack_checks(sc, st, end)
     return st
+
+
+def _rout_moved(sc: Scenario, st: GameState, uid: str, outs: tuple):
+    """The position once a fresh router has run (6.7 C-H) and the friends it ran through took their checks
+    with statuses ``outs`` (6.7 K): (the position, the friends those checks routed with their hexes, in
+    the order entered, the router's last hex or None). A pure function of its arguments (memoised: exact
+    odds replay a procedure from its start for every branch)."""
+    st, path, checks = _cached(_rout_start)(sc, st, uid)
+    newly_routed = []
+    for spec, status in zip(checks, outs):
+        if status == spec.status:
+            continue
+        if status == "surrendered":
+            st = st.with_piece(spec.unit, status="surrendered", hex=None)
+            continue
+        st = st.with_piece(spec.unit, status=status)
+        if status == "routed":
+            newly_routed.append((spec.unit, st.piece(spec.unit).hex))   # runs at once, in rout_unit (6.7 C)
+    if path.fate in ("eliminated", "exited"):
+        st = st.with_piece(uid, status="eliminated", hex=None)          # 6.7 D, 6.7 H
+        end = None
+    else:
+        end = path.path[-1]
+        st = st.with_piece(uid, hex=end)
+    return st, tuple(newly_routed), end
 
 
 def _rout_start(sc: Scenario, st: GameState, uid: str):
