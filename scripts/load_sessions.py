@@ -168,13 +168,38 @@ def run_browsers(url: str, n: int = 10, page: str = "/odds", wait_for: str = ".o
                     await tab.locator(wait_for).first.wait_for(state="visible", timeout=timeout_s * 1000)
                     return time.perf_counter() - t0
 
-                return list(await asyncio.gather(*(one(t) for t in tabs)))
+                cpu0 = _chromium_cpu_s()
+                secs = list(await asyncio.gather(*(one(t) for t in tabs)))
+                cpu["s"] = _chromium_cpu_s() - cpu0 if cpu0 is not None else None
+                return secs
             finally:
                 await browser.close()
 
+    cpu: dict = {}
     secs = asyncio.run(go())
-    return {"browsers": n, "page": page, "wait_for": wait_for, "median_s": round(statistics.median(secs), 2),
-            "max_s": round(max(secs), 2), "each_s": [round(x, 2) for x in sorted(secs)]}
+    out = {"browsers": n, "page": page, "wait_for": wait_for, "median_s": round(statistics.median(secs), 2),
+           "max_s": round(max(secs), 2), "each_s": [round(x, 2) for x in sorted(secs)]}
+    if cpu.get("s") is not None:   # chromium's own processes (browser, renderers, GPU, network), until the last shows
+        out["browser_cpu_s"] = round(cpu["s"], 2)
+        out["browser_cpu_s_per_page"] = round(cpu["s"] / n, 2)
+    return out
+
+
+def _chromium_cpu_s() -> float | None:
+    """CPU seconds used so far by the chromium processes this process started (psutil; None without it)."""
+    try:
+        import psutil
+    except ImportError:
+        return None
+    total = 0.0
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if "chrom" in p.name() or "headless" in p.name():
+                t = p.cpu_times()
+                total += t.user + t.system
+        except psutil.Error:
+            continue
+    return total
 
 
 def profile_page(route: str, rounds: int = 5, top: int = 25) -> dict:
