@@ -1,7 +1,7 @@
 """Still pictures of a board, as small SVG text: for notebooks, reports and records' walkthroughs.
 
-The live boards (:mod:`dashboards.components.boards`, the n20 map) are Bokeh figures with callbacks; a
-walkthrough that shows the board after every phase of a game needs dozens of pictures, which as Bokeh
+The live boards (:mod:`dashboards.components.boards`, the n20 map of
+:mod:`dashboards.components.hexboard`) are models with callbacks and a live server; a walkthrough that shows the board after every phase of a game needs dozens of pictures, which as Bokeh
 documents would weigh megabytes and need a live kernel. This module draws the same maps from the same
 sources as still SVG: hex maps from the :class:`~dashboards.components.hexmap.MapSpec` the live figure draws
 (terrain colours, hexside features, roads, names) with the counters the live board shows

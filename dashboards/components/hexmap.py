@@ -10,6 +10,10 @@ Drawn with Bokeh glyphs on ColumnDataSources rather than HoloViews elements: wit
 260-hex map took about 4 s to render (one multi-path element per hex side group and per hex), while
 the Bokeh figure builds in a few tens of milliseconds and an overlay update only replaces one
 source's data.
+
+The n20 board of /map and /play no longer uses :class:`HexMapFigure`: it is drawn in the browser as SVG by
+:mod:`dashboards.components.hexboard` from the same :func:`static_layers` (one model a session instead of
+some 60, issue 17.1). The TBF play board still draws on this figure.
 """
 from __future__ import annotations
 
