@@ -58,14 +58,11 @@ class GamePlayView(pn.viewable.Viewer):
         self.model = m = GamePlayModel(self.store, system=system, server=keys is not None)
         self.board = None
         self.picked: str | None = None
-        names = [s for s in systems() if s in SYSTEM_TITLES] or systems()
         # the new-game form, the dice mode before a game, the status and refusal lines and the browser's
         # keys in one browser component (issue 17.1: about twenty Panel widgets' server time before)
-        self.head = PlayHead(systems=[[s, SYSTEM_TITLES.get(s, s)] for s in names], system=system,
-                             scenarios=_scenario_pairs(m.rules), scenario=m.rules.default_scenario,
-                             variants=list(m.rules.options()), dice=m.dice_mode,
-                             keys=keys.value if keys is not None else "", sizing_mode="stretch_width",
-                             css_classes=["play-head-box"])
+        self.head = PlayHead(system=system, dice=m.dice_mode, keys=keys.value if keys is not None else "",
+                             sizing_mode="stretch_width", css_classes=["play-head-box"])
+        self._choices(open_=True)
         self.busy_box = pn.Column(sizing_mode="stretch_width", css_classes=["replay-busy"])
         self._shown: list = []       # the (action, json) pairs listed now (a click on the board may make one)
         self.aim: str | None = None  # a highlighted place clicked with a piece picked: the list narrows to it
@@ -77,10 +74,8 @@ class GamePlayView(pn.viewable.Viewer):
 
         h = self.head
         h.param.watch(self._system, "system")
-        h.param.watch(self._start, "starts")
         h.param.watch(lambda e: self._dice_mode(e.new), "dice")
-        h.param.watch(self._import, "upload")
-        h.param.watch(lambda e: h.send_record(m.record_json()), "downloads")
+        h.on_action = self._head_action
         if keys is not None:
             keys.on_change(lambda v: setattr(h, "keys", v))
         self.refresh()
@@ -142,6 +137,23 @@ class GamePlayView(pn.viewable.Viewer):
         self.mode.param.watch(self._mode, "value")
 
     # -- callbacks ---------------------------------------------------------------------------------------
+    def _choices(self, open_: bool) -> None:
+        """The head's lists: the game systems, the system's scenarios and optional rules (with their rule)."""
+        r = self.model.rules
+        names = [s for s in systems() if s in SYSTEM_TITLES] or systems()
+        self.head.set_choices([[s, SYSTEM_TITLES.get(s, s)] for s in names], _scenario_pairs(r), r.default_scenario,
+                              [[k, str(v)] for k, v in r.options().items()], open_)
+
+    def _head_action(self, msg: dict) -> None:
+        """A press in the head: start a game, import a record, download the record."""
+        what = msg.get("action")
+        if what == "start":
+            self._start(msg)
+        elif what == "upload":
+            self._import(msg)
+        elif what == "download":
+            self.head.send_record(self.model.record_json())
+
     def _dice_mode(self, mode: str) -> None:
         """Computer or typed dice, from the head (before a game) or the switch beside the actions."""
         self.model.dice_mode = mode
@@ -160,8 +172,7 @@ class GamePlayView(pn.viewable.Viewer):
             except VedetteError as exc:
                 self._show_refusal(str(exc))
                 return
-        self.head.param.update(scenarios=_scenario_pairs(m.rules), scenario=m.rules.default_scenario,
-                               variants=list(m.rules.options()), chosen=[])
+        self._choices(open_=True)
         self.board = None
         self.refresh()
 
@@ -169,14 +180,19 @@ class GamePlayView(pn.viewable.Viewer):
         if self.head.system != self.model.system:
             self.head.system = self.model.system
 
-    def _start(self, _=None):
-        m = self.model
-        seed = self.head.seed.strip()
+    def _start(self, form: dict | None = None):
+        """Start the form's game: ``scenario`` (the system's default when absent), ``chosen`` optional
+        rules, ``seed`` as typed ('' = random), ``dice`` (computer or typed)."""
+        m, form = self.model, form or {}
+        seed = str(form.get("seed") or "").strip()
         if seed and not (seed.isdigit() and len(seed) <= 12):
             self._show_refusal("Cannot start: the seed is a whole number (or blank for a random one)")
             return
+        if form.get("dice") in ("computer", "typed"):
+            self._dice_mode(form["dice"])
+        chosen = tuple(str(o)[:40] for o in (form.get("chosen") or ())[:40])
         try:
-            gid = m.new(self.head.scenario, tuple(self.head.chosen), int(seed) if seed else None)
+            gid = m.new(str(form.get("scenario") or m.rules.default_scenario)[:60], chosen, int(seed) if seed else None)
         except VedetteError as exc:
             self._show_refusal(f"Cannot start: {exc}")
             return
@@ -336,14 +352,12 @@ class GamePlayView(pn.viewable.Viewer):
             self._show_refusal(str(exc)[:200])
         self.refresh()
 
-    def _import(self, event):
-        if not event.new:
-            return
+    def _import(self, msg: dict):
         m = self.model
         try:
             try:
-                data = decode_upload(event.new)
-            except ValueError as exc:
+                data = decode_upload(msg)
+            except (ValueError, TypeError) as exc:
                 raise VedetteError(str(exc) if "2 MB" in str(exc) else "the file did not arrive whole") from None
             rec = GameRecord.loads(data.decode("utf-8", errors="strict"), file="the imported record")
             gid = m.import_record(rec, server=True)
@@ -528,7 +542,8 @@ class GamePlayView(pn.viewable.Viewer):
         models besides the page's own)."""
         if self._root is not None:
             return self._root
-        self.head.setup_open = not self.model.has_game
+        if self.model.has_game:
+            self._choices(open_=False)      # a game shown: the form folded
         busy = [self.busy_box] if self.busy_box.objects else []
         objs = [*self.header, self.head, *busy]
         self._root = pn.Column(*objs, sizing_mode="stretch_width", css_classes=["game-play"])

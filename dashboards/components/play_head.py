@@ -4,8 +4,9 @@ a game starts, the status line and the refusal line, and the bridge that keeps t
 its cookie and the open game's link in its address bar (:class:`dashboards.components.access.BrowserKeys`).
 
 About a tenth of the server time of the Panel widgets it replaces (one model pair in place of about twenty):
-the controls are the browser's own (``<select>``, ``<input>``, ``<button>``), their values come back as
-this component's parameters, and :class:`dashboards.components.game_view.GamePlayView` watches them. No
+the controls are the browser's own (``<select>``, ``<input>``, ``<button>``); a pick of game system and of
+dice mode come back as this component's parameters, a press as a message with the form's values, and
+:class:`dashboards.components.game_view.GamePlayView` handles them. No
 rules here either: the view passes every value to the game model, which checks it.
 """
 from __future__ import annotations
@@ -58,17 +59,20 @@ export function render({ model, el }) {
     select.replaceChildren(...(pairs || []).map(([v, t]) => { const o = el_("option", "", t); o.value = v; return o; }));
     select.value = value;
   };
-  const fillVariants = () => {
+  let ch = {};
+  const choices = () => {          // the systems, the picked system's scenarios and optional rules
+    try { ch = JSON.parse(model.choices || "{}"); } catch (e) { ch = {}; }
+    options(sys, ch.systems, model.system); options(scen, ch.scenarios, ch.scenario);
     variants.replaceChildren(legend);
-    const chosen = new Set(model.chosen || []);
-    for (const v of model.variants || []) {
-      const l = el_("label", "variant"), c = el_("input"); c.type = "checkbox"; c.value = v; c.checked = chosen.has(v);
-      c.addEventListener("change", () => {
-        model.chosen = [...variants.querySelectorAll("input:checked")].map((x) => x.value); });
+    for (const [v, rule] of ch.variants || []) {
+      const l = el_("label", "variant"), c = el_("input"); c.type = "checkbox"; c.value = v;
+      if (rule) l.title = rule;
       l.append(c, " " + v); variants.appendChild(l);
     }
-    variants.hidden = !(model.variants || []).length;
+    variants.hidden = !(ch.variants || []).length;
+    setup.open = !!ch.open;
   };
+  const chosen = () => [...variants.querySelectorAll("input:checked")].map((x) => x.value);
   const show = () => {
     intro.innerHTML = model.intro || ""; intro.hidden = !model.intro;
     status.innerHTML = model.status || ""; refusal.innerHTML = model.refusal || "";
@@ -87,50 +91,38 @@ export function render({ model, el }) {
     if (url && url !== window.location.pathname + window.location.search) window.history.replaceState(null, "", url);
   };
   sys.addEventListener("change", () => { model.system = sys.value; });
-  scen.addEventListener("change", () => { model.scenario = scen.value; });
-  const seedSent = () => { if (model.seed !== seed.value) model.seed = seed.value; };
-  seed.addEventListener("input", seedSent); seed.addEventListener("change", seedSent);
-  startB.addEventListener("click", () => { seedSent(); model.starts += 1; });
-  setup.addEventListener("toggle", () => { if (model.setup_open !== setup.open) model.setup_open = setup.open; });
+  startB.addEventListener("click", () => {
+    model.send_msg({action: "start", scenario: scen.value, chosen: chosen(), seed: seed.value, dice: model.dice}); });
   let uploads = 0;
   file.addEventListener("change", () => {
     const f = file.files && file.files[0];
     if (!f) return;
     uploads += 1;
     const n = uploads;
-    if (f.size > MAX_UPLOAD) { model.upload = JSON.stringify({n, size: f.size, data: ""}); file.value = ""; return; }
+    if (f.size > MAX_UPLOAD) { model.send_msg({action: "upload", n, size: f.size, data: ""}); file.value = ""; return; }
     const reader = new FileReader();
     reader.onload = () => {
       const bytes = new Uint8Array(reader.result);
       let bin = "";
       for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-      model.upload = JSON.stringify({n, size: f.size, data: btoa(bin)});
+      model.send_msg({action: "upload", n, size: f.size, data: btoa(bin)});
       file.value = "";
     };
     reader.readAsArrayBuffer(f);
   });
-  downB.addEventListener("click", () => { model.downloads += 1; });
-  model.on("record", () => {       // the record asked for: saved as a file by the browser
-    let r = null;
-    try { r = JSON.parse(model.record || "null"); } catch (e) { r = null; }
-    if (!r || !r.text) return;
+  downB.addEventListener("click", () => { model.send_msg({action: "download"}); });
+  model.on("msg:custom", (r) => {   // the record asked for: saved as a file by the browser
+    if (!r || !r.record) return;
     const a = el_("a"); a.download = "game.json";
-    a.href = URL.createObjectURL(new Blob([r.text], {type: "application/json"}));
+    a.href = URL.createObjectURL(new Blob([r.record], {type: "application/json"}));
     root.appendChild(a); a.click(); a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 10000);
   });
-  model.on("systems", () => options(sys, model.systems, model.system));
+  model.on("choices", choices);
   model.on("system", () => { sys.value = model.system; });
-  model.on("scenarios", () => options(scen, model.scenarios, model.scenario));
-  model.on("scenario", () => { scen.value = model.scenario; });
-  model.on("variants", fillVariants);
-  model.on("chosen", fillVariants);
-  model.on("seed", () => { if (seed.value !== model.seed) seed.value = model.seed; });
-  model.on("setup_open", () => { setup.open = model.setup_open; });
   for (const p of ["intro", "status", "refusal", "dice", "show_dice", "can_download"]) model.on(p, show);
   model.on("keys", keys);
-  options(sys, model.systems, model.system); options(scen, model.scenarios, model.scenario);
-  fillVariants(); seed.value = model.seed || ""; setup.open = model.setup_open; show(); keys();
+  choices(); show(); keys();
 }
 """.replace("COOKIE_NAME", COOKIE).replace("MAX_UPLOAD", str(MAX_UPLOAD))
 
@@ -163,25 +155,16 @@ button:disabled {opacity:.5;cursor:default}
 
 
 class PlayHead(JSComponent):
-    """The play page's head (see the module's docstring). ``starts`` counts presses of "Start a new game",
-    ``downloads`` presses of the download button (the view answers with ``record``), ``upload`` carries a
-    chosen file (JSON: a counter, its size and its bytes in base64; see :func:`decode_upload`)."""
+    """The play page's head (see the module's docstring). What the browser asks for comes as messages to
+    :meth:`act` (``{"action": "start", "scenario", "chosen", "seed", "dice"}``, ``{"action": "upload", "size",
+    "data"}`` with the file's bytes in base64, ``{"action": "download"}``), answered by ``on_action``; the
+    record asked for goes back as a message (:meth:`send_record`). Few parameters: each costs a session."""
 
     intro = param.String(default="", doc="HTML above the form")
-    systems = param.List(default=[], doc="[system, title] pairs")
     system = param.String(default="")
-    scenarios = param.List(default=[], doc="[id, title] pairs of the system's scenarios")
-    scenario = param.String(default="")
-    variants = param.List(default=[], doc="the system's optional rules and variants")
-    chosen = param.List(default=[], doc="the variants ticked")
-    seed = param.String(default="", doc="the seed typed in ('' = random)")
-    starts = param.Integer(default=0)
+    choices = param.String(default="", doc="JSON: systems and the system's scenarios, optional rules; open")
     dice = param.Selector(default="computer", objects=["computer", "typed"])
     show_dice = param.Boolean(default=True, doc="the dice mode here (before a game; beside the actions after)")
-    setup_open = param.Boolean(default=True)
-    upload = param.String(default="")
-    downloads = param.Integer(default=0)
-    record = param.String(default="", doc="JSON {n, text}: the record asked for, saved by the browser")
     can_download = param.Boolean(default=False)
     status = param.String(default="", doc="HTML of the status line")
     refusal = param.String(default="", doc="HTML of the refusal line")
@@ -190,14 +173,29 @@ class PlayHead(JSComponent):
     _esm = _ESM
     _stylesheets = [_CSS]
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.on_action = None
+
+    def set_choices(self, systems: list, scenarios: list, scenario: str, variants: list, open_: bool) -> None:
+        self.choices = json.dumps({"systems": systems, "scenarios": scenarios, "scenario": scenario,
+                                   "variants": variants, "open": bool(open_)}, ensure_ascii=False)
+
+    def _handle_msg(self, data) -> None:
+        self.act(data)
+
+    def act(self, msg: dict) -> None:
+        """One request of the browser (also what a test or a notebook calls for a press)."""
+        if isinstance(msg, dict) and self.on_action is not None:
+            self.on_action(msg)
+
     def send_record(self, text: str) -> None:
-        self.record = json.dumps({"n": self.downloads, "text": text})
+        self._send_msg({"record": text})
 
 
-def decode_upload(raw: str) -> bytes:
-    """The bytes of a file chosen in the head (``PlayHead.upload``); ValueError when it is not one, or larger
-    than 2 MB."""
-    msg = json.loads(raw)
+def decode_upload(msg: dict) -> bytes:
+    """The bytes of a file chosen in the head (an ``upload`` message); ValueError when it is not one, or
+    larger than 2 MB."""
     if int(msg.get("size", 0)) > MAX_UPLOAD:
         raise ValueError("the record is larger than 2 MB")
     data = base64.b64decode(msg.get("data") or "", validate=True)

@@ -202,8 +202,7 @@ def test_n20_board_on_the_generic_view_click_moves_and_a_refused_click_names_its
 
     v = GamePlayView("n20", store=GameStore(tmp_path / "g.sqlite3"), keys=BrowserKeys(raw=""))
     v.__panel__()
-    v.head.scenario, v.head.seed = "bussaco", "1"
-    v._start()
+    v._start({"scenario": "bussaco", "seed": "1"})
     assert isinstance(v.board, N20Board)
     v.board._picked("1011")
     shaded = set(v.board.view.figure.highlighted)

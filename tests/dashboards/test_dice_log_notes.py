@@ -43,3 +43,4 @@ def test_n20_dice_log_on_the_play_view_has_rule_notes(tmp_path):
         assert html.unescape(tip) == want
     # the attack's CRT roll (rule 9.0 ...) is among them, with the 9.0 summary
     assert any(html.unescape(t).startswith("9.") and ": " in html.unescape(t) for _, t in tags)
+

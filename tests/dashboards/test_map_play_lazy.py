@@ -71,8 +71,7 @@ def test_the_game_parts_appear_at_the_start_and_the_replay_controls_on_first_rep
     root = v.__panel__()
     assert v.head.show_dice                                    # computer or typed dice: chosen before the start
     assert not any(o is v.link for o in root.objects)
-    v.head.scenario, v.head.seed = "bussaco", "1"
-    v.head.starts += 1                                         # as a click on "Start a new game"
+    v.head.act({"action": "start", "scenario": "bussaco", "seed": "1"})   # as a click on "Start a new game"
     assert v.model.state is not None and "data-state='ready'" in v.head.status
     assert any(o is v.link for o in root.objects) and not v.head.show_dice   # the dice mode beside the actions
     assert not v.replay_row.objects
