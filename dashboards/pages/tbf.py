@@ -18,16 +18,19 @@ SUMMARY = ("Chance to pass every Fatigue Check, a cavalry charge as an exact pro
 LATER_TABS = (("Charge", charge_panel), ("Fire", fire_panel), ("Melee", melee_panel), ("Map and LOS", map_panel),
               ("Situation", situation_panel))
 
+#: shown as HTML: a Markdown pane parses its text again in every session and makes each browser fetch and
+#: apply Panel's Markdown stylesheet (issue 12.3 / 17.1)
+INTRO_HTML = ("<p>Odds for <em>These Brave Fellows</em>. Every number is enumerated exactly by the engine from the "
+              "same rules procedures a game uses. The charts (Fatigue Check, Fire, Melee, Terrain, Level 2/3) are not "
+              "in the rulebook text, so the shipped values are <strong>provisional</strong> (orange badges); load a "
+              "file with the printed values to replace them (format in <code>docs/tbf.md</code>).</p>")
+
 
 def page():
-    # the later tabs' unit tables are Tabulators built after the page has loaded: their script must come
-    # with the page
+    # the later tabs' unit tables are Tabulators built after the page has loaded: the page must bring their
+    # script (vedette-serve fetches it once the first view is drawn, not before: dashboards/serve.py)
     pn.extension("tabulator")
     sess = TbfSession()
-    intro = pn.pane.Markdown(
-        "Odds for *These Brave Fellows*. Every number is enumerated exactly by the engine from the same rules "
-        "procedures a game uses. The charts (Fatigue Check, Fire, Melee, Terrain, Level 2/3) are not in the "
-        "rulebook text, so the shipped values are **provisional** (orange badges); load a file with the printed "
-        "values to replace them (format in `docs/tbf.md`).", sizing_mode="stretch_width")
+    intro = pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width")
     tabs = lazy_tabs(check_panel(sess), [(name, partial(build, sess)) for name, build in LATER_TABS], "tbf-tabs")
     return pn.Column(intro, sess.loader.panel(), tabs, sizing_mode="stretch_width", css_classes=["tbf-page"])
