@@ -509,7 +509,28 @@ class TbfRules(GameRules):
 
     def _candidate_blocks(self, s: TbfState) -> list:
         """The candidates in order, with each unit's moves (one movement search, 6.2) and facings (4.3) kept
-        as one block that :meth:`candidates` spells out (a bot may weigh a block without spelling it out)."""
+        as one block that :meth:`candidates` spells out (a bot may weigh a block without spelling it out).
+        Made once per state (the end of a segment asks for them, then the bot)."""
+        memo = self._memo_for(s)
+        got = memo.get("blocks")
+        if got is None:
+            got = memo["blocks"] = tuple(self._candidate_blocks_now(s))
+        return list(got)
+
+    def is_legal(self, state, action) -> bool:
+        """:meth:`check` passes (the answer kept per state and action: a segment's end, the bot and the
+        game ask about the same candidates)."""
+        memo = self._memo_for(state)
+        key = ("legal", action)
+        try:
+            got = memo.get(key)
+        except TypeError:               # an action that is not a value (not hashable): asked afresh
+            return super().is_legal(state, action)
+        if got is None:
+            got = memo[key] = super().is_legal(state, action)
+        return got
+
+    def _candidate_blocks_now(self, s: TbfState) -> list:
         side = self.to_act(s)
         if side is None:
             return []
