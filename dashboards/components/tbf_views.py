@@ -187,12 +187,11 @@ def _pass_grid_html(tables: Tables, status: str, leader: tuple[int, ...]) -> str
 _GRIDS: dict[tuple, str] = {}     # shipped tables only (in the process that computes them)
 
 
-def check_work(tables: Tables | None, check_v: str, fv_v: int, status_v: str, cvs_v: str, mods_v: tuple,
-               drm_v: int, badge: str = "") -> tuple[str, str]:
-    """Off the event loop (in a worker process): one Fatigue Check's odds (4.2.2) and the pass chances of
-    every check; ``tables`` None: the shipped set. Returns (the result's HTML, the grid's HTML)."""
-    shipped = tables is None
-    tables = default_tables() if shipped else tables
+def check_head(tables: Tables | None, check_v: str, fv_v: int, status_v: str, cvs_v: str, mods_v: tuple,
+               drm_v: int, badge: str = "") -> str:
+    """One Fatigue Check's odds (4.2.2) as HTML: the result line and its outcomes; ``tables`` None: the
+    shipped set."""
+    tables = default_tables() if tables is None else tables
     leader = parse_leader_cvs(cvs_v)
     if not isinstance(drm_v, int) or abs(drm_v) > MAX_CHECK_DRM:
         raise VedetteError(f"other DRM: from -{MAX_CHECK_DRM} to +{MAX_CHECK_DRM} on this page, not {drm_v!r}")
@@ -208,6 +207,15 @@ def check_work(tables: Tables | None, check_v: str, fv_v: int, status_v: str, cv
             f"<b>{html.escape(cd.name)}</b> (rule {html.escape(cd.rule)}) {badge}<br>"
             f"net DRM {spec.total_drm(tables):+d}; passes on d6 {', '.join(map(str, faces)) or 'never'}: "
             f"<b>{p.numerator}/{p.denominator}</b> ({float(p) * 100:.1f}%)</div>")
+    return head + bars_html(rows, "outcomes")
+
+
+def check_grid(tables: Tables | None, status_v: str, cvs_v: str) -> str:
+    """The chance to pass every check at every FV (4.2.2) for a unit of this status with these leaders, as
+    an HTML table (kept per status and leaders for the shipped set, ``tables`` None)."""
+    shipped = tables is None
+    tables = default_tables() if shipped else tables
+    leader = parse_leader_cvs(cvs_v)
     key = (status_v, leader)
     grid = _GRIDS.get(key) if shipped else None
     if grid is None:
@@ -216,7 +224,15 @@ def check_work(tables: Tables | None, check_v: str, fv_v: int, status_v: str, cv
             if len(_GRIDS) > 64:
                 _GRIDS.clear()
             _GRIDS[key] = grid
-    return head + bars_html(rows, "outcomes"), grid
+    return grid
+
+
+def check_work(tables: Tables | None, check_v: str, fv_v: int, status_v: str, cvs_v: str, mods_v: tuple,
+               drm_v: int, badge: str = "") -> tuple[str, str]:
+    """Off the event loop (in a worker process): one Fatigue Check's odds (4.2.2) and the pass chances of
+    every check; ``tables`` None: the shipped set. Returns (the result's HTML, the grid's HTML)."""
+    head = check_head(tables, check_v, fv_v, status_v, cvs_v, mods_v, drm_v, badge)
+    return head, check_grid(tables, status_v, cvs_v)
 
 
 GRID_CSS = ".tbf-grid td,.tbf-grid th{padding:2px 6px;border-bottom:1px solid #ddd}"
@@ -259,14 +275,16 @@ def check_panel(sess: TbfSession):
                                css_classes=["tbf-cvs"], max_length=MAX_CVS_TEXT)
     mods = pn.widgets.CheckBoxGroup(label="Modifiers", options=[], inline=False)
     drm = pn.widgets.IntInput(label="Other DRM", value=0, start=-MAX_CHECK_DRM, end=MAX_CHECK_DRM, width=120)
-    # one HTML pane for the result and the grid (the grid's table below the result)
+    # the result, and below it the grid (its own pane: a changed input shows its odds first, the grid a
+    # moment later, and an input that leaves the grid as it was sends the result only)
     out = pn.pane.HTML("<div class='tbf-check-wait'>working out the check…</div>",
-                       stylesheets=[BADGE_CSS, BARS_CSS, GRID_CSS], sizing_mode="stretch_width",
-                       css_classes=["tbf-check-out"])
+                       stylesheets=[BADGE_CSS, BARS_CSS], sizing_mode="stretch_width", css_classes=["tbf-check-out"])
+    grid_out = pn.pane.HTML("", stylesheets=[GRID_CSS], sizing_mode="stretch_width", css_classes=["tbf-check-grid"])
     bg = Background()
     _at_once(check, status, cvs, mods, drm)
     # the busy line is only drawn for a loaded set of tables too big to answer at once (check_cost)
-    results = pn.Column(out, sizing_mode="stretch_width", css_classes=["tbf-check-results"])
+    results = pn.Column(out, grid_out, sizing_mode="stretch_width", css_classes=["tbf-check-results"])
+    asked = [0]       # the latest request: a grid still to come for an older one is not shown
 
     def refresh_mods(*_):
         cd = sess.tables.fatigue.checks.get(check.value)
@@ -277,12 +295,15 @@ def check_panel(sess: TbfSession):
     refresh_mods()
 
     def shown(parts):
-        out.object = parts[0] + parts[1]
+        out.object, grid_out.object = parts
 
     def failed(exc):
         out.object = f"<div class='tbf-error alert alert-danger'><b>Cannot compute this:</b> {html.escape(str(exc))}</div>"
+        grid_out.object = ""
 
     def compute(*_):
+        asked[0] += 1
+        mine = asked[0]
         tables = None if sess.tables is default_tables() else sess.tables      # None: the shipped set
         badge = sess.badge("fatigue")
         args = (check.value, fv.value, status.value, cvs.value, tuple(mods.value), drm.value, badge)
@@ -300,9 +321,28 @@ def check_panel(sess: TbfSession):
             shown(parts)
 
         inline = check_cost(sess.tables) <= INLINE_CHECK_CELLS
-        if not inline and len(results) == 1:
-            results.insert(0, bg.panel())
-        bg.start(partial(check_work, tables, *args), done, failed, label="working out the check…", inline=inline)
+        if not inline:
+            if len(results) == 2:
+                results.insert(0, bg.panel())
+            bg.start(partial(check_work, tables, *args), done, failed, label="working out the check…")
+            return
+        if not pn.state.loaded:             # building the page (or no server): both parts at once
+            bg.start(partial(check_work, tables, *args), done, failed, label="working out the check…", inline=True)
+            return
+
+        def grid_next(head):                # the odds now; the grid (10 ms more when new) on the next tick
+            out.object = head
+
+            def grid():
+                if asked[0] != mine:
+                    return
+                try:
+                    done((head, check_grid(tables, args[2], args[3])))
+                except VedetteError as exc:
+                    failed(exc)
+            pn.state.execute(grid, schedule=True)
+
+        bg.start(partial(check_head, tables, *args), grid_next, failed, label="working out the check…", inline=True)
 
     for wdg in (check, fv, status, cvs, mods, drm):
         wdg.param.watch(compute, "value")

@@ -9,7 +9,8 @@ from functools import partial
 import pytest
 
 from dashboards.components import background as bg
-from dashboards.components.tbf_views import INLINE_CHECK_CELLS, TbfSession, check_cost, check_panel, check_work
+from dashboards.components.tbf_views import (INLINE_CHECK_CELLS, TbfSession, check_cost, check_grid, check_head,
+                                             check_panel, check_work)
 from engine.core.errors import VedetteError
 from engine.tbf.tables import default_tables
 
@@ -61,7 +62,19 @@ def test_the_fatigue_check_of_the_shipped_tables_is_cheap_enough_to_answer_inlin
     assert check_cost(default_tables()) == 73 <= INLINE_CHECK_CELLS
     row = check_panel(TbfSession())
     results = row.objects[1]
-    assert len(results.objects) == 1            # the odds only: no busy line built for answers given at once
+    # the odds and the grid only: no busy line built for answers given at once
+    assert [o.css_classes for o in results.objects] == [["tbf-check-out"], ["tbf-check-grid"]]
+    out, grid = results.objects
+    assert "data-pass='5/6'" in out.object and "tbf-grid" in grid.object and "leaders [1]" in grid.object
     cvs = row.objects[0].objects[3]
     # the text box's change reaches the server's watchers at once (Panel otherwise waits 50 ms for more)
     assert {"value", "value_input"} <= set(cvs._priority_changes)
+    cvs.value = "2"        # Being Charged, FV 4, CV 2: net DRM -2, d6 1-6 pass: 1/1 (4.2.2 C); its own grid
+    assert "data-pass='1/1'" in out.object and "leaders [2]" in grid.object
+    cvs.value = "x"        # bad input: one line, and no grid left over from the last good input
+    assert "whole numbers" in out.object and grid.object == ""
+
+
+def test_the_check_in_two_parts_is_the_check_in_one():
+    args = (None, "being_charged", 4, "fatigued", "1, 2", ("in_town",), 1)
+    assert check_work(*args) == (check_head(*args), check_grid(None, "fatigued", "1, 2"))
