@@ -13,7 +13,7 @@ from typing import NamedTuple
 import heapq
 import itertools
 
-__all__ = ["Reach", "StateReach", "search", "search_parents", "search_tree", "places_of", "path_of", "by_place", "dijkstra", "bfs_distance"]
+__all__ = ["Reach", "StateReach", "search", "search_parents", "search_places", "path_of", "by_place", "dijkstra", "bfs_distance"]
 
 
 @dataclass(frozen=True)
@@ -114,14 +114,16 @@ def search_parents(starts: Iterable[tuple[Hashable, float]],
     return best
 
 
-def search_tree(starts: Iterable[tuple[Hashable, float]],
-                successors: Callable[[Hashable, float], Iterable[tuple[Hashable, float]]],
-                budget: float | None = None,
-                halts: Callable[[Hashable], bool] | None = None) -> dict[Hashable, tuple[float, Hashable, int]]:
-    """:func:`search_parents` that also keeps, for each state, ``order`` as :class:`StateReach` has it
-    (when its cheapest way was found): state -> (cost, the state it was reached from or None, order), so
-    :func:`places_of` can fold states into places with :func:`by_place`'s ties without any path made."""
-    best: dict[Hashable, tuple[float, Hashable, int]] = {}
+def search_places(starts: Iterable[tuple[Hashable, float]],
+                  successors: Callable[[Hashable, float], Iterable[tuple[Hashable, float]]],
+                  budget: float | None,
+                  halts: Callable[[Hashable], bool] | None,
+                  place: Callable[[Hashable], Hashable]) -> dict[Hashable, tuple[float, tuple]]:
+    """``by_place(search(...), place)`` with each path given as the places its states stand for:
+    place -> (cost, path of places from the start), the cheapest state of each place (ties: the way found
+    first), places in the order one of their states was first reached. The same search as :func:`search`
+    (same states, costs and ties), the paths made of places as it goes."""
+    best: dict[Hashable, tuple[float, tuple, int]] = {}
     counter = itertools.count()
     tick = counter.__next__
     heap = []
@@ -129,7 +131,7 @@ def search_tree(starts: Iterable[tuple[Hashable, float]],
     for st, c in starts:
         if st not in best or c < best[st][0]:
             n = tick()
-            best[st] = (c, None, n)
+            best[st] = (c, (place(st),), n)
             heap.append((c, n, st))
         first.add(st)
     heapq.heapify(heap)
@@ -137,10 +139,12 @@ def search_tree(starts: Iterable[tuple[Hashable, float]],
     over = float("inf") if budget is None else budget
     while heap:
         c, _, here = pop(heap)
-        if c > best[here][0]:
+        r = best[here]
+        if c > r[0]:
             continue
         if halts is not None and here not in first and halts(here):
             continue
+        path = r[1]
         for nxt, step in successors(here, c):
             nc = c + step
             if nc > over:
@@ -148,37 +152,15 @@ def search_tree(starts: Iterable[tuple[Hashable, float]],
             old = get(nxt)
             if old is None or nc < old[0]:
                 n = tick()
-                best[nxt] = (nc, here, n)
+                best[nxt] = (nc, path + (place(nxt),), n)
                 push(heap, (nc, n, nxt))
-    return best
-
-
-def places_of(found: dict[Hashable, tuple[float, Hashable, int]], place: Callable[[Hashable], Hashable]
-              ) -> dict[Hashable, tuple[float, tuple]]:
-    """The states of :func:`search_tree` folded into places as :func:`by_place` folds :func:`search`'s:
-    place -> (cost, path of places from the start), the cheapest state of each place (ties: found first),
-    places in the order one of their states was first reached; the paths share their common starts."""
-    chosen: dict[Hashable, tuple] = {}
-    for st, r in found.items():
+    out: dict[Hashable, tuple] = {}
+    for st, r in best.items():
         p = place(st)
-        o = chosen.get(p)
-        if o is None or r[0] < o[1][0] or (r[0] == o[1][0] and r[2] < o[1][2]):
-            chosen[p] = (st, r)
-    paths: dict[Hashable, tuple] = {}
-    out = {}
-    for p, (st, r) in chosen.items():
-        path = paths.get(st)
-        if path is None:
-            chain = [st]
-            prev = r[1]
-            while prev is not None and prev not in paths:
-                chain.append(prev)
-                prev = found[prev][1]
-            path = () if prev is None else paths[prev]
-            for s in reversed(chain):
-                path = paths[s] = path + (place(s),)
-        out[p] = (r[0], path)
-    return out
+        o = out.get(p)
+        if o is None or r[0] < o[0] or (r[0] == o[0] and r[2] < o[2]):
+            out[p] = r
+    return {p: (r[0], r[1]) for p, r in out.items()}
 
 
 def path_of(found: dict[Hashable, tuple[float, Hashable]], state: Hashable) -> tuple:

@@ -71,3 +71,23 @@ def test_nearest_steps_by_hand():
     n = BOARD.neighbours(a)[0]
     assert lazy.get(n) == 1                      # one step from the target
     assert BO.NearestSteps(BOARD, ()).get(a, 0) == 0     # no target: the default, as dict.get gives
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(HEXES), st.integers(0, 5), st.lists(st.sampled_from(HEXES), max_size=15),
+       st.lists(st.sampled_from(HEXES), max_size=25), st.booleans(), st.booleans())
+def test_movement_search_by_places_equals_the_search_folded_into_places(start, budget, blocked, stop_in,
+                                                                        rugged_free, road_only):
+    # engine.core.graph.search_places against graph.search + by_place (the paths mapped to hexes), on the
+    # steps the movement search takes (6.3 blocked hexes, 6.7 ZOC stops, 6.5/6.6 rugged stops, roads):
+    # the same hexes in the same order, the same costs and the same paths (ties: the way found first)
+    from engine.core.graph import by_place, search
+    tables = FUENTES.tables
+    edges = R._edges(BOARD, tables)
+    blocked, stop_in = frozenset(blocked) - {start}, frozenset(stop_in)
+    succ = R._successors(edges, road_only, blocked, stop_in, rugged_free, False, None, board=BOARD, tables=tables)
+    slow = R._successors(edges, road_only, blocked, stop_in, rugged_free, False, None)   # no shortcut
+    got = R._run_search(start, 0, budget, succ)
+    found = search((((start, False), 0),), slow, budget, halts=lambda node: node[1])
+    want = {h: (r.cost, tuple(n[0] for n in r.path)) for h, r in by_place(found, lambda node: node[0]).items()}
+    assert list(got.items()) == list(want.items())

@@ -73,14 +73,24 @@ def required_defenders(state: GameState, side: str, attackers=()) -> set[str]:
     out = set(base)
     if attackers:
         board = state.board
+        cover = memo(state, ("zoc_cover",), lambda: _zoc_cover(state))
         covered: set[str] = set()
         for a in attackers:
-            if _exerts(state, a):
-                covered |= R._zoc_of(board, _hex_of(state, a))
+            z = cover.get(a)
+            if z is None:
+                z = R._zoc_of(board, _hex_of(state, a)) if _exerts(state, a) else frozenset()
+            covered |= z
         for e, h in targets:
             if h in covered:
                 out.add(e)
     return out
+
+
+def _zoc_cover(state: GameState) -> dict:
+    """unit id -> the hexes its ZOC covers (7.0; empty for a unit without one), for the units on the map."""
+    board = state.board
+    return {u.id: (R._zoc_of(board, u.hex) if R.exerts_zoc(state, u) else frozenset())
+            for u in R.on_map_units(state)}
 
 
 def _zoc_on_mine(state: GameState, side: str) -> tuple[frozenset, tuple]:
@@ -127,7 +137,28 @@ def _bombards(state: GameState, a: str, d: str) -> bool:
 
 
 def check_declaration(state: GameState, battles) -> None:
-    """Validate a whole declaration before any die: raises :class:`RuleViolation` naming the rule."""
+    """Validate a whole declaration before any die: raises :class:`RuleViolation` naming the rule. The
+    answer is memoised beside the state (the greedy bot's declaration is checked when it is made, when
+    it is picked and when it is played)."""
+    key = tuple(battles)
+    try:
+        hash(key)
+    except TypeError:
+        return _check_declaration(state, battles)
+    problem = memo(state, ("declaration", key), lambda: _declaration_problem(state, key))
+    if problem is not None:
+        raise RuleViolation(*problem)
+
+
+def _declaration_problem(state: GameState, battles) -> tuple[str, str] | None:
+    try:
+        _check_declaration(state, battles)
+    except RuleViolation as exc:
+        return exc.rule, exc.message
+    return None
+
+
+def _check_declaration(state: GameState, battles) -> None:
     if state.night:
         raise RuleViolation("14.0", "no battles at night")
     side = state.player

@@ -9,7 +9,7 @@ import operator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.core.graph import places_of, search_tree
+from engine.core.graph import search_places
 
 from ..board import Board, RUGGED
 from .memo import memo
@@ -372,22 +372,32 @@ def _rugged_free(state: GameState, d) -> bool:
 
 
 def _successors(edges, road_only: bool, blocked, stop_in, rugged_free: bool, road_bound: bool,
-                cossack_budget, onward=None, leader_ezoc=None):
+                cossack_budget, onward=None, leader_ezoc=None, board=None, tables=None):
     """The steps open from a search state (hex, must stop) when ``c`` points are spent (6.3-6.7, 16.7):
     ``blocked`` hexes may not be entered; entering one of ``stop_in`` (enemy ZOC, 6.7), or a rugged hex
     off the road unless ``rugged_free`` (6.5/6.6), stops the mover; a road-bound unit keeps to road links
     (16.7.6); ``cossack_budget`` (16.7.2): the budget within which a cossack pays two points for a rugged
     hex off the road to go on (None for everyone else); ``onward(a, b)`` False forbids a step (9.6.3);
-    ``leader_ezoc``: a leader may not step from one of these hexes straight into another (16.9.2)."""
-    if not (road_only or road_bound) and cossack_budget is None and onward is None and leader_ezoc is None:
-        # the common mover: only blocked hexes, ZOC stops and (unless rugged_free) rugged stops matter
+    ``leader_ezoc``: a leader may not step from one of these hexes straight into another (16.9.2);
+    ``board``/``tables``: what ``edges`` was made from (:func:`_edges`), for the plain movers' shortcut."""
+    if not (road_only or road_bound) and cossack_budget is None and onward is None and leader_ezoc is None \
+            and board is not None:
+        # the common mover: only blocked hexes, ZOC stops and (unless rugged_free) rugged stops matter;
+        # a hex with no blocked or ZOC hex next to it has the same steps in every search (made once)
+        free_steps, near = _plain_steps(board, tables, rugged_free)
         if rugged_free:
             def plain(node, c):
-                return [((b, b in stop_in), step) for b, step, _, _ in edges[node[0]] if b not in blocked]
+                here = node[0]
+                if near[here].isdisjoint(blocked) and near[here].isdisjoint(stop_in):
+                    return free_steps[here]
+                return [((b, b in stop_in), step) for b, step, _, _ in edges[here] if b not in blocked]
         else:
             def plain(node, c):
+                here = node[0]
+                if near[here].isdisjoint(blocked) and near[here].isdisjoint(stop_in):
+                    return free_steps[here]
                 return [((b, (rugged and not road) or b in stop_in), step)
-                        for b, step, road, rugged in edges[node[0]] if b not in blocked]
+                        for b, step, road, rugged in edges[here] if b not in blocked]
         return plain
 
     def successors(node, c):
@@ -420,13 +430,24 @@ def _successors(edges, road_only: bool, blocked, stop_in, rugged_free: bool, roa
     return successors
 
 
+@lru_cache(maxsize=64)
+def _plain_steps(board: Board, tables, rugged_free: bool) -> tuple[dict, dict]:
+    """For the plain movers of :func:`_successors`, per hex of the board: the steps open from it when no
+    neighbour is blocked or in an enemy ZOC (a rugged hex off the road stops the mover unless
+    ``rugged_free``, 6.5/6.6), and the neighbours its steps go to (per board and tables file, bounded)."""
+    edges = _edges(board, tables)
+    free = {h: tuple(((b, bool(rugged and not road and not rugged_free)), step) for b, step, road, rugged in row)
+            for h, row in edges.items()}
+    near = {h: frozenset(b for b, _, _, _ in row) for h, row in edges.items()}
+    return free, near
+
+
 def _run_search(start: str, base: int, budget: int, successors) -> dict:
     """Cheapest ways within ``budget`` by :func:`engine.core.graph.search` over states (hex, must stop
     there): hex -> (cost, path of hexes). Whether a mover stops in a hex depends on the step that brought
     it there (6.5/6.6 road or not, 6.7, 16.7.2), so one hex can be two states, and a way that lets the
     mover go on is kept beside a cheaper one that stops it (ties: the way found first)."""
-    found = search_tree((((start, False), base),), successors, budget, halts=_must_stop)
-    return places_of(found, _hex_of_node)
+    return search_places((((start, False), base),), successors, budget, _must_stop, _hex_of_node)
 
 
 _hex_of_node = operator.itemgetter(0)         # a search state (hex, must stop) -> its hex
@@ -586,7 +607,8 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
         budget = ma + (1 if road_only else 0)
         res = _run_search(start, 0, budget,
                           _successors(edges, road_only, blocked, stop_in, rugged_free, road_bound,
-                                      budget if cossack else None, onward, ezoc if leader else None))
+                                      budget if cossack else None, onward, ezoc if leader else None,
+                                      board, tables))
         for h, (cost, path) in res.items():
             if h == start:
                 continue
@@ -699,5 +721,6 @@ def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_
     d = sc.units[uid]
     blocked = enemies | ezoc if night_v3 else enemies        # 11.4 / 6.3; 7.6 (v3 night)
     succ = _successors(_edges(state.board, sc.tables), road_only, blocked, ezoc, _rugged_free(state, d),
-                       d.has("road_bound"), budget if _may_pay_surcharge(state, d) else None)
+                       d.has("road_bound"), budget if _may_pay_surcharge(state, d) else None,
+                       board=state.board, tables=sc.tables)
     return _run_search(e, first, budget, succ)
