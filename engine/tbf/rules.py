@@ -276,17 +276,36 @@ def _step_table(sc: Scenario, bridge_intact: bool) -> dict:
         return got[2]
     b, g, t = sc.board, sc.board.grid, sc.tables
     west, strong = set(b.data.west_edge_road), b.data.strong_point
-    table = {}
-    for h in b.hexes():
+
+    def row_of(h):
         row = []
         for n in g.neighbours(h):
             # (Board._step_cost itself: each pair is asked once here, so Board.step_cost's memo is not needed)
             cost, on_road = b._step_cost(h, n, t, True, bridge_intact)
             off = b._step_cost(h, n, t, False, bridge_intact)[0] if on_road else cost
             row.append((n, cost, on_road, off, n in west, n == strong))
-        table[h] = tuple(row)
+        return tuple(row)
+
+    table = _Lazy(row_of, frozenset(b.hexes()))
     _STEP_TABLES[key] = (sc.board, sc.tables, table)
     return table
+
+
+class _Lazy(dict):
+    """A table by hex whose rows are made when first asked for (a movement search reaches only part of
+    the map; the rows are the same as made all at once). Only the rows made so far are listed."""
+
+    __slots__ = ("make", "hexes")
+
+    def __init__(self, make, hexes: frozenset):
+        super().__init__()
+        self.make, self.hexes = make, hexes
+
+    def __missing__(self, h):
+        if h not in self.hexes:
+            raise KeyError(h)
+        row = self[h] = self.make(h)
+        return row
 
 
 def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, int] | None = None,
@@ -383,11 +402,11 @@ def _search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_block
         return (0, cost[1]) if isinstance(cost, tuple) else (cost, 0)
 
     north = _north_hexes(sc) if restricted else frozenset()
-    table = {}
-    whole = True            # every step costs a whole number of MPs (see _int_rows)
-    for here, row in _step_table(sc, bridge_intact).items():
+    static = _step_table(sc, bridge_intact)
+
+    def row_of(here):
         steps = []
-        for nxt, cost, on_road, off_road, west, strong in row:
+        for nxt, cost, on_road, off_road, west, strong in static[here]:
             if coalition and west:
                 continue                                              # 6.2.5 C
             if elite_blocks and strong:
@@ -396,13 +415,17 @@ def _search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_block
                 continue                                              # 9.5.1 (crosses_dark_blue)
             alt = norm(off_road) if on_road and off_road != cost else _NO_ALT
             steps.append((nxt, norm(cost), alt))
-            for x in (steps[-1][1], alt):
-                if x is not None and x is not _NO_ALT and type(x[0]) is not int:
-                    whole = False
-        table[here] = tuple(steps)
+        return tuple(steps)
+
+    table = _Lazy(row_of, static.hexes)
     _SEARCH_ROWS[key] = table
-    _INT_ROWS[id(table)] = (whole, table)
+    _INT_ROWS[id(table)] = (_whole_mps(sc.tables), table)
     return table
+
+
+def _whole_mps(t) -> bool:
+    """Whether every MP cost a step can have (the road's, each terrain's: 6.2.2, 6.2.6) is a whole number."""
+    return type(t.terrain.road_mp) is int and all(x.mp is None or type(x.mp) is int for x in t.terrain.terrain.values())
 
 
 def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, enemy_hexes, friend_hexes, front,
@@ -480,14 +503,15 @@ _MIN_STEP: dict = {}
 
 
 def min_step_mp(sc: Scenario, bridge_intact: bool = False) -> int:
-    """The fewest MPs any step into a hex of Level 0/1 costs on this board and tables (6.2.2, 6.2.6;
-    a Level 2/3 hex counts against the Level 2/3 roll instead, 6.2.3 A). 0 when some step is free."""
-    key = (sc.board.key, sc.tables.key, bridge_intact)
+    """At most the fewest MPs any step into a hex of Level 0/1 costs with these tables: a step costs the
+    road's MPs or the entered terrain's (6.2.2, 6.2.6; a Level 2/3 hex counts against the Level 2/3 roll
+    instead, 6.2.3 A). 0 when some step may be free."""
+    key = (sc.tables.key, bridge_intact)
     got = _MIN_STEP.get(key)
     if got is None:
-        costs = [c for row in _step_table(sc, bridge_intact).values() for _, cost, _, off, _, _ in row
-                 for c in (cost, off) if c is not None and not isinstance(c, tuple)]
-        got = _MIN_STEP[key] = max(0, min(costs, default=0))
+        t = sc.tables.terrain
+        costs = [t.road_mp] + [x.mp for x in t.terrain.values() if x.mp is not None]
+        got = _MIN_STEP[key] = max(0, min(costs))
     return got
 
 
@@ -567,8 +591,8 @@ def _around(sc: Scenario, bridge_intact: bool) -> tuple[dict, dict]:
     got = _AROUND.get(key)
     if got is None:
         static = _step_table(sc, bridge_intact)
-        got = _AROUND[key] = ({h: frozenset(r[0] for r in row) for h, row in static.items()},
-                              {h: frozenset(r[0] for r in row if r[2] and r[3] != r[1]) for h, row in static.items()})
+        got = _AROUND[key] = (_Lazy(lambda h: frozenset(r[0] for r in static[h]), static.hexes),
+                              _Lazy(lambda h: frozenset(r[0] for r in static[h] if r[2] and r[3] != r[1]), static.hexes))
     return got
 
 
