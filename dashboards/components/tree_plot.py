@@ -631,7 +631,7 @@ function drawTree(model, el) {
     }
     status.innerHTML = `<span class="tree-shown" data-shown="${shown}" data-rows="${rows}">${shown} of ${n} nodes ` +
       `shown</span> <span class="tree-help" data-nodes="${n}">\u00b7 click a node to fold or unfold what follows it; ` +
-      `wheel or + and \u2212 to zoom, drag to pan; rest the mouse on a node for its rule.${model.notice || ""}</span>`;
+      `wheel or + and \u2212 to zoom, drag to pan; rest the mouse on a node for its rule.${d.notice || ""}</span>`;
   }
   function load() {
     try { d = JSON.parse(model.data || "{}"); } catch (e) { d = {}; }
@@ -651,7 +651,7 @@ function drawTree(model, el) {
       c.appendChild(title); g.append(c, t1, t2); gN.appendChild(g);
       nodes.push(g); dots.push(c);
     }
-    box.style.height = `${model.plot_height || 400}px`;
+    box.style.height = `${d.height || 400}px`;
     place(); fit(); draw();
   }
   function toggle(i) {
@@ -709,8 +709,6 @@ function drawTree(model, el) {
   const resized = new ResizeObserver(() => draw());
   resized.observe(box);
   model.on("data", load);
-  model.on("plot_height", () => { box.style.height = `${model.plot_height || 400}px`; draw(); });
-  model.on("notice", draw);
   model.on("outline", outline);
   model.on("remove", () => resized.disconnect());
   outline(); load();
@@ -748,9 +746,8 @@ class TreeCanvas(JSComponent):
     + and − buttons zoom, a drag pans, "whole tree" shows all that is unfolded again. ``data`` is the JSON of
     :func:`canvas_data`, made once per layout and shared by every session showing it."""
 
-    data = param.String(default="", doc="JSON: parent, depth, nkids, cut, folded, label, sub, tip columns")
-    plot_height = param.Integer(default=400, bounds=(100, None), doc="height of the drawing in px")
-    notice = param.String(default="", doc="said after the help line (e.g. branches not drawn)")
+    data = param.String(default="", doc="JSON: parent, depth, nkids, cut, folded, label, sub, tip columns; the "
+                                        "drawing's height (px) and a notice (branches not drawn)")
     outline = param.String(default="", doc="the same tree as text (HTML of outline_html), beside the picture")
 
     _esm = _CANVAS_ESM
@@ -761,18 +758,18 @@ def canvas_data(layout: TreeLayout, open_depth: int | None = None) -> str:
     """The JSON that :class:`TreeCanvas` draws ``layout`` from (``open_depth`` levels unfolded; None: as
     many as fit), made once per layout and depth."""
     def make() -> str:
-        cols = figure_data(layout, open_depth).cols
-        return json.dumps({k: cols[k] for k in ("parent", "depth", "nkids", "cut", "folded", "label", "sub", "tip")},
-                          ensure_ascii=False, separators=(",", ":"))
+        fd = figure_data(layout, open_depth)
+        out = {k: fd.cols[k] for k in ("parent", "depth", "nkids", "cut", "folded", "label", "sub", "tip")}
+        out.update(height=fd.height, notice=_cut_notice(layout))
+        return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
     return _memo(layout, "canvas", open_depth, make)
 
 
 def canvas_params(layout: TreeLayout | None, open_depth: int | None = None) -> dict:
     """The parameters of a :class:`TreeCanvas` (or a page component made from it) showing ``layout``."""
     if layout is None or not layout.nodes:
-        return dict(data="", notice="", outline="")
-    return dict(data=canvas_data(layout, open_depth), plot_height=figure_data(layout, open_depth).height,
-                notice=_cut_notice(layout), outline=OUTLINE_HEAD + outline_for(layout, min(open_depth or 2, 3)))
+        return dict(data="", outline="")
+    return dict(data=canvas_data(layout, open_depth), outline=OUTLINE_HEAD + outline_for(layout, min(open_depth or 2, 3)))
 
 
 def _cut_notice(layout: TreeLayout) -> str:

@@ -144,14 +144,14 @@ function drawHead(model, el) {
     pick.value = model.example || "";
   };
   const show = () => {
-    text.innerHTML = (model.help || "") + (model.info || "");
+    text.innerHTML = __HELP__ + (model.info || "");
     keep.checked = !!model.keep;
     busy.replaceChildren();
     if (model.busy_text) {
       const b = document.createElement("span"); b.className = "busy-line";
-      b.dataset.state = model.busy ? "busy" : "idle"; b.textContent = model.busy_text; busy.appendChild(b);
+      b.dataset.state = "busy"; b.textContent = model.busy_text; busy.appendChild(b);
     }
-    cancel.hidden = !model.busy;
+    cancel.hidden = !model.busy_text;
     toggle.textContent = model.inputs_open ? "\u25be Hide the battle's inputs"
                                             : "\u25b8 Change the battle (units, terrain, reserves, hazards)";
     toggle.setAttribute("aria-expanded", model.inputs_open ? "true" : "false");
@@ -160,9 +160,9 @@ function drawHead(model, el) {
   const inputs = () => { const c = model.get_child("inputs"); slot.replaceChildren(...(c ? [c] : [])); };
   pick.addEventListener("change", () => { model.example = pick.value; });
   keep.addEventListener("change", () => { model.keep = keep.checked; });
-  cancel.addEventListener("click", () => { model.cancels += 1; });
+  cancel.addEventListener("click", () => { model.send_msg({action: "cancel"}); });
   toggle.addEventListener("click", () => { model.inputs_open = !model.inputs_open; });
-  for (const p of ["help", "info", "keep", "busy", "busy_text", "inputs_open"]) model.on(p, show);
+  for (const p of ["info", "keep", "busy_text", "inputs_open"]) model.on(p, show);
   model.on("examples", fill); model.on("example", () => { pick.value = model.example || ""; });
   model.on("inputs", inputs);
   fill(); show(); inputs();
@@ -188,20 +188,25 @@ class TreePage(TreeCanvas):
     that shows the battle's inputs, made on the server the first time it is pressed), then the picture
     with the outline beside it (:class:`~dashboards.components.tree_plot.TreeCanvas`)."""
 
-    help = param.String(default=HELP_HTML)
     info = param.String(default="")
     examples = param.List(default=[])
     example = param.String(default="")
     keep = param.Boolean(default=False)
-    busy = param.Boolean(default=False)
-    busy_text = param.String(default="")
-    cancels = param.Integer(default=0, doc="presses of the busy line's cancel button")
+    busy_text = param.String(default="", doc="what is being worked out ('' when nothing): the busy line")
     inputs_open = param.Boolean(default=False)
     inputs = Child(doc="the battle's inputs (None until first asked for)")
 
-    _esm = CANVAS_JS + _HEAD_JS + "\nexport function render({ model, el }) { drawHead(model, el); drawTree(model, el); }\n"
+    _esm = CANVAS_JS + _HEAD_JS.replace("__HELP__", json.dumps(HELP_HTML)) + "\nexport function render({ model, el }) { drawHead(model, el); drawTree(model, el); }\n"
     _stylesheets = [*TreeCanvas._stylesheets, _HEAD_CSS]
     _render_policy = "manual"
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.on_cancel = None
+
+    def _handle_msg(self, data) -> None:
+        if isinstance(data, dict) and data.get("action") == "cancel" and self.on_cancel is not None:
+            self.on_cancel()
 
 
 def page():
@@ -211,8 +216,8 @@ def page():
         plan.load_battle_file(ex[_START])
     model = TreeModel(plan)
     runner = model.runner
-    view = TreePage(info=model.info, examples=list(ex), keep=model.keep_decisions, busy=runner.busy,
-                    busy_text=runner.label, sizing_mode="stretch_width", css_classes=["tree-page"],
+    view = TreePage(info=model.info, examples=list(ex), keep=model.keep_decisions,
+                    busy_text=runner.label if runner.busy else "", sizing_mode="stretch_width", css_classes=["tree-page"],
                     **canvas_params(model.layout))
 
     def opened(event):           # the battle's inputs, made the first time they are asked for
@@ -221,10 +226,10 @@ def page():
 
     view.param.watch(lambda e: e.new and e.new in ex and plan.load_battle_file(ex[e.new]), "example")
     view.param.watch(lambda e: setattr(model, "keep_decisions", e.new), "keep")
-    view.param.watch(lambda e: runner.cancel(), "cancels")
+    view.on_cancel = runner.cancel
     view.param.watch(opened, "inputs_open")
     model.param.watch(lambda e: setattr(view, "keep", e.new), "keep_decisions")
     model.param.watch(lambda e: view.param.update(**canvas_params(e.new)), "layout")
     model.param.watch(lambda e: setattr(view, "info", e.new), "info")
-    runner.param.watch(lambda e: view.param.update(busy=runner.busy, busy_text=runner.label), ["busy", "label"])
+    runner.param.watch(lambda e: setattr(view, "busy_text", runner.label if runner.busy else ""), ["busy", "label"])
     return view

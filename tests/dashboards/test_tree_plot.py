@@ -147,6 +147,15 @@ def test_tree_page_is_one_component():
     assert view.inputs is made                          # made once
     view.keep = True                                    # the switch reaches the tree: decisions kept
     assert "kept as branches" in view.info
+    assert view.busy_text == "" and callable(view.on_cancel)
+    pressed = []
+    view.on_cancel = lambda: pressed.append(1)
+    view._handle_msg({"action": "cancel"})              # the busy line's cancel button, pressed
+    assert pressed == [1]
+    import json
+    data = json.loads(view.data)
+    # 30 rows: 26 px a row + 90 = 870, at most 860; nothing cut at 53 nodes
+    assert data["height"] == 860 and data["notice"] == ""
 
 
 def json_nodes(plot) -> int:
