@@ -16,6 +16,12 @@ With ``--num-procs N`` the main process forks N workers that share the port; the
 SIGINT to the main process stops every worker: on Linux each worker also asks the kernel for a SIGTERM when
 the main process dies, whatever kills it). Every page carries a small script that shows "connection lost —
 reload" when the page's websocket to the server closes.
+
+What each browser parses is kept small (issues 12.3 and 17.1; most of a page load's CPU is BokehJS and Panel's
+own scripts, which every page needs): no WebGL bundle, no Panel extension the page does not use, no
+es-module-shims (``connection.js`` gives ``importShim`` as the browser's ``import()``), our ESM components sent
+as plain JavaScript (no in-browser TypeScript pass), and Tabulator's scripts fetched after the first view when
+only later tabs hold tables. Static files are versioned (``?v=``), so the server sends a long cache lifetime.
 """
 from __future__ import annotations
 
