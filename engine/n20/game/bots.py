@@ -92,6 +92,24 @@ def _steps_from(board, target: str) -> dict:
     return _distances(board, (target,))
 
 
+class _Ground(dict):
+    """hex -> ``weight`` times the combat value of its terrain (TEC), made for a hex when first asked."""
+
+    def __init__(self, board, tables, weight: float):
+        super().__init__()
+        self.board, self.tables, self.weight = board, tables, weight
+
+    def __missing__(self, hex_):
+        v = self[hex_] = self.weight * self.tables.terrain_combat(self.board.terrain(hex_))
+        return v
+
+
+@lru_cache(maxsize=64)
+def _ground(board, tables, weight: float) -> _Ground:
+    """The greedy bot's terrain term per board (a Fieldworks board is one of its own), tables and weight."""
+    return _Ground(board, tables, weight)
+
+
 class NearestSteps:
     """Hex -> steps to the nearest of ``targets`` on ``board``: what :func:`_distances` gives, looked up
     hex by hex as the scorer asks (the nearest of several targets is the least of the steps from each,
@@ -261,12 +279,13 @@ class GreedyBot(_OldInterface):
         if d.id == sc.spec.exclusive.supply_column and sc.spec.exclusive.almeida:
             almeida = sc.spec.exclusive.almeida
             return lambda hex_: -R.distance(board, hex_, almeida)
-        dists = self._dist_map(state, side)
-        terrain_combat, terrain = sc.tables.terrain_combat, board.terrain
+        dists = self._dist_map(state, side).get
         if side == "french":
-            return lambda hex_: -dists.get(hex_, 0) + 0.3 * terrain_combat(terrain(hex_))
+            ground = _ground(board, sc.tables, 0.3)
+            return lambda hex_: -dists(hex_, 0) + ground[hex_]
         # the allies hold good ground and close in only where it is strong
-        return lambda hex_: -0.5 * dists.get(hex_, 0) + 1.0 * terrain_combat(terrain(hex_))
+        ground = _ground(board, sc.tables, 1.0)
+        return lambda hex_: -0.5 * dists(hex_, 0) + ground[hex_]
 
     def _best_move(self, state: GameState, moves: list[Action]) -> Action | None:
         best, best_gain = None, 0.25
