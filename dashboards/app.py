@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Callable
 
 import panel as pn
+from panel.viewable import ServableMixin
 
 from dashboards import storage
 from dashboards.components.access import browser_keys, game_link
@@ -82,7 +83,6 @@ def discover_pages() -> list[PageInfo]:
 
 #: The page shell's stylesheet: a header bar with the links to every tool (no sidebar: the pages get the width).
 SHELL_CSS = """
-:host {width:100%}
 .vedette-header {display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 18px;background:#2f4f6f;color:#fff;
                  padding:8px 16px;font-family:system-ui,sans-serif}
 .vedette-header .brand {font-size:20px;font-weight:600;color:#fff;text-decoration:none;white-space:nowrap}
@@ -100,15 +100,34 @@ def _nav_html() -> str:
     return f'<ul class="vedette-nav">{links}</ul>'
 
 
+@lru_cache(maxsize=64)
+def header_html(title: str) -> str:
+    """The header bar of a page (project, page title, links): plain HTML, the same for every session."""
+    return (f'<header class="vedette-header vedette-shell"><a class="brand" href="/">{PROJECT}</a>'
+            f'<span class="page-title">{html.escape(title)}</span>{_nav_html()}</header>')
+
+
+@lru_cache(maxsize=1)
+def _page_template():
+    """The served HTML page: Panel's own page (its ``base.html``) with the shell's stylesheet and the header bar put before the
+    page's root (``vedette_header``), outside the Bokeh document, so a session makes no model for it."""
+    from markupsafe import Markup
+    from panel.io.resources import parse_template
+
+    return parse_template(
+        '{% extends "base.html" %}'
+        '{% block postamble %}{{ super() }}<style>' + SHELL_CSS + '</style>{% endblock %}'
+        '{% block contents %}{{ vedette_header }}{{ super() }}{% endblock %}'), Markup
+
+
 def _template(title: str, main: list, sidebar: list | None = None):
     """A page: a header bar (project, page title, links) above the page's own content.
 
-    A plain column rather than one of Panel's templates: a template costs about 100 ms of server time per
-    session on a 2-core machine, a column with one HTML header a few (issue 17).
+    The header is static HTML in the served page's template (:func:`_page_template`), not a pane: it is the
+    same for every session, so no session builds a Panel object or a Bokeh model for it, and the page's body
+    is the document's root (a pane, a column of panes and the Bokeh models under them cost the server a few
+    milliseconds each per session, issue 17).
     """
-    head = pn.pane.HTML(f'<header class="vedette-header"><a class="brand" href="/">{PROJECT}</a>'
-                        f'<span class="page-title">{html.escape(title)}</span>{_nav_html()}</header>',
-                        sizing_mode="stretch_width", stylesheets=[SHELL_CSS], margin=0, css_classes=["vedette-shell"])
     objs = [*(sidebar or []), *main]
     one = objs[0] if len(objs) == 1 else None
     if isinstance(one, pn.viewable.Viewable) and one.sizing_mode == "stretch_width" and one.margin in (0, (0, 0), None):
@@ -118,19 +137,35 @@ def _template(title: str, main: list, sidebar: list | None = None):
         body = one
     else:
         body = pn.Column(*objs, sizing_mode="stretch_width", margin=(8, 16), css_classes=["vedette-main"])
-    shell = PageShell(head, body, sizing_mode="stretch_width", margin=0, css_classes=["vedette-page"])
-    shell._main = objs
-    return shell
+    return PageShell(title, body, objs)
 
 
-class PageShell(pn.Column):
-    """The page column (header, body); ``main`` lists the body's objects, as a template's would."""
+class PageShell(ServableMixin):
+    """A served page: its body (the document's root) under the static header; ``main`` lists the body's
+    objects, as a template's would. ``pn.serve`` serves it as a viewable (``_modify_doc`` calls
+    :meth:`server_doc`); it is no Parameterized, so it costs a session nothing to make."""
 
-    _main: list = []
+    def __init__(self, title: str, body, main: list):
+        self.title, self.body, self._main = title, body, main
 
     @property
     def main(self) -> list:
         return list(self._main)
+
+    def server_doc(self, doc=None, title: str | None = None, location=True):
+        """Attach the body to ``doc`` (default the current document) and give the document the page template."""
+        if doc is None:
+            doc = pn.state.curdoc
+            if doc is None:
+                from bokeh.io import curdoc
+                doc = curdoc()
+        template, markup = _page_template()
+        doc.template = template
+        doc.template_variables["vedette_header"] = markup(header_html(self.title))
+        return self.body.server_doc(doc, title=title, location=location)
+
+    def get_root(self, doc=None, comm=None, preprocess: bool = True):
+        return self.body.get_root(doc, comm, preprocess)
 
 
 def page_view(info: PageInfo):

@@ -74,3 +74,27 @@ def test_serve_links_prints_owner_links(tmp_path, monkeypatch, capsys):
     assert serve.main(["--db", str(db), "--links"]) == 0
     out = capsys.readouterr().out
     assert f"/play?game={gid}&key={store.keys(gid)['owner']}" in out
+
+
+def test_the_header_is_static_html_in_the_page_template_not_a_model():
+    """Issue 17: the header bar (project, page title, a link per page) is the same for every session, so it
+    is written into the served HTML page's template; the document holds the page's body alone."""
+    from bokeh.document import Document
+    from bokeh.embed import file_html
+    from bokeh.resources import INLINE
+    from panel.io.state import set_curdoc
+
+    info = {p.route: p for p in app.discover_pages()}["/map"]
+    doc = Document()
+    with set_curdoc(doc):
+        view = app.page_view(info)
+        view.server_doc(doc)
+    assert [type(r).__name__ for r in doc.roots if type(r).__name__ != "Location"] == ["Column"]   # the body
+    assert not any("vedette-header" in str(getattr(m, "text", "")) for m in doc.models)
+    page = file_html(doc.roots[:1], INLINE, "t", template=doc.template, template_variables=doc.template_variables)
+    head = page[page.index("<header"):page.index("</header>")]
+    assert 'class="page-title">Map (Napoleonic 20)<' in head and 'href="/"' in head
+    for p in app.discover_pages():
+        assert f'href="{p.route}"' in head
+    assert page.index("</header>") < page.index('data-root-id')       # above the page's root
+    assert ".vedette-nav a" in page                                   # the shell's stylesheet is on the page
