@@ -5,6 +5,7 @@ The file is handed to the engine's own loader (so the same validation and messag
 """
 from __future__ import annotations
 
+import html
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -74,10 +75,22 @@ class FileLoader(param.Parameterized):
         super().__init__(**params)
         self._loader, self._on_loaded, self._on_reset = loader, on_loaded, on_reset
         self.file_input = pn.widgets.FileInput(accept=accept, multiple=False, name=label, css_classes=["upload"])
-        self.reset_button = pn.widgets.Button(name="Use the shipped file", button_type="light", disabled=True)
+        self._reset_button: pn.widgets.Button | None = None
+        self._status_pane: pn.pane.HTML | None = None
+        self._panels: list[pn.Column] = []
         self.file_input.param.watch(self._uploaded, "value")
-        self.reset_button.on_click(self._reset)
         self.label = label
+        self.param.watch(self._show_status, ["error", "loaded_name"])
+
+    @property
+    def reset_button(self) -> pn.widgets.Button:
+        """The button back to the shipped file: made the first time a file is tried (issue 12.3: a page that
+        is only read never builds it; before a file is loaded it would only show disabled)."""
+        if self._reset_button is None:
+            self._reset_button = pn.widgets.Button(name="Use the shipped file", button_type="light",
+                                                   disabled=not self.loaded_name)
+            self._reset_button.on_click(self._reset)
+        return self._reset_button
 
     def _uploaded(self, event) -> None:
         if event.new is None:
@@ -105,16 +118,40 @@ class FileLoader(param.Parameterized):
         self.error, self.loaded_name = "", ""
         self.reset_button.disabled = True
 
-    @param.depends("error", "loaded_name")
-    def status(self):
+    def status_html(self) -> str:
+        """The status line as HTML: the error (nothing changed), the file in use, or nothing."""
         if self.error:
-            return pn.pane.Alert(f"**The file was not loaded** (nothing changed): {self.error}",
-                                 alert_type="danger", css_classes=["upload-error"], sizing_mode="stretch_width")
+            return (f"<div class='upload-error alert alert-danger'><b>The file was not loaded</b> (nothing "
+                    f"changed): {html.escape(self.error)}</div>")
         if self.loaded_name:
-            return pn.pane.Alert(f"Using your file **{self.loaded_name}**.", alert_type="success",
-                                 css_classes=["upload-ok"], sizing_mode="stretch_width")
-        return pn.pane.Markdown("", margin=0)
+            return (f"<div class='upload-ok alert alert-success'>Using your file "
+                    f"<b>{html.escape(self.loaded_name)}</b>.</div>")
+        return ""
+
+    def status(self):
+        return pn.pane.HTML(self.status_html(), sizing_mode="stretch_width", margin=0)
+
+    def _show_status(self, *_) -> None:
+        """After a file is tried: the status line and the reset button join every panel shown (once)."""
+        if self._status_pane is None:
+            self._status_pane = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
+                                             stylesheets=[STATUS_CSS])
+            for col in self._panels:
+                col.extend([self.reset_button, self._status_pane])
+        self._status_pane.object = self.status_html()
 
     def panel(self):
-        return pn.Column(pn.pane.Markdown(f"**{self.label}**", margin=(0, 5)), self.file_input, self.reset_button,
-                         self.status, sizing_mode="stretch_width")
+        """The label and the file input; the reset button and the status line are added when a file is
+        first tried (issue 12.3: three models for a page that is only read, not twelve)."""
+        col = pn.Column(pn.pane.HTML(f"<b>{html.escape(self.label)}</b>", margin=(0, 5)), self.file_input,
+                        sizing_mode="stretch_width")
+        if self._status_pane is not None:
+            col.extend([self.reset_button, self._status_pane])
+        self._panels.append(col)
+        return col
+
+
+#: the status line's colours (the alert classes of Panel's Alert pane, without its stylesheets)
+STATUS_CSS = (".alert{padding:6px 10px;border-radius:4px;border:1px solid}"
+              ".alert-danger{color:#842029;background:#f8d7da;border-color:#f5c2c7}"
+              ".alert-success{color:#0f5132;background:#d1e7dd;border-color:#badbcc}")

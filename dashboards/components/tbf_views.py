@@ -15,8 +15,8 @@ import param
 from dashboards.components.background import Background
 from dashboards.components.dist_bars import bars, bars_html, STYLESHEET as BARS_CSS
 from dashboards.components.provenance import badge, badge_html, STYLESHEET as BADGE_CSS
-from dashboards.components.tables_upload import FileLoader
-from dashboards.components.tree_plot import TreeLayout, TreePlot, layout_tree, prepare, rule_note_for
+from dashboards.components.tables_upload import STATUS_CSS, FileLoader
+from dashboards.components.tree_plot import TreeCanvas, canvas_params, layout_tree, rule_note_for
 from dashboards.components.tree_view import STYLESHEET as TREE_CSS
 from dashboards.components.layout import columns, flow
 from dashboards.components.unit_rows import RowsTable
@@ -80,9 +80,11 @@ def parse_charge_text(src: str) -> dict:
     return spec
 
 
-def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tuple[str, TreeLayout]:
-    """Off the event loop (in a child process): parse, bound, enumerate and lay out a CHARGE; returns the
-    summary's HTML (after the badges) and the tree picture's nodes (plain data)."""
+def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tuple[str, str, str]:
+    """Off the event loop (in a child process): parse, bound, enumerate and lay out a CHARGE; returns three
+    strings, so that the server's part when they arrive is copying them into the page (issue 12.3): the
+    summary's HTML (after the badges), the tree picture's JSON and its text outline
+    (:func:`~dashboards.components.tree_plot.canvas_params`)."""
     spec = parse_charge_text(src)
     b = default_board()
     if use_map_v:
@@ -100,8 +102,9 @@ def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tup
     outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome",
                          css_class="tbf-charge-every")
     total = tree.total()
+    picture = canvas_params(layout_tree(tree, fmt_result=str, rule_note=rule_note_for("tbf")))
     return (f"tree total <b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes,
-            prepare(layout_tree(tree, fmt_result=str, rule_note=rule_note_for("tbf"))))
+            picture["data"], picture["outline"])
 
 
 class TbfSession(param.Parameterized):
@@ -447,8 +450,12 @@ def charge_panel(sess: TbfSession):
     add_def = w.Button(name="add to the defenders", width=190, css_classes=["tbf-charge-add-def"])
     text = w.TextAreaInput(name="CHARGE (YAML, docs/tbf.md)", value=EXAMPLE_CHARGE, height=300,
                            sizing_mode="stretch_width", css_classes=["tbf-charge-text"])
-    out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-out"])
-    tree_area = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-charge-tree"])
+    # one summary pane and one picture, made with the tab: a result changes their text in place (two
+    # property patches on the event loop, not new models: issue 12.3)
+    summary = _html("", [EVERY_CSS, STATUS_CSS])
+    picture = TreeCanvas(sizing_mode="stretch_width", css_classes=["tree-plot"], min_width=300)
+    out = pn.Column(summary, sizing_mode="stretch_width", css_classes=["tbf-charge-out"])
+    tree_area = pn.Column(picture, sizing_mode="stretch_width", css_classes=["tbf-charge-tree"])
     bg = Background()
     guard = [False]
 
@@ -459,13 +466,17 @@ def charge_panel(sess: TbfSession):
                 "melee": melee.value}
 
     def show(parts):
-        out[:] = [_html(f"<div>{sess.badge('fatigue')} {sess.badge('melee')} " + parts[0], [EVERY_CSS])]
-        tree_area[:] = [TreePlot(parts[1])]
+        head, data, outline = parts
+        summary.object = f"<div>{sess.badge('fatigue')} {sess.badge('melee')} " + head
+        picture.param.update(data=data, outline=outline)
+
+    def failed(exc):
+        summary.object = (f"<div class='tbf-error alert alert-danger'><b>Cannot compute this:</b> "
+                          f"{html.escape(str(exc))}</div>")
 
     def compute(*_, process: bool = True):
         work = partial(charge_work, text.value, sess.tables, use_map.value, policy.value)
-        bg.start(work, show, lambda exc: out.__setitem__(slice(None), [_error(exc)]),
-                 label="computing the charge tree…", process=process)
+        bg.start(work, show, failed, label="computing the charge tree…", process=process)
 
     def form_changed(*_):
         if guard[0]:

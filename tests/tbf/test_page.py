@@ -56,9 +56,29 @@ def test_good_tables_upload_replaces_tables():
 def test_charge_panel_bad_yaml_shows_error():
     sess = TbfSession()
     panel = charge_panel(sess)
-    panel._text.value = "charger: [oops"         # typed into the advanced box: no button, the result follows
     out = panel.objects[0].objects[1].objects[1]  # the results beside the form
-    assert "tbf-error" in (out.objects[0].css_classes or [])
+    summary, picture = out.objects[0], panel.objects[1].objects[0]
+    assert "tbf-total" in summary.object and '"parent"' in picture.data and "Fatigue Check" in picture.outline
+    shown = picture.data
+    panel._text.value = "charger: [oops"         # typed into the advanced box: no button, the result follows
+    # the same two parts, their text changed in place (issue 12.3: no new models when a result arrives)
+    assert out.objects == [summary] and panel.objects[1].objects == [picture]
+    assert "tbf-error" in summary.object and "CHARGE" in summary.object
+    assert picture.data == shown                  # a refused charge leaves the last tree drawn
+
+
+def test_charge_work_sends_three_strings():
+    """The charge's worker answers with plain text only (issue 12.3: the event loop copies it into the
+    page); the example charge's tree sums to 1 (every branch of 6.2.8 enumerated)."""
+    import json
+    from dashboards.components.tbf_views import EXAMPLE_CHARGE, charge_work
+    from engine.tbf.tables import default_tables
+
+    head, data, outline = charge_work(EXAMPLE_CHARGE, default_tables(), True, "aggressive")
+    assert "<b class='tbf-total'>1/1</b>" in head
+    cols = json.loads(data)
+    assert cols["parent"][0] == -1 and len(cols["label"]) == len(cols["parent"]) and cols["height"] >= 300
+    assert "tree-outline" in outline
 
 
 def test_check_work_hand_worked_and_bounded():
@@ -97,3 +117,20 @@ def test_check_panel_follows_its_inputs_and_melee_is_bounded():
     too_many = "\n".join(["mf=4,fv=4"] * (MAX_MELEE_UNITS + 1))
     with pytest.raises(VedetteError, match=f"at most {MAX_MELEE_UNITS} units"):
         melee_work(None, too_many, "mf=4,fv=3", "level0", 0)
+
+
+def test_tables_loader_panel_grows_its_status_on_first_use():
+    """The loader shows its label and file box only; the reset button and the status line join the panel
+    when a file is first tried (issue 12.3), with the same messages as before."""
+    sess = TbfSession()
+    col = sess.loader.panel()
+    assert len(col.objects) == 2 and col.objects[1] is sess.loader.file_input
+    assert not sess.loader.accept_upload(b"fatigue: [1, 2\n", "bad.yaml")
+    reset, status = col.objects[2:]
+    assert reset.disabled and "upload-error" in status.object and "bad.yaml" in status.object
+    data = yaml.safe_load((REPO / "data/tbf/tables.yaml").read_text())
+    assert sess.loader.accept_upload(yaml.safe_dump(data, allow_unicode=True).encode(), "mine.yaml")
+    assert not reset.disabled and "upload-ok" in status.object and "mine.yaml" in status.object
+    reset.clicks += 1                            # back to the shipped tables
+    assert not sess.uploaded and reset.disabled and status.object == ""
+    assert len(sess.loader.panel().objects) == 4   # a panel made later shows them at once
