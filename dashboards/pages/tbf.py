@@ -26,10 +26,27 @@ INTRO_HTML = ("<p>Odds for <em>These Brave Fellows</em>. Every number is enumera
               "file with the printed values to replace them (format in <code>docs/tbf.md</code>).</p>")
 
 
+def ask_for_tabulator() -> None:
+    """This session's page brings Tabulator's script: what ``pn.extension("tabulator")`` does for a served
+    session once the module is loaded (the name listed for the session's document), without its 5 ms of
+    work every call that a page build does not need (issue 12.3: it looks over every ReactiveHTML class and
+    every function signature again)."""
+    from panel.config import panel_extension
+    from panel.io.state import state
+
+    doc = state.curdoc
+    if doc is None or "tabulator" not in panel_extension._loaded_extensions:
+        pn.extension("tabulator")
+        return
+    wanted = state._extensions_.setdefault(doc, [])
+    if "tabulator" not in wanted:
+        wanted.append("tabulator")
+
+
 def page():
     # the later tabs' unit tables are Tabulators built after the page has loaded: the page must bring their
     # script (vedette-serve fetches it once the first view is drawn, not before: dashboards/serve.py)
-    pn.extension("tabulator")
+    ask_for_tabulator()
     sess = TbfSession()
     intro = pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width")
     tabs = lazy_tabs(check_panel(sess), [(name, partial(build, sess)) for name, build in LATER_TABS], "tbf-tabs")
