@@ -6,6 +6,7 @@ from functools import lru_cache, partial
 
 import panel as pn
 import param
+from panel.custom import JSComponent
 
 from dashboards.components.n20_battle_form import odds_work, scenario_choices
 from dashboards.components.n20_mapview import GameMapView, unit_at
@@ -239,6 +240,120 @@ class MapModel(param.Parameterized):
         self.view.extra_marks, self.view.paths = marks, paths
 
 
+_CONTROLS_JS = r"""
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+
+export function render({ model, el }) {
+  const root = document.createElement("div");
+  root.className = "map-controls";
+  const picks = document.createElement("div");
+  picks.className = "mc-picks";
+  const info = document.createElement("div");
+  info.className = "hex-info";
+  root.append(picks, info);
+  el.appendChild(root);
+  const parts = {};
+  const choose = (key, value) => { model.chosen = Object.assign({}, model.chosen || {}, {[key]: value}); };
+  const drawChoices = () => {
+    picks.innerHTML = "";
+    for (const k in parts) delete parts[k];
+    for (const [key, label, kind, options, cls] of (model.choices || [])) {
+      const now = (model.chosen || {})[key];
+      if (kind === "buttons") {
+        const group = document.createElement("div");
+        group.className = "mc-buttons " + (cls || "");
+        group.setAttribute("role", "radiogroup");
+        if (label) group.setAttribute("aria-label", label);
+        const buttons = options.map(([value, text]) => {
+          const b = document.createElement("button");
+          b.type = "button"; b.textContent = text; b.dataset.value = value;
+          b.addEventListener("click", () => choose(key, value));
+          group.appendChild(b);
+          return b;
+        });
+        picks.appendChild(group);
+        parts[key] = {show: (v) => buttons.forEach((b) => {
+          b.classList.toggle("active", b.dataset.value === v); b.setAttribute("aria-checked", String(b.dataset.value === v));
+        })};
+      } else {
+        const lab = document.createElement("label");
+        lab.className = "mc-select " + (cls || "");
+        const sel = document.createElement("select");
+        sel.innerHTML = options.map(([value, text]) => `<option value="${esc(value)}">${esc(text)}</option>`).join("");
+        sel.addEventListener("change", () => choose(key, sel.value));
+        lab.append(document.createTextNode(label), sel);
+        picks.appendChild(lab);
+        parts[key] = {show: (v) => { sel.value = v === undefined ? "" : v; }};
+      }
+      parts[key].show(now);
+    }
+  };
+  const drawChosen = () => { for (const [key, part] of Object.entries(parts)) part.show((model.chosen || {})[key]); };
+  const drawInfo = () => { info.innerHTML = model.info || ""; };
+  drawChoices();
+  drawInfo();
+  model.on("choices", drawChoices);
+  model.on("chosen", drawChosen);
+  model.on("info", drawInfo);
+}
+"""
+
+_CONTROLS_CSS = """
+.map-controls {display:flex; flex-direction:column; gap:8px; font: 13px sans-serif}
+.mc-picks {display:flex; flex-wrap:wrap; align-items:flex-end; gap:8px 14px}
+.mc-select {display:flex; flex-direction:column; gap:2px}
+.mc-select select {font: 13px sans-serif; padding: 4px 6px; border: 1px solid #bbb; border-radius: 4px; background: #fff;
+  min-width: 150px; max-width: 260px}
+.mc-buttons {display:flex; flex-wrap:wrap}
+.mc-buttons button {font: 13px sans-serif; padding: 5px 12px; border: 1px solid #bbb; background: #f6f6f6; cursor: pointer;
+  white-space: nowrap; margin-right: -1px}
+.mc-buttons button:first-child {border-radius: 4px 0 0 4px}
+.mc-buttons button:last-child {border-radius: 0 4px 4px 0}
+.mc-buttons button.active {background: #0072b5; border-color: #0072b5; color: #fff}
+.hex-info {line-height: 1.5}
+"""
+
+
+class MapControls(JSComponent):
+    """The map page's pickers (scenario, saved game, mode) and its hex description: one model, not a
+    select, a button group and an HTML pane, each with style sheets of its own (issue 17.1)."""
+
+    choices = param.List(default=[], doc="[[key, label, 'select' or 'buttons', [[value, label], ...], css class]]")
+    chosen = param.Dict(default={}, doc="{key: value} of those pickers (both ways)")
+    info = param.String(default="", doc="trusted HTML (made by our own code, text escaped): the hex description")
+
+    _esm = _CONTROLS_JS
+    _stylesheets = [_CONTROLS_CSS + BADGE_CSS]
+
+    def add_choice(self, key: str, label: str, kind: str, options: list, css_class: str = "",
+                   value: str = "", on_pick=None) -> None:
+        """A picker: ``options`` ``[(value, label)]``; ``on_pick(value)`` for a value the browser chose (only
+        one of ``options``: anything else is ignored)."""
+        self.choices = [*self.choices, [key, label, kind, [[str(v), str(t)] for v, t in options], css_class]]
+        self.chosen = {**self.chosen, key: value}
+        allowed = {str(v) for v, _ in options}
+        if on_pick is not None:
+            def picked(e):
+                v, was = (e.new or {}).get(key), (e.old or {}).get(key)
+                if v == was:
+                    return
+                if v in allowed:
+                    on_pick(v)
+                else:   # not one of the options (a tampered message): the picker shows the value it had
+                    self.chosen = {**self.chosen, key: was}
+            self.param.watch(picked, "chosen")
+
+    def link(self, obj: param.Parameterized, name: str, label: str, kind: str, css_class: str = "") -> None:
+        """A picker for the Selector ``name`` of ``obj`` (its objects as options), kept in step both ways."""
+        objects = list(obj.param[name].objects)
+
+        def to_obj(v):
+            if getattr(obj, name) != v:
+                setattr(obj, name, v)
+        self.add_choice(name, label, kind, [(o, o) for o in objects], css_class, str(getattr(obj, name)), to_obj)
+        obj.param.watch(lambda e: setattr(self, "chosen", {**self.chosen, name: str(e.new)}), name)
+
+
 #: shown as HTML (a Markdown pane would parse its text again in every session)
 LEGEND_HTML = ("<p>"
     'Yellow hexes: where the selected unit can move, with the movement points it would spend. Blue and '
@@ -257,14 +372,14 @@ def _badges_html(state: GameState) -> str:
 def page():
     """One session's map page. What is the same for every session (the map's drawing data, the legend) is
     made once per process; the map with its legend, check boxes and goto box is one model (an SVG board
-    drawn in the browser, :mod:`dashboards.components.hexboard`); the attack planner's controls, busy line and result panes are built the first
+    drawn in the browser, :mod:`dashboards.components.hexboard`); the scenario and saved-game pickers, the
+    mode buttons and the hex description are one more (:class:`MapControls`); the attack planner's controls, busy line and result panes are built the first
     time the visitor switches to *plan an attack*, and the saved-game picker only when this browser holds
     a saved game (each Bokeh model a session does not need is time every page load saves, issue 17)."""
     m = MapModel()
     view = m.view
-    hex_pane = pn.pane.HTML("<i>Click a hex or a unit.</i>", stylesheets=[BADGE_CSS], sizing_mode="stretch_width",
-                            css_classes=["hex-info"])
-    m.param.watch(lambda e: setattr(hex_pane, "object", e.new), "hex_info")
+    ctl = MapControls(info="<i>Click a hex or a unit.</i>", width=440, css_classes=["map-controls-view"])
+    m.param.watch(lambda e: setattr(ctl, "info", e.new), "hex_info")
     from dashboards.components.access import browser_keys
     from dashboards.storage import GameStore, StorageError
 
@@ -272,21 +387,19 @@ def page():
         visible = [g for g, _, _ in GameStore().visible(browser_keys(), "n20")][:50]
     except StorageError:
         visible = []
-    pick = [pn.widgets.Select.from_param(m.param.scenario, width=160)]
+    ctl.link(m, "scenario", "Scenario", "select", "scenario-pick")
     if visible:
-        saved = pn.widgets.Select(name="or a saved game's position", width=260,
-                                  options={"": ""} | {f"{g.title} ({g.n_events} actions)": g.id for g in visible})
-        allowed = {g.id for g in visible}
-
-        def load_saved(event):
-            if event.new and event.new in allowed:
+        def load_saved(game_id):
+            if game_id:
                 try:
-                    m.load_saved(event.new)
+                    m.load_saved(game_id)
                 except (VedetteError, KeyError) as exc:  # a record that no longer replays: say so, keep the map
                     m.hex_info = f"<span class='odds-error'>Cannot load that game: {html.escape(str(exc)[:300])}</span>"
 
-        saved.param.watch(load_saved, "value")
-        pick.append(saved)
+        ctl.add_choice("saved", "or a saved game's position", "select",
+                       [("", "")] + [(g.id, f"{g.title} ({g.n_events} actions)") for g in visible], "saved-pick",
+                       on_pick=load_saved)
+    ctl.link(m, "mode", "", "buttons", "map-mode")
     built: list = []
 
     def build_attack(*_):
@@ -306,10 +419,7 @@ def page():
             m.odds_runner().panel(), retreat_pane, odds_pane])
 
     m.param.watch(build_attack, "mode")
-    controls = pn.Column(
-        flow(*pick) if len(pick) > 1 else pick[0],
-        pn.widgets.RadioButtonGroup.from_param(m.param.mode, css_classes=["map-mode"]),
-        hex_pane, width=440)
+    controls = pn.Column(ctl, width=440)
     # the legend and the provenance badges: shown by the board above the map (its check boxes and the
     # "click a hex by its number" box too: one model, not four)
     view.figure.model.note = LEGEND_HTML + f"<p class='map-badges'>{_badges_html(m.state)}</p>"

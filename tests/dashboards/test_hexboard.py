@@ -105,7 +105,7 @@ def test_the_map_view_shades_reach_and_zoc_and_keeps_the_check_boxes_in_step():
 
 def test_the_map_page_is_a_handful_of_models(tmp_path, monkeypatch):
     """The page's map is one model (was a Bokeh figure of some 60), its legend, check boxes and goto box
-    drawn by it: the whole page is the board, the scenario pick, the mode, the hex pane and two layouts."""
+    drawn by it: the whole page is the board, one model of pickers and hex description, and two layouts."""
     monkeypatch.setenv("VEDETTE_DB", str(tmp_path / "g.sqlite3"))
     from dashboards.pages import map as M
 
@@ -113,9 +113,10 @@ def test_the_map_page_is_a_handful_of_models(tmp_path, monkeypatch):
     kinds = _models(root)
     assert kinds["HexBoardView1"] == 1 and not {"figure", "GlyphRenderer", "ColumnDataSource", "Checkbox",
                                                  "TextInput"} & set(kinds)
-    assert sorted(type(o).__name__ for o in root.select()) == ["Column", "Column", "HTML", "HexBoardView",
-                                                               "RadioButtonGroup", "Select"]
-    assert sum(kinds.values()) <= 15          # with the style sheets Panel adds to its widgets (was 76)
+    assert sorted(type(o).__name__ for o in root.select()) == ["Column", "Column", "HexBoardView", "MapControls"]
+    assert not {"Select", "CustomSelect", "RadioButtonGroup", "HTML"} & set(kinds)
+    # 2 columns, 2 components with a data model each, Panel's shared style sheets (was 76, then 15)
+    assert sum(kinds.values()) <= 10
 
 
 def test_the_play_page_n20_board_is_one_model(tmp_path):

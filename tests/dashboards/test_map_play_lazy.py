@@ -45,12 +45,13 @@ def test_the_map_page_builds_the_attack_planner_on_first_use(db):
     before = _models(root)
     assert before["Slider"] == 0 and sum(before.values()) <= 85
     controls = root.objects[1]
-    mode = next(o for o in controls.objects if isinstance(o, pn.widgets.RadioButtonGroup))
-    mode.value = "plan an attack"
+    ctl = controls.objects[0]                     # the pickers and the hex description: one model
+    assert isinstance(ctl, M.MapControls) and [c[0] for c in ctl.choices] == ["scenario", "mode"]
+    ctl.chosen = {**ctl.chosen, "mode": "plan an attack"}     # as a click on the mode's button
     odds = [o for o in controls.objects if "map-odds" in (o.css_classes or [])]
     assert len(odds) == 1 and "Click your attacking units" in odds[0].object
-    mode.value = "inspect"
-    mode.value = "plan an attack"                 # built once
+    ctl.chosen = {**ctl.chosen, "mode": "inspect"}
+    ctl.chosen = {**ctl.chosen, "mode": "plan an attack"}     # built once
     assert len([o for o in controls.objects if "map-odds" in (o.css_classes or [])]) == 1
 
 
@@ -77,3 +78,29 @@ def test_the_game_parts_appear_at_the_start_and_the_replay_controls_on_first_rep
     assert not v.replay_row.objects
     v.mode.value = "replay"
     assert v.replay_row.visible and len(v.replay_row.objects) == 3
+
+
+def test_the_map_pickers_are_one_model_kept_in_step_both_ways(tmp_path, monkeypatch):
+    """The scenario and saved-game pickers and the mode buttons of /map (one MapControls model, issue 17.1):
+    a pick in the browser changes the page, a change on the server shows in the pickers, and a value that
+    is not one of the options is ignored (the picker shows the value it had)."""
+    from dashboards.pages import map as M
+    from dashboards.storage import GameStore
+
+    monkeypatch.setenv("VEDETTE_DB", str(tmp_path / "g.sqlite3"))
+    gid = GameStore().create("n20", "bussaco", title="Club game", sides=("french", "allied"))
+    GameStore().set_public(gid, True)                  # listed for every browser
+    root = M.page()
+    ctl = root.objects[1].objects[0]
+    assert [c[0] for c in ctl.choices] == ["scenario", "saved", "mode"]
+    assert ctl.chosen == {"scenario": "fuentes", "saved": "", "mode": "inspect"}
+    assert [v for v, _ in ctl.choices[1][3]] == ["", gid]
+    ctl.chosen = {**ctl.chosen, "scenario": "no-such-map"}
+    assert ctl.chosen["scenario"] == "fuentes"
+    ctl.chosen = {**ctl.chosen, "saved": gid}          # the saved game's position (0 actions: its set-up)
+    assert ctl.chosen["scenario"] == "bussaco" and "Club game" in ctl.info
+    ctl.chosen = {**ctl.chosen, "scenario": "fuentes"}
+    assert ctl.info == ""                              # a new map: nothing described yet
+    board = root.objects[0]
+    board.click = {"n": 1, "hex": "0707"}              # a click on the map: its hex described beside it
+    assert "<b>hex 0707</b>" in ctl.info and "1st Division (A1)" in ctl.info
