@@ -80,6 +80,24 @@ def parse_charge_text(src: str) -> dict:
     return spec
 
 
+#: the outcomes listed one a row under the charge (a display limit, not a rule): a charge into the page's
+#: most defenders has some 700, 420 KB of HTML for the server to send and the browser to draw (issue 12.3);
+#: the rest share one row with their total chance
+MAX_OUTCOME_ROWS = 60
+
+
+def outcome_bars(items: list) -> str:
+    """The charge's outcomes, likeliest first, as bars: at most :data:`MAX_OUTCOME_ROWS` rows, then one row
+    for all the others together (their summed chance, so the rows still add up to the tree's total)."""
+    rows = [(str(o), w) for o, w in items[:MAX_OUTCOME_ROWS]]
+    rest = items[MAX_OUTCOME_ROWS:]
+    if rest:
+        rows.append((f"… {len(rest)} less likely outcomes together", sum((w for _, w in rest), Fraction(0))))
+        return bars_html(rows, f"the {MAX_OUTCOME_ROWS} likeliest of {len(items)} outcomes",
+                         css_class="tbf-charge-every")
+    return bars_html(rows, "every outcome", css_class="tbf-charge-every")
+
+
 def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tuple[str, str, str]:
     """Off the event loop (in a child process): parse, bound, enumerate and lay out a CHARGE; returns three
     strings, so that the server's part when they arrive is copying them into the page (issue 12.3): the
@@ -99,8 +117,7 @@ def charge_work(src: str, tables: Tables, use_map_v: bool, policy_v: str) -> tup
         stopped[o.stopped] = stopped.get(o.stopped, Fraction(0)) + w
     summary = bars_html(sorted(stopped.items(), key=lambda kv: -kv[1]), "how the charge ends",
                         css_class="tbf-charge-ends")
-    outcomes = bars_html([(str(o), w) for o, w in sorted(d.items(), key=lambda kv: -kv[1])], "every outcome",
-                         css_class="tbf-charge-every")
+    outcomes = outcome_bars(sorted(d.items(), key=lambda kv: -kv[1]))
     total = tree.total()
     picture = canvas_params(layout_tree(tree, fmt_result=str, rule_note=rule_note_for("tbf")))
     return (f"tree total <b class='tbf-total'>{total.numerator}/{total.denominator}</b></div>" + summary + outcomes,

@@ -134,3 +134,19 @@ def test_tables_loader_panel_grows_its_status_on_first_use():
     reset.clicks += 1                            # back to the shipped tables
     assert not sess.uploaded and reset.disabled and status.object == ""
     assert len(sess.loader.panel().objects) == 4   # a panel made later shows them at once
+
+
+def test_charge_outcomes_list_the_likeliest_and_sum_the_rest():
+    """At most MAX_OUTCOME_ROWS outcome rows, then one row with the others' summed chance: one outcome of
+    1/32 and 62 of 1/64 (2/64 + 62/64 = 1): 63 in all -> the 1/32 first, 59 of 1/64, then the 3 left
+    together: 3/64; 61 rows."""
+    from fractions import Fraction
+    from dashboards.components.tbf_views import MAX_OUTCOME_ROWS, outcome_bars
+
+    assert MAX_OUTCOME_ROWS == 60
+    items = [("big", Fraction(1, 32))] + [(f"o{i}", Fraction(1, 64)) for i in range(62)]
+    text = outcome_bars(items)
+    assert text.count("<tr") == 61 and "the 60 likeliest of 63 outcomes" in text
+    assert "data-label='… 3 less likely outcomes together' data-fraction='3/64'" in text
+    few = outcome_bars(items[:5])
+    assert few.count("<tr") == 5 and "every outcome" in few
