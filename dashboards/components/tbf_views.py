@@ -924,7 +924,9 @@ def situation_panel(sess: TbfSession):
     levels = pn.widgets.TextInput(label="move: Level 2 and Level 3 hexes from the 6.2.3 roll (e.g. 2 1)", value="0 0")
     path = pn.widgets.TextInput(label="charge path (hexes, the last is the first target)", value="")
     nxt = pn.widgets.TextInput(label="further charge targets", value="")
-    out = pn.Column(sizing_mode="stretch_width", css_classes=["tbf-situation-out"])
+    # one pane whose text each result replaces (issue 12.3: no new models on the event loop per result)
+    shown = _html("<i>working out every end state…</i>", [STATUS_CSS])
+    out = pn.Column(shown, sizing_mode="stretch_width", css_classes=["tbf-situation-out"])
 
     bg = Background()
 
@@ -933,8 +935,11 @@ def situation_panel(sess: TbfSession):
         tables = None if sess.tables is default_tables() else sess.tables     # None: the shipped set
         work = partial(situation_work, tables, places.value, units.value, levels.value, what.value, side.value,
                        target.value, path.value, nxt.value)
-        bg.start(work, _situation_shown, lambda exc: out.__setitem__(slice(None), [_error(exc)]),
-                 label="working out every end state…")
+        bg.start(work, _situation_shown, _situation_failed, label="working out every end state…")
+
+    def _situation_failed(exc):
+        shown.object = (f"<div class='tbf-error alert alert-danger'><b>Cannot compute this:</b> "
+                        f"{html.escape(str(exc))}</div>")
 
     def _situation_shown(r):
         _situation_html(*r)
@@ -953,7 +958,7 @@ def situation_panel(sess: TbfSession):
         if "phase" in res:
             parts.append(f"<div>rule {res['rule']} · turn afterwards: "
                          f"{', '.join(str(t) for t in res['next_turn'])}</div>")
-        out[:] = [_html("".join(parts))]
+        shown.object = "".join(parts)
 
     opened = [False]
 
@@ -968,7 +973,6 @@ def situation_panel(sess: TbfSession):
     for wdg in (places, what, side, units, target, levels, path, nxt):
         wdg.param.watch(follow, "value")
     sess.param.watch(follow, "tables")
-    out[:] = [pn.pane.Markdown("_working out every end state…_")]
     row = columns(pn.Column(places, what, side_note, side, units, target, levels, path, nxt, bg.panel(),
                             sizing_mode="stretch_width"), out, basis=420, name="Situation")
     row.compute = first_open       # the page runs it the first time the tab is opened

@@ -150,3 +150,28 @@ def test_charge_outcomes_list_the_likeliest_and_sum_the_rest():
     assert "data-label='… 3 less likely outcomes together' data-fraction='3/64'" in text
     few = outcome_bars(items[:5])
     assert few.count("<tr") == 5 and "every outcome" in few
+
+
+def test_situation_results_replace_one_pane_in_place():
+    """Each result of the Situation tab changes the text of one pane (issue 12.3); a bad placement shows
+    a one-line error there and the next good input shows its results again."""
+    from dashboards.components.tbf_views import situation_panel
+
+    row = situation_panel(TbfSession())
+
+    def find(o):
+        if "tbf-situation-out" in (getattr(o, "css_classes", None) or []):
+            return o
+        for c in getattr(o, "objects", []) or []:
+            got = find(c)
+            if got is not None:
+                return got
+    out = find(row)
+    pane = out.objects[0]
+    row.compute()                                 # the tab opened: 4l-1 fires at ci-1 in 2114 (the default)
+    assert out.objects == [pane] and "distinct end states" in pane.object and "tbf-piece-ci-1" in pane.object
+    places = row.objects[0].objects[0]
+    places.value = "ci-1=9999"                    # no such hex
+    assert out.objects == [pane] and "tbf-error" in pane.object
+    places.value = "ci-1=2114:SW"
+    assert out.objects == [pane] and "tbf-piece-ci-1" in pane.object
