@@ -23,6 +23,8 @@ from engine.core.errors import VedetteError
 from engine.core.game import system_of, systems
 from engine.core.simulate import Study, _play_batch, summarise
 
+from .background import step_aside
+
 __all__ = ["StudyModel", "StudyView", "MAX_BROWSER_GAMES", "replay_link"]
 
 #: the most games one browser request may start (the CLI and Dask have no such bound)
@@ -34,11 +36,15 @@ _POOL_LOCK = threading.Lock()
 
 
 def _pool() -> ProcessPoolExecutor:
-    """One worker process shared by every session: studies queue rather than compete for the 2 cores."""
+    """One worker process shared by every session: studies queue rather than compete for the 2 cores. A
+    study is the longest work a browser can start, so its worker gives way to everything else from the
+    start (:func:`~dashboards.components.background.step_aside`: lowest priority, one CPU), as a long
+    request of the worker pool does once it has run 0.3 s: the other sessions stay responsive (issue 12.3)."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            _POOL = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=step_aside)
         return _POOL
 
 

@@ -54,3 +54,15 @@ def test_replay_link_carries_the_game_seed():
     st = Study("race", "short", ("mercy",), ("random", "greedy"), 3, 1)
     link = replay_link(st, {"seed": 99, "game": 0})
     assert "seed=99" in link and "system=race" in link and "options=mercy" in link
+
+
+def test_the_study_worker_gives_way_to_the_sessions_from_its_start():
+    """A study is the longest work a browser can start (issue 12.3): its worker process runs at the lowest
+    priority (``LONG_NICE``) from its first game, not at the server's."""
+    import os
+
+    from dashboards.components import background, study_view
+    if not hasattr(os, "getpriority"):
+        return
+    niceness = study_view._pool().submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=120)
+    assert niceness >= min(background.LONG_NICE, 19) > os.getpriority(os.PRIO_PROCESS, 0)

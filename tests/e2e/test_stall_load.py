@@ -105,7 +105,8 @@ def _load_ms(p: Page, url: str) -> float:
 #: on d6 <= 4 + the CVs): each value is asked once per server, so every update is worked out afresh in a
 #: worker (none is answered from the shared results)
 _UPDATES = {"charge_idle": ("", "2/3"), "charge_heavy": ("2", "1/1"),     # 1-4 pass: 4/6; 1-6 pass: 1
-            "cup_idle": ("0", "2/3"), "cup_heavy": ("1, 1", "1/1")}
+            "cup_idle": ("0", "2/3"), "cup_heavy": ("1, 1", "1/1"),
+            "study_idle": ("0", "2/3"), "study_heavy": ("1, 1", "1/1")}
 
 
 def _update_ms(p: Page, which: str) -> tuple[float, float | None]:
@@ -237,5 +238,37 @@ def test_while_a_long_cube_cup_runs_another_page_loads_and_updates(browser: Brow
         a.locator(".busy-cancel >> visible=true").first.locator("button").click()
         expect(a.locator(".busy-note", has_text="cancelled").first).to_be_visible(timeout=10_000)
     expect(a.locator(".busy-cancel >> visible=true")).to_have_count(0, timeout=120_000)
+    a.context.close()
+    b.context.close()
+
+
+def test_while_a_long_study_runs_another_page_loads_and_updates(browser: Browser, app_server, tmp_path):
+    """The longest work a browser can start: a Scenario balance study of the most games a request may ask
+    for (minutes of bot games in the study's worker). It is still running while B is measured, so these
+    figures are "during" by construction; then A cancels it."""
+    from dashboards.components.study_view import MAX_BROWSER_GAMES
+
+    app_url = app_server.url
+    a = browser.new_context().new_page()
+    b = _b_page(browser)
+    url = app_url + "/tbf"
+    _load_ms(b, url)
+    idle = _b_figures(b, url, "study_idle", app_server)
+    a.goto(app_url + "/balance")
+    run = a.locator(".run-study button")
+    expect(run).to_be_visible(timeout=60_000)
+    games = a.locator(".study-games input")
+    games.fill(str(MAX_BROWSER_GAMES))
+    games.press("Enter")
+    run.click()
+    expect(a.locator(".study-status [data-state='running']")).to_be_attached(timeout=30_000)
+    during = _b_figures(b, url, "study_heavy", app_server)
+    still = a.locator(".study-status [data-state='running']").count() > 0
+    _report(tmp_path, "study", {**{f"idle_{k}": v for k, v in idle.items()}, **during,
+                                "heavy_still_running_after": still})
+    assert still, "the study should outlast B's measurement"
+    assert during["load_ms"] < 15_000 and during["update_ms"] < 10_000
+    a.locator(".cancel-study button").click()
+    expect(a.locator(".study-status [data-state='done']")).to_be_attached(timeout=60_000)
     a.context.close()
     b.context.close()
