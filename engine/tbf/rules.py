@@ -295,11 +295,11 @@ class _Lazy(dict):
     """A table by hex whose rows are made when first asked for (a movement search reaches only part of
     the map; the rows are the same as made all at once). Only the rows made so far are listed."""
 
-    __slots__ = ("make", "hexes")
+    __slots__ = ("make", "hexes", "whole_mps")
 
-    def __init__(self, make, hexes: frozenset):
+    def __init__(self, make, hexes: frozenset, whole_mps: bool = False):
         super().__init__()
-        self.make, self.hexes = make, hexes
+        self.make, self.hexes, self.whole_mps = make, hexes, whole_mps
 
     def __missing__(self, h):
         if h not in self.hexes:
@@ -417,9 +417,8 @@ def _search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_block
             steps.append((nxt, norm(cost), alt))
         return tuple(steps)
 
-    table = _Lazy(row_of, static.hexes)
+    table = _Lazy(row_of, static.hexes, whole_mps=_whole_mps(sc.tables))
     _SEARCH_ROWS[key] = table
-    _INT_ROWS[id(table)] = (_whole_mps(sc.tables), table)
     return table
 
 
@@ -470,8 +469,8 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
         return out
 
     start = (p.hex, 0, 0)
-    if type(ma) is int and ma >= 0 and _int_rows(rows):
-        best = _bucket_search(start, rows, ma, enemy_hexes, friend_hexes, front, start_levels, lvl2, lvl3)
+    if type(ma) is int and ma >= 0 and rows.whole_mps:
+        best = _bucket_search(start, successors, ma, halts=front.__contains__)
     else:
         best = search_parents(((start, 0),), successors, ma,
                               halts=lambda place: place[0] in front)  # 6.2.5 A: must stop
@@ -515,30 +514,18 @@ def min_step_mp(sc: Scenario, bridge_intact: bool = False) -> int:
     return got
 
 
-_INT_ROWS: dict = {}
-
-
-def _int_rows(rows: dict) -> bool:
-    """Whether every step of a :func:`_search_rows` table costs a whole number of MPs (the shipped
-    tables: MPs are whole numbers), so :func:`_bucket_search` may run the search (found as the table
-    is made; the table is kept with its answer, so its id stays its own)."""
-    got = _INT_ROWS.get(id(rows))
-    return got is not None and got[1] is rows and got[0]
-
-
-def _bucket_search(start, rows, ma, enemy_hexes, friend_hexes, front, start_levels, lvl2, lvl3) -> dict:
-    """:func:`engine.core.graph.search_parents` for whole-number step prices, with the successors of
-    :func:`_reach_search` written in: one list of states per MPs spent, each run in the order its states
-    were put in (a step of 0 MPs, a Level 2/3 hex, joins the end of the list being run). That is the order
-    the heap of ``search_parents`` pops them in (by cost, then by when pushed), so the same states come
-    out, in the same order, with the same costs, parents and ties (test: tests/tbf/test_tbf_search.py).
-    Rules: 6.2.5 B (no enemy hex), 4.1.4 (no road step into friends), 6.2.3 A-C (Level 2/3 hexes),
-    6.2.5 A (a mover entering an enemy front stops)."""
+def _bucket_search(start, successors, ma: int, halts) -> dict:
+    """:func:`engine.core.graph.search_parents` for whole-number step prices (the shipped tables: MPs are
+    whole numbers, :func:`_search_rows` says so with ``whole_mps``) over the same ``successors``: one list
+    of states per MPs spent, each run in the order its states were put in (a step of 0 MPs, a Level 2/3
+    hex, joins the end of the list being run). That is the order the heap of ``search_parents`` pops them
+    in (by cost, then by when pushed), so the same states come out, in the same order, with the same
+    costs, parents and ties (test: tests/tbf/test_tbf_search.py). ``halts(hex)``: a mover entering it
+    stops there (6.2.5 A)."""
     best = {start: (0, None)}
     buckets: list[list] = [[] for _ in range(ma + 1)]
     buckets[0].append(start)
     get = best.get
-    no_alt = _NO_ALT
     for c in range(ma + 1):
         bucket = buckets[c]
         k = 0
@@ -547,32 +534,10 @@ def _bucket_search(start, rows, ma, enemy_hexes, friend_hexes, front, start_leve
             k += 1
             if best[here][0] < c:
                 continue                                              # a cheaper way was found since
-            h, l2, l3 = here
-            if h in front and here != start:
+            if here != start and halts(here[0]):
                 continue                                              # 6.2.5 A: must stop
-            for nxt, step, alt in rows[h]:
-                if nxt in enemy_hexes:
-                    continue                                          # 6.2.5 B
-                if alt is not no_alt and nxt in friend_hexes:
-                    step = alt                                        # 4.1.4: no road into friends
-                if step is None:
-                    continue
-                mp, lvl = step
-                if lvl:
-                    if lvl not in start_levels:
-                        continue                                      # 6.2.3 B-C
-                    if lvl == 2:
-                        if l2 >= lvl2:
-                            continue                                  # 6.2.3 A
-                        state = (nxt, l2 + 1, l3)
-                    else:
-                        if l3 >= lvl3:
-                            continue                                  # 6.2.3 A
-                        state = (nxt, l2, l3 + 1)
-                    nc = c + mp
-                else:
-                    nc = c + mp
-                    state = (nxt, l2, l3)
+            for state, mp in successors(here, c):
+                nc = c + mp
                 if nc > ma:
                     continue
                 old = get(state)

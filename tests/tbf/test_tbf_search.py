@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.core.game import play_game
+from engine.core.graph import search_parents
 from engine.tbf import rules as R
 from engine.tbf.protocol import TbfRules
 from engine.tbf.scenario import default_scenario
@@ -25,7 +26,8 @@ def _both(monkeypatch, g, uid, levels, mp_left):
     fast = R.reachable(SC, g, uid, levels, mp_left=mp_left)
     R._REACH.clear()
     with monkeypatch.context() as m:
-        m.setattr(R, "_int_rows", lambda rows: False)           # the general search
+        m.setattr(R, "_bucket_search", lambda start, successors, ma, halts:      # the general search
+                  search_parents(((start, 0),), successors, ma, halts=lambda place: halts(place[0])))
         slow = R.reachable(SC, g, uid, levels, mp_left=mp_left)
     R._REACH.clear()
     return fast, slow
