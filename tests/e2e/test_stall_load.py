@@ -177,6 +177,21 @@ def _b_page(browser: Browser) -> Page:
     return ctx.new_page()
 
 
+def _a_and_idle_b(browser: Browser, app_server, which: str) -> tuple[Page, Page, str, dict]:
+    """A's page (to start the heavy work), B's /tbf page loaded once, and B's figures with nobody computing."""
+    a = browser.new_context().new_page()
+    b = _b_page(browser)
+    url = app_server.url + "/tbf"
+    _load_ms(b, url)
+    return a, b, url, _b_figures(b, url, which, app_server)
+
+
+def _report_during(tmp_path, name: str, idle: dict, during: dict, **more) -> None:
+    """Report B's idle and during figures; only a generous bound is asserted (a stalled loop took 13 s)."""
+    _report(tmp_path, name, {**{f"idle_{k}": v for k, v in idle.items()}, **during, **more})
+    assert during["load_ms"] < 15_000 and during["update_ms"] < 10_000
+
+
 def test_while_a_heavy_charge_runs_another_page_loads_and_updates(browser: Browser, app_server, tmp_path):
     app_url = app_server.url
     a = browser.new_context().new_page()
@@ -210,11 +225,7 @@ def test_while_a_heavy_charge_runs_another_page_loads_and_updates(browser: Brows
 def test_while_a_long_cube_cup_runs_another_page_loads_and_updates(browser: Browser, app_server, tmp_path):
     """The cup with 15 blue cubes (28 in all) and a pass on every blue cube (18.0): every order of the cubes."""
     app_url = app_server.url
-    a = browser.new_context().new_page()
-    b = _b_page(browser)
-    url = app_url + "/tbf"
-    _load_ms(b, url)
-    idle = _b_figures(b, url, "cup_idle", app_server)
+    a, b, url, idle = _a_and_idle_b(browser, app_server, "cup_idle")
     a.goto(app_url + "/bc")
     expect(a.locator(".bc-results").first).to_be_visible(timeout=60_000)
     a.locator(".bk-tab").filter(has_text="Cube cup").first.click()
@@ -231,9 +242,7 @@ def test_while_a_long_cube_cup_runs_another_page_loads_and_updates(browser: Brow
     started = _busy(a)
     during = _b_figures(b, url, "cup_heavy", app_server)
     still = _busy(a)
-    _report(tmp_path, "cube_cup", {**{f"idle_{k}": v for k, v in idle.items()}, **during,
-                                    "heavy_seen_running": started, "heavy_still_running_after": still})
-    assert during["load_ms"] < 15_000 and during["update_ms"] < 10_000
+    _report_during(tmp_path, "cube_cup", idle, during, heavy_seen_running=started, heavy_still_running_after=still)
     if _busy(a):                          # cancel stops the worker at once
         a.locator(".busy-cancel >> visible=true").first.locator("button").click()
         expect(a.locator(".busy-note", has_text="cancelled").first).to_be_visible(timeout=10_000)
@@ -249,11 +258,7 @@ def test_while_a_long_study_runs_another_page_loads_and_updates(browser: Browser
     from dashboards.components.study_view import MAX_BROWSER_GAMES
 
     app_url = app_server.url
-    a = browser.new_context().new_page()
-    b = _b_page(browser)
-    url = app_url + "/tbf"
-    _load_ms(b, url)
-    idle = _b_figures(b, url, "study_idle", app_server)
+    a, b, url, idle = _a_and_idle_b(browser, app_server, "study_idle")
     a.goto(app_url + "/balance")
     run = a.locator(".run-study button")
     expect(run).to_be_visible(timeout=60_000)
@@ -264,10 +269,8 @@ def test_while_a_long_study_runs_another_page_loads_and_updates(browser: Browser
     expect(a.locator(".study-status [data-state='running']")).to_be_attached(timeout=30_000)
     during = _b_figures(b, url, "study_heavy", app_server)
     still = a.locator(".study-status [data-state='running']").count() > 0
-    _report(tmp_path, "study", {**{f"idle_{k}": v for k, v in idle.items()}, **during,
-                                "heavy_still_running_after": still})
+    _report_during(tmp_path, "study", idle, during, heavy_still_running_after=still)
     assert still, "the study should outlast B's measurement"
-    assert during["load_ms"] < 15_000 and during["update_ms"] < 10_000
     a.locator(".cancel-study button").click()
     expect(a.locator(".study-status [data-state='done']")).to_be_attached(timeout=60_000)
     a.context.close()
