@@ -114,6 +114,38 @@ def search_parents(starts: Iterable[tuple[Hashable, float]],
     return best
 
 
+def search_parents_whole(start: Hashable, successors: Callable[[Hashable, int], Iterable[tuple[Hashable, int]]],
+                         budget: int, halts: Callable[[Hashable], bool]) -> dict[Hashable, tuple[int, Hashable]]:
+    """:func:`search_parents` from one start when every step's price is a whole number and the budget too:
+    one list of states per cost, each run in the order its states were put in (a free step joins the end of
+    the list being run). That is the order the heap of :func:`search_parents` pops them in (by cost, then
+    by when pushed), so the same states come out in the same order with the same costs, parents and ties
+    (tests/tbf/test_tbf_search.py). ``halts(state)`` as in :func:`search_parents` (never asked of the start)."""
+    best = {start: (0, None)}
+    buckets: list[list] = [[] for _ in range(budget + 1)]
+    buckets[0].append(start)
+    get = best.get
+    for c in range(budget + 1):
+        bucket = buckets[c]
+        k = 0
+        while k < len(bucket):
+            here = bucket[k]
+            k += 1
+            if best[here][0] < c:
+                continue                                              # a cheaper way was found since
+            if here != start and halts(here):
+                continue
+            for nxt, step in successors(here, c):
+                nc = c + step
+                if nc > budget:
+                    continue
+                old = get(nxt)
+                if old is None or nc < old[0]:
+                    best[nxt] = (nc, here)
+                    buckets[nc].append(nxt)
+    return best
+
+
 def search_places(starts: Iterable[tuple[Hashable, float]],
                   successors: Callable[[Hashable, float], Iterable[tuple[Hashable, float]]],
                   budget: float | None,

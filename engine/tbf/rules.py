@@ -432,7 +432,7 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     """The cheapest-path search behind :func:`reachable`, from the values it depends on: its answer, and
     the hexes it asked about: whether enemy-occupied (every neighbour of a hex it reached), whether
     friendly-occupied (the road neighbours), whether in an enemy front (the hexes it reached)."""
-    from engine.core.graph import search_parents
+    from engine.core import graph
     board, g = sc.board, sc.board.grid
     start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
     ma = sc.leaders[p.id].ma if is_leader else current_ma(sc, p)
@@ -469,11 +469,11 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
         return out
 
     start = (p.hex, 0, 0)
+    halts = lambda place: place[0] in front                           # 6.2.5 A: must stop
     if type(ma) is int and ma >= 0 and rows.whole_mps:
-        best = _bucket_search(start, successors, ma, halts=front.__contains__)
+        best = graph.search_parents_whole(start, successors, ma, halts)
     else:
-        best = search_parents(((start, 0),), successors, ma,
-                              halts=lambda place: place[0] in front)  # 6.2.5 A: must stop
+        best = graph.search_parents(((start, 0),), successors, ma, halts=halts)
     cheapest: dict[str, tuple] = {}             # hex -> its cheapest state (ties: the first reached)
     for place, (cost, _) in best.items():
         h = place[0]
@@ -512,39 +512,6 @@ def min_step_mp(sc: Scenario, bridge_intact: bool = False) -> int:
         costs = [t.road_mp] + [x.mp for x in t.terrain.values() if x.mp is not None]
         got = _MIN_STEP[key] = max(0, min(costs))
     return got
-
-
-def _bucket_search(start, successors, ma: int, halts) -> dict:
-    """:func:`engine.core.graph.search_parents` for whole-number step prices (the shipped tables: MPs are
-    whole numbers, :func:`_search_rows` says so with ``whole_mps``) over the same ``successors``: one list
-    of states per MPs spent, each run in the order its states were put in (a step of 0 MPs, a Level 2/3
-    hex, joins the end of the list being run). That is the order the heap of ``search_parents`` pops them
-    in (by cost, then by when pushed), so the same states come out, in the same order, with the same
-    costs, parents and ties (test: tests/tbf/test_tbf_search.py). ``halts(hex)``: a mover entering it
-    stops there (6.2.5 A)."""
-    best = {start: (0, None)}
-    buckets: list[list] = [[] for _ in range(ma + 1)]
-    buckets[0].append(start)
-    get = best.get
-    for c in range(ma + 1):
-        bucket = buckets[c]
-        k = 0
-        while k < len(bucket):
-            here = bucket[k]
-            k += 1
-            if best[here][0] < c:
-                continue                                              # a cheaper way was found since
-            if here != start and halts(here[0]):
-                continue                                              # 6.2.5 A: must stop
-            for state, mp in successors(here, c):
-                nc = c + mp
-                if nc > ma:
-                    continue
-                old = get(state)
-                if old is None or nc < old[0]:
-                    best[state] = (nc, here)
-                    buckets[nc].append(state)
-    return best
 
 
 _AROUND: dict = {}

@@ -1,4 +1,4 @@
-"""The movement search's bucket form (rules._bucket_search, whole-number MPs) finds what the general
+"""The movement search's bucket form (engine.core.graph.search_parents_whole, whole-number MPs) finds what the general
 cheapest-first search (engine.core.graph.search_parents) finds: the same hexes, costs and paths, in the
 same order, for every unit of positions met in games (6.2)."""
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.core.game import play_game
+from engine.core import graph
 from engine.core.graph import search_parents
 from engine.tbf import rules as R
 from engine.tbf.protocol import TbfRules
@@ -26,8 +27,8 @@ def _both(monkeypatch, g, uid, levels, mp_left):
     fast = R.reachable(SC, g, uid, levels, mp_left=mp_left)
     R._REACH.clear()
     with monkeypatch.context() as m:
-        m.setattr(R, "_bucket_search", lambda start, successors, ma, halts:      # the general search
-                  search_parents(((start, 0),), successors, ma, halts=lambda place: halts(place[0])))
+        m.setattr(graph, "search_parents_whole", lambda start, successors, ma, halts:      # the general search
+                  search_parents(((start, 0),), successors, ma, halts=halts))
         slow = R.reachable(SC, g, uid, levels, mp_left=mp_left)
     R._REACH.clear()
     return fast, slow
