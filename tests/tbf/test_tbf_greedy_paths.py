@@ -5,7 +5,8 @@ candidate list spelt out from blocks is the list the game filters into its legal
 from __future__ import annotations
 
 from engine.core.game import play_game
-from engine.tbf.protocol import GreedyBot, Move, TbfRules, _Faces, _Moves
+from engine.tbf.bots import GreedyBot
+from engine.tbf.protocol import Move, TbfRules, _Faces, _Moves
 
 R = TbfRules()
 

@@ -1,0 +1,366 @@
+"""The These Brave Fellows greedy bot (ours, not a rule): it scores each legal action by what it does
+for its side's victory levels (10.2) and takes the best. Split from :mod:`engine.tbf.protocol` so that the
+rules of play and the bot that plays them live apart."""
+from __future__ import annotations
+
+import heapq
+
+from engine.core.errors import RuleViolation, VedetteError
+from engine.core.game import other_side
+
+from .protocol import (SIDES, Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Fire, Melee,
+                       Move, OutOfCommand, Pass, TbfRules, TbfState, _Faces, _Moves, _melee_setup)
+from .rules import LIVE, activation_plan, leaderless_activation, min_step_mp
+
+# ------------------------------------------------------------------------------------------------
+# A greedy bot: plays toward its side's victory levels (10.2)
+# ------------------------------------------------------------------------------------------------
+class _Extreme:
+    """Distances from any hex to the nearest (``far``: the farthest) of a fixed set of hexes, each worked
+    out once (99 when the set is empty). ``got`` holds those worked out (callers may read it first)."""
+
+    __slots__ = ("grid", "hexes", "far", "got", "cubes")
+
+    def __init__(self, grid, hexes: tuple, far: bool):
+        self.grid, self.hexes, self.far, self.got = grid, hexes, far, {}
+        cubes = grid._cubes
+        self.cubes = [cubes.get(x) or grid.to_cube(x) for x in hexes]
+
+    def __call__(self, h: str) -> int:
+        d = self.got.get(h)
+        if d is None:
+            if not self.hexes:
+                d = 99
+            else:
+                # hex distance on cube coordinates (grid.distance): half the sum of the three differences
+                a, b, c = self.grid._cubes.get(h) or self.grid.to_cube(h)
+                ds = [abs(a - x) + abs(b - y) + abs(c - z) for x, y, z in self.cubes]
+                d = (max(ds) if self.far else min(ds)) // 2
+            self.got[h] = d
+        return d
+
+
+class GreedyBot:
+    """Scores each legal action by what it does for its side's victory level (10.2) and takes the best:
+    the French hold Dürenstein, Oberloiben and Unterloiben (10.2.1) and shoot whatever comes near; the
+    Coalition closes on French units and attacks them (10.2.3 counts French battalions lost). Fire with the
+    most strength first, melee at good odds, charges when standing cavalry has a target, moves that close
+    the distance to the side's objective; otherwise it ends the segment or passes."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None):
+        import random
+        self.rng = random.Random(seed)
+        # (hexes, far) -> {hex: distance to the nearest (far: farthest) of hexes}, kept between decisions
+        self._far: dict = {}
+
+    def _extremes(self, grid, hexes: tuple, far: bool) -> "_Extreme":
+        key = (hexes, far)
+        got = self._far.get(key)
+        if got is None:
+            if len(self._far) > 4096:
+                self._far.clear()
+            got = self._far[key] = _Extreme(grid, hexes, far)
+        return got
+
+    def _extreme(self, grid, hexes: tuple, h: str, far: bool) -> int:
+        """The distance from ``h`` to the nearest (or, ``far``, the farthest) of ``hexes`` (99 when none)."""
+        return self._extremes(grid, hexes, far)(h)
+
+    def choose(self, request, state=None):
+        opts = request.options
+        if request.rule == "6.3.8":
+            return "advance" if "advance" in opts else opts[0]
+        if request.rule == "5.3 B":
+            return opts[1] if len(opts) > 1 else opts[0]
+        return opts[0]
+
+    #: core's game loop need not list every legal action first: the bot scores the candidates (a score
+    #: never needs the action performed; a unit's moves are weighed from its one movement search without
+    #: being spelt out) and checks them with the one check, best score first, so it takes the same action
+    #: as from the full legal list (the best-scored legal one, the first in candidate order of equals)
+    needs_legal = False
+
+    def choose_action(self, rules: TbfRules, s: TbfState, legal: list | None):
+        self._dist = {}
+        imp = s.impulse
+        # asked once per decision, not once per move scored
+        self._moved = frozenset(b.unit for b in imp.book if b.moved) if imp is not None else frozenset()
+        self._ovs = rules._overstack_movers(s) if imp is not None and imp.segment == "movement" else None
+        if legal is not None:
+            best, score = None, 0.0
+            for a in legal:
+                v = self._score(rules, s, a)
+                if v > score:
+                    best, score = a, v
+            if best is not None:
+                return best
+            for a in legal:
+                if isinstance(a, (EndSegment, Pass)):
+                    return a
+            return legal[0]
+        blocks = rules._candidate_blocks(s)
+        # Branch and bound, for the same pick as scoring every candidate and checking them best first:
+        # each unit's moves get a bound no move of it can beat (worked out without its movement search);
+        # a unit's moves are scored only while its bound could still beat the best candidate not yet
+        # checked, and that candidate is checked only once no unscored unit could come before it.
+        heap = []                       # (-score, place in the candidate order, hex of a move, block)
+        waiting = []                    # (-bound, place, block): units whose moves are not scored yet
+        for i, item in enumerate(blocks):
+            if isinstance(item, _Faces):
+                continue                # a facing change scores 0 (see _score)
+            if isinstance(item, _Moves):
+                bound = self._move_bound(rules, s, item)
+                if bound > 0:
+                    waiting.append((-bound, i, item))
+                continue
+            try:
+                v = self._score(rules, s, item)
+            except RuleViolation:
+                if rules.is_legal(s, item):
+                    raise
+                continue                # an illegal candidate (e.g. a leader already activated, 6.1.3 E)
+            if v > 0:
+                heap.append((-v, i, "", item))
+        heapq.heapify(heap)
+        waiting.sort(key=lambda t: (t[0], t[1]), reverse=True)     # the most promising unit last
+        while heap or waiting:
+            if waiting and (not heap or (waiting[-1][0], waiting[-1][1]) < (heap[0][0], heap[0][1])):
+                _, i, blk = waiting.pop()
+                for v, h in self._move_scores(rules, s, blk):
+                    heapq.heappush(heap, (-v, i, h, blk))
+                continue
+            _, _, h, item = heapq.heappop(heap)
+            a = item.move(h) if h else item
+            if rules.is_legal(s, a):
+                return a
+        for a in blocks:                # ending or passing comes before any block's move or facing
+            if isinstance(a, (EndSegment, Pass)) and rules.is_legal(s, a):
+                return a
+        for a in rules.candidates(s):
+            if rules.is_legal(s, a):
+                return a
+        raise VedetteError(f"tbf: no legal action for {rules.to_act(s)} at {rules.position(s)}")
+
+    def _move_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+        """(score, hex) of the moves of ``blk`` that score above 0: what :meth:`_score` gives each of them,
+        worked out from the unit's reach without making the moves."""
+        sc = rules.sc
+        uid, here = blk.unit, blk.here
+        if self._ovs is not None and self._ovs[1] == uid and uid not in self._moved:
+            return [(12, h) for h in blk.reach if h != here]      # 4.1.10 A, as in _score
+        if uid in self._moved:
+            return []                   # its moves score 0: no need of its movement search
+        reach = blk.reach
+        grid = sc.board.grid
+        if sc.is_leader(uid):
+            return self._leader_scores(rules, s, blk)
+        targets = self._objectives(rules, s, blk.side)
+        if not targets:
+            return []
+        near = self._extremes(grid, targets, False)
+        d0 = near(here)
+        if blk.side == "french" and d0 == 0:
+            return []
+        out = []
+        known = near.got
+        for h, (mp, _) in reach.items():
+            if h != here:
+                d = known.get(h)
+                gain = d0 - (near(h) if d is None else d)
+                if gain > 0:
+                    out.append((gain + 0.01 * (10 - mp), h))
+        return out
+
+    def _move_bound(self, rules, s, blk: "_Moves") -> float:
+        """A score no move of ``blk`` exceeds (0: none scores), without its movement search: a unit's gain
+        toward its objective is at most that distance and at most the hexes it may still step through
+        (its MPs left over the cheapest step's MPs, plus its Level 2/3 hexes, 6.2.2-6.2.3), plus the 0.1
+        of the MP bonus; a leader's scores are worked out before his search anyway."""
+        sc = rules.sc
+        uid, here = blk.unit, blk.here
+        if self._ovs is not None and self._ovs[1] == uid and uid not in self._moved:
+            return 12                   # 4.1.10 A, as in _move_scores
+        if uid in self._moved:
+            return 0
+        if sc.is_leader(uid):
+            pre = self._leader_pre(rules, s, blk)
+            return max(v for v, _ in pre) if pre else 0
+        targets = self._objectives(rules, s, blk.side)
+        if not targets:
+            return 0
+        d0 = self._extremes(sc.board.grid, targets, False)(here)
+        if d0 <= 0:
+            return 0                    # (a French unit in its objective, as in _move_scores)
+        least = min_step_mp(sc)
+        if not least:
+            return d0 + 0.1
+        l2, l3 = rules._levels(s.impulse, uid)
+        return min(d0, rules._mp_left(s, uid) // least + l2 + l3) + 0.1
+
+    def _leader_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+        """:meth:`_leader_move` for each move of a leader's block: only a hex holding friendly units can
+        score (a lone leader is captured by any enemy entering, 6.5 C), so only those are looked at."""
+        out = self._leader_pre(rules, s, blk)
+        if not out:
+            return out                      # nothing to gain anywhere: no need of his movement search
+        reach = blk.reach
+        return [(v, h) for v, h in out if h in reach]
+
+    def _leader_pre(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+        """The scores of a leader's moves to every hex he might reach, before his movement search says
+        which he can (asked twice per decision: once kept)."""
+        key = ("pre", blk.unit)
+        got = self._dist.get(key)
+        if got is None:
+            got = self._dist[key] = self._leader_pre_now(rules, s, blk)
+        return got
+
+    def _leader_pre_now(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+        here = blk.here
+        side = blk.side
+        grid = rules.sc.board.grid
+        near = self._extremes(grid, self._foes(rules, s, other_side(SIDES, side)), False)
+        spots = self._leader_spots(rules, s, side, near)
+        n_here = near(here)
+        if n_here <= 2:                     # in danger of capture (6.5 C) or a melee (6.5 A): get away
+            out = [(20 + n_to - n_here, h) for h, n_to in spots if n_to > n_here and h != here]
+        else:
+            out = []
+            if any(h != here for h, _ in spots):
+                mine = self._mine(rules, s, blk.unit)
+                if not mine:
+                    return []
+                far = self._extremes(grid, mine, True)
+                f_here = far(here)
+                for h, _ in spots:
+                    if h != here:
+                        gain = f_here - far(h)
+                        if gain > 0:
+                            out.append((0.5 * gain, h))
+        return out
+
+    def _leader_spots(self, rules, s, side: str, near) -> list[tuple[str, int]]:
+        """The hexes a leader of ``side`` may score a move to (the same for each of his side's leaders this
+        decision): hexes holding units, all of them friendly, more than one hex from any enemy unit;
+        with that distance, in the order of the position's pieces by hex."""
+        key = ("spots", side)
+        got = self._dist.get(key)
+        if got is None:
+            side_of = rules.sc.side_of
+            got = []
+            known = near.got
+            for h, ps in rules._index(s)[1].items():
+                n_to = known.get(h)
+                if n_to is None:
+                    n_to = near(h)
+                if n_to <= 1 or any(side_of[p.id] != side for p in ps):
+                    continue                # (by_hex lists hexes with units only: never a lone leader)
+                got.append((h, n_to))
+            self._dist[key] = got
+        return got
+
+    def _foes(self, rules, s, enemy: str) -> tuple:
+        if ("foes", enemy) not in self._dist:
+            sc = rules.sc
+            self._dist[("foes", enemy)] = tuple(p.hex for p in s.game.on_map() if p.id in sc.units
+                                                and sc.side(p.id) == enemy and p.status in LIVE)
+        return self._dist[("foes", enemy)]
+
+    def _mine(self, rules, s, uid: str) -> tuple:
+        """Where the leader's own people are: subordinate leaders (higher ranks) or his command's units."""
+        key = ("mine", uid)
+        if key not in self._dist:
+            sc, g = rules.sc, s.game
+            ldr = sc.leaders[uid]
+            if ldr.rank in ("army", "corps", "division"):
+                self._dist[key] = tuple(g.piece(x).hex for x, d in sc.leaders.items() if d.superior == uid
+                                        and g.piece(x).hex)
+            else:
+                self._dist[key] = tuple(p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
+                                        and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0]))
+        return self._dist[key]
+
+    def _leader_move(self, rules, s, a) -> float:
+        """Leaders keep up with the units they command (units, or subordinate leaders for the higher
+        ranks) and keep out of the enemy's reach: never next to an enemy unit."""
+        sc = rules.sc
+        grid = sc.board.grid
+        foes = self._foes(rules, s, other_side(SIDES, a.side))
+        here = rules._index(s)[0][a.unit].hex
+
+        def near(h):
+            return self._extreme(grid, foes, h, False)
+
+        if near(a.to) <= 1:
+            return 0
+        if not rules._index(s)[1].get(a.to) or any(sc.side(p.id) != a.side for p in rules._index(s)[1][a.to]):
+            return 0                        # a leader alone in a hex is captured by any enemy entering (6.5 C)
+        if near(here) <= 2:                 # in danger of capture (6.5 C) or a melee (6.5 A): get away
+            return 20 + near(a.to) - near(here) if near(a.to) > near(here) else 0
+        mine = self._mine(rules, s, a.unit)
+        if not mine:
+            return 0
+        gain = self._extreme(grid, mine, here, True) - self._extreme(grid, mine, a.to, True)
+        return 0.5 * gain if gain > 0 else 0
+
+    def _objectives(self, rules, s, side):
+        if ("obj", side) in self._dist:
+            return self._dist[("obj", side)]
+        self._dist[("obj", side)] = out = tuple(self._objectives_now(rules, s, side))
+        return out
+
+    def _objectives_now(self, rules, s, side):
+        sc, g = rules.sc, s.game
+        if side == "french":
+            towns = sc.board.data.towns
+            return [h for t in ("Dürenstein", "Oberloiben", "Unterloiben") for h in towns.get(t, [])]
+        return [p.hex for p in g.on_map() if sc.side(p.id) == "french" and p.id in sc.units and p.status in LIVE]
+
+    def _score(self, rules, s, a) -> float:
+        sc, g = rules.sc, s.game
+        grid = sc.board.grid
+        if isinstance(a, Activate):
+            plan = activation_plan(sc, g, a.leader)
+            return 1 + len(plan["units"]) + 0.5 * len(plan["out_of_command"])
+        if isinstance(a, ActivateCommand):
+            plan = leaderless_activation(sc, g, a.command, a.unit)
+            return 1 + len(plan["units"]) + 0.5 * len(plan["out_of_command"])
+        if isinstance(a, Attach):
+            return 3
+        if isinstance(a, OutOfCommand):
+            return 2
+        if isinstance(a, Fire):
+            if any(u in sc.leaders for u in a.units):     # 6.3.5: the shot sends him back two hexes or to capture
+                return 0 if any(sc.leaders[u].rank in ("army", "corps") for u in a.units if u in sc.leaders) else 1
+            return 10 + sum(sc.units[u].ff or sc.units[u].ff_red for u in a.units) + 5 * (len(a.units) > 1)
+        if isinstance(a, CavalryRetreat):
+            return 4
+        if isinstance(a, Move) and self._ovs is not None and self._ovs[1] == a.unit and a.unit not in self._moved:
+            return 12                                     # 4.1.10 A: the overstack must be resolved
+        if isinstance(a, Melee):
+            try:
+                ms = _melee_setup(g, tuple(a.units), a.target)
+            except RuleViolation:
+                return 0
+            att = sum(f.mf for f in ms.attackers)
+            dfn = sum(f.mf for f in ms.defenders) or 1
+            return 8 + att / dfn if att / dfn >= 1.5 else 0
+        if isinstance(a, Charge):
+            return 9 if not a.next else 9.5
+        if isinstance(a, Move):
+            if a.unit in self._moved:
+                return 0
+            if sc.is_leader(a.unit):
+                return self._leader_move(rules, s, a)
+            targets = self._objectives(rules, s, a.side)
+            if not targets:
+                return 0
+            here = rules._index(s)[0][a.unit].hex
+            d0, d1 = self._extreme(grid, targets, here, False), self._extreme(grid, targets, a.to, False)
+            if a.side == "french" and d0 == 0:
+                return 0
+            gain = d0 - d1
+            return gain + 0.01 * (10 - a.mp) if gain > 0 else 0
+        return 0
