@@ -1286,13 +1286,10 @@ class TbfRules(GameRules):
         if got is None:
             if len(self._overstack_memo) > 1024:
                 self._overstack_memo.clear()
-            units = self.sc.units
-            seen, crowded = set(), set()
-            for p in g.on_map():
-                if p.id in units and p.status in LIVE:
-                    (crowded if p.hex in seen else seen).add(p.hex)
-            # a hex with one live unit cannot break a stacking limit (4.1): only crowded hexes are checked
-            got = self._overstack_memo[g] = tuple(sorted(h for h in crowded if stacking_problem(self.sc, g, h) is not None))
+            # a hex with one piece cannot break a stacking limit (4.1): only the crowded hexes are checked
+            sc = self.sc
+            got = self._overstack_memo[g] = tuple(sorted(h for h, ps in g._in_hex.items()
+                                                         if len(ps) > 1 and stacking_problem(sc, g, h) is not None))
         return list(got)
 
     def _automatic_victory(self, s) -> Outcome | None:

@@ -98,8 +98,26 @@ def leader_cvs(sc: Scenario, st: GameState, unit_id: str) -> tuple[int, ...]:
     return tuple(sorted(best.values(), reverse=True))
 
 
+_STACKS: dict = {}
+_NOT_YET = object()
+
+
 def stacking_problem(sc: Scenario, st: GameState, hex_: str) -> str | None:
-    """What breaks the stacking limits in the hex (4.1.1-4.1.6), or None."""
+    """What breaks the stacking limits in the hex (4.1.1-4.1.6), or None. It depends on the hex and the
+    pieces in it only: kept by those (values), so each crowd of pieces is judged once."""
+    here = st.in_hex(hex_)
+    if len(here) <= 1:
+        return None                                                          # one unit stacks anywhere
+    key = (sc.key, hex_, here)
+    got = _STACKS.get(key, _NOT_YET)
+    if got is _NOT_YET:
+        if len(_STACKS) > 50_000:
+            _STACKS.clear()
+        got = _STACKS[key] = _stacking_problem(sc, st, hex_)
+    return got
+
+
+def _stacking_problem(sc: Scenario, st: GameState, hex_: str) -> str | None:
     units = [sc.units[p.id] for p in occupants(sc, st, hex_)]
     if len(units) <= 1:
         return None
@@ -419,7 +437,26 @@ def _search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_block
 
     table = _Lazy(row_of, static.hexes, whole_mps=_whole_mps(sc.tables))
     _SEARCH_ROWS[key] = table
+    _SEARCH_PLAIN[key] = _Lazy(lambda h: _plain_row(table[h]), static.hexes)
     return table
+
+
+_SEARCH_PLAIN: dict = {}
+
+
+def _plain_row(steps: tuple):
+    """A row of :func:`_search_rows` whose every step is an ordinary one (a whole MP price, no Level 2/3
+    hex, the same price on and off the road): (its next hexes, its steps as ``((hex, 0, 0), MPs)`` in the
+    row's order, its steps as ``(hex, MPs)``); None for any other row. The search takes the made-up
+    steps as they are when no enemy stands next to the hex and no Level 2/3 hex has been used yet."""
+    plain = []
+    for nxt, step, alt in steps:
+        if step is None:
+            continue                                                  # (never entered: left out)
+        if alt is not _NO_ALT or step[1]:
+            return None
+        plain.append((nxt, step[0]))
+    return (frozenset(r[0] for r in steps), tuple(((n, 0, 0), mp) for n, mp in plain), tuple(plain))
 
 
 def _whole_mps(t) -> bool:
@@ -439,11 +476,18 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     if mp_left is not None:
         ma = min(ma, mp_left)
     rows = _search_rows(sc, bridge_intact, side == "coalition", elite_blocks and not is_leader, restricted)
+    plain_rows = _SEARCH_PLAIN[(sc.key, bridge_intact, side == "coalition", elite_blocks and not is_leader, restricted)]
     lvl2, lvl3 = level_hexes.get(2, 0), level_hexes.get(3, 0)
     no_alt = _NO_ALT
+    free = enemy_hexes.isdisjoint
 
     def successors(place, _spent):
         here, l2, l3 = place
+        plain = plain_rows[here]
+        if plain is not None:               # the same steps as the loop below, in the same order
+            if not l2 and not l3 and free(plain[0]):
+                return plain[1]
+            return [((nxt, l2, l3), mp) for nxt, mp in plain[2] if nxt not in enemy_hexes]
         out = []
         for nxt, step, alt in rows[here]:
             if nxt in enemy_hexes:
@@ -480,16 +524,17 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
         got = cheapest.get(h)
         if got is None or cost < got[0]:
             cheapest[h] = (cost, place)
-    paths: dict = {}                            # state -> the hexes of its path (prefixes shared)
-
-    def hexes_to(place):
-        got = paths.get(place)
-        if got is None:
-            parent = best[place][1]
-            got = paths[place] = (place[0],) if parent is None else hexes_to(parent) + (place[0],)
-        return got
-
-    out: dict[str, tuple[int, tuple[str, ...]]] = {h: (int(cost), hexes_to(place)) for h, (cost, place) in cheapest.items()}
+    paths: dict = {None: ()}                    # state -> the hexes of its path (prefixes shared)
+    out: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for h, (cost, place) in cheapest.items():
+        chain, cur = [], place
+        while cur not in paths:                 # up the parents to a state whose path is known
+            chain.append(cur)
+            cur = best[cur][1]
+        path = paths[cur]
+        for st in reversed(chain):
+            path = paths[st] = path + (st[0],)
+        out[h] = (int(cost), paths[place])
     reached = frozenset(out)
     around, roads = _around(sc, bridge_intact)
     looked_e = frozenset().union(*[around[h] for h in reached])
@@ -913,38 +958,59 @@ def _releases(sc: Scenario, st: GameState) -> GameState:
     French unit comes within three hexes of their set-up; the rest of Gazan's division when Column I
     reaches hex row 18XX or turn 4 (9.4 C); the Elite battalion when a Coalition unit is next to it, or
     from turn 6 with Mortier or Gazan with or next to it (9.4 B)."""
-    g = sc.board.grid
-    act = sc.file.activation
     flags = st.flags
-    if {"column_V_released", "column_VI_deployed", "french_released", "elite_released"} <= flags:
+    if _ALL_RELEASED <= flags:
         return st                                   # every release has happened
+    act = sc.file.activation
+    zone_v, zone_vi, column_i, west = _release_zones(sc)
     units, side_of = sc.units, sc.side_of
-    live = [p for p in st.on_map() if p.id in units and p.status in LIVE]     # units, not leaders
-    french = [p for p in live if side_of[p.id] == "french"]
-    if "column_V_released" not in st.flags:
-        v_hexes = [h for pid, h in sc.file.setup.coalition.items() if pid.startswith("cv-") or pid == "kolloredo"]
-        zone = _zone(g, tuple(v_hexes), 3)
-        if any(f.hex in zone for f in french):
-            st = st.with_flag("column_V_released")
-    vi = sc.board.data.setup_numbers.get("VI")
-    if vi and "column_VI_deployed" not in st.flags:
-        zone = _zone(g, (vi,), 3)
-        if any(f.hex in zone for f in french):
-            st = st.with_flag("column_VI_deployed")
-    coal = [p for p in live if side_of[p.id] == "coalition"]
-    if "french_released" not in st.flags and (st.turn >= act.french_release_turn or any(
-            g.parse(p.hex)[0] <= act.french_release_row for p in coal if units[p.id].command == "I")):
+    french, coal, coal_i = set(), set(), False      # hexes of live units (not leaders) of each side
+    for p in st._on_map:
+        pid = p.id
+        if pid in units and p.status in LIVE:
+            if side_of[pid] == "french":
+                french.add(p.hex)
+            else:
+                coal.add(p.hex)
+                if pid in column_i and p.hex in west:
+                    coal_i = True                   # a Column I unit in hex row 18XX or west of it
+    if "column_V_released" not in flags and not zone_v.isdisjoint(french):
+        st = st.with_flag("column_V_released")
+    if zone_vi is not None and "column_VI_deployed" not in flags and not zone_vi.isdisjoint(french):
+        st = st.with_flag("column_VI_deployed")
+    if "french_released" not in flags and (st.turn >= act.french_release_turn or coal_i):
         st = st.with_flag("french_released")
-    elite = st.piece("elite") if "elite" in sc.units else None
-    if elite is not None and elite.hex and "elite_released" not in st.flags:
-        around = g.neighbours(elite.hex)
-        if any(p.hex in around for p in coal):                                 # next to it
+    elite = st.piece("elite") if "elite" in units else None
+    if elite is not None and elite.hex and "elite_released" not in flags:
+        g = sc.board.grid
+        if not coal.isdisjoint(g.neighbours(elite.hex)):                      # next to it
             st = st.with_flag("elite_released")
         if st.turn >= act.elite_release_turn and any(
                 st.piece(l).hex and g.distance(st.piece(l).hex, elite.hex) <= 1 for l in ("mortier", "gazan")
                 if l in sc.leaders):
             st = st.with_flag("elite_released")
     return st
+
+
+_ALL_RELEASED = frozenset({"column_V_released", "column_VI_deployed", "french_released", "elite_released"})
+_RELEASE_ZONES: dict = {}
+
+
+def _release_zones(sc: Scenario) -> tuple:
+    """What :func:`_releases` measures against, from the scenario alone (made once per scenario): the hexes
+    within three of Column V's set-up (9.2 H) and of Column VI's (9.2 I; None without one), Column I's
+    units, and the hexes of the hex rows up to the release row (9.4 C)."""
+    got = _RELEASE_ZONES.get(sc.key)
+    if got is None:
+        g = sc.board.grid
+        v_hexes = [h for pid, h in sc.file.setup.coalition.items() if pid.startswith("cv-") or pid == "kolloredo"]
+        vi = sc.board.data.setup_numbers.get("VI")
+        column_i = frozenset(u for u, d in sc.units.items() if d.command == "I" and d.side == "coalition")
+        row = sc.file.activation.french_release_row
+        west = frozenset(h for h in sc.board.hexes() if g.parse(h)[0] <= row)
+        got = _RELEASE_ZONES[sc.key] = (_zone(g, tuple(v_hexes), 3), _zone(g, (vi,), 3) if vi else None, column_i,
+                                        west)
+    return got
 
 
 def activation_allowed(sc: Scenario, st: GameState, pid: str) -> tuple[bool, str]:
