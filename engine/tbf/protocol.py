@@ -34,7 +34,7 @@ from .rules import (LIVE, OPTIONS, activation_allowed, activation_plan, ammo_sho
                     column_iv_release, current_ma, enemy_front, leaderless_activation, muster_hexes, occupants,
                     road_blocked, victory_with_options,
                     reachable, regroup, regroup_hexes, releases, rout_path, second_group_delay,
-                    stacking_problem)
+                    stacking_problem, stacking_problem_with)
 from .scenario import GameState, Scenario, default_scenario, initial_state
 from .turn import TurnData, turn_data
 
@@ -885,7 +885,7 @@ class TbfRules(GameRules):
             memo = self._memo_for(s)
             key = ("stack", a.unit, dest)
             if key not in memo:
-                memo[key] = stacking_problem(sc, g.with_piece(a.unit, hex=dest), dest)
+                memo[key] = stacking_problem_with(sc, g, dest, a.unit)
             problem = memo[key]
             if problem is not None:
                 raise RuleViolation(problem.split(":")[0], f"{a.unit} may not end its move in {dest}: {problem} (4.1.7)")

@@ -20,7 +20,7 @@ __all__ = ["frontal", "enemy_front", "occupants", "leader_cvs", "stacking_proble
            "activation_allowed", "entry_mp", "OPTIONS", "victory_with_options", "level_roll", "factors",
            "regroup_hexes", "ELITE_PARENTS", "road_blocked", "column_iv_release", "leaderless_activation",
            "cavalry_retreat_before_combat", "muster_hexes", "setup_problems", "dark_blue_north", "crosses_dark_blue",
-           "min_step_mp"]
+           "min_step_mp", "stacking_problem_with"]
 
 LIVE = ("normal", "fatigued", "routed")
 
@@ -75,10 +75,25 @@ def enemy_front(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
 
 def _enemy_front(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
     out: set[str] = set()
-    for p in st.on_map():
-        if not sc.is_leader(p.id) and sc.side(p.id) != side:
-            out |= frontal(sc, st, p)
+    leaders, side_of, units = sc.leaders, sc.side_of, sc.units
+    fronts = _FRONTS.get(sc.key)
+    if fronts is None or len(fronts) > 20_000:
+        fronts = _FRONTS[sc.key] = {}
+    strong, kept = sc.board.data.strong_point, "strong_point_removed" not in st.flags
+    for p in st._on_map:
+        pid = p.id
+        if pid in leaders or side_of[pid] == side or p.status not in LIVE:
+            continue
+        all_round = kept and pid == "elite" and p.hex == strong                # 8.4 B-C, as frontal()
+        f = fronts.get((p, all_round))
+        if f is None:           # a piece's front follows from the piece (a value) alone: made once
+            f = fronts[(p, all_round)] = frontal_hexes(sc.board.grid, p.hex, p.facing, units[pid].kind, p.status,
+                                                       all_round)
+        out |= f
     return frozenset(out)
+
+
+_FRONTS: dict = {}          # scenario -> (piece, all round) -> the hexes in its front (4.3 C)
 
 
 def leader_cvs(sc: Scenario, st: GameState, unit_id: str) -> tuple[int, ...]:
@@ -108,17 +123,32 @@ def stacking_problem(sc: Scenario, st: GameState, hex_: str) -> str | None:
     here = st.in_hex(hex_)
     if len(here) <= 1:
         return None                                                          # one unit stacks anywhere
-    key = (sc.key, hex_, here)
+    return _stacking_of(sc, hex_, here)
+
+
+def stacking_problem_with(sc: Scenario, st: GameState, hex_: str, pid: str) -> str | None:
+    """:func:`stacking_problem` of ``hex_`` once the unit ``pid`` (elsewhere now) has entered it, asked
+    without making that position."""
+    here = st.in_hex(hex_)
+    if not here:
+        return None
+    return _stacking_of(sc, hex_, here + (st.piece(pid),))
+
+
+def _stacking_of(sc: Scenario, hex_: str, pieces: tuple) -> str | None:
+    key = (sc.key, hex_, pieces)
     got = _STACKS.get(key, _NOT_YET)
     if got is _NOT_YET:
         if len(_STACKS) > 50_000:
             _STACKS.clear()
-        got = _STACKS[key] = _stacking_problem(sc, st, hex_)
+        got = _STACKS[key] = _stacking_problem(sc, hex_, pieces)
     return got
 
 
-def _stacking_problem(sc: Scenario, st: GameState, hex_: str) -> str | None:
-    units = [sc.units[p.id] for p in occupants(sc, st, hex_)]
+def _stacking_problem(sc: Scenario, hex_: str, pieces: tuple) -> str | None:
+    """(The pieces' ids and states decide; where each piece is listed does not.)"""
+    leaders = sc.leaders
+    units = [sc.units[p.id] for p in pieces if p.status in LIVE and p.id not in leaders]      # as occupants()
     if len(units) <= 1:
         return None
     regs = {u.regiment for u in units if u.kind != "artillery"}
@@ -182,51 +212,89 @@ def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
         raise RuleViolation("6.1 B", f"{leader_id} is not on the map")
     if lp.activated:
         raise RuleViolation("6.1.3 E", f"{leader_id} has already activated this turn")
+    key = (sc.key, st, leader_id)
+    got = _PLANS.get(key)
+    if got is None:
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        got = _PLANS[key] = _activation_plan(sc, st, leader_id)
+    leaders, in_cmd, out_cmd, extra = got
+    return {"leader": leader_id, "leaders": list(leaders), "units": list(in_cmd), "out_of_command": list(out_cmd),
+            "extra_units_allowed": sc.leaders[leader_id].cv, "extra_candidates": list(extra), "rule": "6.1.1-6.1.3"}
+
+
+_PLANS: dict = {}           # (scenario, position, leader) -> his plan, as tuples (the answer's lists are copies)
+
+
+def _activation_plan(sc: Scenario, st: GameState, leader_id: str) -> tuple:
     g = sc.board.grid
+    lp = st.piece(leader_id)
     ldr = sc.leaders[leader_id]
     from .turn import turn_data
     td = turn_data()
     reach_leader = td.command_reach.leaders                     # 6.1.1 B-C, 6.1.2 A-B
-    reach_units = td.command_reach.units                        # 6.1.1 A, 6.1.1 D, 6.1.2 A
+    subs, owns = _command_tables(sc)
     leaders = [leader_id]
     frontier = [leader_id]
     while frontier:
         cur = frontier.pop()
         r = reach_leader[sc.leaders[cur].rank]
-        ch = sc.board.grid
-        for sub in sc.leaders.values():
-            if sub.superior == cur and sub.id not in leaders:
-                sp = st.piece(sub.id)
-                if sp.hex and sp.status == "normal" and not sp.activated and ch.distance(sp.hex, st.piece(cur).hex) <= r:
-                    leaders.append(sub.id)
-                    frontier.append(sub.id)
-    in_cmd, out_cmd = [], []
-    for uid, u in sc.units.items():
-        p = st.piece(uid)
-        if p.hex is None or p.status not in LIVE or p.activated or u.side != ldr.side:
-            continue
-        owners = [x for x in leaders if sc.leaders[x].command == u.command
-                  or (sc.leaders[x].rank == "division" and sc.leaders[x].command == u.command.split("-")[0])
-                  # 6.1.1 D: a division's own (black-factor) units answer to any leader of that division
-                  or ("-" not in u.command and sc.leaders[x].command.split("-")[0] == u.command
-                      and sc.leaders[x].side == "french")
-                  # 9.2 I: Column VI is directly under Kutusov (a column leader's 4-hex reach, 6.1.2 A)
-                  or (u.command == "VI" and sc.leaders[x].rank == "army")]
-        if not owners:
-            continue
-        ok = False
-        for x in owners:
-            rank = sc.leaders[x].rank
-            rng = reach_units["column"] if (u.command == "VI" and rank == "army") else reach_units[rank]
-            if g.distance(st.piece(x).hex, p.hex) <= rng:
-                ok = True
-        (in_cmd if ok else out_cmd).append(uid)
-    mine = set(in_cmd) | set(out_cmd)
-    extra = sorted(uid for uid, u in sc.units.items() if u.side == ldr.side and uid not in mine
-                   and st.piece(uid).hex and st.piece(uid).status in LIVE and not st.piece(uid).activated
-                   and g.distance(st.piece(uid).hex, lp.hex) <= td.extra_units_reach.hexes)  # 6.1.3 A
-    return {"leader": leader_id, "leaders": leaders, "units": sorted(in_cmd), "out_of_command": sorted(out_cmd),
-            "extra_units_allowed": ldr.cv, "extra_candidates": extra, "rule": "6.1.1-6.1.3"}
+        for sub in subs.get(cur, ()):
+            if sub not in leaders:
+                sp = st.piece(sub)
+                if sp.hex and sp.status == "normal" and not sp.activated and g.distance(sp.hex, st.piece(cur).hex) <= r:
+                    leaders.append(sub)
+                    frontier.append(sub)
+    # each unit of his side that one of these leaders commands, in or out of that leader's reach
+    ok: dict[str, bool] = {}
+    units = sc.units
+    for x in leaders:
+        xh = st.piece(x).hex
+        for uid, rng in owns[x]:
+            if ok.get(uid):
+                continue
+            p = st.piece(uid)
+            if p.hex is None or p.status not in LIVE or p.activated or units[uid].side != ldr.side:
+                continue
+            ok[uid] = g.distance(xh, p.hex) <= rng
+    in_cmd = sorted(u for u, v in ok.items() if v)
+    out_cmd = sorted(u for u, v in ok.items() if not v)
+    reach = td.extra_units_reach.hexes
+    extra = sorted(p.id for p in st._on_map if p.id in units and units[p.id].side == ldr.side and p.id not in ok
+                   and p.status in LIVE and not p.activated and g.distance(p.hex, lp.hex) <= reach)   # 6.1.3 A
+    return tuple(leaders), tuple(in_cmd), tuple(out_cmd), tuple(extra)
+
+
+_COMMAND_TABLES: dict = {}
+
+
+def _command_tables(sc: Scenario) -> tuple[dict, dict]:
+    """From the order of battle alone (made once per scenario): each leader's direct subordinates (6.1.1
+    B-C, 6.1.2), in the order of battle's order, and the units each leader commands with the reach he
+    commands them at: (unit, hexes), 6.1.1 A, 6.1.2 A."""
+    got = _COMMAND_TABLES.get(sc.key)
+    if got is None:
+        from .turn import turn_data
+        reach_units = turn_data().command_reach.units
+        subs: dict[str, list] = {}
+        for x in sc.leaders.values():
+            if x.superior:
+                subs.setdefault(x.superior, []).append(x.id)
+        owns: dict[str, list] = {}
+        for x in sc.leaders.values():
+            mine = []
+            for uid, u in sc.units.items():
+                if (x.command == u.command
+                        or (x.rank == "division" and x.command == u.command.split("-")[0])
+                        # 6.1.1 D: a division's own (black-factor) units answer to any leader of that division
+                        or ("-" not in u.command and x.command.split("-")[0] == u.command and x.side == "french")
+                        # 9.2 I: Column VI is directly under Kutusov (a column leader's 4-hex reach, 6.1.2 A)
+                        or (u.command == "VI" and x.rank == "army")):
+                    mine.append((uid, reach_units["column"] if (u.command == "VI" and x.rank == "army")
+                                 else reach_units[x.rank]))
+            owns[x.id] = tuple(mine)
+        got = _COMMAND_TABLES[sc.key] = ({k: tuple(v) for k, v in subs.items()}, owns)
+    return got
 
 
 def leaderless_activation(sc: Scenario, st: GameState, command: str, designated: str) -> dict:
