@@ -13,7 +13,7 @@ from typing import NamedTuple
 import heapq
 import itertools
 
-__all__ = ["Reach", "StateReach", "search", "search_parents", "search_places", "path_of", "by_place", "dijkstra", "bfs_distance"]
+__all__ = ["Reach", "StateReach", "search", "search_parents", "search_places", "search_places_whole", "path_of", "by_place", "dijkstra", "bfs_distance"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +186,57 @@ def search_places(starts: Iterable[tuple[Hashable, float]],
                 n = tick()
                 best[nxt] = (nc, path + (place(nxt),), n)
                 push(heap, (nc, n, nxt))
+    out: dict[Hashable, tuple] = {}
+    for st, r in best.items():
+        p = place(st)
+        o = out.get(p)
+        if o is None or r[0] < o[0] or (r[0] == o[0] and r[2] < o[2]):
+            out[p] = r
+    return {p: (r[0], r[1]) for p, r in out.items()}
+
+
+def search_places_whole(start: Hashable, base: int,
+                        successors: Callable[[Hashable, int], Iterable[tuple[Hashable, int]]],
+                        budget: int, halts: Callable[[Hashable], bool],
+                        place: Callable[[Hashable], Hashable],
+                        moved_on: list | None = None) -> dict[Hashable, tuple[int, tuple]]:
+    """:func:`search_places` from one start (``base`` already spent there) when every step's price is a
+    whole number (0 or more) and the budget too: one list of states per cost instead of the heap, run as
+    :func:`search_parents_whole` runs them (the order the heap pops them in), so the same places come out
+    in the same order with the same costs, paths and ties. ``halts`` is never asked of the start.
+    ``moved_on``, when given, gets ``(state, cost)`` for each state the search went on from, in order
+    (what a caller needs to know which places the answer read)."""
+    first = (place(start),)
+    best: dict = {start: (base, first, 0)}
+    if base > budget:
+        return {first[0]: (base, first)}
+    tick = itertools.count(1).__next__
+    buckets: list[list] = [[] for _ in range(budget + 1)]
+    buckets[base].append(start)
+    get = best.get
+    note = moved_on.append if moved_on is not None else None
+    for c in range(base, budget + 1):
+        bucket = buckets[c]
+        k = 0
+        while k < len(bucket):
+            here = bucket[k]
+            k += 1
+            r = best[here]
+            if r[0] < c:
+                continue                                              # a cheaper way was found since
+            if here != start and halts(here):
+                continue
+            if note is not None:
+                note((here, c))
+            path = r[1]
+            for nxt, step in successors(here, c):
+                nc = c + step
+                if nc > budget:
+                    continue
+                old = get(nxt)
+                if old is None or nc < old[0]:
+                    best[nxt] = (nc, path + (place(nxt),), tick())
+                    buckets[nc].append(nxt)
     out: dict[Hashable, tuple] = {}
     for st, r in best.items():
         p = place(st)

@@ -36,7 +36,7 @@ def test_fieldworks_board_has_the_zocs_and_steps_of_a_board_built_in_full(fieldw
     assert all(derived.zoc_of(h) == full.zoc_of(h) for h in HEXES)          # 7.0
     tables = FUENTES.tables
     assert R._edges(derived, tables) == R._edges(full, tables)              # 6.x steps into a Redoubt
-    assert R._cheapest_step(derived, tables) == R._cheapest_step(full, tables)
+    assert R._whole_steps(derived, tables) == R._whole_steps(full, tables)
     # one marker more on a board that already has some: still the board built in full
     more = [h for h in HEXES if h not in changes][:1]
     again = derived.with_terrain({h: "redoubt" for h in more})

@@ -1,8 +1,8 @@
 """The speed caches of Napoleonic 20 games give the answers worked out without them (issues 10 and 16):
 
-- a unit's movement search is kept in a bounded cache keyed by what it reads near the unit only (the enemy
-  and enemy-ZOC hexes within its budget in steps: every step costs one point or more), and gives the
-  same hexes, costs and paths as the search fed the whole map's sets (6.2-6.9, 7.6, 16.7-16.9);
+- a unit's movement search is kept in a bounded cache keyed by what it reads only (the enemy and
+  enemy-ZOC hexes among those it says it looked at: a step within the budget from where it went on), and
+  gives the same hexes, costs and paths as the search fed the whole map's sets (6.2-6.9, 7.6, 16.7-16.9);
 - the hexes each unit stands in (``occupants``) and each unit's place in ``units`` are updated for the
   changed units only, and equal what a state made from scratch has;
 - the retreat search reads the map through one table per board and side (9.8) that equals the board's
@@ -11,6 +11,7 @@
   process too (pickle: the hash is made again there), and nothing is ever written into one (no memo, no cached property).
 """
 import pickle
+import random
 from dataclasses import replace
 
 import pytest
@@ -53,31 +54,40 @@ def _search_inputs(state, uid):
     ("fuentes", ("random", "greedy"), 3, ("fatigue", "special_units", "squares")),
     ("bussaco", ("greedy", "random"), 4, ()),
 ])
-def test_search_near_the_unit_equals_the_search_on_the_whole_map(scenario, bots, seed, options):
-    search = R._reach_search.__wrapped__          # the search itself, not its cache
+def test_search_reads_the_map_only_at_the_hexes_it_says(scenario, bots, seed, options):
+    # the search fed the whole map's enemy and ZOC hexes, fed only those among the hexes it says it looked
+    # at, and fed those plus enemies and ZOCs made up everywhere else: one answer (so the cache keyed by
+    # the looked-at hexes is exact), and the cache gives that answer too
+    rng = random.Random(seed)
     checked = 0
     for state in _states(scenario, bots, seed, options)[::7]:
+        hexes = state.board.hexes
         for u in state.units:
             if u.status != "map":
                 continue
             args = _search_inputs(state, u.id)
-            board, tables, start, ma, enemies, ezoc = args[:6]
-            ball = R._ball(board, tables, start, max(ma + 1, 1))
-            near = (R._near(enemies, ball), R._near(ezoc, ball))
-            assert search(*args) == search(*args[:4], *near, *args[6:]), (state.turn, u.id)
+            enemies, ezoc = args[4:6]
+            want, looked = R._reach_search(*args)
+            near = R._reach_search(*args[:4], enemies & looked, ezoc & looked, *args[6:])
+            far = frozenset(h for h in rng.sample(hexes, 40) if h not in looked)
+            made_up = R._reach_search(*args[:4], enemies | far, ezoc | far, *args[6:])
+            assert near == (want, looked) and made_up[0] == want, (state.turn, u.id)
+            assert R._reach_looked(args[:4] + args[6:], enemies, ezoc) == want
             checked += 1
     assert checked > 100
 
 
-def test_the_ball_holds_every_hex_a_budget_can_pay_for():
-    # every step costs 1 or more Movement Points (the TEC's cheapest step is 1): from 0515 a budget of 3
-    # reaches no hex more than 3 steps away, so the ball of radius 3 holds every hex any search can enter
+def test_the_looked_at_hexes_lie_within_the_budget():
+    # every step costs 1 or more Movement Points (the TEC's cheapest step is 1): with 3 points no hex more
+    # than 3 steps away is read (a road move, 6.6, gets one more point: 4), and every neighbour of the start
+    # is (6.2's one hex)
     s = RULES.new_game("fuentes", seed=1)
-    assert R._cheapest_step(s.board, s.scenario.tables) == 1
-    start = next(u.hex for u in s.units if u.status == "map")
-    ball = R._ball(s.board, s.scenario.tables, start, 3)
-    assert all(R.distance(s.board, start, h) <= 3 for h in ball)
-    assert {h for h in s.board.hexes if R.distance(s.board, start, h) <= 1} <= ball
+    u = next(u for u in s.units if u.status == "map")
+    board, tables = s.board, s.scenario.tables
+    _, looked = R._reach_search(board, tables, u.hex, 3, frozenset(), frozenset(), False, False, False, False,
+                                False, False, None)
+    assert all(R.distance(board, u.hex, h) <= 4 for h in looked)
+    assert {h for h in board.hexes if R.distance(board, u.hex, h) <= 1} <= looked
 
 
 @pytest.mark.parametrize("scenario,bots,seed,options", [

@@ -6,10 +6,11 @@ Everything here reads a :class:`~engine.n20.game.state.GameState` and returns va
 from __future__ import annotations
 
 import operator
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.core.graph import search_places
+from engine.core.graph import search_places, search_places_whole
 
 from ..board import Board, RUGGED
 from .memo import memo
@@ -362,6 +363,35 @@ def _edges(board: Board, tables) -> dict:
     return out
 
 
+@lru_cache(maxsize=64)
+def _whole_steps(board: Board, tables) -> bool:
+    """Whether every step :func:`_edges` allows costs a whole number of Movement Points (so does the
+    16.7.2 surcharge, 2 less a whole cost): then the searches run in whole-number buckets."""
+    return all(type(c) is int for row in _edges(board, tables).values() for _, c, _, _ in row)
+
+
+class _Within(dict):
+    """hex -> a tuple whose item ``k`` is the set of neighbours one step of ``k`` points or less away (the
+    steps :func:`_edges` allows; along road links only when ``road``), the last item all of them; filled
+    in as asked."""
+
+    def __init__(self, edges: dict, road: bool):
+        super().__init__()
+        self.edges, self.road = edges, road
+
+    def __missing__(self, h):
+        steps = [(b, c) for b, c, road, _ in self.edges[h] if road or not self.road]
+        top = max((c for _, c in steps), default=0)
+        v = self[h] = tuple(frozenset(b for b, c in steps if c <= k) for k in range(max(top, 0) + 1))
+        return v
+
+
+@lru_cache(maxsize=128)
+def _within(board: Board, tables, road: bool) -> _Within:
+    """:class:`_Within` per board, tables file and road flag (bounded in number)."""
+    return _Within(_edges(board, tables), road)
+
+
 def _rugged_free(state: GameState, d) -> bool:
     """Movers a rugged hex does not stop (6.5): leaders (16.9.2), light infantry (16.7.1) and cossacks
     (16.7.2, who pay for it instead) with the special units rule."""
@@ -442,11 +472,22 @@ def _plain_steps(board: Board, tables, rugged_free: bool) -> tuple[dict, dict]:
     return free, near
 
 
-def _run_search(start: str, base: int, budget: int, successors) -> dict:
+def _run_search(start: str, base: int, budget: int, successors, moved_on: list | None = None,
+                whole: bool = False) -> dict:
     """Cheapest ways within ``budget`` by :func:`engine.core.graph.search` over states (hex, must stop
     there): hex -> (cost, path of hexes). Whether a mover stops in a hex depends on the step that brought
     it there (6.5/6.6 road or not, 6.7, 16.7.2), so one hex can be two states, and a way that lets the
-    mover go on is kept beside a cheaper one that stops it (ties: the way found first)."""
+    mover go on is kept beside a cheaper one that stops it (ties: the way found first). Whole-number
+    costs (``whole``: :func:`_whole_steps`, true of every TEC in data/n20) take the list-per-cost form of
+    the same search; ``moved_on`` gets the (state, cost) pairs the search went on from."""
+    if whole and type(base) is int and type(budget) is int:
+        return search_places_whole((start, False), base, successors, budget, _must_stop, _hex_of_node, moved_on)
+    if moved_on is not None:
+        inner, note = successors, moved_on.append
+
+        def successors(node, c):
+            note((node, c))
+            return inner(node, c)
     return search_places((((start, False), base),), successors, budget, _must_stop, _hex_of_node)
 
 
@@ -472,33 +513,22 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     rules = sc.tables.rules
     night_v3 = state.night and rules.night_zoc == "reversed"
     ezoc = enemy_zoc(state, side) if not (state.night and rules.night_zoc == "none") else frozenset()
-    enemies = enemy_hexes(state, side)
-    friends = friendly_hexes(state, side, exclude=uid)
+    if u.status != "map":
+        return {}       # a reinforcement enters by entry_options (11.1)
     leader = d.type == "leader"
     road_bound = d.has("road_bound")
     spent = state.has("fatigue") and u.fatigue >= 4
     ma = movement_allowance(state, uid)
     if u.square:
         ma -= 1   # 17.1: the first point removes the In Square marker
-    if u.status != "map":
-        return {}       # a reinforcement enters by entry_options (11.1)
     if not night_v3 and u.hex in ezoc and not leader:
         return {}       # 6.8: stuck in an enemy ZOC by day
     start = u.hex
-    # what the search reads, cut down to the hexes it can get to (every step costs at least one point,
-    # so no hex farther than the budget in steps is ever looked at): the same key for the same
-    # neighbourhood, whatever happens elsewhere on the map, in this game or another one
     routed = bool(u.routed and rules.routed_markers)
-    rugged_free = _rugged_free(state, d)
-    cossack = _may_pay_surcharge(state, d)
-    ball = _ball(board, sc.tables, start, max(ma + 1, 1))     # the road bonus (6.6); 6.2's one hex
-    if ball is None:
-        near_enemies, near_ezoc = enemies, ezoc
-    else:
-        near_enemies = _near(enemies, ball)
-        near_ezoc = _near(ezoc, ball)
-    merged, extra = _reach_search(board, sc.tables, start, ma, near_enemies, near_ezoc, night_v3, spent, leader,
-                                  road_bound, rugged_free, cossack, side if routed else None)
+    key = (board, sc.tables, start, ma, night_v3, spent, leader, road_bound, _rugged_free(state, d),
+           _may_pay_surcharge(state, d), side if routed else None)
+    merged, extra = _reach_looked(key, enemy_hexes(state, side), ezoc)
+    friends = friendly_hexes(state, side, exclude=uid)
     if friends and not leader:
         out = {h: r for h, r in merged if h not in friends or _cadre_meets_cadre(state, d, h)}
         for n, r in extra:
@@ -512,54 +542,42 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     return out
 
 
-def _near(hexes: frozenset, ball: frozenset) -> frozenset:
-    """The hexes of ``hexes`` inside ``ball`` (iterating the smaller of the two)."""
-    if len(hexes) <= len(ball):
-        return frozenset(h for h in hexes if h in ball)
-    return frozenset(h for h in ball if h in hexes)
+_REACH_KEYS = 8192          # (unit's start and movement inputs) keys kept; each keeps its last 8 searches
+_REACH: dict = {}
+_REACH_LOCK = threading.Lock()
 
 
-@lru_cache(maxsize=8192)
-def _ball(board: Board, tables, start: str, budget: int) -> frozenset | None:
-    """The hexes within ``budget`` Movement Points of ``start`` at the cheapest step the board has
-    (None when some step is free: then nothing is cut), keyed by value."""
-    low = _cheapest_step(board, tables)
-    if low <= 0:
-        return None
-    return _ball_of_radius(board.base, start, budget // low)
+def _reach_looked(key: tuple, enemies: frozenset, ezoc: frozenset) -> tuple[tuple, tuple]:
+    """:func:`_reach_search` for ``key`` (its arguments but the enemy and enemy-ZOC hexes), by value: a
+    search reads those two sets only at the hexes it looked at (:func:`_reach_search` says which), so an
+    earlier search from the same key whose looked-at hexes hold the same enemy and ZOC hexes gave this
+    answer too. Bounded (the oldest keys go first) and safe under threads (an entry list is replaced
+    whole; at worst two threads search the same thing)."""
+    seen = _REACH.get(key)
+    if seen is not None:
+        for looked, e, z, out in seen:
+            if enemies & looked == e and ezoc & looked == z:
+                return out
+    out, looked = _reach_search(*key[:4], enemies, ezoc, *key[4:])
+    entry = (looked, enemies & looked, ezoc & looked, out)
+    with _REACH_LOCK:
+        seen = _REACH.get(key)
+        if seen is None and len(_REACH) >= _REACH_KEYS:
+            del _REACH[next(iter(_REACH))]
+        _REACH[key] = (entry,) + (seen[:7] if seen else ())
+    return out
 
 
-@lru_cache(maxsize=8192)
-def _ball_of_radius(board: Board, start: str, radius: int) -> frozenset:
-    """The hexes at most ``radius`` steps from ``start`` (terrain plays no part: keyed by the map)."""
-    nbrs = neighbours_map(board)
-    seen = {start}
-    frontier = [start]
-    for _ in range(radius):
-        nxt = []
-        for h in frontier:
-            for n in nbrs[h]:
-                if n not in seen:
-                    seen.add(n)
-                    nxt.append(n)
-        frontier = nxt
-    return frozenset(seen)
-
-
-@lru_cache(maxsize=64)
-def _cheapest_step(board: Board, tables) -> int:
-    return min((c for row in _edges(board, tables).values() for _, c, _, _ in row), default=1)
-
-
-@lru_cache(maxsize=16384)
 def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset, ezoc: frozenset,
                   night_v3: bool, spent: bool, leader: bool, road_bound: bool, rugged_free: bool,
-                  cossack: bool, routed_side: str | None) -> tuple[tuple, tuple]:
-    """The searches of :func:`reachable` from ``start`` (6.2-6.8, 7.6/14.0, 9.6.3, 16.7, 16.8.3, 16.9.2),
-    keyed by every value they read (``enemies``/``ezoc``: the enemy and enemy-ZOC hexes near ``start``;
-    ``routed_side``: the side whose LOC a Routed! unit moves away toward, 9.6.3, or None). Returns the
-    hexes reached, in the order found, before the 6.9 stacking filter (the caller applies it, it depends
-    on the friendly units), and the one-hex moves 6.2 grants beside them."""
+                  cossack: bool, routed_side: str | None) -> tuple[tuple[tuple, tuple], frozenset]:
+    """The searches of :func:`reachable` from ``start`` (6.2-6.8, 7.6/14.0, 9.6.3, 16.7, 16.8.3, 16.9.2)
+    (``enemies``/``ezoc``: the enemy and enemy-ZOC hexes; ``routed_side``: the side whose LOC a Routed!
+    unit moves away toward, 9.6.3, or None). Returns the hexes reached, in the order found, before the
+    6.9 stacking filter (the caller applies it, it depends on the friendly units), and the one-hex moves
+    6.2 grants beside them; and the hexes whose place in ``enemies`` or ``ezoc`` the answer depends on:
+    the start, its neighbours (6.2's one hex), every hex the searches moved on from and every hex a step
+    from one of those within the budget (a step past the budget is dropped unread, whatever is there)."""
     edges = _edges(board, tables)
     blocked = enemies | ezoc if (night_v3 or spent) else enemies     # 6.3; 7.6/14.0 (v3); 16.8.3
     stop_in = ezoc if not night_v3 else frozenset()                  # 6.7
@@ -601,14 +619,23 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
 
     out: dict[str, Reach] = {}
     nbrs = neighbours_map(board)
+    looked = {start, *nbrs[start]}                     # 6.2's one hex reads each neighbour (can_enter)
+    whole = _whole_steps(board, tables)
     for road_only in (False, True):
         if road_only and not any(board.is_road_link(start, n) for n in nbrs[start]):
             continue     # no road leaves the start hex: a road-only move (6.6) goes nowhere
         budget = ma + (1 if road_only else 0)
-        res = _run_search(start, 0, budget,
-                          _successors(edges, road_only, blocked, stop_in, rugged_free, road_bound,
-                                      budget if cossack else None, onward, ezoc if leader else None,
-                                      board, tables))
+        succ = _successors(edges, road_only, blocked, stop_in, rugged_free, road_bound,
+                           budget if cossack else None, onward, ezoc if leader else None, board, tables)
+        moved_on: list = []
+        res = _run_search(start, 0, budget, succ, moved_on, whole)
+        # what the search read: the hexes a step within the budget from a state it went on from (each
+        # state but the start was such a hex of the state before it, so it is among them)
+        within = _within(board, tables, road_only or road_bound)
+        for node, c in moved_on:
+            t = within[node[0]]
+            left = budget - c
+            looked |= t[left] if left < len(t) else t[-1]
         for h, (cost, path) in res.items():
             if h == start:
                 continue
@@ -624,7 +651,7 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
         c = can_enter(start, n)
         if c is not None:
             extra.append((n, _reach_value(n, c, (start, n), None, False)))
-    return tuple(out.items()), tuple(extra)
+    return (tuple(out.items()), tuple(extra)), frozenset(looked)
 
 
 def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
@@ -723,4 +750,4 @@ def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_
     succ = _successors(_edges(state.board, sc.tables), road_only, blocked, ezoc, _rugged_free(state, d),
                        d.has("road_bound"), budget if _may_pay_surcharge(state, d) else None,
                        board=state.board, tables=sc.tables)
-    return _run_search(e, first, budget, succ)
+    return _run_search(e, first, budget, succ, whole=_whole_steps(state.board, sc.tables))
