@@ -19,12 +19,24 @@ class _Extreme:
     """Distances from any hex to the nearest (``far``: the farthest) of a fixed set of hexes, each worked
     out once (99 when the set is empty). ``got`` holds those worked out (callers may read it first)."""
 
-    __slots__ = ("grid", "hexes", "far", "got", "cubes")
+    __slots__ = ("grid", "hexes", "far", "got", "cubes", "_floor")
 
     def __init__(self, grid, hexes: tuple, far: bool):
         self.grid, self.hexes, self.far, self.got = grid, hexes, far, {}
         cubes = grid._cubes
-        self.cubes = [cubes.get(x) or grid.to_cube(x) for x in hexes]
+        # (stacked pieces share a hex: each hex counted once)
+        self.cubes = [cubes.get(x) or grid.to_cube(x) for x in dict.fromkeys(hexes)]
+        self._floor = None
+
+    def floor(self) -> int:
+        """(``far`` only) a distance no hex is below: from any hex, the farthest of two of the hexes is at
+        least half their distance apart away, so half the widest pair, rounded up."""
+        if self._floor is None:
+            cs = self.cubes
+            wide = max((abs(a - x) + abs(b - y) + abs(c - z) for i, (a, b, c) in enumerate(cs)
+                        for x, y, z in cs[i + 1:]), default=0) // 2
+            self._floor = (wide + 1) // 2
+        return self._floor
 
     def __call__(self, h: str) -> int:
         d = self.got.get(h)
@@ -54,6 +66,10 @@ class GreedyBot:
         self.rng = random.Random(seed)
         # (hexes, far) -> {hex: distance to the nearest (far: farthest) of hexes}, kept between decisions
         self._far: dict = {}
+        # hex -> the levels in or next to it (6.2.3 B-C), of the one map
+        self._start_levels: dict = {}
+        # unit -> (hex, objectives, reach, the scores of its moves) at the last decision that scored them
+        self._scored: dict = {}
 
     def _extremes(self, grid, hexes: tuple, far: bool) -> "_Extreme":
         key = (hexes, far)
@@ -101,6 +117,7 @@ class GreedyBot:
                     return a
             return legal[0]
         blocks = rules._candidate_blocks(s)
+        sc = rules.sc
         # Branch and bound, for the same pick as scoring every candidate and checking them best first:
         # each unit's moves get a bound no move of it can beat (worked out without its movement search);
         # a unit's moves are scored only while its bound could still beat the best candidate not yet
@@ -124,10 +141,16 @@ class GreedyBot:
             if v > 0:
                 heap.append((-v, i, "", item))
         heapq.heapify(heap)
-        waiting.sort(key=lambda t: (t[0], t[1]), reverse=True)     # the most promising unit last
+        heapq.heapify(waiting)          # the most promising unit first
         while heap or waiting:
-            if waiting and (not heap or (waiting[-1][0], waiting[-1][1]) < (heap[0][0], heap[0][1])):
-                _, i, blk = waiting.pop()
+            if waiting and (not heap or (waiting[0][0], waiting[0][1]) < (heap[0][0], heap[0][1])):
+                _, i, blk = heapq.heappop(waiting)
+                if sc.is_leader(blk.unit) and ("pre", blk.unit) not in self._dist:
+                    # his first bound was the quick one: the scores before his search give a closer one
+                    pre = self._leader_pre(rules, s, blk)
+                    if pre:
+                        heapq.heappush(waiting, (-max(v for v, _ in pre), i, blk))
+                    continue
                 for v, h in self._move_scores(rules, s, blk):
                     heapq.heappush(heap, (-v, i, h, blk))
                 continue
@@ -152,7 +175,6 @@ class GreedyBot:
             return [(12, h) for h in blk.reach if h != here]      # 4.1.10 A, as in _score
         if uid in self._moved:
             return []                   # its moves score 0: no need of its movement search
-        reach = blk.reach
         grid = sc.board.grid
         if sc.is_leader(uid):
             return self._leader_scores(rules, s, blk)
@@ -163,6 +185,12 @@ class GreedyBot:
         d0 = near(here)
         if blk.side == "french" and d0 == 0:
             return []
+        reach = blk.reach
+        # the same reach from the same hex toward the same objectives as at an earlier decision (the unit
+        # has stood still while others moved): the same scores, not worked out again
+        seen = self._scored.get(uid)
+        if seen is not None and seen[0] == here and seen[1] == targets and seen[2] == reach:
+            return seen[3]
         out = []
         known = near.got
         for h, (mp, _) in reach.items():
@@ -171,6 +199,7 @@ class GreedyBot:
                 gain = d0 - (near(h) if d is None else d)
                 if gain > 0:
                     out.append((gain + 0.01 * (10 - mp), h))
+        self._scored[uid] = (here, targets, reach, out)     # (one entry a unit: bounded by the units)
         return out
 
     def _move_bound(self, rules, s, blk: "_Moves") -> float:
@@ -185,19 +214,71 @@ class GreedyBot:
         if uid in self._moved:
             return 0
         if sc.is_leader(uid):
-            pre = self._leader_pre(rules, s, blk)
-            return max(v for v, _ in pre) if pre else 0
+            pre = self._dist.get(("pre", uid))
+            if pre is not None:
+                return max(v for v, _ in pre) if pre else 0
+            return self._leader_bound(rules, s, blk)
         targets = self._objectives(rules, s, blk.side)
         if not targets:
             return 0
         d0 = self._extremes(sc.board.grid, targets, False)(here)
         if d0 <= 0:
             return 0                    # (a French unit in its objective, as in _move_scores)
+        # the Coalition's objectives are the French units' hexes, which it never enters (6.2.5 B): it ends
+        # a move at least one hex from them
+        top = d0 - 1 if blk.side != "french" else d0
         least = min_step_mp(sc)
         if not least:
-            return d0 + 0.1
+            return top + 0.1 if top > 0 else 0
+        # each hex gained is one step at least: a Level 2/3 step costs no MP (6.2.3 A), any other step at
+        # least ``least`` MPs (6.2.2, 6.2.6); so a gain of g costs at least (g - free) * least MPs and
+        # the best score is at the largest gain (the MP bonus falls 0.01 * least a step), worked out as
+        # _move_scores works it out (the same float when some move reaches it)
+        free = self._free_steps(rules, s, uid, here)
+        g = min(top, rules._mp_left(s, uid) // least + free)
+        if g <= 0:
+            return 0
+        return g + 0.01 * (10 - max(0, g - free) * least)
+
+    def _free_steps(self, rules, s, uid: str, here: str) -> int:
+        """At most how many steps of a move cost no MP: Level 2/3 hexes, as many as the Level 2/3 roll
+        leaves the unit (6.2.3 A), and only of a level found in or next to its starting hex (6.2.3 B-C)."""
         l2, l3 = rules._levels(s.impulse, uid)
-        return min(d0, rules._mp_left(s, uid) // least + l2 + l3) + 0.1
+        if not (l2 or l3):
+            return 0
+        lv = self._start_levels.get(here)
+        if lv is None:
+            board = rules.sc.board
+            lv = self._start_levels[here] = frozenset([board.level(here)] + [board.level(n) for n in
+                                                                              board.grid.neighbours(here)])
+        return (l2 if 2 in lv else 0) + (l3 if 3 in lv else 0)
+
+    def _steps(self, rules, s, uid: str, here: str) -> int:
+        """At most how many hexes a move of ``uid`` may step through now (see :meth:`_move_bound`)."""
+        least = min_step_mp(rules.sc)
+        if not least:
+            return 99
+        return rules._mp_left(s, uid) // least + self._free_steps(rules, s, uid, here)
+
+    def _leader_bound(self, rules, s, blk: "_Moves") -> float:
+        """A score no move of a leader's block exceeds, before the hexes he might score a move to are
+        looked at (:meth:`_leader_pre`): each step changes a distance by one hex at most, so fleeing
+        (6.5 C) gains at most his steps, and keeping up with his people at most his steps and his distance
+        to the farthest of them."""
+        here = blk.here
+        grid = rules.sc.board.grid
+        steps = self._steps(rules, s, blk.unit, here)
+        if steps <= 0:
+            return 0
+        near = self._extremes(grid, self._foes(rules, s, other_side(SIDES, blk.side)), False)
+        if near(here) <= 2:
+            return 20 + steps           # as _leader_pre_now: 20 + n_to - n_here, n_to <= n_here + steps
+        mine = self._mine(rules, s, blk.unit)
+        if not mine:
+            return 0
+        far = self._extremes(grid, mine, True)
+        g = min(steps, far(here) - far.floor())
+        return 0.5 * g if g > 0 else 0
 
     def _leader_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
         """:meth:`_leader_move` for each move of a leader's block: only a hex holding friendly units can
@@ -278,8 +359,16 @@ class GreedyBot:
                 self._dist[key] = tuple(g.piece(x).hex for x, d in sc.leaders.items() if d.superior == uid
                                         and g.piece(x).hex)
             else:
-                self._dist[key] = tuple(p.hex for p in g.on_map() if p.id in sc.units and p.status in LIVE
-                                        and sc.units[p.id].command in (ldr.command, ldr.command.split("-")[0]))
+                by_cmd = self._dist.get("by_command")
+                if by_cmd is None:      # command -> the hexes of its live units, in the pieces' order
+                    by_cmd = self._dist["by_command"] = {}
+                    units = sc.units
+                    for p in g.on_map():
+                        if p.id in units and p.status in LIVE:
+                            by_cmd.setdefault(units[p.id].command, []).append((p.hex, p.id))
+                cmds = (ldr.command, ldr.command.split("-")[0])
+                # (only their distances count: the order of the hexes does not matter)
+                self._dist[key] = tuple(h for c in set(cmds) for h, _ in by_cmd.get(c, ()))
         return self._dist[key]
 
     def _leader_move(self, rules, s, a) -> float:
