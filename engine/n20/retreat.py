@@ -212,36 +212,38 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
     (fewest friendly-occupied hexes, 9.8.5, before fewest EZOC hexes, 9.8.2-9.8.3, before certain
     destruction before 9.8.6); when no path can be completed, the longest
     blocked ones (the unit breaks where it stands, 9.8).
+
+    The search walks one path at a time (a list grown and shrunk in place) over the steps the map
+    allows, read from :func:`_search_steps` (the map's part worked out once per board and side); a path
+    found is kept as a plain tuple, and only the paths listed become :class:`RetreatOption` values.
     """
     if distance <= 0:
         return (RetreatOption((), (), "ok", (0, 0, False, 0)),)
-    locs = board.loc_hexes(side)
-    loc_set = frozenset(locs)
-    complete: list[RetreatOption] = []
-    blocked: list[RetreatOption] = []
+    loc_set = frozenset(board.loc_hexes(side))
+    complete: list[tuple] = []            # (hexes, hazards, end, priority, through) of the paths found
+    blocked: list[tuple] = []
     best = [None]  # best priority among survivable complete paths found so far
-
-    steps_from, dist_to, nearest = _retreat_map(board, side)
-    not_closer = _not_closer(board, side)
+    steps_of = _search_steps(board, side)
+    path = [start]
+    hz: list = []
+    budget = [_SEARCH_BUDGET]
+    no_hz = ()
     ez_hz = (HAZARD_EZOC,)
     river_hz = (HAZARD_RIVER,)
     both_hz = (HAZARD_RIVER, HAZARD_EZOC)
 
-    def finish(path: list[str], hz: list, viol: tuple, end: str, through: int | None, nc: int) -> None:
+    def finish(hexes: tuple, hazards: tuple, viol: tuple, end: str, through: int | None, nc: int) -> None:
         # viol = (friendly-occupied hexes entered, EZOC hexes entered): 9.8.5 allows a friend's hex only
         # when no other route is open, a route through enemy ZOCs (9.8.3) included, so it ranks first
         pr = (*viol, end != "ok", nc)
-        opt = RetreatOption(tuple(path[1:]), tuple(hz), end, pr, through)
         if end == "blocked":
-            blocked.append(opt)
+            blocked.append((hexes, hazards, end, pr, through))
             return
-        complete.append(opt)
+        complete.append((hexes, hazards, end, pr, through))
         if end == "ok" and (best[0] is None or pr < best[0]):
             best[0] = pr
 
-    budget = [_SEARCH_BUDGET]
-
-    def dfs(path: list[str], hz: list, viol: tuple, through: int | None, counts: tuple) -> None:
+    def dfs(viol: tuple, through: int | None, counts: tuple) -> None:
         here = path[-1]
         steps = len(path) - 1
         nc = min(counts) if counts else 0
@@ -252,32 +254,38 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
         if budget[0] < 0:
             return      # search bound (see _SEARCH_BUDGET)
         if steps >= distance and here not in friends:
-            finish(path, hz, viol, "ok", through, nc)
+            finish(tuple(path[1:]), tuple(hz), viol, "ok", through, nc)
             return
         if loc_breaks and steps and here in loc_set and steps < distance:
-            finish(path, hz, viol, "loc", through, nc)   # 9.8.7: reached the LOC too early
+            finish(tuple(path[1:]), tuple(hz), viol, "loc", through, nc)   # 9.8.7: reached the LOC too early
             return
         # the steps the map allows (no prohibited hex, no forbidden hexside), minus hexes already on the
-        # path and enemy hexes
-        nxt = [st for st in steps_from[here] if st[0] not in path and st[0] not in enemies]
+        # path and enemy hexes, already in the order (closer to a LOC, then hex label)
+        nxt = [st for st in steps_of[here] if st[0] not in path and st[0] not in enemies]
         if not nxt:
             if steps:
-                finish(path, hz, viol, "blocked", through, nc)
+                finish(tuple(path[1:]), tuple(hz), viol, "blocked", through, nc)
             return
-        # explore promising hexes first: vacant non-EZOC, then closer to a LOC
-        nxt.sort(key=lambda st: (st[0] in friends, st[0] in ezoc, nearest[st[0]], st[0]))
-        for n, river, road in nxt:
+        # explore promising hexes first: vacant non-EZOC, then closer to a LOC (a stable sort keeps the
+        # map's order within each of the four kinds)
+        if any(st[0] in friends or st[0] in ezoc for st in nxt):
+            nxt.sort(key=lambda st: (st[0] in friends, st[0] in ezoc))
+        for n, river, road, not_closer in nxt:
             # per LOC hex, one more step that does not get closer to it (9.8.6)
-            c2 = tuple(map(add, counts, not_closer[here, n]))
+            c2 = tuple(map(add, counts, not_closer))
             if road_bound and not road:
-                finish(path + [n], hz + [()], viol, "off_road", through, min(c2) if c2 else 0)   # 16.7.6
+                finish(tuple(path[1:]) + (n,), tuple(hz) + (no_hz,), viol, "off_road", through,
+                       min(c2) if c2 else 0)   # 16.7.6
                 continue
             in_ez = n in ezoc
-            v2 = (viol[0] + (n in friends), viol[1] + in_ez)
-            t = through if through is not None or n not in friends else steps
-            dfs(path + [n], hz + [(both_hz if in_ez else river_hz) if river else (ez_hz if in_ez else ())], v2, t, c2)
+            in_f = n in friends
+            path.append(n)
+            hz.append((both_hz if in_ez else river_hz) if river else (ez_hz if in_ez else no_hz))
+            dfs((viol[0] + in_f, viol[1] + in_ez), through if through is not None or not in_f else steps, c2)
+            path.pop()
+            hz.pop()
 
-    dfs([start], [], (0, 0), None, tuple(0 for _ in locs))
+    dfs((0, 0), None, (0,) * len(board.loc_hexes(side)))
     found = _finish_options(complete, blocked)
     return CutOptions(found) if budget[0] < 0 else found
 
@@ -324,18 +332,37 @@ class _Filled(dict):
         v = self[key] = self.make(key)
         return v
 
+
+@lru_cache(maxsize=64)
+def _search_steps(board: Board, side: str) -> dict:
+    """hex -> the steps a retreat search takes out of it, per board and side, filled in as hexes are asked:
+    ``(hex, river crossed 9.8.4, along a road 16.7.6, per LOC hex 1 when the step gets no closer to it
+    9.8.6)``, ordered by the nearest LOC hex's distance, then the hex label (the map's part of the order
+    in which the search tries them)."""
+    steps_from, _, nearest = _retreat_map(board, side)
+    not_closer = _not_closer(board, side)
+
+    def make(h):
+        out = [(n, river, road, not_closer[h, n]) for n, river, road in steps_from[h]]
+        out.sort(key=lambda st: (nearest[st[0]], st[0]))
+        return tuple(out)
+    return _Filled(make)
+
+
 def _finish_options(complete: list, blocked: list) -> tuple[RetreatOption, ...]:
+    # the paths as (hexes, hazards, end, priority, through)
     pool = complete or blocked
     if not pool:
         return (RetreatOption((), (), "blocked", (0, 0, True, 0)),)
     if complete:
-        top = min(o.priority for o in pool)
-        pool = [o for o in pool if o.priority == top]
+        top = min(p[3] for p in pool)
+        pool = [p for p in pool if p[3] == top]
     else:
-        longest = max(len(o.hexes) for o in pool)
-        pool = [o for o in pool if len(o.hexes) == longest]
+        longest = max(len(p[0]) for p in pool)
+        pool = [p for p in pool if len(p[0]) == longest]
     # by the chance of breaking on the way (1 - 1/2**hazards for a full retreat, 1 otherwise), told apart
     # without making the fractions: the order of (ends short, hazard dice) is the same
-    pool.sort(key=lambda o: ((True, 0) if o.end != "ok" else (False, sum(len(h) for h in o.hazards)),
-                             o.priority, o.hexes))
-    return tuple(pool)          # every path of the best class (no cut: the owner may pick any, 9.8)
+    pool.sort(key=lambda p: ((True, 0) if p[2] != "ok" else (False, sum(len(h) for h in p[1])), p[3], p[0]))
+    # every path of the best class (no cut: the owner may pick any, 9.8)
+    return tuple(RetreatOption(*p) for p in pool)
+

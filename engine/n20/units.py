@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from engine.core.data import Strict
+from engine.core.values import cached_hash_repr
 
 __all__ = ["Unit", "UnitSpec", "UNIT_TYPES", "SIDES", "FATIGUE_LEVELS", "other_side"]
 
@@ -31,9 +32,12 @@ def other_side(side: str) -> str:
     return "allied" if side == "french" else "french"
 
 
+@cached_hash_repr
 @dataclass(frozen=True)
 class Unit:
-    """One playing piece. Flags follow the counter colour codes of rule 16.7 and the exclusive rules."""
+    """One playing piece. Flags follow the counter colour codes of rule 16.7 and the exclusive rules.
+    Its hash (the dataclass's: the fields as a tuple) is made once, when it is made: a battle's units are
+    hashed with every battle value they are part of (see :class:`engine.n20.battle.Battle`)."""
 
     id: str
     side: str

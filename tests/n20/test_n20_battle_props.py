@@ -135,3 +135,62 @@ def test_9_9_1_no_two_units_end_a_battle_in_one_hex(case):
             elif f.end_hex:
                 where[f.unit] = f.end_hex
         assert len(set(where.values())) == len(where), (code, outcome)
+
+
+def _every_path_reference(board, loc_breaks, side, road_bound, start, distance, friends, enemies, ezoc):
+    """9.8-9.8.7 worked out the slow way, for comparison with the pruned search: every simple path is
+    walked to its end, ranked (friend hexes 9.8.5, EZOC hexes 9.8.2, certain break, steps not closer to
+    each LOC hex 9.8.6), the best class kept (the longest blocked paths when nothing completes) and put in
+    the policy's order (least break chance, priority, hex labels)."""
+    if distance <= 0:
+        return [((), (), "ok", (0, 0, False, 0), None)]
+    locs = board.loc_hexes(side)
+    done, stuck = [], []
+
+    def walk(path, hz, fr, ez, through, counts):
+        here, steps = path[-1], len(path) - 1
+        nc = min(counts) if counts else 0
+        if steps >= distance and here not in friends:
+            done.append((tuple(path[1:]), tuple(hz), "ok", (fr, ez, False, nc), through))
+            return
+        if loc_breaks and steps and here in locs and steps < distance:
+            done.append((tuple(path[1:]), tuple(hz), "loc", (fr, ez, True, nc), through))
+            return
+        nxt = [n for n in board.neighbours(here) if n not in board.prohibited and board.crossing_allowed(here, n)
+               and n not in path and n not in enemies]
+        if not nxt and steps:
+            stuck.append((tuple(path[1:]), tuple(hz), "blocked", (fr, ez, True, nc), through))
+        for n in nxt:
+            c2 = [c + (board.distance(n, l) >= board.distance(here, l)) for c, l in zip(counts, locs)]
+            if road_bound and not board.is_road_link(here, n):                 # 16.7.6
+                done.append((tuple(path[1:]) + (n,), tuple(hz) + ((),), "off_road",
+                             (fr, ez, True, min(c2) if c2 else 0), through))
+                continue
+            h = (("9.8.4",) if board.river_crossing(here, n) else ()) + (("9.8.3",) if n in ezoc else ())
+            walk(path + [n], hz + [h], fr + (n in friends), ez + (n in ezoc),
+                 steps if through is None and n in friends else through, c2)
+
+    walk([start], [], 0, 0, None, [0] * len(locs))
+    if done:
+        top = min(p[3] for p in done)
+        pool = [p for p in done if p[3] == top]
+    elif stuck:
+        longest = max(len(p[0]) for p in stuck)
+        pool = [p for p in stuck if len(p[0]) == longest]
+    else:
+        return [((), (), "blocked", (0, 0, True, 0), None)]
+    pool.sort(key=lambda p: (p[2] != "ok", sum(map(len, p[1])) if p[2] == "ok" else 0, p[3], p[0]))
+    return pool
+
+
+@settings(max_examples=150)
+@given(situations(), st.booleans())
+def test_9_8_pruned_retreat_search_lists_what_walking_every_path_lists(sit, road_bound):
+    # the search prunes paths that cannot reach the best class and walks its path in place; listing every
+    # simple path and ranking them must give the same options in the same order
+    board, start, friends, enemies, ezoc, distance, loc_breaks = sit
+    distance = min(distance, 4)          # the reference walks every path: keep it small
+    opts = retreat_options(board, loc_breaks, "allied", road_bound, start, distance, friends, enemies, ezoc)
+    got = [(o.hexes, o.hazards, o.end, o.priority, o.through_friend_at) for o in opts]
+    assert got == _every_path_reference(board, loc_breaks, "allied", road_bound, start, distance, friends,
+                                        enemies, ezoc)

@@ -433,33 +433,56 @@ def battle_in_game(state: GameState, a: Action):
     return ("battle", a.index, b, outcome)
 
 
+def _leaders(sc) -> tuple[str, ...]:
+    """The scenario's leader units (16.9), for the steps of a battle's end that move or break them."""
+    return _leader_ids(sc)
+
+
+@lru_cache(maxsize=32)
+def _leader_ids(sc) -> tuple[str, ...]:
+    # keyed by the scenario (immutable, compared by identity)
+    return tuple(uid for uid, d in sc.units.items() if d.type == "leader")
+
+
+def _occupied_after(state: GameState, changes: dict, h: str) -> list[str]:
+    """The units in hex ``h`` once ``changes`` (unit id -> new unit) are made, without making that state."""
+    out = [x for x in state.occupants.get(h, ()) if x not in changes]
+    out += [k for k, nu in changes.items() if nu.status == "map" and nu.hex == h]
+    return out
+
+
 def finish_battle(state: GameState, a: Action, result) -> GameState:
-    """Apply a battle's :class:`~engine.n20.battle.Outcome` to the game state."""
+    """Apply a battle's :class:`~engine.n20.battle.Outcome` to the game state: every unit change of the
+    battle (fates, the 9.9.1 safety net, leaders 16.9.4 and 6.3) is worked out first and made in one
+    step, then the counters of the phase and the morale levels in another."""
     _, index, b, outcome = result
     sc = state.scenario
-    st = state
+    scalars = {}
     if a.kind == "resolve":
-        st = replace(st, done_battles=st.done_battles + (index,))
+        scalars["done_battles"] = state.done_battles + (index,)
     else:
-        st = replace(st, reacted=st.reacted + tuple(b.attackers))
+        scalars["reacted"] = state.reacted + tuple(b.attackers)
     if outcome is None:
-        return st
+        return replace(state, **scalars)
     marker_colour = other(state.player)     # 9.6.3: the side whose player turn it is not
+    fighting = state.has("fatigue")
+    specials = state.has("special_units")
     changes = {}
     moved_to = {}
     broken_in_retreat = set()
+    advanced = []
     for f in outcome.fates:
         if f.unit.startswith(GARRISON):
             if f.fate == Fate.DESTROYED:
-                st = replace(st, garrison_gone=True)
+                scalars["garrison_gone"] = True
             continue
-        u = st.unit(f.unit)
+        u = state.unit(f.unit)
         d = sc.units[f.unit]
         nu = replace(u, fought=True)
-        if f.fatigue is not None and st.has("fatigue"):
+        if f.fatigue is not None and fighting:
             nu = replace(nu, fatigue=f.fatigue)
         if f.fate in (Fate.BROKEN, Fate.DESTROYED):
-            gone = f.fate == Fate.DESTROYED or (d.has("straggler") and st.has("special_units"))
+            gone = f.fate == Fate.DESTROYED or (d.has("straggler") and specials)
             if d.has("cadre") or d.type == "cadre":
                 nu = replace(nu, status="pool", hex=None, routed=None, fatigue=0, square=False)   # 16.5.2
             else:
@@ -475,45 +498,47 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
         else:  # held
             if f.advanced and f.end_hex:
                 nu = replace(nu, hex=f.end_hex, exhausted=True)
+                advanced.append(f.unit)
         changes[f.unit] = nu
-    st = st.with_units(changes)
     # Safety net (the battle procedure itself now ends each advance path before hexes that a later retreat
     # of the same battle filled, 9.9.1): should an advance still share a hex, it stops where it began.
     fixes = {}
-    for f in outcome.fates:
-        if f.fate == Fate.HELD and f.advanced and f.end_hex and not f.unit.startswith(GARRISON):
-            side = sc.units[f.unit].side
-            others = [x for x in st.occupants.get(f.end_hex, ()) if x != f.unit and sc.units[x].type != "leader"]
-            if others:
-                fixes[f.unit] = replace(st.unit(f.unit), hex=state.unit(f.unit).hex, exhausted=False)
-    st = st.with_units(fixes)
-    # 16.9.4: a leader stacked with a retreating unit goes with it, and breaks with it
-    lchanges = {}
-    for u in R.on_map_units(st):
-        if sc.units[u.id].type != "leader" or u.hex not in moved_to:
+    for uid in advanced:
+        nu = changes[uid]
+        if any(x != uid and sc.units[x].type != "leader" for x in _occupied_after(state, changes, nu.hex)):
+            fixes[uid] = replace(nu, hex=state.unit(uid).hex, exhausted=False)
+    changes.update(fixes)
+    # 16.9.4: a leader stacked with a retreating unit goes with it, and breaks with it (leaders never fight,
+    # 16.9, so no fate above moved one)
+    leaders = [state.unit(x) for x in _leaders(sc)]
+    for u in leaders:
+        if u.status != "map" or u.hex not in moved_to:
             continue
         dest = moved_to[u.hex]
         if dest is None and u.hex in broken_in_retreat:
-            lchanges[u.id] = replace(u, status="broken", hex=None)
+            changes[u.id] = replace(u, status="broken", hex=None)
         elif dest is not None:
-            lchanges[u.id] = replace(u, hex=dest)
-    st = st.with_units(lchanges)
+            changes[u.id] = replace(u, hex=dest)
     # a leader left alone in a hex an enemy entered is broken (it cannot share a hex with the enemy, 6.3)
-    lchanges = {}
-    for u in R.on_map_units(st):
-        d = sc.units[u.id]
-        if d.type == "leader" and any(sc.units[x].side != d.side for x in st.occupants.get(u.hex, ())):
-            lchanges[u.id] = replace(u, status="broken", hex=None)
-    st = st.with_units(lchanges)
+    broken_leaders = {}
+    for u in leaders:
+        u = changes.get(u.id, u)
+        if u.status != "map":
+            continue
+        side = sc.units[u.id].side
+        if any(sc.units[x].side != side for x in _occupied_after(state, changes, u.hex)):
+            broken_leaders[u.id] = replace(u, status="broken", hex=None)
+    changes.update(broken_leaders)
+    st = state.with_units(changes)
     if outcome.morale_after is not None:
-        st = replace(st, morale=tuple(sorted(dict(outcome.morale_after).items())))
+        scalars["morale"] = tuple(sorted(dict(outcome.morale_after).items()))
     if outcome.reliability_lapsed:
-        st = replace(st, reliability_exempt=True)
+        scalars["reliability_exempt"] = True
     if outcome.garrison_destroyed:
-        st = replace(st, garrison_gone=True)
+        scalars["garrison_gone"] = True
     if state.player not in st.battle_rolls:
-        st = replace(st, battle_rolls=st.battle_rolls + (state.player,))
-    return check_victory(st)
+        scalars["battle_rolls"] = st.battle_rolls + (state.player,)
+    return check_victory(replace(st, **scalars))
 
 
 # ------------------------------------------------------------------------------------------------
