@@ -69,7 +69,7 @@ def _occupy(sc: Scenario, st: GameState, hex_: str, side: str) -> GameState:
 
 
 def _leaders_in(sc: Scenario, st: GameState, hex_: str) -> tuple[str, ...]:
-    return tuple(p.id for p in st.on_map() if p.hex == hex_ and sc.is_leader(p.id) and p.status == "normal")
+    return tuple(p.id for p in st.in_hex(hex_) if p.id in sc.leaders and p.status == "normal")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -849,13 +849,13 @@ def recovery_phase(sc: Scenario, st: GameState):
             continue
         if p.status == "fatigued" and p.charged:
             continue
-        if p.status == "routed" and any(q.hex and g.distance(q.hex, p.hex) == 1 and sc.side(q.id) != sc.side(p.id)
-                                        and q.status in LIVE and not sc.is_leader(q.id) for q in st.pieces):
-            continue
+        if p.status == "routed" and any(sc.side(q.id) != sc.side(p.id) and q.status in LIVE and not sc.is_leader(q.id)
+                                        for n in g.neighbours(p.hex) for q in st.in_hex(n)):
+            continue                                    # 7.0 G: next to an enemy unit (distance 1)
         check = "remove_fatigue" if p.status == "fatigued" else "rally_from_rout"
         out = yield check_sub(sc.tables, CheckSpec(check, sc.units[p.id].fv_f, p.status, leader_cvs(sc, st, p.id),
                                                    unit=p.id), rule="7.0 D")
         st = st.with_piece(p.id, status=out.status)
-    st = replace(st, pieces=tuple(replace(p, charged=False, activated=False) for p in st.pieces),
-                 turn=st.turn + 1)
+    st = replace(st, pieces=tuple(replace(p, charged=False, activated=False) if p.charged or p.activated else p
+                                  for p in st.pieces), turn=st.turn + 1)
     return st
