@@ -17,7 +17,7 @@ from .fatigue import CheckSpec, check_sub
 from .fire import Firer, FireSetup, fire_combat, leader_casualty_sub
 from .melee import Fighter, MeleeSetup, melee
 from .rules import (LIVE, current_fv, current_ma, enemy_front, factors, frontal, leader_cvs, occupants, reachable,
-                    retreat, rout_path, stacking_problem)
+                    retreat, rout_path, stacking_problem, _occupied)
 from .scenario import GameState, Scenario
 
 __all__ = ["fire_setup", "fire_action", "melee_setup", "melee_action", "charge_setup", "charge_action",
@@ -287,8 +287,7 @@ def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: 
     enemies = occupants(sc, st, target, "coalition" if side == "french" else "french")
     if not enemies:
         raise RuleViolation("6.3", f"no enemy unit in {target}")
-    enemy_hexes = frozenset(p.hex for p in st.on_map() if sc.side(p.id) != side and not sc.is_leader(p.id)
-                            and p.status in LIVE)
+    enemy_hexes = _occupied(sc, st, side)[0]                  # hexes of live enemy units (kept per position)
     firers = []
     for fid in firer_ids:
         if fid.startswith("gb:"):

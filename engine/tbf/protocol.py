@@ -34,7 +34,7 @@ from .rules import (LIVE, OPTIONS, activation_allowed, activation_plan, ammo_sho
                     column_iv_release, current_ma, enemy_front, leaderless_activation, muster_hexes, occupants,
                     road_blocked, victory_with_options,
                     reachable, regroup, regroup_hexes, releases, rout_path, second_group_delay,
-                    stacking_problem, stacking_problem_with)
+                    stacking_problem, stacking_problem_with, _occupied)
 from .scenario import GameState, Scenario, default_scenario, initial_state
 from .turn import TurnData, turn_data
 
@@ -579,7 +579,7 @@ class TbfRules(GameRules):
         p = g.piece(uid)
         side = sc.side(uid)
         enemy = other_side(SIDES, side)
-        occupied = {q.hex for q in g.on_map() if q.status in LIVE and not sc.is_leader(q.id)}
+        occupied = self._index(s)[1]            # hexes with live units in them (leaders do not block)
         out = []
         for d in frontal_directions(p.facing):
             line, h = [], p.hex
@@ -610,8 +610,7 @@ class TbfRules(GameRules):
             targets = {g.piece(u).hex for u in imp.units if g.piece(u).hex and g.piece(u).status in LIVE}
         else:
             shooters = [g.piece(u) for u in imp.units if g.piece(u).hex and not _book(imp, u).fired]
-            targets = {q.hex for q in g.on_map() if sc.side(q.id) == enemy and q.status in LIVE
-                       and not sc.is_leader(q.id)}
+            targets = _occupied(sc, g, side)[0]         # the hexes of live enemy units
         cav = "11.1" in s.options
         shooters = [q for q in shooters if q.status in ("normal", "fatigued") and (
             (sc.units[q.id].ff > 0 and sc.units[q.id].kind != "cavalry")
@@ -622,19 +621,25 @@ class TbfRules(GameRules):
             lone = [q for q in g.on_map() if q.id in sc.leaders and sc.side(q.id) == side and q.status == "normal"
                     and q.id not in imp.defensive_fired and not by_hex.get(q.hex)]
         out = []
-        # 6.3.3: artillery reaches 4 hexes in offensive fire; everyone else fires at adjacent hexes only
-        far = [(q.id, q.hex) for q in shooters if sc.units[q.id].kind == "artillery" and not defensive]
-        far_ids = {u for u, _ in far}
-        for t in sorted(targets):
-            around = grid.neighbours(t)
-            out += [Fire(side, (q.id,), t) for q in lone if q.hex in around]
-            ids = []
-            for q in shooters:
-                if q.id in far_ids:
-                    if 1 <= grid.distance(q.hex, t) <= 4:
-                        ids.append(q.id)
-                elif q.hex in around:
-                    ids.append(q.id)
+        # 6.3.3: artillery reaches 4 hexes in offensive fire; everyone else fires at adjacent hexes only.
+        # Each target's firers, in the order of the shooters (each shooter asks about the targets it reaches)
+        by_target: dict[str, list] = {}
+        alone: dict[str, list] = {}
+        nbs, dist = grid.neighbours, grid.distance
+        for q in lone:
+            for t in nbs(q.hex):
+                if t in targets:
+                    alone.setdefault(t, []).append(q.id)
+        for q in shooters:
+            if not defensive and sc.units[q.id].kind == "artillery":
+                reached = [t for t in targets if 1 <= dist(q.hex, t) <= 4]
+            else:
+                reached = [t for t in nbs(q.hex) if t in targets]
+            for t in reached:
+                by_target.setdefault(t, []).append(q.id)
+        for t in sorted(by_target.keys() | alone.keys()):
+            out += [Fire(side, (u,), t) for u in alone.get(t, ())]
+            ids = by_target.get(t, ())
             for u in ids:
                 out.append(Fire(side, (u,), t))
             if len(ids) > 1:
@@ -648,13 +653,15 @@ class TbfRules(GameRules):
         enemy = other_side(SIDES, side)
         ready = [u for u in imp.units if g.piece(u).hex and g.piece(u).status in ("normal", "fatigued")
                  and not _book(imp, u).meleed and not _book(imp, u).charged]
-        targets = sorted({q.hex for q in g.on_map() if sc.side(q.id) == enemy and q.status in LIVE
-                          and not sc.is_leader(q.id)})
+        targets = _occupied(sc, g, side)[0]            # the hexes of live enemy units
         out = []
-        nbs = grid.neighbours
-        for t in targets:
-            around = nbs(t)
-            ids = [u for u in ready if g.piece(u).hex in around]          # adjacent (distance 1)
+        by_target: dict[str, list] = {}                 # each target's adjacent attackers, in ready's order
+        for u in ready:
+            for t in grid.neighbours(g.piece(u).hex):
+                if t in targets:
+                    by_target.setdefault(t, []).append(u)
+        for t in sorted(by_target):
+            ids = by_target[t]
             for u in ids:
                 out.append(Melee(side, (u,), t))
             for kinds in (("infantry", "artillery"), ("cavalry",)):

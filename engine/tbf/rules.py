@@ -740,8 +740,7 @@ def rout_path(sc: Scenario, st: GameState, unit_id: str, just_routed: bool = Tru
     side = sc.side(unit_id)
     g, board = sc.board.grid, sc.board
     front = enemy_front(sc, st, side)
-    enemies = frozenset(q.hex for q in st.on_map() if sc.side(q.id) != side and q.status in LIVE
-                        and not sc.is_leader(q.id))
+    enemies = _occupied(sc, st, side)[0]                  # hexes of live enemy units
     towns = {h for name, owner in st.control if owner == side for h in board.data.towns.get(name, [])}
     targets = frozenset(refuges(sc, st, side))
     entries = set(getattr(board.data.entry_hexes, side))
