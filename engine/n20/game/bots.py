@@ -149,7 +149,36 @@ def _dist_map(state: GameState, side: str) -> NearestSteps:
     board = state.board
     targets = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
     targets += [h for h, owner, _ in board.objectives if owner != side]
-    return NearestSteps(board.base, tuple(sorted(targets)))     # steps only: the map's own grid
+    return _nearest(board.base, tuple(sorted(targets)))         # steps only: the map's own grid
+
+
+@lru_cache(maxsize=256)
+def _nearest(board, targets: tuple) -> NearestSteps:
+    """One :class:`NearestSteps` per map and target set (by value), so the hexes it has looked up stay
+    looked up in every state with those targets (a movement phase: the other side's units do not move)."""
+    return NearestSteps(board, targets)
+
+
+class _Scores(dict):
+    """hex -> the greedy bot's score of a hex (see :meth:`GreedyBot._scorer`) for one side, target set and
+    board, made for a hex when first asked (the same sum, so the same number, as worked out each time)."""
+
+    def __init__(self, dists: NearestSteps, ground: _Ground, allied: bool):
+        super().__init__()
+        self.dists, self.ground, self.allied = dists.get, ground, allied
+
+    def __missing__(self, hex_):
+        if self.allied:
+            v = self[hex_] = -0.5 * self.dists(hex_, 0) + self.ground[hex_]
+        else:
+            v = self[hex_] = -self.dists(hex_, 0) + self.ground[hex_]
+        return v
+
+
+@lru_cache(maxsize=256)
+def _scores(dists: NearestSteps, board, tables, allied: bool) -> _Scores:
+    """:class:`_Scores` per target set, board (a Fieldworks board is one of its own), tables and side."""
+    return _Scores(dists, _ground(board, tables, 1.0 if allied else 0.3), allied)
 
 
 class GreedyBot(_OldInterface):
@@ -279,13 +308,9 @@ class GreedyBot(_OldInterface):
         if d.id == sc.spec.exclusive.supply_column and sc.spec.exclusive.almeida:
             almeida = sc.spec.exclusive.almeida
             return lambda hex_: -R.distance(board, hex_, almeida)
-        dists = self._dist_map(state, side).get
-        if side == "french":
-            ground = _ground(board, sc.tables, 0.3)
-            return lambda hex_: -dists(hex_, 0) + ground[hex_]
-        # the allies hold good ground and close in only where it is strong
-        ground = _ground(board, sc.tables, 1.0)
-        return lambda hex_: -0.5 * dists(hex_, 0) + ground[hex_]
+        # the French close in (terrain counts 0.3); the allies hold good ground and close in only where it
+        # is strong (steps count half, terrain in full): -steps + 0.3 TEC, or -0.5 steps + TEC
+        return _scores(self._dist_map(state, side), board, sc.tables, side != "french").__getitem__
 
     def _best_move(self, state: GameState, moves: list[Action]) -> Action | None:
         best, best_gain = None, 0.25

@@ -466,9 +466,18 @@ def _plain_steps(board: Board, tables, rugged_free: bool) -> tuple[dict, dict]:
     neighbour is blocked or in an enemy ZOC (a rugged hex off the road stops the mover unless
     ``rugged_free``, 6.5/6.6), and the neighbours its steps go to (per board and tables file, bounded)."""
     edges = _edges(board, tables)
-    free = {h: tuple(((b, bool(rugged and not road and not rugged_free)), step) for b, step, road, rugged in row)
-            for h, row in edges.items()}
-    near = {h: frozenset(b for b, _, _, _ in row) for h, row in edges.items()}
+    rows = edges
+    free: dict = {}
+    near: dict = {}
+    if board.base is not board:
+        # a board with changed terrain (Fuentes 14.2): its map's rows, and those :func:`_edges` made again
+        base_free, base_near = _plain_steps(board.base, tables, rugged_free)
+        free, near = dict(base_free), dict(base_near)
+        base_edges = _edges(board.base, tables)
+        rows = {h: row for h, row in edges.items() if row is not base_edges.get(h)}
+    for h, row in rows.items():
+        free[h] = tuple(((b, bool(rugged and not road and not rugged_free)), step) for b, step, road, rugged in row)
+        near[h] = frozenset(b for b, _, _, _ in row)
     return free, near
 
 
@@ -622,8 +631,8 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
     looked = {start, *nbrs[start]}                     # 6.2's one hex reads each neighbour (can_enter)
     whole = _whole_steps(board, tables)
     for road_only in (False, True):
-        if road_only and not any(board.is_road_link(start, n) for n in nbrs[start]):
-            continue     # no road leaves the start hex: a road-only move (6.6) goes nowhere
+        if road_only and not any(road for _, _, road, _ in edges[start]):
+            continue     # no road step leaves the start hex: a road-only move (6.6) goes nowhere
         budget = ma + (1 if road_only else 0)
         succ = _successors(edges, road_only, blocked, stop_in, rugged_free, road_bound,
                            budget if cossack else None, onward, ezoc if leader else None, board, tables)
@@ -645,7 +654,7 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
                 out[h] = _reach_value(h, cost, path, None, road_only)
     # 6.2: one hex is always possible (unless prohibited)
     extra = []
-    for n in board.neighbours(start):
+    for n in nbrs[start]:
         if n in out:
             continue
         c = can_enter(start, n)
