@@ -368,7 +368,8 @@ class TbfRules(GameRules):
             if got is None:
                 if len(self._index_memo) > 64:
                     self._index_memo.clear()
-                by_id = {p.id: p for p in g.pieces}
+                pos = g._pos                # piece id -> its place in the pieces (ids are unique, 2.4)
+                by_id = dict(zip(pos, g.pieces)) if len(pos) == len(g.pieces) else {p.id: p for p in g.pieces}
                 units = self.sc.units
                 by_hex = {}                 # (from the position's pieces by hex, each in the pieces' order)
                 for h, ps in g._in_hex.items():
@@ -449,6 +450,14 @@ class TbfRules(GameRules):
         return [l for l, d in self.sc.leaders.items() if d.side == side and self._can_activate(s, l) is None]
 
     def _mp_left(self, s: TbfState, uid: str) -> int:
+        memo = self._memo_for(s)
+        key = ("mp_left", uid)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = self._mp_left_now(s, uid)
+        return got
+
+    def _mp_left_now(self, s: TbfState, uid: str) -> int:
         p = self._index(s)[0][uid]
         ma = self.sc.leaders[uid].ma if self.sc.is_leader(uid) else current_ma(self.sc, p)
         return max(0, ma - _book(s.impulse, uid).mp)

@@ -346,6 +346,7 @@ class Scenario:
                                          tables.key])
         self.units = {u.id: u for u in oob.units}
         self.front_memo: dict = {}      # enemy fronts of recent positions (rules.enemy_front), bounded
+        self._chains: dict = {}         # unit id -> its chain of command (the order of battle's, never changes)
         self.leaders = {x.id: x for x in oob.leaders}
         # piece id -> side, asked in every loop over the map (units first, as :meth:`side` read them)
         self.side_of = {**{x.id: x.side for x in oob.leaders}, **{u.id: u.side for u in oob.units}}
@@ -373,8 +374,15 @@ class Scenario:
     def is_leader(self, pid: str) -> bool:
         return pid in self.leaders
 
-    def chain_of_command(self, unit_id: str) -> set[str]:
-        """Leaders whose CV may help this unit's checks (4.2.2 C and its clarification)."""
+    def chain_of_command(self, unit_id: str) -> frozenset[str]:
+        """Leaders whose CV may help this unit's checks (4.2.2 C and its clarification). From the order of
+        battle alone: worked out once per unit."""
+        got = self._chains.get(unit_id)
+        if got is None:
+            got = self._chains[unit_id] = frozenset(self._chain_of_command(unit_id))
+        return got
+
+    def _chain_of_command(self, unit_id: str) -> set[str]:
         u = self.units[unit_id]
         out = set()
         direct = [x for x in self.leaders.values() if x.side == u.side and x.command == u.command]
