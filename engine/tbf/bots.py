@@ -70,6 +70,9 @@ class GreedyBot:
         self._start_levels: dict = {}
         # unit -> (hex, objectives, reach, the scores of its moves) at the last decision that scored them
         self._scored: dict = {}
+        self._towns = None              # the French objectives (the same all game)
+        # (unit, hex, status, its book, the Level 2/3 roll) -> (MPs left, free steps): see _budget
+        self._budgets: dict = {}
 
     def _extremes(self, grid, hexes: tuple, far: bool) -> "_Extreme":
         key = (hexes, far)
@@ -234,31 +237,46 @@ class GreedyBot:
         # least ``least`` MPs (6.2.2, 6.2.6); so a gain of g costs at least (g - free) * least MPs and
         # the best score is at the largest gain (the MP bonus falls 0.01 * least a step), worked out as
         # _move_scores works it out (the same float when some move reaches it)
-        free = self._free_steps(rules, s, uid, here)
-        g = min(top, rules._mp_left(s, uid) // least + free)
+        mp_left, free = self._budget(rules, s, uid, here)
+        g = min(top, mp_left // least + free)
         if g <= 0:
             return 0
         return g + 0.01 * (10 - max(0, g - free) * least)
 
-    def _free_steps(self, rules, s, uid: str, here: str) -> int:
-        """At most how many steps of a move cost no MP: Level 2/3 hexes, as many as the Level 2/3 roll
-        leaves the unit (6.2.3 A), and only of a level found in or next to its starting hex (6.2.3 B-C)."""
-        l2, l3 = rules._levels(s.impulse, uid)
-        if not (l2 or l3):
-            return 0
-        lv = self._start_levels.get(here)
-        if lv is None:
-            board = rules.sc.board
-            lv = self._start_levels[here] = frozenset([board.level(here)] + [board.level(n) for n in
-                                                                              board.grid.neighbours(here)])
-        return (l2 if 2 in lv else 0) + (l3 if 3 in lv else 0)
+    def _budget(self, rules, s, uid: str, here: str) -> tuple[int, int]:
+        """The unit's MPs left (4.2.4 B, 6.2.2) and at most how many steps of its move cost no MP: Level 2/3
+        hexes, as many as the Level 2/3 roll leaves it (6.2.3 A), and only of a level found in or next to
+        its starting hex (6.2.3 B-C). Both as the rules say; kept while what they depend on (its hex and
+        status, its own book this segment, the segment's Level 2/3 roll) stays the same, so a unit that
+        stands still while the others move is not asked again at every decision."""
+        imp = s.impulse
+        books = self._dist.get("books")
+        if books is None:
+            books = self._dist["books"] = {b.unit: b for b in imp.book}
+        key = (uid, here, rules._index(s)[0][uid].status, books.get(uid), imp.levels)
+        got = self._budgets.get(key)
+        if got is None:
+            l2, l3 = rules._levels(imp, uid)
+            free = 0
+            if l2 or l3:
+                lv = self._start_levels.get(here)
+                if lv is None:
+                    board = rules.sc.board
+                    lv = self._start_levels[here] = frozenset([board.level(here)] + [
+                        board.level(n) for n in board.grid.neighbours(here)])
+                free = (l2 if 2 in lv else 0) + (l3 if 3 in lv else 0)
+            if len(self._budgets) > 4096:
+                self._budgets.clear()
+            got = self._budgets[key] = (rules._mp_left(s, uid), free)
+        return got
 
     def _steps(self, rules, s, uid: str, here: str) -> int:
         """At most how many hexes a move of ``uid`` may step through now (see :meth:`_move_bound`)."""
         least = min_step_mp(rules.sc)
         if not least:
             return 99
-        return rules._mp_left(s, uid) // least + self._free_steps(rules, s, uid, here)
+        mp_left, free = self._budget(rules, s, uid, here)
+        return mp_left // least + free
 
     def _leader_bound(self, rules, s, blk: "_Moves") -> float:
         """A score no move of a leader's block exceeds, before the hexes he might score a move to are
@@ -342,12 +360,25 @@ class GreedyBot:
             self._dist[key] = got
         return got
 
-    def _foes(self, rules, s, enemy: str) -> tuple:
-        if ("foes", enemy) not in self._dist:
+    def _where(self, rules, s) -> dict:
+        """Where the live units stand this decision, from one pass over them: each side's hexes (sorted,
+        each once: the same key for the same hexes at the next decision) and each command's hexes."""
+        got = self._dist.get("where")
+        if got is None:
             sc = rules.sc
-            self._dist[("foes", enemy)] = tuple(p.hex for p in s.game.on_map() if p.id in sc.units
-                                                and sc.side(p.id) == enemy and p.status in LIVE)
-        return self._dist[("foes", enemy)]
+            side_of, units = sc.side_of, sc.units
+            sides: dict = {}
+            by_cmd: dict = {}
+            for h, ps in rules._index(s)[1].items():        # (live units only, by hex)
+                for p in ps:
+                    sides.setdefault(side_of[p.id], {})[h] = None
+                    by_cmd.setdefault(units[p.id].command, []).append(h)
+            got = self._dist["where"] = {"sides": {k: tuple(sorted(v)) for k, v in sides.items()},
+                                         "by_command": by_cmd}
+        return got
+
+    def _foes(self, rules, s, enemy: str) -> tuple:
+        return self._where(rules, s)["sides"].get(enemy, ())
 
     def _mine(self, rules, s, uid: str) -> tuple:
         """Where the leader's own people are: subordinate leaders (higher ranks) or his command's units."""
@@ -359,16 +390,10 @@ class GreedyBot:
                 self._dist[key] = tuple(g.piece(x).hex for x, d in sc.leaders.items() if d.superior == uid
                                         and g.piece(x).hex)
             else:
-                by_cmd = self._dist.get("by_command")
-                if by_cmd is None:      # command -> the hexes of its live units, in the pieces' order
-                    by_cmd = self._dist["by_command"] = {}
-                    units = sc.units
-                    for p in g.on_map():
-                        if p.id in units and p.status in LIVE:
-                            by_cmd.setdefault(units[p.id].command, []).append((p.hex, p.id))
-                cmds = (ldr.command, ldr.command.split("-")[0])
+                by_cmd = self._where(rules, s)["by_command"]
                 # (only their distances count: the order of the hexes does not matter)
-                self._dist[key] = tuple(h for c in set(cmds) for h, _ in by_cmd.get(c, ()))
+                self._dist[key] = tuple(h for c in {ldr.command, ldr.command.split("-")[0]}
+                                        for h in by_cmd.get(c, ()))
         return self._dist[key]
 
     def _leader_move(self, rules, s, a) -> float:
@@ -395,17 +420,15 @@ class GreedyBot:
         return 0.5 * gain if gain > 0 else 0
 
     def _objectives(self, rules, s, side):
-        if ("obj", side) in self._dist:
-            return self._dist[("obj", side)]
-        self._dist[("obj", side)] = out = tuple(self._objectives_now(rules, s, side))
-        return out
-
-    def _objectives_now(self, rules, s, side):
-        sc, g = rules.sc, s.game
+        """The French hold the three towns (10.2.1); the Coalition goes for the French units (10.2.3)."""
         if side == "french":
-            towns = sc.board.data.towns
-            return [h for t in ("Dürenstein", "Oberloiben", "Unterloiben") for h in towns.get(t, [])]
-        return [p.hex for p in g.on_map() if sc.side(p.id) == "french" and p.id in sc.units and p.status in LIVE]
+            got = self._towns
+            if got is None:
+                towns = rules.sc.board.data.towns
+                got = self._towns = tuple(h for t in ("Dürenstein", "Oberloiben", "Unterloiben")
+                                          for h in towns.get(t, []))
+            return got
+        return self._foes(rules, s, "french")
 
     def _score(self, rules, s, a) -> float:
         sc, g = rules.sc, s.game
