@@ -63,6 +63,13 @@ def _on_map_units(state: GameState, side: str | None) -> tuple:
     return tuple([u for u in state.units if u.status == "map" and side_of[u.id] == side])
 
 
+@lru_cache(maxsize=64)
+def _stackers(sc, side: str) -> frozenset:
+    """The ids of ``side``'s units that count for stacking (6.9; leaders are stack-free, 16.9.2), per
+    scenario (immutable, compared by identity)."""
+    return frozenset(uid for uid, d in sc.units.items() if d.side == side and d.type != "leader")
+
+
 @lru_cache(maxsize=32)
 def _sides_of(sc) -> dict:
     """unit id -> its side, per scenario (scenarios are immutable, compared by identity)."""
@@ -537,11 +544,16 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     key = (board, sc.tables, start, ma, night_v3, spent, leader, road_bound, _rugged_free(state, d),
            _may_pay_surcharge(state, d), side if routed else None)
     merged, extra = _reach_looked(key, enemy_hexes(state, side), ezoc)
-    friends = friendly_hexes(state, side, exclude=uid)
-    if friends and not leader:
-        out = {h: r for h, r in merged if h not in friends or _cadre_meets_cadre(state, d, h)}
+    if not leader:
+        # 6.9: no ending stacked. The hexes reached never include the start, so a hex is taken when a unit
+        # of the side that counts for stacking stands there (what friendly_hexes(exclude=uid) holds),
+        # asked of the hexes reached only
+        occ = state.occupants.get
+        stackers = _stackers(sc, side)
+        out = {h: r for h, r in merged if (ids := occ(h)) is None or stackers.isdisjoint(ids)
+               or _cadre_meets_cadre(state, d, h)}
         for n, r in extra:
-            if n not in friends:       # 6.9
+            if (ids := occ(n)) is None or stackers.isdisjoint(ids):
                 out[n] = r
     else:
         out = dict(merged)
