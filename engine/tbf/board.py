@@ -197,6 +197,7 @@ class Board:
         self._levels: dict[str, int] = {}
         self._steps: dict[tuple, tuple] = {}        # step costs, for the tables in self._step_tables
         self._step_tables = None
+        self._lines: dict = {}                      # (a, b) -> the two nudged lines between them (4.4 A)
         self.dark_blue = frozenset(frozenset(p) for p in data.dark_blue_line)
         self.light_blue = frozenset(frozenset(p) for p in data.light_blue_line)
 
@@ -254,9 +255,15 @@ class Board:
         it is blocked only if the hexes on both sides block (our convention; the rulebook is silent).
         """
         a, b = self.check_hex(a, "4.4 A"), self.check_hex(b, "4.4 A")
-        l1, l2 = self.grid.line_both(a, b)
-        if not all(self.grid.in_bounds(h) for h in l1):
-            l1, l2 = l2, l1                      # report the on-map one of the two nudged lines
+        got = self._lines.get((a, b))
+        if got is None:                          # the geometry of the line: the map's alone, made once
+            if len(self._lines) > 100_000:
+                self._lines.clear()
+            l1, l2 = self.grid.line_both(a, b)
+            if not all(self.grid.in_bounds(h) for h in l1):
+                l1, l2 = l2, l1                  # report the on-map one of the two nudged lines
+            got = self._lines[(a, b)] = (tuple(l1), tuple(l2))
+        l1, l2 = got
         if viewer == "howitzer":
             return LosResult(True, None, "4.4 F", tuple(l1))
 

@@ -357,6 +357,7 @@ class TbfRules(GameRules):
         self._index_memo: dict = {}                 # position -> (pieces by id, live units by hex)
         self._columns: dict = {}                    # Coalition column -> its units
         self._overstack_memo: dict = {}             # position -> its overstacked hexes (4.1)
+        self._command_lists: dict = {}              # side -> its commands, their leaders and units
 
     def _index(self, s) -> tuple[dict, dict]:
         """Pieces by id, and the live units in each hex, of state ``s`` (memoised with it)."""
@@ -447,7 +448,13 @@ class TbfRules(GameRules):
         return None if ok else why.split(":")[0]
 
     def _leaders_left(self, s: TbfState, side: str) -> list[str]:
-        return [l for l, d in self.sc.leaders.items() if d.side == side and self._can_activate(s, l) is None]
+        return [l for l in self._side_leaders(side) if self._can_activate(s, l) is None]
+
+    def _side_leaders(self, side: str) -> tuple[str, ...]:
+        got = self._command_lists.get(("leaders", side))
+        if got is None:             # the order of battle's leaders of one side, in its order
+            got = self._command_lists[("leaders", side)] = tuple(l for l, d in self.sc.leaders.items() if d.side == side)
+        return got
 
     def _mp_left(self, s: TbfState, uid: str) -> int:
         memo = self._memo_for(s)
@@ -789,17 +796,28 @@ class TbfRules(GameRules):
     def _leaderless(self, s: TbfState, side: str) -> list[str]:
         """Commands of ``side`` with units on the map, no leader of their own left (6.1.4), not yet activated
         this turn (6.1.4 B)."""
-        sc, g = self.sc, s.game
-        cmds = sorted({d.command for u, d in sc.units.items() if d.side == side and g.piece(u).hex
-                       and g.piece(u).status in LIVE})
+        g = s.game
         out = []
-        for c in cmds:
-            own = [x for x in sc.leaders.values() if x.command == c]
+        for c, own, units in self._commands(side):
             if not own or f"command {c}" in s.activations:
                 continue                # no leader of its own (Column VI: Kutusov's) or already activated
-            if not any(g.piece(x.id).hex and g.piece(x.id).status == "normal" for x in own):
-                out.append(c)
+            if any(g.piece(x).hex and g.piece(x).status == "normal" for x in own):
+                continue
+            if any(g.piece(u).hex and g.piece(u).status in LIVE for u in units):
+                out.append(c)           # (units of it on the map)
         return out
+
+    def _commands(self, side: str) -> tuple:
+        """The side's commands in order, each with the leaders of that command and its units (the order of
+        battle's: made once)."""
+        got = self._command_lists.get(side)
+        if got is None:
+            sc = self.sc
+            cmds = sorted({d.command for d in sc.units.values() if d.side == side})
+            got = self._command_lists[side] = tuple(
+                (c, tuple(x.id for x in sc.leaders.values() if x.command == c),
+                 tuple(u for u, d in sc.units.items() if d.side == side and d.command == c)) for c in cmds)
+        return got
 
     def _check_activate_command(self, s, a: ActivateCommand):
         sc, g = self.sc, s.game
@@ -1263,7 +1281,8 @@ class TbfRules(GameRules):
 
     def _end_impulse(self, s):
         s = replace(s, impulse=None, to_move=other_side(SIDES, s.impulse.side), passes=0)
-        if not any(self._leaders_left(s, side) or self._leaderless(s, side) for side in SIDES):
+        if not any(any(self._can_activate(s, l) is None for l in self._side_leaders(side)) or self._leaderless(s, side)
+                   for side in SIDES):
             return (yield from self._end_phase(s, "every leader and command has been activated"))
         return s
 
