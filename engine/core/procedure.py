@@ -323,15 +323,33 @@ class NeedInput(VedetteError):
 # Answer sources for play
 # ------------------------------------------------------------------------------------------------
 class RandomDice:
-    """Answers chance requests from a seeded RNG with the requests' exact probabilities."""
+    """Answers chance requests from a seeded RNG with the requests' exact probabilities.
+
+    The generator is made (and seeded) at the first request: most actions of a game ask for no die, and
+    seeding costs more than the action's own bookkeeping. The dice are the same as if it were made at once."""
 
     def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
+        self._seed = seed
+        self._rng: random.Random | None = None
+
+    def _seed_value(self):
+        return self._seed
+
+    @property
+    def rng(self) -> random.Random:
+        r = self._rng
+        if r is None:
+            r = self._rng = random.Random(self._seed_value())
+        return r
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
 
     def __call__(self, request: ChanceRequest) -> Hashable:
         outs = request.outcomes()
         d = lcm(*(p.denominator for _, p in outs))
-        r = self.rng.randrange(d)
+        r = (self._rng or self.rng).randrange(d)
         acc = 0
         for v, p in outs:
             acc += p.numerator * (d // p.denominator)
@@ -369,6 +387,7 @@ class Stepper:
     def __init__(self, factory: Procedure):
         self._stack: list[Generator] = [factory()]
         self._flat = [False]             # per stack entry: an inline sub-procedure (records no extra depth)
+        self._inline = 0                 # how many entries of the stack are inline (sum of _flat)
         self.events: list[Event] = []
         self.pending: Request | None = None
         self.done = False
@@ -385,7 +404,7 @@ class Stepper:
             except StopIteration as stop:
                 first = False
                 self._stack.pop()
-                self._flat.pop()
+                self._inline -= self._flat.pop()
                 if not self._stack:
                     self.done, self.result, self.pending = True, stop.value, None
                     return
@@ -397,7 +416,9 @@ class Stepper:
                 continue
             if isinstance(req, Sub):
                 self._stack.append(req.proc())
-                self._flat.append(bool(getattr(req, "inline", False)))
+                flat = bool(getattr(req, "inline", False))
+                self._flat.append(flat)
+                self._inline += flat
                 first = True
                 continue
             if not isinstance(req, (ChanceRequest, Choose)):
@@ -406,18 +427,20 @@ class Stepper:
             return
 
     def _depth(self) -> int:
-        return len(self._stack) - 1 - sum(self._flat)
+        return len(self._stack) - 1 - self._inline
 
-    def answer(self, value: Any) -> None:
-        """Answer the pending request (validated); the procedure runs on to the next question."""
+    def answer(self, value: Any) -> Any:
+        """Answer the pending request (validated); the procedure runs on to the next question. Returns the
+        answer as the request took it (e.g. a die face typed as text, as a number)."""
         req = self.pending
         if req is None:
             raise VedetteError("the procedure is finished; nothing to answer")
         value = req.check(value)
         detail = {"die": req.die} if isinstance(req, Roll) else None
-        self.events.append(Event(req.kind, req.rule, req.label, value, detail, self._depth()))
+        self.events.append(Event(req.kind, req.rule, req.label, value, detail, len(self._stack) - 1 - self._inline))
         self.pending = None
         self._advance(value)
+        return value
 
     def run(self, dice: Callable[[ChanceRequest], Hashable] | None, chooser: Policy | None) -> Played:
         """Answer everything from ``dice`` and ``chooser`` until the procedure returns."""
