@@ -507,9 +507,12 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
 # 6.2.8 Charge
 # ---------------------------------------------------------------------------------------------------
 def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
-                 next_targets: tuple[str, ...] = (), mp_left: int | None = None) -> ChargeSetup:
+                 next_targets: tuple[str, ...] = (), mp_left: int | None = None, *,
+                 outline: bool = False) -> ChargeSetup:
     """A charge from the map: the charger, its straight path, the units in each target hex, where
-    routers would run (6.7), and enemy cavalry that could react (6.2.10)."""
+    routers would run (6.7), and enemy cavalry that could react (6.2.10). ``outline``: only what says
+    whether the charge may be declared (the charger, path, MPs and targets, 6.2.8 A-C), leaving out where
+    routers would run, the counter-charge arcs and the reactors (none of which can refuse it)."""
     from .charge import charge_from_spec
     p = st.piece(unit_id)
     u = sc.units[unit_id]
@@ -536,7 +539,7 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
     for i, h in enumerate(hexes):
         us = units_of(h, path[-2] if i == 0 else hexes[i - 1])
         rout_to = None
-        if us:
+        if us and not outline:
             trial = st
             for q in us:
                 trial = trial.with_piece(q["name"], status="routed")
@@ -554,6 +557,8 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
                         and q.status in LIVE) - {path[-1]}
     setup = charge_from_spec(spec, g, "charge", terrain=b.charge_terrain(t),
                              los=lambda a, c: b.los(a, c, t, viewer="cavalry", enemy=enemy_h, friendly=friendly).clear)
+    if outline:
+        return setup
     from .charge import charge_lines
     lane = {p.hex, *path[:-1]}
     targets_arc = []

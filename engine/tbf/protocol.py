@@ -327,7 +327,7 @@ def _melee_setup(game: GameState, units: tuple[str, ...], target: str):
 
 @lru_cache(maxsize=4096)
 def _charge_setup(game: GameState, uid: str, path: tuple[str, ...], nxt: tuple[str, ...], mp_left: int):
-    return A.charge_setup(default_scenario(), game, uid, path, nxt, mp_left)
+    return A.charge_setup(default_scenario(), game, uid, path, nxt, mp_left, outline=True)     # for the check
 
 
 @lru_cache(maxsize=512)
