@@ -29,7 +29,8 @@ from .game import MAX_ACTIONS, play_game, system_of
 from .sampling import wilson_interval
 
 __all__ = ["Study", "game_seed", "play_one", "run_study", "summarise", "compare", "write_parquet",
-           "read_parquet", "MAX_GAMES", "StudyInterrupted"]
+           "read_parquet", "MAX_GAMES", "StudyInterrupted", "batch_games", "local_cluster",
+           "LOCAL_DASK_CONFIG"]
 
 #: the most games one study may ask for (a bound on what a browser or a typo can start)
 MAX_GAMES = 1_000_000
@@ -90,10 +91,24 @@ def game_seed(seed: int, index: int) -> int:
     return int.from_bytes(h, "big") >> 1
 
 
+def _rules_of(system: str):
+    """The rules of ``system``, importing only that system's module when it is one shipped with Vedette
+    (a Dask worker then skips the other systems' imports, about 0.5 s of CPU per worker)."""
+    from . import game as _game
+    known = getattr(_game, "_SYSTEMS", {})
+    if system not in known:
+        module = getattr(_game, "_PROTOCOL_MODULES", {}).get(system)
+        if module is not None:
+            import importlib
+            importlib.import_module(module)
+    factory = known.get(system)
+    return factory() if factory is not None else system_of(system)
+
+
 def play_one(study: Study, index: int) -> dict:
     """Play game ``index`` of ``study`` and return its row (runs on a Dask worker)."""
     _import_plugin(study.plugin)
-    rules = system_of(study.system)
+    rules = _rules_of(study.system)
     gseed = game_seed(study.seed, index)
     by_turn: dict[int, dict] = {}
 
@@ -177,7 +192,7 @@ def run_study(study: Study, workers: int | None = None, scheduler: str | None = 
 
 def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str | None, got) -> None:
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, as_completed
     except ImportError as exc:  # pragma: no cover - a dependency
         raise VedetteError(f"Dask is not installed ({exc.name})") from None
     cluster = None
@@ -193,16 +208,17 @@ def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str
             n = workers or os.cpu_count() or 1
             if n < 1 or n > 256:
                 raise VedetteError(f"--workers: expected 1 to 256 worker processes, got {n}")
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   silence_logs=40)
+            cluster = local_cluster(n)
             client = Client(cluster)
         try:
-            # chunks of games per task keep the scheduler's overhead small against a game of ~50 ms
-            chunk = max(1, min(25, len(todo) // (4 * max(1, len(client.scheduler_info()["workers"]))) or 1))
-            batches = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+            batches = batch_games(todo, len(client.scheduler_info()["workers"]))
             futures = client.map(_play_batch, [study] * len(batches), batches, pure=False, retries=3)
             try:
-                for fut in as_completed(futures):
+                # on this client's own event loop: by default as_completed waits on the loop of the
+                # process's default client, and a game whose finished result was lost with a killed
+                # worker (so waited for again, on this client's loop) then failed with "bound to a
+                # different event loop" when another client was open (the worker-kill test)
+                for fut in as_completed(futures, loop=client.loop):
                     for row in fut.result():
                         got(row)
             except KeyboardInterrupt:
@@ -213,6 +229,44 @@ def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str
     finally:
         if cluster is not None:
             cluster.close()
+
+
+#: Dask settings for the LocalCluster a study starts itself (an existing cluster keeps its own). On a
+#: 2-core machine the games and Dask's housekeeping share the cores, so the housekeeping is made rare:
+#: measured on Fuentes greedy games, the worker's threads other than the game's took about 5 % of a core
+#: with Dask's defaults and under 1 % with these (see tests/bench/test_simulate_bench.py).
+LOCAL_DASK_CONFIG = {
+    # the sampling profiler walks the game thread's stack every 10 ms: the largest share
+    "distributed.worker.profile.enabled": False,
+    # the event-loop health check (20 ms by default) wakes every process 50 times a second
+    "distributed.admin.tick.interval": "1s",
+    # host figures for the dashboard (psutil, every 500 ms by default); a study opens no dashboard
+    "distributed.admin.system-monitor.interval": "5s",
+    # the nanny's and the worker's memory checks (every 100 ms by default)
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+#: the most games in one Dask task (a Fuentes greedy game is ~0.25 s of CPU): about 32 tasks per worker
+#: keep the last tasks short, so no worker idles long at the end while another plays a long chunk
+MAX_CHUNK = 25
+TASKS_PER_WORKER = 32
+
+
+def local_cluster(n: int):
+    """A Dask LocalCluster of ``n`` one-thread worker processes with :data:`LOCAL_DASK_CONFIG` (each
+    worker process takes the configuration from its nanny when it starts)."""
+    import dask
+    from distributed import LocalCluster
+    with dask.config.set(LOCAL_DASK_CONFIG):
+        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                            silence_logs=40)
+
+
+def batch_games(todo: Sequence[int], workers: int) -> list[list[int]]:
+    """Split the game indexes into Dask tasks: ``TASKS_PER_WORKER`` tasks per worker or more, each of
+    1 to ``MAX_CHUNK`` games, in order."""
+    chunk = max(1, min(MAX_CHUNK, len(todo) // (TASKS_PER_WORKER * max(1, workers))))
+    return [list(todo[i:i + chunk]) for i in range(0, len(todo), chunk)]
 
 
 def _play_batch(study: Study, indexes: list[int]) -> list[dict]:

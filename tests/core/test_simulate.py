@@ -105,3 +105,48 @@ def test_bad_study_is_refused_before_any_game(bad, match, workers_see_race_game)
 def test_unreachable_scheduler_is_one_clear_error(workers_see_race_game):
     with pytest.raises(VedetteError, match="cannot reach"):
         run_study(STUDY, scheduler="tcp://127.0.0.1:9")
+
+
+# ------------------------------------------------------------------------------------------------
+# Dask overhead (issue 16 speed): task sizes and the study's own LocalCluster settings
+# ------------------------------------------------------------------------------------------------
+from hypothesis import given, strategies as st  # noqa: E402
+
+from engine.core.simulate import LOCAL_DASK_CONFIG, MAX_CHUNK, TASKS_PER_WORKER, batch_games, local_cluster  # noqa: E402
+
+
+def test_batch_sizes_by_hand():
+    # 400 games, 2 workers: 400 // (32 * 2) = 6 games a task -> 66 tasks of 6 and one of 4 (66*6 = 396)
+    b = batch_games(range(400), 2)
+    assert [len(x) for x in b] == [6] * 66 + [4]
+    # 400 games, 1 worker: 400 // 32 = 12 -> 33 tasks of 12 and one of 4 (33*12 = 396)
+    assert [len(x) for x in batch_games(range(400), 1)] == [12] * 33 + [4]
+    # 10,000 games, 2 workers: 10000 // 64 = 156, capped at 25 -> 400 tasks of 25
+    assert [len(x) for x in batch_games(range(10_000), 2)] == [25] * 400
+    # fewer games than tasks wanted: one game a task
+    assert batch_games([5, 3, 9], 2) == [[5], [3], [9]]
+
+
+@given(st.lists(st.integers(0, 10**6), unique=True, max_size=3000), st.integers(1, 64))
+def test_batches_cover_every_game_once_in_order(todo, workers):
+    b = batch_games(todo, workers)
+    assert [i for x in b for i in x] == todo                     # none lost, none twice, same order
+    assert all(1 <= len(x) <= MAX_CHUNK for x in b)
+    if len(todo) >= TASKS_PER_WORKER * workers:                 # enough games: every worker has many tasks
+        assert len(b) >= TASKS_PER_WORKER * workers
+
+
+def test_local_dask_config_names_real_settings():
+    import dask
+    import distributed  # noqa: F401  (loads distributed's defaults into dask.config)
+    for key in LOCAL_DASK_CONFIG:                                # a misspelt key would be silently ignored
+        assert dask.config.get(key, default=KeyError) is not KeyError, key
+
+
+def test_study_cluster_workers_run_with_the_quiet_settings():
+    import dask
+    from distributed import Client
+    with local_cluster(1) as cluster, Client(cluster) as client:
+        got = client.run(lambda: (dask.config.get("distributed.worker.profile.enabled"),
+                                  dask.config.get("distributed.admin.tick.interval")))
+    assert list(got.values()) == [(False, "1s")]
