@@ -28,6 +28,7 @@ import threading
 from types import MappingProxyType
 from itertools import combinations
 from math import ceil
+from operator import attrgetter
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
@@ -220,9 +221,14 @@ class Battle:
 def _derive_battle(b: Battle) -> None:
     global _BATTLE_FIELDS
     if _BATTLE_FIELDS is None:
-        _BATTLE_FIELDS = tuple(f for f in _fields(Battle) if f.compare)
-    object.__setattr__(b, "_units", MappingProxyType({u.id: u for u in b.attackers + b.defenders + b.others}))
-    object.__setattr__(b, "_hash", hash(tuple(getattr(b, f.name) for f in _BATTLE_FIELDS)))
+        # the compared fields, gathered as one tuple in C
+        _BATTLE_FIELDS = attrgetter(*(f.name for f in _fields(Battle) if f.compare))
+    units = b.attackers + b.defenders + b.others
+    object.__setattr__(b, "_units", MappingProxyType(dict(zip(map(_ID, units), units))))
+    object.__setattr__(b, "_hash", hash(_BATTLE_FIELDS(b)))
+
+
+_ID = attrgetter("id")
 
 
 @lru_cache(maxsize=1024)
@@ -1030,7 +1036,8 @@ def _advance_setup(b: Battle, result: str, fates: dict, positions: tuple):
         return None                                           # 9.4.4 covering garrison
     paths = tuple((r.advance_path, r.advance_room) for u in losers if (r := fates.get(u.id)) is not None)
     if b.board is not None:
-        paths = tuple(_vacant_part(h, room, positions) for h, room in paths)
+        occupied = _occupied(b, positions)
+        paths = tuple(_vacant_part(h, room, occupied) for h, room in paths)
     if not eligible or not any(room >= 1 for _, room in paths):
         return None
     if b.board is not None and rules.fatigue and any(w.fatigue >= 4 for w in eligible):
@@ -1044,11 +1051,24 @@ def _advance_setup(b: Battle, result: str, fates: dict, positions: tuple):
     return victor, eligible, paths, garrison_hexes
 
 
-def _vacant_part(hexes: tuple, room: int, positions: tuple) -> tuple[tuple, int]:
+def _occupied(b: Battle, positions: tuple) -> set:
+    """The hexes some unit stands in (leaders, 16.9.2, do not count), ``positions`` as
+    :func:`_positions_now` makes them: the battle's own units, then the bystanders, who stay put."""
+    tail = _bystanders(b.others)
+    n = len(positions) - len(tail)
+    if n < 0 or positions[n:] != tail:
+        return {h for _, (_side, h, _zoc, solid) in positions if solid and h}
+    out = set(_bystanders_occupied(b.others))
+    for _, (_side, h, _zoc, solid) in positions[:n]:
+        if solid and h:
+            out.add(h)
+    return out
+
+
+def _vacant_part(hexes: tuple, room: int, occupied: set) -> tuple[tuple, int]:
     """9.9.1: a retreat path is a path of vacant hexes. Once every retreat of the battle is done, it ends
-    before the first hex some unit now stands in (a later retreat of the same battle may have stopped on it);
-    leaders (16.9.2) do not block."""
-    occupied = {h for _, (_side, h, _zoc, solid) in positions if solid and h}
+    before the first hex some unit now stands in (a later retreat of the same battle may have stopped on it,
+    ``occupied``: see :func:`_occupied`); leaders (16.9.2) do not block."""
     for i, h in enumerate(hexes):
         if h in occupied:
             return hexes[:i], min(room, i)
@@ -1101,7 +1121,8 @@ def _defenders_kept_their_hexes(b: Battle, result: str, fates: dict) -> bool:
     paths = [(r.advance_path, r.advance_room) for d in b.defenders if (r := fates.get(d.id)) is not None]
     if b.board is not None:
         positions = _positions(b, fates)
-        paths = [_vacant_part(h, room, positions) for h, room in paths]
+        occupied = _occupied(b, positions)
+        paths = [_vacant_part(h, room, occupied) for h, room in paths]
     return not any(room >= 1 for _, room in paths)
 
 
@@ -1114,8 +1135,9 @@ def _positions(b: Battle, fates: dict) -> tuple:
 
 
 def _positions_now(b: Battle, fates: dict) -> tuple:
+    # only the battle's own units have fates: the bystanders' part is worked out once per battle
     out = []
-    for u in b.attackers + b.defenders + b.others:
+    for u in b.attackers + b.defenders:
         r = fates.get(u.id)
         if r is not None and r.fate in ("broken", "destroyed"):
             continue
@@ -1126,7 +1148,26 @@ def _positions_now(b: Battle, fates: dict) -> tuple:
             if r.marker:
                 zoc = False                                  # 9.6.3: a Routed! unit has no ZOC
         out.append((u.id, (u.side, h, zoc, u.type != "leader")))   # leaders stack freely (16.9.2)
-    return tuple(out)
+    return tuple(out) + _bystanders(b.others)
+
+
+@lru_cache(maxsize=256)
+def _bystanders(others: tuple) -> tuple:
+    """The part of :func:`_positions_now` for the units that are not in the battle (they stay put), keyed
+    by those units (values whose hash is made once)."""
+    return tuple(map(_position_of, others))
+
+
+@lru_cache(maxsize=4096)
+def _position_of(u: Unit) -> tuple:
+    # one unit standing where it is: (id, (side, hex, has a ZOC 7.0, not a stack-free leader 16.9.2))
+    return (u.id, (u.side, u.hex, u.exerts_zoc and u.type != "leader", u.type != "leader"))
+
+
+@lru_cache(maxsize=256)
+def _bystanders_occupied(others: tuple) -> frozenset:
+    """The hexes the units that are not in the battle stand in (leaders, 16.9.2, do not count)."""
+    return frozenset(u.hex for u in others if u.type != "leader" and u.hex)
 
 
 def _enemy_zoc_for(b: Battle, side: str, positions: tuple) -> frozenset:

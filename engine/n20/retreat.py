@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from operator import add
+from operator import add, itemgetter
 
 from engine.core.values import cached_hash_repr
 from engine.core.procedure import Roll
@@ -165,11 +165,20 @@ class MapRetreat:
 
     def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
         # positions: ((unit id, (side, hex, has a ZOC[, not a stack-free leader])), ...)
-        pos = [(uid, p if len(p) == 4 else (*p, True)) for uid, p in positions]
-        friends = frozenset(h for uid, (side, h, _, solid) in pos
-                            if side == unit.side and uid != unit.id and h and solid)
-        enemies = frozenset(h for uid, (side, h, _, _) in pos if side != unit.side and h)
-        enemy_zoc_src = frozenset(h for uid, (side, h, zoc, _) in pos if side != unit.side and h and zoc)
+        own, me = unit.side, unit.id
+        friends, enemies, enemy_zoc_src = set(), set(), set()
+        for uid, p in positions:             # one pass: friends' hexes (not stack-free leaders), enemies', ZOCs
+            h = p[1]
+            if not h:
+                continue
+            if p[0] == own:
+                if uid != me and (len(p) < 4 or p[3]):
+                    friends.add(h)
+            else:
+                enemies.add(h)
+                if p[2]:
+                    enemy_zoc_src.add(h)
+        friends, enemies, enemy_zoc_src = frozenset(friends), frozenset(enemies), frozenset(enemy_zoc_src)
         ezoc = _ezoc(self.board, enemy_zoc_src, enemies, unit.side)
         # the paths read the map's grid, hexsides and roads only (not terrain): keyed by the loaded map,
         # so a board with Fieldworks (Fuentes 14.2) shares its searches
@@ -222,8 +231,16 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
     loc_set = frozenset(board.loc_hexes(side))
     complete: list[tuple] = []            # (hexes, hazards, end, priority, through) of the paths found
     blocked: list[tuple] = []
-    best = [None]  # best priority among survivable complete paths found so far
+    # the best (friend hexes, EZOC hexes, steps not closer) among survivable complete paths found so far,
+    # as one number ordered as those triples are (each count is below m: a path never repeats a hex, and
+    # the search never takes more than _SEARCH_BUDGET steps)
+    m = max(_SEARCH_BUDGET, len(board.hexes)) + 2
+    mm = m * m
+    best = [_NONE_YET]
     steps_of = _search_steps(board, side)
+    free: dict = {}                       # hex -> its steps that do not enter an enemy hex (6.3)
+    hot = friends | ezoc
+    first = itemgetter(0)
     path = [start]
     hz: list = []
     budget = [_SEARCH_BUDGET]
@@ -232,62 +249,84 @@ def retreat_options(board: Board, loc_breaks: bool, side: str, road_bound: bool,
     river_hz = (HAZARD_RIVER,)
     both_hz = (HAZARD_RIVER, HAZARD_EZOC)
 
-    def finish(hexes: tuple, hazards: tuple, viol: tuple, end: str, through: int | None, nc: int) -> None:
-        # viol = (friendly-occupied hexes entered, EZOC hexes entered): 9.8.5 allows a friend's hex only
+    def finish(hexes: tuple, hazards: tuple, f: int, e: int, end: str, through: int | None, nc: int) -> None:
+        # (f, e) = (friendly-occupied hexes entered, EZOC hexes entered): 9.8.5 allows a friend's hex only
         # when no other route is open, a route through enemy ZOCs (9.8.3) included, so it ranks first
-        pr = (*viol, end != "ok", nc)
+        pr = (f, e, end != "ok", nc)
         if end == "blocked":
             blocked.append((hexes, hazards, end, pr, through))
             return
         complete.append((hexes, hazards, end, pr, through))
-        if end == "ok" and (best[0] is None or pr < best[0]):
-            best[0] = pr
+        if end == "ok" and f * mm + e * m + nc < best[0]:
+            best[0] = f * mm + e * m + nc
 
-    def dfs(viol: tuple, through: int | None, counts: tuple) -> None:
+    def dfs(f: int, e: int, through: int | None, counts: tuple) -> None:
         here = path[-1]
         steps = len(path) - 1
         nc = min(counts) if counts else 0
-        b0 = best[0]
-        if b0 is not None and (viol > b0[:2] or (viol == b0[:2] and nc > b0[3])):
+        if f * mm + e * m + nc > best[0]:
             return      # cannot reach the best rule-priority class found so far (all counts only grow)
         budget[0] -= 1
         if budget[0] < 0:
             return      # search bound (see _SEARCH_BUDGET)
         if steps >= distance and here not in friends:
-            finish(tuple(path[1:]), tuple(hz), viol, "ok", through, nc)
+            finish(tuple(path[1:]), tuple(hz), f, e, "ok", through, nc)
             return
         if loc_breaks and steps and here in loc_set and steps < distance:
-            finish(tuple(path[1:]), tuple(hz), viol, "loc", through, nc)   # 9.8.7: reached the LOC too early
+            finish(tuple(path[1:]), tuple(hz), f, e, "loc", through, nc)   # 9.8.7: reached the LOC too early
             return
-        # the steps the map allows (no prohibited hex, no forbidden hexside), minus hexes already on the
-        # path and enemy hexes, already in the order (closer to a LOC, then hex label)
-        nxt = [st for st in steps_of[here] if st[0] not in path and st[0] not in enemies]
+        # the steps the map allows (no prohibited hex, no forbidden hexside), minus enemy hexes and hexes
+        # already on the path, already in the order (closer to a LOC, then hex label)
+        out = free.get(here)
+        if out is None:
+            out = free[here] = [st for st in steps_of[here] if st[0] not in enemies]
+        nxt = [st for st in out if st[0] not in path]
         if not nxt:
             if steps:
-                finish(tuple(path[1:]), tuple(hz), viol, "blocked", through, nc)
+                finish(tuple(path[1:]), tuple(hz), f, e, "blocked", through, nc)
             return
         # explore promising hexes first: vacant non-EZOC, then closer to a LOC (a stable sort keeps the
         # map's order within each of the four kinds)
-        if any(st[0] in friends or st[0] in ezoc for st in nxt):
+        if not hot.isdisjoint(map(first, nxt)):
             nxt.sort(key=lambda st: (st[0] in friends, st[0] in ezoc))
+        last = steps + 1 >= distance
         for n, river, road, not_closer in nxt:
             # per LOC hex, one more step that does not get closer to it (9.8.6)
             c2 = tuple(map(add, counts, not_closer))
             if road_bound and not road:
-                finish(tuple(path[1:]) + (n,), tuple(hz) + (no_hz,), viol, "off_road", through,
+                finish(tuple(path[1:]) + (n,), tuple(hz) + (no_hz,), f, e, "off_road", through,
                        min(c2) if c2 else 0)   # 16.7.6
                 continue
             in_ez = n in ezoc
             in_f = n in friends
+            h_n = (both_hz if in_ez else river_hz) if river else (ez_hz if in_ez else no_hz)
+            if last and not in_f:
+                # the full distance ends here, on a hex free of friends: the first steps of dfs() for that
+                # hex, done without the call (the same pruning, bound and finish)
+                key = f * mm + (e + in_ez) * m + (min(c2) if c2 else 0)
+                if key > best[0]:
+                    continue
+                budget[0] -= 1
+                if budget[0] < 0:
+                    continue
+                complete.append((tuple(path[1:]) + (n,), tuple(hz) + (h_n,), "ok",
+                                 (f, e + in_ez, False, min(c2) if c2 else 0), through))
+                if key < best[0]:
+                    best[0] = key
+                continue
             path.append(n)
-            hz.append((both_hz if in_ez else river_hz) if river else (ez_hz if in_ez else no_hz))
-            dfs((viol[0] + in_f, viol[1] + in_ez), through if through is not None or not in_f else steps, c2)
+            hz.append(h_n)
+            dfs(f + in_f, e + in_ez, through if through is not None or not in_f else steps, c2)
             path.pop()
             hz.pop()
 
-    dfs((0, 0), None, (0,) * len(board.loc_hexes(side)))
+    dfs(0, 0, None, (0,) * len(board.loc_hexes(side)))
     found = _finish_options(complete, blocked)
     return CutOptions(found) if budget[0] < 0 else found
+
+
+#: no survivable complete path found yet: nothing is pruned
+_NONE_YET = float("inf")
 
 
 @lru_cache(maxsize=64)

@@ -381,7 +381,9 @@ def engine_battle(state: GameState, b: Battle, attacker_side: str, reserves: tup
     ids = set(b.attackers) | set(b.defenders)
     attackers = tuple(battle_unit(state, x) for x in b.attackers)
     defenders = tuple(battle_unit(state, x) for x in b.defenders)
-    others = tuple(battle_unit(state, u.id) for u in R.on_map_units(state) if u.id not in ids)
+    special, fatigue_on = state.has("special_units"), state.has("fatigue")
+    others = tuple(_battle_unit(sc, u.id, u.hex, u.routed, u.square, u.fatigue, special, fatigue_on)
+                   for u in R.on_map_units(state) if u.id not in ids)      # battle_unit, for every bystander
     board = state.board
     if attacker_side == "allied" and state.fieldworks:
         board = sc.board          # 14.2: French units get no benefit from Fieldworks
