@@ -621,7 +621,8 @@ class TbfRules(GameRules):
         imp = s.impulse
         enemy = other_side(SIDES, side)
         if defensive:
-            shooters = [q for q in g.on_map() if sc.side(q.id) == side and q.id in sc.units
+            side_of, units = sc.side_of, sc.units
+            shooters = [q for q in g._on_map if side_of[q.id] == side and q.id in units
                         and q.id not in imp.defensive_fired]
             targets = {g.piece(u).hex for u in imp.units if g.piece(u).hex and g.piece(u).status in LIVE}
         else:
@@ -1077,10 +1078,11 @@ class TbfRules(GameRules):
 
     # --- perform ------------------------------------------------------------------------------------
     def perform(self, s: TbfState, a):
+        before = s.game
         s = yield from getattr(self, f"_do_{a.kind}")(s, a)
         if a.kind in ("fire", "melee", "charge"):
             s = yield from self._wounds(s)
-        return (yield from self._after(s, a))
+        return (yield from self._after(s, a, before))
 
     def _wounds(self, s):
         """6.5 A: a wounded leader is out for 2d6 turns, rolled as the wound is applied; he comes back in
@@ -1287,7 +1289,7 @@ class TbfRules(GameRules):
         return s
 
     # --- after every action ----------------------------------------------------------------------------
-    def _after(self, s, a):
+    def _after(self, s, a, before: GameState | None = None):
         sc = self.sc
         g = releases(sc, s.game)
         if "light_blue_crossed" in g.flags and s.alert_from is None:
@@ -1302,9 +1304,10 @@ class TbfRules(GameRules):
             return replace(s, result=over, impulse=None)
         s = yield from self._skip_empty_segments(s)
         if not isinstance(a, Move):
-            s = replace(s, overstack_ok=tuple(self._overstacks(s.game)))
+            s = replace(s, overstack_ok=tuple(self._overstacks(s.game, before)))
         else:
-            s = replace(s, overstack_ok=tuple(h for h in s.overstack_ok if h in self._overstacks(s.game)))
+            now = self._overstacks(s.game, before)
+            s = replace(s, overstack_ok=tuple(h for h in s.overstack_ok if h in now))
         return s
 
     def _skip_empty_segments(self, s):
@@ -1316,15 +1319,26 @@ class TbfRules(GameRules):
             s = yield from self._do_end(s, EndSegment(side))
         return s
 
-    def _overstacks(self, g: GameState) -> list[str]:
+    def _overstacks(self, g: GameState, prev: GameState | None = None) -> list[str]:
+        """The overstacked hexes of position ``g`` (4.1), sorted. ``prev``: the position ``g`` was made from
+        (the one before the action): where a hex holds the very pieces it held there, its answer is
+        taken from there, so only the hexes the action changed are judged again."""
         got = self._overstack_memo.get(g)            # by value: positions keep their hash
         if got is None:
             if len(self._overstack_memo) > 1024:
                 self._overstack_memo.clear()
             # a hex with one piece cannot break a stacking limit (4.1): only the crowded hexes are checked
             sc = self.sc
-            got = self._overstack_memo[g] = tuple(sorted(h for h, ps in g._in_hex.items()
-                                                         if len(ps) > 1 and stacking_problem(sc, g, h) is not None))
+            now = g._in_hex
+            before = self._overstack_memo.get(prev) if prev is not None else None
+            if before is None:
+                got = tuple(sorted(h for h, ps in now.items() if len(ps) > 1 and stacking_problem(sc, g, h) is not None))
+            else:
+                was = prev._in_hex
+                got = tuple(sorted([h for h in before if now.get(h) is was.get(h)]
+                                   + [h for h, ps in now.items() if len(ps) > 1 and ps is not was.get(h)
+                                      and stacking_problem(sc, g, h) is not None]))
+            self._overstack_memo[g] = got
         return list(got)
 
     def _automatic_victory(self, s) -> Outcome | None:

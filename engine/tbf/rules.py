@@ -454,17 +454,23 @@ def _occupied(sc: Scenario, st: GameState, side: str) -> tuple[frozenset, frozen
     if got is None:
         if len(_OCCUPIED) > 1024:
             _OCCUPIED.clear()
-        enemy, friends, crowded = set(), set(), set()
-        for q in st.on_map():
-            if q.status not in LIVE or q.id in sc.leaders:
+        # one pass for both sides: each side's hexes, and those holding two or more of its units
+        hexes: dict[str, set] = {"french": set(), "coalition": set()}
+        crowded: dict[str, set] = {"french": set(), "coalition": set()}
+        leaders, side_of = sc.leaders, sc.side_of
+        for q in st._on_map:
+            if q.status not in LIVE or q.id in leaders:
                 continue
-            if sc.side(q.id) != side:
-                enemy.add(q.hex)
-            elif q.hex in friends:
-                crowded.add(q.hex)
+            s_ = side_of[q.id]
+            hs = hexes[s_]
+            if q.hex in hs:
+                crowded[s_].add(q.hex)
             else:
-                friends.add(q.hex)
-        got = _OCCUPIED[key] = (frozenset(enemy), frozenset(friends), frozenset(crowded))
+                hs.add(q.hex)
+        for s_ in ("french", "coalition"):
+            enemy = frozenset().union(*[hs for k, hs in hexes.items() if k != s_])
+            _OCCUPIED[(sc.key, st, s_)] = (enemy, frozenset(hexes[s_]), frozenset(crowded[s_]))
+        got = _OCCUPIED[key]
     return got
 
 
