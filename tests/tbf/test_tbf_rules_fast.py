@@ -1,0 +1,309 @@
+"""The quick forms of the TBF rules queries (issue 13 speed) against the plain way of working each one
+out, over positions of recorded bot games: the same answers in every position tried. The plain ways
+are written out here as references (the code the quick forms replaced)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine.core.errors import DataError, RuleViolation
+from engine.core.game import play_game
+from engine.tbf import rules as TR
+from engine.tbf.actions import charge_setup
+from engine.tbf.charge import _validate as charge_validate
+from engine.tbf.protocol import Charge, TbfRules, _Moves
+from engine.tbf.rules import (LIVE, activation_plan, enemy_front, frontal, occupants, releases, stacking_problem,
+                              stacking_problem_with)
+
+R = TbfRules()
+SC = R.sc
+
+
+@pytest.fixture(scope="module")
+def states():
+    seen = []
+    for bots, seed, n in ((("random", "random"), 31, 220), (("greedy", "greedy"), 4, 260),
+                          (("greedy", "greedy"), 7, 200)):
+        play_game(R, bots, seed=seed, max_actions=n, record=False,
+                  on_action=lambda s, k: seen.append(s) if R.to_act(s) is not None else None)
+    return seen
+
+
+# --- references: the plain ways --------------------------------------------------------------------
+def _plan_ref(sc, st, leader_id):
+    """6.1.1-6.1.3 worked out leader by leader, unit by unit."""
+    from engine.tbf.turn import turn_data
+    g, td = sc.board.grid, turn_data()
+    ldr, lp = sc.leaders[leader_id], st.piece(leader_id)
+    leaders, frontier = [leader_id], [leader_id]
+    while frontier:
+        cur = frontier.pop()
+        r = td.command_reach.leaders[sc.leaders[cur].rank]
+        for sub in sc.leaders.values():
+            if sub.superior == cur and sub.id not in leaders:
+                sp = st.piece(sub.id)
+                if sp.hex and sp.status == "normal" and not sp.activated and g.distance(sp.hex, st.piece(cur).hex) <= r:
+                    leaders.append(sub.id)
+                    frontier.append(sub.id)
+    inside, outside = [], []
+    for uid, u in sc.units.items():
+        p = st.piece(uid)
+        if p.hex is None or p.status not in LIVE or p.activated or u.side != ldr.side:
+            continue
+        owners = [x for x in leaders if sc.leaders[x].command == u.command
+                  or (sc.leaders[x].rank == "division" and sc.leaders[x].command == u.command.split("-")[0])
+                  or ("-" not in u.command and sc.leaders[x].command.split("-")[0] == u.command
+                      and sc.leaders[x].side == "french")
+                  or (u.command == "VI" and sc.leaders[x].rank == "army")]
+        if not owners:
+            continue
+        reach = td.command_reach.units
+        ok = any(g.distance(st.piece(x).hex, p.hex) <= (reach["column"] if u.command == "VI" and sc.leaders[x].rank == "army"
+                                                         else reach[sc.leaders[x].rank]) for x in owners)
+        (inside if ok else outside).append(uid)
+    mine = set(inside) | set(outside)
+    extra = sorted(uid for uid, u in sc.units.items() if u.side == ldr.side and uid not in mine
+                   and st.piece(uid).hex and st.piece(uid).status in LIVE and not st.piece(uid).activated
+                   and g.distance(st.piece(uid).hex, lp.hex) <= td.extra_units_reach.hexes)
+    return leaders, sorted(inside), sorted(outside), extra
+
+
+def _releases_ref(sc, st):
+    """9.2 H-I, 9.4 B-C asked piece by piece."""
+    g, act = sc.board.grid, sc.file.activation
+    live = [p for p in st.on_map() if p.id in sc.units and p.status in LIVE]
+    french = [p for p in live if sc.side(p.id) == "french"]
+    coal = [p for p in live if sc.side(p.id) == "coalition"]
+    v = [h for pid, h in sc.file.setup.coalition.items() if pid.startswith("cv-") or pid == "kolloredo"]
+    if "column_V_released" not in st.flags and any(g.distance(f.hex, h) <= 3 for f in french for h in v):
+        st = st.with_flag("column_V_released")
+    vi = sc.board.data.setup_numbers.get("VI")
+    if vi and "column_VI_deployed" not in st.flags and any(g.distance(f.hex, vi) <= 3 for f in french):
+        st = st.with_flag("column_VI_deployed")
+    if "french_released" not in st.flags and (st.turn >= act.french_release_turn or any(
+            g.parse(p.hex)[0] <= act.french_release_row for p in coal if sc.units[p.id].command == "I")):
+        st = st.with_flag("french_released")
+    e = st.piece("elite")
+    if e.hex and "elite_released" not in st.flags:
+        if any(g.distance(p.hex, e.hex) == 1 for p in coal):
+            st = st.with_flag("elite_released")
+        if st.turn >= act.elite_release_turn and any(st.piece(x).hex and g.distance(st.piece(x).hex, e.hex) <= 1
+                                                     for x in ("mortier", "gazan")):
+            st = st.with_flag("elite_released")
+    return st.flags
+
+
+def _targets_ref(sc, g, enemy):
+    return {q.hex for q in g.on_map() if sc.side(q.id) == enemy and q.status in LIVE and not sc.is_leader(q.id)}
+
+
+def _fire_ref(s, side, defensive):
+    """6.3.3, 6.3.5, 6.3.6: every target, every shooter."""
+    from engine.tbf.protocol import Fire, _book
+    sc, g, imp = SC, s.game, s.impulse
+    grid = sc.board.grid
+    enemy = "coalition" if side == "french" else "french"
+    if defensive:
+        shooters = [q for q in g.on_map() if sc.side(q.id) == side and q.id in sc.units
+                    and q.id not in imp.defensive_fired]
+        targets = {g.piece(u).hex for u in imp.units if g.piece(u).hex and g.piece(u).status in LIVE}
+    else:
+        shooters = [g.piece(u) for u in imp.units if g.piece(u).hex and not _book(imp, u).fired]
+        targets = _targets_ref(sc, g, enemy)
+    cav = "11.1" in s.options
+    shooters = [q for q in shooters if q.status in ("normal", "fatigued") and (
+        (sc.units[q.id].ff > 0 and sc.units[q.id].kind != "cavalry")
+        or (cav and sc.units[q.id].kind == "cavalry" and sc.units[q.id].ff_red > 0))]
+    lone = []
+    if defensive:
+        lone = [q for q in g.on_map() if q.id in sc.leaders and sc.side(q.id) == side and q.status == "normal"
+                and q.id not in imp.defensive_fired and not occupants(sc, g, q.hex)]
+    out = []
+    for t in sorted(targets):
+        around = grid.neighbours(t)
+        out += [Fire(side, (q.id,), t) for q in lone if q.hex in around]
+        ids = [q.id for q in shooters
+               if (1 <= grid.distance(q.hex, t) <= 4 if sc.units[q.id].kind == "artillery" and not defensive
+                   else q.hex in around)]
+        out += [Fire(side, (u,), t) for u in ids]
+        if len(ids) > 1:
+            out.append(Fire(side, tuple(sorted(ids)), t))
+    return out
+
+
+def _melee_ref(s, side):
+    """6.4: every target, every ready unit next to it."""
+    from engine.tbf.protocol import Melee, _book
+    sc, g, imp = SC, s.game, s.impulse
+    enemy = "coalition" if side == "french" else "french"
+    ready = [u for u in imp.units if g.piece(u).hex and g.piece(u).status in ("normal", "fatigued")
+             and not _book(imp, u).meleed and not _book(imp, u).charged]
+    out = []
+    for t in sorted(_targets_ref(sc, g, enemy)):
+        ids = [u for u in ready if g.piece(u).hex in sc.board.grid.neighbours(t)]
+        out += [Melee(side, (u,), t) for u in ids]
+        for kinds in (("infantry", "artillery"), ("cavalry",)):
+            grp = tuple(sorted(u for u in ids if sc.units[u].kind in kinds))
+            if len(grp) > 1:
+                out.append(Melee(side, grp, t))
+    return out
+
+
+# --- the tests -------------------------------------------------------------------------------------
+def test_stacking_with_a_mover_is_the_stacking_of_the_position_made(states):
+    """4.1.7: a move's stacking check asked of the hex's pieces plus the mover equals the check of the
+    position with the mover there; every crowded hex's answer (kept by its pieces) equals a fresh one."""
+    tried = 0
+    for s in states[::5]:
+        g = s.game
+        occupied = [h for h, ps in g._in_hex.items() if len(ps) > 0]
+        movers = [p.id for p in g.on_map() if p.id in SC.units and p.status in ("normal", "fatigued")][:12]
+        for h in occupied[:10]:
+            assert stacking_problem(SC, g, h) == TR._stacking_problem(SC, h, g.in_hex(h))
+            for uid in movers:
+                if g.piece(uid).hex != h:
+                    assert stacking_problem_with(SC, g, h, uid) == stacking_problem(SC, g.with_piece(uid, hex=h), h)
+                    tried += 1
+    assert tried > 500
+
+
+def test_enemy_front_is_the_union_of_the_enemy_fronts(states):
+    """4.3 C, 4.2.4 E, 8.4 B: the fronts kept per piece add up to the fronts worked out unit by unit."""
+    for s in states[::2]:
+        g = s.game
+        for side in ("french", "coalition"):
+            want = set()
+            for p in g.on_map():
+                if not SC.is_leader(p.id) and SC.side(p.id) != side:
+                    want |= frontal(SC, g, p)
+            assert TR._enemy_front(SC, g, side) == want
+            assert enemy_front(SC, g, side) == want
+
+
+def test_activation_plan_is_the_plain_plan(states):
+    """6.1.1-6.1.3: who commands whom made once per scenario, the plan per position: the same leaders (in
+    the order reached), units in and out of range, and extra candidates as worked out leader by leader."""
+    tried = 0
+    for s in states[::4]:
+        g = s.game
+        for lid, p in ((l, g.piece(l)) for l in SC.leaders):
+            if p.hex is None or p.status != "normal" or p.activated:
+                continue
+            got = activation_plan(SC, g, lid)
+            assert (got["leaders"], got["units"], got["out_of_command"], got["extra_candidates"]) == _plan_ref(SC, g, lid)
+            got["units"].append("changed")          # the answer is a copy: the kept plan does not change
+            assert "changed" not in activation_plan(SC, g, lid)["units"]
+            tried += 1
+    assert tried > 100
+
+
+def test_releases_are_the_plain_releases(states):
+    """9.2 H-I, 9.4 B-C against zones made once: the same flags, also from positions with every release
+    flag taken away again (so each condition is asked)."""
+    seen = set()
+    for s in states[::2]:
+        for g in (s.game, replace(s.game, flags=s.game.flags - TR._ALL_RELEASED)):
+            got = TR._releases(SC, g).flags
+            assert got == _releases_ref(SC, g)
+            seen |= got & TR._ALL_RELEASED
+    assert seen >= {"french_released", "elite_released"}
+
+
+def test_fire_and_melee_candidates_are_the_plain_lists(states):
+    """6.3.3-6.3.6 and 6.4: candidates found from each firer's or attacker's neighbours, in the same order
+    as asking every target about every unit."""
+    fire = melee = 0
+    for s in states:
+        imp = s.impulse
+        if imp is None or imp.segment == "movement":
+            continue
+        side = R.to_act(s)
+        if imp.segment == "melee":
+            got = R._melee_candidates(s, side)
+            assert got == _melee_ref(s, side)
+            melee += bool(got)
+        else:
+            got = R._fire_candidates(s, side, imp.segment == "defensive_fire")
+            assert got == _fire_ref(s, side, imp.segment == "defensive_fire")
+            fire += bool(got)
+    assert fire > 10 and melee > 3
+
+
+def _verdict(setup):
+    try:
+        charge_validate(setup, SC.tables)
+        return None
+    except RuleViolation as exc:
+        return exc.rule
+
+
+def test_a_charge_outline_decides_like_the_whole_charge(states):
+    """6.2.8 A-C: the outline the legality check builds refuses or allows exactly what the whole set-up
+    does, and agrees with it on the charger, path, MPs and targets."""
+    tried = refused = 0
+    for s in states:
+        imp = s.impulse
+        if imp is None or imp.segment != "movement":
+            continue
+        for c in R.candidates(s):
+            if not isinstance(c, Charge):
+                continue
+            mp = R._mp_left(s, c.unit)
+            try:
+                full = charge_setup(SC, s.game, c.unit, c.path, c.next, mp)
+            except (DataError, RuleViolation) as exc:
+                with pytest.raises(type(exc)) as again:
+                    charge_setup(SC, s.game, c.unit, c.path, c.next, mp, outline=True)
+                assert str(again.value) == str(exc)
+                refused += 1
+                continue
+            part = charge_setup(SC, s.game, c.unit, c.path, c.next, mp, outline=True)
+            assert _verdict(part) == _verdict(full)
+            assert (part.charger, part.start_next_to_first, part.mp_left, part.approach_cost) == \
+                   (full.charger, full.start_next_to_first, full.mp_left, full.approach_cost)
+            assert [(t.hex, t.units, t.cost) for t in part.targets] == [(t.hex, t.units, t.cost) for t in full.targets]
+            tried += 1
+    assert tried > 3 and refused > 0, (tried, refused)
+
+
+def test_overstacks_carried_from_the_previous_position_match_a_fresh_count(states):
+    """4.1, 4.1.10: the overstacked hexes judged again only where a hex's pieces changed are those a fresh
+    count over the whole map finds."""
+    fresh, crowded = TbfRules(), 0
+    for before, after in zip(states, states[1:]):
+        R._overstack_memo.clear()
+        R._overstacks(before.game)
+        got = R._overstacks(after.game, before.game)
+        assert got == fresh._overstacks(after.game)
+        fresh._overstack_memo.clear()
+        crowded += bool(got)
+    R._overstack_memo.clear()
+    assert crowded > 0
+
+
+def test_the_movement_search_takes_plain_steps_as_the_step_loop_would(states, monkeypatch):
+    """6.2: a plain hex's steps taken as made once per board give the same reach (MPs and paths) as the
+    search that runs every step through the step rules (6.2.2-6.2.7, 4.1.4)."""
+    asks = []
+    for s in states[::5]:
+        if s.impulse is not None and s.impulse.segment == "movement":
+            for b in R._candidate_blocks(s):
+                if isinstance(b, _Moves):
+                    l2, l3 = R._levels(s.impulse, b.unit)
+                    asks.append((s.game, b.unit, {2: l2, 3: l3}, R._mp_left(s, b.unit)))
+
+    def run():
+        TR._REACH.clear()
+        TR._SEARCH_ROWS.clear()
+        TR._SEARCH_PLAIN.clear()
+        return [TR.reachable(SC, g, uid, lv, mp_left=mp) for g, uid, lv, mp in asks]
+
+    quick = run()
+    monkeypatch.setattr(TR, "_plain_row", lambda steps: None)
+    slow = run()
+    monkeypatch.undo()
+    TR._REACH.clear()
+    TR._SEARCH_ROWS.clear()
+    TR._SEARCH_PLAIN.clear()
+    assert len(asks) > 30 and quick == slow
