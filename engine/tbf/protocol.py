@@ -355,6 +355,7 @@ class TbfRules(GameRules):
         self._rear_rows: dict[str, bool] = {}      # hex -> inside the Rear Guard's rows (9.2 G)
         self._memo_rear = None                      # the hexes of those rows
         self._index_memo: dict = {}                 # position -> (pieces by id, live units by hex)
+        self._index_last: tuple = ({}, {})          # the last position indexed: (its pieces by hex, its units by hex)
         self._columns: dict = {}                    # Coalition column -> its units
         self._overstack_memo: dict = {}             # position -> its overstacked hexes (4.1)
         self._command_lists: dict = {}              # side -> its commands, their leaders and units
@@ -373,10 +374,16 @@ class TbfRules(GameRules):
                 by_id = dict(zip(pos, g.pieces)) if len(pos) == len(g.pieces) else {p.id: p for p in g.pieces}
                 units = self.sc.units
                 by_hex = {}                 # (from the position's pieces by hex, each in the pieces' order)
+                # a hex holding the very pieces it held in the last position indexed keeps its live units
+                last_in_hex, last_by_hex = self._index_last
                 for h, ps in g._in_hex.items():
-                    here = [p for p in ps if p.status in LIVE and p.id in units]
+                    if last_in_hex.get(h) is ps:
+                        here = last_by_hex.get(h)
+                    else:
+                        here = [p for p in ps if p.status in LIVE and p.id in units]
                     if here:
                         by_hex[h] = here
+                self._index_last = (g._in_hex, by_hex)
                 got = self._index_memo[g] = (by_id, by_hex)
             memo["index"] = got
         return got
@@ -565,11 +572,16 @@ class TbfRules(GameRules):
                     out.append(OutOfCommand(side, uid))
             if imp.extra_left:
                 out += [Attach(side, u) for u in imp.extra if u not in imp.units]
+            books = {b.unit: b for b in imp.book}          # (as _book: the first entry of a unit)
+            if len(books) != len(imp.book):
+                books = {}
+                for b in imp.book:
+                    books.setdefault(b.unit, b)
             for uid in imp.units + imp.leaders:
                 p = g.piece(uid)
                 if p.hex is None or p.status not in ("normal", "fatigued"):
                     continue
-                bk = _book(imp, uid)
+                bk = books.get(uid) or UnitTurn(uid)
                 if bk.done:
                     continue
                 out.append(_Moves(side, uid, p.hex, self, s))
