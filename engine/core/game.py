@@ -671,8 +671,8 @@ def steady_heap() -> None:
     it, Python's full collections walk all of them again and again in the middle of games, ever longer as
     the caches grow over a study (measured: about a sixth of a Fuentes game's CPU after ten games). Objects
     set aside this way are still freed as soon as nothing refers to them; only a cycle among them that is
-    dropped later stays in memory (the values of a game, states and cached results, form none: twelve
-    Fuentes games in one process kept about fifty objects a game more than without it)."""
+    dropped later stays in memory (the values of a game, states and cached results, form none: after
+    twelve Fuentes games in one process, gc.unfreeze() and a collection find nothing to free)."""
     with _HEAP_LOCK:
         gc.collect()
         gc.freeze()

@@ -155,7 +155,7 @@ def test_values_carried_over_by_with_units_equal_values_worked_out_afresh(scenar
     def look(state, n):
         # the state just made (what was carried into it) and the one before (all its bot and rules used)
         for st in [state] + last[-1:]:
-            slot = M._table.get(st) or {}
+            slot = M._table.get(st) or M._carried.get(st) or {}     # carried, and not asked yet: beside the memo
             for name, _ in _ONE_SIDE_KEYS:
                 for side in ("french", "allied"):
                     if (name, side) in slot:

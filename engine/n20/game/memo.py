@@ -16,8 +16,14 @@ from typing import Any
 __all__ = ["memo", "clear", "inherit"]
 
 _SIZE = 48
+_CARRY_SIZE = 16
 _lock = threading.Lock()
 _table: "OrderedDict[Any, dict]" = OrderedDict()
+#: values carried over (see :func:`inherit`) to states that have asked nothing yet. A state made on the way
+#: to another one (an action's steps: a unit moved, then its marks changed, then the phase) never asks, so
+#: it takes no place in ``_table`` and pushes out no state still in play; the first question of a state
+#: moves its carried values into its place in ``_table``
+_carried: "OrderedDict[Any, dict]" = OrderedDict()
 
 
 def _slot(state) -> dict:
@@ -26,7 +32,10 @@ def _slot(state) -> dict:
         with _lock:
             d = _table.get(state)
             if d is None:
-                d = _table[state] = {}
+                d = _carried.pop(state, None)
+                if d is None:
+                    d = {}
+                _table[state] = d
                 if len(_table) > _SIZE:
                     _table.popitem(last=False)
     return d
@@ -48,17 +57,31 @@ _MISSING = object()
 
 def inherit(old, new, keys) -> None:
     """Copy to ``new`` the values held for ``old`` under ``keys``, where the caller knows that they hold
-    for ``new`` too (see engine.n20.game.state.with_units: what one side's units alone decide)."""
+    for ``new`` too (see engine.n20.game.state.with_units: what one side's units alone decide). Until
+    ``new`` asks a question they wait in a small side table (``_carried``), not in the memo's own."""
     d = _table.get(old)
+    if d is None:
+        d = _carried.get(old)          # ``old`` itself a step on the way: what it was carried passes on
     if not d:
         return
     found = [(k, d[k]) for k in keys if k in d]
-    if found:
-        nd = _slot(new)
-        for k, v in found:
-            nd.setdefault(k, v)
+    if not found:
+        return
+    nd = _table.get(new)
+    if nd is None:
+        with _lock:
+            nd = _table.get(new)
+            if nd is None:
+                nd = _carried.get(new)
+                if nd is None:
+                    nd = _carried[new] = {}
+                    if len(_carried) > _CARRY_SIZE:
+                        _carried.popitem(last=False)
+    for k, v in found:
+        nd.setdefault(k, v)
 
 
 def clear() -> None:
     with _lock:
         _table.clear()
+        _carried.clear()

@@ -98,7 +98,7 @@ def _go_movement(state: GameState) -> GameState:
                     rallied.append(u.id)
         if nu is not u:
             changes[u.id] = nu
-    st = replace(state.with_units(changes), step="movement")
+    st = replace(state.with_units(changes, carry=False), step="movement")
     if rallied and state.has("fog_of_war"):
         st = replace(st, arrived=tuple(rallied))                    # 16.1.3: a rallied leader may bring a dummy
     if sc.spec.units_released and state.turn == sc.spec.start_turn and state.player == "allied":
@@ -110,15 +110,16 @@ def _go_movement(state: GameState) -> GameState:
 
 
 def _enter_reaction(state: GameState) -> GameState:
-    st = replace(state, step="reaction", reacted=(),
-                 units=tuple(replace(u, moved=False) if u.moved else u for u in state.units))
-    return st
+    # 6.4: the moved marks of the movement phase are cleared (only the marked units are made again, so the
+    # unit indexes and the hash are updated for them alone)
+    st = state.with_units({u.id: replace(u, moved=False) for u in state.units if u.moved}, carry=False)
+    return replace(st, step="reaction", reacted=())
 
 
 def _enter_combat(state: GameState) -> GameState:
     # 9.9.8 holds within one combat phase: an advance after a countercharge does not carry over
-    st = replace(state, step="combat", declared=None, done_battles=(),
-                 units=tuple(replace(u, exhausted=False) if u.exhausted else u for u in state.units))
+    st = state.with_units({u.id: replace(u, exhausted=False) for u in state.units if u.exhausted}, carry=False)
+    st = replace(st, step="combat", declared=None, done_battles=())
     if state.night:
         return _end_combat(st)        # 14.0: no battles at night
     return st
@@ -145,7 +146,7 @@ def _end_combat(state: GameState) -> GameState:
                 nu = replace(nu, fatigue=u.fatigue - 1)
         if nu != u:
             changes[u.id] = nu
-    st = state.with_units(changes)
+    st = state.with_units(changes, carry=False)
     st = replace(st, declared=None, done_battles=())
     if not st.night:
         st = _lull(st)
@@ -269,7 +270,7 @@ def _next_turn(state: GameState) -> GameState:
         u = st.unit(r.unit)
         if r.until is not None and st.turn > r.until and u.status in ("later", "due"):
             changes[u.id] = replace(u, status="gone")
-    st = st.with_units(changes)
+    st = st.with_units(changes, carry=False)
     return _start_turn_bookkeeping(st)
 
 

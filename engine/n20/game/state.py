@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from engine.core.errors import VedetteError
 
+from . import memo as _memo
 from .scenario import Scenario, load_scenario
 from .types import Side, Status, Step, other
 
@@ -195,8 +196,8 @@ class GameState:
     def over(self) -> bool:
         return self.result is not None
 
-    def with_units(self, changes: dict[str, UnitState]) -> "GameState":
-        return with_units(self, changes)
+    def with_units(self, changes: dict[str, UnitState], carry: bool = True) -> "GameState":
+        return with_units(self, changes, carry)
 
     def with_morale(self, values: dict[str, int]) -> "GameState":
         m = dict(self.morale)
@@ -276,7 +277,7 @@ def _moved_occupants(occ: Mapping, before: Mapping, changes: dict, places: Mappi
             left[k] = (was, now)
     if not left:
         return occ
-    out = dict(occ)
+    out = occ.copy()               # a copy of the dict behind the read-only view (dict(view) goes key by key)
     for k, (was, _) in left.items():
         if was is not None:
             rest = tuple(x for x in out[was] if x != k)
@@ -362,9 +363,10 @@ def evolve(state: GameState, **changes) -> GameState:
     return new
 
 
-def with_units(state: GameState, changes: dict[str, UnitState]) -> GameState:
+def with_units(state: GameState, changes: dict[str, UnitState], carry: bool = True) -> GameState:
     """``state`` with some units replaced (by id): the unit index and the units' part of the hash are
-    updated for the changed units only."""
+    updated for the changed units only. ``carry=False`` for a state that is only a step on the way to
+    another (nothing is carried to it in the memo, where it would take the place of a state in play)."""
     old = state.__dict__
     by_id = old["by_id"]
     changes = {k: v for k, v in changes.items() if k in by_id and by_id[k] is not v}
@@ -395,7 +397,8 @@ def with_units(state: GameState, changes: dict[str, UnitState]) -> GameState:
         d["occupants"] = _moved_occupants(old["occupants"], by_id, changes, places)
     d["_units_hash"] = uh & _MASK
     d["_hash"] = hash((_SCALARS(d), d["_units_hash"]))
-    _carry_other_side(state, new, changes, by_id)
+    if carry:
+        _carry_other_side(state, new, changes, by_id)
     return new
 
 
@@ -424,9 +427,8 @@ def _carry_other_side(state: GameState, new: GameState, changes: dict, before: M
             return
     if side is None:
         return
-    from . import memo
     o = other(side)
-    memo.inherit(state, new, tuple((k, (o if v == "{o}" else side)) for k, v in _ONE_SIDE_KEYS))
+    _memo.inherit(state, new, tuple((k, (o if v == "{o}" else side)) for k, v in _ONE_SIDE_KEYS))
 
 
 _UNIT_FIELDS = frozenset(f.name for f in fields(UnitState))
