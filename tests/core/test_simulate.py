@@ -10,8 +10,8 @@ import pytest
 
 from engine.core.errors import VedetteError
 from engine.core.sampling import wilson_interval
-from engine.core.simulate import (Study, compare, game_seed, read_parquet, run_study, summarise,
-                                  write_parquet)
+from engine.core.simulate import (Study, StudyInterrupted, compare, game_seed, read_parquet, run_study,
+                                  summarise, write_parquet)
 
 HERE = Path(__file__).parent
 STUDY = Study("race", "short", (), ("random", "random"), games=24, seed=7, plugin="race_game")
@@ -150,3 +150,28 @@ def test_study_cluster_workers_run_with_the_quiet_settings():
         got = client.run(lambda: (dask.config.get("distributed.worker.profile.enabled"),
                                   dask.config.get("distributed.admin.tick.interval")))
     assert list(got.values()) == [(False, "1s")]
+
+
+def _worker_processes():
+    import psutil
+    return [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
+
+
+def test_ctrl_c_keeps_the_finished_games_and_closes_the_cluster(workers_see_race_game):
+    # a real SIGINT to this process once the first game is in: the study stops, hands back the games
+    # finished so far (each the same as when played alone), and leaves no worker process behind
+    slow = Study("race", "short", ("slow",), ("random", "random"), games=40, seed=3, plugin="race_game")
+    first = threading.Event()
+
+    def ctrl_c():
+        if first.wait(120):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=ctrl_c, daemon=True).start()
+    with pytest.raises(StudyInterrupted) as stopped:
+        run_study(slow, workers=2, on_row=lambda row: first.set())
+    rows = stopped.value.rows
+    assert 1 <= len(rows) < 40
+    alone = run_study(slow, workers=0)
+    assert rows == [alone[r["game"]] for r in rows]
+    assert _worker_processes() == []
