@@ -586,29 +586,68 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
                 out.append(((nxt, l2, l3), mp))
         return out
 
-    start = (p.hex, 0, 0)
-    halts = lambda place: place[0] in front                           # 6.2.5 A: must stop
-    if type(ma) is int and ma >= 0 and rows.whole_mps:
-        best = graph.search_parents_whole(start, successors, ma, halts)
+    # No Level 2/3 hex can be entered at all (none at or next to the start, or none allowed by the roll,
+    # 6.2.3 A-C): every state is (hex, 0, 0), so the search runs on the hexes themselves, the same states
+    # in the same order with the same costs, parents and ties (the steps below are those of
+    # ``successors`` with the level steps, never taken, left out)
+    flat = (2 not in start_levels or lvl2 <= 0) and (3 not in start_levels or lvl3 <= 0)
+
+    def flat_successors(here, _spent):
+        plain = plain_rows[here]
+        if plain is not None:
+            if free(plain[0]):
+                return plain[2]
+            return [step for step in plain[2] if step[0] not in enemy_hexes]
+        out = []
+        for nxt, step, alt in rows[here]:
+            if nxt in enemy_hexes:
+                continue                                              # 6.2.5 B
+            if alt is not no_alt and nxt in friend_hexes:
+                step = alt                                            # 4.1.4: no road into friends
+            if step is None or step[1]:
+                continue                                              # (a Level 2/3 hex: 6.2.3 A-C)
+            out.append((nxt, step[0]))
+        return out
+
+    if flat:
+        start, step_fn, halts = p.hex, flat_successors, front.__contains__        # 6.2.5 A: must stop
     else:
-        best = graph.search_parents(((start, 0),), successors, ma, halts=halts)
-    cheapest: dict[str, tuple] = {}             # hex -> its cheapest state (ties: the first reached)
-    for place, (cost, _) in best.items():
-        h = place[0]
-        got = cheapest.get(h)
-        if got is None or cost < got[0]:
-            cheapest[h] = (cost, place)
+        start, step_fn, halts = (p.hex, 0, 0), successors, (lambda place: place[0] in front)
+    if type(ma) is int and ma >= 0 and rows.whole_mps:
+        best = graph.search_parents_whole(start, step_fn, ma, halts)
+    else:
+        best = graph.search_parents(((start, 0),), step_fn, ma, halts=halts)
     paths: dict = {None: ()}                    # state -> the hexes of its path (prefixes shared)
     out: dict[str, tuple[int, tuple[str, ...]]] = {}
-    for h, (cost, place) in cheapest.items():
-        chain, cur = [], place
-        while cur not in paths:                 # up the parents to a state whose path is known
-            chain.append(cur)
-            cur = best[cur][1]
-        path = paths[cur]
-        for st in reversed(chain):
-            path = paths[st] = path + (st[0],)
-        out[h] = (int(cost), paths[place])
+    if flat:
+        for h, (cost, parent) in best.items():
+            if h in paths:                      # (met already as the parent of a hex before it)
+                out[h] = (int(cost), paths[h])
+                continue
+            chain, cur = [h], parent
+            while cur not in paths:             # up the parents to a hex whose path is known
+                chain.append(cur)
+                cur = best[cur][1]
+            path = paths[cur]
+            for x in reversed(chain):
+                path = paths[x] = path + (x,)
+            out[h] = (int(cost), path)
+    else:
+        cheapest: dict[str, tuple] = {}         # hex -> its cheapest state (ties: the first reached)
+        for place, (cost, _) in best.items():
+            h = place[0]
+            got = cheapest.get(h)
+            if got is None or cost < got[0]:
+                cheapest[h] = (cost, place)
+        for h, (cost, place) in cheapest.items():
+            chain, cur = [], place
+            while cur not in paths:             # up the parents to a state whose path is known
+                chain.append(cur)
+                cur = best[cur][1]
+            path = paths[cur]
+            for st in reversed(chain):
+                path = paths[st] = path + (st[0],)
+            out[h] = (int(cost), paths[place])
     reached = frozenset(out)
     around, roads = _around(sc, bridge_intact)
     looked_e = frozenset().union(*[around[h] for h in reached])

@@ -282,9 +282,48 @@ def test_overstacks_carried_from_the_previous_position_match_a_fresh_count(state
     assert crowded > 0
 
 
-def test_the_movement_search_takes_plain_steps_as_the_step_loop_would(states, monkeypatch):
-    """6.2: a plain hex's steps taken as made once per board give the same reach (MPs and paths) as the
-    search that runs every step through the step rules (6.2.2-6.2.7, 4.1.4)."""
+def _reach_ref(sc, st, uid, levels, mp_left):
+    """6.2 the plain way: the heap search over (hex, Level 2 hexes used, Level 3 hexes used) with every step
+    put through the step rules (6.2.2-6.2.7, 6.2.3 A-C, 6.2.5 A-B, 4.1.4), folded into hexes."""
+    from engine.core import graph
+    p, side = st.piece(uid), sc.side(uid)
+    leader = sc.is_leader(uid)
+    enemy, friends, crowded = TR._occupied(sc, st, side)
+    friends = frozenset() if leader else (friends if p.hex in crowded else friends - {p.hex})
+    front = enemy_front(sc, st, side)
+    restricted = side == "french" and "alert" not in st.flags and uid in sc.file.setup.french
+    elite = "elite" in sc.units and uid != "elite" and "strong_point_removed" not in st.flags and not leader
+    rows = TR._search_rows(sc, False, side == "coalition", elite, restricted)
+    b = sc.board
+    starts = {b.level(p.hex)} | {b.level(n) for n in b.grid.neighbours(p.hex)}
+    ma = min(sc.leaders[uid].ma if leader else TR.current_ma(sc, p), mp_left)
+
+    def steps(place, _c):
+        here, l2, l3 = place
+        for nxt, step, alt in rows[here]:
+            if nxt in enemy:
+                continue
+            if alt is not TR._NO_ALT and nxt in friends:
+                step = alt
+            if step is None:
+                continue
+            mp, lvl = step
+            if lvl and (lvl not in starts or (l2 if lvl == 2 else l3) >= levels.get(lvl, 0)):
+                continue
+            yield ((nxt, l2 + (lvl == 2), l3 + (lvl == 3)), mp)
+
+    found = graph.search_parents((((p.hex, 0, 0), 0),), steps, ma, halts=lambda place: place[0] in front)
+    out = {}
+    for place, (cost, _) in found.items():
+        if place[0] not in out or cost < out[place[0]][0]:
+            out[place[0]] = (cost, tuple(x[0] for x in graph.path_of(found, place)))
+    return out
+
+
+def test_the_movement_search_is_the_plain_search(states, monkeypatch):
+    """6.2: the search on hexes alone where no Level 2/3 hex can be entered, and a plain hex's steps taken
+    as made once per board, give the same reach (MPs, paths, and the order hexes are listed in) as the
+    plain search over (hex, Level 2/3 hexes used) that puts every step through the step rules."""
     asks = []
     for s in states[::5]:
         if s.impulse is not None and s.impulse.segment == "movement":
@@ -307,3 +346,9 @@ def test_the_movement_search_takes_plain_steps_as_the_step_loop_would(states, mo
     TR._SEARCH_ROWS.clear()
     TR._SEARCH_PLAIN.clear()
     assert len(asks) > 30 and quick == slow
+    flat = 0
+    for (g, uid, lv, mp), got in zip(asks, quick):
+        want = _reach_ref(SC, g, uid, lv, mp)
+        assert got == want and list(got) == list(want), (uid, g.piece(uid))
+        flat += not any(lv.values())
+    assert flat and flat < len(asks)        # searches with and without Level 2/3 hexes allowed were tried
