@@ -382,8 +382,10 @@ def engine_battle(state: GameState, b: Battle, attacker_side: str, reserves: tup
     attackers = tuple(battle_unit(state, x) for x in b.attackers)
     defenders = tuple(battle_unit(state, x) for x in b.defenders)
     special, fatigue_on = state.has("special_units"), state.has("fatigue")
+    # battle_unit, for every bystander on the map (read from the units directly: a resolve's state is met
+    # once, so a memo entry made for it here would only push out the entries of states still in use)
     others = tuple(_battle_unit(sc, u.id, u.hex, u.routed, u.square, u.fatigue, special, fatigue_on)
-                   for u in R.on_map_units(state) if u.id not in ids)      # battle_unit, for every bystander
+                   for u in state.units if u.status == "map" and u.id not in ids)
     board = state.board
     if attacker_side == "allied" and state.fieldworks:
         board = sc.board          # 14.2: French units get no benefit from Fieldworks
