@@ -233,8 +233,9 @@ def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str
 
 #: Dask settings for the LocalCluster a study starts itself (an existing cluster keeps its own). On a
 #: 2-core machine the games and Dask's housekeeping share the cores, so the housekeeping is made rare:
-#: measured on Fuentes greedy games, the worker's threads other than the game's took about 5 % of a core
-#: with Dask's defaults and under 1 % with these (see tests/bench/test_simulate_bench.py).
+#: measured on 100 Fuentes greedy games with one worker, the worker's threads other than the game's took
+#: 3.9 % of its wall time and the client's process (scheduler, nanny) 4.1 % of a core with Dask's defaults;
+#: 0.7 % and 0.9 % with these. Benchmarks in tests/bench/test_simulate_bench.py.
 LOCAL_DASK_CONFIG = {
     # the sampling profiler walks the game thread's stack every 10 ms: the largest share
     "distributed.worker.profile.enabled": False,
@@ -263,8 +264,8 @@ def local_cluster(n: int):
 
 
 def batch_games(todo: Sequence[int], workers: int) -> list[list[int]]:
-    """Split the game indexes into Dask tasks: ``TASKS_PER_WORKER`` tasks per worker or more, each of
-    1 to ``MAX_CHUNK`` games, in order."""
+    """Split the game indexes, in order, into Dask tasks of 1 to ``MAX_CHUNK`` games each: at least
+    ``TASKS_PER_WORKER`` tasks per worker when there are games enough, one game a task when not."""
     chunk = max(1, min(MAX_CHUNK, len(todo) // (TASKS_PER_WORKER * max(1, workers))))
     return [list(todo[i:i + chunk]) for i in range(0, len(todo), chunk)]
 
