@@ -323,8 +323,13 @@ class GreedyBot:
         near = self._extremes(grid, self._foes(rules, s, other_side(SIDES, side)), False)
         spots = self._leader_spots(rules, s, side, near)
         n_here = near(here)
+        # a hex farther off than the steps he may still take (see _move_bound) is out of his reach: not
+        # kept, so that his bound is that of the hexes he might reach
+        steps = self._steps(rules, s, blk.unit, here)
+        dist = grid.distance
         if n_here <= 2:                     # in danger of capture (6.5 C) or a melee (6.5 A): get away
-            out = [(20 + n_to - n_here, h) for h, n_to in spots if n_to > n_here and h != here]
+            out = [(20 + n_to - n_here, h) for h, n_to in spots if n_to > n_here and h != here
+                   and dist(here, h) <= steps]
         else:
             out = []
             if any(h != here for h, _ in spots):
@@ -336,7 +341,7 @@ class GreedyBot:
                 for h, _ in spots:
                     if h != here:
                         gain = f_here - far(h)
-                        if gain > 0:
+                        if gain > 0 and dist(here, h) <= steps:
                             out.append((0.5 * gain, h))
         return out
 
