@@ -317,12 +317,14 @@ def _reach(game: GameState, uid: str, l2: int, l3: int, mp_left: int) -> dict:
 @lru_cache(maxsize=4096)
 def _fire_setup(game: GameState, units: tuple[str, ...], target: str, defensive: bool, cavalry_fire: bool = False,
                 moved: tuple[str, ...] = ()):
-    return A.fire_setup(default_scenario(), game, units, target, defensive, cavalry_fire, moved)
+    # through the fire action's own memo, with its arguments as it passes them (no ammunition short):
+    # the fire the check allowed finds its set-up made when it is performed
+    return A._cached(A.fire_setup)(default_scenario(), game, units, target, defensive, cavalry_fire, moved, ())
 
 
 @lru_cache(maxsize=4096)
 def _melee_setup(game: GameState, units: tuple[str, ...], target: str):
-    return A.melee_setup(default_scenario(), game, units, target)
+    return A._cached(A.melee_setup)(default_scenario(), game, units, target, (), False)     # (as melee_action asks)
 
 
 @lru_cache(maxsize=4096)
