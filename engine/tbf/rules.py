@@ -1075,27 +1075,31 @@ def _releases(sc: Scenario, st: GameState) -> GameState:
         return st                                   # every release has happened
     act = sc.file.activation
     zone_v, zone_vi, column_i, west = _release_zones(sc)
-    units, side_of = sc.units, sc.side_of
-    french, coal, coal_i = set(), set(), False      # hexes of live units (not leaders) of each side
-    for p in st._on_map:
-        pid = p.id
-        if pid in units and p.status in LIVE:
-            if side_of[pid] == "french":
-                french.add(p.hex)
-            else:
-                coal.add(p.hex)
-                if pid in column_i and p.hex in west:
-                    coal_i = True                   # a Column I unit in hex row 18XX or west of it
-    if "column_V_released" not in flags and not zone_v.isdisjoint(french):
+    units, side_of, occ = sc.units, sc.side_of, st._in_hex
+
+    def any_unit(hexes, ok) -> bool:
+        """A live unit (not a leader) in one of ``hexes`` for which ``ok(piece)`` holds."""
+        for h in hexes:
+            for p in occ.get(h, ()):
+                if p.id in units and p.status in LIVE and ok(p):
+                    return True
+        return False
+
+    def french(p) -> bool:
+        return side_of[p.id] == "french"
+
+    # only the occupied hexes of each zone are looked at (the position's hexes with pieces in them)
+    if "column_V_released" not in flags and any_unit(occ.keys() & zone_v, french):
         st = st.with_flag("column_V_released")
-    if zone_vi is not None and "column_VI_deployed" not in flags and not zone_vi.isdisjoint(french):
+    if zone_vi is not None and "column_VI_deployed" not in flags and any_unit(occ.keys() & zone_vi, french):
         st = st.with_flag("column_VI_deployed")
-    if "french_released" not in flags and (st.turn >= act.french_release_turn or coal_i):
+    if "french_released" not in flags and (st.turn >= act.french_release_turn or any_unit(
+            occ.keys() & west, lambda p: p.id in column_i)):    # a Column I unit in hex row 18XX or west of it
         st = st.with_flag("french_released")
     elite = st.piece("elite") if "elite" in units else None
     if elite is not None and elite.hex and "elite_released" not in flags:
         g = sc.board.grid
-        if not coal.isdisjoint(g.neighbours(elite.hex)):                      # next to it
+        if any_unit(g.neighbours(elite.hex), lambda p: side_of[p.id] == "coalition"):      # next to it
             st = st.with_flag("elite_released")
         if st.turn >= act.elite_release_turn and any(
                 st.piece(l).hex and g.distance(st.piece(l).hex, elite.hex) <= 1 for l in ("mortier", "gazan")
