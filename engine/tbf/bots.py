@@ -352,16 +352,15 @@ class GreedyBot:
         key = ("spots", side)
         got = self._dist.get(key)
         if got is None:
-            side_of = rules.sc.side_of
             got = []
             known = near.got
-            for h, ps in rules._index(s)[1].items():
+            # (hexes with units only, as by_hex lists them: never a lone leader)
+            for h in self._where(rules, s)["only"].get(side, ()):
                 n_to = known.get(h)
                 if n_to is None:
                     n_to = near(h)
-                if n_to <= 1 or any(side_of[p.id] != side for p in ps):
-                    continue                # (by_hex lists hexes with units only: never a lone leader)
-                got.append((h, n_to))
+                if n_to > 1:
+                    got.append((h, n_to))
             self._dist[key] = got
         return got
 
@@ -373,13 +372,18 @@ class GreedyBot:
             sc = rules.sc
             side_of, units = sc.side_of, sc.units
             sides: dict = {}
+            only: dict = {}             # side -> the hexes holding its units and no other side's
             by_cmd: dict = {}
             for h, ps in rules._index(s)[1].items():        # (live units only, by hex)
+                mixed = False
                 for p in ps:
                     sides.setdefault(side_of[p.id], {})[h] = None
                     by_cmd.setdefault(units[p.id].command, []).append(h)
+                    mixed = mixed or side_of[p.id] != side_of[ps[0].id]
+                if not mixed:
+                    only.setdefault(side_of[ps[0].id], []).append(h)
             got = self._dist["where"] = {"sides": {k: tuple(sorted(v)) for k, v in sides.items()},
-                                         "by_command": by_cmd}
+                                         "only": only, "by_command": by_cmd}
         return got
 
     def _foes(self, rules, s, enemy: str) -> tuple:
