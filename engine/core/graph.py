@@ -216,11 +216,7 @@ def search_places_whole(start: Hashable, base: int,
     get = best.get
     note = moved_on.append if moved_on is not None else None
     for c in range(base, budget + 1):
-        bucket = buckets[c]
-        k = 0
-        while k < len(bucket):
-            here = bucket[k]
-            k += 1
+        for here in buckets[c]:              # a free step appends to this list, and the loop gets to it
             r = best[here]
             if r[0] < c:
                 continue                                              # a cheaper way was found since

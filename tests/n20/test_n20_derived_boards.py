@@ -37,6 +37,8 @@ def test_fieldworks_board_has_the_zocs_and_steps_of_a_board_built_in_full(fieldw
     tables = FUENTES.tables
     assert R._edges(derived, tables) == R._edges(full, tables)              # 6.x steps into a Redoubt
     assert R._whole_steps(derived, tables) == R._whole_steps(full, tables)
+    for rugged_free in (False, True):                                       # 6.5/6.6 rows made again
+        assert R._plain_steps(derived, tables, rugged_free) == R._plain_steps(full, tables, rugged_free)
     # one marker more on a board that already has some: still the board built in full
     more = [h for h in HEXES if h not in changes][:1]
     again = derived.with_terrain({h: "redoubt" for h in more})

@@ -77,6 +77,32 @@ def test_search_reads_the_map_only_at_the_hexes_it_says(scenario, bots, seed, op
     assert checked > 100
 
 
+def test_entry_search_reads_the_map_only_at_the_hexes_it_says():
+    # a reinforcement's search from its entry hex (11.1-11.4): fed only the enemy and ZOC hexes among those
+    # it looked at, or those plus enemies and ZOCs made up everywhere else, it finds the same hexes, costs
+    # and paths as fed the whole map's sets
+    rng = random.Random(5)
+    checked = 0
+    for state in _states("fuentes", ("greedy", "greedy"), 1)[::9]:
+        sc = state.scenario
+        for u in state.units:
+            if u.status != "due":
+                continue
+            d = sc.units[u.id]
+            enemies = R.enemy_hexes(state, d.side)
+            ezoc = R.enemy_zoc(state, d.side)
+            for e in (h for a in u.areas for h in state.board.entry_areas.get(a, ())):
+                if e in enemies:
+                    continue
+                want, looked = R._entry_search(state, u.id, e, 1, 4, False, enemies, ezoc, False)
+                near = R._entry_search(state, u.id, e, 1, 4, False, enemies & looked, ezoc & looked, False)
+                far = frozenset(h for h in rng.sample(state.board.hexes, 40) if h not in looked and h != e)
+                made_up = R._entry_search(state, u.id, e, 1, 4, False, enemies | far, ezoc | far, False)
+                assert near == (want, looked) and made_up[0] == want, (state.turn, u.id, e)
+                checked += 1
+    assert checked > 20
+
+
 def test_the_looked_at_hexes_lie_within_the_budget():
     # every step costs 1 or more Movement Points (the TEC's cheapest step is 1): with 3 points no hex more
     # than 3 steps away is read (a road move, 6.6, gets one more point: 4), and every neighbour of the start

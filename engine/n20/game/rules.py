@@ -373,8 +373,16 @@ def _edges(board: Board, tables) -> dict:
 @lru_cache(maxsize=64)
 def _whole_steps(board: Board, tables) -> bool:
     """Whether every step :func:`_edges` allows costs a whole number of Movement Points (so does the
-    16.7.2 surcharge, 2 less a whole cost): then the searches run in whole-number buckets."""
-    return all(type(c) is int for row in _edges(board, tables).values() for _, c, _, _ in row)
+    16.7.2 surcharge, 2 less a whole cost): then the searches run in whole-number buckets. A board with
+    changed terrain (14.2) asks its map's answer and the rows :func:`_edges` made again."""
+    edges = _edges(board, tables)
+    rows = edges.values()
+    if board.base is not board:
+        if not _whole_steps(board.base, tables):
+            return False
+        base_edges = _edges(board.base, tables)
+        rows = [row for h, row in edges.items() if row is not base_edges.get(h)]
+    return all(type(c) is int for row in rows for _, c, _, _ in row)
 
 
 class _Within(dict):
@@ -569,17 +577,23 @@ _REACH_LOCK = threading.Lock()
 
 
 def _reach_looked(key: tuple, enemies: frozenset, ezoc: frozenset) -> tuple[tuple, tuple]:
-    """:func:`_reach_search` for ``key`` (its arguments but the enemy and enemy-ZOC hexes), by value: a
-    search reads those two sets only at the hexes it looked at (:func:`_reach_search` says which), so an
-    earlier search from the same key whose looked-at hexes hold the same enemy and ZOC hexes gave this
-    answer too. Bounded (the oldest keys go first) and safe under threads (an entry list is replaced
-    whole; at worst two threads search the same thing)."""
+    """:func:`_reach_search` for ``key`` (its arguments but the enemy and enemy-ZOC hexes), by value
+    (:func:`_by_looked`)."""
+    return _by_looked(key, enemies, ezoc, lambda: _reach_search(*key[:4], enemies, ezoc, *key[4:]))
+
+
+def _by_looked(key: tuple, enemies: frozenset, ezoc: frozenset, search):
+    """``search()`` (an answer and the hexes it looked at) for ``key`` (every other value it reads), by
+    value: a search reads the enemy and enemy-ZOC hexes only at the hexes it looked at, so an earlier
+    search of the same key whose looked-at hexes hold the same enemy and ZOC hexes gave this answer too.
+    Bounded (the oldest keys go first) and safe under threads (an entry list is replaced whole; at worst
+    two threads search the same thing)."""
     seen = _REACH.get(key)
     if seen is not None:
         for looked, e, z, out in seen:
             if enemies & looked == e and ezoc & looked == z:
                 return out
-    out, looked = _reach_search(*key[:4], enemies, ezoc, *key[4:])
+    out, looked = search()
     entry = (looked, enemies & looked, ezoc & looked, out)
     with _REACH_LOCK:
         seen = _REACH.get(key)
@@ -587,6 +601,17 @@ def _reach_looked(key: tuple, enemies: frozenset, ezoc: frozenset) -> tuple[tupl
             del _REACH[next(iter(_REACH))]
         _REACH[key] = (entry,) + (seen[:7] if seen else ())
     return out
+
+
+def _looked_at(board: Board, tables, moved_on: list, budget: int, road: bool, looked: set) -> None:
+    """Add to ``looked`` the hexes a search read: those a step within the budget from a state it went on
+    from (each state but the start was such a hex of the state before it, so it is among them); along road
+    links only for a road move (``road``: the other steps are skipped before any hex is read)."""
+    within = _within(board, tables, road)
+    for node, c in moved_on:
+        t = within[node[0]]
+        left = budget - c
+        looked |= t[left] if left < len(t) else t[-1]
 
 
 def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset, ezoc: frozenset,
@@ -650,13 +675,7 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
                            budget if cossack else None, onward, ezoc if leader else None, board, tables)
         moved_on: list = []
         res = _run_search(start, 0, budget, succ, moved_on, whole)
-        # what the search read: the hexes a step within the budget from a state it went on from (each
-        # state but the start was such a hex of the state before it, so it is among them)
-        within = _within(board, tables, road_only or road_bound)
-        for node, c in moved_on:
-            t = within[node[0]]
-            left = budget - c
-            looked |= t[left] if left < len(t) else t[-1]
+        _looked_at(board, tables, moved_on, budget, road_only or road_bound, looked)
         for h, (cost, path) in res.items():
             if h == start:
                 continue
@@ -689,8 +708,7 @@ def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
                and x.strength >= 2 and not x.has("cadre") and x.nationality == d.nationality for u in state.units)
 
 
-def _must_stop(node) -> bool:
-    return node[1]
+_must_stop = operator.itemgetter(1)           # a search state (hex, must stop) -> whether the mover stops there
 
 
 def _guard_flags(state: GameState, uid: str, out: dict[str, Reach]) -> dict[str, Reach]:
@@ -753,10 +771,12 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
             budget = ma + (1 if road_only else 0)
             if first > budget:
                 continue
-            # the same search for every reinforcement of this side, type and flags (memoised beside the state)
-            tmp = memo(state, ("entry_search", side, d.type, d.flags, e, first, budget, road_only),
-                       lambda: _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_v3))
-            for h, (cost, path) in tmp.items():
+            # the same search for every reinforcement moving alike, by value (:func:`_by_looked`)
+            key = ("entry", state.board, sc.tables, e, first, budget, road_only, night_v3, _rugged_free(state, d),
+                   d.has("road_bound"), _may_pay_surcharge(state, d))
+            tmp = _by_looked(key, enemies, ezoc, lambda: _entry_search(state, uid, e, first, budget, road_only,
+                                                                       enemies, ezoc, night_v3))
+            for h, (cost, path) in tmp:
                 if h == e or (h in friends and d.type != "leader"):
                     continue
                 if h not in out or cost < out[h].cost:
@@ -771,4 +791,8 @@ def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_
     succ = _successors(_edges(state.board, sc.tables), road_only, blocked, ezoc, _rugged_free(state, d),
                        d.has("road_bound"), budget if _may_pay_surcharge(state, d) else None,
                        board=state.board, tables=sc.tables)
-    return _run_search(e, first, budget, succ, whole=_whole_steps(state.board, sc.tables))
+    moved_on: list = []
+    res = _run_search(e, first, budget, succ, moved_on, _whole_steps(state.board, sc.tables))
+    looked = {e}
+    _looked_at(state.board, sc.tables, moved_on, budget, road_only or d.has("road_bound"), looked)
+    return tuple(res.items()), frozenset(looked)
