@@ -53,6 +53,7 @@ from typing import Any, Callable
 import panel as pn
 import param
 
+from engine.core import game as _core_game
 from engine.core.errors import VedetteError
 
 __all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "QUICK_S", "run_now", "warm_up",
@@ -432,6 +433,10 @@ def _pool() -> WorkerPool:
                 atexit.register(shutdown)
         return _PROCESS_POOL
 
+
+# a page server keeps the open sessions collectable: its games (a study game replayed, a bot's game) do not
+# set the heap aside as a study worker's do (engine.core.game.steady_heap)
+_core_game.STEADY_HEAP = False
 
 #: what the server itself loads at start for the requests it answers inline (the dice library, else
 #: loaded by the first die rolled: 50 ms on the first visitor's odds)

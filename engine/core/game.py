@@ -665,6 +665,12 @@ def _make_bots(rules: GameRules, bots, seed: int) -> dict[str, Bot]:
 _HEAP_LOCK = threading.Lock()
 
 
+#: whether :func:`play_game` calls :func:`steady_heap` before each game. A process that serves pages turns it
+#: off (dashboards.components.background): its live objects include the open sessions, whose cycles must
+#: stay collectable when they close; studies, the CLI and benchmarks keep it on.
+STEADY_HEAP = True
+
+
 def steady_heap() -> None:
     """Put what is alive now out of the cyclic collector's sight before a game (one collection first, so no
     garbage is kept): the scenarios, tables, boards and the bounded module caches that games fill. Without
@@ -685,7 +691,7 @@ def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None 
     names or :class:`Bot` objects). Returns the final state and its record."""
     players = _make_bots(rules, bots, seed)
     state = rules.new_game(scenario or rules.default_scenario, options, seed)
-    if gc.isenabled():
+    if STEADY_HEAP and gc.isenabled():
         steady_heap()
     rec = new_record(rules, state, seed, {"bots": {s: getattr(b, "name", str(b)) for s, b in players.items()}})
     events = []

@@ -186,6 +186,12 @@ def search_places(starts: Iterable[tuple[Hashable, float]],
                 n = tick()
                 best[nxt] = (nc, path + (place(nxt),), n)
                 push(heap, (nc, n, nxt))
+    return _cheapest_by_place(best, place)
+
+
+def _cheapest_by_place(best: dict, place: Callable[[Hashable], Hashable]) -> dict[Hashable, tuple]:
+    """state -> (cost, path, order found) folded into place -> (cost, path): each place's cheapest state,
+    ties to the one found first; places in the order their first state was reached."""
     out: dict[Hashable, tuple] = {}
     for st, r in best.items():
         p = place(st)
@@ -233,13 +239,7 @@ def search_places_whole(start: Hashable, base: int,
                 if old is None or nc < old[0]:
                     best[nxt] = (nc, path + (place(nxt),), tick())
                     buckets[nc].append(nxt)
-    out: dict[Hashable, tuple] = {}
-    for st, r in best.items():
-        p = place(st)
-        o = out.get(p)
-        if o is None or r[0] < o[0] or (r[0] == o[0] and r[2] < o[2]):
-            out[p] = r
-    return {p: (r[0], r[1]) for p, r in out.items()}
+    return _cheapest_by_place(best, place)
 
 
 def path_of(found: dict[Hashable, tuple[float, Hashable]], state: Hashable) -> tuple:

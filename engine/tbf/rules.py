@@ -592,22 +592,15 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     # ``successors`` with the level steps, never taken, left out)
     flat = (2 not in start_levels or lvl2 <= 0) and (3 not in start_levels or lvl3 <= 0)
 
-    def flat_successors(here, _spent):
+    def flat_successors(here, spent):
         plain = plain_rows[here]
         if plain is not None:
             if free(plain[0]):
                 return plain[2]
-            return [step for step in plain[2] if step[0] not in enemy_hexes]
-        out = []
-        for nxt, step, alt in rows[here]:
-            if nxt in enemy_hexes:
-                continue                                              # 6.2.5 B
-            if alt is not no_alt and nxt in friend_hexes:
-                step = alt                                            # 4.1.4: no road into friends
-            if step is None or step[1]:
-                continue                                              # (a Level 2/3 hex: 6.2.3 A-C)
-            out.append((nxt, step[0]))
-        return out
+            return [step for step in plain[2] if step[0] not in enemy_hexes]      # 6.2.5 B, as above
+        # the step rules are those of ``successors`` (one loop): from (hex, 0, 0) they can only lead to
+        # (hex, 0, 0) states here, the Level 2/3 steps being closed
+        return [(nxt[0], mp) for nxt, mp in successors((here, 0, 0), spent)]
 
     if flat:
         start, step_fn, halts = p.hex, flat_successors, front.__contains__        # 6.2.5 A: must stop
