@@ -220,11 +220,19 @@ class Choose(Request):
             raise RuleViolation(rule, f"no legal option for {label or 'this choice'}")
 
     def check(self, value: Hashable) -> Hashable:
+        jv = _UNSET                         # a recorded answer (JSON) in JSON form, made once when needed
         for o in self.options:
-            if o == value or jsonable(o) == jsonable(value):
+            if o == value:
+                return o
+            if jv is _UNSET:
+                jv = jsonable(value)
+            if jsonable(o) == jv:
                 return o
         raise RuleViolation(self.rule, f"{value!r} is not one of the options for {self.label or 'this choice'}: "
                                        f"{[jsonable(o) for o in self.options]}")
+
+
+_UNSET = object()
 
 
 class Sub(Request):

@@ -22,7 +22,7 @@ from . import rules as R
 
 __all__ = ["mandatory_battles", "declaration_options", "check_declaration", "do_declare", "battle_in_game",
            "finish_battle", "reaction_actions", "check_reaction", "do_reaction_move", "any_contact",
-           "battle_unit", "required_defenders"]
+           "battle_unit", "required_defenders", "any_reaction"]
 
 GARRISON = "garrison:"
 
@@ -115,9 +115,12 @@ def mandatory_battles(state: GameState) -> list[str]:
 def any_contact(state: GameState) -> bool:
     """Some phasing unit is adjacent (7.0) to an enemy it could attack."""
     side = state.player
+    placed = None                 # the enemies' hexes, worked out once (not once per phasing unit)
     for u in _fighters(state, side):
-        for e in _enemy_targets(state, side):
-            if R.combat_adjacent(state, u.hex, _hex_of(state, e)):
+        if placed is None:
+            placed = [_hex_of(state, e) for e in _enemy_targets(state, side)]
+        for he in placed:
+            if R.combat_adjacent(state, u.hex, he):
                 return True
     return False
 
@@ -560,10 +563,17 @@ def _reactors(state: GameState):
             yield u, d, light
 
 
-def _adjacent_enemies(state: GameState, uid: str) -> list[str]:
-    side = state.scenario.units[uid].side
+def _adjacent_enemies(state: GameState, uid: str, placed=None) -> list[str]:
+    """The enemies ``uid`` could attack (7.0); ``placed``: (enemy, its hex) of every target of its side,
+    when the caller has them already."""
+    if placed is None:
+        placed = _placed_targets(state, state.scenario.units[uid].side)
     h = state.unit(uid).hex
-    return [e for e in _enemy_targets(state, side) if R.combat_adjacent(state, h, _hex_of(state, e))]
+    return [e for e, he in placed if R.combat_adjacent(state, h, he)]
+
+
+def _placed_targets(state: GameState, side: str) -> list[tuple[str, str]]:
+    return [(e, _hex_of(state, e)) for e in _enemy_targets(state, side)]
 
 
 def _in_enemy_cav_zoc(state: GameState, side: str, h: str) -> bool:
@@ -635,33 +645,47 @@ def _penetrate_dests(state: GameState, uid: str) -> list[str]:
 
 
 def reaction_actions(state: GameState, unit: str | None) -> list[Action]:
-    out: list[Action] = []
-    sc = state.scenario
-    done = _attacked_already(state)
+    return list(_reaction_actions(state, unit))
+
+
+def any_reaction(state: GameState) -> bool:
+    """Some reaction (8.0-8.3, 16.2) is open to the reacting player: the first of :func:`reaction_actions`,
+    found without listing the others."""
+    return next(_reaction_actions(state, None), None) is not None
+
+
+def _reaction_actions(state: GameState, unit: str | None):
+    # the reactions in the order reaction_actions lists them (one source for the list and the test)
+    done = None
     groups: dict[str, list[str]] = {}
+    placed = {}                   # side -> its targets with their hexes, worked out once
     for u, d, light in _reactors(state):
         if unit and u.id != unit:
             continue
-        enemies = _adjacent_enemies(state, u.id)
+        p = placed.get(d.side)
+        if p is None:
+            p = placed[d.side] = _placed_targets(state, d.side)
+        enemies = _adjacent_enemies(state, u.id, p)
         if not enemies:
             continue
         if d.type == "cavalry" and not d.has("cossack"):
+            if done is None:
+                done = _attacked_already(state)
             for e in enemies:
                 if e in done:
                     continue
-                out.append(Action("countercharge", battles=(Battle((u.id,), (e,)),)))
+                yield Action("countercharge", battles=(Battle((u.id,), (e,)),))
                 groups.setdefault(e, []).append(u.id)
         pinned = _in_enemy_cav_zoc(state, d.side, u.hex) and not (d.has("cossack") and state.has("special_units"))
         if not pinned:
             for path in _disengage_dests(state, u.id):
-                out.append(Action("disengage", unit=u.id, path=path))
+                yield Action("disengage", unit=u.id, path=path)
             if state.has("penetration") and d.type == "cavalry" and not d.has("cossack"):
                 for n in _penetrate_dests(state, u.id):
-                    out.append(Action("penetrate", unit=u.id, path=(u.hex, n)))
+                    yield Action("penetrate", unit=u.id, path=(u.hex, n))
     for e, cavs in groups.items():
         if len(cavs) > 1:
-            out.append(Action("countercharge", battles=(Battle(tuple(sorted(cavs)), (e,)),)))
-    return out
+            yield Action("countercharge", battles=(Battle(tuple(sorted(cavs)), (e,)),))
 
 
 def check_reaction(state: GameState, a: Action) -> None:

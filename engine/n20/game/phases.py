@@ -129,6 +129,7 @@ def _end_combat(state: GameState) -> GameState:
     """After the combat phase: Routed! recovery (9.6.3), fatigue recovery (16.8.2), a lull (13.0)."""
     sc = state.scenario
     side = state.player
+    fatigue = state.has("fatigue")
     changes = {}
     for u in state.units:
         if u.status != "map":
@@ -136,16 +137,20 @@ def _end_combat(state: GameState) -> GameState:
                 changes[u.id] = replace(u, exhausted=False, fought=False)
             continue
         d = sc.units[u.id]
-        nu = replace(u, exhausted=False, fought=False)
+        ch = {}                       # only what changes (a unit left as it was is not made again)
+        if u.exhausted:
+            ch["exhausted"] = False
+        if u.fought:
+            ch["fought"] = False
         if u.routed == side and u.hex not in R.enemy_zoc(state, d.side):
-            nu = replace(nu, routed=None)
-        if state.has("fatigue") and d.side == side and u.fatigue:
+            ch["routed"] = None       # 9.6.3
+        if fatigue and d.side == side and u.fatigue:
             adj = any(any(x in state.occupants for x in [n]) and any(sc.units[i].side != side for i in
                       state.occupants.get(n, ())) for n in sc.board.neighbours(u.hex))
             if not adj:
-                nu = replace(nu, fatigue=u.fatigue - 1)
-        if nu != u:
-            changes[u.id] = nu
+                ch["fatigue"] = u.fatigue - 1     # 16.8.2
+        if ch:
+            changes[u.id] = replace(u, **ch)
     st = state.with_units(changes, carry=False)
     st = replace(st, declared=None, done_battles=())
     if not st.night:
@@ -294,7 +299,7 @@ def _auto(state: GameState) -> GameState:
             if state.night_march_left is None and not _night_march_possible(state):
                 return _enter_combat(state)
             return state
-        if not C.reaction_actions(state, None):
+        if not C.any_reaction(state):          # 8.0: nothing to react with: the phase is skipped
             return _enter_combat(state)
         return state
     if s == "combat" and state.declared is None:

@@ -386,7 +386,7 @@ def with_units(state: GameState, changes: dict[str, UnitState], carry: bool = Tr
     d["units"] = tuple(new_units)
     d["scenario"] = old["scenario"]
     d["board"] = old["board"]
-    nb = dict(by_id)
+    nb = by_id.copy()              # the dict behind the read-only view, copied at once (dict(view) goes key by key)
     nb.update(changes)
     d["by_id"] = MappingProxyType(nb)
     if any(u.id != k for k, u in changes.items()):
