@@ -407,6 +407,11 @@ class TbfRules(GameRules):
     def new_game(self, scenario=None, options=(), seed=0):
         if scenario not in (None, "durenstein"):
             raise VedetteError(f"unknown scenario {str(scenario)[:40]!r}; one of durenstein")
+        if isinstance(options, dict) and set(options) - {"options"}:
+            # a record's options hold one key, the list of optional rules: a misspelt key is refused, not ignored
+            extra = sorted(map(str, set(options) - {"options"}))
+            raise VedetteError(f"field options: unknown key {extra[0][:40]!r}; a TBF game's options hold only "
+                               "'options' (a list of optional rules)")
         names = options.get("options", []) if isinstance(options, dict) else list(options)
         if not isinstance(names, (list, tuple)):
             raise VedetteError(f"field options: expected a list of optional rules, got {str(names)[:40]!r}")
