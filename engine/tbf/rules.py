@@ -423,8 +423,11 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
     # The search depends on these values, and on the enemy, friendly and front hexes only where it looked
     # (:func:`_reach_search` says where): a position that agrees with an earlier one on those hexes gets
     # the same answer without searching again (an exact memo, by value).
-    key = (sc.key, unit_id, p.hex, p.status, tuple(sorted(level_hexes.items())), bridge_intact, mp_left,
-           restricted, elite_blocks)
+    # 6.2.3 B-C: a Level 2/3 allowance counts only for a level found in or next to the start hex (the search
+    # never asks for any other), so one left unused there is keyed as none
+    near = _start_levels(sc, p.hex)
+    levels = tuple(sorted((k, v if k in near else 0) for k, v in level_hexes.items()))
+    key = (sc.key, unit_id, p.hex, p.status, levels, bridge_intact, mp_left, restricted, elite_blocks)
     seen = _REACH.get(key)
     if seen is not None:
         for looked_e, looked_f, looked_s, sig, out in seen:
@@ -444,6 +447,19 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
 
 _REACH: dict = {}
 _OCCUPIED: dict = {}
+_START_LEVELS: dict = {}
+
+
+def _start_levels(sc: Scenario, h: str) -> frozenset:
+    """6.2.3 B-C: the levels of hex ``h`` and of its neighbours (the map never changes: kept per board)."""
+    key = (sc.board.key, h)
+    got = _START_LEVELS.get(key)
+    if got is None:
+        if len(_START_LEVELS) > 20_000:
+            _START_LEVELS.clear()
+        board = sc.board
+        got = _START_LEVELS[key] = frozenset([board.level(h)] + [board.level(n) for n in board.grid.neighbours(h)])
+    return got
 
 
 def _occupied(sc: Scenario, st: GameState, side: str) -> tuple[frozenset, frozenset, frozenset]:
@@ -545,7 +561,7 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     friendly-occupied (the road neighbours), whether in an enemy front (the hexes it reached)."""
     from engine.core import graph
     board, g = sc.board, sc.board.grid
-    start_levels = {board.level(p.hex)} | {board.level(n) for n in g.neighbours(p.hex)}
+    start_levels = _start_levels(sc, p.hex)
     ma = sc.leaders[p.id].ma if is_leader else current_ma(sc, p)
     if mp_left is not None:
         ma = min(ma, mp_left)
