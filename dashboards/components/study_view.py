@@ -1,27 +1,29 @@
 """Scenario balance: a study of many bot games run in the background, with its plots (issue 16).
 
 :class:`StudyModel` (Panel-free, ``param``) holds the study's settings and its rows; :meth:`StudyModel.run`
-plays the games in a separate process (so the server's event loop and its other sessions are not held up
-by the bots' work), a batch at a time, so progress can be shown and the run cancelled. :class:`StudyView`
+plays the games on a Dask LocalCluster of one worker process, the path and settings of ``vedette GAME
+simulate`` (so the server's event loop and its other sessions are not held up by the bots' work), a task
+at a time, so progress can be shown and the run cancelled. :class:`StudyView`
 is the page component (a ``pn.viewable.Viewer``, usable inline in Jupyter too): settings, a progress bar,
 outcome bars with their 95 % intervals, metric curves with bands, a histogram of the last turn and the
 per-game table, each game with a link that replays it.
 """
 from __future__ import annotations
 
+import atexit
 import html
 import json
-import multiprocessing
 import threading
+import time
 import urllib.parse
-from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError
 
 import panel as pn
 import param
 
 from engine.core.errors import VedetteError
 from engine.core.game import system_of, systems
-from engine.core.simulate import Study, _play_batch, summarise
+from engine.core.simulate import Study, _play_batch, batch_games, local_cluster, submit_study, summarise
 
 from .background import step_aside
 
@@ -29,23 +31,45 @@ __all__ = ["StudyModel", "StudyView", "MAX_BROWSER_GAMES", "replay_link"]
 
 #: the most games one browser request may start (the CLI and Dask have no such bound)
 MAX_BROWSER_GAMES = 2000
-BATCH = 10
 
-_POOL: ProcessPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
+_CLIENT = None
+_CLIENT_LOCK = threading.Lock()
 
 
-def _pool() -> ProcessPoolExecutor:
-    """One worker process shared by every session: studies queue rather than compete for the 2 cores. A
-    study is the longest work a browser can start, so its worker gives way to everything else from the
-    start (:func:`~dashboards.components.background.step_aside`: lowest priority, one CPU), as a long
-    request of the worker pool does once it has run 0.3 s: the other sessions stay responsive (issue 12.3)."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=step_aside)
-        return _POOL
+def _client():
+    """The page's Dask client, on one LocalCluster shared by every session and made on first use: the
+    same path as ``vedette GAME simulate`` (:func:`engine.core.simulate.local_cluster`, so the same quiet
+    Dask settings and logs, and :func:`~engine.core.simulate.submit_study`, so the same tasks, retried when
+    a worker dies). One worker process: studies queue rather than compete for the 2 cores. A study is the
+    longest work a browser can start, so its worker gives way to everything else from its start, and again
+    if the nanny starts it anew (:func:`~dashboards.components.background.step_aside`: lowest priority, one
+    CPU), as a long request of the worker pool does once it has run 0.3 s: the other sessions stay
+    responsive (issue 12.3)."""
+    global _CLIENT
+    with _CLIENT_LOCK:
+        if _CLIENT is None:
+            from distributed import Client
+
+            from engine.core.study_plugin import AtWorkerStart
+            cluster = local_cluster(1)
+            client = Client(cluster, set_as_default=False)
+            client.register_plugin(AtWorkerStart(step_aside), name="vedette-step-aside")
+            _CLIENT = client
+        return _CLIENT
+
+
+def _close_client() -> None:
+    global _CLIENT
+    with _CLIENT_LOCK:
+        client, _CLIENT = _CLIENT, None
+    if client is not None:
+        cluster = client.cluster
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+atexit.register(_close_client)
 
 
 def replay_link(study: Study, row: dict) -> str:
@@ -99,20 +123,27 @@ class StudyModel(param.Parameterized):
                      int(self.seed)).validate()
 
     def run(self, executor=None) -> None:
-        """Start the study in the background (``executor``: a pool; default the shared worker process)."""
+        """Start the study in the background: on the page's Dask cluster (:func:`_client`) by default, or
+        on ``executor`` (a Dask client, or any ``concurrent.futures`` executor: tests, notebooks). The games
+        go out in :func:`~engine.core.simulate.batch_games` tasks either way, so the rows are the same.
+        Returns at once: the cluster is made (the first time, seconds) and the games handed to it in a
+        thread of their own, not on the server's event loop."""
         if self.running:
             raise VedetteError("a study is already running on this page: wait for it or cancel it")
         study = self.make_study()
         self.study, self.rows, self.done, self.message = study, [], 0, ""
-        ex = executor or _pool()
-        idx = list(range(study.games))
-        self._futures = [ex.submit(_play_batch, study, idx[i:i + BATCH]) for i in range(0, len(idx), BATCH)]
+        self._pending_done = 0
+        self._futures = []
+        self._submitted = threading.Event()
+        self._cancelled = False
         self.running = True
         lock = threading.Lock()
+        run_id = object()
+        self._run_id = run_id
 
-        def one_done(fut: Future):
+        def one_done(fut):
             with lock:
-                if fut.cancelled():
+                if self._run_id is not run_id or fut.cancelled():
                     return
                 exc = fut.exception()
                 if exc is not None:
@@ -120,11 +151,38 @@ class StudyModel(param.Parameterized):
                 else:
                     self.rows.extend(fut.result())
                 self._pending_done = len(self.rows)
-                if all(f.done() for f in self._futures):
+                if self._submitted.is_set() and all(f.done() for f in self._futures):
                     self._finish()
 
-        for f in self._futures:
-            f.add_done_callback(one_done)
+        def submit():
+            try:
+                ex = executor if executor is not None else _client()
+                todo = list(range(study.games))
+                if hasattr(ex, "scheduler_info"):               # a Dask client: the CLI's own path
+                    futures = submit_study(ex, study, todo)
+                else:
+                    futures = [ex.submit(_play_batch, study, b) for b in batch_games(todo, 1)]
+            except Exception as exc:                              # no cluster could be started
+                with lock:
+                    self.message = f"the study could not start: {str(exc)[:160]}"
+                    self._submitted.set()
+                    self._finish()
+                return
+            with lock:
+                self._futures = futures
+                self._submitted.set()
+                if self._cancelled:
+                    for f in futures:
+                        f.cancel()
+                    return
+            for f in futures:
+                f.add_done_callback(one_done)
+
+        threading.Thread(target=submit, name="vedette-study-submit", daemon=True).start()
+
+    _submitted = None
+    _cancelled = False
+    _run_id = None
 
     _pending_done = 0
 
@@ -144,7 +202,9 @@ class StudyModel(param.Parameterized):
         self._finished_flag = True
 
     def cancel(self) -> None:
-        for f in self._futures:
+        self._cancelled = True
+        self._run_id = None          # a batch that ends now is not added to the rows shown
+        for f in list(self._futures):
             f.cancel()
         self.rows.sort(key=lambda r: r["game"])
         self.running = False
@@ -153,11 +213,18 @@ class StudyModel(param.Parameterized):
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until every batch is done (tests and notebooks)."""
+        if self._submitted is not None:
+            self._submitted.wait(timeout)
         for f in list(self._futures):
             try:
                 f.result(timeout)
             except CancelledError:
                 pass
+            except Exception:        # reported in ``message`` by the batch's callback
+                pass
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.running and (deadline is None or time.monotonic() < deadline):
+            time.sleep(0.01)
         self.poll()
 
     def summary(self) -> dict | None:

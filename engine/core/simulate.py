@@ -30,7 +30,7 @@ from .sampling import wilson_interval
 
 __all__ = ["Study", "game_seed", "play_one", "run_study", "summarise", "compare", "write_parquet",
            "read_parquet", "MAX_GAMES", "StudyInterrupted", "batch_games", "local_cluster",
-           "LOCAL_DASK_CONFIG"]
+           "LOCAL_DASK_CONFIG", "submit_study"]
 
 #: the most games one study may ask for (a bound on what a browser or a typo can start)
 MAX_GAMES = 1_000_000
@@ -211,8 +211,7 @@ def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str
             cluster = local_cluster(n)
             client = Client(cluster)
         try:
-            batches = batch_games(todo, len(client.scheduler_info()["workers"]))
-            futures = client.map(_play_batch, [study] * len(batches), batches, pure=False, retries=3)
+            futures = submit_study(client, study, todo)
             try:
                 # on this client's own event loop: by default as_completed waits on the loop of the
                 # process's default client, and a game whose finished result was lost with a killed
@@ -270,6 +269,14 @@ def batch_games(todo: Sequence[int], workers: int) -> list[list[int]]:
     ``TASKS_PER_WORKER`` tasks per worker when there are games enough, one game a task when not."""
     chunk = max(1, min(MAX_CHUNK, len(todo) // (TASKS_PER_WORKER * max(1, workers))))
     return [list(todo[i:i + chunk]) for i in range(0, len(todo), chunk)]
+
+
+def submit_study(client, study: Study, todo: Sequence[int]) -> list:
+    """Hand the games ``todo`` of ``study`` to the Dask ``client`` in :func:`batch_games` tasks, each
+    retried up to 3 times on another worker when its worker dies (so no game is lost); returns the futures,
+    each giving a list of rows. The one way a study reaches Dask: the CLI and the balance page share it."""
+    batches = batch_games(list(todo), max(1, len(client.scheduler_info()["workers"])))
+    return client.map(_play_batch, [study] * len(batches), batches, pure=False, retries=3)
 
 
 def _play_batch(study: Study, indexes: list[int]) -> list[dict]:

@@ -64,5 +64,37 @@ def test_the_study_worker_gives_way_to_the_sessions_from_its_start():
     from dashboards.components import background, study_view
     if not hasattr(os, "getpriority"):
         return
-    niceness = study_view._pool().submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=120)
+    niceness = study_view._client().submit(os.getpriority, os.PRIO_PROCESS, 0, pure=False).result(timeout=120)
     assert niceness >= min(background.LONG_NICE, 19) > os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_the_page_runs_its_study_on_the_clis_dask_path():
+    """The page's own cluster is the CLI's: the quiet Dask settings of LOCAL_DASK_CONFIG on its worker, and
+    the rows of a Fuentes study the same as ``run_study`` gives in one process (same seeds, same games)."""
+    import dask
+
+    from dashboards.components import study_view
+    from engine.core.simulate import LOCAL_DASK_CONFIG
+    client = study_view._client()
+    got = client.run(lambda: {k: dask.config.get(k) for k in LOCAL_DASK_CONFIG})
+    assert list(got.values()) == [LOCAL_DASK_CONFIG]
+    m = StudyModel(system="n20")
+    m.scenario, m.games, m.seed = "fuentes", 3, 11
+    m.run()
+    m.wait(timeout=600)
+    assert not m.running and m.done == 3 and m.message == ""
+    assert m.rows == run_study(Study("n20", "fuentes", (), ("greedy", "greedy"), 3, 11), workers=0)
+
+
+def test_a_cancelled_study_keeps_its_finished_games():
+    # cancel before any task can finish: the page stops, reports, and shows no game twice
+    m = StudyModel(system="race")
+    m.bot_a = m.bot_b = "random"
+    m.games = 40
+    with ThreadPoolExecutor(1) as ex:
+        m.run(executor=ex)
+        m.cancel()
+        m.wait(timeout=120)
+    assert not m.running and "cancelled after" in m.message
+    games = [r["game"] for r in m.rows]
+    assert games == sorted(set(games))
