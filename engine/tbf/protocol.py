@@ -989,6 +989,11 @@ class TbfRules(GameRules):
         try:
             setup = _charge_setup(g, a.unit, tuple(a.path), tuple(a.next), mp_left)
         except DataError as exc:
+            enemy = other_side(SIDES, a.side)
+            empty = [h for h in (a.path[-1], *a.next) if not occupants(sc, g, h, enemy)]
+            if empty:       # the same refusal, said as a player would: a charge ends on enemy units (6.2.8 C)
+                raise RuleViolation("6.2.8 C", f"{empty[0]} holds no enemy unit: a charge's path ends on the "
+                                               "enemy it charges") from None
             raise RuleViolation("6.2.8 C", f"not a valid charge: {exc}") from None
         charge_validate(setup, sc.tables)
 

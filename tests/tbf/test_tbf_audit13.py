@@ -141,6 +141,7 @@ def _refused(capsys, rec, action, rule):
     code, _, err = run(capsys, "act", "--record", str(rec), action)
     assert code == 2 and err.count("\n") == 1 and f"[rule {rule}]" in err, err
     assert rec.read_bytes() == before
+    return err
 
 
 def test_cli_refuses_each_bad_action_and_keeps_the_record(capsys, record):
@@ -155,6 +156,9 @@ def test_cli_refuses_each_bad_action_and_keeps_the_record(capsys, record):
     # a bent charge path (6.2.11): the cossacks in 2513 face SW; 2413 is in their front, but 2413 -> 2313
     # turns off the straight hex row that 2513 -> 2413 starts
     _refused(capsys, record, "coalition: charge ci-cav1 2413,2313,2214", "6.2.11")
+    # a straight path that ends on an empty hex: no enemy to charge (6.2.8 C), said in a player's words
+    err = _refused(capsys, record, "coalition: charge ci-cav1 2413,2314,2214", "6.2.8 C")
+    assert "2214 holds no enemy unit" in err
     assert run(capsys, "act", "--record", str(record), "coalition: end")[0] == 0
     assert run(capsys, "act", "--record", str(record), "french: pass")[0] == 0
     _refused(capsys, record, "coalition: activate miloradovich", "6.1.3 E")  # twice in a turn
