@@ -1,6 +1,6 @@
 """The core conformance suite (engine.core.conformance.check_game) run on the Dürenstein game, and many
 random-bot games with every TBF invariant (stacking 4.1, facing 4.3 B, no unit in an enemy hex 6.2.5 B,
-activation once per turn 6.1.3 E, turn within 1..13) checked after each action."""
+activation once per turn 6.1.3 E, turn within 1..13) checked after each action, each game played to its end."""
 import json
 
 import pytest
@@ -33,13 +33,25 @@ def test_conformance_long(seed):
     check_game(R, seed=seed, max_actions=400)
 
 
-@pytest.mark.slow
-def test_200_random_games_break_no_invariant():
-    for seed in range(200):
+def random_games_break_no_invariant(seeds):
+    """Whole random-bot games (to an outcome: turn 13's 10.2 or a 10.1 win, so the night turns 11-13 (8.1)
+    and the last Recovery Phase are played too), every invariant checked after each action."""
+    for seed in seeds:
         def watch(state, n, seed=seed):
             bad = R.invariants(state)
             assert not bad, f"seed {seed} action {n}: {bad[:3]}"
-        play_game(R, ("random", "random"), seed=seed, max_actions=150, record=False, on_action=watch)
+        final, _ = play_game(R, ("random", "random"), seed=seed, max_actions=20000, record=False, on_action=watch)
+        oc = R.outcome(final)
+        assert oc is not None and oc.rule.startswith("10."), f"seed {seed}: no outcome after turn {final.turn}"
+
+
+def test_a_whole_random_game_breaks_no_invariant():
+    random_games_break_no_invariant([0])
+
+
+@pytest.mark.slow
+def test_200_random_games_break_no_invariant():
+    random_games_break_no_invariant(range(200))
 
 
 def test_walkthrough_record_replays():
