@@ -5,13 +5,13 @@ picks among the legal actions the game loop lists, ``choose(request, state)`` an
 inside a procedure. ``act(g)`` is the older spelling (the legal actions are listed for it)."""
 from __future__ import annotations
 
+from collections import Counter
 from functools import partial
 import random
 
 from engine.core.errors import VedetteError
 from engine.core.game import RandomBot as CoreRandomBot
-from engine.core.procedure import Choose, distribution
-from engine.core.sampling import sample
+from engine.core.procedure import ChanceRequest, Choose, Log, RandomDice, Sub, distribution
 
 from .combat import Decision, combat
 from .game import Action, Game, combat_context, legal_actions
@@ -52,6 +52,95 @@ EXACT_UNITS = 4
 SAMPLES = 32
 
 
+# ------------------------------------------------------------------------------------------------
+# Fight odds kept by value for the whole process (every bot, every game of a study)
+# ------------------------------------------------------------------------------------------------
+#: bounds of the module caches below (each is emptied whole when it grows past its bound)
+FIGHT_CACHE = 20_000
+MEMO_CACHE = 100_000
+TRIE_CACHE = 50_000
+_FIGHTS: dict = {}      # exact fights: (policy, scenario, ctx, attackers, defenders, side, charge) -> (worth, take)
+_MEMOS: dict = {}       # (policy, scenario) -> memo of sub-procedure distributions for distribution()
+_TRIES: dict = {}       # (policy, scenario, sub-procedure key) -> root _Node of what plays of it found
+
+
+class _Node:
+    """One point of a procedure as its plays found it: the request waiting there (``req``; None once the
+    procedure has returned ``result``), the policy's answer when it is a choice, and the point each answer
+    seen so far leads to (``kids``)."""
+
+    __slots__ = ("req", "result", "answer", "kids")
+
+    def __init__(self, req, result, policy):
+        self.req, self.result, self.kids = req, result, {}
+        self.answer = req.check(policy(req)) if isinstance(req, Choose) else None
+
+
+def _step(gen, value, policy, first: bool = False) -> _Node:
+    """Send ``value`` into the live procedure and run it to its next question (notes skipped)."""
+    try:
+        req = next(gen) if first else gen.send(value)
+        while isinstance(req, Log):
+            req = gen.send(None)
+    except StopIteration as stop:
+        return _Node(None, stop.value, policy)
+    if not isinstance(req, (ChanceRequest, Choose, Sub)):
+        raise TypeError(f"a procedure yielded {req!r}, which is not a request")
+    return _Node(req, None, policy)
+
+
+def _play(part: tuple, key, factory, dice, policy):
+    """One play of the procedure ``factory`` (whose situation ``key`` names completely, as for the
+    enumerator's memo), dice from ``dice``, choices from ``policy`` (a pure function of the request):
+    the result core's Stepper would give with the same dice, which are asked the same requests in the
+    same order. What earlier plays of the same procedure found is kept (``_TRIES``, by value): along a
+    path seen before no rules code runs again; at a new branch the generator is started and fed the
+    answers of the path so far (sub-procedures by their results, as the enumerator does), then runs live."""
+    tkey = (part, key)
+    node = _TRIES.get(tkey)
+    gen = None
+    if node is None:
+        gen = factory()
+        node = _step(gen, None, policy, first=True)
+        if len(_TRIES) > TRIE_CACHE:
+            _TRIES.clear()
+        _TRIES[tkey] = node
+    path = []
+    while True:
+        req = node.req
+        if req is None:
+            return node.result
+        if isinstance(req, Sub):
+            value = _play(part, req.key, req.proc, dice, policy)
+        elif isinstance(req, Choose):
+            value = node.answer
+        else:
+            value = req.check(dice(req))
+        if gen is None:
+            kid = node.kids.get(value)
+            if kid is None:
+                gen = factory()
+                _step(gen, None, policy, first=True)
+                for v in path:
+                    _step(gen, v, policy)
+                kid = node.kids.setdefault(value, _step(gen, value, policy))
+            else:
+                path.append(value)
+        else:
+            kid = node.kids.setdefault(value, _step(gen, value, policy))
+        node = kid
+
+
+def _sample_counts(part: tuple, key, factory, n: int, seed: int, policy) -> Counter:
+    """``n`` plays of the procedure with one RandomDice seeded ``seed``: the counts
+    engine.core.sampling.sample gives (same results, counted in the same order), by :func:`_play`."""
+    dice = RandomDice(seed)
+    counts: Counter = Counter()
+    for _ in range(n):
+        counts[_play(part, key, factory, dice, policy)] += 1
+    return counts
+
+
 class GreedyBot:
     """One-ply Lines of Battle bot (policy in docs/bots.md, "Lines of Battle greedy bot"): it fires its
     deployed guns, attacks only where the exact (small fights) or sampled (larger ones) odds favour it,
@@ -67,8 +156,7 @@ class GreedyBot:
     def __init__(self, seed: int | None = None, combat_policy: CombatPolicy | None = None):
         self.rng = random.Random(seed)
         self.policy = combat_policy or CombatPolicy("until:1", "until:1")
-        self._odds: dict = {}
-        self._memo: dict = {}       # sub-procedure distributions of combats (keys are values; one policy)
+        self._odds: dict = {}       # this bot's fights (a sampled fight draws its seed once per bot)
         self._dist: dict = {}
         self._board = None
         self._rear: set = set()     # rear areas to guard, worked out at each Allied decision
@@ -127,26 +215,37 @@ class GreedyBot:
             risk = COUNTER_CHARGE if not charge and r.winner_side() == foe and r.charge_units() else 0.0
             return m[side] - m[foe] + 0.25 * hits - risk
 
+        # the module caches are kept per policy and scenario (the units' names and tags come with it)
+        part = (self.policy, g.setup.scenario.fingerprint)
         try:
             n_dfn = sum(1 for u in dfn if u.is_combat)
             if len(us) * max(1, n_dfn) <= EXACT_UNITS:
-                if len(self._memo) > 50_000:
-                    self._memo.clear()
-                # the combat procedure enumerated exactly (as analyse does, but keeping the memo of
-                # sub-procedure results and the roll cache between fights: their keys are values)
-                d = distribution(partial(combat, ctx, us, dfn), policy=self.policy, memo=self._memo)
-                val = float(d.expect(balance))
-                take = float(d.prob(lambda r: r.taken))
+                fkey = (part, ctx, us, dfn, side, charge)
+                done = _FIGHTS.get(fkey)
+                if done is None:
+                    memo = _MEMOS.get(part)
+                    if memo is None or len(memo) > MEMO_CACHE:
+                        memo = _MEMOS[part] = {}
+                    # the combat procedure enumerated exactly (as analyse does, but keeping the memo of
+                    # sub-procedure results and the roll cache between fights and games: keys are values)
+                    d = distribution(partial(combat, ctx, us, dfn), policy=self.policy, memo=memo)
+                    done = (float(d.expect(balance)), float(d.prob(lambda r: r.taken)))
+                    if len(_FIGHTS) > FIGHT_CACHE:
+                        _FIGHTS.clear()
+                    _FIGHTS[fkey] = done
+                val, take = done
             else:
-                smp = sample(partial(combat, ctx, us, dfn), SAMPLES, seed=self.rng.randrange(10 ** 6),
-                             chooser=self.policy)
-                vals = [(balance(r), c) for r, c in smp.counts.items()]
-                mean = sum(v * c for v, c in vals) / smp.n
-                var = sum(c * (v - mean) ** 2 for v, c in vals) / max(1, smp.n - 1)
+                # SAMPLES seeded plays of the combat procedure (what engine.core.sampling.sample gives,
+                # played along the paths earlier plays of the same fights found: _play)
+                counts = _sample_counts(part, ("combat", ctx, us, dfn), partial(combat, ctx, us, dfn), SAMPLES,
+                                        self.rng.randrange(10 ** 6), self.policy)
+                vals = [(balance(r), c) for r, c in counts.items()]
+                mean = sum(v * c for v, c in vals) / SAMPLES
+                var = sum(c * (v - mean) ** 2 for v, c in vals) / max(1, SAMPLES - 1)
                 # the lower bound, one standard error under the mean: the best of many noisy
                 # estimates is otherwise picked for its luck (the winner's curse)
-                val = mean - (var / smp.n) ** 0.5
-                take = sum(c for r, c in smp.counts.items() if r.taken) / smp.n
+                val = mean - (var / SAMPLES) ** 0.5
+                take = sum(c for r, c in counts.items() if r.taken) / SAMPLES
         except VedetteError:
             val, take = -99.0, 0.0
         self._odds[key], self._odds[key, "take"] = val, take

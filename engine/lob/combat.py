@@ -474,38 +474,44 @@ class _AfterRoll:
         return (self.fight.key(), self.gone, self.winner, self.first_round)
 
 
+#: per fight state (context, fight key): the two leads' modifiers (5.2.1 a-h and the terrain ones) and
+#: the state after the roll for each (hits on the attacking lead, hits on the defending lead, winner);
+#: the 36 face pairs of a roll lead to a handful of those, so each is built once (keys are values)
 _ROLL_CACHE: dict = {}
+ROLL_CACHE_STATES = 50_000
 
 
-def _roll_outcome(ctx: CombatContext, f: Fight, ra: int, rd: int) -> "_AfterRoll":
-    """The pure part of 5.2.1 for two die faces (cached: enumeration revisits it many times)."""
-    key = (ctx, f.key(), ra, rd)
+def _roll_outcome(ctx: CombatContext, f: Fight, ra: int, rd: int) -> tuple["_AfterRoll", int, int]:
+    """The pure part of 5.2.1 for two die faces: the state after the roll (as ``round_roll`` returns it)
+    and the two modified totals."""
+    key = (ctx, f.key())
     hit = _ROLL_CACHE.get(key)
-    if hit is not None:
-        return hit
-    a, d = f.a, f.d
-    ta, td = ra + roll_modifier(ctx, f, ATTACKER), rd + roll_modifier(ctx, f, DEFENDER)
+    if hit is None:
+        if len(_ROLL_CACHE) > ROLL_CACHE_STATES:
+            _ROLL_CACHE.clear()
+        hit = _ROLL_CACHE[key] = (roll_modifier(ctx, f, ATTACKER), roll_modifier(ctx, f, DEFENDER), f.a, f.d, {})
+    ma, md, a, d, outs = hit
+    ta, td = ra + ma, rd + md
     ha, hd, winner = round_hits(ctx, a, d, ta, td)
-    na, nd = a.hit(ha), d.hit(hd)
-    gone = tuple(u for u in (na, nd) if u.eliminated)
-    att = _drop(f.att, a.uid) if na.eliminated else _upd(f.att, na)
-    dfn = _drop(f.dfn, d.uid) if nd.eliminated else _upd(f.dfn, nd)
-    nf = Fight(att, dfn, None if na.eliminated else a.uid, None if nd.eliminated else d.uid, False, f.entered)
-    out = _AfterRoll(nf, _sorted(gone), winner, ta, td)
-    if len(_ROLL_CACHE) > 200_000:
-        _ROLL_CACHE.clear()
-    _ROLL_CACHE[key] = out
-    return out
+    out = outs.get((ha, hd, winner))
+    if out is None:
+        na, nd = a.hit(ha), d.hit(hd)
+        gone = tuple(u for u in (na, nd) if u.eliminated)
+        att = _drop(f.att, a.uid) if na.eliminated else _upd(f.att, na)
+        dfn = _drop(f.dfn, d.uid) if nd.eliminated else _upd(f.dfn, nd)
+        nf = Fight(att, dfn, None if na.eliminated else a.uid, None if nd.eliminated else d.uid, False, f.entered)
+        out = outs[ha, hd, winner] = _AfterRoll(nf, _sorted(gone), winner, first_round=f.first)
+    return out, ta, td
 
 
 def round_roll(ctx: CombatContext, f: Fight):
     """5.2.1: both sides roll a d6, add modifiers, the hits are applied. Returns :class:`_AfterRoll`."""
     ra = yield Roll("d6", rule="5.2.1", label="attacker combat roll")
     rd = yield Roll("d6", rule="5.2.1", label="defender combat roll")
-    out = _roll_outcome(ctx, f, ra, rd)
-    yield Log("5.2.1", f"{f.att_lead} {ra} -> {out.att_total}, {f.dfn_lead} {rd} -> {out.dfn_total}: "
-                       f"{out.winner} wins", {"attacker": [ra, out.att_total], "defender": [rd, out.dfn_total]})
-    return _AfterRoll(out.fight, out.gone, out.winner, first_round=f.first)
+    out, ta, td = _roll_outcome(ctx, f, ra, rd)
+    yield Log("5.2.1", f"{f.att_lead} {ra} -> {ta}, {f.dfn_lead} {rd} -> {td}: "
+                       f"{out.winner} wins", {"attacker": [ra, ta], "defender": [rd, td]})
+    return out
 
 
 def _finish_defender_gone(ctx: CombatContext, f: Fight, gone: list, lead_hit: bool):
