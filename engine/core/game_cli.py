@@ -284,10 +284,17 @@ def _simulate(rules: GameRules, args) -> dict:
                   args.max_actions).validate()
     other = None
     if args.compare is not None:
-        other = Study(rules.system, study.scenario, tuple(parse_options(args.compare)), bots, args.games,
-                      args.seed, args.max_actions).validate()
+        try:
+            other = Study(rules.system, study.scenario, tuple(parse_options(args.compare)), bots, args.games,
+                          args.seed, args.max_actions).validate()
+        except VedetteError as exc:        # the second option set's error names its own flag
+            raise VedetteError("--compare: " + str(exc).removeprefix("--options: ")) from None
     if args.out and not str(args.out).endswith(".parquet"):
         raise VedetteError(f"--out: expected a FILE.parquet name, got {str(args.out)[:60]!r}")
+    if args.out:
+        folder = Path(args.out).expanduser().resolve().parent
+        if not folder.is_dir():            # before any game is played, not after the whole study
+            raise VedetteError(f"--out: no folder {str(folder)[:80]!r} to write {Path(args.out).name[:40]!r} in")
     interrupted = False
     try:
         rows = run_study(study, args.workers, args.scheduler, progress=not args.no_progress)
