@@ -207,3 +207,38 @@ def test_misspelt_options_key_refused_by_the_api():
         R.new_game(options={"option": ["11.1"]})
     assert "field options" in str(exc.value) and "'option'" in str(exc.value)
     assert R.new_game(options={"options": ["11.1"]}).options == ("11.1",)
+
+
+# ------------------------------------------------------------------------------------------------
+# 9.5.2 in the game: the Alert roll from the turn after Column II crosses the light blue line
+# ------------------------------------------------------------------------------------------------
+def _end_turn(s, alert_die):
+    """Close every impulse and pass until the turn changes; the 9.5.2 roll shows ``alert_die``, all other
+    dice 1 (no mustering of Column III, 9.2 B; initiative 1 each, the French +1 win it, 3.2 A)."""
+    t, asked = s.turn, []
+    while s.turn == t:
+        a = EndSegment(R.to_act(s)) if s.impulse else Pass(R.to_act(s))
+
+        def dice(req):
+            asked.append(req.rule)
+            return alert_die if req.rule.startswith("9.5.2") else 1
+        s = R.begin(s, a).run(dice, lambda req: req.options[0]).state
+    return s, asked
+
+
+def test_alert_roll_after_column_ii_crosses_the_light_blue_line():
+    # Column II mustered (9.2 B); cii-1 and Dokhturov in 0406, north of the light blue hexside 0406|0407;
+    # 0407 is 9 hexes from the nearest French start unit (0715), so 9.5.2 C (4 hexes) does not apply
+    s = R.new_game()
+    g = s.game.with_flag("column_II_mustered").with_piece("cii-1", hex="0406", facing=3)
+    s = replace(s, game=g.with_piece("dokhturov", hex="0406"))
+    s, _ = R.apply(s, Activate("coalition", "dokhturov"), dice=TypedDice([1]))
+    s, _ = R.apply(s, R.parse_action("coalition: move cii-1 0407"), seed=0)
+    assert "light_blue_crossed" in s.game.flags and s.alert_from == 2          # rolls from turn 2 (9.5.2)
+    # turn 2: a 3 is under the 4+ needed (9.5.2 A): still restricted, 9.5.1 holds
+    s, asked = _end_turn(s, 3)
+    assert s.turn == 2 and "9.5.2 A" in asked and "alert" not in s.game.flags
+    # turn 3: the same 3 with the +1 of the second roll (9.5.2 B) makes 4: the alert is given
+    s, asked = _end_turn(s, 3)
+    assert s.turn == 3 and "alert" in s.game.flags
+    assert R.invariants(s) == []
