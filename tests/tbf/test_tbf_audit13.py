@@ -242,3 +242,34 @@ def test_alert_roll_after_column_ii_crosses_the_light_blue_line():
     s, asked = _end_turn(s, 3)
     assert s.turn == 3 and "alert" in s.game.flags
     assert R.invariants(s) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# `vedette tbf play`: bots play to a verdict, the record replays to the same position, bad bots exit 2
+# ------------------------------------------------------------------------------------------------
+def test_cli_play_greedy_to_a_verdict_and_replay(capsys, tmp_path):
+    rec = tmp_path / "g.json"
+    code, out, _ = run(capsys, "play", "--bots", "greedy,greedy", "--seed", "3", "--record", str(rec))
+    played = json.loads(out)
+    assert code == 0 and played["outcome"]["rule"].startswith("10.") and played["to_act"] is None
+    code, out, _ = run(capsys, "replay", str(rec))
+    again = json.loads(out)
+    assert code == 0 and again["outcome"] == played["outcome"] and again["events"] == played["events"]
+
+
+def test_cli_play_random_then_go_on_by_hand(capsys, tmp_path):
+    rec = tmp_path / "r.json"
+    code, out, _ = run(capsys, "play", "--bots", "random,random", "--seed", "2", "--max-actions", "30",
+                       "--record", str(rec))
+    assert code == 0 and json.loads(out)["events"] == 30
+    # the record of a bot game is a game like any other: its legal actions, one played by hand
+    code, out, _ = run(capsys, "legal", str(rec))
+    first = json.loads(out)["legal"][0]["text"]
+    code, out, _ = run(capsys, "act", "--record", str(rec), first)
+    assert code == 0 and json.loads(out)["events"] == 31
+
+
+@pytest.mark.parametrize("bots,needle", [("greedy,nobody", "unknown bot 'nobody'"), ("greedy", "two bots")])
+def test_cli_play_bad_bots(capsys, bots, needle):
+    code, _, err = run(capsys, "play", "--bots", bots)
+    assert code == 2 and needle in err and err.count("\n") == 1
