@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engine.cli import main
-from engine.core.simulate import game_seed, read_parquet
+from engine.core.simulate import Study, game_seed, read_parquet
 
 #: every system shipped on the protocol, with a scenario of each (n20 has three; both fought ones here)
 SYSTEMS = [("n20", "fuentes"), ("n20", "bussaco"), ("lob", "albuera"), ("tbf", "durenstein"), ("bc", "demo")]
@@ -102,3 +102,37 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(args, names, capsys, t
     lines = err.strip().splitlines()
     assert len(lines) == 1 and names in lines[0], err
     assert list(tmp_path.iterdir()) == []             # no rows file, nothing else
+
+
+def test_ctrl_c_keeps_the_finished_games_in_the_summary_and_the_file(capsys, tmp_path, monkeypatch):
+    # Ctrl-C inside run_study hands back the games finished so far (tests/core/test_simulate.py sends a
+    # real SIGINT); the verb then summarises and writes those, marked as interrupted
+    from engine.core import simulate
+    from engine.core.simulate import StudyInterrupted
+    real = simulate.run_study
+
+    def stopped_after_two(study, *a, **kw):
+        raise StudyInterrupted(real(Study("n20", "bussaco", (), ("random", "random"), 2, 5), workers=0))
+
+    monkeypatch.setattr(simulate, "run_study", stopped_after_two)
+    f = tmp_path / "part.parquet"
+    rc, out, err = _run(capsys, "n20", "simulate", "--scenario", "bussaco", "--bots", "random,random",
+                        "--games", "50", "--seed", "5", "--no-progress", "--out", str(f))
+    assert rc == 0, err
+    s = json.loads(out)
+    assert s["interrupted"] is True and s["games"] == 2
+    assert [r["game"] for r in read_parquet(f)] == [0, 1]
+
+
+def test_ctrl_c_before_any_game_is_one_line_and_writes_nothing(capsys, tmp_path, monkeypatch):
+    from engine.core import simulate
+    from engine.core.simulate import StudyInterrupted
+
+    def stopped_at_once(study, *a, **kw):
+        raise StudyInterrupted([])
+
+    monkeypatch.setattr(simulate, "run_study", stopped_at_once)
+    f = tmp_path / "none.parquet"
+    rc, out, err = _run(capsys, "n20", "simulate", "--games", "5", "--no-progress", "--out", str(f))
+    assert rc == 2 and out == "" and err.strip() == "vedette: error: stopped after 0 finished game(s)"
+    assert not f.exists()

@@ -98,3 +98,23 @@ def test_a_cancelled_study_keeps_its_finished_games():
     assert not m.running and "cancelled after" in m.message
     games = [r["game"] for r in m.rows]
     assert games == sorted(set(games))
+
+
+def test_the_plots_are_whiskered_bars_banded_curves_and_a_last_turn_histogram():
+    import holoviews as hv
+
+    from dashboards.components.study_view import _plots
+    from engine.core.simulate import summarise
+    rows = run_study(Study("race", "short", (), ("random", "random"), 12, 2), workers=0)
+    s = summarise(rows)
+    bars, curves, hist = _plots(s)
+    # outcome bars: one per outcome, each with its Wilson interval as whiskers (rate - low, high - rate)
+    errs = [el for el in bars if isinstance(el, hv.ErrorBars)][0]
+    for o, (name, rate, neg, pos) in zip(s["outcomes"], errs.data.itertuples(index=False)):
+        assert rate == o["rate"] and rate - neg == pytest.approx(o["ci95"][0])
+        assert rate + pos == pytest.approx(o["ci95"][1])
+    # a band (Spread) and a mean curve for each metric the race follows
+    kinds = [type(el).__name__ for el in curves]
+    assert kinds.count("Spread") == kinds.count("Curve") >= 1
+    # the histogram's bars add up to the games played
+    assert isinstance(hist, hv.Bars) and hist.data["games"].sum() == 12
