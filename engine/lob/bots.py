@@ -141,6 +141,10 @@ def _sample_counts(part: tuple, key, factory, n: int, seed: int, policy) -> Coun
     return counts
 
 
+#: candidates the greedy bot checks before valuing them (see GreedyBot.choose_action)
+_EAGER = frozenset({"activate", "attack", "end-setup", "end-admin", "end-phase"})
+
+
 class GreedyBot:
     """One-ply Lines of Battle bot (policy in docs/bots.md, "Lines of Battle greedy bot"): it fires its
     deployed guns, attacks only where the exact (small fights) or sampled (larger ones) odds favour it,
@@ -298,8 +302,17 @@ class GreedyBot:
     def choose_action(self, rules, g: Game, acts: list | None) -> Action:
         """The best-valued legal action (the last one, ending the phase, when nothing is worth doing);
         ``acts=None``: it lists its own candidates and keeps those that pass ``rules.check``."""
+        lazy = acts is None and g.phase not in ("setup", "admin")
         if acts is None:
-            acts = [a for a in legal_actions(g, limit_moves=True, keep=keep_all) if rules.is_legal(g, a)]
+            acts = legal_actions(g, limit_moves=True, keep=keep_all)
+            if lazy:
+                # the one check (rules.is_legal) is made before valuing only where the valuing draws from
+                # the bot's generator or ranks the attacks (activations, attacks) and for the phase end;
+                # any other candidate is checked only when it would be the best so far: a candidate
+                # worth no more than the best is never picked, legal or not, so the pick is the same
+                acts = [a for a in acts if a.type not in _EAGER or rules.is_legal(g, a)]
+            else:
+                acts = [a for a in acts if rules.is_legal(g, a)]
         end = next((a for a in reversed(acts) if a.type in ("end-setup", "end-admin", "end-phase")), acts[-1])
         if g.phase == "setup":
             return end                 # keep the historical set-up
@@ -312,6 +325,16 @@ class GreedyBot:
         self._weighed = self._shortlist(g, acts)
         best, best_v = end, 0.0
         for a in acts:
+            if lazy and a.type not in _EAGER:
+                try:
+                    v = self.value(g, a)
+                except VedetteError:
+                    if not rules.is_legal(g, a):
+                        continue
+                    raise
+                if v > best_v and rules.is_legal(g, a):
+                    best, best_v = a, v
+                continue
             v = self.value(g, a)
             if v > best_v:
                 best, best_v = a, v
