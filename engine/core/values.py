@@ -5,7 +5,7 @@ import operator
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["cached_hash_repr", "jsonable", "spoken_list"]
+__all__ = ["cached_hash_repr", "from_fields", "jsonable", "spoken_list"]
 
 
 def cached_hash_repr(cls):
@@ -35,11 +35,23 @@ def cached_hash_repr(cls):
         derive(self)
 
     cls.__init__ = __init__
+    cls._derive_hash = staticmethod(derive)
     cls.__hash__ = lambda self: self._hash
     cls.__repr__ = lambda self: f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in names)})"
     cls.__getstate__ = __getstate__
     cls.__setstate__ = __setstate__
     return cls
+
+
+def from_fields(cls, values: dict):
+    """A value of a :func:`cached_hash_repr` class made from a dict of ALL its fields, in field order,
+    without its ``__init__`` (for trusted code that has the fields already, e.g. a unit's fixed counter
+    values plus its markers): the same value, hash included, as ``cls(**values)`` for a class with no
+    ``__post_init__``."""
+    new = object.__new__(cls)
+    new.__dict__.update(values)
+    cls._derive_hash(new)
+    return new
 
 
 def jsonable(value: Any) -> Any:

@@ -5,11 +5,13 @@ THE battle procedure of :mod:`engine.n20.battle` run through the core drivers (n
 from __future__ import annotations
 
 from functools import lru_cache
+from types import MappingProxyType
 
 from .state import replace_any as replace
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log
+from engine.core.values import from_fields
 
 from ..battle import Battle as EngineBattle, battle_procedure
 from ..units import Unit
@@ -346,20 +348,36 @@ def battle_unit(state: GameState, uid: str) -> Unit:
 def _battle_unit(sc, uid: str, hex_: str | None, routed, square: bool, fatigue: int, special: bool,
                  fatigue_on: bool) -> Unit:
     # keyed by value: the scenario (immutable, compared by identity), what it reads of the unit's state
-    # (its place and markers), the options read
+    # (its place and markers), the options read. The counter's own values come from the unit's template
+    # (made once per scenario, unit and option); only the place and the markers are filled in here
+    fields = dict(_unit_template(sc, uid, special))
+    fields["hex"] = hex_
+    fields["routed"] = bool(routed) and sc.tables.rules.routed_markers      # 9.6.3
+    fields["square"] = square                                               # 17.1
+    fields["fatigue"] = fatigue if fatigue_on else 0                        # 16.8
+    return from_fields(Unit, fields)
+
+
+@lru_cache(maxsize=1024)
+def _unit_template(sc, uid: str, special: bool) -> MappingProxyType:
+    """Every field of a game unit's battle view (:class:`~engine.n20.units.Unit`) in field order, with its
+    place and markers left at their defaults: what the counter says (16.7 colour codes with Special Units,
+    16.9 command span for leaders, 16.5.2 cadres), keyed by the scenario (compared by identity), the unit
+    and the option."""
     d = sc.units[uid]
-    rules = sc.tables.rules
     typ = {"dummy": "infantry", "cadre": "infantry"}.get(d.type, d.type)
-    return Unit(id=uid, side=d.side, type=typ, strength=d.command_span if d.type == "leader" else d.strength,
-                movement=d.movement, hex=hex_, name=d.name, elite=d.has("elite"), guard=d.has("guard"),
-                recule_exempt=d.has("no_recule"), heavy=d.has("heavy"),
-                routed=bool(routed) and rules.routed_markers,
-                unreliable=special and d.has("unreliable"), portuguese=d.nationality == "portuguese",
-                spanish_irregular=special and d.has("irregular"), straggler=special and d.has("straggler"),
-                road_bound=d.has("road_bound"), reluctant=special and d.has("reluctant"),
-                light=special and d.has("light"), cossack=special and d.has("cossack"),
-                cadre=d.has("cadre") or d.type == "cadre", square=square,
-                fatigue=fatigue if fatigue_on else 0)
+    u = Unit(id=uid, side=d.side, type=typ, strength=d.command_span if d.type == "leader" else d.strength,
+             movement=d.movement, hex=None, name=d.name, elite=d.has("elite"), guard=d.has("guard"),
+             recule_exempt=d.has("no_recule"), heavy=d.has("heavy"), routed=False,
+             unreliable=special and d.has("unreliable"), portuguese=d.nationality == "portuguese",
+             spanish_irregular=special and d.has("irregular"), straggler=special and d.has("straggler"),
+             road_bound=d.has("road_bound"), reluctant=special and d.has("reluctant"),
+             light=special and d.has("light"), cossack=special and d.has("cossack"),
+             cadre=d.has("cadre") or d.type == "cadre", square=False, fatigue=0)
+    return MappingProxyType({f: getattr(u, f) for f in _UNIT_FIELD_NAMES})
+
+
+_UNIT_FIELD_NAMES = tuple(Unit.__dataclass_fields__)
 
 
 def _effective(state: GameState, b: Battle) -> Battle:
