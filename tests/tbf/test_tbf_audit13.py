@@ -273,3 +273,34 @@ def test_cli_play_random_then_go_on_by_hand(capsys, tmp_path):
 def test_cli_play_bad_bots(capsys, bots, needle):
     code, _, err = run(capsys, "play", "--bots", bots)
     assert code == 2 and needle in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# The TBF invariants the conformance games check do catch a broken position
+# ------------------------------------------------------------------------------------------------
+def _broken(kind):
+    from engine.tbf.protocol import Impulse
+    s = R.new_game()
+    g = s.game
+    if kind == "turn":
+        return replace(s, game=replace(g, turn=14))                             # the scenario has 13 turns
+    if kind == "facing":
+        return replace(s, game=g.with_piece("ci-1", facing=7))                  # hexsides are 0..5
+    if kind == "enemy hex":
+        return replace(s, game=g.with_piece("4l-1", hex="2411"))                # with ci-1 and ci-6
+    if kind == "overstack":
+        return replace(s, game=g.with_piece("ci-1", hex="2412"))                # 3 battalions, 2 regiments
+    if kind == "two activations":
+        return replace(s, activations=("gaindorge", "gaindorge"))
+    if kind == "unflipped unit":
+        return replace(s, impulse=Impulse("coalition", "miloradovich", units=("ci-1",)))
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind,rule", [("turn", "outside 1..13"), ("facing", "4.3 B"), ("enemy hex", "6.2.5 B"),
+                                       ("overstack", "4.1"), ("two activations", "6.1.3 E"),
+                                       ("unflipped unit", "6.1.3 E")])
+def test_invariants_catch_a_broken_position(kind, rule):
+    assert R.invariants(R.new_game()) == []
+    bad = R.invariants(_broken(kind))
+    assert any(rule in b for b in bad), bad
