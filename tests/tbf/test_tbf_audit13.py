@@ -304,3 +304,25 @@ def test_invariants_catch_a_broken_position(kind, rule):
     assert R.invariants(R.new_game()) == []
     bad = R.invariants(_broken(kind))
     assert any(rule in b for b in bad), bad
+
+
+# ------------------------------------------------------------------------------------------------
+# 6.1.3 A: extra units taken along, as many as the leader's CV
+# ------------------------------------------------------------------------------------------------
+def test_extra_units_up_to_the_leaders_cv():
+    from engine.tbf.protocol import Attach
+    # the French released (9.4 C): Campana's 100-1 (2114, 1 hex) and 100-2 (1616, 4 hexes) are within the
+    # 4 hexes of 6.1.3 A; Gaindorge's CV is 1, so he may take one of them along
+    s = gaindorge_fresh()
+    s = replace(s, game=s.game.with_flag("french_released"))
+    s, _ = R.apply(s, Activate("french", "gaindorge"), dice=TypedDice([1]))
+    assert SC.leaders["gaindorge"].cv == 1 and s.impulse.extra == ("100-1", "100-2") and s.impulse.extra_left == 1
+    s2, _ = R.apply(s, Attach("french", "100-1"), seed=0)
+    assert "100-1" in s2.impulse.units and s2.game.piece("100-1").activated and s2.impulse.extra_left == 0
+    before = canon(s2)
+    with pytest.raises(RuleViolation) as exc:
+        R.apply(s2, Attach("french", "100-2"), dice=TypedDice([]))
+    assert exc.value.rule == "6.1.3 A" and "CV" in exc.value.message and canon(s2) == before
+    with pytest.raises(RuleViolation) as exc:
+        R.apply(s2, Attach("french", "100-1"), dice=TypedDice([]))
+    assert exc.value.rule == "6.1.3 E"                                      # already in this impulse
