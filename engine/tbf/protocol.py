@@ -235,16 +235,19 @@ class TbfState:
         return self.game.turn
 
 
-@dataclass(frozen=True, eq=False)
 class _Moves:
     """The moves of one unit or leader this Movement Segment, from its one movement search (6.2), made
     when first asked for: :attr:`reach` is hex -> (MPs, cheapest path); spelt out in hex order, its own
-    hex left out."""
-    side: str
-    unit: str
-    here: str
-    rules: "TbfRules"
-    state: "TbfState"
+    hex left out. (A plain class with slots, made for every candidate list: never written after it is
+    made; compared and hashed by identity.)"""
+
+    __slots__ = ("side", "unit", "here", "rules", "state")
+
+    def __init__(self, side: str, unit: str, here: str, rules: "TbfRules", state: "TbfState"):
+        self.side, self.unit, self.here, self.rules, self.state = side, unit, here, rules, state
+
+    def __repr__(self) -> str:
+        return f"_Moves(side={self.side!r}, unit={self.unit!r}, here={self.here!r})"
 
     @property
     def reach(self) -> dict:
@@ -263,12 +266,17 @@ class _Moves:
         return Move(self.side, self.unit, h, path, mp)
 
 
-@dataclass(frozen=True, eq=False)
 class _Faces:
-    """The facing changes of one unit (4.3): every hexside but the one it faces, in hexside order."""
-    side: str
-    unit: str
-    facing: int
+    """The facing changes of one unit (4.3): every hexside but the one it faces, in hexside order (a plain
+    class with slots, never written after it is made, like :class:`_Moves`)."""
+
+    __slots__ = ("side", "unit", "facing")
+
+    def __init__(self, side: str, unit: str, facing: int):
+        self.side, self.unit, self.facing = side, unit, facing
+
+    def __repr__(self) -> str:
+        return f"_Faces(side={self.side!r}, unit={self.unit!r}, facing={self.facing})"
 
     def actions(self) -> list:
         return [Face(self.side, self.unit, f) for f in range(6) if f != self.facing]
@@ -295,7 +303,19 @@ def _book(imp: Impulse, uid: str) -> UnitTurn:
     for b in imp.book:
         if b.unit == uid:
             return b
-    return UnitTurn(uid)
+    return _fresh_book(uid)
+
+
+_FRESH_BOOKS: dict = {}          # unit -> the book of a unit that has done nothing yet (a value: shared)
+
+
+def _fresh_book(uid: str) -> UnitTurn:
+    got = _FRESH_BOOKS.get(uid)
+    if got is None:
+        if len(_FRESH_BOOKS) > 4096:
+            _FRESH_BOOKS.clear()
+        got = _FRESH_BOOKS[uid] = UnitTurn(uid)
+    return got
 
 
 def _with_book(imp: Impulse, bk: UnitTurn) -> Impulse:
@@ -588,7 +608,7 @@ class TbfRules(GameRules):
                 p = g.piece(uid)
                 if p.hex is None or p.status not in ("normal", "fatigued"):
                     continue
-                bk = books.get(uid) or UnitTurn(uid)
+                bk = books.get(uid) or _fresh_book(uid)
                 if bk.done:
                     continue
                 out.append(_Moves(side, uid, p.hex, self, s))
@@ -661,14 +681,15 @@ class TbfRules(GameRules):
         # Each target's firers, in the order of the shooters (each shooter asks about the targets it reaches)
         by_target: dict[str, list] = {}
         alone: dict[str, list] = {}
-        nbs, dist = grid.neighbours, grid.distance
+        nbs = grid.neighbours
         for q in lone:
             for t in nbs(q.hex):
                 if t in targets:
                     alone.setdefault(t, []).append(q.id)
         for q in shooters:
             if not defensive and sc.units[q.id].kind == "artillery":
-                reached = [t for t in targets if 1 <= dist(q.hex, t) <= 4]
+                ring = self._artillery_hexes(q.hex)
+                reached = [t for t in targets if t in ring]
             else:
                 reached = [t for t in nbs(q.hex) if t in targets]
             for t in reached:
@@ -681,6 +702,17 @@ class TbfRules(GameRules):
             if len(ids) > 1:
                 out.append(Fire(side, tuple(sorted(ids)), t))
         return out
+
+    def _artillery_hexes(self, h: str) -> frozenset:
+        """6.3.3: the hexes 1 to 4 hexes from ``h`` (the reach of offensive artillery fire; the map never
+        changes: made once per hex)."""
+        memo = self._command_lists
+        key = ("artillery reach", h)
+        got = memo.get(key)
+        if got is None:
+            grid = self.sc.board.grid
+            got = memo[key] = frozenset(t for t in grid.within(h, 4) if t != h)
+        return got
 
     def _melee_candidates(self, s: TbfState, side: str) -> list:
         sc, g = self.sc, s.game

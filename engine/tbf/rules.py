@@ -422,12 +422,16 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
     elite_blocks = ("elite" in sc.units and unit_id != "elite" and "strong_point_removed" not in st.flags)
     # The search depends on these values, and on the enemy, friendly and front hexes only where it looked
     # (:func:`_reach_search` says where): a position that agrees with an earlier one on those hexes gets
-    # the same answer without searching again (an exact memo, by value).
+    # the same answer without searching again (an exact memo, by value). The mover itself enters only by
+    # its hex, the MPs it may spend (its MA, 4.2.4 B, or what is left of it, 6.2.1), whether it is a
+    # leader, its side and the restrictions above: two movers alike in those share the answer.
     # 6.2.3 B-C: a Level 2/3 allowance counts only for a level found in or next to the start hex (the search
     # never asks for any other), so one left unused there is keyed as none
     near = _start_levels(sc, p.hex)
     levels = tuple(sorted((k, v if k in near else 0) for k, v in level_hexes.items()))
-    key = (sc.key, unit_id, p.hex, p.status, levels, bridge_intact, mp_left, restricted, elite_blocks)
+    ma = sc.leaders[unit_id].ma if is_leader else current_ma(sc, p)
+    budget = ma if mp_left is None else min(ma, mp_left)
+    key = (sc.key, p.hex, budget, is_leader, side, levels, bridge_intact, restricted, elite_blocks and not is_leader)
     seen = _REACH.get(key)
     if seen is not None:
         for looked_e, looked_f, looked_s, sig, out in seen:

@@ -352,3 +352,27 @@ def test_the_movement_search_is_the_plain_search(states, monkeypatch):
         assert got == want and list(got) == list(want), (uid, g.piece(uid))
         flat += not any(lv.values())
     assert flat and flat < len(asks)        # searches with and without Level 2/3 hexes allowed were tried
+
+
+def test_movers_alike_share_the_movement_search_exactly(states):
+    """6.2, 6.2.3 B-C, 4.1.4: the reach memo is keyed by the mover's hex, the MPs it may spend, leader or
+    not, side and restrictions (not by its name), and a Level 2/3 allowance the start hex cannot use counts
+    as none: every answer given from that shared memo is the answer of a search made afresh."""
+    asks = []
+    for s in states[::3]:
+        if s.impulse is not None and s.impulse.segment == "movement":
+            for b in R._candidate_blocks(s):
+                if isinstance(b, _Moves):
+                    l2, l3 = R._levels(s.impulse, b.unit)
+                    asks.append((s.game, b.unit, {2: l2, 3: l3}, R._mp_left(s, b.unit)))
+    TR._REACH.clear()
+    shared = [TR.reachable(SC, g, uid, lv, mp_left=mp) for g, uid, lv, mp in asks]
+    reused = len(TR._REACH) < len(asks)
+    fresh = []
+    for g, uid, lv, mp in asks:
+        TR._REACH.clear()
+        fresh.append(TR.reachable(SC, g, uid, lv, mp_left=mp))
+    TR._REACH.clear()
+    assert len(asks) > 30 and reused
+    for a, x, y in zip(asks, shared, fresh):
+        assert x == y and list(x) == list(y), a[1]
