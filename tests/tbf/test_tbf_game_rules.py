@@ -359,8 +359,14 @@ def test_random_games_with_every_option_break_no_invariant(seed):
     def watch(state, n):
         bad = R.invariants(state)
         assert not bad, f"seed {seed} action {n}: {bad[:3]}"
-    play_game(R, ("random", "random"), options=sorted(GAME_OPTIONS), seed=seed, max_actions=150, record=False,
-              on_action=watch)
+    # whole games, so the options that start on turn 6 (11.2 ammunition, 11.4 Column IV) are played too
+    final, _ = play_game(R, ("random", "random"), options=sorted(GAME_OPTIONS), seed=seed, max_actions=20000,
+                         record=False, on_action=watch)
+    oc = R.outcome(final)
+    assert oc is not None and oc.rule.startswith("10.")
+    if final.turn == 13:
+        # 11.4.1: Column IV rolls from turn 6 and musters at the latest on turn 12 (range 1-6, our "auto")
+        assert "optional_11.4" in final.game.flags
 
 
 def test_greedy_game_plays_the_stored_record_again():
