@@ -14,9 +14,7 @@ import atexit
 import html
 import json
 import threading
-import time
 import urllib.parse
-from concurrent.futures import CancelledError
 
 import panel as pn
 import param
@@ -101,7 +99,7 @@ class StudyModel(param.Parameterized):
         self.system = want if want in names else ("n20" if "n20" in names else names[0])
         self.rows: list[dict] = []
         self.study: Study | None = None
-        self._futures: list[Future] = []
+        self._futures: list = []
         self._sync_choices()
 
     @param.depends("system", watch=True)
@@ -127,31 +125,44 @@ class StudyModel(param.Parameterized):
         on ``executor`` (a Dask client, or any ``concurrent.futures`` executor: tests, notebooks). The games
         go out in :func:`~engine.core.simulate.batch_games` tasks either way, so the rows are the same.
         Returns at once: the cluster is made (the first time, seconds) and the games handed to it in a
-        thread of their own, not on the server's event loop."""
+        thread of their own, not on the server's event loop.
+
+        Each task's rows are taken once, when it first ends, and its result is then released from the
+        cluster: a worker that dies later has nothing of it to recompute, and a game is never counted twice
+        (a task whose worker dies first is rerun by Dask, ``retries=3``)."""
         if self.running:
             raise VedetteError("a study is already running on this page: wait for it or cancel it")
         study = self.make_study()
         self.study, self.rows, self.done, self.message = study, [], 0, ""
         self._pending_done = 0
         self._futures = []
-        self._submitted = threading.Event()
+        self._over = threading.Event()
         self._cancelled = False
         self.running = True
         lock = threading.Lock()
         run_id = object()
         self._run_id = run_id
+        ended: set[int] = set()
+        have: set[int] = set()
 
         def one_done(fut):
             with lock:
-                if self._run_id is not run_id or fut.cancelled():
+                if self._run_id is not run_id or fut.cancelled() or id(fut) in ended:
                     return
+                ended.add(id(fut))
                 exc = fut.exception()
                 if exc is not None:
                     self.message = f"a game failed: {str(exc)[:160]}"
                 else:
-                    self.rows.extend(fut.result())
+                    for row in fut.result():
+                        if row["game"] not in have:
+                            have.add(row["game"])
+                            self.rows.append(row)
+                    release = getattr(fut, "release", None)      # a Dask future: free its result
+                    if release is not None:
+                        release()
                 self._pending_done = len(self.rows)
-                if self._submitted.is_set() and all(f.done() for f in self._futures):
+                if len(ended) == len(self._futures):
                     self._finish()
 
         def submit():
@@ -165,12 +176,10 @@ class StudyModel(param.Parameterized):
             except Exception as exc:                              # no cluster could be started
                 with lock:
                     self.message = f"the study could not start: {str(exc)[:160]}"
-                    self._submitted.set()
                     self._finish()
                 return
             with lock:
                 self._futures = futures
-                self._submitted.set()
                 if self._cancelled:
                     for f in futures:
                         f.cancel()
@@ -180,7 +189,7 @@ class StudyModel(param.Parameterized):
 
         threading.Thread(target=submit, name="vedette-study-submit", daemon=True).start()
 
-    _submitted = None
+    _over = None
     _cancelled = False
     _run_id = None
 
@@ -200,6 +209,7 @@ class StudyModel(param.Parameterized):
         self.rows.sort(key=lambda r: r["game"])
         self.running = False
         self._finished_flag = True
+        self._over.set()
 
     def cancel(self) -> None:
         self._cancelled = True
@@ -210,21 +220,13 @@ class StudyModel(param.Parameterized):
         self.running = False
         self.message = f"cancelled after {len(self.rows)} games; the summary covers those"
         self._finished_flag = True
+        if self._over is not None:
+            self._over.set()
 
     def wait(self, timeout: float | None = None) -> None:
-        """Block until every batch is done (tests and notebooks)."""
-        if self._submitted is not None:
-            self._submitted.wait(timeout)
-        for f in list(self._futures):
-            try:
-                f.result(timeout)
-            except CancelledError:
-                pass
-            except Exception:        # reported in ``message`` by the batch's callback
-                pass
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.running and (deadline is None or time.monotonic() < deadline):
-            time.sleep(0.01)
+        """Block until the study is over: every task ended, or cancelled (tests and notebooks)."""
+        if self._over is not None:
+            self._over.wait(timeout)
         self.poll()
 
     def summary(self) -> dict | None:

@@ -118,3 +118,32 @@ def test_the_plots_are_whiskered_bars_banded_curves_and_a_last_turn_histogram():
     assert kinds.count("Spread") == kinds.count("Curve") >= 1
     # the histogram's bars add up to the games played
     assert isinstance(hist, hv.Bars) and hist.data["games"].sum() == 12
+
+
+def test_a_page_worker_killed_mid_study_loses_no_game_and_steps_aside_again():
+    """The page's cluster reruns the tasks of a worker that dies (Dask retries), the nanny starts a new
+    worker, which gives way to the sessions again before its first game; no game lost or counted twice."""
+    import os
+    import signal
+    import time
+
+    from dashboards.components import background, study_view
+    client = study_view._client()
+    m = StudyModel(system="n20")
+    m.scenario, m.bot_a, m.bot_b, m.games, m.seed = "bussaco", "random", "random", 10, 8
+    m.run()
+    deadline = time.monotonic() + 300
+    while m._pending_done < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert m.running, "the study should still be running when its worker is killed"
+    (pid,) = client.run(os.getpid).values()
+    os.kill(pid, signal.SIGKILL)
+    m.wait(timeout=600)
+    assert not m.running and m.message == ""
+    assert [r["game"] for r in m.rows] == list(range(10))
+    assert m.rows == run_study(Study("n20", "bussaco", (), ("random", "random"), 10, 8), workers=0)
+    (new_pid,) = client.run(os.getpid).values()
+    assert new_pid != pid
+    if hasattr(os, "getpriority"):
+        nice = client.submit(os.getpriority, os.PRIO_PROCESS, 0, pure=False).result(timeout=120)
+        assert nice >= min(background.LONG_NICE, 19)
