@@ -175,3 +175,14 @@ def test_ctrl_c_keeps_the_finished_games_and_closes_the_cluster(workers_see_race
     alone = run_study(slow, workers=0)
     assert rows == [alone[r["game"]] for r in rows]
     assert _worker_processes() == []
+
+
+def test_progress_bar_shows_games_done_rate_and_running_win_rates(capsys, workers_see_race_game):
+    rows = run_study(STUDY, workers=0, progress=True)
+    err = capsys.readouterr().err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert "24/24" in last and ("game/s" in last or "s/game" in last)       # games done, games a second
+    # running win rates of the finished games, e.g. "blue=42% red=58%": each side's share of the 24
+    for side in {r["winner"] for r in rows}:
+        share = sum(r["winner"] == side for r in rows) / 24
+        assert f"{side}={share:.0%}" in last
