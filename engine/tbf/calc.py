@@ -199,6 +199,7 @@ STATUSES_ALL = ("normal", "fatigued", "routed", "eliminated", "surrendered", "ki
 def state_from_placements(sc, placements=(), turn: int | None = None, alert: bool = False):
     """The scenario's set-up with pieces moved: each placement is ``ID=HEX[:FACING[:STATUS]]``."""
     from dataclasses import replace as dc_replace
+    from .rules import LIVE
     from .scenario import initial_state
     st = initial_state(sc)
     names = [n.upper() for n in sc.board.grid.direction_names]
@@ -223,6 +224,14 @@ def state_from_placements(sc, placements=(), turn: int | None = None, alert: boo
                 raise RuleViolation("4.2.4", f"unknown status {parts[2]!r} (one of {', '.join(STATUSES_ALL)})")
             changes["status"] = parts[2]
         st = st.with_piece(pid, **changes)
+        h = changes["hex"]
+        if h is not None and not sc.is_leader(pid) and st.piece(pid).status in LIVE:
+            # 6.2.5 B: French and Coalition units never share a hex (an enemy leader alone may be there)
+            enemy = [p.id for p in st.in_hex(h) if p.id != pid and not sc.is_leader(p.id) and p.status in LIVE
+                     and sc.side(p.id) != sc.side(pid)]
+            if enemy:
+                raise RuleViolation("6.2.5 B", f"--place {pid}={h}: {h} holds enemy units ({', '.join(enemy)}); "
+                                               f"move them with another --place first")
     if turn is not None:
         if not 1 <= turn <= sc.file.turns:
             raise RuleViolation("3.0", f"--turn must be a game turn from 1 to {sc.file.turns}, not {turn}")

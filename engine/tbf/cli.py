@@ -9,6 +9,7 @@ from typing import Any
 
 
 from engine.core.errors import DataError
+from engine.core.game_cli import int_arg
 
 from .calc import (charge_summary, check_grid, check_summary, fighter_from_kv, fire_summary, firer_from_kv,
                    melee_summary)
@@ -386,6 +387,8 @@ def register(subparsers) -> None:
     _add_state(ph)
     ph.set_defaults(handler=_phase)
     v = sub.add_parser("victory", help="victory level of a state (10.0)")
-    v.add_argument("--rear-guard-shortfall", type=int, default=0, help="units short of the 9.2 F rear guard")
+    # 9.2 F-G: the full Rear Guard is 4 battalions and 2 squadrons; leaving more behind gains nothing
+    v.add_argument("--rear-guard-shortfall", type=int_arg("--rear-guard-shortfall", 0, 6), default=0,
+                   help="units short of the 9.2 F rear guard (0-6)")
     _add_state(v)
     v.set_defaults(handler=_victory)

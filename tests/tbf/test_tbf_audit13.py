@@ -326,3 +326,26 @@ def test_extra_units_up_to_the_leaders_cv():
     with pytest.raises(RuleViolation) as exc:
         R.apply(s2, Attach("french", "100-1"), dice=TypedDice([]))
     assert exc.value.rule == "6.1.3 E"                                      # already in this impulse
+
+
+# ------------------------------------------------------------------------------------------------
+# The scenario calculators' bad input: a placement into an enemy hex, a negative Rear Guard shortfall
+# ------------------------------------------------------------------------------------------------
+def test_place_into_an_enemy_hex_is_refused(capsys):
+    # 1616 holds 100-2 and a French battery (9.3 B): a Coalition battalion there breaks 6.2.5 B
+    code, _, err = run(capsys, "phase", "recovery", "--place", "ci-1=1616:N:fatigued")
+    assert code == 2 and "[rule 6.2.5 B]" in err and "100-2" in err and err.count("\n") == 1
+    # moved away first, the hex is free; a hex with enemy leaders only (1418: Mortier, Gazan) is allowed
+    code, _, _ = run(capsys, "scenario", "--place", "4l-1=off", "--place", "ci-1=2014")
+    assert code == 0
+    assert run(capsys, "scenario", "--place", "ci-1=1418")[0] == 0
+
+
+@pytest.mark.parametrize("n,ok", [("-3", False), ("7", False), ("0", True), ("6", True)])
+def test_rear_guard_shortfall_is_0_to_6(capsys, n, ok):
+    # 9.2 F-G: 4 battalions and 2 squadrons make the full Rear Guard; more left behind gains nothing
+    try:
+        code, _, err = run(capsys, "victory", "--rear-guard-shortfall", n)
+    except SystemExit as exc:              # argparse refuses the option's value: exit 2, its one line
+        code, err = exc.code, capsys.readouterr().err
+    assert (code == 0) == ok and (ok or (code == 2 and "expected a number from 0 to 6" in err)), err
