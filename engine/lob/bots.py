@@ -61,7 +61,7 @@ MEMO_CACHE = 100_000
 TRIE_CACHE = 50_000
 _FIGHTS: dict = {}      # exact fights: (policy, scenario, ctx, attackers, defenders, side, charge) -> (worth, take)
 _MEMOS: dict = {}       # (policy, scenario) -> memo of sub-procedure distributions for distribution()
-_TRIES: dict = {}       # (policy, scenario, sub-procedure key) -> root _Node of what plays of it found
+_TRIES: dict = {}       # (policy, scenario) -> {sub-procedure key: root _Node of what plays of it found}
 
 
 class _Node:
@@ -89,29 +89,26 @@ def _step(gen, value, policy, first: bool = False) -> _Node:
     return _Node(req, None, policy)
 
 
-def _play(part: tuple, key, factory, dice, policy):
+def _play(tries: dict, key, factory, dice, policy):
     """One play of the procedure ``factory`` (whose situation ``key`` names completely, as for the
     enumerator's memo), dice from ``dice``, choices from ``policy`` (a pure function of the request):
     the result core's Stepper would give with the same dice, which are asked the same requests in the
     same order. What earlier plays of the same procedure found is kept (``_TRIES``, by value): along a
     path seen before no rules code runs again; at a new branch the generator is started and fed the
     answers of the path so far (sub-procedures by their results, as the enumerator does), then runs live."""
-    tkey = (part, key)
-    node = _TRIES.get(tkey)
+    node = tries.get(key)
     gen = None
     if node is None:
         gen = factory()
         node = _step(gen, None, policy, first=True)
-        if len(_TRIES) > TRIE_CACHE:
-            _TRIES.clear()
-        _TRIES[tkey] = node
+        tries[key] = node
     path = []
     while True:
         req = node.req
         if req is None:
             return node.result
         if isinstance(req, Sub):
-            value = _play(part, req.key, req.proc, dice, policy)
+            value = _play(tries, req.key, req.proc, dice, policy)
         elif isinstance(req, Choose):
             value = node.answer
         else:
@@ -134,10 +131,13 @@ def _play(part: tuple, key, factory, dice, policy):
 def _sample_counts(part: tuple, key, factory, n: int, seed: int, policy) -> Counter:
     """``n`` plays of the procedure with one RandomDice seeded ``seed``: the counts
     engine.core.sampling.sample gives (same results, counted in the same order), by :func:`_play`."""
+    tries = _TRIES.get(part)
+    if tries is None or len(tries) > TRIE_CACHE:
+        tries = _TRIES[part] = {}
     dice = RandomDice(seed)
     counts: Counter = Counter()
     for _ in range(n):
-        counts[_play(part, key, factory, dice, policy)] += 1
+        counts[_play(tries, key, factory, dice, policy)] += 1
     return counts
 
 

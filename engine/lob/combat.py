@@ -13,7 +13,7 @@ fight); play answers them from a player or bot, odds from a named policy (:mod:`
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log, Roll, Sub
@@ -101,6 +101,11 @@ class Fight:
     dfn_lead: str | None
     first: bool = True
     entered: frozenset = frozenset()   # (role, area): where a side's units retreated during this fight
+
+    def __hash__(self):
+        # equal fights have equal keys (the key reads some of the fields): the same contract as the
+        # generated hash, without hashing every field of every unit (results are hashed at each lookup)
+        return hash(self.key())
 
     def key(self):
         k = self.__dict__.get("_k")
@@ -473,6 +478,9 @@ class _AfterRoll:
     def key(self):
         return (self.fight.key(), self.gone, self.winner, self.first_round)
 
+    def __hash__(self):
+        return hash(self.key())      # equal states have equal keys (see Fight.__hash__)
+
 
 #: per fight state (context, fight key): the two leads' modifiers (5.2.1 a-h and the terrain ones) and
 #: the state after the roll for each (hits on the attacking lead, hits on the defending lead, winner);
@@ -565,6 +573,7 @@ def retreat_set(choice: str, lead: str, units: tuple[Unit, ...]) -> tuple[Unit, 
     return tuple(u for u in units if u.uid in names)
 
 
+@lru_cache(maxsize=4096)         # asked after every roll of every combat with the same few arguments
 def _retreat_options(traits: frozenset, others: tuple[str, ...], first_round: bool) -> tuple[str, ...]:
     """5.2.2 / 5.2.3 choices (stay, or any set with the lead), narrowed by 7.1.2: foaming leaders never
     retreat; fearful ones always pull back after the first round."""

@@ -1037,12 +1037,29 @@ def _end_of_game(g: Game) -> Game:
 # ------------------------------------------------------------------------------------------------
 # Legal actions (for bots and the UI)
 # ------------------------------------------------------------------------------------------------
+#: the searches of _reach kept by what they read (map, tables, the unit's kind, place and formation, the
+#: enemy-held areas, its points): a bot lists every unit's moves at each decision, most unchanged since
+_REACH: dict = {}
+REACH_CACHE = 20_000
+
+
 def _reach(g: Game, u: Unit) -> dict[str, tuple[int, tuple[str, ...]]]:
     """Areas ``u`` can move to (free of enemies), with cost and path: a shortest-path search
-    (engine.core.graph) over places (area, still in square, still on the approach, crossed the river)."""
+    (engine.core.graph) over places (area, still in square, still on the approach, crossed the river).
+    The answer is shared: read it, do not change it."""
     budget = points_left(g, u)
     full = allowance(g, u)
-    enemy = {a for a, s in g.occupied().items() if s != u.side}
+    enemy = frozenset(a for a, s in g.occupied().items() if s != u.side)
+    key = (g.board.fingerprint, g.tables.fingerprint, u.kind, u.area, u.square, u.approach, enemy, budget, full)
+    best = _REACH.get(key)
+    if best is None:
+        if len(_REACH) > REACH_CACHE:
+            _REACH.clear()
+        best = _REACH[key] = _search_reach(g, u, budget, full, enemy)
+    return best
+
+
+def _search_reach(g: Game, u: Unit, budget: int, full: int, enemy: frozenset) -> dict:
     start = (u.area, u.square, u.approach is not None, False)
     price: dict = {}
     plain, squared = u if not u.square else replace(u, square=False), u if u.square else replace(u, square=True)

@@ -16,6 +16,7 @@ Side policies (``attacker=`` / ``defender=``):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from engine.core.errors import VedetteError
 from engine.core.procedure import Choose
@@ -28,6 +29,7 @@ __all__ = ["CombatPolicy", "parse_side_policy", "SIDE_POLICIES", "best_retreat"]
 SIDE_POLICIES = ("stay", "until:K", "spent:K", "outnumbered", "rbc", "feint")
 
 
+@lru_cache(maxsize=256)          # read at every decision of every combat: parse each spelling once
 def parse_side_policy(spec: str) -> tuple[str, int | None]:
     spec = (spec or "stay").strip().lower()
     for name in ("until", "spent"):
