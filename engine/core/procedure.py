@@ -173,11 +173,27 @@ class Draw(ChanceRequest):
             raise RuleViolation(rule, f"cannot draw from an empty pile ({label or 'draw'})")
 
     def outcomes(self):
-        counts: dict[Hashable, int] = {}
-        for c in self.cards:
-            counts[c] = counts.get(c, 0) + 1
-        n = len(self.cards)
-        return tuple((c, Fraction(k, n)) for c, k in counts.items())
+        cards = self.cards
+        return _draw_outcomes(cards, tuple(map(type, cards)))
+
+    def check(self, value: Hashable) -> Hashable:
+        # ChanceRequest.check without the probabilities: the cards in the order of outcomes() (first
+        # appearance), the first that matches
+        for v in self.cards:
+            if v == value or jsonable(v) == value:
+                return v
+        raise RuleViolation(self.rule, f"{value!r} is not a possible outcome of {self.describe()}")
+
+
+@lru_cache(maxsize=1024)
+def _draw_outcomes(cards: tuple, types: tuple) -> tuple:
+    # each distinct card with its share of the pile, keyed by the pile (a tuple of hashable cards) and the
+    # cards' types (a pile of 1s is not a pile of Trues, although the tuples are equal)
+    counts: dict[Hashable, int] = {}
+    for c in cards:
+        counts[c] = counts.get(c, 0) + 1
+    n = len(cards)
+    return tuple((c, Fraction(k, n)) for c, k in counts.items())
 
 
 class Chance(ChanceRequest):
@@ -313,6 +329,18 @@ class Event:
         return self.kind in ("roll", "draw", "chance", "choose")
 
 
+_EVENT_FIELDS = tuple(Event.__dataclass_fields__)
+_new_object = object.__new__
+
+
+def _event(kind: str, rule: str, label: str, value: Any, detail: Any, depth: int) -> Event:
+    """``Event(kind, rule, label, value, detail, depth)`` for the stepper's own events (every field given,
+    from the request answered), its fields set at once rather than one by one (Event has no __post_init__)."""
+    new = _new_object(Event)
+    new.__dict__.update(zip(_EVENT_FIELDS, (kind, rule, label, value, detail, depth)))
+    return new
+
+
 @dataclass(frozen=True)
 class Played:
     result: Any
@@ -419,7 +447,7 @@ class Stepper:
                 send = stop.value
                 continue
             if isinstance(req, Log):
-                self.events.append(Event("log", req.rule, req.text, None, req.data, self._depth()))
+                self.events.append(_event("log", req.rule, req.text, None, req.data, self._depth()))
                 send = None
                 continue
             if isinstance(req, Sub):
@@ -445,7 +473,7 @@ class Stepper:
             raise VedetteError("the procedure is finished; nothing to answer")
         value = req.check(value)
         detail = {"die": req.die} if isinstance(req, Roll) else None
-        self.events.append(Event(req.kind, req.rule, req.label, value, detail, len(self._stack) - 1 - self._inline))
+        self.events.append(_event(req.kind, req.rule, req.label, value, detail, len(self._stack) - 1 - self._inline))
         self.pending = None
         self._advance(value)
         return value

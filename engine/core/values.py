@@ -36,6 +36,24 @@ def cached_hash_repr(cls):
 
     cls.__init__ = __init__
     cls._derive_hash = staticmethod(derive)
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is not None and params.eq and not params.order:
+        # the dataclass's equality (the compared fields, as tuples) with the shortcuts a value with a hash
+        # made at construction allows: the same value is equal, different hashes are never equal, and the
+        # fields are gathered in C
+        compared = tuple(f.name for f in cls.__dataclass_fields__.values() if f.compare)
+        compared_of = operator.attrgetter(*compared) if len(compared) > 1 else (lambda v: (getattr(v, compared[0]),))
+
+        def __eq__(self, other):
+            if self is other:
+                return True
+            if other.__class__ is not self.__class__:
+                return NotImplemented
+            if self._hash != other._hash:
+                return False
+            return compared_of(self) == compared_of(other)
+
+        cls.__eq__ = __eq__
     cls.__hash__ = lambda self: self._hash
     cls.__repr__ = lambda self: f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in names)})"
     cls.__getstate__ = __getstate__

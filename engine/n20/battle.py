@@ -172,6 +172,18 @@ class Battle:
     def __hash__(self) -> int:
         return self._hash
 
+    def __eq__(self, other) -> bool:
+        # the dataclass's equality (the compared fields), with the shortcuts of a hash made at construction:
+        # the same battle is equal, different hashes never are; the fields are gathered in C (a battle is
+        # compared with the one of the same value in the step caches at every step of its procedure)
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        if self._hash != other._hash:
+            return False
+        return _BATTLE_FIELDS(self) == _BATTLE_FIELDS(other)
+
     def __getstate__(self) -> dict:
         # a string hashes differently in another process: the hash is made again there
         return {k: v for k, v in self.__dict__.items() if k not in ("_units", "_hash")}

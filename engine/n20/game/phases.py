@@ -84,10 +84,14 @@ def _go_movement(state: GameState) -> GameState:
     changes = {}
     rallied = []
     for u in state.units:
-        d = sc.units[u.id]
         nu = u
         if u.moved or u.exhausted or u.fought:
             nu = replace(nu, moved=False, exhausted=False, fought=False)
+        if u.status not in ("later", "broken"):        # only reinforcements (11.0) and broken leaders change
+            if nu is not u:
+                changes[u.id] = nu
+            continue
+        d = sc.units[u.id]
         if d.side == state.player:
             if u.status == "later" and _reinf_turn(state, u.id) <= state.turn:
                 nu = replace(nu, status="due")
