@@ -686,9 +686,11 @@ def steady_heap() -> None:
 
 def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None = None,
               options: Sequence[str] | Mapping = (), seed: int = 0, max_actions: int = MAX_ACTIONS,
-              record: bool = True, on_action: Callable | None = None) -> tuple[Any, GameRecord | None]:
+              record: bool = True, on_action: Callable | None = None,
+              on_move: Callable | None = None) -> tuple[Any, GameRecord | None]:
     """Play a whole game, bot against bot (``bots``: one per side, in the order of ``rules.sides``, as
-    names or :class:`Bot` objects). Returns the final state and its record."""
+    names or :class:`Bot` objects). Returns the final state and its record. After each action,
+    ``on_action(state, n)`` sees the new state and ``on_move(side, action)`` who played what."""
     players = _make_bots(rules, bots, seed)
     state = rules.new_game(scenario or rules.default_scenario, options, seed)
     if STEADY_HEAP and gc.isenabled():
@@ -714,6 +716,8 @@ def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None 
         n += 1
         if on_action is not None:
             on_action(state, n)
+        if on_move is not None:
+            on_move(side, a)
     return state, (replace(rec, events=tuple(events)) if record else None)
 
 

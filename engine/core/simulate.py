@@ -6,10 +6,11 @@ games and a seed; game ``i`` is played with :func:`game_seed` ``(seed, i)``, so 
 whatever the number of workers. Games run on a ``dask.distributed`` cluster (a LocalCluster on this
 machine by default, any cluster by address), or in this process with ``workers=0``.
 
-Each game gives one row: its seed, the winner, victory level and reason, the last turn, the number of
-actions, and the system's metrics (Morale, battles, losses per side) at the end and at the start of each
-turn. :func:`summarise` counts outcomes with 95 % Wilson intervals; :func:`compare` gives the difference
-in a side's win rate between two studies with Newcombe's interval.
+Each game gives one row: its seed, the winner, victory level and reason, the last turn, and the system's
+metrics (Morale, losses per side) at the end and at the start of each turn, with the fights each side
+started (``attacks.<side>``: its actions that the dice decide) at the end. :func:`summarise` counts
+outcomes with 95 % Wilson intervals; :func:`compare` gives the difference in a side's win rate between
+two studies with Newcombe's interval.
 """
 from __future__ import annotations
 
@@ -117,16 +118,31 @@ def play_one(study: Study, index: int) -> dict:
         if t not in by_turn:
             by_turn[t] = rules.metrics(state)
 
+    # the fights each side started: actions the system's is_attack names as decided by dice (n20: a
+    # battle resolved, 9.0, or a countercharge, 8.2; LoB and TBF: fire and assaults; BC: its combats)
+    attacks = {_side_name(side): 0 for side in rules.sides}
+
+    def moved(side, action):
+        if rules.is_attack(action):
+            attacks[_side_name(side)] += 1
+
     first = rules.new_game(study.scenario, study.options, gseed)
     by_turn[rules.position(first).turn] = rules.metrics(first)
     final, _ = play_game(rules, study.bots, study.scenario, study.options, gseed,
-                         max_actions=study.max_actions, record=False, on_action=watch)
+                         max_actions=study.max_actions, record=False, on_action=watch, on_move=moved)
     oc = rules.outcome(final)
     pos = rules.position(final)
+    metrics = dict(rules.metrics(final))
+    metrics.update({f"attacks.{side}": float(n) for side, n in attacks.items()})
     return {"game": index, "seed": gseed, "winner": (oc.winner if oc else None) or ("draw" if oc else "unfinished"),
             "level": oc.level if oc else "", "reason": oc.reason if oc else "no result within the action limit",
-            "last_turn": pos.turn, "metrics": rules.metrics(final),
+            "last_turn": pos.turn, "metrics": metrics,
             "metrics_by_turn": {str(t): m for t, m in sorted(by_turn.items())}}
+
+
+def _side_name(side) -> str:
+    """A side as the metrics name it (an enum side by its value: ``morale.french``)."""
+    return str(getattr(side, "value", side))
 
 
 class StudyInterrupted(VedetteError):

@@ -23,3 +23,19 @@ def test_odds_bot_games_are_the_same_on_a_fresh_worker_and_here():
     for system, rows in here.items():
         assert rows == there[system], system
         assert rows[0]["metrics_by_turn"], system               # the stretch reached past the set-up
+
+
+def test_a_rows_attacks_per_side_are_the_battles_in_its_record():
+    # n20: a fight is a declared battle resolved (9.0) or a countercharge (8.2); the row counts each by the
+    # side that made it, the same count as the game's own record, event by event
+    from collections import Counter
+
+    from engine.core.game import play_game, system_of
+    from engine.core.simulate import game_seed, play_one
+    study = Study("n20", "bussaco", (), ("random", "random"), 1, 1)
+    row = play_one(study, 0)
+    _, rec = play_game(system_of("n20"), ("random", "random"), "bussaco", (), game_seed(1, 0))
+    fights = Counter(e["side"] for e in rec.events if e["action"]["kind"] in ("resolve", "countercharge"))
+    assert fights["french"] + fights["allied"] > 0
+    assert row["metrics"]["attacks.french"] == fights["french"]
+    assert row["metrics"]["attacks.allied"] == fights["allied"]
