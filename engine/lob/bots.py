@@ -101,6 +101,8 @@ def _play(tries: dict, key, factory, dice, policy):
     if node is None:
         gen = factory()
         node = _step(gen, None, policy, first=True)
+        if len(tries) >= TRIE_CACHE:
+            tries.clear()          # the nodes of the plays under way live on in those plays
         tries[key] = node
     path = []
     while True:
@@ -132,7 +134,9 @@ def _sample_counts(part: tuple, key, factory, n: int, seed: int, policy) -> Coun
     """``n`` plays of the procedure with one RandomDice seeded ``seed``: the counts
     engine.core.sampling.sample gives (same results, counted in the same order), by :func:`_play`."""
     tries = _TRIES.get(part)
-    if tries is None or len(tries) > TRIE_CACHE:
+    if tries is None:
+        if len(_TRIES) >= 64:
+            _TRIES.clear()
         tries = _TRIES[part] = {}
     dice = RandomDice(seed)
     counts: Counter = Counter()
@@ -229,6 +233,8 @@ class GreedyBot:
                 if done is None:
                     memo = _MEMOS.get(part)
                     if memo is None or len(memo) > MEMO_CACHE:
+                        if len(_MEMOS) >= 64:
+                            _MEMOS.clear()
                         memo = _MEMOS[part] = {}
                     # the combat procedure enumerated exactly (as analyse does, but keeping the memo of
                     # sub-procedure results and the roll cache between fights and games: keys are values)
