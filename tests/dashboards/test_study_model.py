@@ -147,3 +147,16 @@ def test_a_page_worker_killed_mid_study_loses_no_game_and_steps_aside_again():
     if hasattr(os, "getpriority"):
         nice = client.submit(os.getpriority, os.PRIO_PROCESS, 0, pure=False).result(timeout=120)
         assert nice >= min(background.LONG_NICE, 19)
+
+
+@pytest.mark.parametrize("system", ["n20", "lob", "tbf", "bc"])
+def test_the_page_offers_each_systems_own_scenarios_options_and_bots(system):
+    from engine.core.game import system_of
+    rules = system_of(system)
+    m = StudyModel(system=system)
+    assert system in m.param.system.objects
+    assert m.param.scenario.objects == list(rules.scenarios()) and m.scenario == rules.default_scenario
+    assert m.param.options.objects == list(rules.options()) and m.options == []
+    assert {"random", "greedy", "odds"} <= set(m.param.bot_a.objects) == set(rules.bots())
+    st = m.make_study()                    # what the page would run: the CLI's own checked Study
+    assert (st.system, st.scenario, st.bots) == (system, rules.default_scenario, ("greedy", "greedy"))
