@@ -320,7 +320,7 @@ def do_declare(state: GameState, battles) -> GameState:
         final.append(Battle(att, dfd))
         if not att or not dfd:
             done.append(i)     # 16.1.1: no combat, no advance
-    st = state.with_units(changes)
+    st = state.with_units(changes, carry=False)     # a step on the way: the phase's counters change next
     return replace(st, declared=tuple(final), done_battles=tuple(done))
 
 
@@ -554,7 +554,7 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
         if any(sc.units[x].side != side for x in _occupied_after(state, changes, u.hex)):
             broken_leaders[u.id] = replace(u, status="broken", hex=None)
     changes.update(broken_leaders)
-    st = state.with_units(changes)
+    st = state.with_units(changes, carry=False)     # a step on the way: the counters of the phase change next
     if outcome.morale_after is not None:
         scalars["morale"] = tuple(sorted(dict(outcome.morale_after).items()))
     if outcome.reliability_lapsed:
@@ -763,12 +763,12 @@ def do_reaction_move(state: GameState, a: Action) -> GameState:
     uid = a.unit
     dest = a.path[-1] if a.path else a.hex
     u = state.unit(uid)
-    st = state.with_units({uid: replace(u, hex=dest, moved=True)})
+    st = state.with_units({uid: replace(u, hex=dest, moved=True)}, carry=False)     # steps on the way (8.3)
     # 16.9.3: a leader stacked with the reacting unit may go with it (it does, here)
     sc = state.scenario
     ch = {}
     for x in R.on_map_units(st, sc.units[uid].side):
         if sc.units[x.id].type == "leader" and x.hex == u.hex:
             ch[x.id] = replace(x, hex=dest)
-    st = st.with_units(ch)
+    st = st.with_units(ch, carry=False)
     return replace(st, reacted=st.reacted + (uid,))
