@@ -117,3 +117,18 @@ def test_the_skip_picks_what_the_full_scoring_picks():
                     assert want is None
                     skipped += 1
     assert checked > 100 and skipped > 0
+
+
+def test_within_sets_of_a_fieldworks_board_equal_fresh_ones():
+    # a Fieldworks board (14.2) takes its map's sets for the rows it shares with the map: every hex's
+    # sets equal those made from scratch from the board's own steps
+    from engine.n20.game.state import board_with_fieldworks
+    s = g.new_game("fuentes")
+    tables = s.scenario.tables
+    hexes = s.board.hexes
+    board = board_with_fieldworks(s.board, (hexes[40], hexes[120]))
+    assert board.base is s.board.base and board.terrain_changed
+    for road in (False, True):
+        kept = R._within(board, tables, road)
+        fresh = R._Within(R._edges(board, tables), road)
+        assert all(kept[h] == fresh[h] for h in hexes), road

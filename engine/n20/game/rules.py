@@ -391,12 +391,17 @@ class _Within(dict):
     steps :func:`_edges` allows; along road links only when ``road``), the last item all of them; filled
     in as asked."""
 
-    def __init__(self, edges: dict, road: bool):
+    def __init__(self, edges: dict, road: bool, base: "_Within | None" = None):
         super().__init__()
-        self.edges, self.road = edges, road
+        self.edges, self.road, self.base = edges, road, base
 
     def __missing__(self, h):
-        steps = [(b, c) for b, c, road, _ in self.edges[h] if road or not self.road]
+        row = self.edges[h]
+        base = self.base
+        if base is not None and row is base.edges.get(h):
+            v = self[h] = base[h]               # a row a Fieldworks board (14.2) took from its map's
+            return v
+        steps = [(b, c) for b, c, road, _ in row if road or not self.road]
         top = max((c for _, c in steps), default=0)
         v = self[h] = tuple(frozenset(b for b, c in steps if c <= k) for k in range(max(top, 0) + 1))
         return v
@@ -404,8 +409,10 @@ class _Within(dict):
 
 @lru_cache(maxsize=128)
 def _within(board: Board, tables, road: bool) -> _Within:
-    """:class:`_Within` per board, tables file and road flag (bounded in number)."""
-    return _Within(_edges(board, tables), road)
+    """:class:`_Within` per board, tables file and road flag (bounded in number); a board with changed
+    terrain (14.2) takes its map's sets for the rows :func:`_edges` took from the map."""
+    base = _within(board.base, tables, road) if board.base is not board else None
+    return _Within(_edges(board, tables), road, base)
 
 
 def _rugged_free(state: GameState, d) -> bool:
