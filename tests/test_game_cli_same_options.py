@@ -11,7 +11,7 @@ import pytest
 from engine.cli import build_parser
 from engine.core.game_cli import VERBS, register_game_verbs
 
-SYSTEMS = ["n20", "lob"]
+SYSTEMS = ["n20", "lob", "tbf", "bc"]
 
 COMMON = {"new": {"--scenario", "--options", "--seed", "--record"},
           "legal": {"--record", "--turn", "--upto"},
