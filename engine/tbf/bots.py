@@ -73,6 +73,7 @@ class GreedyBot:
         self._towns = None              # the French objectives (the same all game)
         # (unit, hex, status, its book, the Level 2/3 roll) -> (MPs left, free steps): see _budget
         self._budgets: dict = {}
+        self._unit_info = None          # unit -> (side, command), of the order of battle (see _where)
 
     def _extremes(self, grid, hexes: tuple, far: bool) -> "_Extreme":
         key = (hexes, far)
@@ -178,13 +179,12 @@ class GreedyBot:
             return [(12, h) for h in blk.reach if h != here]      # 4.1.10 A, as in _score
         if uid in self._moved:
             return []                   # its moves score 0: no need of its movement search
-        grid = sc.board.grid
         if sc.is_leader(uid):
             return self._leader_scores(rules, s, blk)
-        targets = self._objectives(rules, s, blk.side)
+        near = self._objective_near(rules, s, blk.side)
+        targets = near.hexes
         if not targets:
             return []
-        near = self._extremes(grid, targets, False)
         d0 = near(here)
         if blk.side == "french" and d0 == 0:
             return []
@@ -221,10 +221,10 @@ class GreedyBot:
             if pre is not None:
                 return max(v for v, _ in pre) if pre else 0
             return self._leader_bound(rules, s, blk)
-        targets = self._objectives(rules, s, blk.side)
-        if not targets:
+        near = self._objective_near(rules, s, blk.side)
+        if not near.hexes:
             return 0
-        d0 = self._extremes(sc.board.grid, targets, False)(here)
+        d0 = near(here)
         if d0 <= 0:
             return 0                    # (a French unit in its objective, as in _move_scores)
         # the Coalition's objectives are the French units' hexes, which it never enters (6.2.5 B): it ends
@@ -253,7 +253,10 @@ class GreedyBot:
         books = self._dist.get("books")
         if books is None:
             books = self._dist["books"] = {b.unit: b for b in imp.book}
-        key = (uid, here, rules._index(s)[0][uid].status, books.get(uid), imp.levels)
+        # (of its book, what the two answers read: the MPs spent and the Level 2/3 hexes used)
+        bk = books.get(uid)
+        key = (uid, here, rules._index(s)[0][uid].status, imp.levels) + (
+            (bk.mp, bk.l2, bk.l3) if bk is not None else (0, 0, 0))
         got = self._budgets.get(key)
         if got is None:
             l2, l3 = rules._levels(imp, uid)
@@ -369,19 +372,40 @@ class GreedyBot:
         each once: the same key for the same hexes at the next decision) and each command's hexes."""
         got = self._dist.get("where")
         if got is None:
-            sc = rules.sc
-            side_of, units = sc.side_of, sc.units
+            info = self._unit_info
+            if info is None:            # unit -> (its side, its command): the order of battle's, made once
+                sc = rules.sc
+                info = self._unit_info = {u: (sc.side_of[u], d.command) for u, d in sc.units.items()}
             sides: dict = {}
             only: dict = {}             # side -> the hexes holding its units and no other side's
             by_cmd: dict = {}
             for h, ps in rules._index(s)[1].items():        # (live units only, by hex)
+                if len(ps) == 1:        # (most hexes hold one unit: the loop below, for one)
+                    side, cmd = info[ps[0].id]
+                    row = sides.get(side)
+                    if row is None:
+                        row = sides[side] = {}
+                    row[h] = None
+                    row = by_cmd.get(cmd)
+                    if row is None:
+                        by_cmd[cmd] = [h]
+                    else:
+                        row.append(h)
+                    row = only.get(side)
+                    if row is None:
+                        only[side] = [h]
+                    else:
+                        row.append(h)
+                    continue
+                first = info[ps[0].id][0]
                 mixed = False
                 for p in ps:
-                    sides.setdefault(side_of[p.id], {})[h] = None
-                    by_cmd.setdefault(units[p.id].command, []).append(h)
-                    mixed = mixed or side_of[p.id] != side_of[ps[0].id]
+                    side, cmd = info[p.id]
+                    sides.setdefault(side, {})[h] = None
+                    by_cmd.setdefault(cmd, []).append(h)
+                    mixed = mixed or side != first
                 if not mixed:
-                    only.setdefault(side_of[ps[0].id], []).append(h)
+                    only.setdefault(first, []).append(h)
             got = self._dist["where"] = {"sides": {k: tuple(sorted(v)) for k, v in sides.items()},
                                          "only": only, "by_command": by_cmd}
         return got
@@ -427,6 +451,14 @@ class GreedyBot:
             return 0
         gain = self._extreme(grid, mine, here, True) - self._extreme(grid, mine, a.to, True)
         return 0.5 * gain if gain > 0 else 0
+
+    def _objective_near(self, rules, s, side: str) -> "_Extreme":
+        """Distances to the side's objectives (:meth:`_objectives`), looked up once per decision."""
+        key = ("objective near", side)
+        got = self._dist.get(key)
+        if got is None:
+            got = self._dist[key] = self._extremes(rules.sc.board.grid, self._objectives(rules, s, side), False)
+        return got
 
     def _objectives(self, rules, s, side):
         """The French hold the three towns (10.2.1); the Coalition goes for the French units (10.2.3)."""

@@ -564,7 +564,6 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     the hexes it asked about: whether enemy-occupied (every neighbour of a hex it reached), whether
     friendly-occupied (the road neighbours), whether in an enemy front (the hexes it reached)."""
     from engine.core import graph
-    board, g = sc.board, sc.board.grid
     start_levels = _start_levels(sc, p.hex)
     ma = sc.leaders[p.id].ma if is_leader else current_ma(sc, p)
     if mp_left is not None:
