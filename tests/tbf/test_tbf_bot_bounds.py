@@ -115,3 +115,27 @@ def test_one_bot_through_a_game_picks_as_a_fresh_bot_from_the_legal_list():
         moves += type(a).__name__ == "Move"
         s = R.begin(s, a).run(RandomDice(action_seed(7, k)), partial(G._bot_choose, players, bot, s)).state
     assert moves > 60
+
+
+def test_where_the_units_stand_is_the_plain_count_of_the_pieces():
+    """The bot's one pass over where the live units stand (each side's hexes, the hexes of one side only,
+    each command's hexes, 10.2 objectives and 6.5 C leader safety read them) gives what reading every
+    piece of every hex with the order of battle gives."""
+    sc = R.sc
+    checked = 0
+    for s in _states(("greedy", "greedy"), 3, 160)[::4]:
+        bot = GreedyBot(seed=0)
+        bot._dist = {}
+        got = bot._where(R, s)
+        sides, only, by_cmd = {}, {}, {}
+        for h, ps in R._index(s)[1].items():
+            owners = {sc.side(p.id) for p in ps}
+            for p in ps:
+                sides.setdefault(sc.side(p.id), set()).add(h)
+                by_cmd.setdefault(sc.units[p.id].command, []).append(h)
+            if len(owners) == 1:
+                only.setdefault(owners.pop(), []).append(h)
+        assert got["sides"] == {k: tuple(sorted(v)) for k, v in sides.items()}
+        assert got["only"] == only and got["by_command"] == by_cmd
+        checked += 1
+    assert checked > 20
