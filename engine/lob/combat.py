@@ -171,6 +171,11 @@ class End:
     units: tuple[Unit, ...]
     winner: str
 
+    def __hash__(self):
+        # equal ends have equal ids, hits and winner: the generated hash's contract, at a fraction of its
+        # cost (a result of the rounds is hashed at every memo and tree lookup)
+        return hash((self.winner, tuple([(u.uid, u.hits) for u in self.units])))
+
 
 @dataclass(frozen=True)
 class CombatResult:
@@ -585,8 +590,36 @@ def _retreat_options(traits: frozenset, others: tuple[str, ...], first_round: bo
     return opts
 
 
+@dataclass(frozen=True)
+class _Next:
+    """The decisions after a roll are made and both sides fight on (5.2.5): the fight as it goes into
+    the next round, and the units that left it after that roll."""
+
+    fight: Fight
+    gone: tuple[Unit, ...]
+
+    def __hash__(self):
+        return hash((self.fight.key(), self.gone))     # equal states have equal keys (see Fight.__hash__)
+
+
 def after_round(ctx: CombatContext, ar: _AfterRoll):
-    """5.2.2 - 5.2.5 after a roll: new leads, attacker then defender retreats, replacement, repeat."""
+    """5.2.2 - 5.2.5 after a roll: new leads, attacker then defender retreats, replacement, repeat.
+
+    The decisions are a step of their own (an inline sub-procedure: the record is the same), so that
+    the drivers, which continue a procedure from its start for each outcome of its last sub-procedure
+    (the next round's many ends), go over a two-step procedure, not over every decision again."""
+    nxt = yield Sub(("decide", ctx, ar.key()), partial(_decisions, ctx, ar), rule="5.2.2",
+                    label="retreats and replacement", inline=True)
+    if isinstance(nxt, End):
+        return nxt
+    end = yield Sub(("rounds", ctx, nxt.fight.key()), partial(rounds, ctx, nxt.fight), rule="5.2.5",
+                    label="next combat round")
+    return End(_sorted(nxt.gone + end.units), end.winner)
+
+
+def _decisions(ctx: CombatContext, ar: _AfterRoll):
+    """5.2.2 - 5.2.4 after a roll: new leads, attacker then defender retreats, replacement. Returns the
+    :class:`End` when one side is gone, else the :class:`_Next` round's state (5.2.5)."""
     f, gone = ar.fight, list(ar.gone)
     if not f.combat_units(ATTACKER):
         return _finish_attacker_gone(ctx, f, gone)
@@ -656,8 +689,7 @@ def after_round(ctx: CombatContext, ar: _AfterRoll):
                 f = replace(f, dfn=_upd(f.dfn, replace(old, approach=None)))  # 5.2.4: off the approach
             f = replace(f, dfn_lead=pick)
     # 5.2.5 both sides still have infantry/cavalry: another round
-    end = yield Sub(("rounds", ctx, f.key()), partial(rounds, ctx, f), rule="5.2.5", label="next combat round")
-    return End(_sorted(gone + list(end.units)), end.winner)
+    return _Next(f, tuple(gone))
 
 
 def rounds(ctx: CombatContext, f: Fight):

@@ -56,3 +56,24 @@ def test_bench_lob_albuera_greedy_game(benchmark):
     final, rec = benchmark.pedantic(play_game, args=(rules, ("greedy", "greedy")), kwargs={"seed": 2},
                                     rounds=3, iterations=1)
     assert rules.outcome(final) is not None and len(rec.events) > 10
+
+
+def _cold():
+    """Empty the process-wide caches the greedy bot and the move search share (engine.lob.bots,
+    engine.lob.game, engine.lob.combat): the game is timed as the first one of a study is."""
+    from engine.lob import bots, combat, game
+    for cache in (bots._FIGHTS, bots._MEMOS, bots._TRIES, game._REACH, combat._ROLL_CACHE):
+        cache.clear()
+    return (), {}
+
+
+@pytest.mark.benchmark(timer=time.process_time)
+def test_bench_lob_albuera_greedy_game_cold_caches(benchmark):
+    """Seed 5 (a short game, 120 actions), greedy against greedy, each round from empty caches (issues
+    10 and 16: a study's first game; later games reuse the fights and move searches already worked out)."""
+    from engine.core.game import play_game
+    from engine.lob.protocol import LobRules
+    rules = LobRules()
+    final, rec = benchmark.pedantic(lambda: play_game(rules, ("greedy", "greedy"), seed=5), setup=_cold,
+                                    rounds=2, iterations=1)
+    assert rules.outcome(final) is not None and len(rec.events) == 120
