@@ -1066,11 +1066,11 @@ def _advance_setup(b: Battle, result: str, fates: dict, positions: tuple):
 def _occupied(b: Battle, positions: tuple) -> set:
     """The hexes some unit stands in (leaders, 16.9.2, do not count), ``positions`` as
     :func:`_positions_now` makes them: the battle's own units, then the bystanders, who stay put."""
-    tail = _bystanders(b.others)
+    tail = _bystanders_of(b)
     n = len(positions) - len(tail)
     if n < 0 or positions[n:] != tail:
         return {h for _, (_side, h, _zoc, solid) in positions if solid and h}
-    out = set(_bystanders_occupied(b.others))
+    out = set(_cached(b, ("bystanders occupied",), lambda: _bystanders_occupied(b.others)))
     for _, (_side, h, _zoc, solid) in positions[:n]:
         if solid and h:
             out.add(h)
@@ -1160,7 +1160,12 @@ def _positions_now(b: Battle, fates: dict) -> tuple:
             if r.marker:
                 zoc = False                                  # 9.6.3: a Routed! unit has no ZOC
         out.append((u.id, (u.side, h, zoc, u.type != "leader")))   # leaders stack freely (16.9.2)
-    return tuple(out) + _bystanders(b.others)
+    return tuple(out) + _bystanders_of(b)
+
+
+def _bystanders_of(b: Battle) -> tuple:
+    # per battle value (its hash made once), not per tuple of bystanders (each of them hashed at every ask)
+    return _cached(b, ("bystanders",), lambda: _bystanders(b.others))
 
 
 @lru_cache(maxsize=256)

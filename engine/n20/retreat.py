@@ -22,7 +22,7 @@ from fractions import Fraction
 from functools import lru_cache
 from operator import add, itemgetter
 
-from engine.core.values import cached_hash_repr
+from engine.core.values import cached_hash_repr, from_fields
 from engine.core.procedure import Roll
 
 from .board import Board
@@ -402,6 +402,10 @@ def _finish_options(complete: list, blocked: list) -> tuple[RetreatOption, ...]:
     # by the chance of breaking on the way (1 - 1/2**hazards for a full retreat, 1 otherwise), told apart
     # without making the fractions: the order of (ends short, hazard dice) is the same
     pool.sort(key=lambda p: ((True, 0) if p[2] != "ok" else (False, sum(len(h) for h in p[1])), p[3], p[0]))
-    # every path of the best class (no cut: the owner may pick any, 9.8)
-    return tuple(RetreatOption(*p) for p in pool)
+    # every path of the best class (no cut: the owner may pick any, 9.8), made with their fields at once
+    # (the search's own values: RetreatOption(*p) without its field-by-field __init__)
+    return tuple(from_fields(RetreatOption, dict(zip(_OPTION_FIELDS, p))) for p in pool)
+
+
+_OPTION_FIELDS = tuple(RetreatOption.__dataclass_fields__)
 
