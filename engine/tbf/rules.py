@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from itertools import compress
+from operator import is_not
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Chance, Choose, Log, Roll, Sub
@@ -74,23 +76,65 @@ def enemy_front(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
 
 
 def _enemy_front(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
-    out: set[str] = set()
-    leaders, side_of, units = sc.leaders, sc.side_of, sc.units
+    """The union of the enemy units' fronts, counted hex by hex: worked out from the last position asked
+    about for this side, where only the pieces that differ from it (a move, a facing, a status) change the
+    counts; afresh when none was asked yet, when the Strong Point's state differs (8.4 B-C) or when many
+    pieces changed. The last answer is replaced whole, never written in place."""
     fronts = _FRONTS.get(sc.key)
     if fronts is None or len(fronts) > 20_000:
         fronts = _FRONTS[sc.key] = {}
-    strong, kept = sc.board.data.strong_point, "strong_point_removed" not in st.flags
+    kept = "strong_point_removed" not in st.flags
+    on = st._on_map
+    key = (sc.key, side)
+    last = _FRONT_LAST.get(key)
+    if last is not None and last[1] == kept and len(last[0]) == len(on):
+        was, _, counts, front = last
+        # the places where the two lists of pieces on the map hold different pieces: the counts lose the
+        # fronts of the pieces that were there and gain those of the pieces there now (any order of the
+        # pieces gives the right counts; positions made one from another keep it, so few places differ)
+        changed = list(compress(range(len(on)), map(is_not, was, on)))
+        if not changed:
+            return front
+        if len(changed) <= 8:
+            counts = dict(counts)
+            for i in changed:
+                for h in _piece_front(sc, fronts, was[i], side, kept):
+                    n = counts[h] - 1
+                    if n:
+                        counts[h] = n
+                    else:
+                        del counts[h]
+                for h in _piece_front(sc, fronts, on[i], side, kept):
+                    counts[h] = counts.get(h, 0) + 1
+            front = frozenset(counts)
+            _FRONT_LAST[key] = (on, kept, counts, front)
+            return front
+    counts: dict[str, int] = {}
     for p in st._on_map:
-        pid = p.id
-        if pid in leaders or side_of[pid] == side or p.status not in LIVE:
-            continue
-        all_round = kept and pid == "elite" and p.hex == strong                # 8.4 B-C, as frontal()
-        f = fronts.get((p, all_round))
-        if f is None:           # a piece's front follows from the piece (a value) alone: made once
-            f = fronts[(p, all_round)] = frontal_hexes(sc.board.grid, p.hex, p.facing, units[pid].kind, p.status,
-                                                       all_round)
-        out |= f
-    return frozenset(out)
+        for h in _piece_front(sc, fronts, p, side, kept):
+            counts[h] = counts.get(h, 0) + 1
+    front = frozenset(counts)
+    _FRONT_LAST[key] = (on, kept, counts, front)
+    return front
+
+
+_NO_FRONT: frozenset = frozenset()
+_FRONT_LAST: dict = {}      # (scenario, side) -> (pieces on the map, Strong Point kept, hex -> fronts on it, union)
+
+
+def _piece_front(sc: Scenario, fronts: dict, p, side: str, kept: bool) -> frozenset:
+    """The hexes of a piece's front that ``side`` must reckon with (4.3 C): none for a leader, a piece of
+    ``side`` or a unit out of play; the Elite in the Strong Point faces all round while it is kept (8.4 B-C,
+    as :func:`frontal`)."""
+    pid = p.id
+    if pid in sc.leaders or sc.side_of[pid] == side or p.status not in LIVE:
+        return _NO_FRONT
+    all_round = kept and pid == "elite" and p.hex == sc.board.data.strong_point
+    f = fronts.get((p, all_round))
+    if f is None:               # a piece's front follows from the piece (a value) alone: made once
+        f = fronts[(p, all_round)] = frontal_hexes(sc.board.grid, p.hex, p.facing, sc.units[pid].kind, p.status,
+                                                   all_round)
+    return f
 
 
 _FRONTS: dict = {}          # scenario -> (piece, all round) -> the hexes in its front (4.3 C)

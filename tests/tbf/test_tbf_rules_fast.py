@@ -376,3 +376,19 @@ def test_movers_alike_share_the_movement_search_exactly(states):
     assert len(asks) > 30 and reused
     for a, x, y in zip(asks, shared, fresh):
         assert x == y and list(x) == list(y), a[1]
+
+
+def test_enemy_front_counted_from_the_last_position_is_the_plain_union(states):
+    """4.3 C, 4.2.4 E, 8.4 B-C: the fronts worked out from the last position asked about (only the pieces
+    that differ recounted), in game order, backwards and jumping about, equal the union of every enemy
+    unit's front worked out afresh."""
+    import random
+    order = list(states) + list(reversed(states)) + random.Random(5).sample(states, 120)
+    for s in order:
+        g = s.game
+        for side in ("french", "coalition"):
+            want = set()
+            for p in g.on_map():
+                if not SC.is_leader(p.id) and SC.side(p.id) != side:
+                    want |= frontal(SC, g, p)
+            assert TR._enemy_front(SC, g, side) == want
