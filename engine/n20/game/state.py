@@ -376,10 +376,15 @@ def with_units(state: GameState, changes: dict[str, UnitState], carry: bool = Tr
     places = old["places"]
     new_units = list(units)
     uh = old["_units_hash"]
+    key = _UNIT_KEY
+    renamed = False
     for k, nu in changes.items():          # only the changed units are visited (their places are known)
         i = places[k]
+        was = units[i]
         new_units[i] = nu
-        uh += _unit_hash(i, nu) - _unit_hash(i, units[i])
+        uh += hash((i, nu.id, *key(nu))) - hash((i, was.id, *key(was)))     # _unit_hash, written out
+        if nu.id != k:
+            renamed = True
     new = object.__new__(GameState)
     d = new.__dict__
     d.update(old)                  # every field; the derived entries are set below
@@ -389,7 +394,7 @@ def with_units(state: GameState, changes: dict[str, UnitState], carry: bool = Tr
     nb = by_id.copy()              # the dict behind the read-only view, copied at once (dict(view) goes key by key)
     nb.update(changes)
     d["by_id"] = MappingProxyType(nb)
-    if any(u.id != k for k, u in changes.items()):
+    if renamed:
         d["places"] = MappingProxyType({u.id: i for i, u in enumerate(d["units"])})
         d["occupants"] = _occupants(d["units"])
     else:
