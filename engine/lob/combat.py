@@ -487,25 +487,45 @@ class _AfterRoll:
         return hash(self.key())      # equal states have equal keys (see Fight.__hash__)
 
 
-#: per fight state (context, fight key): the two leads' modifiers (5.2.1 a-h and the terrain ones) and
-#: the state after the roll for each (hits on the attacking lead, hits on the defending lead, winner);
-#: the 36 face pairs of a roll lead to a handful of those, so each is built once (keys are values)
+#: per fight state (context, fight key): the two leads' modifiers (5.2.1 a-h and the terrain ones), the
+#: leads, and the state after the roll for each (hits on the attacking lead, hits on the defending lead,
+#: winner): a roll leads to a handful of those, so each is built once (keys are values)
 _ROLL_CACHE: dict = {}
 ROLL_CACHE_STATES = 50_000
 
 
-def _roll_outcome(ctx: CombatContext, f: Fight, ra: int, rd: int) -> tuple["_AfterRoll", int, int]:
-    """The pure part of 5.2.1 for two die faces: the state after the roll (as ``round_roll`` returns it)
-    and the two modified totals."""
+def _roll_state(ctx: CombatContext, f: Fight) -> tuple:
     key = (ctx, f.key())
     hit = _ROLL_CACHE.get(key)
     if hit is None:
         if len(_ROLL_CACHE) > ROLL_CACHE_STATES:
             _ROLL_CACHE.clear()
         hit = _ROLL_CACHE[key] = (roll_modifier(ctx, f, ATTACKER), roll_modifier(ctx, f, DEFENDER), f.a, f.d, {})
-    ma, md, a, d, outs = hit
+    return hit
+
+
+def _roll_dice(ctx: CombatContext, a: Unit, d: Unit, ma: int, md: int):
+    """5.2.1: the two dice, the modified totals, and what they do: (hits on the attacking lead, hits on
+    the defending lead, winner). Everything it reads is in its key (see :func:`round_roll`): the leads'
+    ids and kinds, the two modifiers, close terrain (5.2.1 NB) and the tables."""
+    ra = yield Roll("d6", rule="5.2.1", label="attacker combat roll")
+    rd = yield Roll("d6", rule="5.2.1", label="defender combat roll")
     ta, td = ra + ma, rd + md
     ha, hd, winner = round_hits(ctx, a, d, ta, td)
+    yield Log("5.2.1", f"{a.uid} {ra} -> {ta}, {d.uid} {rd} -> {td}: "
+                       f"{winner} wins", {"attacker": [ra, ta], "defender": [rd, td]})
+    return (ha, hd, winner)
+
+
+def round_roll(ctx: CombatContext, f: Fight):
+    """5.2.1: both sides roll a d6, add modifiers, the hits are applied. Returns :class:`_AfterRoll`.
+
+    The dice are an inline step of their own (the record is the same) keyed by what they read, not by
+    the whole fight: fights with the same leads and modifiers share their odds."""
+    ma, md, a, d, outs = _roll_state(ctx, f)
+    ha, hd, winner = yield Sub(("dice", a.uid, a.kind, d.uid, d.kind, ma, md, ctx.target_close,
+                                ctx.tables.fingerprint), partial(_roll_dice, ctx, a, d, ma, md),
+                               rule="5.2.1", label="combat dice", inline=True)
     out = outs.get((ha, hd, winner))
     if out is None:
         na, nd = a.hit(ha), d.hit(hd)
@@ -514,16 +534,6 @@ def _roll_outcome(ctx: CombatContext, f: Fight, ra: int, rd: int) -> tuple["_Aft
         dfn = _drop(f.dfn, d.uid) if nd.eliminated else _upd(f.dfn, nd)
         nf = Fight(att, dfn, None if na.eliminated else a.uid, None if nd.eliminated else d.uid, False, f.entered)
         out = outs[ha, hd, winner] = _AfterRoll(nf, _sorted(gone), winner, first_round=f.first)
-    return out, ta, td
-
-
-def round_roll(ctx: CombatContext, f: Fight):
-    """5.2.1: both sides roll a d6, add modifiers, the hits are applied. Returns :class:`_AfterRoll`."""
-    ra = yield Roll("d6", rule="5.2.1", label="attacker combat roll")
-    rd = yield Roll("d6", rule="5.2.1", label="defender combat roll")
-    out, ta, td = _roll_outcome(ctx, f, ra, rd)
-    yield Log("5.2.1", f"{f.att_lead} {ra} -> {ta}, {f.dfn_lead} {rd} -> {td}: "
-                       f"{out.winner} wins", {"attacker": [ra, ta], "defender": [rd, td]})
     return out
 
 
