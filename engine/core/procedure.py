@@ -432,26 +432,28 @@ class Stepper:
 
     def _advance(self, value: Any, first: bool = False) -> None:
         send = value
+        stack = self._stack              # the same list throughout (entries pushed and popped in place)
         while True:
-            gen = self._stack[-1]
+            gen = stack[-1]
             try:
                 req = next(gen) if first else gen.send(send)
                 first = False
             except StopIteration as stop:
                 first = False
-                self._stack.pop()
+                stack.pop()
                 self._inline -= self._flat.pop()
-                if not self._stack:
+                if not stack:
                     self.done, self.result, self.pending = True, stop.value, None
                     return
                 send = stop.value
                 continue
             if isinstance(req, Log):
-                self.events.append(_event("log", req.rule, req.text, None, req.data, self._depth()))
+                self.events.append(_event("log", req.rule, req.text, None, req.data,
+                                          len(stack) - 1 - self._inline))      # _depth()
                 send = None
                 continue
             if isinstance(req, Sub):
-                self._stack.append(req.proc())
+                stack.append(req.proc())
                 flat = bool(getattr(req, "inline", False))
                 self._flat.append(flat)
                 self._inline += flat
