@@ -84,7 +84,7 @@ def other_side(sides: Sequence[str], side: str) -> str:
         return b
     if side == b:
         return a
-    raise VedetteError(f"unknown side {side!r}; sides are {a!r} and {b!r}")
+    raise VedetteError(f"unknown side {str(side)[:20]!r}; sides are {str(a)!r} and {str(b)!r}")
 
 
 def action_seed(seed: int, index: int) -> int:

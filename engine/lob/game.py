@@ -23,7 +23,7 @@ from .fire import FireSetup, artillery_fire
 from .leaders import apply_loss, loss_roll, step_away
 from .scenario import ScenarioSpec, default_scenario, initial_leaders, initial_units
 from .tables import Tables, default_tables
-from .units import ART, CAV, INF, Leader, Unit, other_side
+from .units import ART, CAV, INF, Leader, Phase, Unit, other_side
 
 __all__ = ["Setup", "Game", "Action", "new_game", "perform", "legal_actions", "move_cost", "check_action"]
 
@@ -149,7 +149,7 @@ class Game:
     setup: Setup = field(repr=False)
     turn: int = 1
     player: str = "French"
-    phase: str = "admin"          # setup (option 6) | admin | command | over
+    phase: str = Phase.ADMIN      # setup (option 6) | admin | command | over (a Phase)
     cp: int = 0
     morale: tuple = (("Allied", 10), ("French", 10))
     units: tuple[Unit, ...] = ()
@@ -256,13 +256,13 @@ def new_game(setup: Setup | None = None, options=(), morale_bid: dict | None = N
                 raise RuleViolation("Albuera option 1", f"a bid is a side and a whole number of morale points, got {side}: {bid}")
             morale[side] -= bid
         setup = replace(setup, morale_bid=tuple(sorted(morale_bid.items())))
-    g = Game(setup=setup, turn=1, player=sc.first_player, phase="admin", cp=0,
+    g = Game(setup=setup, turn=1, player=sc.first_player, phase=Phase.ADMIN, cp=0,
              morale=tuple(sorted(morale.items())), units=units,
              leaders=initial_leaders(sc, setup.options))
     free = _free_setup_sides(setup.options)
     if free:
         # scenario option 6: the Allies set up first, then the French (each only if free to)
-        g = replace(g, phase="setup", player="Allied" if "Allied" in free else "French")
+        g = replace(g, phase=Phase.SETUP, player="Allied" if "Allied" in free else "French")
     return _track_albuera(g)
 
 
@@ -678,7 +678,7 @@ def perform(g: Game, a: Action):
         if g.player == "Allied" and "French" in free:
             g = replace(g, player="French")
         else:
-            g = replace(g, phase="admin", player=g.setup.scenario.first_player)
+            g = replace(g, phase=Phase.ADMIN, player=g.setup.scenario.first_player)
         yield Log("Albuera option 6", f"set-up done; {g.player} {'sets up' if g.phase == 'setup' else 'begins'}")
     elif t == "toggle":
         u = g.unit(a.units[0])
@@ -763,7 +763,7 @@ def _end_admin(g: Game):
                          rule="Albuera option 5", label="rain squall?")
     cp = yield Sub(("cp", g.player, g.turn, g.tables.fingerprint),
                    partial(command_points, g.player, g.turn, g.tables), rule="3", label="command points")
-    return replace(g, phase="command", cp=cp, rain=rain)
+    return replace(g, phase=Phase.COMMAND, cp=cp, rain=rain)
 
 
 def _do_move(g: Game, a: Action) -> Game:
@@ -983,7 +983,7 @@ def _end_phase(g: Game):
         nxt = replace(g, player=first, turn=g.turn + 1)
     yield Log("2", f"turn {nxt.turn}: {nxt.player} admin phase")
     # 3: markers of last turn are cleared at the start of a player's go
-    return replace(nxt, phase="admin", cp=0, rallied=frozenset(), activated=frozenset(), acted=frozenset(),
+    return replace(nxt, phase=Phase.ADMIN, cp=0, rallied=frozenset(), activated=frozenset(), acted=frozenset(),
                    moved_in=frozenset(), frozen=frozenset(), toggled=frozenset(), deployed_now=frozenset(),
                    horse_moved=frozenset(), pace=(), gunner_used=frozenset(), spent=(),
                    rain=False)
@@ -1004,7 +1004,7 @@ def _sudden_check(g: Game) -> bool:
 
 def _sudden_death(g: Game) -> Game:
     if not g.over and _sudden_check(g):
-        return replace(g, phase="over", winner="French",
+        return replace(g, phase=Phase.OVER, winner="French",
                        reason="French infantry reached the Allied rear (scenario victory)")
     return g
 
@@ -1012,11 +1012,11 @@ def _sudden_death(g: Game) -> Game:
 def _victory_phase(g: Game) -> Game:
     f, al = g.morale_of("French"), g.morale_of("Allied")
     if f <= 0 and al <= 0:
-        return replace(g, phase="over", winner="draw", reason="both sides' morale at zero or less")
+        return replace(g, phase=Phase.OVER, winner="draw", reason="both sides' morale at zero or less")
     if f <= 0:
-        return replace(g, phase="over", winner="Allied", reason="French morale at zero or less")
+        return replace(g, phase=Phase.OVER, winner="Allied", reason="French morale at zero or less")
     if al <= 0:
-        return replace(g, phase="over", winner="French", reason="Allied morale at zero or less")
+        return replace(g, phase=Phase.OVER, winner="French", reason="Allied morale at zero or less")
     return g
 
 
@@ -1025,13 +1025,13 @@ def _end_of_game(g: Game) -> Game:
     owners = {g.holder(a) for a in holds}
     if len(owners) == 1 and None not in owners:
         side = owners.pop()
-        return replace(g, phase="over", winner=side, reason=f"holds {' and '.join(holds)} at the end")
+        return replace(g, phase=Phase.OVER, winner=side, reason=f"holds {' and '.join(holds)} at the end")
     f, al = g.morale_of("French"), g.morale_of("Allied")
     if f != al:
         side = "French" if f > al else "Allied"
-        return replace(g, phase="over", winner=side, reason="objectives shared: higher morale at the end")
+        return replace(g, phase=Phase.OVER, winner=side, reason="objectives shared: higher morale at the end")
     side = g.last_albuera or "Allied"
-    return replace(g, phase="over", winner=side, reason="objectives shared, morale equal: last in Albuera")
+    return replace(g, phase=Phase.OVER, winner=side, reason="objectives shared, morale equal: last in Albuera")
 
 
 # ------------------------------------------------------------------------------------------------

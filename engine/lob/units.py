@@ -7,15 +7,48 @@ hit eliminates artillery.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
-__all__ = ["Leader", "Unit", "INF", "CAV", "ART", "SIDES", "other_side"]
+from engine.core.game import other_side as _core_other_side
+
+__all__ = ["Leader", "Unit", "INF", "CAV", "ART", "Side", "Phase", "SIDES", "other_side"]
 
 INF, CAV, ART = "inf", "cav", "art"
-SIDES = ("French", "Allied")
 
 
-def other_side(side: str) -> str:
-    return "Allied" if side == "French" else "French"
+class Side(StrEnum):
+    """The two sides of Albuera; a value equals, writes to JSON and prints (``repr`` too, so the notes
+    of a record word a side as they always did) as the string records always had."""
+
+    FRENCH = "French"
+    ALLIED = "Allied"
+
+    __repr__ = str.__repr__
+
+
+class Phase(StrEnum):
+    """Where a LoB game stands: set-up (Albuera option 6), a player's admin and command phases (2, 3), over."""
+
+    SETUP = "setup"
+    ADMIN = "admin"
+    COMMAND = "command"
+    OVER = "over"
+
+    __repr__ = str.__repr__
+
+
+#: The two sides, French first (the order every list of them uses).
+SIDES: tuple[str, str] = (Side.FRENCH, Side.ALLIED)
+_OTHER = {Side.FRENCH: Side.ALLIED, Side.ALLIED: Side.FRENCH}
+
+
+def other_side(side: str) -> Side:
+    """The opponent of ``side`` (core's one rule, :func:`engine.core.game.other_side`, looked up): an
+    unknown side raises instead of being read as the French."""
+    try:
+        return _OTHER[side]
+    except KeyError:
+        return Side(_core_other_side(SIDES, side))     # raises, naming the two sides
 
 
 @dataclass(frozen=True, order=True)
