@@ -38,8 +38,11 @@ def _check_end_phase(state: GameState) -> None:
             raise RuleViolation("6.9", f"the dummy {dummy.id} and {mate.id}, which arrived together (16.1.3), "
                                        f"are still stacked in {dummy.hex}: one of them must move off first")
     if s == "movement":
+        units = state.scenario.units
         for h, ids in state.occupants.items():
-            stack = [i for i in ids if state.scenario.units[i].type != "leader"]
+            if len(ids) < 2:
+                continue                  # one unit alone is no stack (6.9)
+            stack = [i for i in ids if units[i].type != "leader"]
             if len(stack) > 1 and _buildup_target(state, stack) is None:
                 raise RuleViolation("6.9", f"units {', '.join(stack)} may not end the movement phase stacked in {h}")
 

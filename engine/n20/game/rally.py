@@ -18,8 +18,10 @@ def _rally_candidates(state: GameState) -> list[str]:
     sc = state.scenario
     out = []
     for u in state.units:
+        if u.status != "broken":
+            continue                      # 10.0: only broken units rally
         d = sc.units[u.id]
-        if u.status == "broken" and d.side == state.player and d.type not in ("leader", "dummy") \
+        if d.side == state.player and d.type not in ("leader", "dummy") \
                 and not d.has("cadre") and not (d.has("straggler") and state.has("special_units")):
             out.append(u.id)
     return out
