@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.core.game import Session, play_game, system_of
+from engine.core.game import Session, play_game, replay, system_of
 from engine.core.record import GameRecord
 
 SYSTEMS = [("n20", "fuentes"), ("n20", "bussaco"), ("lob", None), ("tbf", None), ("bc", None)]
@@ -86,6 +86,19 @@ def test_new_legal_act_undo_replay_through_the_cli(game, tmp_path):
     assert rc == 0 and json.loads(out)["after_events"] == 0, err
     rc, out, err = run([g, "undo", "--record", str(f)])
     assert rc == 0 and json.loads(out)["events"] == 0 and not GameRecord.load(f).events, err
+
+
+def test_replay_and_legal_at_a_turn(game, tmp_path):
+    """``--turn T``: the first position of turn T (the record's last turn here), the same for legal."""
+    rules, rec = game["rules"], game["record"]
+    f = write(rec, tmp_path / "g.json")
+    states = [rules.position(s).turn for s in replay(rules, rec)]
+    last = states[-1]
+    rc, out, err = run([game["system"], "replay", str(f), "--turn", str(last)])
+    assert rc == 0, err
+    assert json.loads(out)["after_events"] == states.index(last) and json.loads(out)["turn"] == last
+    rc, out, err = run([game["system"], "legal", str(f), "--turn", str(last)])
+    assert rc == 0 and json.loads(out)["turn"] == last, err
 
 
 def test_typed_dice_and_choices_give_the_seeded_event(game, tmp_path):
@@ -155,6 +168,8 @@ def _bad_cases(game) -> list[tuple[list[str], str]]:
         ([g, "act", "--record", "{event}", first], "event 1"),
         ([g, "legal", "--record", "{binary}"], "binary"),
         ([g, "undo", "--record", "{rec}", "-n", "99"], "cannot undo 99"),
+        ([g, "replay", "{rec}", "--turn", "9999"], "--turn: the record reaches turn"),   # not the last position
+        ([g, "legal", "--record", "{rec}", "--turn", "9999"], "--turn: the record reaches turn"),
     ]
     if game["rolled"] is not None:      # a die off its faces, in the event that rolls (its rule named)
         ev = game["record"].events[game["rolled"]]

@@ -106,6 +106,9 @@ def _state_at(rules: GameRules, rec: GameRecord, args) -> tuple[Any, int]:
         for i, s in enumerate(states):
             if rules.position(s).turn >= args.turn:
                 return s, i
+        # never the last position in the turn's place, silently: say how far the record goes
+        raise VedetteError(f"--turn: the record reaches turn {rules.position(states[-1]).turn} at most "
+                           f"(after {len(states) - 1} events), not turn {args.turn}")
     return states[-1], len(states) - 1
 
 
