@@ -181,41 +181,6 @@ def _scores(dists: NearestSteps, board, tables, allied: bool) -> _Scores:
     return _Scores(dists, _ground(board, tables, 1.0 if allied else 0.3), allied)
 
 
-@lru_cache(maxsize=8192)
-def _ball(board, start: str, radius: int) -> tuple:
-    """The hexes 1 to ``radius`` steps from ``start`` on the map's grid, nearest first (per map, hex and
-    radius, kept across games)."""
-    nbrs = R.neighbours_map(board)
-    seen = {start}
-    out = []
-    frontier = [start]
-    for _ in range(radius):
-        nxt = []
-        for h in frontier:
-            for n in nbrs[h]:
-                if n not in seen:
-                    seen.add(n)
-                    nxt.append(n)
-        out += nxt
-        frontier = nxt
-    return tuple(out)
-
-
-def _may_gain(state: GameState, u, score, here: float) -> bool:
-    """Whether some hex the unit could end its move in scores more than 0.25 above ``here``: the hexes
-    near enough (:func:`rules.move_radius`) that no enemy or stacking bars outright
-    (:func:`rules.move_end_barred`, 6.3, 6.9). Its reachable hexes are among these, so when this is
-    False none of them is a worthwhile move and the search can be skipped (the same pick: none)."""
-    radius = R.move_radius(state, u.id)
-    if radius is None:
-        return True
-    barred = R.move_end_barred(state, u.id)
-    for h in _ball(state.board.base, u.hex, radius):
-        if h not in barred and score(h) - here > 0.25:
-            return True
-    return False
-
-
 class GreedyBot(_OldInterface):
     """A simple one-step greedy player.
 
@@ -319,16 +284,11 @@ class GreedyBot(_OldInterface):
             check_can_move(state, u.id)
         except RuleViolation:
             return None
-        score = self._scorer(state, u.id)
-        if u.status == "map":
-            here = score(u.hex)
-            if not _may_gain(state, u, score, here):
-                return None                     # no hex it could end in scores enough: no search needed
-        else:
-            here = -99.0
         reach = move_reach(state, u.id)
         if not reach:
             return None
+        score = self._scorer(state, u.id)
+        here = score(u.hex) if u.status == "map" else -99.0
         best_h, best_gain = None, 0.25
         for h in reach:
             gain = score(h) - here

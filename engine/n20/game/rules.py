@@ -17,8 +17,7 @@ from .memo import memo
 from .state import GameState, other
 
 __all__ = ["Reach", "zoc_sources", "enemy_zoc", "in_enemy_zoc", "combat_adjacent", "movement_allowance",
-           "reachable", "entry_options", "exerts_zoc", "on_map_units", "enemy_hexes", "friendly_hexes",
-           "move_radius", "move_end_barred"]
+           "reachable", "entry_options", "exerts_zoc", "on_map_units", "enemy_hexes", "friendly_hexes"]
 
 
 @dataclass(frozen=True)
@@ -577,37 +576,6 @@ def reachable(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach
     if d.has("guard") and out:
         out = _guard_flags(state, uid, out)
     return out
-
-
-@lru_cache(maxsize=64)
-def _cheapest_step(board: Board, tables):
-    """The fewest Movement Points any step :func:`_edges` allows costs (None when no step is allowed)."""
-    return min((c for row in _edges(board, tables).values() for _, c, _, _ in row), default=None)
-
-
-def move_radius(state: GameState, uid: str) -> int | None:
-    """How many hexes (steps on the map's grid) from its hex a unit on the map may end its move this
-    phase at most, or None when no such limit follows (a step that costs nothing). Every hex of
-    :func:`reachable` is that close: its searches spend at most the allowance plus the one point of a move
-    along the road (6.6), each step at least the board's cheapest; 6.2's one hex is a neighbour."""
-    low = _cheapest_step(state.board, state.scenario.tables)
-    if low is None:
-        return 1
-    if low <= 0:
-        return None
-    return max(1, int((movement_allowance(state, uid) + 1) // low))
-
-
-def move_end_barred(state: GameState, uid: str) -> frozenset:
-    """Hexes :func:`reachable` never holds for ``uid`` whatever the way there: those of enemy units and
-    garrisons (6.3) and, unless it is a leader (stack-free, 16.9.2), those where a unit of its side that
-    counts for stacking stands (6.9; not for a Cadre while the breakdown rule lets one end on a lone
-    Cadre, 16.6.2). A hex outside it may still be out of reach (memoised beside the state)."""
-    d = state.scenario.units[uid]
-    stacks = d.type != "leader" and not (d.type == "cadre" and state.has("breakdown"))
-    return memo(state, ("end-barred", d.side, stacks),
-                lambda: enemy_hexes(state, d.side) | friendly_hexes(state, d.side) if stacks
-                else enemy_hexes(state, d.side))
 
 
 _REACH_KEYS = 8192          # (unit's start and movement inputs) keys kept; each keeps its last 8 searches
