@@ -17,6 +17,7 @@ record file is written only after an action succeeded.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import tempfile
@@ -68,6 +69,20 @@ def _load(rules: GameRules, path: str) -> GameRecord:
     if rec.game != rules.system:
         raise RecordError(f"field 'game': this is a record of {rec.game!r}, not {rules.system!r}", file=path)
     return rec
+
+
+@contextlib.contextmanager
+def _naming(path: str):
+    """A record that loads but does not replay (a bad event, an engine version, a scenario) is named by
+    its file in the one-line error, as a record that does not load is."""
+    try:
+        yield
+    except RecordError as exc:
+        if exc.file:
+            raise
+        named = RecordError(str(exc), file=path)
+        named.index = exc.index
+        raise named from None
 
 
 def _save(rec: GameRecord, path: str) -> None:
@@ -206,8 +221,10 @@ def _new(rules: GameRules, args) -> dict:
 
 
 def _legal(rules: GameRules, args) -> dict:
-    rec = _load(rules, record_path(args))
-    state, _ = _state_at(rules, rec, args)
+    path = record_path(args)
+    rec = _load(rules, path)
+    with _naming(path):
+        state, _ = _state_at(rules, rec, args)
     acts = rules.legal_actions(state)
     out = summary(rules, state, rec)
     out["legal"] = [{"text": rules.format_action(a), "says": rules.describe_action(a),
@@ -218,7 +235,8 @@ def _legal(rules: GameRules, args) -> dict:
 def _act(rules: GameRules, args) -> dict:
     path = record_path(args)
     rec = _load(rules, path)
-    session = Session(rules, rec)
+    with _naming(path):
+        session = Session(rules, rec)
     action = rules.parse_action(args.action)
     dice_faces = parse_dice(args.dice)
     choices = parse_choices(args.choices)
@@ -253,7 +271,8 @@ def _act(rules: GameRules, args) -> dict:
 def _undo(rules: GameRules, args) -> dict:
     path = record_path(args)
     rec = _load(rules, path)
-    session = Session(rules, rec)
+    with _naming(path):
+        session = Session(rules, rec)
     session.undo(args.n)
     _save(session.record, path)
     return summary(rules, session.state, session.record)
@@ -261,7 +280,8 @@ def _undo(rules: GameRules, args) -> dict:
 
 def _replay(rules: GameRules, args) -> dict:
     rec = _load(rules, args.file)
-    state, i = _state_at(rules, rec, args)
+    with _naming(args.file):
+        state, i = _state_at(rules, rec, args)
     out = summary(rules, state, rec)
     out["after_events"] = i
     if args.full:
