@@ -67,12 +67,13 @@ _TRIES: dict = {}       # (policy, scenario) -> {sub-procedure key: root _Node o
 class _Node:
     """One point of a procedure as its plays found it: the request waiting there (``req``; None once the
     procedure has returned ``result``), the policy's answer when it is a choice, and the point each answer
-    seen so far leads to (``kids``)."""
+    seen so far leads to (``kids``); for a sub-procedure, the first point of its own plays (``sub``, found
+    once by its key)."""
 
-    __slots__ = ("req", "result", "answer", "kids")
+    __slots__ = ("req", "result", "answer", "kids", "sub")
 
     def __init__(self, req, result, policy):
-        self.req, self.result, self.kids = req, result, {}
+        self.req, self.result, self.kids, self.sub = req, result, {}, None
         self.answer = req.check(policy(req)) if isinstance(req, Choose) else None
 
 
@@ -89,28 +90,30 @@ def _step(gen, value, policy, first: bool = False) -> _Node:
     return _Node(req, None, policy)
 
 
-def _play(tries: dict, key, factory, dice, policy):
+def _play(tries: dict, key, factory, dice, policy, node: _Node | None = None) -> tuple:
     """One play of the procedure ``factory`` (whose situation ``key`` names completely, as for the
     enumerator's memo), dice from ``dice``, choices from ``policy`` (a pure function of the request):
     the result core's Stepper would give with the same dice, which are asked the same requests in the
     same order. What earlier plays of the same procedure found is kept (``_TRIES``, by value): along a
     path seen before no rules code runs again; at a new branch the generator is started and fed the
-    answers of the path so far (sub-procedures by their results, as the enumerator does), then runs live."""
-    node = tries.get(key)
-    gen = None
+    answers of the path so far (sub-procedures by their results, as the enumerator does), then runs live.
+    Returns the result and the first point (``node``, when the caller has it already)."""
+    if node is None:
+        node = tries.get(key)
+    root, gen = node, None
     if node is None:
         gen = factory()
         node = _step(gen, None, policy, first=True)
         if len(tries) >= TRIE_CACHE:
             tries.clear()          # the nodes of the plays under way live on in those plays
-        tries[key] = node
+        tries[key] = root = node
     path = []
     while True:
         req = node.req
         if req is None:
-            return node.result
+            return node.result, root
         if isinstance(req, Sub):
-            value = _play(tries, req.key, req.proc, dice, policy)
+            value, node.sub = _play(tries, req.key, req.proc, dice, policy, node.sub)
         elif isinstance(req, Choose):
             value = node.answer
         else:
@@ -141,7 +144,7 @@ def _sample_counts(part: tuple, key, factory, n: int, seed: int, policy) -> Coun
     dice = RandomDice(seed)
     counts: Counter = Counter()
     for _ in range(n):
-        counts[_play(tries, key, factory, dice, policy)] += 1
+        counts[_play(tries, key, factory, dice, policy)[0]] += 1
     return counts
 
 
