@@ -7,7 +7,8 @@
 * ``act --record FILE ACTION [--dice 3,5] [--choices JSON]`` -- play one action (JSON or text
   notation), append it to the record; without ``--dice`` the game's seeded dice roll;
 * ``undo --record FILE [-n N]`` -- drop the last events;
-* ``replay FILE [--upto N | --turn T]`` -- the position after some events (every event by default);
+* ``replay FILE [--upto N | --turn T]`` -- the position after some events (every event by default; a turn
+  the record never reaches is refused, not answered with the last position);
 * ``play --scenario S --seed N --bots A,B --record FILE`` -- a whole bot game.
 
 Bad input (a record of another system, an action of the wrong shape, a die off its faces, ``--dice x``,
