@@ -827,7 +827,7 @@ def retreat_procedure(b: Battle, env, u: Unit, kind: str, positions: tuple, cava
     if distance <= 0:
         return RetreatResult(u.id, "routed" if routed else "held", 0, u.hex, rout_distance, marker if routed else False,
                              False, routed, (), 0, "9.8.1")
-    options = env.options(u, u.hex, distance, positions)
+    options = env.options(u, u.hex, distance, positions, _bystanders_of(b) if b.board is not None else ())
     if getattr(options, "cut", False):
         yield Log("9.8", f"{u.id}: the retreat path search stopped at its bound; some paths may be missing")
     if len(options) == 1:

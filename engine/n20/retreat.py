@@ -128,7 +128,7 @@ class ContextFreeRetreat:
     def key(self) -> tuple:
         return ("cf", self)          # the object itself (hashed by identity, kept alive by the key)
 
-    def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
+    def options(self, unit, start, distance, positions, tail=()) -> tuple[RetreatOption, ...]:
         spec = self.specs.get(unit.id, PathSpec())
         hexes, hazards, end = [], [], "ok"
         n = distance
@@ -163,11 +163,19 @@ class MapRetreat:
     def key(self) -> tuple:
         return ("map", self.board, self.loc_breaks)
 
-    def options(self, unit, start, distance, positions) -> tuple[RetreatOption, ...]:
-        # positions: ((unit id, (side, hex, has a ZOC[, not a stack-free leader])), ...)
+    def options(self, unit, start, distance, positions, tail=()) -> tuple[RetreatOption, ...]:
+        # positions: ((unit id, (side, hex, has a ZOC[, not a stack-free leader])), ...); ``tail``: the end of
+        # ``positions`` that is the same for every retreat of the battle (the bystanders, who stay put, with
+        # neither the retreating unit nor its battle in it): its part of the sets is worked out once
         own, me = unit.side, unit.id
-        friends, enemies, enemy_zoc_src = set(), set(), set()
-        for uid, p in positions:             # one pass: friends' hexes (not stack-free leaders), enemies', ZOCs
+        n = len(positions) - len(tail)
+        if tail and n >= 0 and positions[n:] == tail:
+            head = positions[:n]
+            friends, enemies, enemy_zoc_src = (set(x) for x in _side_sets(tail, own))
+        else:
+            head = positions
+            friends, enemies, enemy_zoc_src = set(), set(), set()
+        for uid, p in head:                  # one pass: friends' hexes (not stack-free leaders), enemies', ZOCs
             h = p[1]
             if not h:
                 continue
@@ -184,6 +192,25 @@ class MapRetreat:
         # so a board with Fieldworks (Fuentes 14.2) shares its searches
         return retreat_options(self.board.base, self.loc_breaks, unit.side, unit.road_bound, start, distance,
                                friends, enemies, ezoc)
+
+
+@lru_cache(maxsize=1024)
+def _side_sets(positions: tuple, own: str) -> tuple[frozenset, frozenset, frozenset]:
+    """For units that all stay put (no retreating unit among them): the hexes of ``own``'s units (not
+    stack-free leaders, 16.9.2), of the enemy's, and of the enemy's that have a ZOC (7.0), keyed by value."""
+    friends, enemies, zoc = set(), set(), set()
+    for _uid, p in positions:
+        h = p[1]
+        if not h:
+            continue
+        if p[0] == own:
+            if len(p) < 4 or p[3]:
+                friends.add(h)
+        else:
+            enemies.add(h)
+            if p[2]:
+                zoc.add(h)
+    return frozenset(friends), frozenset(enemies), frozenset(zoc)
 
 
 @lru_cache(maxsize=4096)

@@ -128,3 +128,28 @@ def test_a_choice_answered_in_json_form_finds_its_option():
     assert c.check(o2.to_json()) is o2                 # a recorded answer is JSON
     with pytest.raises(RuleViolation):
         c.check({"hexes": ["0909"]})
+
+
+def test_retreat_paths_with_the_bystanders_part_worked_out_once_are_the_same():
+    # 9.8-9.8.6: the paths offered to each unit of a battle, its bystanders' hexes read once per battle or
+    # read again at every ask
+    from engine.n20.battle import _bystanders_of, _positions
+    from engine.n20.retreat import MapRetreat
+    checked = 0
+    for state in _states(n=200):
+        if not state.declared or len(state.done_battles) >= len(state.declared):
+            continue
+        b = C._effective(state, state.declared[len(state.done_battles)])
+        if not b.attackers or not b.defenders:
+            continue
+        eb = C.engine_battle(state, b, state.player, (False, False), False)
+        env = MapRetreat(eb.board, eb.rules.loc_breaks_retreat)
+        positions = _positions(eb, {})
+        for u in eb.attackers + eb.defenders:
+            if u.type == "garrison":
+                continue
+            for distance in (1, 3):
+                assert env.options(u, u.hex, distance, positions, _bystanders_of(eb)) == \
+                    env.options(u, u.hex, distance, positions)
+                checked += 1
+    assert checked > 10
