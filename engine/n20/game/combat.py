@@ -503,28 +503,30 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
             continue
         u = state.unit(f.unit)
         d = sc.units[f.unit]
-        nu = replace(u, fought=True)
+        ch = {"fought": True}        # what changes, later entries over earlier ones; the unit made once
         if f.fatigue is not None and fighting:
-            nu = replace(nu, fatigue=f.fatigue)
+            ch["fatigue"] = f.fatigue
         if f.fate in (Fate.BROKEN, Fate.DESTROYED):
             gone = f.fate == Fate.DESTROYED or (d.has("straggler") and specials)
             if d.has("cadre") or d.type == "cadre":
-                nu = replace(nu, status="pool", hex=None, routed=None, fatigue=0, square=False)   # 16.5.2
+                ch.update(status="pool", hex=None, routed=None, fatigue=0, square=False)   # 16.5.2
             else:
-                nu = replace(nu, status="gone" if gone else "broken", hex=None, routed=None, square=False)
+                ch.update(status="gone" if gone else "broken", hex=None, routed=None, square=False)
             if f.hexes or f.routed or outcome.result.endswith(("DR", "DW", "AR", "AW")):
                 broken_in_retreat.add(u.hex)
             moved_to[u.hex] = None
         elif f.fate in (Fate.WITHDREW, Fate.ROUTED):
-            nu = replace(nu, hex=f.end_hex or u.hex, square=False)
+            ch["hex"] = f.end_hex or u.hex
+            ch["square"] = False
             if f.marker:
-                nu = replace(nu, routed=marker_colour)
-            moved_to[u.hex] = nu.hex
+                ch["routed"] = marker_colour             # 9.6.3
+            moved_to[u.hex] = ch["hex"]
         else:  # held
             if f.advanced and f.end_hex:
-                nu = replace(nu, hex=f.end_hex, exhausted=True)
+                ch["hex"] = f.end_hex
+                ch["exhausted"] = True                   # 9.9.8
                 advanced.append(f.unit)
-        changes[f.unit] = nu
+        changes[f.unit] = replace(u, **ch)
     # Safety net (the battle procedure itself now ends each advance path before hexes that a later retreat
     # of the same battle filled, 9.9.1): should an advance still share a hex, it stops where it began.
     fixes = {}
