@@ -432,8 +432,16 @@ def _carry_other_side(state: GameState, new: GameState, changes: dict, before: M
             return
     if side is None:
         return
-    o = other(side)
-    _memo.inherit(state, new, tuple((k, (o if v == "{o}" else side)) for k, v in _ONE_SIDE_KEYS))
+    keys = _CARRY_KEYS.get(side)
+    if keys is None:
+        o = other(side)
+        keys = _CARRY_KEYS[side] = tuple((k, (o if v == "{o}" else side)) for k, v in _ONE_SIDE_KEYS)
+    _memo.inherit(state, new, keys)
+
+
+#: side whose units changed -> the memo keys carried over (:data:`_ONE_SIDE_KEYS` spelled out), made once
+#: per side (a dict of two entries, read and written whole)
+_CARRY_KEYS: dict = {}
 
 
 _UNIT_FIELDS = frozenset(f.name for f in fields(UnitState))
