@@ -72,6 +72,19 @@ class CombatContext:
         if self.origin_retreat is None:
             object.__setattr__(self, "origin_retreat", Retreat(self.origin, self.origin_close, self.water,
                                                                self.crossing))
+        self._derive_key()
+
+    def __getstate__(self):
+        # a string hashes differently in another process (a Dask worker, a page's child process): the
+        # key's hash is made again there, never carried over
+        return {k: v for k, v in self.__dict__.items() if k not in ("_key", "_hash")}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        self._derive_key()
+
+    def _derive_key(self):
         key = (self.target, self.origin, self.attacker_side, self.target_close, self.target_town,
                self.target_open, self.origin_close, self.origin_terrain, self.approach, self.water, self.crossing,
                self.defender_retreats, self.cavalry_retreats, self.origin_retreat, self.approach_holders, self.charge,

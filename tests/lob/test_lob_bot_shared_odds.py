@@ -123,3 +123,25 @@ def test_a_greedy_game_is_the_shipped_record():
     want = json.loads((ROOT / "data/records/lob_albuera_greedy_seed4.json").read_text())
     _, rec = play_game(R, ("greedy", "greedy"), seed=4)
     assert rec.to_json()["events"] == want["events"]
+
+
+def test_a_combat_context_from_another_process_hashes_as_one_made_here():
+    # a string hashes differently in each process (PYTHONHASHSEED): a context pickled in a worker with
+    # another seed must not carry that process's hash, or the process-wide fight caches (keyed by value)
+    # would file equal contexts apart
+    import os
+    import pickle
+    import subprocess
+    import sys
+    code = ("import pickle, sys\nfrom engine.lob.analysis import parse_combat\n"
+            "ctx, _, _ = parse_combat('{\"target\": \"15\", \"origin\": \"16\", \"attackers\": "
+            "[{\"uid\": \"A\", \"kind\": \"inf\", \"rating\": 4}], \"defenders\": "
+            "[{\"uid\": \"D\", \"kind\": \"inf\", \"rating\": 4}]}')\n"
+            "sys.stdout.buffer.write(pickle.dumps(ctx))\n")
+    env = dict(os.environ, PYTHONHASHSEED="12345")
+    blob = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, env=env).stdout
+    theirs = pickle.loads(blob)
+    ours, _, _ = parse_combat('{"target": "15", "origin": "16", "attackers": [{"uid": "A", "kind": "inf", '
+                              '"rating": 4}], "defenders": [{"uid": "D", "kind": "inf", "rating": 4}]}')
+    assert theirs == ours and hash(theirs) == hash(ours)
+    assert {ours: 1}.get(theirs) == 1
