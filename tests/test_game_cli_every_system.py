@@ -114,6 +114,13 @@ def test_typed_dice_and_choices_give_the_seeded_event(game, tmp_path):
     assert rc == 0, err
     typed = GameRecord.load(f).events[-1]
     assert typed["action"] == ev["action"] and asked(typed) == asked(ev)
+    # an answer more than the action asks for is refused like a die face more (nothing is written)
+    f2 = write(game["record"], tmp_path / "g2.json", i)
+    before = f2.read_bytes()
+    extra = json.dumps([a["value"] for a in asked(ev) if a["kind"] == "choose"] + ["spare"])
+    rc, out, err = run([g, "act", "--record", str(f2), json.dumps(ev["action"]), "--dice", dice,
+                        "--choices", extra])
+    assert rc == 2 and "--choices: 1 answer(s) left over" in err and f2.read_bytes() == before, err
 
 
 def test_a_half_answered_action_saved_and_resumed(game):

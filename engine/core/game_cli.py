@@ -263,6 +263,9 @@ def _act(rules: GameRules, args) -> dict:
                            f"give it with {'--choices' if r.kind == 'choose' else '--dice'}") from None
     if dice_faces is not None and dice.used < len(dice_faces):
         raise VedetteError(f"--dice: {len(dice_faces) - dice.used} die face(s) left over; the action used {dice.used}")
+    if queue:
+        raise VedetteError(f"--choices: {len(queue)} answer(s) left over; the action asked for "
+                           f"{len(choices) - len(queue)}")
     _save(session.record, path)
     out = summary(rules, session.state, session.record)
     out["event"] = session.record.events[-1]
