@@ -166,6 +166,8 @@ class StudyModel(param.Parameterized):
                     self._finish()
 
         def submit():
+            if self._run_id is not run_id:                        # cancelled before it started
+                return
             try:
                 ex = executor if executor is not None else _client()
                 todo = list(range(study.games))
@@ -175,6 +177,8 @@ class StudyModel(param.Parameterized):
                     futures = [ex.submit(_play_batch, study, b) for b in batch_games(todo, 1)]
             except Exception as exc:                              # no cluster could be started
                 with lock:
+                    if self._run_id is not run_id:                # cancelled meanwhile: its message stands
+                        return
                     self.message = f"the study could not start: {str(exc)[:160]}"
                     self._finish()
                 return
