@@ -5,7 +5,7 @@ import operator
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["cached_hash_repr", "from_fields", "jsonable", "spoken_list"]
+__all__ = ["cached_hash_repr", "from_fields", "hash_first_eq", "jsonable", "spoken_list"]
 
 
 def cached_hash_repr(cls):
@@ -43,22 +43,27 @@ def cached_hash_repr(cls):
         # fields are gathered in C
         compared = tuple(f.name for f in cls.__dataclass_fields__.values() if f.compare)
         compared_of = operator.attrgetter(*compared) if len(compared) > 1 else (lambda v: (getattr(v, compared[0]),))
-
-        def __eq__(self, other):
-            if self is other:
-                return True
-            if other.__class__ is not self.__class__:
-                return NotImplemented
-            if self._hash != other._hash:
-                return False
-            return compared_of(self) == compared_of(other)
-
-        cls.__eq__ = __eq__
+        cls.__eq__ = hash_first_eq(compared_of)
     cls.__hash__ = lambda self: self._hash
     cls.__repr__ = lambda self: f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in names)})"
     cls.__getstate__ = __getstate__
     cls.__setstate__ = __setstate__
     return cls
+
+
+def hash_first_eq(compared_of):
+    """``__eq__`` of a value whose ``_hash`` is made at construction from the same fields ``compared_of``
+    gathers (as a tuple): the dataclass's equality, with the shortcuts such a hash allows (the very same
+    value is equal, different hashes never are)."""
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        if self._hash != other._hash:
+            return False
+        return compared_of(self) == compared_of(other)
+    return __eq__
 
 
 def from_fields(cls, values: dict):

@@ -34,7 +34,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, model_validator
 
-from engine.core.values import cached_hash_repr
+from engine.core.values import cached_hash_repr, hash_first_eq
 from engine.core.data import Strict, load_yaml, parse_yaml, validate
 from engine.core.errors import DataError, RuleViolation
 from engine.core.procedure import Choose, Log, Roll, Sub
@@ -172,18 +172,6 @@ class Battle:
     def __hash__(self) -> int:
         return self._hash
 
-    def __eq__(self, other) -> bool:
-        # the dataclass's equality (the compared fields), with the shortcuts of a hash made at construction:
-        # the same battle is equal, different hashes never are; the fields are gathered in C (a battle is
-        # compared with the one of the same value in the step caches at every step of its procedure)
-        if self is other:
-            return True
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        if self._hash != other._hash:
-            return False
-        return _BATTLE_FIELDS(self) == _BATTLE_FIELDS(other)
-
     def __getstate__(self) -> dict:
         # a string hashes differently in another process: the hash is made again there
         return {k: v for k, v in self.__dict__.items() if k not in ("_units", "_hash")}
@@ -230,11 +218,14 @@ class Battle:
         return out
 
 
+#: the compared fields of a battle, gathered as one tuple in C: its hash, and its equality with the
+#: shortcuts of a hash made at construction (a battle is compared with the one of the same value in the step
+#: caches at every step of its procedure)
+_BATTLE_FIELDS = attrgetter(*(f.name for f in _fields(Battle) if f.compare))
+Battle.__eq__ = hash_first_eq(_BATTLE_FIELDS)
+
+
 def _derive_battle(b: Battle) -> None:
-    global _BATTLE_FIELDS
-    if _BATTLE_FIELDS is None:
-        # the compared fields, gathered as one tuple in C
-        _BATTLE_FIELDS = attrgetter(*(f.name for f in _fields(Battle) if f.compare))
     units = b.attackers + b.defenders + b.others
     object.__setattr__(b, "_units", MappingProxyType(dict(zip(map(_ID, units), units))))
     object.__setattr__(b, "_hash", hash(_BATTLE_FIELDS(b)))
@@ -248,8 +239,6 @@ def _strengths_of(b: Battle) -> "Strengths":
     # keyed by the battle value; a banned reserve raises (and nothing is kept)
     return strengths(b)
 
-
-_BATTLE_FIELDS = None
 
 #: what the deterministic steps of a battle work out, keyed by (battle value, step key); bounded, first in
 #: first out, guarded by a lock so that threads share it (at worst a value is worked out twice)

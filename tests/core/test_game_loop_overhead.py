@@ -100,4 +100,6 @@ def test_a_page_server_leaves_the_heap_alone():
     assert G.STEADY_HEAP is False
     before = gc.get_freeze_count()
     play_game(R, ("random", "random"), "short", seed=3)
-    assert gc.get_freeze_count() == before
+    # nothing more is frozen (a freeze would add every live object); objects frozen by earlier tests may
+    # die meanwhile (a cache emptied), which only lowers the count
+    assert gc.get_freeze_count() <= before

@@ -320,17 +320,24 @@ def _reach_ref(sc, st, uid, levels, mp_left):
     return out
 
 
-def test_the_movement_search_is_the_plain_search(states, monkeypatch):
-    """6.2: the search on hexes alone where no Level 2/3 hex can be entered, and a plain hex's steps taken
-    as made once per board, give the same reach (MPs, paths, and the order hexes are listed in) as the
-    plain search over (hex, Level 2/3 hexes used) that puts every step through the step rules."""
+def _movement_asks(states) -> list:
+    """(position, mover, Level 2/3 allowance, MPs left) of every mover of the movement segments among
+    ``states``: what the bot and the check ask the movement search (6.2)."""
     asks = []
-    for s in states[::5]:
+    for s in states:
         if s.impulse is not None and s.impulse.segment == "movement":
             for b in R._candidate_blocks(s):
                 if isinstance(b, _Moves):
                     l2, l3 = R._levels(s.impulse, b.unit)
                     asks.append((s.game, b.unit, {2: l2, 3: l3}, R._mp_left(s, b.unit)))
+    return asks
+
+
+def test_the_movement_search_is_the_plain_search(states, monkeypatch):
+    """6.2: the search on hexes alone where no Level 2/3 hex can be entered, and a plain hex's steps taken
+    as made once per board, give the same reach (MPs, paths, and the order hexes are listed in) as the
+    plain search over (hex, Level 2/3 hexes used) that puts every step through the step rules."""
+    asks = _movement_asks(states[::5])
 
     def run():
         TR._REACH.clear()
@@ -358,13 +365,7 @@ def test_movers_alike_share_the_movement_search_exactly(states):
     """6.2, 6.2.3 B-C, 4.1.4: the reach memo is keyed by the mover's hex, the MPs it may spend, leader or
     not, side and restrictions (not by its name), and a Level 2/3 allowance the start hex cannot use counts
     as none: every answer given from that shared memo is the answer of a search made afresh."""
-    asks = []
-    for s in states[::3]:
-        if s.impulse is not None and s.impulse.segment == "movement":
-            for b in R._candidate_blocks(s):
-                if isinstance(b, _Moves):
-                    l2, l3 = R._levels(s.impulse, b.unit)
-                    asks.append((s.game, b.unit, {2: l2, 3: l3}, R._mp_left(s, b.unit)))
+    asks = _movement_asks(states[::3])
     TR._REACH.clear()
     shared = [TR.reachable(SC, g, uid, lv, mp_left=mp) for g, uid, lv, mp in asks]
     reused = len(TR._REACH) < len(asks)
