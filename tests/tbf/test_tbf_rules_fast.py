@@ -168,17 +168,22 @@ def test_stacking_with_a_mover_is_the_stacking_of_the_position_made(states):
     assert tried > 500
 
 
+def _fronts_unit_by_unit(g, side: str) -> set:
+    """The enemy front of ``side`` the plain way: every enemy unit's frontal hexes (4.3 C), united."""
+    want = set()
+    for p in g.on_map():
+        if not SC.is_leader(p.id) and SC.side(p.id) != side:
+            want |= frontal(SC, g, p)
+    return want
+
+
 def test_enemy_front_is_the_union_of_the_enemy_fronts(states):
     """4.3 C, 4.2.4 E, 8.4 B: the fronts kept per piece add up to the fronts worked out unit by unit."""
     for s in states[::2]:
-        g = s.game
         for side in ("french", "coalition"):
-            want = set()
-            for p in g.on_map():
-                if not SC.is_leader(p.id) and SC.side(p.id) != side:
-                    want |= frontal(SC, g, p)
-            assert TR._enemy_front(SC, g, side) == want
-            assert enemy_front(SC, g, side) == want
+            want = _fronts_unit_by_unit(s.game, side)
+            assert TR._enemy_front(SC, s.game, side) == want
+            assert enemy_front(SC, s.game, side) == want
 
 
 def test_activation_plan_is_the_plain_plan(states):
@@ -386,10 +391,5 @@ def test_enemy_front_counted_from_the_last_position_is_the_plain_union(states):
     import random
     order = list(states) + list(reversed(states)) + random.Random(5).sample(states, 120)
     for s in order:
-        g = s.game
         for side in ("french", "coalition"):
-            want = set()
-            for p in g.on_map():
-                if not SC.is_leader(p.id) and SC.side(p.id) != side:
-                    want |= frontal(SC, g, p)
-            assert TR._enemy_front(SC, g, side) == want
+            assert TR._enemy_front(SC, s.game, side) == _fronts_unit_by_unit(s.game, side)
