@@ -6,9 +6,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 import math
 
-from .procedure import Policy, Procedure, RandomDice, Stepper, first_option
+from .procedure import ChanceRequest, Choose, Log, Policy, Procedure, RandomDice, Stepper, Sub, first_option
 
-__all__ = ["Sample", "sample", "wilson_interval"]
+__all__ = ["PlayTree", "Sample", "sample", "wilson_interval"]
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -44,3 +44,93 @@ def sample(factory: Procedure, n: int, seed: int | None = None, chooser: Policy 
     for _ in range(n):
         counts[Stepper(factory).run(dice, chooser).result] += 1
     return Sample(counts, n)
+
+
+class _Node:
+    """One point of a procedure as its plays found it: the request waiting there (``req``; None once the
+    procedure has returned ``result``), the policy's answer when it is a choice, and the point each answer
+    seen so far leads to (``kids``); for a sub-procedure, the first point of its own plays (``sub``, found
+    once by its key)."""
+
+    __slots__ = ("req", "result", "answer", "kids", "sub")
+
+    def __init__(self, req, result, policy):
+        self.req, self.result, self.kids, self.sub = req, result, {}, None
+        self.answer = req.check(policy(req)) if isinstance(req, Choose) else None
+
+
+def _step(gen, value, policy, first: bool = False) -> _Node:
+    """Send ``value`` into the live procedure and run it to its next question (notes skipped)."""
+    try:
+        req = next(gen) if first else gen.send(value)
+        while isinstance(req, Log):
+            req = gen.send(None)
+    except StopIteration as stop:
+        return _Node(None, stop.value, policy)
+    if not isinstance(req, (ChanceRequest, Choose, Sub)):
+        raise TypeError(f"a procedure yielded {req!r}, which is not a request")
+    return _Node(req, None, policy)
+
+
+def _play(tries: dict, limit: int, key, factory, dice, policy, node: _Node | None = None) -> tuple:
+    """One play of the procedure ``factory`` (whose situation ``key`` names completely, as for the
+    enumerator's memo), dice from ``dice``, choices from ``policy`` (a pure function of the request):
+    the result core's Stepper would give with the same dice, which are asked the same requests in the
+    same order. What earlier plays of the same procedure found is kept (``tries``, by key): along a
+    path seen before no rules code runs again; at a new branch the generator is started and fed the
+    answers of the path so far (sub-procedures by their results, as the enumerator does), then runs live.
+    Returns the result and the first point (``node``, when the caller has it already)."""
+    if node is None:
+        node = tries.get(key)
+    root, gen = node, None
+    if node is None:
+        gen = factory()
+        node = _step(gen, None, policy, first=True)
+        if len(tries) >= limit:
+            tries.clear()          # the nodes of the plays under way live on in those plays
+        tries[key] = root = node
+    path = []
+    while True:
+        req = node.req
+        if req is None:
+            return node.result, root
+        if isinstance(req, Sub):
+            value, node.sub = _play(tries, limit, req.key, req.proc, dice, policy, node.sub)
+        elif isinstance(req, Choose):
+            value = node.answer
+        else:
+            value = req.check(dice(req))
+        if gen is None:
+            kid = node.kids.get(value)
+            if kid is None:
+                gen = factory()
+                _step(gen, None, policy, first=True)
+                for v in path:
+                    _step(gen, v, policy)
+                kid = node.kids.setdefault(value, _step(gen, value, policy))
+            else:
+                path.append(value)
+        else:
+            kid = node.kids.setdefault(value, _step(gen, value, policy))
+        node = kid
+
+class PlayTree:
+    """Seeded plays of procedures that remember the paths they took: plays of the same procedure (named
+    completely by its key, as for the enumerator's memo) that follow a path seen before run no rules code
+    again; a new branch replays the procedure to it and goes on live. The counts are those :func:`sample`
+    gives with the same seed and a pure ``policy`` (same dice, asked in the same order). At most ``limit``
+    procedures are remembered (the tree is emptied whole past it)."""
+
+    def __init__(self, limit: int = 50_000):
+        self.limit = limit
+        self._roots: dict = {}
+
+    def __len__(self) -> int:
+        return len(self._roots)
+
+    def sample_counts(self, key: Hashable, factory: Procedure, n: int, seed: int, policy: Policy) -> Counter:
+        dice = RandomDice(seed)
+        counts: Counter = Counter()
+        for _ in range(n):
+            counts[_play(self._roots, self.limit, key, factory, dice, policy)[0]] += 1
+        return counts

@@ -11,7 +11,8 @@ import random
 
 from engine.core.errors import VedetteError
 from engine.core.game import RandomBot as CoreRandomBot
-from engine.core.procedure import ChanceRequest, Choose, Log, RandomDice, Sub, distribution
+from engine.core.procedure import Choose, distribution
+from engine.core.sampling import PlayTree
 
 from .combat import Decision, combat
 from .game import Action, Game, combat_context, legal_actions
@@ -61,91 +62,19 @@ MEMO_CACHE = 100_000
 TRIE_CACHE = 50_000
 _FIGHTS: dict = {}      # exact fights: (policy, scenario, ctx, attackers, defenders, side, charge) -> (worth, take)
 _MEMOS: dict = {}       # (policy, scenario) -> memo of sub-procedure distributions for distribution()
-_TRIES: dict = {}       # (policy, scenario) -> {sub-procedure key: root _Node of what plays of it found}
-
-
-class _Node:
-    """One point of a procedure as its plays found it: the request waiting there (``req``; None once the
-    procedure has returned ``result``), the policy's answer when it is a choice, and the point each answer
-    seen so far leads to (``kids``); for a sub-procedure, the first point of its own plays (``sub``, found
-    once by its key)."""
-
-    __slots__ = ("req", "result", "answer", "kids", "sub")
-
-    def __init__(self, req, result, policy):
-        self.req, self.result, self.kids, self.sub = req, result, {}, None
-        self.answer = req.check(policy(req)) if isinstance(req, Choose) else None
-
-
-def _step(gen, value, policy, first: bool = False) -> _Node:
-    """Send ``value`` into the live procedure and run it to its next question (notes skipped)."""
-    try:
-        req = next(gen) if first else gen.send(value)
-        while isinstance(req, Log):
-            req = gen.send(None)
-    except StopIteration as stop:
-        return _Node(None, stop.value, policy)
-    if not isinstance(req, (ChanceRequest, Choose, Sub)):
-        raise TypeError(f"a procedure yielded {req!r}, which is not a request")
-    return _Node(req, None, policy)
-
-
-def _play(tries: dict, key, factory, dice, policy, node: _Node | None = None) -> tuple:
-    """One play of the procedure ``factory`` (whose situation ``key`` names completely, as for the
-    enumerator's memo), dice from ``dice``, choices from ``policy`` (a pure function of the request):
-    the result core's Stepper would give with the same dice, which are asked the same requests in the
-    same order. What earlier plays of the same procedure found is kept (``_TRIES``, by value): along a
-    path seen before no rules code runs again; at a new branch the generator is started and fed the
-    answers of the path so far (sub-procedures by their results, as the enumerator does), then runs live.
-    Returns the result and the first point (``node``, when the caller has it already)."""
-    if node is None:
-        node = tries.get(key)
-    root, gen = node, None
-    if node is None:
-        gen = factory()
-        node = _step(gen, None, policy, first=True)
-        if len(tries) >= TRIE_CACHE:
-            tries.clear()          # the nodes of the plays under way live on in those plays
-        tries[key] = root = node
-    path = []
-    while True:
-        req = node.req
-        if req is None:
-            return node.result, root
-        if isinstance(req, Sub):
-            value, node.sub = _play(tries, req.key, req.proc, dice, policy, node.sub)
-        elif isinstance(req, Choose):
-            value = node.answer
-        else:
-            value = req.check(dice(req))
-        if gen is None:
-            kid = node.kids.get(value)
-            if kid is None:
-                gen = factory()
-                _step(gen, None, policy, first=True)
-                for v in path:
-                    _step(gen, v, policy)
-                kid = node.kids.setdefault(value, _step(gen, value, policy))
-            else:
-                path.append(value)
-        else:
-            kid = node.kids.setdefault(value, _step(gen, value, policy))
-        node = kid
+_TRIES: dict = {}       # (policy, scenario) -> PlayTree of what plays of its fights found
 
 
 def _sample_counts(part: tuple, key, factory, n: int, seed: int, policy) -> Counter:
     """``n`` plays of the procedure with one RandomDice seeded ``seed``: the counts
-    engine.core.sampling.sample gives (same results, counted in the same order), by :func:`_play`."""
-    tries = _TRIES.get(part)
-    if tries is None:
+    engine.core.sampling.sample gives (same results, counted in the same order), along the play tree kept
+    for ``part`` (policy, scenario)."""
+    tree = _TRIES.get(part)
+    if tree is None:
         if len(_TRIES) >= 64:
             _TRIES.clear()
-        tries = _TRIES[part] = {}
-    dice = RandomDice(seed)
-    counts: Counter = Counter()
-    for _ in range(n):
-        counts[_play(tries, key, factory, dice, policy)[0]] += 1
-    return counts
+        tree = _TRIES[part] = PlayTree(TRIE_CACHE)
+    return tree.sample_counts(key, factory, n, seed, policy)
 
 
 #: candidates the greedy bot checks before valuing them (see GreedyBot.choose_action)
