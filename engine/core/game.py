@@ -35,7 +35,7 @@ from .errors import RecordError, RuleViolation, VedetteError
 from .procedure import ChanceRequest, Choose, Event, NeedInput, RandomDice, Request, Stepper
 from .record import GameRecord
 
-__all__ = ["Outcome", "Position", "GameRules", "Pending", "Session", "Bot", "RandomBot", "action_seed", "EventDice",
+__all__ = ["Outcome", "Position", "Places", "GameRules", "Pending", "Session", "Bot", "RandomBot", "action_seed", "EventDice",
            "other_side", "replay", "initial_state", "undo", "play_game", "apply_event", "make_event",
            "system_of", "register", "systems", "parse_dice", "MAX_ACTIONS", "steady_heap"]
 
@@ -75,6 +75,25 @@ class Position:
 
     def __str__(self) -> str:
         return f"turn {self.turn}" + (f", {self.phase}" if self.phase else "")
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where an action happens, for boards and pages (so no page reads an action's JSON to find it).
+
+    ``pieces``: the ids of the pieces the action moves, fires with, commits or picks (units, blocks,
+    leaders); ``origin``: the places those pieces stand on (hexes, areas, zones); ``targets``: the places
+    it moves to, attacks or affects (for a move, the last one is where it ends); ``path``: the places a
+    move passes through, in order, its end included. Each is a tuple of the ids the system's board uses."""
+
+    pieces: tuple[str, ...] = ()
+    origin: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    path: tuple[str, ...] = ()
+
+    def all(self) -> frozenset[str]:
+        """Every place named (origin, targets and path)."""
+        return frozenset(self.origin) | frozenset(self.targets) | frozenset(self.path)
 
 
 def other_side(sides: Sequence[str], side: str) -> str:
@@ -261,6 +280,33 @@ class GameRules(ABC):
 
     def migrate_event(self, event: dict, version: str) -> dict:
         """An event of an older accepted engine version in today's form (default: unchanged)."""
+        return event
+
+    # --- what boards and each side's page may use (the play layer) -----------------------------
+    def places(self, state, action) -> Places:
+        """The pieces and places ``action`` concerns in ``state`` (typed, for boards: a pick on the board
+        finds its actions through this, never through the action's JSON). Default: none."""
+        return Places()
+
+    def hides(self, state) -> bool:
+        """True when some side may not see all of ``state`` (n20 16.1 fog of war, BC 15 hands and pile):
+        the play layer then sends each browser :meth:`view` and :meth:`visible_event` only."""
+        return False
+
+    def view(self, state, side: str | None):
+        """What ``side`` may see of ``state`` (``None``: a spectator, who sees what both sides may), as a
+        value of the same type that boards draw and pages describe: hidden names, strengths, cards and
+        piles masked. Default: everything is public."""
+        return state
+
+    def visible_action(self, state, action, side: str | None):
+        """``action`` (played or legal in ``state``) as ``side`` may know it: hidden pieces named as
+        :meth:`view` names them. Default: unchanged."""
+        return action
+
+    def visible_event(self, state, event: dict, side: str | None) -> dict:
+        """A record event (made in ``state``) as ``side`` may see it in the log: hidden action fields and
+        hidden answers (a card drawn into the other hand) masked. Default: unchanged."""
         return event
 
     # --- written once --------------------------------------------------------------------------
