@@ -309,6 +309,34 @@ class GameRules(ABC):
         hidden answers (a card drawn into the other hand) masked. Default: unchanged."""
         return event
 
+    # --- a player's words (every page shows these: never JSON, a repr or an identifier) ----------
+    def describe_option(self, state, request, option) -> str:
+        """One option of a :class:`~engine.core.procedure.Choose` request (a retreat path, an advance,
+        a card to play) in a player's words. Default: :func:`engine.core.words.plain`."""
+        from .words import plain
+        return plain(option)
+
+    def describe_answer(self, state, answer: dict) -> str:
+        """One answered request or note of a record event (``Event.to_json()``: a die, a card, a choice)
+        in a player's words, e.g. "d6 shows 4: DR, the defender retreats". Default: its label and value."""
+        from .words import plain
+        label = answer.get("label") or answer.get("kind", "")
+        return f"{plain(label)}: {plain(answer.get('value'))}"
+
+    def option_title(self, name: str) -> str:
+        """A game option (:meth:`options`) as a player names it, e.g. "Fog of war"."""
+        from .words import identifier_words
+        return identifier_words(name).capitalize()
+
+    def metric_title(self, key: str) -> str:
+        """A :meth:`metrics` key as a player names it, e.g. "French morale"."""
+        from .words import identifier_words
+        return identifier_words(key)
+
+    def piece_name(self, state, piece: str) -> str:
+        """The name a piece's counter or block shows (the lists and the board use the same)."""
+        return piece
+
     # --- written once --------------------------------------------------------------------------
     def is_legal(self, state, action) -> bool:
         try:
