@@ -740,7 +740,7 @@ _HEAP_LOCK = threading.Lock()
 
 
 #: whether :func:`play_game` calls :func:`steady_heap` before each game. A process that serves pages turns it
-#: off (dashboards.components.background): its live objects include the open sessions, whose cycles must
+#: off (dashboards.server.background): its live objects include the open sessions, whose cycles must
 #: stay collectable when they close; studies, the CLI and benchmarks keep it on.
 STEADY_HEAP = True
 
