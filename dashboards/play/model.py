@@ -1,16 +1,22 @@
-"""View model of a game played in the browser, for every system on the core game protocol (issue 15).
+"""View model of a game played in the browser, for every system on the core game protocol (issues 15, 28).
 
-:class:`GamePlayModel` (``param``, no widgets) keeps one browser session's game: the system's rules
-(:func:`engine.core.game.system_of`), the saved game's id and the role its key gives, the recorded events
-and the state after each (so undo and replay need no recomputation), and the action under way while its
-dice are typed in or its questions answered. Every action goes through the system's ``check`` and
-``perform`` (:meth:`GameRules.begin`): a refusal is shown with its rule number and changes nothing.
+:class:`GamePlayModel` (``param``, no widgets) is one browser session's window on a live game
+(:class:`dashboards.play.live.LiveGame`, the one game the server holds for a saved game): the role the
+browser's key gives (the owner, a side, or a spectator), what it shows (play or replay, the replay
+position, the side whose view it draws), whether it types its dice in, and the last message and refusal.
+The game itself, its record, states and the action under way, is the live game's core
+:class:`~engine.core.game.Session`, shared by every browser open on it: acting, answering, rolling,
+cancelling and undoing all go through it (one session for the CLI, the page, replay and bots), and every
+refusal comes back with its rule and changes nothing.
 
 Saving: each finished action's record event is committed to the SQLite store *before* the new state is
-shown, with an optimistic check of the number of events (:class:`dashboards.server.storage.StaleGame`): when the
-same game is open in two sessions, the second to act is refused, sees the game as it now is, and the
-store keeps only actions that were legal on the position they were made on. A saved game that no longer
-replays opens read-only at the last state that does, with the failing event named; nothing is deleted.
+shown, only on the position the server last read (a stale game is read again and the action refused). A
+saved game that no longer replays opens read-only at the last state that does, with the failing event
+named; nothing is deleted.
+
+What a side may see (issue 28 point 4): :attr:`GamePlayModel.viewer` is the side whose view the page
+draws (None: a spectator's public view); :meth:`GamePlayModel.shown_state`, :meth:`log` and the odds use
+the rules' ``view`` / ``visible_event``, so a page never has what its side may not see.
 """
 from __future__ import annotations
 
@@ -20,12 +26,13 @@ from typing import Any
 import param
 
 from engine.core.errors import RecordError, RuleViolation, VedetteError
-from engine.core.game import GameRules, Pending, action_seed, new_record, system_of, systems
-from engine.core.procedure import Choose, RandomDice, Roll
+from engine.core.game import GameRules, Pending, new_record, replay, system_of, systems
+from engine.core.procedure import ChanceRequest, Choose, Roll
 from engine.core.record import GameRecord
 from engine.core.values import jsonable
 
-from dashboards.server.storage import OWNER, GameStore, StaleGame, StorageError
+from dashboards.play.live import HUB, Hub, LiveGame, Refused, Snapshot
+from dashboards.server.storage import OWNER, GameStore, StorageError
 
 __all__ = ["PlayParams", "GamePlayModel", "describe_request", "log_rows", "log_html", "LOG_CSS"]
 
@@ -101,21 +108,73 @@ class PlayParams(param.Parameterized):
 
 
 class GamePlayModel(PlayParams):
-    """One browser session's game of any system (hotseat, or one side per link)."""
+    """One browser session's window on a live game of any system (hotseat, one side per link, bots)."""
 
     system = param.String(default="n20")
     broken = param.String(default="", doc="why the saved game does not replay to its end (read-only then)")
+    rev = param.Integer(default=-1, doc="the live game's change counter this page shows")
     changed = param.Event()
 
-    def __init__(self, store: GameStore, system: str = "n20", server: bool = False, **params):
+    def __init__(self, store: GameStore, system: str = "n20", server: bool = False, hub: Hub | None = None,
+                 **params):
         super().__init__(system=system, **params)
         self.store = store
         #: on the served app a record may not make the engine open a file (n20: scenario or tables by path)
         self.server = server
+        self.hub = hub or HUB
         self.rules: GameRules = self._rules_of(system)
-        self.record: GameRecord | None = None
-        self.states: list = []
-        self.pending: Pending | None = None
+        self.game: LiveGame | None = None
+        self.snap: Snapshot | None = None
+        self._sub: int | None = None
+        #: how the page learns that its live game changed (another browser, a bot, another process):
+        #: called from any thread; the view replaces it with one that schedules on its own document
+        self.notify = self.sync
+
+    # -- the live game -------------------------------------------------------------------------------
+    def _attach(self, game: LiveGame) -> None:
+        if self.game is not None and self._sub is not None:
+            self.game.unsubscribe(self._sub)
+        self.game, self._sub = game, None
+        if game.store is not None:
+            self._sub = game.subscribe(lambda: self.notify())
+        self.snap = game.snapshot()
+        self.broken = game.broken
+        self.rev = self.snap.rev
+
+    def detach(self) -> None:
+        """Stop hearing of the game's changes (the browser closed)."""
+        if self.game is not None and self._sub is not None:
+            self.game.unsubscribe(self._sub)
+        self._sub = None
+
+    def sync(self) -> bool:
+        """Take the live game as it is now; True when it changed since the page last drew it. A stale
+        refusal goes (the pushed view replaces it); a replay stays where it was."""
+        g = self.game
+        if g is None:
+            return False
+        snap = g.snapshot()
+        if self.snap is not None and snap.rev == self.snap.rev and snap.thinking == self.snap.thinking \
+                and snap.note == self.snap.note and snap.pending is self.snap.pending:
+            return False
+        self.snap = snap
+        self.broken = snap.broken
+        if self.mode == "play":
+            self.position = len(snap.states) - 1
+        else:
+            self.position = min(self.position, len(snap.states) - 1)
+        if snap.note:
+            self.message = snap.note
+        self.rev = snap.rev
+        self.changed = True
+        return True
+
+    def _refresh_snap(self) -> None:
+        if self.game is not None:
+            self.snap = self.game.snapshot()
+            self.rev = self.snap.rev
+            if self.mode == "play":
+                self.position = len(self.snap.states) - 1
 
     # -- helpers ------------------------------------------------------------------------------------
     def _changed(self, message: str | None = None) -> None:
@@ -125,28 +184,46 @@ class GamePlayModel(PlayParams):
 
     def _refuse(self, text: str) -> bool:
         self.refusal = text
+        self._refresh_snap()
         self._changed()
         return False
 
     @property
+    def record(self) -> GameRecord | None:
+        return self.snap.record if self.snap is not None else None
+
+    @property
+    def states(self) -> list:
+        return list(self.snap.states) if self.snap is not None else []
+
+    @property
+    def pending(self) -> Pending | None:
+        return self.snap.pending if self.snap is not None else None
+
+    @property
     def events(self) -> list[dict]:
-        return list(self.record.events) if self.record is not None else []
+        return list(self.snap.record.events) if self.snap is not None else []
 
     @property
     def has_game(self) -> bool:
-        return bool(self.states)
+        return self.snap is not None
 
     @property
     def state(self):
-        if not self.states:
+        if self.snap is None:
             return None
+        states = self.snap.states
         if self.mode == "replay":
-            return self.states[min(self.position, len(self.states) - 1)]
-        return self.states[-1]
+            return states[min(self.position, len(states) - 1)]
+        return states[-1]
 
     @property
     def to_act(self) -> str | None:
         return None if self.state is None else self.rules.to_act(self.state)
+
+    @property
+    def seats(self) -> dict:
+        return dict(self.snap.seats) if self.snap is not None else {}
 
     def _rules_of(self, system: str) -> GameRules:
         rules = system_of(system)
@@ -157,39 +234,72 @@ class GamePlayModel(PlayParams):
     def use_system(self, system: str) -> None:
         if system not in systems():
             raise VedetteError(f"unknown game system {system[:20]!r}; one of {', '.join(systems())}")
+        self.detach()
         self.system, self.rules = system, self._rules_of(system)
-        self.record, self.states, self.pending, self.game_id, self.broken = None, [], None, "", ""
+        self.game, self.snap, self.game_id, self.broken = None, None, "", ""
+
+    # -- what this page may see (issue 28 point 4) --------------------------------------------------
+    @property
+    def viewer(self) -> str | None:
+        """The side whose view this page draws: its side's link gives that side; the owner's link gives the
+        one person's side when the other is a bot, else the side the game waits for (hotseat: the screen
+        passes); a spectator sees the public view (None). A finished game's replay shows everything."""
+        if self.snap is None:
+            return None
+        if self.role and self.role != OWNER:
+            return self.role
+        if self.role == OWNER:
+            people = [s for s in self.rules.sides if not self.snap.seats.get(s)]
+            if len(people) == 1:
+                return people[0]
+            return self.game.asked() if self.game is not None and self.mode == "play" else self.to_act
+        return None
+
+    @property
+    def sees_all(self) -> bool:
+        """Whether this page may be sent the whole game: nothing is hidden, or the game is over."""
+        st = self.state
+        if st is None:
+            return True
+        last = self.snap.states[-1]
+        return not self.rules.hides(st) or self.rules.outcome(last) is not None
+
+    def shown_state(self, state=None):
+        """``state`` (default the one shown) as this page's side may see it."""
+        st = self.state if state is None else state
+        if st is None or self.sees_all:
+            return st
+        return self.rules.view(st, self.viewer)
 
     # -- starting, opening, importing ---------------------------------------------------------------
-    def new(self, scenario: str | None = None, options: tuple = (), seed: int | None = None, title: str = "") -> str:
-        """Start a scenario and save it (bad options raise and save nothing)."""
+    def new(self, scenario: str | None = None, options: tuple = (), seed: int | None = None, title: str = "",
+            seats: dict | None = None) -> str:
+        """Start a scenario and save it (bad options or seats raise and save nothing). ``seats``: the
+        sides a bot plays, ``{side: bot}`` (hotseat when none)."""
         seed = random.randrange(1, 10 ** 6) if seed is None else int(seed)
+        seats = {s: b for s, b in (seats or {}).items() if b}
+        bad = [s for s in seats if s not in self.rules.sides]
+        if bad:
+            raise VedetteError(f"unknown side {bad[0][:20]!r}; the sides are {' and '.join(self.rules.sides)}")
+        names = self.rules.bots()
+        wrong = [b for b in seats.values() if b not in names]
+        if wrong:
+            raise VedetteError(f"unknown bot {str(wrong[0])[:20]!r}; one of {', '.join(names)}")
         st = self.rules.new_game(scenario or self.rules.default_scenario, tuple(options), seed)
         rec = new_record(self.rules, st, seed)
+        paused = {"paused": True} if seats and len(seats) == len(self.rules.sides) else {}
         gid = self.store.create(self.rules.system, rec.scenario, edition=rec.edition, options=rec.options, seed=seed,
                                 title=title or f"{self.rules.scenarios().get(rec.scenario, rec.scenario)}"
                                                f" ({', '.join(options) or 'standard'})",
-                                sides=self.rules.sides, engine_version=self.rules.engine_version)
-        self.role, self.game_id, self.record, self.states = OWNER, gid, rec, [st]
-        self.pending, self.mode, self.position, self.broken, self.refusal = None, "play", 0, "", ""
-        self._changed("New game started and saved.")
+                                sides=self.rules.sides, engine_version=self.rules.engine_version,
+                                seats=seats | paused)
+        self.role, self.game_id = OWNER, gid
+        self.mode, self.position, self.refusal = "play", 0, ""
+        self._attach(self.hub.game(self.store, gid, self.rules))
+        self.position = len(self.snap.states) - 1
+        self._changed("New game started and saved."
+                      + (" The bots are paused: press go on (or step) to watch them play." if paused else ""))
         return gid
-
-    def _record_of(self, saved) -> GameRecord:
-        return GameRecord(game=saved.game, scenario=saved.scenario, edition=saved.edition, options=saved.options,
-                          seed=saved.seed, events=tuple(saved.events),
-                          engine_version=saved.engine_version or self.rules.engine_version)
-
-    def _replay_what_replays(self, rec: GameRecord) -> tuple[list, str]:
-        """Every state that replays, and why the rest does not ('' when all do)."""
-        from engine.core.game import apply_event
-        states = [self.rules.initial_state(rec)]
-        for i, ev in enumerate(rec.events):
-            try:
-                states.append(apply_event(self.rules, states[-1], ev))
-            except VedetteError as exc:
-                return states, f"event {i + 1} of {len(rec.events)} does not replay: {str(exc)[:200]}"
-        return states, ""
 
     def open(self, game_id: str, mode: str = "play", key: str | None = None, check_key: bool = True) -> None:
         """Resume or replay a saved game. With ``check_key`` (the served pages) ``key`` must be one of the
@@ -212,27 +322,23 @@ class GamePlayModel(PlayParams):
             raise VedetteError("no saved game opens with this link (its key is missing or wrong)") from None
         if saved.game != self.rules.system:
             self.use_system(saved.game)
-        rec = self._record_of(saved)
-        states, why = self._replay_what_replays(rec)
-        self.game_id, self.record, self.states, self.pending = game_id, rec, states, None
-        self.role, self.broken, self.refusal = role, why, ""
+        if check_key and role and key:
+            self.store.claim(game_id, key)
+        game = self.hub.game(self.store, game_id, self.rules, saved=saved)
+        self.game_id, self.role, self.refusal = game_id, role, ""
+        self._attach(game)
+        why = self.snap.broken
         self.mode = "replay" if (why or not role) else mode
-        self.position = len(states) - 1 if self.mode == "play" else (len(states) - 1 if why else 0)
+        n = len(self.snap.states) - 1
+        self.position = n if self.mode == "play" else (n if why else 0)
         self._changed(f"Saved game {saved.title!r} loaded ({len(saved.events)} actions)."
                       + (f" It is read-only: {why}" if why else ""))
 
     def reload(self) -> None:
         """Read the saved game again (after another session changed it)."""
-        if self.game_id:
-            mode = self.mode
-            self.open(self.game_id, mode, check_key=False) if self.role == OWNER else self._reload_keep_role()
-
-    def _reload_keep_role(self):
-        role = self.role
-        self.open(self.game_id, self.mode, check_key=False)
-        self.role = role
-        if not role:
-            self.mode = "replay"
+        if self.game is not None:
+            self.game.sync()
+            self.sync()
 
     def import_record(self, rec: GameRecord, title: str = "", server: bool = True) -> str:
         """Check a record replays on this server, then save it as a new game (a bad record changes nothing).
@@ -246,13 +352,15 @@ class GamePlayModel(PlayParams):
             raise RecordError(f"field 'engine_version': missing; this server replays {rules.engine_version} records")
         if server:
             _refuse_paths(rec)
-        states = self._replay_with(rules, rec)
+        replay(rules, rec)
         gid = self.store.create(rules.system, rec.scenario, edition=rec.edition, options=rec.options, seed=rec.seed,
                                 title=title or f"imported {rec.scenario}", events=list(rec.events), sides=rules.sides,
                                 engine_version=rules.engine_version)
+        self.detach()
         self.system, self.rules = rules.system, rules
-        self.role, self.game_id, self.record, self.states = OWNER, gid, rec, states
-        self.pending, self.mode, self.position, self.broken = None, "replay", 0, ""
+        self.role, self.game_id = OWNER, gid
+        self._attach(self.hub.game(self.store, gid, rules))
+        self.mode, self.position = "replay", 0
         self._changed(f"Record imported ({len(rec.events)} actions); replay it or resume play.")
         return gid
 
@@ -261,27 +369,22 @@ class GamePlayModel(PlayParams):
         replay at its last action; nothing is stored."""
         if rec.game != self.rules.system:
             self.use_system(rec.game)
-        self.record, self.states, self.pending, self.game_id, self.broken = rec, list(states), None, "", ""
-        self.role, self.refusal, self.mode = "", "", "replay"
-        self.position = len(self.states) - 1
+        self.detach()
+        self._attach(LiveGame.unsaved(self.rules, rec, states))
+        self.game_id, self.role, self.refusal, self.mode = "", "", "", "replay"
+        self.position = len(self.snap.states) - 1
         self._changed(message or f"Replay of a game that is not saved ({len(rec.events)} actions).")
-
-    @staticmethod
-    def _replay_with(rules: GameRules, rec: GameRecord) -> list:
-        from engine.core.game import replay
-        return replay(rules, rec)
 
     # -- acting ---------------------------------------------------------------------------------------
     def may_act(self, side: str | None = None) -> bool:
         side = self.to_act if side is None else side
+        if self.snap is not None and side and self.snap.seats.get(side):
+            return False
         return self.role == OWNER or (bool(self.role) and self.role == side)
 
-    def _role_refusal(self, side: str | None = None) -> str | None:
-        if self.may_act(side):
-            return None
-        if not self.role:
-            return "this link lets you watch and replay this game only (ask a player for their link)"
-        return f"your link plays the {self.role} side; it is {side or self.to_act}'s turn to act"
+    def asked(self) -> str | None:
+        """The side the game waits for (a waiting question's side, else the side to act)."""
+        return self.game.asked() if self.game is not None and self.snap is not None else None
 
     def legal(self) -> list:
         st = self.state
@@ -292,141 +395,116 @@ class GamePlayModel(PlayParams):
     def legal_described(self) -> list[tuple[Any, str]]:
         return [(a, self.rules.describe_action(a)) for a in self.legal()]
 
-    def act(self, action) -> bool:
-        """Try an action; True when it finished and was saved, False when refused or waiting for input."""
-        why = self._role_refusal()
-        if why:
-            return self._refuse(why)
-        if self.broken:
-            return self._refuse(f"this saved game is read-only: {self.broken}")
+    def _play_refusal(self) -> str | None:
+        if self.game is None:
+            return "no game: start one, or open a saved one"
+        if not self.role:
+            return "this link lets you watch and replay this game only (ask a player for their link)"
         if self.mode != "play":
-            return self._refuse("switch to play mode to make moves")
-        if self.pending is not None:
-            return self._refuse("answer the question waiting first: " + describe_request(self.pending.request))
+            return "switch to play mode to make moves"
+        return None
+
+    def _do(self, fn, done_message) -> bool:
+        """Run a change of the live game; a refusal (its rule, or why not) is shown and changes nothing."""
         try:
-            p = self.rules.begin(self.states[-1], action)
+            out = fn()
         except RuleViolation as exc:
             return self._refuse(f"Refused by rule {exc.rule}: {exc.message}")
+        except Refused as exc:
+            return self._refuse(str(exc))
         except VedetteError as exc:
             return self._refuse(f"Refused: {str(exc)[:240]}")
         self.refusal = ""
-        self.pending = p
-        return self._advance()
+        self._refresh_snap()
+        if out is not None:             # still waiting: a die to type in, or a player's choice
+            self._changed(("Type in the die: " if isinstance(out.request, ChanceRequest) else "")
+                          + describe_request(out.request))
+            return False
+        self._changed(done_message() if callable(done_message) else done_message)
+        return True
 
-    def _dice(self) -> RandomDice:
-        """The computer's dice for the next event: the core seeding rule (as `vedette GAME act` rolls)."""
-        return RandomDice(action_seed(self.record.seed or 0, len(self.record.events)))
-
-    def _advance(self) -> bool:
-        p = self.pending
-        dice = None
-        while not p.done:
-            req = p.request
-            if isinstance(req, Choose):
-                self.pending = p
-                self._changed(describe_request(req))
-                return False
-            if self.dice_mode == "typed":
-                self.pending = p
-                self._changed("Type in the die: " + describe_request(req))
-                return False
-            if dice is None:
-                dice = self._dice()
-            p = p.answer(dice(req))
-        self.pending = p
-        return self._commit(p)
+    def act(self, action) -> bool:
+        """Try an action; True when it finished and was saved, False when refused or waiting for input."""
+        why = self._play_refusal()
+        if why:
+            return self._refuse(why)
+        try:
+            action = self.rules.coerce_action(action)
+        except VedetteError as exc:
+            return self._refuse(f"Refused: {str(exc)[:240]}")
+        g = self.game
+        return self._do(lambda: g.begin(self.role, action, roll=self.dice_mode == "computer"),
+                        lambda: f"Done: {self.rules.describe_action(action)}")
 
     def answer(self, value: Any) -> bool:
         """Answer the waiting request: a typed die, a card, or a player's choice (checked: a die off its
         faces is refused and nothing changes)."""
-        p = self.pending
-        if p is None:
-            return self._refuse("nothing is waiting for an answer")
-        why = self._role_refusal(getattr(p.request, "player", None) or None)
+        why = self._play_refusal()
         if why:
             return self._refuse(why)
-        try:
-            p = p.answer(value)
-        except RuleViolation as exc:
-            return self._refuse(f"Refused by rule {exc.rule}: {exc.message}")
-        except VedetteError as exc:
-            return self._refuse(f"Refused: {str(exc)[:200]}")
-        self.refusal = ""
-        self.pending = p
-        return self._advance()
+        p = self.pending
+        g = self.game
+        return self._do(lambda: g.answer(self.role, value, roll=self.dice_mode == "computer"),
+                        lambda: f"Done: {self.rules.describe_action(p.action) if p is not None else 'the action'}")
 
     def roll_for_me(self) -> bool:
         """Let the computer roll the dice still waiting (the player changed their mind about typing)."""
-        if self.pending is None:
+        if self.game is None:
             return self._refuse("nothing is waiting for a die")
-        mode, self.dice_mode = self.dice_mode, "computer"
-        try:
-            return self._advance()
-        finally:
-            self.dice_mode = mode
+        p = self.pending
+        g = self.game
+        return self._do(lambda: g.roll(self.role),
+                        lambda: f"Done: {self.rules.describe_action(p.action) if p is not None else 'the action'}")
 
-    def cancel(self) -> None:
-        self.pending = None
-        self._changed("Action cancelled; nothing was saved.")
-
-    def _commit(self, p: Pending) -> bool:
-        ev = p.event()
-        n = len(self.record.events)
-        try:
-            self.store.append(self.game_id, ev, expected=n)      # committed before the new state is shown
-        except StaleGame as exc:
-            self.pending = None
-            self.reload()
-            return self._refuse(str(exc))
-        except StorageError as exc:
-            self.pending = None
-            return self._refuse(f"Not saved, so not played (nothing changed): {exc}")
-        self.record = self.record.append(ev)
-        self.states.append(p.state)
-        self.pending = None
-        self.position = len(self.states) - 1
-        oc = self.rules.outcome(p.state)
-        if oc is not None:
-            try:
-                self.store.set_status(self.game_id, f"over: {oc}")
-            except StorageError:
-                pass
-        self._changed(f"Done: {self.rules.describe_action(p.action)}")
-        return True
+    def cancel(self) -> bool:
+        if self.game is None:
+            return self._refuse("nothing to cancel")
+        g = self.game
+        return self._do(lambda: g.cancel(self.role), "Action cancelled; nothing was saved.")
 
     def undo(self) -> bool:
-        """Cancel the action under way, or take back the last action (a side: its own last action only)."""
-        if not self.role:
-            return self._refuse(self._role_refusal() or "watch only")
-        if self.pending is not None:
-            self.cancel()
-            return True
-        if self.broken:
-            return self._refuse(f"this saved game is read-only: {self.broken}")
-        if not self.record or not self.record.events:
+        """Cancel the action under way, or take back what the undo policy allows (docs/dashboards.md)."""
+        if self.game is None:
             return self._refuse("nothing to undo")
-        if self.role != OWNER:
-            last = self.record.events[-1].get("side")
-            if last != self.role:
-                return self._refuse(f"your link plays the {self.role} side: you may undo your own last action only")
-        n = len(self.record.events)
-        try:
-            self.store.truncate(self.game_id, n - 1, expected=n)
-        except StaleGame as exc:
-            self.reload()
-            return self._refuse(str(exc))
-        except StorageError as exc:
-            return self._refuse(f"Not undone (nothing changed): {exc}")
-        last = self.record.events[-1]
-        self.record = self.record.truncated(n - 1)
-        self.states.pop()
-        self.position = len(self.states) - 1
-        try:
-            said = self.rules.describe_action(self.rules.action_from_json(last["action"]))
-        except VedetteError:
-            said = "the last action"
-        self._changed(f"Undone: {said}")
-        return True
+        if self.pending is not None:
+            return self.cancel()
+        last = self.events[-1] if self.events else None
+        g = self.game
+
+        def said() -> str:
+            try:
+                return "Undone: " + self.rules.describe_action(self.rules.action_from_json(last["action"]))
+            except (VedetteError, TypeError, KeyError):
+                return "Undone: the last action"
+        return self._do(lambda: (g.undo(self.role), None)[1], said)
+
+    # -- seats and watching (issue 28 point 3) ------------------------------------------------------
+    def set_seat(self, side: str, bot: str | None) -> bool:
+        g = self.game
+        if g is None:
+            return self._refuse("no game")
+        return self._do(lambda: g.set_seat(self.role, side, bot),
+                        f"The {side} side is now played by " + (f"the {bot} bot." if bot else "a person (by link)."))
+
+    def pause(self, paused: bool = True) -> bool:
+        g = self.game
+        if g is None:
+            return self._refuse("no game")
+        return self._do(lambda: g.set_paused(self.role, paused), "Paused." if paused else "The bots play on.")
+
+    def step(self) -> bool:
+        g = self.game
+        if g is None:
+            return self._refuse("no game")
+        return self._do(lambda: g.step(self.role), "One bot action.")
+
+    def set_public(self, public: bool) -> bool:
+        g = self.game
+        if g is None:
+            return self._refuse("no game")
+        return self._do(lambda: g.set_public(self.role, public),
+                        "This game is now public: anyone may watch and replay it." if public
+                        else "This game is now private: only its links open it.")
 
     # -- replay ---------------------------------------------------------------------------------------
     def goto(self, position: int) -> None:
@@ -454,17 +532,29 @@ class GamePlayModel(PlayParams):
             return []
 
     def add_bookmark(self, label: str) -> None:
-        if not self.game_id or not self.may_act(self.role if self.role != OWNER else None) and self.role != OWNER:
+        if not self.game_id or not self.role:
             self._refuse("only a player of this game may add bookmarks")
             return
         self.store.bookmark(self.game_id, self.position, label.strip()[:60] or f"position {self.position}")
         self._changed(f"Bookmark added at action {self.position}.")
 
     def log(self) -> list[dict]:
-        return log_rows(self.rules, self.events[: self.position] if self.mode == "replay" else self.events)
+        """The dice log of the events shown, each as this page's side may see it (:meth:`GameRules.visible_event`)."""
+        events = self.events[: self.position] if self.mode == "replay" else self.events
+        if not self.sees_all:
+            states, side = self.snap.states, self.viewer
+            events = [self.rules.visible_event(states[i], ev, side) for i, ev in enumerate(events)]
+        return log_rows(self.rules, events)
 
     def record_json(self) -> str:
-        return self.record.dumps() if self.record else "{}"
+        """The record to download: the whole game once it is over or when nothing is hidden; else refused
+        (a side's page may not carry the other side's hidden moves)."""
+        if self.snap is None:
+            return "{}"
+        rec = self.snap.full_record or self.snap.record
+        if not self.sees_all and self.role != OWNER:
+            raise Refused("the record of a game with hidden information can be downloaded once it is over")
+        return rec.dumps()
 
 
 def _refuse_paths(rec: GameRecord) -> None:

@@ -57,7 +57,7 @@ from engine.core import game as _core_game
 from engine.core.errors import VedetteError
 
 __all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "QUICK_S", "run_now", "warm_up",
-           "shutdown", "worker_pids", "step_aside"]
+           "shutdown", "worker_pids", "step_aside", "run_in_worker"]
 
 log = logging.getLogger("vedette.dashboards")
 
@@ -834,3 +834,32 @@ def _guarded(fn: Callable[[], Any]) -> tuple[bool, Any]:
     except Exception:
         log.exception("a page computation failed")
         return False, VedetteError(_INTERNAL)
+
+
+class _NoOwner:
+    """Stands in for a page part's runner where no page asked (a bot's move)."""
+
+    last_mode = ""
+
+
+def run_in_worker(fn: Callable[[], Any], budget_s: float, process: bool = True) -> Any:
+    """``fn()`` in a worker process, from a thread that is not the event loop (a live game's bot runner),
+    waiting at most ``budget_s`` seconds: past it the worker is killed and :class:`OverBudget` raised. Work
+    that does not pickle, or ``process=False``, runs in this thread (the budget is then not enforced). A
+    VedetteError of the work is raised here; a bug is logged and raised as a short VedetteError."""
+    if not process:
+        ok, value = _guarded(fn)
+    else:
+        job = _Job()
+        timer = threading.Timer(budget_s, job.stop)
+        timer.daemon = True
+        timer.start()
+        try:
+            ok, value = _in_process(fn, job, lambda: job.stopped, _NoOwner())
+        finally:
+            timer.cancel()
+        if not ok and job.stopped:
+            raise OverBudget(f"stopped: past its budget of {budget_s:g} s")
+    if not ok:
+        raise value
+    return value

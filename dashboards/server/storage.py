@@ -18,7 +18,14 @@ pages carry a key in their URL; a game marked public may be watched and replayed
 
 Problems with the file (a full disk, a read-only folder, a file that is not a saved-games file) raise
 :class:`StorageError` with a one-line message naming the file and the cause. A folder the store creates is
-private to the user (0700) and so is the file (0600): it holds the games' keys.
+private to the user (0700) and so is the file (0600): it holds the games' keys. An existing file is
+checked before anything is changed: a file that is not SQLite, or another program's SQLite file (tables
+but no Vedette schema mark), is refused untouched (no permission change, no table added).
+
+Live games (issue 28): every change of a game (an action, an undo, its seats, public or not) adds one to
+its change counter ``rev`` in the same transaction, so a server process learns cheaply that another one
+changed a game it shows (:meth:`GameStore.revs`, after SQLite's own ``PRAGMA data_version`` said the file
+changed). Each game has seats: which side a person plays (by link) and which a bot (``{"allied": "greedy"}``).
 """
 from __future__ import annotations
 
@@ -31,17 +38,17 @@ import stat
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from engine.core.errors import VedetteError
 
-__all__ = ["GameStore", "SavedGame", "Bookmark", "StorageError", "StaleGame", "default_db_path", "ENV_VAR", "SCHEMA_VERSION",
+__all__ = ["GameStore", "SavedGame", "Bookmark", "StorageError", "StaleGame", "StoreWatcher", "default_db_path", "ENV_VAR", "SCHEMA_VERSION",
            "OWNER"]
 
 ENV_VAR = "VEDETTE_DB"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 OWNER = "owner"
 #: bytes of randomness in a key (token_urlsafe gives 22 characters for 16 bytes)
 KEY_BYTES = 16
@@ -79,10 +86,16 @@ CREATE TABLE IF NOT EXISTS keys (
     role TEXT NOT NULL
 );
 """
-# columns added in schema 2 (added to an older file by ALTER TABLE, keeping its games)
+# columns added in schemas 2 and 3 (added to an older file by ALTER TABLE, keeping its games)
 _NEW_COLUMNS = {"system": "TEXT NOT NULL DEFAULT ''", "engine_version": "TEXT NOT NULL DEFAULT ''",
-                "public": "INTEGER NOT NULL DEFAULT 0"}
-_GAME_COLUMNS = "id, system, scenario, edition, options, seed, title, status, created, updated, engine_version, public"
+                "public": "INTEGER NOT NULL DEFAULT 0", "rev": "INTEGER NOT NULL DEFAULT 0",
+                "seats": "TEXT NOT NULL DEFAULT '{}'", "pending": "TEXT NOT NULL DEFAULT ''"}
+_NEW_KEY_COLUMNS = {"claimed": "REAL"}
+_GAME_COLUMNS = ("id, system, scenario, edition, options, seed, title, status, created, updated, engine_version, "
+                 "public, rev, seats, pending")
+#: the tables of a saved-games file (a file with other tables is another program's)
+_OUR_TABLES = frozenset({"meta", "games", "events", "bookmarks", "keys"})
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class StorageError(VedetteError):
@@ -185,6 +198,9 @@ class SavedGame:
     updated: float
     engine_version: str = ""
     public: bool = False
+    rev: int = 0
+    seats: dict = field(default_factory=dict)
+    pending: dict | None = None
     events: tuple = ()
     bookmarks: tuple[Bookmark, ...] = ()
     n_events: int = 0
@@ -212,14 +228,16 @@ class GameStore:
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path).expanduser() if path is not None else default_db_path()
         try:
-            _make_private_dirs(self.path.parent)
-            if not self.path.exists():
+            if self.path.exists():
+                self._check_ours()     # before anything changes: another program's file stays as it is
+                if self.path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO) and self.path.stat().st_uid == os.getuid():
+                    os.chmod(self.path, 0o600)     # a file made by an older version (0644): it holds the keys now
+            else:
+                _make_private_dirs(self.path.parent)
                 # created here, private (0600), before SQLite opens it (SQLite gives its -wal and -shm files
                 # the same permissions)
                 os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
                 os.chmod(self.path, 0o600)
-            elif self.path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO) and self.path.stat().st_uid == os.getuid():
-                os.chmod(self.path, 0o600)     # a file made by an older version (0644): it holds the keys now
         except FileExistsError:
             pass
         except OSError as exc:
@@ -232,9 +250,41 @@ class GameStore:
                 con.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (str(SCHEMA_VERSION),))
             elif int(row[0]) == 1:
                 self._migrate_1(con)
+            elif int(row[0]) == 2:
+                self._migrate_2(con)
             elif int(row[0]) != SCHEMA_VERSION:
                 raise StorageError(self.path, f"it has schema {row[0]}, this version of Vedette reads "
                                               f"{SCHEMA_VERSION} (it was made by a newer version)")
+
+    def _check_ours(self) -> None:
+        """Refuse, changing nothing, a file that is not a saved-games file: not SQLite at all, or an SQLite
+        file with tables of its own and no Vedette schema mark. An empty file or an empty SQLite file is
+        taken (a file being made)."""
+        not_ours = "this file is not a Vedette saved-games file (or it is damaged); nothing in it was changed"
+        if not self.path.is_file():
+            raise StorageError(self.path, "this is not a file (a folder or a device?); nothing was changed")
+        with open(self.path, "rb") as f:
+            head = f.read(len(_SQLITE_MAGIC))
+        if not head:
+            return
+        if head != _SQLITE_MAGIC:
+            raise StorageError(self.path, not_ours)
+        try:
+            con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10)
+        except sqlite3.Error as exc:
+            raise StorageError(self.path, _cause(exc, self.path)) from None
+        try:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            mark = (con.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                    if "meta" in tables else None)
+        except sqlite3.Error as exc:
+            raise StorageError(self.path, _cause(exc, self.path)) from None
+        finally:
+            con.close()
+        tables = {t for t in tables if not t.startswith("sqlite_")}
+        if tables and (mark is None or not tables <= _OUR_TABLES):
+            raise StorageError(self.path, "this is another program's SQLite file, not a Vedette saved-games file; "
+                                          "nothing in it was changed")
 
     #: below this much free space on the file's disk, ``check_writable`` says the disk is full
     MIN_FREE_BYTES = 1 << 20
@@ -254,10 +304,22 @@ class GameStore:
 
     @staticmethod
     def _add_columns(con: sqlite3.Connection) -> None:
-        have = {r[1] for r in con.execute("PRAGMA table_info(games)")}
-        for name, decl in _NEW_COLUMNS.items():
-            if name not in have:
-                con.execute(f"ALTER TABLE games ADD COLUMN {name} {decl}")
+        for table, columns in (("games", _NEW_COLUMNS), ("keys", _NEW_KEY_COLUMNS)):
+            have = {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
+            for name, decl in columns.items():
+                if name not in have:
+                    con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+
+    def _migrate_2(self, con: sqlite3.Connection) -> None:
+        """Schema 2 → 3: add the change counter, the seats and the keys' first use; no game is lost."""
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            self._add_columns(con)
+            con.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
 
     def _migrate_1(self, con: sqlite3.Connection) -> None:
         """Schema 1 → 2: add the system, engine version and public columns and give every game an owner key
@@ -311,17 +373,19 @@ class GameStore:
     # -- games -------------------------------------------------------------------------------------
     def create(self, system: str, scenario: str, edition: str = "", options: dict | None = None,
                seed: int | None = None, title: str = "", events: list | tuple = (), sides: tuple = (),
-               engine_version: str = "", public: bool = False) -> str:
+               engine_version: str = "", public: bool = False, seats: dict | None = None) -> str:
         """Start a saved game (optionally with events already played, e.g. an imported record).
 
-        Makes an owner key and one key per side in ``sides``; :meth:`keys` gives them."""
+        Makes an owner key and one key per side in ``sides``; :meth:`keys` gives them. ``seats``: the sides
+        a bot plays, ``{side: bot name}`` (the others are people's, by link)."""
         gid = uuid.uuid4().hex[:12]
         now = time.time()
         with self._transaction() as con:
             con.execute("INSERT INTO games(id, game, system, scenario, edition, options, seed, title, created, "
-                        "updated, engine_version, public) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                        "updated, engine_version, public, seats) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (gid, system, system, scenario, edition, json.dumps(options or {}, sort_keys=True), seed,
-                         title or f"{system} {scenario}", now, now, engine_version, int(bool(public))))
+                         title or f"{system} {scenario}", now, now, engine_version, int(bool(public)),
+                         json.dumps(dict(seats or {}), sort_keys=True)))
             for role in (OWNER, *sides):
                 con.execute("INSERT INTO keys(token, game_id, role) VALUES(?,?,?)", (new_key(), gid, str(role)))
             for i, ev in enumerate(events):
@@ -358,7 +422,45 @@ class GameStore:
     def set_public(self, game_id: str, public: bool) -> None:
         with self._transaction() as con:
             self._require(con, game_id)
-            con.execute("UPDATE games SET public=? WHERE id=?", (int(bool(public)), game_id))
+            con.execute("UPDATE games SET public=?, rev=rev+1 WHERE id=?", (int(bool(public)), game_id))
+
+    def claim(self, game_id: str, key: str) -> None:
+        """Note that a browser opened ``game_id`` with ``key`` (the first time only): a side whose link a
+        person holds is not given to a bot."""
+        with self._transaction() as con:
+            con.execute("UPDATE keys SET claimed=? WHERE token=? AND game_id=? AND claimed IS NULL",
+                        (time.time(), key, game_id))
+
+    def claimed(self, game_id: str) -> set[str]:
+        """The roles whose link has been opened by a browser."""
+        with self._connect() as con:
+            return {r for (r,) in con.execute("SELECT role FROM keys WHERE game_id=? AND claimed IS NOT NULL",
+                                              (game_id,))}
+
+    def set_seats(self, game_id: str, seats: dict) -> None:
+        """Which sides a bot plays (``{side: bot name}``, with ``"paused": True`` while a watched game of two
+        bots is paused); the caller has checked them."""
+        with self._transaction() as con:
+            self._require(con, game_id)
+            con.execute("UPDATE games SET seats=?, rev=rev+1 WHERE id=?", (json.dumps(dict(seats), sort_keys=True),
+                                                                         game_id))
+
+    def revs(self, game_ids) -> dict[str, int]:
+        """``{game id: change counter}`` of the games asked for that exist (one cheap query)."""
+        ids = [g for g in dict.fromkeys(game_ids) if isinstance(g, str)]
+        out: dict[str, int] = {}
+        if not ids:
+            return out
+        with self._connect() as con:
+            for i in range(0, len(ids), 500):
+                chunk = ids[i:i + 500]
+                out.update(con.execute(f"SELECT id, rev FROM games WHERE id IN ({','.join('?' * len(chunk))})",
+                                       chunk).fetchall())
+        return out
+
+    def watcher(self) -> "StoreWatcher":
+        """A long-lived reader that says cheaply whether any other connection changed the file."""
+        return StoreWatcher(self)
 
     def visible(self, keys, system: str | None = None) -> list[tuple[SavedGame, str | None, str | None]]:
         """The games a browser holding ``keys`` may see, newest first: ``(game, role, key)`` for each game one
@@ -396,7 +498,7 @@ class GameStore:
             now = time.time()
             con.execute("INSERT INTO events(game_id, seq, event, created) VALUES(?,?,?,?)",
                         (game_id, n, json.dumps(event, sort_keys=True), now))
-            con.execute("UPDATE games SET updated=? WHERE id=?", (now, game_id))
+            con.execute("UPDATE games SET updated=?, rev=rev+1 WHERE id=?", (now, game_id))
         return n
 
     def truncate(self, game_id: str, length: int, expected: int | None = None) -> None:
@@ -414,12 +516,53 @@ class GameStore:
                     raise StaleGame(game_id, expected, n)
             con.execute("DELETE FROM events WHERE game_id=? AND seq>=?", (game_id, length))
             con.execute("DELETE FROM bookmarks WHERE game_id=? AND position>?", (game_id, length))
-            con.execute("UPDATE games SET updated=? WHERE id=?", (time.time(), game_id))
+            con.execute("UPDATE games SET updated=?, rev=rev+1 WHERE id=?", (time.time(), game_id))
+
+    _UNCHANGED = object()
+
+    def change(self, game_id: str, rev: int | None, *, event: dict | None = None, keep: int | None = None,
+               pending: Any = _UNCHANGED, status: str | None = None, seats: dict | None = None,
+               public: bool | None = None) -> int:
+        """One change of a live game in one transaction, made only if the game's change counter is still
+        ``rev`` (what the caller last read; None: whatever it is): append ``event``, or keep the first
+        ``keep`` events (undo); set the action under way (``pending``: its JSON, or None when there is
+        none), the status, the seats, whether it is public. Returns the new change counter; raises
+        :class:`StaleGame` and writes nothing when another session changed the game meanwhile."""
+        with self._transaction() as con:
+            row = self._require(con, game_id)
+            (n,) = con.execute("SELECT COUNT(*) FROM events WHERE game_id=?", (game_id,)).fetchone()
+            found = int(row[12] or 0)
+            if rev is not None and found != rev:
+                raise StaleGame(game_id, n, n)
+            now = time.time()
+            if keep is not None:
+                if not 0 <= keep <= n:
+                    raise ValueError(f"cannot keep {keep} of {n} events")
+                con.execute("DELETE FROM events WHERE game_id=? AND seq>=?", (game_id, keep))
+                con.execute("DELETE FROM bookmarks WHERE game_id=? AND position>?", (game_id, keep))
+            if event is not None:
+                con.execute("INSERT INTO events(game_id, seq, event, created) VALUES(?,?,?,?)",
+                            (game_id, n if keep is None else keep, json.dumps(event, sort_keys=True), now))
+            sets, args = ["rev=rev+1", "updated=?"], [now]
+            if pending is not GameStore._UNCHANGED:
+                sets.append("pending=?")
+                args.append(json.dumps(pending, sort_keys=True) if pending is not None else "")
+            if status is not None:
+                sets.append("status=?")
+                args.append(status)
+            if seats is not None:
+                sets.append("seats=?")
+                args.append(json.dumps(dict(seats), sort_keys=True))
+            if public is not None:
+                sets.append("public=?")
+                args.append(int(bool(public)))
+            con.execute(f"UPDATE games SET {', '.join(sets)} WHERE id=?", (*args, game_id))
+        return found + 1
 
     def set_status(self, game_id: str, status: str) -> None:
         with self._transaction() as con:
             self._require(con, game_id)
-            con.execute("UPDATE games SET status=?, updated=? WHERE id=?", (status, time.time(), game_id))
+            con.execute("UPDATE games SET status=?, updated=?, rev=rev+1 WHERE id=?", (status, time.time(), game_id))
 
     def rename(self, game_id: str, title: str) -> None:
         with self._transaction() as con:
@@ -477,7 +620,50 @@ class GameStore:
 
     @staticmethod
     def _saved(row: tuple, **kw) -> SavedGame:
-        gid, system, scenario, edition, options, seed, title, status, created, updated, version, public = row
+        gid, system, scenario, edition, options, seed, title, status, created, updated, version, public, rev, seats, \
+            pending = row
+        try:
+            seats = json.loads(seats or "{}")
+        except ValueError:
+            seats = {}
+        try:
+            pending = json.loads(pending) if pending else None
+        except ValueError:
+            pending = None
         return SavedGame(id=gid, system=system, scenario=scenario, edition=edition, options=json.loads(options),
                          seed=seed, title=title, status=status, created=created, updated=updated,
-                         engine_version=version, public=bool(public), **kw)
+                         engine_version=version, public=bool(public), rev=int(rev or 0),
+                         seats=seats if isinstance(seats, dict) else {},
+                         pending=pending if isinstance(pending, dict) else None, **kw)
+
+
+class StoreWatcher:
+    """One connection kept open to say whether the file changed since the last look: SQLite's
+    ``PRAGMA data_version`` changes when another connection (this process's or another's) commits, and
+    costs no read of the tables. Used from one thread (the live games' watcher)."""
+
+    def __init__(self, store: GameStore):
+        self.store = store
+        self._con: sqlite3.Connection | None = None
+        self._last: int | None = None
+
+    def changed(self) -> bool:
+        try:
+            if self._con is None:
+                self._con = sqlite3.connect(self.store.path, timeout=10, isolation_level=None,
+                                            check_same_thread=False)
+            (v,) = self._con.execute("PRAGMA data_version").fetchone()
+        except sqlite3.Error:
+            self.close()
+            return True            # when in doubt, look
+        changed, self._last = v != self._last, v
+        return changed
+
+    def close(self) -> None:
+        if self._con is not None:
+            try:
+                self._con.close()
+            except sqlite3.Error:
+                pass
+            self._con = None
+            self._last = None

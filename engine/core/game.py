@@ -126,6 +126,19 @@ class EventDice(RandomDice):
     def _seed_value(self) -> int:
         return action_seed(self._game_seed, self._index)
 
+    @classmethod
+    def resumed(cls, seed: int, index: int, pending: "Pending | None") -> "EventDice":
+        """The dice of event ``index`` part-way through ``pending``: the same stream, past one draw for each
+        chance request the action has answered so far (whoever answered it). An action whose dice stopped
+        for a player's choice then rolls on as if it had been played in one run, as ``vedette GAME act``
+        and :func:`play_game` play it: the rounds of a multi-round combat do not repeat the first round's
+        dice."""
+        dice = cls(seed, index)
+        if pending is not None:
+            for req in pending.answered_chance():
+                dice(req)
+        return dice
+
 
 # ------------------------------------------------------------------------------------------------
 # The protocol
@@ -378,6 +391,10 @@ def _first(req: Choose):
     return req.options[0]
 
 
+#: the kinds of record answer that a chance request gives (the rest: a player's choice, or a note)
+_CHANCE_KINDS = frozenset({"roll", "draw", "chance"})
+
+
 # ------------------------------------------------------------------------------------------------
 # Events and records
 # ------------------------------------------------------------------------------------------------
@@ -523,6 +540,18 @@ class Pending:
             step.answer(v)
         return step
 
+    def answered_chance(self) -> list[ChanceRequest]:
+        """The chance requests (dice, cards, chances) this action has answered so far, in order."""
+        if not any(e.kind in _CHANCE_KINDS for e in self.events):
+            return []
+        step = Stepper(partial(self.rules.perform, self.before, self.action))
+        out = []
+        for v in self.answers:
+            if isinstance(step.pending, ChanceRequest):
+                out.append(step.pending)
+            step.answer(v)
+        return out
+
     def run(self, dice: Callable | None, chooser: Callable | None) -> "Pending":
         """Answer every remaining request from ``dice`` and ``chooser``, with the checks of :meth:`answer`
         (the Pendings in between are not made)."""
@@ -578,11 +607,17 @@ class Session:
     :meth:`answer`."""
 
     def __init__(self, rules: GameRules, record: GameRecord, states: list | None = None,
-                 pending: Pending | None = None):
+                 pending: Pending | None = None, on_commit: Callable[[dict, int], None] | None = None,
+                 on_undo: Callable[[int, int], None] | None = None):
         self.rules = rules
         self.record = record
         self.states = states if states is not None else replay(rules, record)
         self.pending = pending
+        #: called with (event, its index) before a finished action is recorded (a page's store saves it
+        #: there); if it raises, nothing is recorded, the action under way is dropped and the error goes on
+        self.on_commit = on_commit
+        #: called with (events kept, events now) before an undo; if it raises, nothing is undone
+        self.on_undo = on_undo
 
     @classmethod
     def new(cls, rules: GameRules, scenario: str | None = None, options: Sequence[str] | Mapping = (),
@@ -624,11 +659,25 @@ class Session:
         """Drop the action under way (nothing of it was recorded)."""
         self.pending = None
 
+    def dice(self) -> EventDice:
+        """The computer's dice for the action under way (or the next one): the one seeding rule's stream
+        for this event, past the dice this action has already rolled (:meth:`EventDice.resumed`)."""
+        return EventDice.resumed(self.record.seed or 0, self.index, self.pending)
+
     def roll_pending(self, chooser: Callable | None = None) -> Pending:
-        """Answer the action under way with the computer's dice (and ``chooser`` for its questions)."""
+        """Answer the dice of the action under way with the computer's dice (:meth:`dice`: the stream goes
+        on where this action's dice stopped), and its questions with ``chooser``; without a chooser, stop at
+        the first question (a player's choice) and leave it waiting. Returns the action as it stands (done
+        once recorded)."""
         if self.pending is None:
             raise VedetteError("no action is waiting for an answer")
-        p = self.pending.run(EventDice(self.record.seed or 0, self.index), chooser or _first)
+        p, dice = self.pending, None
+        if chooser is not None:
+            p = p.run(self.dice(), chooser)
+        else:
+            while not p.done and not isinstance(p.request, Choose):
+                dice = dice or self.dice()
+                p = p.answer(dice(p.request))
         self.pending = p
         self._commit_if_done()
         return p
@@ -646,7 +695,14 @@ class Session:
     def _commit_if_done(self) -> None:
         p = self.pending
         if p is not None and p.done:
-            self.record = self.record.append(p.event())
+            event = p.event()
+            if self.on_commit is not None:
+                try:
+                    self.on_commit(event, self.index)
+                except BaseException:
+                    self.pending = None
+                    raise
+            self.record = self.record.append(event)
             self.states.append(p.state)
             self.pending = None
 
@@ -658,6 +714,8 @@ class Session:
         if n < 1 or len(self.record.events) < n:
             raise VedetteError("nothing to undo" if not self.record.events else
                                f"cannot undo {n} events: the game has {len(self.record.events)}")
+        if self.on_undo is not None:
+            self.on_undo(len(self.record.events) - n, len(self.record.events))
         self.record = self.record.truncated(len(self.record.events) - n)
         del self.states[len(self.states) - n:]
         return self.state

@@ -196,3 +196,32 @@ def test_cli_new_act_legal_undo_replay(tmp_path):
     assert len(GameRecord.load(rec).events) == 1
     out = _cli(["play", "--scenario", "short", "--seed", "3", "--bots", "random,greedy"])
     assert out["outcome"]["winner"] in ("red", "blue")
+
+
+def test_dice_resumed_after_a_choice_continue_the_events_stream():
+    """Issue 28.1: an action whose computer dice stop for a player's choice rolls on from the same stream
+    (:meth:`EventDice.resumed`), so it ends as the same action played in one run (``vedette GAME act``,
+    :func:`play_game`). A Lines of Battle combat of several rounds (5.2.1, 5.2.4: the attacker chooses to
+    go on between rounds) played both ways gives one record; re-seeding at each stop (as the page did)
+    repeated the first round's dice and gave another."""
+    from engine.core.game import system_of
+    rules = system_of("lob")
+    _, rec = play_game(rules, ("greedy", "greedy"), "albuera", seed=1, max_actions=40)
+    k = next(i for i, e in enumerate(rec.events)
+             if sum(1 for a in e["answers"] if a["kind"] == "roll") > 2
+             and any(a["kind"] == "choose" for a in e["answers"][3:]))
+    ev = rec.events[k]
+    stepwise = Session(rules, rec.truncated(k))
+    choices = [a["value"] for a in ev["answers"] if a["kind"] == "choose"]
+    stepwise.begin(rules.action_from_json(ev["action"]))
+    stops = 0
+    while stepwise.pending is not None:
+        stepwise.roll_pending()                      # the computer's dice, up to the next question
+        if stepwise.pending is not None:
+            stops += 1
+            stepwise.answer(choices.pop(0))
+    assert stops >= 2 and stepwise.record.events[k] == ev
+    one_run = Session(rules, rec.truncated(k))
+    queue = [a["value"] for a in ev["answers"] if a["kind"] == "choose"]
+    one_run.act(rules.action_from_json(ev["action"]), chooser=lambda req: queue.pop(0))
+    assert one_run.record.events[k] == ev

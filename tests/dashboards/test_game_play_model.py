@@ -11,6 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
 import race_game  # noqa: E402,F401  (registers the "race" system)
 
+from dashboards.play.live import Hub  # noqa: E402
 from dashboards.play.model import GamePlayModel  # noqa: E402
 from dashboards.server.storage import GameStore  # noqa: E402
 from engine.core.errors import RecordError, VedetteError  # noqa: E402
@@ -44,22 +45,38 @@ def test_play_typed_dice_refusal_undo_and_resume(store):
 
 
 def test_two_sessions_on_one_saved_game_never_damage_it(store):
-    a = GamePlayModel(store, system="race")
+    """Two server processes (each its own hub of live games) on one saved game: the second to act on a
+    position the other changed is refused, reads the game again and shows the other's move."""
+    a = GamePlayModel(store, system="race", hub=Hub())
     gid = a.new("short", seed=2)
-    b = GamePlayModel(store, system="race")
+    b = GamePlayModel(store, system="race", hub=Hub())
     b.open(gid, key=store.keys(gid)["owner"])
     assert a.act(RaceAction("roll", "red"))                       # A moves first and is saved
+    b.game._sync_locked = lambda: None                            # A's move lands just after B looked
     assert not b.act(RaceAction("roll", "red"))                   # B's position is stale: refused
     assert "another window" in b.refusal
     assert len(b.events) == 1 and b.state == a.state              # B now shows A's move
-    assert not a.undo() or True                                   # A's undo works on what it sees ...
-    b2 = GamePlayModel(store, system="race")
+    b2 = GamePlayModel(store, system="race", hub=Hub())
     b2.open(gid, key=store.keys(gid)["owner"])
-    assert b2.record.events == a.record.events                    # ... and the store replays to its end
+    assert b2.record.events == a.record.events                    # the store replays to its end
     rules = system_of("race")
     from engine.core.game import replay
     replay(rules, GameRecord(game="race", scenario="short", seed=2, events=store.load(gid).events,
                              engine_version=rules.engine_version))
+
+
+def test_two_browsers_in_one_process_share_the_one_game(store):
+    """Issue 28.2: the server holds the one game; a move on one page is on the other's at once (no reload),
+    and the other is told (its notify is called)."""
+    a = GamePlayModel(store, system="race")
+    gid = a.new("short", seed=2)
+    b = GamePlayModel(store, system="race")
+    told = []
+    b.notify = lambda: told.append(b.sync())
+    b.open(gid, key=store.keys(gid)["blue"])
+    assert a.act(RaceAction("roll", "red"))
+    assert told and told[-1] and len(b.events) == 1 and b.state == a.state
+    assert b.game is a.game                                       # one live game for both pages
 
 
 def test_a_side_link_acts_for_its_side_only_and_no_key_watches(store):
