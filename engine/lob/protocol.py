@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.core.codec import CodecError, from_json, to_json
 from engine.core.errors import VedetteError
-from engine.core.game import GameRules, Outcome, Position, register
+from engine.core.game import GameRules, Outcome, Position
 from engine.core.odds import OddsBot
 
 from .actions import ACTION_TYPES, PASSES, RULE_OF, Action, Kind, format_action, parse_notation
@@ -199,5 +199,3 @@ class LobRules(GameRules):
     def evaluate(self, g: Game, side: str) -> float:
         return lob_value(self, g, side)
 
-
-register("lob", LobRules)
