@@ -14,13 +14,14 @@ from typing import Any
 
 from engine.core.codec import CodecError, from_json, to_json
 from engine.core.errors import VedetteError
-from engine.core.game import GameRules, Outcome, Position
+from engine.core.game import GameRules, Outcome, Places, Position
 from engine.core.odds import OddsBot
 
 from .actions import ACTION_TYPES, PASSES, RULE_OF, Action, Kind, format_action, parse_notation
 from .bots import GreedyBot, RandomBot
 from .handlers import check, keep_all, legal_actions, perform
 from .odds_words import lob_label, lob_value
+from .places import places
 from .setup import OPTION_RULES, bid_of, new_game, parse_options
 from .state import Game, Setup, invariants
 from .units import SIDES
@@ -104,6 +105,10 @@ class LobRules(GameRules):
         if s.startswith("{"):
             return super().parse_action(s)
         return parse_notation(s)
+
+    def places(self, g: Game, a: Action) -> Places:
+        """The units, areas and path of ``a`` for the area map (:mod:`.places`)."""
+        return places(g, a)
 
     # --- positions -----------------------------------------------------------------------------
     def state_to_json(self, g: Game) -> dict:
