@@ -20,7 +20,7 @@ import panel as pn
 import param
 
 from engine.core.errors import VedetteError
-from engine.core.game import system_of, systems
+from engine.core.game import factory_of, system_of, systems
 from engine.core.simulate import Study, _play_batch, batch_games, local_cluster, submit_study, summarise
 
 from dashboards.server.background import step_aside
@@ -174,7 +174,7 @@ class StudyModel(param.Parameterized):
                 if hasattr(ex, "scheduler_info"):               # a Dask client: the CLI's own path
                     futures = submit_study(ex, study, todo)
                 else:
-                    futures = [ex.submit(_play_batch, study, b) for b in batch_games(todo, 1)]
+                    futures = [ex.submit(_play_batch, study, b, factory_of(study.system)) for b in batch_games(todo, 1)]
             except Exception as exc:                              # no cluster could be started
                 with lock:
                     if self._run_id is not run_id:                # cancelled meanwhile: its message stands

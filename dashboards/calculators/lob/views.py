@@ -28,7 +28,9 @@ from engine.lob.analysis import analyse, combat_tree
 from engine.lob.board import default_board
 from engine.lob.command import cp_schedule
 from engine.lob.fire import FireSetup, fire_odds, prefer_hit, prefer_retreat
-from engine.lob.game import Setup, combat_context, new_game
+from engine.lob.attack import combat_context
+from engine.lob.setup import new_game
+from engine.lob.state import Setup
 from engine.lob.policies import CombatPolicy
 from engine.lob.tables import Tables, default_tables, load_tables
 
