@@ -1,7 +1,9 @@
 """The play page's head in one browser component (issue 17.1): the page's introduction, the new-game form
-(game, scenario, optional rules, seed, start; import a record, download the record), the dice mode before
-a game starts, the status line and the refusal line, and the bridge that keeps the browser's game keys in
-its cookie and the open game's link in its address bar (:class:`dashboards.server.access.BrowserKeys`).
+(game, scenario, optional rules, who plays each side: a person or a bot, seed, start; import a record,
+download the record), the dice mode before a game starts, the status line and the refusal line, whose move
+it is in the tab's title ("Your move — Fuentes, turn 4") with an opt-in browser notification when it
+becomes this player's move, and the bridge that keeps the browser's game keys in its cookie (an HttpOnly
+cookie set by the server: :mod:`dashboards.server.access`) and the open game's link in its address bar.
 
 About a tenth of the server time of the Panel widgets it replaces (one model pair in place of about twenty):
 the controls are the browser's own (``<select>``, ``<input>``, ``<button>``); a pick of game system and of
@@ -17,7 +19,7 @@ import json
 import param
 from panel.custom import JSComponent
 
-from dashboards.server.access import COOKIE
+from dashboards.server.access import KEYS_ROUTE
 
 __all__ = ["PlayHead", "decode_upload"]
 
@@ -36,6 +38,7 @@ export function render({ model, el }) {
   const sysLabel = el_("label", "system-select", "game "), sys = el_("select");
   const scenLabel = el_("label", "scenario-select", "scenario "), scen = el_("select");
   const variants = el_("fieldset", "variants"), legend = el_("legend", "", "optional rules and variants");
+  const seatBox = el_("fieldset", "seat-choice"), seatLegend = el_("legend", "", "who plays each side");
   const seedLabel = el_("label", "seed-input", "seed (blank = random) "), seed = el_("input");
   seed.type = "text"; seed.inputMode = "numeric"; seed.size = 10; seed.placeholder = "random";
   const start = el_("span", "start-game"), startB = el_("button", "primary", "Start a new game");
@@ -49,11 +52,13 @@ export function render({ model, el }) {
     const b = el_("button", "", t); b.type = "button"; b.dataset.value = v; dice.appendChild(b);
     b.addEventListener("click", () => { model.dice = v; }); return b; });
   const status = el_("div", "status-line"), refusal = el_("div", "refusal-box");
+  const notify = el_("div", "notify-box"), notifyB = el_("button", "notify-me", "tell me when it is my move");
+  notifyB.type = "button"; const notifyNote = el_("span", "notify-note"); notify.append(notifyB, notifyNote);
   sysLabel.appendChild(sys); scenLabel.appendChild(scen); seedLabel.appendChild(seed); start.appendChild(startB);
   impLabel.appendChild(file); down.appendChild(downB); variants.appendChild(legend);
-  row1.append(sysLabel, scenLabel, variants, seedLabel, start); row2.append(impLabel, down);
+  row1.append(sysLabel, scenLabel, variants, seatBox, seedLabel, start); row2.append(impLabel, down);
   setup.append(summary, row1, row2);
-  root.append(intro, setup, dice, status, refusal); el.appendChild(root);
+  root.append(intro, setup, dice, status, notify, refusal); el.appendChild(root);
 
   const options = (select, pairs, value) => {
     select.replaceChildren(...(pairs || []).map(([v, t]) => { const o = el_("option", "", t); o.value = v; return o; }));
@@ -70,9 +75,47 @@ export function render({ model, el }) {
       l.append(c, " " + v); variants.appendChild(l);
     }
     variants.hidden = !(ch.variants || []).length;
+    seatBox.replaceChildren(seatLegend);
+    for (const [side, label] of ch.sides || []) {
+      const l = el_("label", "seat-pick"), s = el_("select"); s.dataset.side = side;
+      for (const [v, t] of [["", "a person"], ...(ch.bots || []).map((b) => [b, b + " bot"])]) {
+        const o = el_("option", "", t); o.value = v; s.appendChild(o); }
+      l.append(label + " ", s); seatBox.appendChild(l);
+    }
+    seatBox.hidden = !(ch.sides || []).length;
     setup.open = !!ch.open;
   };
   const chosen = () => [...variants.querySelectorAll("input:checked")].map((x) => x.value);
+  const seats = () => { const out = {}; for (const s of seatBox.querySelectorAll("select")) if (s.value) out[s.dataset.side] = s.value; return out; };
+  // whose move: the tab's title, and a notification when it becomes this player's move (opt-in)
+  let wasMine = null;
+  const canNotify = () => "Notification" in window;
+  const notifyState = () => {
+    if (!canNotify()) { notifyB.hidden = true; notifyNote.textContent = "this browser cannot show notifications"; return; }
+    const perm = Notification.permission;
+    notifyB.hidden = perm !== "default";
+    notify.dataset.permission = perm;
+    notifyNote.textContent = perm === "granted" ? "you will be told when it is your move" :
+      perm === "denied" ? "notifications are blocked for this site in this browser; the tab's title still says when it is your move" : "";
+  };
+  notifyB.addEventListener("click", () => {
+    if (!canNotify()) return;
+    try {
+      const asked = Notification.requestPermission(notifyState);
+      if (asked && asked.then) asked.then(notifyState, notifyState);
+    } catch (e) { notifyState(); }
+  });
+  const turn = () => {
+    const t = model.turn || {};
+    if (t.title) document.title = t.title;
+    notify.hidden = !t.title;
+    notify.dataset.mine = t.mine ? "yes" : "no";
+    if (t.mine && wasMine === false && canNotify() && Notification.permission === "granted") {
+      try { const n = new Notification(t.title, {body: t.text || "", tag: "vedette-turn"}); setTimeout(() => n.close(), 15000); }
+      catch (e) { /* a browser that shows none from a page: the title says it */ }
+    }
+    if (t.title) wasMine = !!t.mine;
+  };
   const show = () => {
     intro.innerHTML = model.intro || ""; intro.hidden = !model.intro;
     status.innerHTML = model.status || ""; refusal.innerHTML = model.refusal || "";
@@ -84,15 +127,17 @@ export function render({ model, el }) {
     if (model.show_dice && !dice.isConnected) root.insertBefore(dice, status);
     if (!model.show_dice && dice.isConnected) dice.remove();
   };
-  const keys = () => {            // the browser keeps the game keys (cookie) and shows the open game's link
-    const v = model.keys || "", i = v.indexOf("|");
-    const k = i < 0 ? v : v.slice(0, i), url = i < 0 ? "" : v.slice(i + 1);
-    if (k) document.cookie = "COOKIE_NAME=" + k + "; path=/; max-age=31536000; SameSite=Strict";
+  let posted = "";
+  const keys = () => {   // the server keeps the game keys in an HttpOnly cookie (a signed grant of this game's
+    const v = model.keys || "", i = v.indexOf("|");   // keys is posted for it); the open game's link shows
+    const g = i < 0 ? v : v.slice(0, i), url = i < 0 ? "" : v.slice(i + 1);
+    if (g && g !== posted) { posted = g; fetch("KEYS_ROUTE", {method: "POST", body: g, credentials: "same-origin"}); }
     if (url && url !== window.location.pathname + window.location.search) window.history.replaceState(null, "", url);
   };
   sys.addEventListener("change", () => { model.system = sys.value; });
   startB.addEventListener("click", () => {
-    model.send_msg({action: "start", scenario: scen.value, chosen: chosen(), seed: seed.value, dice: model.dice}); });
+    model.send_msg({action: "start", scenario: scen.value, chosen: chosen(), seed: seed.value, dice: model.dice,
+                    seats: seats()}); });
   let uploads = 0;
   file.addEventListener("change", () => {
     const f = file.files && file.files[0];
@@ -122,9 +167,10 @@ export function render({ model, el }) {
   model.on("system", () => { sys.value = model.system; });
   for (const p of ["intro", "status", "refusal", "dice", "show_dice", "can_download"]) model.on(p, show);
   model.on("keys", keys);
-  choices(); show(); keys();
+  model.on("turn", turn);
+  choices(); show(); keys(); notifyState(); turn();
 }
-""".replace("COOKIE_NAME", COOKIE).replace("MAX_UPLOAD", str(MAX_UPLOAD))
+""".replace("KEYS_ROUTE", KEYS_ROUTE).replace("MAX_UPLOAD", str(MAX_UPLOAD))
 
 _CSS = """
 :host {display:block}
@@ -151,6 +197,11 @@ button:disabled {opacity:.5;cursor:default}
 .status-line {font-size:14px;font-weight:600;color:#2f4f6f;margin:4px 0}
 .status-line .message {font-weight:400;color:#37474f}
 .refusal {color:#b71c1c;font-weight:600}
+.seat-choice {border:1px solid #e0e0e0;border-radius:3px;margin:0;padding:2px 8px;display:flex;flex-wrap:wrap;gap:2px 12px}
+.seat-choice legend {font-size:12px;color:#37474f}
+.seat-choice label.seat-pick {flex-direction:row;align-items:center;gap:4px;font-size:13px;color:#1b1b1b}
+.notify-box {font-size:12px;color:#546e7a;margin:2px 0}
+.notify-box button {font-size:12px;padding:2px 8px}
 """
 
 
@@ -169,6 +220,7 @@ class PlayHead(JSComponent):
     status = param.String(default="", doc="HTML of the status line")
     refusal = param.String(default="", doc="HTML of the refusal line")
     keys = param.String(default="", doc="the browser's game keys and the open game's link ('keys|url')")
+    turn = param.Dict(default={}, doc="whose move: title (the tab's), text, mine (this page's move)")
 
     _esm = _ESM
     _stylesheets = [_CSS]
@@ -177,9 +229,11 @@ class PlayHead(JSComponent):
         super().__init__(**params)
         self.on_action = None
 
-    def set_choices(self, systems: list, scenarios: list, scenario: str, variants: list, open_: bool) -> None:
+    def set_choices(self, systems: list, scenarios: list, scenario: str, variants: list, open_: bool,
+                    sides: list = (), bots: list = ()) -> None:
         self.choices = json.dumps({"systems": systems, "scenarios": scenarios, "scenario": scenario,
-                                   "variants": variants, "open": bool(open_)}, ensure_ascii=False)
+                                   "variants": variants, "open": bool(open_), "sides": list(sides),
+                                   "bots": list(bots)}, ensure_ascii=False)
 
     def _handle_msg(self, data) -> None:
         self.act(data)

@@ -113,6 +113,7 @@ class GamePlayModel(PlayParams):
     system = param.String(default="n20")
     broken = param.String(default="", doc="why the saved game does not replay to its end (read-only then)")
     rev = param.Integer(default=-1, doc="the live game's change counter this page shows")
+    thinking = param.String(default="", doc="the side whose bot is working out its move ('' none)")
     changed = param.Event()
 
     def __init__(self, store: GameStore, system: str = "n20", server: bool = False, hub: Hub | None = None,
@@ -157,15 +158,20 @@ class GamePlayModel(PlayParams):
         if self.snap is not None and snap.rev == self.snap.rev and snap.thinking == self.snap.thinking \
                 and snap.note == self.snap.note and snap.pending is self.snap.pending:
             return False
+        moved = self.snap is None or snap.rev != self.snap.rev
         self.snap = snap
-        self.broken = snap.broken
-        if self.mode == "play":
-            self.position = len(snap.states) - 1
-        else:
-            self.position = min(self.position, len(snap.states) - 1)
-        if snap.note:
-            self.message = snap.note
-        self.rev = snap.rev
+        with param.parameterized.batch_call_watchers(self):
+            self.broken = snap.broken
+            if self.mode == "play":
+                self.position = len(snap.states) - 1
+            else:
+                self.position = min(self.position, len(snap.states) - 1)
+            if snap.note:
+                self.message = snap.note
+            if moved:
+                self.refusal = ""          # a refusal of a position that is gone goes with the pushed view
+            self.thinking = snap.thinking
+            self.rev = snap.rev
         self.changed = True
         return True
 

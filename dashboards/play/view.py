@@ -1,34 +1,47 @@
-"""The play page's view for every system on the core game protocol (issue 15).
+"""The play page's view for every system on the core game protocol (issues 15, 28).
 
 :class:`GamePlayView` (a ``pn.viewable.Viewer``, usable inline in Jupyter too) draws a
-:class:`~dashboards.play.model.GamePlayModel`: start or open a game, the system's board
-(:mod:`dashboards.play.boards`), the legal actions of the side to act in a player's words (a pick
-on the board narrows them to what that piece or place can do), the request waiting (a die to type in,
-with its rule; a player's choice as buttons), refusals with their rule, undo, the dice log, replay
-controls (first / previous / next / last, "action N of M", jump to a turn and phase, bookmarks), and the
-record to download or import. No rules here: every question goes to the engine.
+:class:`~dashboards.play.model.GamePlayModel`, one browser's window on the live game the server holds:
+start (each side a person or a bot) or open a game, the system's board (:mod:`dashboards.play.boards`),
+the legal actions of this page's side in a player's words (a pick on the board narrows them to what that
+piece or place can do, through the rules' typed places of each action), why the list is empty when it
+is, the request waiting, refusals with their rule, undo, the seats and the watch controls, the dice log,
+replay controls, the game's links and the record to download or import. No rules here: every question
+goes to the engine.
+
+Live (issue 28 point 2): the page subscribes to its live game; a change made anywhere (another browser,
+a bot, another server process) reaches it from whatever thread made it, and is drawn on the page's own
+document in its next tick, under its lock (``pn.state.execute`` on that document). Each part of the page
+is drawn again only when what it shows changed: the board and the list on a change of the game or of the
+pick, the status line on a message, the odds on a selection, the log and the replay controls on a change
+of the game or of the replay position.
 """
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import panel as pn
+import param
+from panel.io.state import set_curdoc
 
 from engine.core.errors import VedetteError
-from engine.core.game import systems
-from engine.core.procedure import Choose
+from engine.core.game import Places, systems
+from engine.core.procedure import ChanceRequest, Choose
 from engine.core.record import GameRecord
 
-from dashboards.server.access import BrowserKeys, game_link
-from dashboards.play.action_odds import ActionOddsView
-from dashboards.play.boards import board_for, places_of
-from dashboards.play.model import LOG_CSS, GamePlayModel, describe_request, log_html
-from dashboards.common.rule_notes import rule_note_for
 from dashboards.common.layout import columns
+from dashboards.common.rule_notes import rule_note_for
+from dashboards.play.action_odds import ActionOddsView
+from dashboards.play.boards import board_for
+from dashboards.play.controls import GameControls, action_key
 from dashboards.play.head import PlayHead, decode_upload
+from dashboards.play.live import Refused
+from dashboards.play.model import LOG_CSS, GamePlayModel, describe_request, log_html
+from dashboards.server.access import BrowserKeys, game_link
 from dashboards.server.storage import OWNER, GameStore, StorageError
 
-__all__ = ["GamePlayView", "SYSTEM_TITLES"]
+__all__ = ["GamePlayView", "SYSTEM_TITLES", "UNDO_POLICY"]
 
 
 def _is_attack(rules, action) -> bool:
@@ -36,19 +49,33 @@ def _is_attack(rules, action) -> bool:
     check = getattr(rules, "is_attack", None)
     return bool(check and check(action))
 
+
 SYSTEM_TITLES = {"n20": "Napoleonic 20 (Fuentes de Oñoro, Bussaco)", "lob": "Lines of Battle (Albuera 1811)",
                  "tbf": "These Brave Fellows (Dürenstein 1805)", "bc": "Battle Commander (demonstration battle)"}
 
-CSS = """
-.status-line {font-size:14px;font-weight:600;color:#2f4f6f}
-.refusal {color:#b71c1c;font-weight:600}
-table.dice-log {border-collapse:collapse;font-size:12px;width:100%}
-table.dice-log td, table.dice-log th {border-bottom:1px solid #e0e0e0;padding:1px 5px;text-align:left}
-"""
+#: the one undo policy of live games, as the page states it (dashboards/play/live.py, docs/dashboards.md)
+UNDO_POLICY = ("Undo: you may take back your own last action (and the bot's replies to it) until dice are rolled "
+               "or cards drawn, hidden units or cards are shown, or the turn passes to the other player. In a "
+               "hotseat game (one screen, no bot) the last action may always be taken back.")
+
+
+def _side_name(side: str | None) -> str:
+    return (side[:1].upper() + side[1:]) if side else ""
+
+
+def _short_title(rules, scenario: str) -> str:
+    """A scenario's name short enough for a tab ('Fuentes de Oñoro', 'Albuera', 'Dürenstein')."""
+    title = str(rules.scenarios().get(scenario, scenario))
+    for cut in (" — ", " (", ", ", ": "):
+        title = title.split(cut)[0]
+    return title.removesuffix(" 20").strip() or scenario
 
 
 class GamePlayView(pn.viewable.Viewer):
     """One session's play page for ``system``."""
+
+    picked = param.String(default="", doc="the piece or place picked on the board ('' none)")
+    aim = param.String(default="", doc="a highlighted place clicked with a piece picked: the list narrows to it")
 
     def __init__(self, system: str = "lob", store: GameStore | None = None, keys: BrowserKeys | None = None,
                  **params):
@@ -57,19 +84,25 @@ class GamePlayView(pn.viewable.Viewer):
         self.keys = keys
         self.model = m = GamePlayModel(self.store, system=system, server=keys is not None)
         self.board = None
-        self.picked: str | None = None
+        self._doc = pn.state.curdoc
+        self._scheduled = False
+        m.notify = self._notify
+        if self._doc is not None and self._doc.session_context is not None:
+            pn.state.on_session_destroyed(lambda ctx: m.detach())
         # the new-game form, the dice mode before a game, the status and refusal lines and the browser's
         # keys in one browser component (issue 17.1: about twenty Panel widgets' server time before)
         self.head = PlayHead(system=system, dice=m.dice_mode, keys=keys.value if keys is not None else "",
                              sizing_mode="stretch_width", css_classes=["play-head-box"])
         self._choices(open_=True)
         self.busy_box = pn.Column(sizing_mode="stretch_width", css_classes=["replay-busy"])
-        self._shown: list = []       # the (action, json) pairs listed now (a click on the board may make one)
-        self.aim: str | None = None  # a highlighted place clicked with a piece picked: the list narrows to it
+        self._entries_key = None
+        self._entries: list[tuple[Any, str, str, Places]] = []    # (action, key, label, places) of the legal actions
+        self._by_key: dict[str, Any] = {}
+        self._shown: list[tuple[Any, Places]] = []   # the picked piece's (action, places) listed now
         self._targets: set = set()   # the places highlighted now
         self.header: list = []        # what a page puts above the view (its intro), in the view's column
         self._root = None             # the view's column, once shown
-        self._game_area = None        # the board, actions, odds, replay, links and log: made with a game
+        self._game_area = None        # the board, controls, odds, replay, links and log: made with a game
         self._seen = ("", -1)         # (game, events) last drawn: one more event is an action just resolved
 
         h = self.head
@@ -78,13 +111,16 @@ class GamePlayView(pn.viewable.Viewer):
         h.on_action = self._head_action
         if keys is not None:
             keys.on_change(lambda v: setattr(h, "keys", v))
+        # each part drawn again when what it shows changes (issue 28 point 5)
+        m.param.watch(self._on_game, ["rev", "mode", "position", "role"])
+        m.param.watch(lambda *_: self._draw_status(), ["refusal", "message"])
+        self.param.watch(self._on_pick, ["picked", "aim"])
         self.refresh()
 
-    #: the widgets of a game (actions, odds, replay, links, log), made with the first game shown or on first
+    #: the widgets of a game (controls, odds, replay, links, log), made with the first game shown or on first
     #: use: a page opened without a game does not pay for them (issue 17)
-    _GAME_PARTS = frozenset({"dice", "actions", "do_b", "undo_b", "clear_b", "pending", "board_box", "log", "first_b",
-                             "prev_b", "next_b", "last_b", "where", "jump", "marks", "mark_name", "mark_b", "mode",
-                             "link", "act_box", "replay_row", "public", "odds"})
+    _GAME_PARTS = frozenset({"controls", "board_box", "log", "first_b", "prev_b", "next_b", "last_b", "where", "jump",
+                             "marks", "mark_name", "mark_b", "mode", "link", "replay_row", "public", "odds"})
 
     def __getattr__(self, name):
         if name in GamePlayView._GAME_PARTS and not self.__dict__.get("_made_game_parts"):
@@ -95,14 +131,9 @@ class GamePlayView(pn.viewable.Viewer):
     def _make_game_parts(self) -> None:
         self.__dict__["_made_game_parts"] = True
         m, w = self.model, pn.widgets
-        self.dice = w.RadioButtonGroup(options={"computer rolls": "computer", "I type the dice in": "typed"},
-                                       value=m.dice_mode, css_classes=["dice-mode"])
-        self.dice.param.watch(lambda e: self._dice_mode(e.new), "value")
-        self.actions = w.Select(name="legal actions", options={}, size=12, width=520, css_classes=["action-list"])
-        self.do_b = w.Button(name="Do it", button_type="success", css_classes=["do-action"], width=120)
-        self.undo_b = w.Button(name="Undo", css_classes=["undo"], width=100)
-        self.clear_b = w.Button(name="show every action", css_classes=["clear-pick"], width=160)
-        self.pending = pn.Column(css_classes=["pending"], sizing_mode="stretch_width")
+        self.controls = GameControls(sizing_mode="stretch_width", css_classes=["play-controls-part"])
+        self.controls.on_msg = self._press
+        self.controls.param.watch(lambda e: self._declare(self._by_key.get(e.new)), "selected")
         self.board_box = pn.Column(sizing_mode="stretch_width", css_classes=["board-box"])
         self.log = pn.pane.HTML("", stylesheets=[LOG_CSS], css_classes=["dice-log"], sizing_mode="stretch_width")
         # replay
@@ -116,17 +147,12 @@ class GamePlayView(pn.viewable.Viewer):
         self.mode = w.RadioButtonGroup(options={"play": "play", "replay": "replay"}, value="play",
                                        css_classes=["play-mode"])
         self.link = pn.pane.HTML("", css_classes=["game-links"], sizing_mode="stretch_width")
-        self.act_box = pn.Column(self.actions, pn.Row(self.do_b, self.undo_b, self.clear_b), css_classes=["play-controls"])
         # filled the first time replay mode is shown (most sessions never open it: issue 17)
         self.replay_row = pn.Column(css_classes=["replay-controls"], visible=False)
         self.public = w.Checkbox(name="public: anyone may watch and replay this game (read-only)", visible=False,
                                  css_classes=["public-toggle"])
         self.public.param.watch(self._set_public, "value")
         self.odds = ActionOddsView()  # the exact odds of the attack selected in the list (issue 15.2)
-        self.actions.param.watch(lambda e: self._declare(e.new), "value")
-        self.do_b.on_click(self._do)
-        self.undo_b.on_click(lambda _: (m.undo(), self.refresh()))
-        self.clear_b.on_click(lambda _: self._pick(None))
         self.first_b.on_click(lambda _: self._goto(0))
         self.prev_b.on_click(lambda _: self._goto(m.position - 1))
         self.next_b.on_click(lambda _: self._goto(m.position + 1))
@@ -136,13 +162,46 @@ class GamePlayView(pn.viewable.Viewer):
         self.mark_b.on_click(self._bookmark)
         self.mode.param.watch(self._mode, "value")
 
+    # -- live: a change of the game, from any thread -------------------------------------------------
+    def _notify(self) -> None:
+        """The live game changed (called from whatever thread changed it): draw it on this page's own
+        document, in its next tick, under its lock; at once outside a server."""
+        doc = self._doc
+        if doc is None or doc.session_context is None:
+            self._live_changed()
+            return
+        if self._scheduled:
+            return
+        self._scheduled = True
+        try:
+            with set_curdoc(doc):
+                pn.state.execute(self._live_changed_on_doc, schedule=True)
+        except Exception:  # noqa: BLE001 - a document whose session is closing: nothing to draw
+            self._scheduled = False
+
+    def _live_changed_on_doc(self) -> None:
+        self._scheduled = False
+        self._live_changed()
+
+    def _live_changed(self) -> None:
+        """Take the game as it is now: a new change counter redraws the parts (their watchers); a bot
+        starting or ending its thinking, the status line, the list and the seats only."""
+        m = self.model
+        before = m.rev
+        if m.sync() and m.rev == before and m.state is not None and self.__dict__.get("_made_game_parts"):
+            self._draw_status()
+            self._draw_actions()
+            self._draw_seats()
+
     # -- callbacks ---------------------------------------------------------------------------------------
     def _choices(self, open_: bool) -> None:
-        """The head's lists: the game systems, the system's scenarios and optional rules (with their rule)."""
+        """The head's lists: the game systems, the system's scenarios and optional rules (with their rule),
+        the sides and the bots a side may be given."""
         r = self.model.rules
         names = [s for s in systems() if s in SYSTEM_TITLES] or systems()
         self.head.set_choices([[s, SYSTEM_TITLES.get(s, s)] for s in names], _scenario_pairs(r), r.default_scenario,
-                              [[k, str(v)] for k, v in r.options().items()], open_)
+                              [[k, str(v)] for k, v in r.options().items()], open_,
+                              [[s, _side_name(s)] for s in r.sides], list(r.bots()))
 
     def _head_action(self, msg: dict) -> None:
         """A press in the head: start a game, import a record, download the record."""
@@ -152,15 +211,57 @@ class GamePlayView(pn.viewable.Viewer):
         elif what == "upload":
             self._import(msg)
         elif what == "download":
-            self.head.send_record(self.model.record_json())
+            try:
+                self.head.send_record(self.model.record_json())
+            except VedetteError as exc:
+                self._show_refusal(str(exc))
+
+    def _press(self, msg: dict) -> None:
+        """A press in the controls (see :mod:`dashboards.play.controls`)."""
+        m = self.model
+        op = msg.get("op")
+        if op == "do":
+            self._do(msg.get("key"))
+        elif op == "undo":
+            m.undo()
+            self.picked = self.aim = ""
+        elif op == "clear":
+            self._pick(None)
+        elif op in ("answer", "die", "roll"):
+            p = m.pending
+            if p is None or msg.get("answered") != len(p.answers):
+                self._show_refusal("that question was answered already: the page shows the game as it is now")
+                return
+            if op == "roll":
+                m.roll_for_me()
+                return
+            req = p.request
+            values = list(req.options) if isinstance(req, Choose) else [v for v, _ in req.outcomes()]
+            i = msg.get("index")
+            if not isinstance(i, int) or not 0 <= i < len(values):
+                self._show_refusal("that answer is not one of the request's")
+                return
+            m.answer(values[i])
+        elif op == "cancel":
+            m.cancel()
+        elif op == "dice":
+            self._dice_mode(msg.get("mode"))
+        elif op == "seat":
+            m.set_seat(str(msg.get("side") or "")[:30], str(msg.get("bot") or "")[:20] or None)
+        elif op in ("pause", "resume"):
+            m.pause(op == "pause")
+        elif op == "step":
+            m.step()
 
     def _dice_mode(self, mode: str) -> None:
         """Computer or typed dice, from the head (before a game) or the switch beside the actions."""
+        if mode not in ("computer", "typed"):
+            return
         self.model.dice_mode = mode
         if self.head.dice != mode:
             self.head.dice = mode
-        if self.__dict__.get("_made_game_parts") and self.dice.value != mode:
-            self.dice.value = mode
+        if self.__dict__.get("_made_game_parts"):
+            self._draw_actions()
 
     def _system(self, event):
         """Another game system picked: a new, empty model of it (the system of a game just opened only
@@ -182,7 +283,7 @@ class GamePlayView(pn.viewable.Viewer):
 
     def _start(self, form: dict | None = None):
         """Start the form's game: ``scenario`` (the system's default when absent), ``chosen`` optional
-        rules, ``seed`` as typed ('' = random), ``dice`` (computer or typed)."""
+        rules, ``seed`` as typed ('' = random), ``dice`` (computer or typed), ``seats`` (a bot per side)."""
         m, form = self.model, form or {}
         seed = str(form.get("seed") or "").strip()
         if seed and not (seed.isdigit() and len(seed) <= 12):
@@ -191,8 +292,13 @@ class GamePlayView(pn.viewable.Viewer):
         if form.get("dice") in ("computer", "typed"):
             self._dice_mode(form["dice"])
         chosen = tuple(str(o)[:40] for o in (form.get("chosen") or ())[:40])
+        seats = form.get("seats") if isinstance(form.get("seats"), dict) else {}
+        seats = {str(s)[:30]: str(b)[:20] for s, b in list(seats.items())[:4] if b}
+        self.board = None
+        self.picked = self.aim = ""
         try:
-            gid = m.new(str(form.get("scenario") or m.rules.default_scenario)[:60], chosen, int(seed) if seed else None)
+            gid = m.new(str(form.get("scenario") or m.rules.default_scenario)[:60], chosen,
+                        int(seed) if seed else None, seats=seats)
         except VedetteError as exc:
             self._show_refusal(f"Cannot start: {exc}")
             return
@@ -200,8 +306,6 @@ class GamePlayView(pn.viewable.Viewer):
             self._show_refusal(f"Cannot save a game: {exc}")
             return
         self._remember(gid)
-        self.board = None
-        self.picked = self.aim = None
         self.refresh()
 
     def _remember(self, gid: str):
@@ -212,6 +316,7 @@ class GamePlayView(pn.viewable.Viewer):
         self.keys.show_url(game_link("/play", gid, keys.get(OWNER)))
 
     def open(self, game_id: str, key: str | None, mode: str = "play") -> None:
+        self.board = None
         try:
             self.model.open(game_id, mode=mode, key=key, check_key=True)
         except (VedetteError, StorageError) as exc:
@@ -223,33 +328,34 @@ class GamePlayView(pn.viewable.Viewer):
         self.board = None
         self.refresh()
 
-    def _do(self, _=None):
-        a = self.actions.value
-        if a is None:
+    def _do(self, key=None):
+        action = self._by_key.get(key) if key else None
+        if key and action is None:
+            self._show_refusal("that action is no longer on the list (the game moved on): pick again")
+            return
+        if action is None:
             self._show_refusal("pick an action in the list first")
             return
-        self.model.act(a)
-        self.picked = self.aim = None
-        self.refresh()
+        self.picked = self.aim = ""
+        self.model.act(action)
 
     def _answer(self, value):
         self.model.answer(value)
-        self.refresh()
 
     def _pick(self, place):
         m = self.model
-        if self.picked and place and place != self.picked and m.mode == "play" and m.state is not None:
+        if self.picked and place and place != self.picked and m.mode == "play" and m.state is not None \
+                and self.board is not None:
             a = self.board.action_at(m.state, self.picked, place, self._shown)
             if a is not None and _is_attack(m.rules, a):  # an attack is selected, to see its odds first
                 self.aim = place
-                self.refresh()
-                if a in self.actions.options.values():
-                    self.actions.value = a
+                k = self._key_of(a)
+                if k:
+                    self.controls.selected = k
                 return
             if a is not None:       # a click on a highlighted destination makes that move
+                self.picked = self.aim = ""
                 m.act(a)
-                self.picked = self.aim = None
-                self.refresh()
                 return
             j = self.board.attempt_at(m.state, self.picked, place)
             if j is not None:       # not a listed action: the rules say why not (nothing changes)
@@ -257,22 +363,40 @@ class GamePlayView(pn.viewable.Viewer):
                     m.act(m.rules.action_from_json(j))
                 except VedetteError as exc:
                     self._show_refusal(str(exc)[:200])
-                self.refresh()
                 return
             if place in self._targets:      # several actions lead there: the list narrows to them
                 self.aim = place
-                self.refresh()
                 return
-        self.picked, self.aim = place, None
-        self.refresh(board_only=False)
+        with param.parameterized.batch_call_watchers(self):
+            self.picked, self.aim = place or "", ""
+
+    # -- the list, for notebooks and tests (what a press in the browser does) ----------------------------
+    def listed(self) -> dict[str, Any]:
+        """``{label: action}`` of the actions the list shows now."""
+        by_key = self._by_key
+        return {label: by_key[k] for k, label, _ in self.controls.items if k in by_key}
+
+    def select(self, action) -> None:
+        """Select ``action`` in the list (its odds show, nothing is made)."""
+        self.controls.selected = self._key_of(action) or ""
+
+    def selected_action(self):
+        return self._by_key.get(self.controls.selected)
+
+    def _key_of(self, action) -> str | None:
+        for a, k, _, _ in self._entries:
+            if a == action:
+                return k
+        return None
 
     def _declare(self, action):
-        """The action selected in the list: its odds when it is an attack (nothing is committed)."""
+        """The action selected in the list: its odds when it is an attack, from what this side knows
+        (nothing is committed)."""
         m = self.model
-        if m.state is None or m.mode != "play" or m.pending is not None:
+        if action is None or m.state is None or m.mode != "play" or m.pending is not None:
             self.odds.clear()
             return
-        self.odds.declare(m.rules, m.state, action)
+        self.odds.declare(m.rules, m.shown_state(), action)
 
     def _resolved(self):
         """After an action is made: the result of an attack in words (from its record event)."""
@@ -283,6 +407,8 @@ class GamePlayView(pn.viewable.Viewer):
                 self.odds.forget_result()
             return
         ev = m.events[-1]
+        if not m.sees_all:
+            ev = m.rules.visible_event(m.snap.states[-2], ev, m.viewer)
         try:
             action = m.rules.action_from_json(ev.get("action"))
         except VedetteError:
@@ -294,14 +420,9 @@ class GamePlayView(pn.viewable.Viewer):
         m = self.model
         if m.role != OWNER or not m.game_id or event.new == event.old:
             return
-        try:
-            self.store.set_public(m.game_id, bool(event.new))
-        except StorageError as exc:
-            self._show_refusal(str(exc)[:200])
+        if m.snap is not None and m.snap.public == bool(event.new):
             return
-        m.message = ("This game is now public: anyone may watch and replay it." if event.new
-                     else "This game is now private: only its links open it.")
-        self.refresh()
+        m.set_public(bool(event.new))
 
     def show_study_game(self, link) -> None:
         """Play a study's bot game again from its link (off the event loop, within the page's budget) and
@@ -331,7 +452,6 @@ class GamePlayView(pn.viewable.Viewer):
 
     def _goto(self, i):
         self.model.goto(i)
-        self.refresh()
 
     def _mode(self, event):
         m = self.model
@@ -341,16 +461,16 @@ class GamePlayView(pn.viewable.Viewer):
             self._show_refusal(m.broken or "this link lets you watch and replay this game only")
             self.mode.value = "replay"
             return
-        m.mode = event.new
-        m.position = len(m.states) - 1 if event.new == "play" else m.position
-        self.refresh()
+        with param.parameterized.batch_call_watchers(m):
+            m.mode = event.new
+            m.position = len(m.states) - 1 if event.new == "play" else m.position
 
     def _bookmark(self, _=None):
         try:
             self.model.add_bookmark(self.mark_name.value or "")
         except (VedetteError, StorageError, ValueError) as exc:
             self._show_refusal(str(exc)[:200])
-        self.refresh()
+        self._draw_replay()
 
     def _import(self, msg: dict):
         m = self.model
@@ -360,6 +480,7 @@ class GamePlayView(pn.viewable.Viewer):
             except (ValueError, TypeError) as exc:
                 raise VedetteError(str(exc) if "2 MB" in str(exc) else "the file did not arrive whole") from None
             rec = GameRecord.loads(data.decode("utf-8", errors="strict"), file="the imported record")
+            self.board = None
             gid = m.import_record(rec, server=True)
         except UnicodeDecodeError:
             self._show_refusal("Not imported: the file is not a text (UTF-8) game record; nothing changed")
@@ -374,86 +495,254 @@ class GamePlayView(pn.viewable.Viewer):
 
     def _show_refusal(self, text: str):
         self.model.refusal = text
-        self.head.refusal = f"<div class='refusal' data-state='refused'>{html.escape(text)}</div>"
+        self._draw_status()
 
-    # -- drawing -------------------------------------------------------------------------------------------
-    def refresh(self, board_only: bool = False):
+    # -- what changed -> what is drawn -------------------------------------------------------------------
+    def _on_game(self, *events) -> None:
+        if self.model.state is not None and self.board is not None and any(e.name == "role" for e in events):
+            self.board = None
+        self._draw_all()
+
+    def _on_pick(self, *_) -> None:
+        if self.model.state is None:
+            return
+        self._draw_board()
+        self._draw_actions()
+        self._draw_status()
+
+    def refresh(self, board_only: bool = False) -> None:
+        """Draw every part (a new game, another system; the parts are drawn one by one on later changes)."""
+        self._draw_all()
+
+    def _draw_all(self) -> None:
         m = self.model
-        st = m.state
-        self.head.param.update(refusal=(f"<div class='refusal' data-state='refused'>{html.escape(m.refusal)}</div>"
-                                        if m.refusal else "<div data-state='none'></div>"), can_download=m.record is not None)
-        if st is None:
-            self.head.status = ("<span class='status' data-state='no-game'>No game: start one, "
-                                  "or open a saved one from the index.</span>")
+        self._draw_status()
+        if m.state is None:
             if self.__dict__.get("_made_game_parts"):
-                self.actions.options = {}
+                self.controls.param.update(items=[], waiting="", pending={}, flags={}, seats={}, watch={})
                 self.board_box[:] = []
                 self._show_links()
             return
         self._fill_game_area()
+        self._draw_board()
+        self._draw_actions()
+        self._draw_pending()
+        self._draw_seats()
+        self._resolved()
+        self._draw_replay()
+        self._draw_log()
+        self._show_links()
+
+    # -- the parts ---------------------------------------------------------------------------------------
+    def _legal_entries(self) -> list[tuple[Any, str, str, Places]]:
+        """(action, key, label, places) of every legal action of this page now, worked out once per change
+        of the game (a pick only filters them)."""
+        m = self.model
+        key = (id(m.game), m.rev, m.mode, m.position, m.role, id(m.pending), m.state is None)
+        if key == self._entries_key:
+            return self._entries
+        st = m.state
+        entries, seen = [], {}
+        board = self.board
+        for a in m.legal():
+            try:
+                k = f"{hash(a) & 0xFFFFFFFFFFFF:x}"
+            except TypeError:                   # an action that is not hashable: its JSON names it
+                k = action_key(m.rules.action_to_json(a))
+            if k in seen:
+                seen[k] += 1
+                k = f"{k}-{seen[k]}"
+            else:
+                seen[k] = 0
+            label = m.rules.describe_action(a)
+            pl = board.places(m.rules, st, a) if board is not None else Places()
+            entries.append((a, k, label, pl))
+        self._entries_key, self._entries = key, entries
+        self._by_key = {k: a for a, k, _, _ in entries}
+        return entries
+
+    def _draw_board(self) -> None:
+        m = self.model
+        st = m.state
+        if st is None:
+            return
+        shown = m.shown_state()
         if self.board is None:
-            self.board = board_for(m.rules, st)
+            self.board = board_for(m.rules, shown)
             self.board.on_pick(self._pick)
             self.board_box[:] = [self.board.panel()]
-        legal = [(a, m.rules.action_to_json(a)) for a in m.legal()]
-        pairs = legal
-        if self.picked:
-            pairs = [(a, j) for a, j in legal if self.board.concerns(st, self.picked, j)] or legal
-        self._shown = pairs if self.picked else []
-        shown = [a for a, _ in pairs]
+            self._entries_key = None
+        entries = self._legal_entries()
+        picked = self.picked or None
+        pairs = [(a, pl) for a, _, _, pl in entries]
+        if picked:
+            mine = [(a, pl) for a, pl in pairs if self.board.concerns(st, picked, pl)]
+            pairs = mine or pairs
+        self._shown = pairs if picked else []
         targets = set()
-        for _, j in pairs if self.picked else []:
-            targets |= self.board.targets_of(st, j)
-        self._targets = targets - {self.picked}
-        if self.picked and self.aim:      # a highlighted place clicked: only what leads there is listed
-            shown = [a for a, j in pairs if self.aim in self.board.targets_of(st, j)] or shown
-        self.board.show(st, self.picked, targets - {self.picked})
-        opts = {}
-        for a in shown:
-            label = m.rules.describe_action(a)
-            while label in opts:
-                label += " "
-            opts[label] = a
-        self.actions.options = opts
-        self._declare(self.actions.value)
-        self._resolved()
+        for _, pl in self._shown:
+            targets |= self.board.targets_of(st, pl)
+        self._targets = targets - {picked}
+        self.board.show(shown, picked, self._targets)
+        p = m.pending
+        if p is not None and m.mode == "play":
+            self.board.show_request(shown, p.request)
+
+    def _waiting_line(self) -> str:
+        """Why this page has nothing to do now, in a player's words ('' when it has)."""
+        m = self.model
+        st = m.state
+        if st is None:
+            return ""
+        if m.mode != "play":
+            return "Replay: switch to play to make moves." if m.role else "Watching: this link is read-only (replay)."
+        oc = m.rules.outcome(m.snap.states[-1])
+        if oc is not None:
+            return f"The game is over: {oc}."
+        if m.broken:
+            return f"This saved game is read-only: {m.broken}"
+        who = m.asked()
+        snap = m.snap
+        if snap.thinking:
+            return f"The {snap.seats.get(snap.thinking, '')} bot is making the {_side_name(snap.thinking)} move…"
+        p = m.pending
+        if p is not None:
+            if m.may_act(who):
+                return ""
+            if who and snap.seats.get(who):
+                return f"Waiting for the {snap.seats[who]} bot ({_side_name(who)}): {describe_request(p.request)}"
+            return f"Waiting for the {_side_name(who)} player: {describe_request(p.request)}"
+        if m.may_act(who):
+            return ""
+        if not m.role:
+            return f"Watching: {_side_name(who)} to act."
+        phase = m.rules.position(st).phase
+        if who and snap.seats.get(who):
+            return f"Waiting for the {snap.seats[who]} bot playing {_side_name(who)}" + (f": {phase} phase" if phase else "")
+        return f"Waiting for the {_side_name(who)} player" + (f": {phase} phase" if phase else "")
+
+    def _draw_actions(self) -> None:
+        m = self.model
+        if m.state is None:
+            return
+        entries = self._legal_entries()
+        picked = self.picked or None
+        shown = entries
+        if picked and self.board is not None:
+            mine = [e for e in entries if self.board.concerns(m.state, picked, e[3])]
+            shown = mine or entries
+            if self.aim:
+                to = [e for e in shown if self.aim in self.board.targets_of(m.state, e[3])]
+                shown = to or shown
+        items = [[k, label, _is_attack(m.rules, a)] for a, k, label, _ in shown]
+        sel = self.controls.selected if self.controls.selected in {k for _, k, _, _ in shown} else ""
+        playing = m.mode == "play" and bool(m.role)
+        can_undo = playing and bool(m.events or m.pending) and not m.broken
+        self.controls.param.update(items=items, selected=sel, waiting=self._waiting_line(),
+                                   flags={"play": playing, "undo": can_undo, "dice": m.dice_mode,
+                                          "undo_note": UNDO_POLICY if playing else ""})
+        self._declare(self._by_key.get(sel) if sel else None)
+
+    def _draw_pending(self) -> None:
+        m = self.model
+        p = m.pending
+        if p is None or m.mode != "play":
+            self.controls.pending = {}
+            return
+        req = p.request
+        who = m.asked()
+        mine = m.may_act(who)
+        out = {"rule": req.rule, "kind": req.kind, "answered": len(p.answers), "mine": mine,
+               "text": describe_request(req)}
+        if mine:
+            if isinstance(req, Choose):
+                st = p.before
+                out["options"] = [[i, _option_words(m.rules, st, req, o)[:60]] for i, o in enumerate(req.options[:24])]
+            elif isinstance(req, ChanceRequest):
+                out["faces"] = [[i, str(v)] for i, (v, _) in enumerate(req.outcomes())]
+            out["can_cancel"] = m.may_act(m.rules.to_act(p.before))
+        self.controls.pending = out
+
+    def _draw_seats(self) -> None:
+        m = self.model
+        snap = m.snap
+        if snap is None or not m.game_id:
+            self.controls.param.update(seats={}, watch={})
+            return
+        owner = m.role == OWNER and not snap.broken
+        seats = snap.seats
+        show = owner or bool(seats)
+        thinking = (f"the {seats.get(snap.thinking, '')} bot is thinking ({_side_name(snap.thinking)})…"
+                    if snap.thinking else "")
+        self.controls.param.update(
+            seats={"sides": [[s, seats.get(s, ""), _side_name(s)] for s in m.rules.sides], "bots": list(m.rules.bots()),
+                   "owner": owner, "thinking": thinking} if show else {},
+            watch={"on": all(seats.get(s) for s in m.rules.sides), "paused": snap.paused, "owner": owner})
+
+    def _draw_status(self) -> None:
+        m = self.model
+        st = m.state
+        self.head.param.update(refusal=(f"<div class='refusal' data-state='refused'>{html.escape(m.refusal)}</div>"
+                                        if m.refusal else "<div data-state='none'></div>"),
+                               can_download=m.record is not None)
+        if st is None:
+            self.head.param.update(status=("<span class='status' data-state='no-game'>No game: start one, "
+                                           "or open a saved one from the index.</span>"), turn={})
+            return
         oc = m.rules.outcome(st)
         pos = m.rules.position(st)
-        who = m.to_act
+        who = m.asked() if m.mode == "play" else m.to_act
         role = {OWNER: "you hold the owner's link (both sides)", "": "watching"}.get(m.role, f"you play {m.role}")
+        mine = m.mode == "play" and oc is None and m.may_act(who) and not m.broken
         line = (f"{html.escape(self._where_line(st, pos))} · " + (f"<b>{html.escape(str(oc))}</b>" if oc else
                                                                  f"to act: <b>{html.escape(who or '')}</b>")
                 + f" · {html.escape(role)}")
+        if mine and m.role != OWNER:
+            line = "<b class='your-move'>Your move</b> · " + line
         if m.broken:
             line += f" · <span class='broken'>read-only: {html.escape(m.broken)}</span>"
         state = "over" if oc else ("pending" if m.pending else ("replay" if m.mode == "replay" else "ready"))
-        self.head.status = (f"<span class='status' data-state='{state}' data-events='{len(m.events)}' "
-                              f"data-picked='{html.escape(self.picked or '')}' "
-                              f"data-position='{m.position}'>{line}</span>"
-                              + (f"<div class='message'>{html.escape(m.message)}</div>" if m.message else ""))
-        self._draw_pending()
+        name = _short_title(m.rules, m.rules.scenario_of(st))
+        if oc:
+            title = f"Game over — {name}"
+        elif mine:
+            title = f"Your move — {name}, turn {pos.turn}"
+        else:
+            title = f"{_side_name(who)} to move — {name}, turn {pos.turn}"
+        self.head.param.update(
+            status=(f"<span class='status' data-state='{state}' data-events='{len(m.events)}' "
+                    f"data-picked='{html.escape(self.picked or '')}' data-rev='{m.rev}' "
+                    f"data-mine='{'yes' if mine else 'no'}' data-to-act='{html.escape(who or '')}' "
+                    f"data-position='{m.position}'>{line}</span>"
+                    + (f"<div class='message'>{html.escape(m.message)}</div>" if m.message else "")),
+            turn={"title": title, "text": self._waiting_line() or "it is your move", "mine": mine})
+
+    def _draw_replay(self) -> None:
+        m = self.model
         n = len(m.states) - 1
         self.where.object = f"<span class='replay-at' data-position='{m.position}'>action {m.position} of {n}</span>"
-        # a first entry that goes nowhere: picking the first turn or bookmark is a change, so it jumps
-        self.jump.options = {"(choose a turn and phase)": None} | {label: i for i, label in m.step_positions()}
-        self.marks.options = {"(choose a bookmark)": None} | {f"{label} (action {p})": p for p, label in m.bookmarks()}
-        self.jump.value = self.marks.value = None
-        self.act_box.visible = m.mode == "play" and bool(m.role)
-        if m.mode == "replay" and not self.replay_row.objects:
-            self.replay_row[:] = [pn.Row(self.first_b, self.prev_b, self.where, self.next_b, self.last_b),
-                                  pn.Row(self.jump, self.marks), pn.Row(self.mark_name, self.mark_b)]
+        if m.mode == "replay":
+            # a first entry that goes nowhere: picking the first turn or bookmark is a change, so it jumps
+            self.jump.options = {"(choose a turn and phase)": None} | {label: i for i, label in m.step_positions()}
+            self.marks.options = {"(choose a bookmark)": None} | {f"{label} (action {p})": p for p, label in m.bookmarks()}
+            self.jump.value = self.marks.value = None
+            if not self.replay_row.objects:
+                self.replay_row[:] = [pn.Row(self.first_b, self.prev_b, self.where, self.next_b, self.last_b),
+                                      pn.Row(self.jump, self.marks), pn.Row(self.mark_name, self.mark_b)]
         self.replay_row.visible = m.mode == "replay"
         if self.mode.value != m.mode:
             self.mode.value = m.mode
+
+    def _draw_log(self) -> None:
+        m = self.model
         rows = m.log()[-60:]
         self.log.object = log_html(rows, rule_note_for(m.system))   # each rule with its reminder on hover
-        self._show_links()
 
     def _where_line(self, st, pos) -> str:
         """Turn, its date where the scenario gives one, phase, and each side's morale where it is a number
         (e.g. 'Turn 1 · 26 Sep, Morning · phase: movement · morale allied 7, french 6')."""
         try:
-            summary = self.model.rules.state_summary(st)
+            summary = self.model.rules.state_summary(self.model.shown_state(st))
         except VedetteError:
             summary = {}
         summary = summary if isinstance(summary, dict) else {}
@@ -469,6 +758,8 @@ class GamePlayView(pn.viewable.Viewer):
         """The game's links: the owner sees every side's link to hand out (and may make the game public);
         a side's player sees which side they play; a watcher, that the game is read-only."""
         m = self.model
+        if not self.__dict__.get("_made_game_parts"):
+            return
         if not m.game_id:
             self.link.object = ("<b>Watching</b> a game that is not saved: read-only (replay only)."
                                 if m.has_game else "")
@@ -476,15 +767,16 @@ class GamePlayView(pn.viewable.Viewer):
             return
         if m.role == OWNER:
             keys = self.store.keys(m.game_id)
-            items = "".join(f"<li>{html.escape(r)}: <a class='link-{html.escape(r)}' "
-                            f"href='{html.escape(game_link('/play', m.game_id, k))}'>"
-                            f"{html.escape(game_link('/play', m.game_id, k))}</a></li>" for r, k in keys.items())
+            seats = m.seats
+
+            def item(r, k):
+                bot = f" (played by the {html.escape(seats[r])} bot: this link watches)" if seats.get(r) else ""
+                url = html.escape(game_link('/play', m.game_id, k))
+                return f"<li>{html.escape(r)}: <a class='link-{html.escape(r)}' href='{url}'>{url}</a>{bot}</li>"
+            items = "".join(item(r, k) for r, k in keys.items())
             self.link.object = ("<b>Links to this game</b> (keep the owner's link; send each player their side's "
                                 f"link; anyone with a link plays that side):<ul>{items}</ul>")
-            try:
-                public = self.store.load(m.game_id).public
-            except (KeyError, VedetteError):
-                public = False
+            public = bool(m.snap.public) if m.snap is not None else False
             if self.public.value != public:
                 self.public.param.update(value=public)
             self.public.visible = True
@@ -493,44 +785,13 @@ class GamePlayView(pn.viewable.Viewer):
                                 "<b>Watching</b>: this public game is read-only for you (replay only).")
             self.public.visible = False
 
-    def _draw_pending(self):
-        m = self.model
-        p = m.pending
-        if p is None:
-            self.pending[:] = []
-            return
-        req = p.request
-        head = pn.pane.HTML(f"<div class='pending-request' data-rule='{html.escape(req.rule)}' "
-                            f"data-answered='{len(p.answers)}' data-kind='{html.escape(req.kind)}'>"
-                            f"Waiting: {html.escape(describe_request(req))}</div>", sizing_mode="stretch_width")
-        if self.board is not None:
-            self.board.show_request(m.state, req)
-        if isinstance(req, Choose):
-            buttons = []
-            for o in req.options[:24]:
-                said = {True: "yes", False: "no"}.get(o, str(o)) if isinstance(o, bool) else str(o)
-                b = pn.widgets.Button(name=said[:60], css_classes=["choice"])
-                b.on_click(lambda _, o=o: self._answer(o))
-                buttons.append(b)
-            self.pending[:] = [head, pn.FlexBox(*buttons)]
-            return
-        faces = [v for v, _ in req.outcomes()]
-        die = pn.widgets.Select(name="the die shows", options=faces, width=120, css_classes=["typed-die"])
-        ok = pn.widgets.Button(name="enter", button_type="primary", css_classes=["enter-die"], width=90)
-        ok.on_click(lambda _: self._answer(die.value))
-        roll = pn.widgets.Button(name="let the computer roll", width=170)
-        roll.on_click(lambda _: (m.roll_for_me(), self.refresh()))
-        cancel = pn.widgets.Button(name="cancel the action", width=150)
-        cancel.on_click(lambda _: (m.cancel(), self.refresh()))
-        self.pending[:] = [head, pn.Row(die, ok, roll, cancel)]
-
     def _fill_game_area(self) -> None:
         """Put the game's parts on the page, once a game is shown (a page without one does not make them)."""
         root = self._root
         if root is None or self._game_area is not None:
             return
         self.head.show_dice = False                        # the dice mode moves beside the action list
-        act = pn.Column(self.dice, self.pending, self.act_box, self.odds, width=540)
+        act = pn.Column(self.controls, self.odds, width=540)
         self._game_area = [columns(self.board_box, act, basis=540), pn.Column(self.mode, self.replay_row), self.link,
                            self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width")]
         root.extend(self._game_area)
@@ -550,6 +811,16 @@ class GamePlayView(pn.viewable.Viewer):
         if self.model.state is not None:
             self._fill_game_area()
         return self._root
+
+
+def _option_words(rules, state, req, option) -> str:
+    """One option of a player's choice in a player's words (the system's words, never a repr)."""
+    if isinstance(option, bool):
+        return "yes" if option else "no"
+    try:
+        return str(rules.describe_option(state, req, option))
+    except (VedetteError, AttributeError, TypeError):
+        return str(option)
 
 
 def _scenario_pairs(rules) -> list[list[str]]:

@@ -364,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
     import panel as pn
 
     from dashboards.app import discover_pages, routes
+    from dashboards.play import live
+    from dashboards.server import security
+    from dashboards.server.access import KEYS_ROUTE, KeysHandler
+
+    live.SERVING = True        # bots think in worker processes; the live games watch the file for other processes
+    security.install()         # CSP and frame-ancestors on every response; no game key in the log
 
     if args.num_threads:
         pn.config.nthreads = args.num_threads
@@ -381,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"vedette-serve: saved games in {db}", flush=True)
     pn.serve(routes(), port=args.port, address=args.address, websocket_origin=origins, show=args.show,
              title=titles, num_procs=args.num_procs, start=True, verbose=True,
-             static_dirs={"vedette-static": str(STATIC_DIR)})
+             static_dirs={"vedette-static": str(STATIC_DIR)}, extra_patterns=[(KEYS_ROUTE, KeysHandler)])
     return 0
 
 

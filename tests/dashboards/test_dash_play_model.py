@@ -208,7 +208,7 @@ def test_n20_board_on_the_generic_view_click_moves_and_a_refused_click_names_its
     shaded = set(v.board.view.figure.highlighted)
     legal = {a.path[-1] for a in v.model.rules.legal_actions(v.model.state) if a.kind == "move" and a.unit == "FRCV"}
     assert shaded == legal - {"1011"} and "0912" in shaded
-    assert all("FRCV" in label for label in v.actions.options)          # the list narrowed to FRCV's moves
+    assert all("FRCV" in label for label in v.listed())          # the list narrowed to FRCV's moves
     v.board._picked("0912")
     assert v.model.state.unit("FRCV").hex == "0912" and len(v.model.events) == 1
     v.board._picked("0912")

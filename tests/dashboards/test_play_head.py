@@ -16,7 +16,7 @@ def test_the_play_head_starts_imports_and_refuses(tmp_path):
     v.head.act({"action": "start", "scenario": "bussaco", "seed": "x1"})
     assert v.model.state is None and "whole number" in v.head.refusal
     v.head.act({"action": "start", "scenario": "bussaco", "seed": "1", "dice": "typed"})
-    assert v.model.state is not None and v.model.dice_mode == "typed" and v.dice.value == "typed"
+    assert v.model.state is not None and v.model.dice_mode == "typed" and v.controls.flags["dice"] == "typed"
     assert "data-state='ready'" in v.head.status and not v.head.show_dice and v.head.can_download
     text = v.model.record_json()
     w = GamePlayView(system="lob", store=GameStore(tmp_path / "g.sqlite3"))

@@ -56,7 +56,7 @@ def test_every_outcome_is_listed_and_the_lines_add_up_to_one(weights):
 def test_tbf_fire_odds_shown_before_committing_hand_checked(store):
     rec, state, fire, rules = record_until("tbf", tbf_long_range_artillery_fire)
     v = _view_at(store, rec)
-    v.actions.value = fire                      # selected, not committed
+    v.select(fire)                      # selected, not committed
     text = v.odds.pane.object
     # Hand check (provisional Fire Combat Table, data/tbf/tables.yaml): one artillery unit of FF 4 at
     # 4 hexes fires at half strength, 4 // 2 = 2 (6.3.4 B): column 2, no DRM. On the d10 (6.3.7 D) the
@@ -72,13 +72,13 @@ def test_tbf_fire_odds_shown_before_committing_hand_checked(store):
 def test_lob_combat_odds_match_the_engine_and_the_result_is_stated(store):
     rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
     v = _view_at(store, rec)
-    v.actions.value = attack
+    v.select(attack)
     text = v.odds.pane.object
     want = action_odds(rules, state, attack)
     assert _fractions(text) == [o.probability for o in want.outcomes[:40]]
     assert "(rule 5)" in text and "data-state='ready'" in text
     n = len(v.model.events)
-    v._do()
+    v._do(v.controls.selected)
     while v.model.pending is not None:          # the players' choices inside the combat (5.1.2 ...)
         v._answer(v.model.pending.request.options[0])
     assert len(v.model.events) == n + 1
@@ -100,14 +100,14 @@ def test_result_lines_say_each_die_choice_and_note():
 def test_non_attacks_show_no_odds(store):
     v = GamePlayView(system="lob", store=store)
     v._start()
-    v.actions.value = next(a for a in v.actions.options.values() if not v.model.rules.is_attack(a))
+    v.select(next(a for a in v.listed().values() if not v.model.rules.is_attack(a)))
     assert "data-state='idle'" in v.odds.pane.object
 
 
 def test_n20_battle_odds_on_the_same_panel(store):
     rec, state, battle, rules = record_until("n20", lambda r, s, a: r.is_attack(a), limit=3000)
     v = _view_at(store, rec)
-    v.actions.value = battle
+    v.select(battle)
     text = v.odds.pane.object
     want = action_odds(rules, state, battle)
     assert "data-state='ready'" in text
@@ -120,7 +120,7 @@ def test_tbf_click_the_firer_then_its_target_selects_the_fire_with_its_odds(stor
     v = _view_at(store, rec)
     v.board._picked(state.game.piece(fire.units[0]).hex)
     v.board._picked(fire.target)                  # an attack: selected with its odds, not made
-    assert v.actions.value == fire and len(v.model.events) == len(rec.events)
+    assert v.selected_action() == fire and len(v.model.events) == len(rec.events)
     assert "3/5" in v.odds.pane.object
 
 

@@ -21,6 +21,6 @@ BOARDS: dict[str, Callable[[Any], Board]] = {"n20": N20Board, "lob": LobBoard, "
 
 
 def board_for(rules, state) -> Board:
-    if rules.system in BOARDS:
-        return BOARDS[rules.system](state)
-    return ListBoard(rules)
+    board = BOARDS[rules.system](state) if rules.system in BOARDS else ListBoard(rules)
+    board.rules = rules
+    return board

@@ -1,8 +1,11 @@
-"""What every board of the play page offers it (drawing only, no rules; issue 15): show a state, highlight
-the places the legal actions of a picked piece or place lead to, report which place a player picked.
+"""What every board of the play page offers it (drawing only, no rules; issues 15, 28): show a state,
+highlight the places the legal actions of a picked piece or place lead to, report which place a player
+picked.
 
-:func:`places_of` lists the pieces and places an action names (read from its JSON), which is how a pick
-narrows the action list for a system whose rules do not yet say the places of an action.
+A pick finds its actions through the rules' typed places of each action (:meth:`GameRules.places`:
+pieces, origin, targets, path), never through the action's JSON. A system whose rules do not say the
+places yet keeps the old path for now: its board reads them from the action's JSON
+(:meth:`Board.legacy_places`), and drops it once its ``places`` is merged.
 """
 from __future__ import annotations
 
@@ -10,11 +13,19 @@ from typing import Any, Callable
 
 import panel as pn
 
-__all__ = ["Board", "ListBoard", "places_of"]
+from engine.core.game import GameRules, Places
+
+__all__ = ["Board", "ListBoard", "places_of", "says_places"]
+
+
+def says_places(rules: GameRules) -> bool:
+    """Whether ``rules`` give the typed places of an action (else a board reads them from the JSON)."""
+    return type(rules).places is not GameRules.places
 
 
 def places_of(action_json: Any) -> set[str]:
-    """Every string an action's JSON names (unit ids, hexes, areas, zones, path steps)."""
+    """Every string an action's JSON names (unit ids, hexes, areas, zones, path steps): the old path, for a
+    system whose rules do not say the places of an action yet."""
     out: set[str] = set()
 
     def walk(v):
@@ -36,6 +47,7 @@ class Board:
 
     def __init__(self):
         self._callbacks: list[Callable[[str | None], None]] = []
+        self.rules: GameRules | None = None          # set by :func:`board_for`
 
     def on_pick(self, cb: Callable[[str | None], None]) -> None:
         self._callbacks.append(cb)
@@ -47,18 +59,30 @@ class Board:
     def pieces_at(self, state, place: str) -> set[str]:
         return set()
 
-    def concerns(self, state, picked: str, action_json: Any) -> bool:
+    def places(self, rules: GameRules, state, action) -> Places:
+        """The typed places of ``action`` (the rules'; the old JSON path where they give none yet)."""
+        if says_places(rules):
+            return rules.places(state, action)
+        return self.legacy_places(state, rules.action_to_json(action))
+
+    def legacy_places(self, state, action_json: Any) -> Places:
+        """The old path: every name in the action's JSON counts as a piece of it."""
+        return Places(pieces=tuple(sorted(places_of(action_json))))
+
+    def concerns(self, state, picked: str, places: Places) -> bool:
         """Whether an action is one of the picked piece's or place's (the list is narrowed to these)."""
-        return bool(places_of(action_json) & ({picked} | self.pieces_at(state, picked)))
+        return picked in places.origin or bool(set(places.pieces) & ({picked} | self.pieces_at(state, picked)))
 
-    def targets_of(self, state, action_json: Any) -> set[str]:
+    def targets_of(self, state, places: Places) -> set[str]:
         """The places an action leads to, highlighted when its piece is picked."""
-        return places_of(action_json)
+        return set(places.targets)
 
-    def action_at(self, state, picked: str, place: str, actions: list[tuple[Any, Any]]) -> Any:
-        """The action a click on ``place`` makes once ``picked`` is picked (``actions``: the shown
-        ``(action, json)`` pairs), or None when a click there only picks (the default)."""
-        return None
+    def action_at(self, state, picked: str, place: str, entries: list[tuple[Any, Places]]) -> Any:
+        """The action a click on ``place`` makes once ``picked`` is picked (``entries``: the listed
+        ``(action, places)`` of the picked piece): the one that leads there, or None when several do (the
+        list narrows) or none."""
+        found = [a for a, pl in entries if place != picked and place in pl.targets and self.concerns(state, picked, pl)]
+        return found[0] if len(found) == 1 else None
 
     def attempt_at(self, state, picked: str, place: str) -> Any:
         """The action (as JSON) a click on ``place`` tries when no listed action goes there, so the rules

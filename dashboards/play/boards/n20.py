@@ -4,8 +4,10 @@ from __future__ import annotations
 import panel as pn
 
 from dashboards.play.boards.base import Board
+from engine.core.game import Places
 
 __all__ = ["N20Board"]
+
 
 class N20Board(Board):
     """Napoleonic 20: the scenario's hex map as the map page draws it (:class:`GameMapView`: counters with
@@ -29,46 +31,29 @@ class N20Board(Board):
     def pieces_at(self, state, place):
         return set(state.occupants.get(place, ()))
 
-    def _of_picked(self, state, picked: str, aj: dict) -> bool:
-        pieces = self.pieces_at(state, picked)
-        unit, path = aj.get("unit"), aj.get("path") or []
-        if unit is not None:
-            if unit in pieces:
-                return True
-            # a reinforcement enters by a move whose path starts at its entry hex
-            return bool(path) and path[0] == picked and getattr(state.by_id.get(unit), "status", "map") != "map"
-        return False
-
-    def concerns(self, state, picked, action_json):
-        aj = action_json if isinstance(action_json, dict) else {}
-        pieces = self.pieces_at(state, picked)
-        if aj.get("kind") == "place" and aj.get("hex") == picked:
-            return True
-        if aj.get("unit") is not None:
-            return self._of_picked(state, picked, aj)
-        if set(aj.get("units") or ()) & pieces:
-            return True
-        return any(set(b.get("attackers", ())) & pieces or set(b.get("defenders", ())) & pieces
-                   for b in aj.get("battles") or () if isinstance(b, dict))
-
-    def targets_of(self, state, action_json):
-        aj = action_json if isinstance(action_json, dict) else {}
-        if aj.get("kind") in self.MOVES and aj.get("path"):
-            return {aj["path"][-1]}
-        if aj.get("kind") == "place" and aj.get("hex"):
-            return {aj["hex"]}
-        out = set()
+    def legacy_places(self, state, aj):
+        """The old JSON path (until the n20 rules give their places): a move's unit, its path and the hex
+        it ends in (a reinforcement's path starts at its entry hex); a placement's hex; a declaration's
+        attackers and defenders, and the defenders' hexes."""
+        aj = aj if isinstance(aj, dict) else {}
+        kind, unit, path = aj.get("kind"), aj.get("unit"), tuple(aj.get("path") or ())
+        if kind in self.MOVES and path and unit is not None:
+            return Places(pieces=(unit,), origin=(path[0],), targets=(path[-1],), path=path)
+        if kind == "place" and aj.get("hex"):
+            return Places(pieces=(unit,) if unit else (), origin=(aj["hex"],), targets=(aj["hex"],))
+        pieces = ([unit] if unit is not None else []) + list(aj.get("units") or ())
+        targets = []
         for b in aj.get("battles") or ():
-            for uid in b.get("defenders", ()) if isinstance(b, dict) else ():
-                h = getattr(state.by_id.get(uid), "hex", None)
-                if h:
-                    out.add(h)
-        return out
+            if isinstance(b, dict):
+                pieces += list(b.get("attackers", ())) + list(b.get("defenders", ()))
+                targets += [h for h in (getattr(state.by_id.get(u), "hex", None) for u in b.get("defenders", ())) if h]
+        return Places(pieces=tuple(dict.fromkeys(pieces)), targets=tuple(dict.fromkeys(targets)))
 
-    def action_at(self, state, picked, place, actions):
-        for a, aj in actions:
-            if (isinstance(aj, dict) and aj.get("kind") in self.MOVES and (aj.get("path") or [None])[-1] == place
-                    and self._of_picked(state, picked, aj)):
+    def action_at(self, state, picked, place, entries):
+        """The first move of the picked hex's unit that ends in ``place`` (two paths to one hex are two
+        moves: the first listed is made); a click on an attacked hex narrows the list instead."""
+        for a, pl in entries:
+            if pl.path and pl.targets == (place,) and self.concerns(state, picked, pl):
                 return a
         return None
 

@@ -6,6 +6,7 @@ import html
 import panel as pn
 
 from dashboards.play.boards.base import Board, places_of
+from engine.core.game import Places
 
 __all__ = ["TbfBoard"]
 
@@ -70,31 +71,17 @@ class TbfBoard(Board):
     def pieces_at(self, state, place):
         return {p.id for p in state.game.on_map() if p.hex == place}
 
-    #: where each kind of action leads on the map (the hex a click there means)
-    @staticmethod
-    def _lead(aj) -> str | None:
+    def legacy_places(self, state, aj):
+        """The old JSON path (until the TBF rules give their places): the unit(s) and where the action
+        leads (a move's hex, a fire's or a melee's target, a charge's last hex)."""
+        aj = aj if isinstance(aj, dict) else {}
         k = aj.get("kind")
-        if k == "move":
-            return aj.get("to")
-        if k in ("fire", "melee"):
-            return aj.get("target")
-        if k == "charge":
-            return (aj.get("path") or [None])[-1]
-        return None
-
-    def targets_of(self, state, action_json):
-        aj = action_json if isinstance(action_json, dict) else {}
-        lead = self._lead(aj)
-        return {lead} if lead else places_of(aj)
-
-    def action_at(self, state, picked, place, actions):
-        """The one move, fire, melee or charge of the picked hex's units that leads to ``place`` (a fire,
-        melee or charge is then selected in the list with its odds, not made); None when there are
-        several (the list narrows to them) or none."""
-        here = self.pieces_at(state, picked)
-        found = [a for a, aj in actions if isinstance(aj, dict) and self._lead(aj) == place
-                 and ({aj.get("unit")} | set(aj.get("units") or ())) & here]
-        return found[0] if len(found) == 1 else None
+        lead = (aj.get("to") if k == "move" else aj.get("target") if k in ("fire", "melee")
+                else (aj.get("path") or [None])[-1] if k == "charge" else None)
+        pieces = tuple(x for x in [aj.get("unit"), *(aj.get("units") or ())] if isinstance(x, str))
+        if lead is None:
+            return Places(pieces=tuple(sorted(places_of(aj))))
+        return Places(pieces=pieces, targets=(lead,), path=tuple(aj.get("path") or ()))
 
     def show(self, state, picked, targets):
         from dashboards.render.hexmap import Counter, Marked
