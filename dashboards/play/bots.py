@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from engine.core.game import EventDice, Pending, action_seed, system_of
+from engine.core.game import EventDice, Pending, action_seed
+from engine.systems import system_of
 from engine.core.procedure import Choose
 from engine.core.values import jsonable
 

@@ -16,11 +16,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import partial
 
+import panel as pn
 import param
 from panel.custom import JSComponent
+from panel.io.state import set_curdoc
 
-__all__ = ["GameControls", "action_key"]
+__all__ = ["GameControls", "action_key", "on_next_tick"]
+
+
+def on_next_tick(component, fn) -> None:
+    """Run ``fn`` on the next tick of the document ``component`` is shown in, with that document's lock
+    held (a browser's message may arrive where Panel runs it without the lock, e.g. under
+    ``--num-procs``: a change of the page there is refused by Bokeh); at once outside a server."""
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        docs = [m.document for m, _ in getattr(component, "_models", {}).values()
+                if getattr(m, "document", None) is not None]
+        doc = docs[0] if docs else None
+    if doc is None or doc.session_context is None:
+        fn()
+        return
+    with set_curdoc(doc):
+        pn.state.execute(fn, schedule=True)
 
 
 def action_key(action_json) -> str:
@@ -202,7 +221,7 @@ class GameControls(JSComponent):
         self.on_msg = None
 
     def _handle_msg(self, data) -> None:
-        self.press(data)
+        on_next_tick(self, partial(self.press, data))
 
     def press(self, msg: dict) -> None:
         """One press in the browser (also what a test or a notebook calls)."""

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import base64
 import json
+from functools import partial
 
 import param
 from panel.custom import JSComponent
 
+from dashboards.play.controls import on_next_tick
 from dashboards.server.access import KEYS_ROUTE
 
 __all__ = ["PlayHead", "decode_upload"]
@@ -236,7 +238,7 @@ class PlayHead(JSComponent):
                                    "bots": list(bots)}, ensure_ascii=False)
 
     def _handle_msg(self, data) -> None:
-        self.act(data)
+        on_next_tick(self, partial(self.act, data))
 
     def act(self, msg: dict) -> None:
         """One request of the browser (also what a test or a notebook calls for a press)."""

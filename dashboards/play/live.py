@@ -39,7 +39,8 @@ from functools import partial
 from typing import Any, Callable
 
 from engine.core.errors import RecordError, RuleViolation, VedetteError
-from engine.core.game import GameRules, Pending, RandomBot, Session, apply_event, system_of
+from engine.core.game import GameRules, Pending, RandomBot, Session, apply_event
+from engine.systems import system_of
 from engine.core.procedure import ChanceRequest, Choose
 from engine.core.record import GameRecord
 

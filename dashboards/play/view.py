@@ -19,6 +19,7 @@ of the game or of the replay position.
 from __future__ import annotations
 
 import html
+from functools import partial
 from typing import Any
 
 import panel as pn
@@ -34,7 +35,7 @@ from dashboards.common.layout import columns
 from dashboards.common.rule_notes import rule_note_for
 from dashboards.play.action_odds import ActionOddsView
 from dashboards.play.boards import board_for
-from dashboards.play.controls import GameControls, action_key
+from dashboards.play.controls import GameControls, action_key, on_next_tick
 from dashboards.play.head import PlayHead, decode_upload
 from dashboards.play.live import Refused
 from dashboards.play.model import LOG_CSS, GamePlayModel, describe_request, log_html
@@ -569,7 +570,8 @@ class GamePlayView(pn.viewable.Viewer):
         shown = m.shown_state()
         if self.board is None:
             self.board = board_for(m.rules, shown)
-            self.board.on_pick(self._pick)
+            # a click comes from the board's own model: handled on the document's next tick, with its lock
+            self.board.on_pick(lambda place: on_next_tick(self.controls, partial(self._pick, place)))
             self.board_box[:] = [self.board.panel()]
             self._entries_key = None
         entries = self._legal_entries()
