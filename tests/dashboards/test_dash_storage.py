@@ -101,7 +101,7 @@ def test_store_matches_an_in_memory_list(tmp_path_factory, ops):
 # ---- issue 12: keys, migration, permissions, storage errors -----------------------------------------------
 import stat as _stat
 
-from dashboards.server.storage import OWNER, SCHEMA_VERSION, StorageError
+from dashboards.server.storage import OWNER, SCHEMA_VERSION, StaleGame, StorageError
 
 
 def test_each_game_has_an_owner_key_and_a_key_per_side(tmp_path):
@@ -326,3 +326,52 @@ def test_optimistic_check_keeps_only_actions_made_on_the_stored_position(tmp_pat
     assert len(store.load(gid).events) == 2
     store.truncate(gid, 1, expected=2)
     assert len(store.load(gid).events) == 1
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path):
+    """Issue 28 (hardening): ``--db`` naming another program's SQLite file is refused before anything is
+    changed: no table added, its permissions as they were."""
+    path = tmp_path / "notes.sqlite3"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    con.execute("INSERT INTO notes(text) VALUES ('shopping')")
+    con.commit()
+    con.close()
+    os.chmod(path, 0o644)
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="another program's SQLite file"):
+        GameStore(path)
+    assert path.read_bytes() == before and _stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    con = sqlite3.connect(path)
+    assert [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")] == ["notes"]
+    con.close()
+
+
+def test_a_file_that_is_not_sqlite_keeps_its_permissions(tmp_path):
+    path = tmp_path / "report.txt"
+    path.write_text("not a database\n" * 10)
+    os.chmod(path, 0o644)
+    with pytest.raises(StorageError, match="not a Vedette saved-games file"):
+        GameStore(path)
+    assert _stat.S_IMODE(os.stat(path).st_mode) == 0o644 and path.read_text().startswith("not a database")
+
+
+def test_a_schema_2_file_is_migrated_to_live_games(tmp_path):
+    """Schema 2 -> 3 adds the change counter, the seats, the action under way and the keys' first use; the
+    games stay, and every change then moves the counter."""
+    path = tmp_path / "g.sqlite3"
+    store = GameStore(path)
+    gid = store.create("n20", "fuentes", sides=("french", "allied"))
+    store.append(gid, {"kind": "x"})
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value='2' WHERE key='schema'")
+    con.commit()
+    con.close()
+    again = GameStore(path)
+    g = again.load(gid)
+    assert g.n_events == 1 and g.seats == {} and g.pending is None
+    rev = again.revs([gid])[gid]
+    assert again.change(gid, rev, event={"kind": "y"}) == rev + 1
+    with pytest.raises(StaleGame):
+        again.change(gid, rev, event={"kind": "z"})             # a stale counter writes nothing
+    assert again.load(gid).n_events == 2
