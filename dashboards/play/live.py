@@ -335,7 +335,9 @@ class LiveGame:
         return self.rules.to_act(s.state)
 
     # -- changing ------------------------------------------------------------------------------------
-    def _may(self, role: str, side: str | None) -> None:
+    def check_actor(self, role: str, side: str | None) -> None:
+        """Refuse (:class:`Refused`) unless ``role`` may act for ``side`` now (its link, not a bot's seat, a game
+        that is saved, replays and is not over)."""
         if self.store is None:
             raise Refused("this game is not saved: replay only")
         if self.broken:
@@ -397,7 +399,7 @@ class LiveGame:
             s = self.session
             if s.pending is not None:
                 raise Refused("an action is under way: answer its question first")
-            self._may(role, self.rules.to_act(s.state))
+            self.check_actor(role, self.rules.to_act(s.state))
             s.begin(action)
             return self._after_step(roll)
         return self._run(go)
@@ -417,7 +419,7 @@ class LiveGame:
             s = self.session
             if s.pending is None:
                 raise Refused("nothing is waiting for an answer")
-            self._may(role, self.asked())
+            self.check_actor(role, self.asked())
             s.answer(value)
             return self._after_step(roll)
         return self._run(go)
@@ -428,7 +430,7 @@ class LiveGame:
             s = self.session
             if s.pending is None or not isinstance(s.pending.request, ChanceRequest):
                 raise Refused("nothing is waiting for a die")
-            self._may(role, self.asked())
+            self.check_actor(role, self.asked())
             return self._after_step(True)
         return self._run(go)
 
@@ -439,7 +441,7 @@ class LiveGame:
             s = self.session
             if s.pending is None:
                 raise Refused("nothing to cancel")
-            self._may(role, self.rules.to_act(s.pending.before))
+            self.check_actor(role, self.rules.to_act(s.pending.before))
             if self.is_live() and s.pending.answered_chance():
                 raise Refused("not cancelled: its dice are rolled (an action is taken back only until dice are rolled)")
             s.cancel()

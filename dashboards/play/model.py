@@ -426,7 +426,10 @@ class GamePlayModel(PlayParams):
             self._changed(("Type in the die: " if isinstance(out.request, ChanceRequest) else "")
                           + describe_request(out.request))
             return False
-        self._changed(done_message() if callable(done_message) else done_message)
+        said = done_message() if callable(done_message) else done_message
+        if self.snap is not None and self.snap.note:      # what the game says after (a bot past its budget)
+            said = f"{said} — {self.snap.note[:1].upper()}{self.snap.note[1:]}"
+        self._changed(said)
         return True
 
     def act(self, action) -> bool:
