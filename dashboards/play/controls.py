@@ -75,9 +75,13 @@ export function render({ model, el }) {
 
   list.addEventListener("change", () => { model.selected = list.value || ""; });
 
+  const same = {};                 // what each part last drew: a part sent again unchanged is left as it is
+  const changed = (name, value) => { const s = JSON.stringify(value || null); if (same[name] === s) return false;
+    same[name] = s; return true; };
   const drawItems = () => {
     const keep = model.selected;
     const items = model.items || [];
+    if (!changed("items", items)) return;
     list.replaceChildren(...items.map(([k, label, attack]) => {
       const o = el_("option", attack ? "attack" : "", label); o.value = k; return o; }));
     if (keep && items.some((x) => x[0] === keep)) list.value = keep; else list.selectedIndex = -1;
@@ -104,6 +108,7 @@ export function render({ model, el }) {
   };
   const drawPending = () => {
     const p = model.pending || {};
+    if (!changed("pending", p)) return;
     pending.replaceChildren();
     if (!p.rule && !p.text) { pending.dataset.state = "none"; return; }
     pending.dataset.state = p.mine ? "yours" : "theirs";
@@ -134,6 +139,7 @@ export function render({ model, el }) {
   };
   const drawSeats = () => {
     const s = model.seats || {};
+    if (!changed("seats", s)) return;
     seats.replaceChildren();
     if (!(s.sides || []).length) { seats.hidden = true; return; }
     seats.hidden = false;
@@ -156,6 +162,7 @@ export function render({ model, el }) {
   };
   const drawWatch = () => {
     const w = model.watch || {};
+    if (!changed("watch", w)) return;
     watch.replaceChildren(); watch.hidden = !w.on;
     if (!w.on) return;
     watch.dataset.state = w.paused ? "paused" : "running";

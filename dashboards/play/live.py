@@ -217,6 +217,7 @@ class LiveGame:
         self.note = ""
         self._bot_job = False
         self._steps = 0                   # bot actions the owner asked for while paused
+        self._rolls = True                # whether the action under way is rolled by the computer
 
     # -- loading -----------------------------------------------------------------------------------
     @classmethod
@@ -406,6 +407,7 @@ class LiveGame:
 
     def _after_step(self, roll: bool) -> Pending | None:
         s = self.session
+        self._rolls = roll                  # how the action under way rolls its dice (a bot's answer goes on so)
         if roll and s.pending is not None and isinstance(s.pending.request, ChanceRequest):
             s.roll_pending()
         if s.pending is not None:
@@ -601,7 +603,9 @@ class LiveGame:
                     if s.pending is not None and not isinstance(s.pending.request, Choose):
                         s.roll_pending()           # the budget's fallback names no dice: the event's own
                 else:
-                    s.answer(result)
+                    s.answer(result)           # the bot's answer to a person's action: its dice as that person rolls
+                    if self._rolls and s.pending is not None and isinstance(s.pending.request, ChanceRequest):
+                        s.roll_pending()
                 if s.pending is not None:
                     self._save_pending()
                 self.note = note

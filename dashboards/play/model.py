@@ -258,7 +258,7 @@ class GamePlayModel(PlayParams):
             people = [s for s in self.rules.sides if not self.snap.seats.get(s)]
             if len(people) == 1:
                 return people[0]
-            return self.game.asked() if self.game is not None and self.mode == "play" else self.to_act
+            return self.asked() if self.mode == "play" else self.to_act
         return None
 
     @property
@@ -389,8 +389,16 @@ class GamePlayModel(PlayParams):
         return self.role == OWNER or (bool(self.role) and self.role == side)
 
     def asked(self) -> str | None:
-        """The side the game waits for (a waiting question's side, else the side to act)."""
-        return self.game.asked() if self.game is not None and self.snap is not None else None
+        """The side the game waits for as this page shows it (a waiting question's side, else the side to
+        act): from the page's snapshot, so the status line, the list and the request always agree."""
+        snap = self.snap
+        if snap is None:
+            return None
+        p = snap.pending
+        if p is not None:
+            who = getattr(p.request, "player", None) if isinstance(p.request, Choose) else None
+            return who or self.rules.to_act(p.before)
+        return self.rules.to_act(snap.states[-1])
 
     def legal(self) -> list:
         st = self.state

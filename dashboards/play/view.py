@@ -190,9 +190,9 @@ class GamePlayView(pn.viewable.Viewer):
         m = self.model
         before = m.rev
         if m.sync() and m.rev == before and m.state is not None and self.__dict__.get("_made_game_parts"):
-            self._draw_status()
             self._draw_actions()
             self._draw_seats()
+            self._draw_status()
 
     # -- callbacks ---------------------------------------------------------------------------------------
     def _choices(self, open_: bool) -> None:
@@ -507,8 +507,8 @@ class GamePlayView(pn.viewable.Viewer):
     def _on_pick(self, *_) -> None:
         if self.model.state is None:
             return
-        self._draw_board()
         self._draw_actions()
+        self._draw_board()
         self._draw_status()
 
     def refresh(self, board_only: bool = False) -> None:
@@ -516,23 +516,26 @@ class GamePlayView(pn.viewable.Viewer):
         self._draw_all()
 
     def _draw_all(self) -> None:
+        """Every part, the status line last: a page (or a test) that reads "your move" there finds the list
+        and the request already drawn (each part may reach the browser in a message of its own)."""
         m = self.model
-        self._draw_status()
         if m.state is None:
             if self.__dict__.get("_made_game_parts"):
                 self.controls.param.update(items=[], waiting="", pending={}, flags={}, seats={}, watch={})
                 self.board_box[:] = []
                 self._show_links()
+            self._draw_status()
             return
         self._fill_game_area()
-        self._draw_board()
         self._draw_actions()
         self._draw_pending()
+        self._draw_board()
         self._draw_seats()
         self._resolved()
         self._draw_replay()
         self._draw_log()
         self._show_links()
+        self._draw_status()
 
     # -- the parts ---------------------------------------------------------------------------------------
     def _legal_entries(self) -> list[tuple[Any, str, str, Places]]:
