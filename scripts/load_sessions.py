@@ -20,6 +20,13 @@ session's server time goes.
 chromium at the same moment (playwright; ``$VEDETTE_CHROMIUM`` or ``/usr/bin/chromium``) and reports, per
 context, the seconds until the page shows ``--wait-for`` (default the odds panel): the page's request, its
 scripts, the websocket session and the first render, as a club member waits for them.
+
+``--play lob --browsers 10`` has N browsers play games in pairs (one side each, by its link) on the play
+page, ``--actions`` actions in all (144 by default): each page makes the first action its list offers when
+it is its move. For each action, the time from the press on one page to the frame in which the other
+side's page shows it (both pages' clocks: ``performance.timeOrigin + now()``); meanwhile the index is
+loaded once a second by another client. Reports p50, p95 and max, the page errors in the server's log
+("a page callback failed") when the script started the server, and the index's load times.
 """
 from __future__ import annotations
 
@@ -47,11 +54,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: str, num_procs: int = 1) -> tuple[subprocess.Popen, str]:
+def start_server(db: str, num_procs: int = 1, log: str | None = None) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
+    out = open(log, "ab") if log else subprocess.DEVNULL
     proc = subprocess.Popen([sys.executable, "-m", "dashboards.server.serve", "--port", str(port), "--address", "127.0.0.1",
-                             "--db", db, "--num-procs", str(num_procs)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             "--db", db, "--num-procs", str(num_procs)], cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
                             env=dict(os.environ, PYTHONPATH=str(REPO)), start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -185,6 +193,127 @@ def run_browsers(url: str, n: int = 10, page: str = "/odds", wait_for: str = ".o
     return out
 
 
+_STATUS_JS = """(function f(root) {
+  const h = root.querySelector(".status-line .status[data-events]"); if (h) return h;
+  for (const e of root.querySelectorAll("*")) if (e.shadowRoot) { const x = f(e.shadowRoot); if (x) return x; }
+  return null; })(document)"""
+#: [the page's clock, events, mine] at the first frame with more than ``n`` events (or ``null`` past ``ms``)
+_WAIT_MORE = """([n, ms]) => new Promise((done) => {
+  const end = performance.now() + ms;
+  const look = () => { const s = """ + _STATUS_JS + """;
+    if (s && +s.dataset.events > n) done([performance.timeOrigin + performance.now(), +s.dataset.events]);
+    else if (performance.now() > end) done(null); else requestAnimationFrame(look); };
+  look(); })"""
+_READ = "() => { const s = " + _STATUS_JS + "; return s ? [+s.dataset.events, s.dataset.mine, s.dataset.toAct] : null; }"
+
+
+def run_play(url: str, system: str = "lob", n: int = 10, actions: int = 144, timeout_s: float = 60.0) -> dict:
+    """N browsers playing ``system`` in pairs on the play page (see the module's docstring)."""
+    import asyncio
+    import re as _re
+
+    from playwright.async_api import async_playwright
+
+    chromium = os.environ.get("VEDETTE_CHROMIUM", "/usr/bin/chromium")
+    lat: list[float] = []
+    lost = {"n": 0}
+    index_s: list[float] = []
+    done = {"flag": False}
+
+    def index_loader() -> None:
+        while not done["flag"]:
+            t0 = time.perf_counter()
+            try:
+                with urllib.request.urlopen(url + "/", timeout=60) as r:
+                    r.read()
+                index_s.append(time.perf_counter() - t0)
+            except OSError:
+                pass
+            time.sleep(1.0)
+
+    async def go() -> None:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                async def pair(i: int, quota: int) -> None:
+                    a = await (await browser.new_context()).new_page()
+                    b = await (await browser.new_context()).new_page()
+                    await a.goto(f"{url}/play?system={system}", timeout=timeout_s * 1000)
+                    await a.locator(".status-line [data-state='no-game']").wait_for(state="attached", timeout=timeout_s * 1000)
+                    await a.wait_for_function("() => window.Bokeh && (Bokeh.documents || []).length && "
+                                              "Bokeh.documents.every((d) => d.is_idle)", timeout=timeout_s * 1000)
+                    await a.locator(".seed-input input").fill(str(100 + i))
+                    await a.locator(".start-game button").click()
+                    await a.locator(".game-links a.link-owner").wait_for(state="attached", timeout=timeout_s * 1000)
+                    links = {}
+                    for el in await a.locator(".game-links a").all():
+                        role = (await el.get_attribute("class") or "").removeprefix("link-")
+                        links[role] = _re.sub(r"^https?://[^/]+", "", await el.get_attribute("href") or "")
+                    sides = [r for r in links if r != "owner"]
+                    for page, side in ((a, sides[0]), (b, sides[1])):
+                        await page.goto(url + links[side], timeout=timeout_s * 1000)
+                        await page.locator(".status-line .status[data-events]").wait_for(state="attached",
+                                                                                        timeout=timeout_s * 1000)
+                    made = 0
+                    while made < quota:
+                        ra, rb = await a.evaluate(_READ), await b.evaluate(_READ)
+                        if not ra or not rb:
+                            break
+                        actor, other = (a, b) if ra[1] == "yes" else (b, a) if rb[1] == "yes" else (None, None)
+                        if actor is None:          # neither may act (the game is over): this pair is done
+                            break
+                        sel = actor.locator(".action-list select")
+                        opt = sel.locator("option").first
+                        try:
+                            await opt.wait_for(state="attached", timeout=timeout_s * 1000)
+                        except Exception:  # noqa: BLE001 - a question waits instead: answer its first option
+                            choice = actor.locator(".pending .choice button").first
+                            if await choice.count():
+                                await choice.click()
+                                await other.evaluate(_WAIT_MORE, [ra[0] - 1, timeout_s * 1000])
+                            continue
+                        await sel.select_option(value=await opt.get_attribute("value"))
+                        n0 = ra[0]
+                        t0 = await actor.evaluate("() => performance.timeOrigin + performance.now()")
+                        await actor.locator(".do-action button").click()
+                        got = await other.evaluate(_WAIT_MORE, [n0, timeout_s * 1000])
+                        if got is None:
+                            lost["n"] += 1
+                            continue
+                        lat.append(got[0] - t0)
+                        made += 1
+                        while True:          # questions inside the action (a combat's choices): the first option
+                            choice = actor.locator(".pending[data-state='yours'] .choice button").first
+                            if not await choice.count():
+                                choice = other.locator(".pending[data-state='yours'] .choice button").first
+                                if not await choice.count():
+                                    break
+                            await choice.click()
+                            await actor.evaluate(_WAIT_MORE, [n0, timeout_s * 1000])
+                    await a.context.close()
+                    await b.context.close()
+
+                pairs = max(1, n // 2)
+                quotas = [actions // pairs + (1 if k < actions % pairs else 0) for k in range(pairs)]
+                await asyncio.gather(*(pair(k, q) for k, q in enumerate(quotas)))
+            finally:
+                await browser.close()
+
+    loader = threading.Thread(target=index_loader, daemon=True)
+    loader.start()
+    try:
+        asyncio.run(go())
+    finally:
+        done["flag"] = True
+    out = {"browsers": n, "system": system, "actions": len(lat), "not_seen_in_time": lost["n"]}
+    if lat:
+        out.update(update_ms_p50=round(statistics.median(lat)), update_ms_p95=round(percentile(lat, 95)),
+                   update_ms_max=round(max(lat)))
+    if index_s:
+        out.update(index_s_median=round(statistics.median(index_s), 2), index_s_max=round(max(index_s), 2))
+    return out
+
+
 def _chromium_cpu_s() -> float | None:
     """CPU seconds used so far by the chromium processes this process started (psutil; None without it)."""
     try:
@@ -274,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--browser-page", default="/odds")
     ap.add_argument("--wait-for", default=".odds-results", help="CSS selector that shows the page is ready")
     ap.add_argument("--profile", metavar="PAGE", help="profile building PAGE in this process instead (no server)")
+    ap.add_argument("--play", metavar="SYSTEM", help="N browsers (--browsers) play SYSTEM in pairs on /play instead")
+    ap.add_argument("--actions", type=int, default=144, help="with --play: the actions made in all")
     args = ap.parse_args(argv)
     if args.profile:
         res = profile_page(args.profile, max(1, args.rounds))
@@ -285,14 +416,29 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("keep it small: at most 20 browsers")
     if args.sessions > 50 or args.rounds > 20:
         ap.error("keep it small: at most 50 sessions and 20 rounds")
+    if args.actions > 1000:
+        ap.error("keep it small: at most 1000 actions")
     proc = None
     with tempfile.TemporaryDirectory() as tmp:
         url = args.url
+        log = os.path.join(tmp, "server.log")
         if url is None:
-            proc, url = start_server(os.path.join(tmp, "games.sqlite3"), args.num_procs)
+            proc, url = start_server(os.path.join(tmp, "games.sqlite3"), args.num_procs, log=log)
         try:
             load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-            if args.browsers:
+            if args.play:
+                with urllib.request.urlopen(url + "/play", timeout=60) as r:
+                    r.read()
+                if proc:
+                    settle(proc.pid)
+                cpu0 = server_cpu_s(proc.pid) if proc else None
+                out = run_play(url, args.play, args.browsers or 10, args.actions)
+                n = out["actions"]
+                if proc:
+                    text = Path(log).read_text(errors="replace")
+                    out["page_errors"] = text.count("a page callback failed")
+                    out["pending_writes_errors"] = text.count("_pending_writes should be non-None")
+            elif args.browsers:
                 with urllib.request.urlopen(url + args.browser_page, timeout=60) as r:   # imports, as in run_load
                     r.read()
                 if proc:

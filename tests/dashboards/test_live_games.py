@@ -220,3 +220,27 @@ def test_once_the_game_is_over_its_replay_shows_everything(store):
     side.open(gid, key=store.keys(gid)["blue"], mode="replay")
     side.goto(1)
     assert side.sees_all and side.shown_state() is side.state and side.state.red >= 0
+
+
+def test_a_bots_answer_to_a_persons_action_rolls_on_as_that_person_rolls(store):
+    """Bussaco, seed 2, event 11: the French player (computer dice) resolves a battle; the Allied greedy bot
+    answers the defender's question (12.5 reserves) on the server, and the CRT die (9.0 F) that follows
+    is rolled as the French player's dice are: the action ends, no die is left waiting for a person who
+    was never asked."""
+    from engine.core.game import play_game, system_of
+    from engine.core.procedure import Choose
+    rules = system_of("n20")
+    _, rec = play_game(rules, ("greedy", "greedy"), "bussaco", seed=2, max_actions=11)
+    ev = rec.events[10]
+    assert ev["side"] == "french" and ev["action"]["kind"] == "resolve"
+    m = GamePlayModel(store, system="n20")
+    m.import_record(rec.truncated(10), server=False)
+    m.mode = "play"
+    assert m.set_seat("allied", "greedy")
+    m.act(rules.action_from_json(ev["action"]))
+    while m.pending is not None and isinstance(m.pending.request, Choose) and m.may_act(m.asked()):
+        m.answer(m.pending.request.options[0])                   # the French player's own questions
+    assert m.pending is None and len(m.events) > 10              # no die waits
+    said = [(a["kind"], a["label"]) for a in m.events[10]["answers"] if a["kind"] != "log"]
+    i = next(i for i, (k, label) in enumerate(said) if label.startswith("defender commits reserves"))
+    assert said[i + 1][0] == "roll"                              # the bot's answer, then the CRT die
