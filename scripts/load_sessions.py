@@ -197,13 +197,6 @@ _STATUS_JS = """(function f(root) {
   const h = root.querySelector(".status-line .status[data-events]"); if (h) return h;
   for (const e of root.querySelectorAll("*")) if (e.shadowRoot) { const x = f(e.shadowRoot); if (x) return x; }
   return null; })(document)"""
-#: [the page's clock, events, mine] at the first frame with more than ``n`` events (or ``null`` past ``ms``)
-_WAIT_MORE = """([n, ms]) => new Promise((done) => {
-  const end = performance.now() + ms;
-  const look = () => { const s = """ + _STATUS_JS + """;
-    if (s && +s.dataset.events > n) done([performance.timeOrigin + performance.now(), +s.dataset.events]);
-    else if (performance.now() > end) done(null); else requestAnimationFrame(look); };
-  look(); })"""
 _READ = "() => { const s = " + _STATUS_JS + "; return s ? [+s.dataset.events, s.dataset.mine, s.dataset.toAct] : null; }"
 
 
@@ -235,6 +228,18 @@ def run_play(url: str, system: str = "lob", n: int = 10, actions: int = 144, tim
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
             try:
+                async def read(page):
+                    try:
+                        return await page.evaluate(_READ)
+                    except Exception:  # noqa: BLE001 - a page between two documents
+                        return None
+
+                async def shown_since(page, events: int, since: float):
+                    """When ``page`` first showed ``events`` actions or more, at or after ``since`` (None: not yet)."""
+                    log = await page.evaluate("() => window.__vedette_events_seen || []")
+                    hits = [t for t, e in log if e >= events and t >= since - 1]
+                    return hits[0] if hits else None
+
                 async def pair(i: int, quota: int) -> None:
                     a = await (await browser.new_context()).new_page()
                     b = await (await browser.new_context()).new_page()
@@ -254,42 +259,63 @@ def run_play(url: str, system: str = "lob", n: int = 10, actions: int = 144, tim
                         await page.goto(url + links[side], timeout=timeout_s * 1000)
                         await page.locator(".status-line .status[data-events]").wait_for(state="attached",
                                                                                         timeout=timeout_s * 1000)
-                    made = 0
-                    while made < quota:
-                        ra, rb = await a.evaluate(_READ), await b.evaluate(_READ)
+                    made, idle = 0, 0
+                    while made < quota and idle < 60:
+                        ra, rb = await read(a), await read(b)
                         if not ra or not rb:
-                            break
-                        actor, other = (a, b) if ra[1] == "yes" else (b, a) if rb[1] == "yes" else (None, None)
-                        if actor is None:          # neither may act (the game is over): this pair is done
-                            break
-                        sel = actor.locator(".action-list select")
-                        opt = sel.locator("option").first
+                            idle += 1
+                            await a.wait_for_timeout(500)
+                            continue
+                        if ra[0] != rb[0]:        # one page has not shown the last action yet: wait for it
+                            await a.wait_for_timeout(50)
+                            continue
+                        actor, other, n0 = (a, b, ra[0]) if ra[1] == "yes" else (b, a, rb[0]) if rb[1] == "yes" \
+                            else (None, None, 0)
+                        if actor is None:         # neither page may act now (a page not yet drawn, or the end)
+                            idle += 1
+                            await a.wait_for_timeout(500)
+                            continue
+                        choice = actor.locator(".pending[data-state='yours'] .choice button").first
+                        opt = actor.locator(".action-list option:not(.attack)").first
                         try:
-                            await opt.wait_for(state="attached", timeout=timeout_s * 1000)
-                        except Exception:  # noqa: BLE001 - a question waits instead: answer its first option
-                            choice = actor.locator(".pending .choice button").first
                             if await choice.count():
-                                await choice.click()
-                                await other.evaluate(_WAIT_MORE, [ra[0] - 1, timeout_s * 1000])
+                                await choice.click(timeout=5000)
+                                await a.wait_for_timeout(200)
+                                continue
+                            if not await opt.count():
+                                opt = actor.locator(".action-list option").first
+                            if not await opt.count():
+                                idle += 1
+                                await a.wait_for_timeout(300)
+                                continue
+                            await actor.locator(".action-list select").select_option(
+                                value=await opt.get_attribute("value", timeout=5000), timeout=5000)
+                            t0 = await actor.evaluate("() => performance.timeOrigin + performance.now()")
+                            await actor.locator(".do-action button").click(timeout=5000)
+                        except Exception:  # noqa: BLE001 - the list changed under the press: look again
+                            idle += 1
                             continue
-                        await sel.select_option(value=await opt.get_attribute("value"))
-                        n0 = ra[0]
-                        t0 = await actor.evaluate("() => performance.timeOrigin + performance.now()")
-                        await actor.locator(".do-action button").click()
-                        got = await other.evaluate(_WAIT_MORE, [n0, timeout_s * 1000])
-                        if got is None:
-                            lost["n"] += 1
+                        t1 = None
+                        for _ in range(int(timeout_s * 10)):       # the other page's own record of the change
+                            t1 = await shown_since(other, n0 + 1, t0)
+                            if t1 is not None:
+                                break
+                            r = await read(actor)
+                            if r and r[0] <= n0 and await actor.locator(".refusal-box [data-state='refused']").count():
+                                break                              # refused (a list that changed): look again
+                            await a.wait_for_timeout(100)
+                        if t1 is None:
+                            r = await read(actor)
+                            if r and r[0] > n0:
+                                lost["n"] += 1                     # made, but not shown on the other page in time
+                                if os.environ.get("VEDETTE_LOAD_DEBUG"):
+                                    print("MISS", n0, r, await read(other),
+                                          (await other.evaluate("() => window.__vedette_events_seen || []"))[-3:],
+                                          t0, file=sys.stderr)
+                            idle += 1
                             continue
-                        lat.append(got[0] - t0)
-                        made += 1
-                        while True:          # questions inside the action (a combat's choices): the first option
-                            choice = actor.locator(".pending[data-state='yours'] .choice button").first
-                            if not await choice.count():
-                                choice = other.locator(".pending[data-state='yours'] .choice button").first
-                                if not await choice.count():
-                                    break
-                            await choice.click()
-                            await actor.evaluate(_WAIT_MORE, [n0, timeout_s * 1000])
+                        lat.append(t1 - t0)
+                        made, idle = made + 1, 0
                     await a.context.close()
                     await b.context.close()
 

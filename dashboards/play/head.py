@@ -118,9 +118,16 @@ export function render({ model, el }) {
     }
     if (t.title) wasMine = !!t.mine;
   };
+  // when this page first showed each number of actions (the load script and the benchmarks read it)
+  const seen = window.__vedette_events_seen = window.__vedette_events_seen || [];
   const show = () => {
     intro.innerHTML = model.intro || ""; intro.hidden = !model.intro;
     status.innerHTML = model.status || ""; refusal.innerHTML = model.refusal || "";
+    const m = /data-events='(\d+)'/.exec(model.status || "");
+    if (m && (!seen.length || seen[seen.length - 1][1] !== +m[1])) {
+      seen.push([performance.timeOrigin + performance.now(), +m[1]]);
+      if (seen.length > 200) seen.shift();
+    }
     downB.disabled = !model.can_download;
     for (const b of diceB) {
       const on = b.dataset.value === model.dice;
