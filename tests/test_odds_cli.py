@@ -37,7 +37,10 @@ def record_until(tmp_path, system: str, seed: int, stop, limit: int = 600):
 
 
 def run(capsys, *argv):
-    rc = main(list(argv))
+    try:
+        rc = main(list(argv))
+    except SystemExit as exc:           # argparse's usage errors
+        rc = exc.code
     out, err = capsys.readouterr()
     return rc, (json.loads(out) if rc == 0 else None), err
 
@@ -112,3 +115,13 @@ def test_odds_past_the_bound_name_it_and_how_far_they_got(tmp_path, capsys, monk
     monkeypatch.setattr(core_odds, "MAX_OUTCOMES", 1)
     rc, out, err = run(capsys, "lob", "odds", "--record", rec, rules.format_action(a))
     assert rc == 2 and "end positions: at most 1 (got " in err
+
+
+def test_the_bounds_may_be_given_on_the_command_line(tmp_path, capsys):
+    rules, st, a, rec = record_until(tmp_path, "lob", 1, lambda r, s, l: next((a for a in l if a.kind == "attack"), None))
+    rc, out, err = run(capsys, "lob", "odds", "--record", rec, rules.format_action(a), "--max-steps", "300")
+    assert rc == 2 and "enumeration steps: at most 300" in err
+    rc, out, err = run(capsys, "lob", "odds", "--record", rec, rules.format_action(a), "--max-outcomes", "1")
+    assert rc == 2 and "end positions: at most 1 (got " in err
+    rc, out, err = run(capsys, "lob", "odds", "--record", rec, rules.format_action(a), "--max-steps", "0")
+    assert rc == 2 and "--max-steps" in err

@@ -21,19 +21,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from .data import parse_json
 from .errors import RecordError, VedetteError
 from .game import GameRules, Session, action_seed, parse_dice, play_game, replay
 from .procedure import NeedInput, RandomDice, TypedDice
 from .record import GameRecord
 
 __all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg", "record_path", "summary", "load_record",
-           "save_record", "state_at", "act"]
+           "save_record", "state_at", "act", "odds", "parse_action_arg", "check_record_path"]
 
 VERBS = ("new", "legal", "act", "odds", "undo", "replay", "play", "simulate")
 
@@ -55,17 +56,56 @@ def parse_options(text: str | None) -> list[str]:
     return [o.strip() for o in (text or "").split(",") if o.strip()]
 
 
+def _flag_error(what: str, field: str, expected: str) -> VedetteError:
+    return VedetteError(f"{what}: expected {expected}")
+
+
 def parse_choices(text: str | None) -> list | None:
-    """``--choices``: a JSON list of answers to the procedure's questions, in order."""
+    """``--choices``: a JSON list of answers to the procedure's questions, in order (bounded as every
+    JSON Vedette reads: nesting, digits, length)."""
     if text is None:
         return None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise VedetteError(f"--choices: not valid JSON ({exc.msg}); expected a list such as '[\"reserve\", 2]'") from None
+    data = parse_json(text, "--choices", _flag_error)
     if not isinstance(data, list):
-        raise VedetteError("--choices: expected a JSON list of answers")
+        raise VedetteError("--choices: expected a JSON list of answers, such as '[\"reserve\", 2]'")
     return data
+
+
+def parse_action_arg(rules: GameRules, text: str):
+    """The ACTION argument: JSON (bounded, as :func:`parse_choices`) or the system's text notation."""
+    if text.strip().startswith("{"):
+        return rules.action_from_json(parse_json(text.strip(), "action", _flag_error))
+    return rules.parse_action(text)
+
+
+def check_record_path(path: str, flag: str = "--record") -> None:
+    """Refuse, before anything is played or written, a record path whose folder is missing, is a file, is
+    not writable, or whose name is too long: a file is made there and removed again (one line)."""
+    p = Path(path).expanduser()
+    folder = p.parent if str(p.parent) else Path(".")
+
+    def mode(x: Path) -> int | None:
+        try:
+            return x.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise VedetteError(f"{flag}: cannot write {str(p)[:80]!r} ({exc.strerror or exc})") from None
+
+    here = mode(p)
+    if here is not None and not stat.S_ISREG(here):
+        raise VedetteError(f"{flag}: {str(p)[:80]!r} is not a regular file (a folder, a FIFO, a device?)")
+    there = mode(folder)
+    if there is None:
+        raise VedetteError(f"{flag}: no folder {str(folder)[:80]!r} to write {p.name[:40]!r} in")
+    if not stat.S_ISDIR(there):
+        raise VedetteError(f"{flag}: {str(folder)[:80]!r} is a file, not a folder")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=p.name + ".", suffix=".tmp")
+    except OSError as exc:
+        raise VedetteError(f"{flag}: cannot write {str(p)[:80]!r} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def load_record(rules: GameRules, path: str) -> GameRecord:
@@ -93,7 +133,10 @@ def _naming(path: str):
 def save_record(rec: GameRecord, path: str) -> None:
     """Write atomically: a failed or interrupted write leaves the old record as it was."""
     p = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=p.parent or ".", prefix=p.name + ".", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=p.parent or ".", prefix=p.name + ".", suffix=".tmp")
+    except OSError as exc:
+        raise VedetteError(f"{path[:80]}: cannot write the record ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(rec.dumps())
@@ -215,6 +258,7 @@ def _odds_verb(sub, rules_factory: Callable[[], GameRules], common) -> None:
         p.add_argument("--record", "-r", required=True, metavar="FILE", help="the game record (JSON)")
         p.add_argument("action", help="the action: JSON (as `legal` lists it) or its text notation")
         common(p, False)
+        _bound_args(p)
         p.set_defaults(handler=lambda a: odds(rules_factory(), a, a.action))
         return
     probe = "\x00probe"                 # the one argument the system's verb takes: where argparse puts it
@@ -222,8 +266,17 @@ def _odds_verb(sub, rules_factory: Callable[[], GameRules], common) -> None:
     own.add_argument("--record", "-r", default=None, metavar="FILE",
                      help=f"a game record: {positional.upper()} is then an action, weighed in the record's position")
     common(own, False)
+    _bound_args(own)
     theirs = own.get_default("handler")
     own.set_defaults(handler=lambda a: odds(rules_factory(), a, getattr(a, positional)) if a.record else theirs(a))
+
+
+def _bound_args(p) -> None:
+    from .odds import MAX_OUTCOMES, MAX_STEPS
+    p.add_argument("--max-steps", type=int_arg("--max-steps", 1, 10 * MAX_STEPS), default=None,
+                   help=f"stop the enumeration past this many steps (default {MAX_STEPS:,}, the page's bound)")
+    p.add_argument("--max-outcomes", type=int_arg("--max-outcomes", 1, 10 * MAX_OUTCOMES), default=None,
+                   help=f"refuse odds with more end positions than this (default {MAX_OUTCOMES:,})")
 
 
 def _record_args(p) -> None:
@@ -243,6 +296,7 @@ def record_path(args) -> str:
 
 
 def _new(rules: GameRules, args) -> dict:
+    check_record_path(args.record)
     s = Session.new(rules, args.scenario, parse_options(args.options), args.seed)
     save_record(s.record, args.record)
     return summary(rules, s.state, s.record)
@@ -266,7 +320,7 @@ def act(rules: GameRules, args) -> dict:
     rec = load_record(rules, path)
     with _naming(path):
         session = Session(rules, rec)
-    action = rules.parse_action(args.action)
+    action = parse_action_arg(rules, args.action)
     dice_faces = parse_dice(args.dice)
     choices = parse_choices(args.choices)
     if dice_faces is None:
@@ -312,12 +366,13 @@ def odds(rules: GameRules, args, action_text: str) -> dict:
         state, i = state_at(rules, rec, args)
     if rules.to_act(state) is None:
         raise VedetteError(f"{path}: the game is over: no action to weigh")
-    action = rules.parse_action(action_text)
+    action = parse_action_arg(rules, action_text)
     out = summary(rules, state, rec)
     out["after_events"] = i
     out["says"] = rules.describe_action(action)
-    out.update(action_odds(rules, state, action, max_outcomes=bounds.MAX_OUTCOMES,
-                           max_steps=bounds.MAX_STEPS).to_json())
+    steps = getattr(args, "max_steps", None) or bounds.MAX_STEPS
+    outcomes = getattr(args, "max_outcomes", None) or bounds.MAX_OUTCOMES
+    out.update(action_odds(rules, state, action, max_outcomes=outcomes, max_steps=steps).to_json())
     return out
 
 
@@ -344,6 +399,8 @@ def _replay(rules: GameRules, args) -> dict:
 
 def _play(rules: GameRules, args) -> dict:
     bots = [b.strip() for b in args.bots.split(",")]
+    if args.record:
+        check_record_path(args.record)          # before the first action, not after the whole game
     final, rec = play_game(rules, bots, args.scenario, parse_options(args.options), args.seed,
                            max_actions=args.max_actions)
     if args.record:

@@ -40,6 +40,7 @@ class LobRules(GameRules):
     sides = SIDES
     engine_version = ENGINE_VERSION
     accepts_versions = ("lob-game-1",)
+    older_option_keys = frozenset({"rules", "bid"})      # records before the protocol: {"rules": [...], "bid": ...}
     default_scenario = "albuera"
 
     def scenarios(self) -> dict[str, str]:
