@@ -541,3 +541,14 @@ def test_simulate_refuses_a_scheduler_that_says_nothing_within_its_bound(monkeyp
         err = one_line_refusal(["lob", "simulate", "--games", "1", "--scheduler", f"tcp://127.0.0.1:{port}",
                                 "--no-progress"])
     assert "said nothing within 0.2 s" in err
+
+
+def test_a_fifo_named_inside_a_record_is_refused(new_records, tmp_path):
+    # an n20 record may name a tables file (the command line opens what a record names): a FIFO is refused
+    data = json.loads(new_records["n20"].read_text())
+    fifo = tmp_path / "tables.yaml"
+    os.mkfifo(fifo)
+    data["options"]["tables"] = str(fifo)
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps(data))
+    assert "regular file" in one_line_refusal(["n20", "replay", str(rec)])
