@@ -24,8 +24,9 @@ def test_the_table_names_every_shipped_system_and_registers_it():
 
 
 def test_an_unknown_system_is_one_line_naming_the_known_ones():
-    with pytest.raises(VedetteError, match="unknown game system 'chess'; one of bc, lob, n20, tbf"):
+    with pytest.raises(VedetteError, match="unknown game system 'chess'; one of ") as e:
         core.system_of("chess")
+    assert all(name in str(e.value) for name in ("bc", "lob", "n20", "tbf")) and "\n" not in str(e.value)
 
 
 def test_core_alone_imports_no_system_until_one_is_named():

@@ -6,8 +6,11 @@ Every table, map and unit value carries its provenance in a ``source`` field, on
 """
 from __future__ import annotations
 
-from pathlib import Path
+import json
+import os
 import re
+import stat
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import yaml
@@ -17,7 +20,7 @@ from .errors import SHOWN, DataError, one_line, short
 
 __all__ = ["Source", "Sourced", "Strict", "load_yaml", "parse_yaml", "validate", "provenance_kind",
            "DATA_DIR", "data_path", "read_text", "load_data", "parse_data", "check_depth", "short", "one_line",
-           "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_ALIASES", "MAX_NODES"]
+           "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_ALIASES", "MAX_NODES", "parse_json"]
 
 # Bounds on every file a user hands to Vedette (docs/limits.md). A shipped data file or a whole played
 # game record is well under a tenth of each; a file past one is refused with a one-line DataError
@@ -117,8 +120,9 @@ def short_field(name: str) -> str:
 
 # --- reading files: size, encoding, nesting and alias bounds ---------------------------------------
 def read_text(path: str | Path, error: type[Exception] | None = None) -> str:
-    """The UTF-8 text of a user's file, refusing a missing or unreadable file, one over
-    :data:`MAX_FILE_BYTES`, a binary file (NUL bytes) and text that is not UTF-8, each with one line.
+    """The UTF-8 text of a user's file, refusing a missing or unreadable file, anything that is not a
+    regular file (a FIFO, a device, a socket would block or never end), one over :data:`MAX_FILE_BYTES`,
+    a binary file (NUL bytes) and text that is not UTF-8, each with one line.
 
     ``error`` is the exception class to raise (``DataError`` by default; called as ``error(file, field,
     expected)``); :class:`engine.core.record.GameRecord` passes its own adapter.
@@ -126,7 +130,14 @@ def read_text(path: str | Path, error: type[Exception] | None = None) -> str:
     p = Path(path)
     fail = error or DataError
     try:
-        with open(p, "rb") as fh:
+        # opened without blocking (a FIFO with no writer would wait for one), then only a regular file read
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as fh:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
+                raise fail(str(p), "", "a file, not a folder")
+            if not stat.S_ISREG(mode):
+                raise fail(str(p), "", "a regular file (not a FIFO, a device or a socket)")
             raw = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise fail(str(p), "", "an existing file") from None
@@ -275,6 +286,25 @@ def parse_data(text: str, file: str = "<input>") -> Any:
 def load_data(path: str | Path) -> Any:
     """A user's YAML/JSON file read and parsed within the bounds (:func:`read_text`, :func:`parse_data`)."""
     return parse_data(read_text(path), str(path))
+
+
+def parse_json(text: str, what: str = "input", error: type[Exception] | None = None) -> Any:
+    """JSON text parsed within the bounds above: one line for invalid JSON, nesting past :data:`MAX_DEPTH`
+    (never a RecursionError), a number past Python's digit limit. ``error(file, field, expected)`` as in
+    :func:`read_text` (default :class:`DataError`); ``what`` names the input (an option, ``action``)."""
+    fail = error or DataError
+    if len(text) > MAX_FILE_BYTES:
+        raise fail(what, "", f"at most {MAX_FILE_BYTES} characters")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fail(what, "", f"valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise fail(what, "", f"JSON nesting at most {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:          # an integer of more digits than Python reads (4300)
+        raise fail(what, "", f"valid JSON ({one_line(str(exc))[:120]})") from None
+    check_depth(data, what, MAX_DEPTH, fail)
+    return data
 
 
 def check_depth(data: Any, file: str = "<input>", limit: int = MAX_DEPTH, error: type[Exception] | None = None) -> None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, ClassVar, Protocol
 
+from .data import parse_json
 from .errors import RecordError, RuleViolation, VedetteError
 from .procedure import ChanceRequest, Choose, Event, NeedInput, RandomDice, Request, Stepper
 from .record import GameRecord
@@ -137,6 +138,8 @@ class GameRules(ABC):
     system: ClassVar[str] = ""
     title: ClassVar[str] = ""
     sides: ClassVar[tuple[str, str]] = ("", "")
+    #: keys an older record's options may hold besides those :meth:`record_options` writes today
+    older_option_keys: ClassVar[frozenset[str]] = frozenset()
     engine_version: ClassVar[str] = ""
     #: older engine versions whose records this one still replays (a migration exists)
     accepts_versions: ClassVar[tuple[str, ...]] = ()
@@ -215,13 +218,10 @@ class GameRules(ABC):
         return json.dumps(self.action_to_json(action), separators=(",", ":"), sort_keys=True)
 
     def parse_action(self, text: str) -> Any:
-        """An action from its text notation, or from its JSON."""
+        """An action from its text notation, or from its JSON (within core's bounds: nesting, digits)."""
         text = text.strip()
         if text.startswith("{"):
-            try:
-                return self.action_from_json(json.loads(text))
-            except json.JSONDecodeError as exc:
-                raise VedetteError(f"action: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            return self.action_from_json(parse_json(text, "action", _action_error))
         raise VedetteError(f"action: cannot read {text[:60]!r}")
 
     def describe_action(self, action) -> str:
@@ -374,6 +374,10 @@ class GameRules(ABC):
         return self.to_act(state) is None
 
 
+def _action_error(what: str, field: str, expected: str) -> VedetteError:
+    return VedetteError(f"{what}: expected {expected}")
+
+
 def _first(req: Choose):
     return req.options[0]
 
@@ -432,16 +436,30 @@ def initial_state(rules: GameRules, record: GameRecord) -> Any:
         raise
     except VedetteError as exc:
         raise RecordError(f"the record's game cannot be set up: {exc}") from None
-    if record.edition and rules.edition(state) and record.edition != rules.edition(state):
-        raise RecordError(f"field 'edition': the record says {record.edition[:20]!r}, the scenario is "
-                          f"{rules.edition(state)!r}")
+    check_setup(rules, record, state)
     return state
+
+
+def check_setup(rules: GameRules, record: GameRecord, state) -> None:
+    """A record's edition and options fit the game it sets up: an edition the scenario does not have, or
+    an option key the system does not write (nor read in older records), is refused naming the field
+    (a misspelt key would otherwise be ignored, and kept by every later save)."""
+    edition = rules.edition(state)
+    if record.edition and record.edition != edition:
+        raise RecordError(f"field 'edition': the record says {record.edition[:20]!r}, the scenario is "
+                          + (f"{edition!r}" if edition else "of no edition (leave the field empty)"))
+    known = set(rules.record_options(state)) | set(rules.older_option_keys)
+    unknown = sorted(map(str, set(record.options or {}) - known))
+    if unknown:
+        raise RecordError(f"field 'options': unknown key {unknown[0][:40]!r}; a {rules.system} record's options "
+                          f"hold {', '.join(sorted(known))}")
 
 
 def replay(rules: GameRules, record: GameRecord, upto: int | None = None) -> list[Any]:
     """Every state of a recorded game: the first, then one after each event (``upto`` events at most).
     A :class:`RecordError` names the first event that no longer fits."""
     states = [rules.initial_state(record)]
+    check_setup(rules, record, states[0])
     events = record.events if upto is None else record.events[:max(0, upto)]
     version = record.engine_version
     for i, ev in enumerate(events):

@@ -130,13 +130,14 @@ class _Budget:
     enumeration does), and stops past the bound."""
 
     def __init__(self, limit: int, what: str):
-        self.limit, self.what, self.used, self.leaves = limit, what, 0, 0
+        self.limit, self.what, self.used, self.leaves, self.ends = limit, what, 0, 0, 0
 
     def tick(self) -> None:
         self.used += 1
         if self.used > self.limit:
             raise LimitError(f"odds of {self.what}: enumeration steps", self.limit,
-                             why="this action has too many dice outcomes to enumerate exactly")
+                             why=f"this action has too many dice outcomes to enumerate exactly (it had run "
+                                 f"{self.ends} branch{'es' if self.ends != 1 else ''} to the end)")
 
 
 class _Keyed:
@@ -174,6 +175,7 @@ def _relay(gen, budget: _Budget, top: bool = False):
     except StopIteration as stop:
         value = stop.value
     if top:
+        budget.ends += 1
         try:
             hash(value)
         except TypeError:

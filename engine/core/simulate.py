@@ -31,7 +31,7 @@ from .sampling import wilson_interval
 
 __all__ = ["Study", "game_seed", "play_one", "run_study", "summarise", "compare", "write_parquet",
            "read_parquet", "MAX_GAMES", "StudyInterrupted", "batch_games", "local_cluster",
-           "LOCAL_DASK_CONFIG", "submit_study"]
+           "LOCAL_DASK_CONFIG", "submit_study", "probe_scheduler", "SCHEDULER_WAIT_S"]
 
 #: the most games one study may ask for (a bound on what a browser or a typo can start)
 MAX_GAMES = 1_000_000
@@ -194,6 +194,41 @@ def run_study(study: Study, workers: int | None = None, scheduler: str | None = 
     return [rows[k] for k in sorted(rows)]
 
 
+#: seconds to wait for a scheduler to accept a connection and to greet it (a Dask scheduler writes its
+#: handshake as soon as it accepts; a web server or anything else says nothing and would be waited on)
+SCHEDULER_WAIT_S = 5.0
+
+
+def probe_scheduler(address: str, wait: float | None = None) -> None:
+    """Refuse, within ``wait`` seconds, a ``--scheduler`` that is not a Dask scheduler's TCP address: no
+    ``host:port``, nothing listening, or a peer that does not greet first (one line each). Addresses of
+    other transports (``tls://``, ``ucx://``...) are left to Dask's own connect, bounded by its timeout."""
+    import socket
+    wait = SCHEDULER_WAIT_S if wait is None else wait
+    text = str(address).strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme != "tcp":
+        return
+    host, colon, port_text = rest.rstrip("/").rpartition(":")
+    if not colon or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise VedetteError(f"--scheduler: expected a scheduler address such as tcp://HOST:8786, got {text[:60]!r}")
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        with socket.create_connection((host, int(port_text)), timeout=wait) as sock:
+            sock.settimeout(wait)
+            greeting = sock.recv(1)
+    except socket.timeout:
+        raise VedetteError(f"--scheduler: {text[:60]!r} accepted but said nothing within {wait:g} s: not a Dask "
+                           "scheduler (a web server?)") from None
+    except OSError as exc:
+        raise VedetteError(f"--scheduler: cannot reach a Dask scheduler at {text[:60]!r} "
+                           f"({exc.strerror or type(exc).__name__})") from None
+    if not greeting:
+        raise VedetteError(f"--scheduler: {text[:60]!r} closed the connection: not a Dask scheduler")
+
+
 def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str | None, got) -> None:
     try:
         from distributed import Client, as_completed
@@ -202,9 +237,10 @@ def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str
     cluster = None
     try:
         if scheduler:
+            probe_scheduler(scheduler)
             try:
                 client = Client(scheduler, timeout="5s")
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, ValueError, TypeError) as exc:
                 raise VedetteError(f"--scheduler: cannot reach a Dask scheduler at {scheduler[:60]!r} "
                                    f"({type(exc).__name__})") from None
         else:

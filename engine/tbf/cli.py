@@ -269,7 +269,7 @@ def _act(args):
     """``act``: with ``--record`` the game verb (play one action of a recorded game, through the core
     protocol); without it the older calculator (the odds of a move, fire, melee or charge on the set-up)."""
     if args.record:
-        from engine.core.game_cli import _act as game_act
+        from engine.core.game_cli import act as game_act
         from .protocol import TbfRules
         args.action = args.what
         return game_act(TbfRules(), args)
