@@ -11,7 +11,7 @@ from dashboards.components.n20_battle_form import BattlePlan, example_battles
 from dashboards.components.n20_board import spec_from_board
 from dashboards.components.n20_odds_view import _apply_edit
 from dashboards.components.n20_plan_view import plan_view
-from engine.n20.game.engine import new_game
+from engine.n20.game.setup import new_game
 
 BOARD = new_game("fuentes").scenario.board
 HEXES = sorted(BOARD.hexes)

@@ -15,7 +15,7 @@ from dashboards.components.hexboard import SCALE, HexBoard, board_geometry, coun
 from dashboards.components.hexmap import Counter, Marked
 from dashboards.components.n20_board import spec_from_board
 from dashboards.components.n20_mapview import GameMapView, counters_of
-from engine.n20.game.engine import new_game
+from engine.n20.game.setup import new_game
 
 STATE = new_game("fuentes")
 SPEC = spec_from_board(STATE.scenario.board)
