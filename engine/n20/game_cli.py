@@ -83,7 +83,7 @@ def _replay(inner, args) -> dict:
     state = rules.state_from_json(out["state"])
     if not full:
         del out["state"]
-    view = state.to_json(view=args.view)
+    view = (rules.view(state, args.view) if args.view else state).to_json()
     merged = {**view, **out}
     merged["events_replayed"] = out.get("after_events")
     return merged

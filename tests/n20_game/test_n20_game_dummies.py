@@ -42,7 +42,7 @@ def test_16_1_3_dummy_arrives_with_a_reinforcement_and_6_9_makes_them_part(tmp_p
     fd1 = s.unit("FD1")
     assert (fd1.status, fd1.hex, fd1.revealed, fd1.moved) == ("map", "0707", False, False)
     # the allied view shows two hidden pieces in 0707 and cannot tell which is the dummy
-    hidden = [u for u in s.to_json(view="allied")["units"] if u.get("hex") == "0707"]
+    hidden = [u for u in g.RULES.view(s, "allied").to_json()["units"] if u.get("hex") == "0707"]
     assert len(hidden) == 2 and all(u.get("hidden") and "type" not in u for u in hidden)
     # 6.9: the phase cannot end while the two share 0707; the refused action changes nothing
     assert all(a.kind != "end_phase" for a in legal(s))

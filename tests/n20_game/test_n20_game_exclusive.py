@@ -162,7 +162,7 @@ def test_16_1_fog_of_war_hides_and_dummies_vanish_when_revealed():
     s = g.new_game("fuentes", seed=1, options=("fog_of_war",))
     # exclusive 16.1.3: three allied dummies on the map at the start
     assert sum(1 for u in s.units if u.id.startswith("AD") and u.status == "map") == 3
-    view = s.to_json(view="french")
+    view = g.RULES.view(s, "french").to_json()
     allied = [u for u in view["units"] if u.get("side") == "allied" and u.get("status") == "map"]
     assert allied and all(u.get("hidden") for u in allied)          # the French see only hidden pieces
     assert all("name" not in u for u in allied)

@@ -359,8 +359,10 @@ def do_add_dummy(state: GameState, a: Action) -> GameState:
     sc = state.scenario
     mate = state.unit(a.unit)
     dummy = a.units[0] if a.units else free_dummies(state, sc.units[a.unit].side)[0]
+    # 16.1.3: the two arrive as a shell game, so the companion is a new face-down piece to the enemy too
     st = state.with_units({dummy: replace(state.unit(dummy), status=Status.MAP, hex=mate.hex, revealed=False,
-                                          moved=False, routed=None)})
+                                          moved=False, routed=None),
+                           a.unit: replace(mate, placed=mate.placed + 1)})
     return replace(st, dummies_added=True, dummy_pair=(dummy, a.unit))
 
 

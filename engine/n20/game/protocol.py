@@ -22,17 +22,19 @@ from dataclasses import replace
 from engine.core.codec import from_json as codec_from_json, to_json as codec_to_json
 from engine.core.data import data_path
 from engine.core.errors import DataError, RecordError, VedetteError
-from engine.core.game import Bot, GameRules, Outcome, Position, RandomBot, register
+from engine.core.game import Bot, GameRules, Outcome, Places, Position, RandomBot, register
 from engine.core.record import GameRecord
 
 from .actions import KINDS, Action
 from .handlers import candidates, check, perform
 from .odds_words import n20_label, n20_value
+from .queries import places
 from .scenario import load_scenario, scenario_ids
 from .setup import new_game
 from .state import OPTIONS, Battle, GameState
 from .turn import actor
 from .types import SIDES, Status, Step
+from .view import hides, odds_view, view, visible_action, visible_event
 from .words import describe
 
 __all__ = ["N20Rules", "RULES", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json",
@@ -449,6 +451,32 @@ class N20Rules(GameRules):
         """The bots by name: core's random bot, and those :func:`register_bot` added (the package adds the
         greedy bot of :mod:`.bots` and the odds bot of :mod:`.odds_bot`)."""
         return dict(_BOTS)
+
+    # --- what boards and each side's page may use (16.1 Fog of War: engine/n20/game/view.py) ------
+    def places(self, state: GameState, action: Action) -> Places:
+        return places(state, action)
+
+    def hides(self, state: GameState) -> bool:
+        return hides(state)
+
+    def view(self, state: GameState, side: str | None) -> GameState:
+        return view(state, side)
+
+    def visible_action(self, state: GameState, action: Action, side: str | None) -> Action:
+        return visible_action(state, action, side)
+
+    def visible_event(self, state: GameState, event: dict, side: str | None) -> dict:
+        try:
+            action = action_from_json(event.get("action")) if isinstance(event, dict) else None
+        except VedetteError:
+            action = None                   # a malformed record's event: its ids are still masked
+        return visible_event(state, event, side, action)
+
+    def odds_view(self, state: GameState, action, side: str | None, **kw):
+        """The exact odds of ``action`` that ``side`` may be shown (None when a face-down counter could
+        change them, :func:`~engine.n20.game.view.odds_unknown` says which): the page asks this, not
+        :func:`engine.core.odds.action_odds`, for a player's odds under Fog of War (16.1)."""
+        return odds_view(self, state, self.coerce_action(action), side, **kw)
 
     # --- odds of an action (engine/core/odds.py) ------------------------------------------------
     def is_attack(self, action: Action) -> bool:

@@ -13,16 +13,19 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from engine.core.errors import RuleViolation
+from engine.core.game import Places
 
+from .actions import KINDS, Action
 from .combat import bombards, enemy_targets, fighters, hex_of, mandatory_battles, required_defenders
-from .movement import check_can_move, destinations
+from .movement import check_can_move, destinations, free_dummies
+from .rally import rally_hexes
 from .reach import Reach, movement_allowance
 from .state import GameState
 from .types import Step, other
 from .zoc import combat_adjacent, enemy_zoc
 
 __all__ = ["Reach", "BattleOptions", "may_move_now", "reachable", "movement_left", "zoc_hexes", "battle_options",
-           "fighting_units", "attack_targets", "place_of", "can_attack"]
+           "fighting_units", "attack_targets", "place_of", "can_attack", "places"]
 
 
 def may_move_now(state: GameState, unit: str) -> bool:
@@ -111,3 +114,81 @@ def can_attack(state: GameState, attacker: str, defender: str) -> bool:
     if a is None or d is None:
         return False
     return combat_adjacent(state, a, d) or bombards(state, attacker, defender)
+
+
+# ------------------------------------------------------------------------------------------------
+# The pieces and places of an action (core Places), one entry per kind
+# ------------------------------------------------------------------------------------------------
+def _hexes(state: GameState, ids) -> tuple[str, ...]:
+    return tuple(h for x in ids if (h := hex_of(state, x)) is not None)
+
+
+def _none(state: GameState, a: Action) -> Places:
+    return Places()
+
+
+def _place(state: GameState, a: Action) -> Places:                 # 18.1
+    return Places((a.unit,), _hexes(state, (a.unit,)), (a.hex,))
+
+
+def _move(state: GameState, a: Action) -> Places:                  # 6.0, 8.3, 14.1, 16.2
+    # the path as the action gives it: the start first (a reinforcement's entry hex, 11.1), the end last
+    return Places((a.unit,), _hexes(state, (a.unit,)), (a.path[-1],) if a.path else (), tuple(a.path))
+
+
+def _in_place(state: GameState, a: Action) -> Places:              # 17.1, 16.6.1
+    here = _hexes(state, (a.unit,))
+    return Places((a.unit,), here, here)
+
+
+def _off_map(state: GameState, a: Action) -> Places:               # 12.7 A: it marches off
+    return Places((a.unit,), _hexes(state, (a.unit,)))
+
+
+def _add_dummy(state: GameState, a: Action) -> Places:             # 16.1.3
+    if a.unit is None:                                             # as the enemy knows it: the hex only
+        return Places((), (), (a.hex,) if a.hex else ())
+    here = _hexes(state, (a.unit,))
+    dummies = a.units or tuple(free_dummies(state, state.scenario.units[a.unit].side)[:1])
+    return Places((a.unit,) + tuple(dummies), here, here)
+
+
+def _fieldworks(state: GameState, a: Action) -> Places:            # 14.2
+    builders = tuple(x for x in state.occupants.get(a.hex, ()) if state.scenario.units[x].type != "leader")
+    return Places(builders, (a.hex,), (a.hex,))
+
+
+def _battles(state: GameState, battles) -> Places:                 # 8.2, 9.2
+    attackers = tuple(x for b in battles for x in b.attackers)
+    defenders = tuple(x for b in battles for x in b.defenders)
+    return Places(attackers, _hexes(state, attackers), _hexes(state, defenders))
+
+
+def _resolve(state: GameState, a: Action) -> Places:               # 9.0
+    if state.declared is None or a.index is None or not 0 <= a.index < len(state.declared):
+        return Places()
+    return _battles(state, (state.declared[a.index],))
+
+
+def _rally(state: GameState, a: Action) -> Places:                 # 10.0, 16.4: where rallied units may go
+    return Places(tuple(a.units), (), tuple(rally_hexes(state, state.player)))
+
+
+_PLACES = {
+    "place": _place, "roll_bessieres": _none, "draw_event": _none, "pick_released": _none,
+    "forced_march": _none, "move": _move, "add_dummy": _add_dummy, "form_square": _in_place,
+    "breakdown": _in_place, "fieldworks": _none, "place_fieldworks": _fieldworks, "orderly_withdrawal": _none,
+    "countercharge": lambda state, a: _battles(state, a.battles), "disengage": _move, "penetrate": _move,
+    "night_march": _none, "night_move": _move, "withdraw": _off_map,
+    "declare": lambda state, a: _battles(state, a.battles), "resolve": _resolve, "rally": _rally,
+    "roll_sudden_death": _none, "end_phase": _none,
+}
+assert set(_PLACES) == set(KINDS), "every action kind has its places"
+
+
+def places(state: GameState, action: Action) -> Places:
+    """The pieces and places ``action`` concerns in ``state`` (core :class:`~engine.core.game.Places`): the
+    units it moves, forms, commits or fights with, the hexes they stand on, the hexes it moves to, attacks
+    or affects (rally hexes for a rally, 10.0), and a move's path (start first, end last). Works on a side's
+    view too (face-down counters by their tokens, :mod:`.view`)."""
+    return _PLACES[action.kind](state, action)
