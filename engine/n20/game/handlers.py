@@ -20,7 +20,8 @@ from . import movement as M
 from . import phases as P
 from . import rally as RL
 from . import reaction as RE
-from . import rules as R
+from .reach import search_moves
+from .zoc import on_map_units
 from . import setup as S
 
 __all__ = ["Handler", "HANDLERS", "check", "perform", "candidates", "STEP_KINDS"]
@@ -189,7 +190,7 @@ def _movement(state, unit):
             M.check_can_move(state, u.id)
         except RuleViolation:
             continue
-        for h, r in sorted(M.reach(state, u.id).items()):
+        for h, r in sorted(M.destinations(state, u.id).items()):
             out.append(Action.move("move", u.id, r.path))
         if state.has("squares") and u.status == Status.MAP and M.can_square(state, u.id):
             out.append(Action("form_square", unit=u.id))
@@ -209,10 +210,10 @@ def _reaction(state, unit):
     if state.night_march_left is not None:
         if state.night_march_left > 0:
             sc = state.scenario
-            for u in R.on_map_units(state, Side.FRENCH):
+            for u in on_map_units(state, Side.FRENCH):
                 if (unit and u.id != unit) or u.id in state.night_marched or sc.units[u.id].type == "leader":
                     continue
-                for h, r in sorted(R.reachable(state, u.id).items()):
+                for h, r in sorted(search_moves(state, u.id).items()):
                     out.append(Action.move("night_move", u.id, r.path))
         return out
     if state.night:

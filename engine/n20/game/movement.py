@@ -9,17 +9,18 @@ from .actions import Action
 from .memo import memo
 from .state import GameState, replace_any as replace
 from .turn import actor
-from .types import Side, Status, Step
+from .types import Side, Status
 from .victory import morale_change
-from . import rules as R
+from .reach import entry_options, search_moves
+from .zoc import enemy_hexes, enemy_zoc, friendly_hexes, neighbours_map
 
-__all__ = ["check_can_move", "reach", "check_move", "do_move", "check_forced_march", "do_forced_march",
+__all__ = ["check_can_move", "destinations", "check_move", "do_move", "check_forced_march", "do_forced_march",
            "check_form_square", "do_form_square", "check_breakdown", "do_breakdown", "check_add_dummy",
            "do_add_dummy", "build_up", "buildup_target", "free_dummies", "dummy_problem", "reinf_turn",
            "can_square", "can_break_down", "any_unmoved"]
 
 
-def _check_can_move(state: GameState, uid: str) -> None:
+def check_can_move(state: GameState, uid: str) -> None:
     """Raise :class:`RuleViolation` when ``uid`` may not move now (the answer is memoised beside the
     state: every candidate move of a unit asks it again)."""
     problem = memo(state, ("can_move", uid), lambda: _can_move_problem(state, uid))
@@ -61,14 +62,14 @@ def _check_can_move_now(state: GameState, uid: str) -> None:
         raise RuleViolation("6.10", "the Supply Column moves at night only by forced march")
 
 
-def _reach(state: GameState, uid: str) -> dict:
+def destinations(state: GameState, uid: str) -> dict:
     """Where ``uid`` may end its move this phase (memoised beside the state, :mod:`.memo`)."""
     return memo(state, ("reach", uid), lambda: _compute_reach(state, uid))
 
 
 def _compute_reach(state: GameState, uid: str) -> dict:
     u = state.unit(uid)
-    hit = R.entry_options(state, uid, u.areas) if u.status == Status.DUE else R.reachable(state, uid)
+    hit = entry_options(state, uid, u.areas) if u.status == Status.DUE else search_moves(state, uid)
     if uid in state.dummy_pair:            # 16.1.3 / 6.9: the pair, once parted, may not stack again
         mate = state.unit(next(x for x in state.dummy_pair if x != uid))
         if mate.status == Status.MAP and mate.hex in hit:
@@ -76,16 +77,16 @@ def _compute_reach(state: GameState, uid: str) -> dict:
     return hit
 
 
-def _check_move(state: GameState, a: Action) -> None:
+def check_move(state: GameState, a: Action) -> None:
     if a.unit is None or not a.path:
         raise RuleViolation("6.0", "a move names a unit and its path of hexes")
-    _check_can_move(state, a.unit)
-    reach = _reach(state, a.unit)
+    check_can_move(state, a.unit)
+    reach = destinations(state, a.unit)
     dest = a.path[-1]
     r = reach.get(dest)
     if r is not None and r.path == a.path:
         return                                  # the listed move itself
-    on_map = R.neighbours_map(state.board)
+    on_map = neighbours_map(state.board)
     for h in a.path:
         if h not in on_map:
             raise RuleViolation("6.0", f"hex {h} is not on the map")
@@ -98,26 +99,26 @@ def _why_not(state: GameState, uid: str, dest: str) -> tuple[str, str]:
     sc = state.scenario
     side = sc.units[uid].side
     u = state.unit(uid)
-    if dest in R.enemy_hexes(state, side):
+    if dest in enemy_hexes(state, side):
         return "6.3", f"{dest} holds an enemy unit or garrison: {uid} may not enter it"
-    if u.status == "map" and u.hex in R.enemy_zoc(state, side) and not state.night and sc.units[uid].type != "leader":
+    if u.status == "map" and u.hex in enemy_zoc(state, side) and not state.night and sc.units[uid].type != "leader":
         return "6.8", f"{uid} starts in an enemy ZOC and may not move (only by disengagement or at night)"
     if uid in state.dummy_pair and dest in {state.unit(x).hex for x in state.dummy_pair if x != uid}:
         return "6.9", f"{uid} and the dummy it arrived with (16.1.3) may not end up stacked again in {dest}"
-    if dest in R.friendly_hexes(state, side, exclude=uid) and sc.units[uid].type != "leader":
+    if dest in friendly_hexes(state, side, exclude=uid) and sc.units[uid].type != "leader":
         return "6.9", f"{uid} may not end its move stacked with another unit in {dest}"
-    if state.night and sc.tables.rules.night_zoc == "reversed" and dest in R.enemy_zoc(state, side):
+    if state.night and sc.tables.rules.night_zoc == "reversed" and dest in enemy_zoc(state, side):
         return "7.6", f"at night {dest} (in an enemy ZOC) may not be entered"
     if u.status == "due":
         return "11.1", f"{uid} cannot get from its entry area to {dest} this phase"
     return "6.2", f"{dest} is beyond {uid}'s movement allowance this phase (or every way there is blocked: 6.5, 6.7)"
 
 
-def _do_move(state: GameState, a: Action) -> GameState:
+def do_move(state: GameState, a: Action) -> GameState:
     sc = state.scenario
     d = sc.units[a.unit]
     u = state.unit(a.unit)
-    r = _reach(state, a.unit)[a.path[-1]]
+    r = destinations(state, a.unit)[a.path[-1]]
     changes = {}
     nu = replace(u, status="map", hex=r.hex, moved=True, square=False)
     st = state
@@ -145,7 +146,7 @@ def _reinf(state: GameState, uid: str):
     return next((r for r in state.scenario.spec.reinforcements if r.unit == uid), None)
 
 
-def _reinf_turn(state: GameState, uid: str) -> int:
+def reinf_turn(state: GameState, uid: str) -> int:
     """Scheduled turn, moved two turns earlier by Bessieres' 4 or 6 (17.2)."""
     r = _reinf(state, uid)
     if r is None:
@@ -172,13 +173,13 @@ def _reinforcement_may_enter(state: GameState, uid: str) -> bool:
     return True
 
 
-def _any_unmoved(state: GameState) -> bool:
+def any_unmoved(state: GameState) -> bool:
     side = state.player
     sc = state.scenario
     return any(sc.units[u.id].side == side and u.status in ("map", "due") and not u.moved for u in state.units)
 
 
-def _can_square(state: GameState, uid: str) -> bool:
+def can_square(state: GameState, uid: str) -> bool:
     d = state.scenario.units[uid]
     u = state.unit(uid)
     return d.type in ("infantry", "cadre") and not u.square and u.status == "map" and \
@@ -198,7 +199,7 @@ def _pool_cadres(state: GameState, uid: str) -> list[str]:
                   and sc.units[u.id].nationality == d.nationality)
 
 
-def _can_break_down(state: GameState, uid: str) -> bool:
+def can_break_down(state: GameState, uid: str) -> bool:
     """16.6.1: before it moves, a large infantry unit becomes two Cadres for one Morale Point."""
     sc = state.scenario
     u = state.unit(uid)
@@ -206,10 +207,10 @@ def _can_break_down(state: GameState, uid: str) -> bool:
             and len(_pool_cadres(state, uid)) >= 2 and state.morale_of(sc.units[uid].side) >= 1):
         return False
     # the two Cadres must be able to part (6.9): not stuck in an enemy ZOC, somewhere to go
-    return bool(_reach(state, uid))
+    return bool(destinations(state, uid))
 
 
-def _buildup_target(state: GameState, stack) -> str | None:
+def buildup_target(state: GameState, stack) -> str | None:
     """16.6.2: two Cadres of one nationality stacked at the end of the movement phase become the weakest
     eliminated large infantry unit of that nationality (None when they cannot)."""
     sc = state.scenario
@@ -225,11 +226,11 @@ def _buildup_target(state: GameState, stack) -> str | None:
     return min(gone, key=lambda x: (sc.units[x].strength, x))
 
 
-def _build_up(state: GameState) -> GameState:
+def build_up(state: GameState) -> GameState:
     st = state
     for h, ids in sorted(state.occupants.items()):
         stack = [i for i in ids if state.scenario.units[i].type != "leader"]
-        target = _buildup_target(st, stack)
+        target = buildup_target(st, stack)
         if target is None:
             continue
         st = st.with_units({stack[0]: replace(st.unit(stack[0]), status="pool", hex=None),
@@ -240,14 +241,14 @@ def _build_up(state: GameState) -> GameState:
     return st
 
 
-def _free_dummies(state: GameState, side: str) -> list[str]:
+def free_dummies(state: GameState, side: str) -> list[str]:
     """16.1.3: the side's dummies not hidden on the map (available to arrive with a unit)."""
     sc = state.scenario
     return [u.id for u in state.units
             if u.status == "hidden_off" and sc.units[u.id].type == "dummy" and sc.units[u.id].side == side]
 
 
-def _dummy_problem(state: GameState, mate: str, dummy: str) -> tuple[str, str] | None:
+def dummy_problem(state: GameState, mate: str, dummy: str) -> tuple[str, str] | None:
     """Why ``dummy`` may not arrive stacked with ``mate`` now (rule, message), or None if it may (16.1.3)."""
     sc = state.scenario
     if not state.has("fog_of_war"):
@@ -277,15 +278,15 @@ def _dummy_problem(state: GameState, mate: str, dummy: str) -> tuple[str, str] |
                                              moved=False, routed=None)})
     for uid in (dummy, mate):
         try:
-            _check_can_move(trial, uid)
+            check_can_move(trial, uid)
         except RuleViolation:
             continue
-        if _reach(trial, uid):
+        if destinations(trial, uid):
             return None
     return "6.9", f"neither the dummy nor {mate} could leave {m.hex} this phase, so they would stay stacked"
 
 
-def _check_add_dummy(state: GameState, a: Action) -> None:
+def check_add_dummy(state: GameState, a: Action) -> None:
     if a.unit is None:
         raise RuleViolation("16.1.3", "name the arriving unit the dummy comes with ('unit')")
     if len(a.units) > 1:
@@ -293,23 +294,18 @@ def _check_add_dummy(state: GameState, a: Action) -> None:
     side = state.scenario.units[a.unit].side
     if side != state.player:
         raise RuleViolation("16.1.3", f"{a.unit} is not a unit of the {state.player} player")
-    free = _free_dummies(state, side)
+    free = free_dummies(state, side)
     dummy = a.units[0] if a.units else (free[0] if free else None)
     if dummy is None:
         raise RuleViolation("16.1.3", f"the {side} side has no dummy off the map to add")
-    problem = _dummy_problem(state, a.unit, dummy)
+    problem = dummy_problem(state, a.unit, dummy)
     if problem:
         raise RuleViolation(*problem)
-
 
 
 # ------------------------------------------------------------------------------------------------
 # Handlers of the movement-phase actions (check before any change; do = the new state)
 # ------------------------------------------------------------------------------------------------
-def do_move(state: GameState, a: Action) -> GameState:
-    return _do_move(state, a)
-
-
 def check_forced_march(state: GameState, a: Action) -> None:
     if state.forced_march:
         raise RuleViolation("12.3", "already forced-marched this movement phase")
@@ -328,8 +324,8 @@ def check_form_square(state: GameState, a: Action) -> None:
     if not state.has("squares"):
         raise RuleViolation("17.1", "the squares variant is not in use")
     _need_unit(a, "17.1")
-    _check_can_move(state, a.unit)
-    if not _can_square(state, a.unit):
+    check_can_move(state, a.unit)
+    if not can_square(state, a.unit):
         raise RuleViolation("17.1", f"only infantry in a Clear hex may form square ({a.unit})")
 
 
@@ -341,8 +337,8 @@ def check_breakdown(state: GameState, a: Action) -> None:
     if not state.has("breakdown"):
         raise RuleViolation("16.6", "unit breakdown is an optional rule not in use")
     _need_unit(a, "16.6.1")
-    _check_can_move(state, a.unit)
-    if not _can_break_down(state, a.unit):
+    check_can_move(state, a.unit)
+    if not can_break_down(state, a.unit):
         raise RuleViolation("16.6.1", f"{a.unit} cannot break down: an unmoved infantry unit of strength 2 or "
                                       f"more, two Cadres available and a Morale Point to spend")
 
@@ -362,26 +358,14 @@ def do_breakdown(state: GameState, a: Action) -> GameState:
 def do_add_dummy(state: GameState, a: Action) -> GameState:
     sc = state.scenario
     mate = state.unit(a.unit)
-    dummy = a.units[0] if a.units else _free_dummies(state, sc.units[a.unit].side)[0]
+    dummy = a.units[0] if a.units else free_dummies(state, sc.units[a.unit].side)[0]
+    # 16.1.3: the two arrive as a shell game, so the companion is a new face-down piece to the enemy too
     st = state.with_units({dummy: replace(state.unit(dummy), status=Status.MAP, hex=mate.hex, revealed=False,
-                                          moved=False, routed=None)})
+                                          moved=False, routed=None),
+                           a.unit: replace(mate, placed=mate.placed + 1)})
     return replace(st, dummies_added=True, dummy_pair=(dummy, a.unit))
 
 
 def _need_unit(a: Action, rule: str) -> None:
     if a.unit is None:
         raise RuleViolation(rule, f"a {a.kind} action names its unit ('unit')")
-
-
-check_can_move = _check_can_move
-reach = _reach
-check_move = _check_move
-check_add_dummy = _check_add_dummy
-build_up = _build_up
-buildup_target = _buildup_target
-free_dummies = _free_dummies
-dummy_problem = _dummy_problem
-reinf_turn = _reinf_turn
-can_square = _can_square
-can_break_down = _can_break_down
-any_unmoved = _any_unmoved

@@ -16,24 +16,29 @@ Text notation (``format_action`` / ``parse_action``), one action a line::
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import fields as dc_fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from engine.core.codec import from_json as codec_from_json, to_json as codec_to_json
 from engine.core.data import data_path
 from engine.core.errors import DataError, RecordError, VedetteError
-from engine.core.game import GameRules, Outcome, Position, RandomBot, initial_state as core_initial_state, register
+from engine.core.game import Bot, GameRules, Outcome, Places, Position, RandomBot, register
 from engine.core.record import GameRecord
 
 from .actions import KINDS, Action
-from .handlers import HANDLERS, candidates, check, perform
+from .handlers import candidates, check, perform
+from .odds_words import n20_label, n20_value
+from .queries import places
 from .scenario import load_scenario, scenario_ids
 from .setup import new_game
-from .state import OPTIONS, Battle, GameState, UnitState
+from .state import OPTIONS, Battle, GameState
 from .turn import actor
-from .types import SIDES, Side, Status, Step, is_garrison
+from .types import SIDES, Status, Step
+from .view import hides, odds_view, view, visible_action, visible_event
+from .words import describe
 
-__all__ = ["N20Rules", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json"]
+__all__ = ["N20Rules", "RULES", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json",
+           "register_bot"]
 
 #: n20-game-4: the core record (events name the side that acted) and the core seeding rule
 #: (:func:`engine.core.game.action_seed`); n20-game-3 records carry all their answers and still replay.
@@ -212,6 +217,18 @@ def parse_action(text: str) -> Action:
 
 
 # ------------------------------------------------------------------------------------------------
+# The bots (they import this module, never the reverse)
+# ------------------------------------------------------------------------------------------------
+_BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot}
+
+
+def register_bot(name: str, factory: Callable[..., Bot]) -> None:
+    """Offer a bot by ``name`` (:meth:`N20Rules.bots`); ``factory(seed=...)`` makes one. The bot modules
+    are above the protocol: they import it, and the package registers them when it is imported."""
+    _BOTS[name] = factory
+
+
+# ------------------------------------------------------------------------------------------------
 # The rules
 # ------------------------------------------------------------------------------------------------
 _RESULT_RULES = (("12.1.2", "12.1.2"), ("sudden death", "4.0"), ("12.7", "12.7"))
@@ -347,7 +364,6 @@ class N20Rules(GameRules):
         return parse_action(text)
 
     def describe_action(self, action: Action) -> str:
-        from .words import describe
         return describe(action)
 
     def rule_of(self, action: Action) -> str:
@@ -378,7 +394,6 @@ class N20Rules(GameRules):
             if isinstance(v, list):
                 fix[name] = tuple(v)
         if fix:
-            from dataclasses import replace
             st = replace(st, **fix)
         if st.scenario_id not in scenario_ids() and not self.allow_paths:
             raise VedetteError(f"field 'scenario_id': one of {', '.join(scenario_ids())}")
@@ -432,10 +447,36 @@ class N20Rules(GameRules):
                 out[key] += 1
         return out
 
-    def bots(self):
-        from .bots import GreedyBot
-        from .odds_bot import N20OddsBot
-        return {"random": RandomBot, "greedy": GreedyBot, "odds": N20OddsBot}
+    def bots(self) -> dict[str, Callable[..., Bot]]:
+        """The bots by name: core's random bot, and those :func:`register_bot` added (the package adds the
+        greedy bot of :mod:`.bots` and the odds bot of :mod:`.odds_bot`)."""
+        return dict(_BOTS)
+
+    # --- what boards and each side's page may use (16.1 Fog of War: engine/n20/game/view.py) ------
+    def places(self, state: GameState, action: Action) -> Places:
+        return places(state, action)
+
+    def hides(self, state: GameState) -> bool:
+        return hides(state)
+
+    def view(self, state: GameState, side: str | None) -> GameState:
+        return view(state, side)
+
+    def visible_action(self, state: GameState, action: Action, side: str | None) -> Action:
+        return visible_action(state, action, side)
+
+    def visible_event(self, state: GameState, event: dict, side: str | None) -> dict:
+        try:
+            action = action_from_json(event.get("action")) if isinstance(event, dict) else None
+        except VedetteError:
+            action = None                   # a malformed record's event: its ids are still masked
+        return visible_event(state, event, side, action)
+
+    def odds_view(self, state: GameState, action, side: str | None, **kw):
+        """The exact odds of ``action`` that ``side`` may be shown (None when a face-down counter could
+        change them, :func:`~engine.n20.game.view.odds_unknown` says which): the page asks this, not
+        :func:`engine.core.odds.action_odds`, for a player's odds under Fog of War (16.1)."""
+        return odds_view(self, state, self.coerce_action(action), side, **kw)
 
     # --- odds of an action (engine/core/odds.py) ------------------------------------------------
     def is_attack(self, action: Action) -> bool:
@@ -449,11 +490,9 @@ class N20Rules(GameRules):
         return [a for a in self.legal_actions(state) if self.is_attack(a)]
 
     def odds_label(self, before: GameState, after: GameState, action: Action):
-        from .odds_words import n20_label
         return n20_label(self, before, after, action)
 
     def evaluate(self, state: GameState, side: str) -> float:
-        from .odds_words import n20_value
         return n20_value(self, state, side)
 
 
@@ -506,5 +545,8 @@ def invariants(s: GameState) -> list[str]:
         out.append("the step is 'over' exactly when there is a result")
     return out
 
+
+#: the rules with the shipped scenarios and tables (they hold no game state: one serves every game)
+RULES = N20Rules()
 
 register("n20", N20Rules)

@@ -11,9 +11,9 @@ from .exclusive import table_lookup
 from .phases import go_movement, settle, start_turn_bookkeeping
 from .scenario import load_scenario
 from .state import GameState, OPTIONS, UnitState, replace_any as replace
-from .types import Side, Status, Step
+from .types import Status
 from .victory import morale_change
-from . import rules as R
+from .zoc import enemy_hexes, enemy_zoc, friendly_hexes
 
 __all__ = ["new_game", "zone_hexes", "can_place", "check_place", "do_place", "draw_event", "finish_event",
            "roll_bessieres", "finish_bessieres"]
@@ -76,23 +76,23 @@ def new_game(scenario_id: str = "fuentes", options=(), seed: int = 0, tables: st
     return settle(start_turn_bookkeeping(state) if state.step == "event" else state)
 
 
-def _zone_hexes(state: GameState, z) -> list[str]:
+def zone_hexes(state: GameState, z) -> list[str]:
     board = state.scenario.board
     if z.hexes:
         return list(z.hexes)
     return [h for h in board.grid.within(z.center, z.radius)]
 
 
-def _can_place(state: GameState, uid: str, h: str | None, z) -> bool:
+def can_place(state: GameState, uid: str, h: str | None, z) -> bool:
     sc = state.scenario
-    if h is None or not sc.board.on_map(h) or h not in _zone_hexes(state, z):
+    if h is None or not sc.board.on_map(h) or h not in zone_hexes(state, z):
         return False
     side = sc.units[uid].side
-    if h in R.enemy_hexes(state, side):
+    if h in enemy_hexes(state, side):
         return False
-    if sc.units[uid].type != "leader" and h in R.friendly_hexes(state, side, exclude=uid):
+    if sc.units[uid].type != "leader" and h in friendly_hexes(state, side, exclude=uid):
         return False
-    if z.not_in_enemy_zoc and h in R.enemy_zoc(state, side):
+    if z.not_in_enemy_zoc and h in enemy_zoc(state, side):
         return False
     return True
 
@@ -131,7 +131,6 @@ def _apply_bessieres(state: GameState, roll: int) -> GameState:
     return start_turn_bookkeeping(st)
 
 
-
 # ------------------------------------------------------------------------------------------------
 # Handlers
 # ------------------------------------------------------------------------------------------------
@@ -140,7 +139,7 @@ def check_place(state: GameState, a: Action) -> None:
     z = next((z for z in sc.spec.zones if a.unit in z.units), None)
     if z is None or state.unit(a.unit).status != Status.MAP:
         raise RuleViolation("18.1", f"{a.unit} is not placed by the player in this scenario")
-    if not _can_place(state, a.unit, a.hex, z):
+    if not can_place(state, a.unit, a.hex, z):
         raise RuleViolation(z.rule, f"{a.unit} may not be placed in {a.hex} (zone {z.id})")
 
 
@@ -176,7 +175,3 @@ def roll_bessieres(state: GameState, a: Action):
 
 def finish_bessieres(state: GameState, a: Action, roll) -> GameState:
     return _apply_bessieres(state, roll)
-
-
-zone_hexes = _zone_hexes
-can_place = _can_place

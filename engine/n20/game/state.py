@@ -17,7 +17,7 @@ from engine.core.errors import VedetteError
 
 from . import memo as _memo
 from .scenario import Scenario, load_scenario
-from .types import Side, Status, Step, other
+from .types import HIDDEN, Side, Status, Step, other
 
 __all__ = ["UnitState", "GameState", "Battle", "OPTIONS", "other", "STEPS", "Side", "Step", "Status"]
 
@@ -75,6 +75,7 @@ class UnitState:
     exhausted: bool = False   # advanced after combat this combat phase (9.9.8)
     fought: bool = False      # took part in a battle this phase (9.1.2)
     areas: tuple[str, ...] = ()   # entry areas of a reinforcement (11.0)
+    placed: int = 0           # times put on the map (16.1: each time a new face-down piece to the enemy)
 
     def to_json(self) -> dict:
         d = {"id": self.id, "status": self.status}
@@ -205,16 +206,20 @@ class GameState:
         return evolve(self, morale=tuple(sorted(m.items())))
 
     # ---- JSON --------------------------------------------------------------------------------------
-    def to_json(self, view: str | None = None) -> dict:
-        """The state as JSON. ``view`` = a side hides the other side's face-down units (16.1)."""
+    def to_json(self) -> dict:
+        """The position in a reader's JSON (units with what their counters say). Of a side's view
+        (:func:`engine.n20.game.view.view`, 16.1) a face-down enemy counter shows its token, side and
+        back (nationality) only."""
         sc = self.scenario
         units = []
         for u in self.units:
             d = sc.units[u.id]
             j = u.to_json()
-            hidden = view is not None and d.side != view and not u.revealed and u.status == "map"
-            if hidden:
-                j = {"id": f"hidden-{u.hex}", "status": "map", "hex": u.hex, "hidden": True, "side": d.side}
+            if d.type == HIDDEN:
+                markers = {k: v for k, v in j.items() if k in ("routed", "fatigue", "square", "moved")}
+                j = {"id": u.id, "status": "map", "hex": u.hex, "hidden": True, "side": d.side, **markers}
+                if d.nationality:
+                    j["nationality"] = d.nationality
             else:
                 j.update({"name": d.name, "side": d.side, "type": d.type, "strength": d.strength,
                           "movement": d.movement})
@@ -365,7 +370,8 @@ def evolve(state: GameState, **changes) -> GameState:
 
 def with_units(state: GameState, changes: dict[str, UnitState], carry: bool = True) -> GameState:
     """``state`` with some units replaced (by id): the unit index and the units' part of the hash are
-    updated for the changed units only. ``carry=False`` for a state that is only a step on the way to
+    updated for the changed units only. A unit put on the map from off it counts one more placement
+    (:attr:`UnitState.placed`: to the enemy it is a new face-down piece, 16.1). ``carry=False`` for a state that is only a step on the way to
     another (nothing is carried to it in the memo, where it would take the place of a state in play)."""
     old = state.__dict__
     by_id = old["by_id"]
@@ -381,6 +387,9 @@ def with_units(state: GameState, changes: dict[str, UnitState], carry: bool = Tr
     for k, nu in changes.items():          # only the changed units are visited (their places are known)
         i = places[k]
         was = units[i]
+        if nu.status == "map" and was.status != "map" and nu.placed == was.placed:
+            # 16.1: a counter put on the map is a new face-down piece to the enemy (its public token changes)
+            nu = changes[k] = _unit_replace(nu, {"placed": was.placed + 1})
         new_units[i] = nu
         uh += hash((i, nu.id, *key(nu))) - hash((i, was.id, *key(was)))     # _unit_hash, written out
         if nu.id != k:

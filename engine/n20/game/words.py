@@ -13,8 +13,6 @@ from engine.core.values import spoken_list as _list
 __all__ = ["describe"]
 
 
-
-
 def _side(ids) -> str:
     return _list(x.replace("garrison:", "the garrison of ") for x in ids)
 
