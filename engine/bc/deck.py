@@ -27,7 +27,7 @@ from pydantic import Field, field_validator, model_validator
 
 from engine.core.data import Sourced, Strict, data_path, load_yaml, parse_yaml, provenance_kind
 from engine.core.errors import DataError, RuleViolation
-from engine.core.procedure import Draw, Log
+from engine.core.procedure import Draw, Log, jsonable
 
 __all__ = [
     "SKILL_ICONS", "FIRE_RESULTS", "ASSAULT_RESULTS", "COLUMNS", "CardModel", "DeckModel", "Card", "Deck",
@@ -311,12 +311,23 @@ def _face_key(face: "Face"):
 
 @lru_cache(maxsize=8192)
 def _project(pile: "Pile", deck: "Deck", table: str, reads: tuple) -> "Pile":
-    return pile._project(deck, table, reads)
+    def f(x):
+        if deck.is_reshuffle(x):
+            return Face(reshuffle=True)
+        return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads))
+    return Pile(tuple(sorted((f(x) for x in pile.draw), key=_face_key)),
+                tuple(sorted((f(x) for x in pile.discard), key=_face_key)))
 
 
 @lru_cache(maxsize=8192)
 def _summarise(pile: "Pile", deck: "Deck", tables: tuple[str, ...]) -> "Pile":
-    return pile._summarise(deck, tables)
+    def f(x):
+        if isinstance(x, Face):
+            return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
+                        x.reshuffle, x.shifted if tables else ())
+        return deck.face(x, tables)
+    return Pile(tuple(sorted((f(x) for x in pile.draw), key=_face_key)),
+                tuple(sorted((f(x) for x in pile.discard), key=_face_key)))
 
 
 def _remove_one(items: tuple, item) -> tuple:
@@ -364,27 +375,10 @@ class Pile:
         a procedure many times over the same piles)."""
         return _summarise(self, deck, tuple(tables))
 
-    def _summarise(self, deck: Deck, tables: tuple[str, ...]) -> "Pile":
-        def f(x):
-            if isinstance(x, Face):
-                return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
-                            x.reshuffle, x.shifted if tables else ())
-            return deck.face(x, tables)
-        return Pile(tuple(sorted((f(x) for x in self.draw), key=_face_key)),
-                    tuple(sorted((f(x) for x in self.discard), key=_face_key)))
-
     def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "Pile":
         """Odds only: each face becomes its icon plus the final result for each possible (column, net shift).
         Cached, like :meth:`summarise`."""
         return _project(self, deck, table, tuple(reads))
-
-    def _project(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "Pile":
-        def f(x):
-            if deck.is_reshuffle(x):
-                return Face(reshuffle=True)
-            return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads))
-        return Pile(tuple(sorted((f(x) for x in self.draw), key=_face_key)),
-                    tuple(sorted((f(x) for x in self.discard), key=_face_key)))
 
     def discarded(self, face) -> "Pile":
         """The pile after a used card goes to the discard pile (15.0). Summarised discards are kept sorted:
@@ -394,7 +388,6 @@ class Pile:
         return Pile(self.draw, self.discard + (face,))
 
     def to_json(self) -> dict:
-        from engine.core.procedure import jsonable
         return {"draw": len(self.draw), "discard": jsonable(self.discard) if self.tracked else len(self.discard)}
 
 
