@@ -5,7 +5,7 @@ Every module in ``dashboards/pages`` that defines ``TITLE``, ``SUMMARY`` and ``p
 A page module that fails to import, or whose ``page()`` raises, shows an error on its own route while
 the index and the other pages keep working.
 
-Run it with ``vedette-serve`` (see :mod:`dashboards.serve`); ``panel serve dashboards/app.py`` also works
+Run it with ``vedette-serve`` (see :mod:`dashboards.server.serve`); ``panel serve dashboards/app.py`` also works
 and serves the index alone.
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Callable
 import panel as pn
 from panel.viewable import ServableMixin
 
-from dashboards import storage
-from dashboards.components.access import browser_keys, game_link
+from dashboards.server import storage
+from dashboards.server.access import browser_keys, game_link
 
 log = logging.getLogger("vedette.dashboards")
 

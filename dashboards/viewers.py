@@ -22,11 +22,11 @@ import param
 __all__ = ["OddsExplorer", "TreeExplorer", "MapExplorer", "LobCalculator", "TbfCalculator", "BcCalculator",
            "TreePlot"]
 
-from dashboards.components.tree_plot import TreePlot  # noqa: E402  (re-exported: a tree of any procedure)
+from dashboards.render.tree_plot import TreePlot  # noqa: E402  (re-exported: a tree of any procedure)
 
 
 def _plan(battle: Any, title: str):
-    from dashboards.components.n20_battle_form import BattlePlan, example_battles
+    from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
 
     plan = BattlePlan(title=title)
     if battle is None:
@@ -50,8 +50,8 @@ class OddsExplorer(pn.viewable.Viewer):
         return self.plan.result
 
     def __panel__(self):
-        from dashboards.components.layout import columns
-        from dashboards.components.n20_odds_view import plan_inputs, plan_results
+        from dashboards.common.layout import columns
+        from dashboards.calculators.n20.odds_view import plan_inputs, plan_results
 
         return columns(pn.Column(plan_inputs(self.plan), sizing_mode="stretch_width"),
                        pn.Column(plan_results(self.plan), sizing_mode="stretch_width"), basis=460)
@@ -73,7 +73,7 @@ class TreeExplorer(pn.viewable.Viewer):
         self.model.param.watch(lambda e: setattr(self.plot, "layout", e.new), "layout")
 
     def __panel__(self):
-        from dashboards.components.provenance import STYLESHEET
+        from dashboards.common.provenance import STYLESHEET
 
         info = pn.pane.HTML(self.model.param.info, stylesheets=[STYLESHEET], sizing_mode="stretch_width")
         return pn.Column(info, self.plot, sizing_mode="stretch_width")
@@ -89,7 +89,7 @@ class MapExplorer(pn.viewable.Viewer):
         self.model = MapModel(scenario=scenario)
 
     def __panel__(self):
-        from dashboards.components.layout import flow
+        from dashboards.common.layout import flow
 
         m = self.model
         return flow(m.view.panel(), pn.Column(
@@ -103,12 +103,12 @@ class LobCalculator(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        from dashboards.components.lob_views import LobSession
+        from dashboards.calculators.lob.views import LobSession
 
         self.session = LobSession()
 
     def __panel__(self):
-        from dashboards.components.lob_views import combat_panel, fire_panel, schedule_panel
+        from dashboards.calculators.lob.views import combat_panel, fire_panel, schedule_panel
 
         return pn.Tabs(combat_panel(self.session), fire_panel(self.session), schedule_panel(self.session),
                        dynamic=True, sizing_mode="stretch_width")
@@ -119,12 +119,12 @@ class TbfCalculator(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        from dashboards.components.tbf_views import TbfSession
+        from dashboards.calculators.tbf.views import TbfSession
 
         self.session = TbfSession()
 
     def __panel__(self):
-        from dashboards.components.tbf_views import charge_panel, check_panel, fire_panel, melee_panel
+        from dashboards.calculators.tbf.views import charge_panel, check_panel, fire_panel, melee_panel
 
         return pn.Tabs(check_panel(self.session), charge_panel(self.session), fire_panel(self.session),
                        melee_panel(self.session), dynamic=True, sizing_mode="stretch_width")
@@ -135,12 +135,12 @@ class BcCalculator(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        from dashboards.components.bc_views import BcSession
+        from dashboards.calculators.bc.views import BcSession
 
         self.session = BcSession()
 
     def __panel__(self):
-        from dashboards.components.bc_views import check_panel, combat_panel, cup_panel
+        from dashboards.calculators.bc.views import check_panel, combat_panel, cup_panel
 
         return pn.Tabs(combat_panel(self.session), check_panel(self.session), cup_panel(self.session),
                        dynamic=True, sizing_mode="stretch_width")

@@ -50,7 +50,7 @@ def _free_port() -> int:
 def start_server(db: str, num_procs: int = 1) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([sys.executable, "-m", "dashboards.serve", "--port", str(port), "--address", "127.0.0.1",
+    proc = subprocess.Popen([sys.executable, "-m", "dashboards.server.serve", "--port", str(port), "--address", "127.0.0.1",
                              "--db", db, "--num-procs", str(num_procs)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=dict(os.environ, PYTHONPATH=str(REPO)), start_new_session=True)
     deadline = time.monotonic() + 60

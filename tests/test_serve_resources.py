@@ -7,7 +7,7 @@ from bokeh.document import Document
 from panel.io.resources import Resources
 from panel.io.state import set_curdoc, state
 
-from dashboards import serve
+from dashboards.server import serve
 
 
 def _page_scripts(viewable) -> list[str]:
@@ -49,7 +49,7 @@ def test_webgl_plot_keeps_bokeh_gl():
 
 def test_page_with_an_esm_component_leaves_out_es_module_shims():
     # connection.js stands in for es-module-shims' importShim; no component class here names an import map
-    from dashboards.components.n20_plan_view import PlanView
+    from dashboards.calculators.n20.plan_view import PlanView
 
     js = _page_scripts(pn.Column(PlanView(config={"spec": [], "headers": []})))
     assert not serve._import_maps_in_use()
@@ -57,7 +57,7 @@ def test_page_with_an_esm_component_leaves_out_es_module_shims():
 
 
 def test_a_component_with_an_import_map_brings_es_module_shims_back(monkeypatch):
-    from dashboards.components.n20_plan_view import PlanView
+    from dashboards.calculators.n20.plan_view import PlanView
 
     monkeypatch.setattr(PlanView, "_importmap", {"imports": {"lib": "./lib.js"}})
     assert serve._import_maps_in_use()
@@ -70,7 +70,7 @@ def test_our_esm_components_are_sent_untransformed():
     transform in the browser; components from other packages keep Panel's default (no bundle)."""
     from panel.custom import JSComponent
 
-    from dashboards.components.n20_plan_view import PlanView
+    from dashboards.calculators.n20.plan_view import PlanView
 
     serve._plain_esm_components()
     serve._plain_esm_components()        # installing it twice wraps once

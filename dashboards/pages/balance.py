@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from dashboards.components.study_view import MAX_BROWSER_GAMES, StudyView
+from dashboards.calculators.study_view import MAX_BROWSER_GAMES, StudyView
 
 TITLE = "Scenario balance"
 SUMMARY = ("Many bot games of one scenario played in the background: each side's win rate with its 95% "

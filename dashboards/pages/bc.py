@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from dashboards.components.bc_views import BcSession, check_panel, combat_panel, cup_panel, deck_panel, demo_panel
+from dashboards.calculators.bc.views import BcSession, check_panel, combat_panel, cup_panel, deck_panel, demo_panel
 
 TITLE = "Battle Commander (card deck odds)"
 SUMMARY = ("Exact chances of a Fire or Assault combat, of a Skill Check and of the order-cube cup, drawn from "

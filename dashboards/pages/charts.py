@@ -7,8 +7,8 @@ import io
 
 import panel as pn
 
-from dashboards.components.charts_model import SYSTEMS, Block, ChartBook
-from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
+from dashboards.calculators.charts_model import SYSTEMS, Block, ChartBook
+from dashboards.common.provenance import STYLESHEET as BADGE_CSS, badge_html
 from engine.core.errors import VedetteError
 
 TITLE = "Charts (type in the printed values)"

@@ -5,8 +5,8 @@ from functools import partial
 
 import panel as pn
 
-from dashboards.components.lazy import lazy_tabs
-from dashboards.components.lob_views import LobSession, combat_panel, custom_panel, fire_panel, schedule_panel
+from dashboards.common.lazy import lazy_tabs
+from dashboards.calculators.lob.views import LobSession, combat_panel, custom_panel, fire_panel, schedule_panel
 
 TITLE = "Lines of Battle (Albuera 1811)"
 SUMMARY = ("Click two areas of the Albuera map to see the exact odds of a multi-round combat under your "

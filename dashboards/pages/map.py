@@ -8,12 +8,12 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from dashboards.components.n20_battle_form import odds_work, scenario_choices
-from dashboards.components.n20_mapview import GameMapView, unit_at
-from dashboards.components.n20_odds_view import RESULTS_CSS, odds_html
-from dashboards.components.hexmap import Marked
-from dashboards.components.layout import flow
-from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
+from dashboards.calculators.n20.battle_form import odds_work, scenario_choices
+from dashboards.calculators.n20.map_view import GameMapView, unit_at
+from dashboards.calculators.n20.results import RESULTS_CSS, odds_html
+from dashboards.render.hexmap import Marked
+from dashboards.common.layout import flow
+from dashboards.common.provenance import STYLESHEET as BADGE_CSS, badge_html
 from engine.core.errors import VedetteError
 from engine.n20.game import combat as C
 from engine.n20.game import rules as R
@@ -65,7 +65,7 @@ class MapModel(param.Parameterized):
 
     def load_saved(self, game_id: str) -> None:
         """Show the latest position of a saved game (replayed through the engine)."""
-        from dashboards.storage import GameStore
+        from dashboards.server.storage import GameStore
         from engine.core.record import GameRecord
         from engine.n20.game.record import ENGINE_VERSION, replay_record
 
@@ -159,7 +159,7 @@ class MapModel(param.Parameterized):
     def odds_runner(self):
         """The runner of this session's odds requests (worker process, busy line, *cancel*; issue 12.3)."""
         if self.runner is None:
-            from dashboards.components.background import Background
+            from dashboards.server.background import Background
             self.runner = Background()   # the page's time budget (VEDETTE_BUDGET_S)
         return self.runner
 
@@ -372,7 +372,7 @@ def _badges_html(state: GameState) -> str:
 def page():
     """One session's map page. What is the same for every session (the map's drawing data, the legend) is
     made once per process; the map with its legend, check boxes and goto box is one model (an SVG board
-    drawn in the browser, :mod:`dashboards.components.hexboard`); the scenario and saved-game pickers, the
+    drawn in the browser, :mod:`dashboards.render.hexboard`); the scenario and saved-game pickers, the
     mode buttons and the hex description are one more (:class:`MapControls`); the attack planner's controls, busy line and result panes are built the first
     time the visitor switches to *plan an attack*, and the saved-game picker only when this browser holds
     a saved game (each Bokeh model a session does not need is time every page load saves, issue 17)."""
@@ -380,8 +380,8 @@ def page():
     view = m.view
     ctl = MapControls(info="<i>Click a hex or a unit.</i>", width=440, css_classes=["map-controls-view"])
     m.param.watch(lambda e: setattr(ctl, "info", e.new), "hex_info")
-    from dashboards.components.access import browser_keys
-    from dashboards.storage import GameStore, StorageError
+    from dashboards.server.access import browser_keys
+    from dashboards.server.storage import GameStore, StorageError
 
     try:   # only the games this browser holds a key of, and public ones
         visible = [g for g, _, _ in GameStore().visible(browser_keys(), "n20")][:50]

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import panel as pn
 
-from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.n20_odds_view import plan_uploader
-from dashboards.components.n20_plan_view import plan_view
+from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
+from dashboards.calculators.n20.odds_view import plan_uploader
+from dashboards.calculators.n20.plan_view import plan_view
 
 TITLE = "Odds explorer (Napoleonic 20)"
 SUMMARY = ("Set up an attack (units, terrain, reserves, options) and see at once the differential, the CRT "

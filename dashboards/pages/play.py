@@ -5,10 +5,10 @@ games, undo, typed or computer dice, the dice log and replay. A study's replay l
 from __future__ import annotations
 
 
-from dashboards.components.access import BrowserKeys, url_arg
-from dashboards.components.game_view import GamePlayView
-from dashboards.components.study_replay import is_replay_link, parse_replay_link
-from dashboards.storage import GameStore
+from dashboards.server.access import BrowserKeys, url_arg
+from dashboards.play.view import GamePlayView
+from dashboards.play.study_replay import is_replay_link, parse_replay_link
+from dashboards.server.storage import GameStore
 from engine.core.errors import VedetteError
 from engine.core.game import systems
 

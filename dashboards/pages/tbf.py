@@ -5,9 +5,9 @@ from functools import partial
 
 import panel as pn
 
-from dashboards.components.lazy import lazy_tabs
-from dashboards.components.tbf_views import (TbfSession, charge_panel, check_panel, fire_panel, map_panel, melee_panel,
-                                             situation_panel)
+from dashboards.common.lazy import lazy_tabs
+from dashboards.calculators.tbf.views import (TbfSession, charge_panel, check_panel, fire_panel, map_panel, melee_panel,
+                                              situation_panel)
 
 TITLE = "These Brave Fellows (Dürenstein 1805)"
 SUMMARY = ("Chance to pass every Fatigue Check, a cavalry charge as an exact probability tree, fire and melee "
@@ -45,7 +45,7 @@ def ask_for_tabulator() -> None:
 
 def page():
     # the later tabs' unit tables are Tabulators built after the page has loaded: the page must bring their
-    # script (vedette-serve fetches it once the first view is drawn, not before: dashboards/serve.py)
+    # script (vedette-serve fetches it once the first view is drawn, not before: dashboards/server/serve.py)
     ask_for_tabulator()
     sess = TbfSession()
     intro = pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width")

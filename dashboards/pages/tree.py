@@ -8,12 +8,12 @@ from functools import partial
 import param
 from panel.custom import Child
 
-from dashboards.components.background import Background
-from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.n20_odds_view import plan_inputs
-from dashboards.components.provenance import STYLESHEET as BADGE_CSS, badge_html
-from dashboards.components.tree_plot import (CANVAS_JS, TreeCanvas, TreeLayout, canvas_params, layout_tree,
-                                             outline_for, prepare)
+from dashboards.server.background import Background
+from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
+from dashboards.calculators.n20.odds_view import plan_inputs
+from dashboards.common.provenance import STYLESHEET as BADGE_CSS, badge_html
+from dashboards.render.tree_plot import (CANVAS_JS, TreeCanvas, TreeLayout, canvas_params, layout_tree,
+                                         outline_for, prepare)
 from engine import n20
 from engine.core.errors import VedetteError
 
@@ -186,7 +186,7 @@ class TreePage(TreeCanvas):
     """The tree page in one browser component (issue 17.1): its head (the help and the tree's info line, the
     example picker, the "decisions as branches" switch, the busy line with its cancel button, the button
     that shows the battle's inputs, made on the server the first time it is pressed), then the picture
-    with the outline beside it (:class:`~dashboards.components.tree_plot.TreeCanvas`)."""
+    with the outline beside it (:class:`~dashboards.render.tree_plot.TreeCanvas`)."""
 
     info = param.String(default="")
     examples = param.List(default=[])

@@ -37,7 +37,7 @@ from .record import GameRecord
 
 __all__ = ["Outcome", "Position", "Places", "GameRules", "Pending", "Session", "Bot", "RandomBot", "action_seed", "EventDice",
            "other_side", "replay", "initial_state", "undo", "play_game", "apply_event", "make_event",
-           "system_of", "register", "systems", "parse_dice", "MAX_ACTIONS", "steady_heap"]
+           "system_of", "factory_of", "register", "systems", "parse_dice", "MAX_ACTIONS", "steady_heap"]
 
 #: A game loop stops after this many actions even when no one has won (a bot that never ends a phase).
 MAX_ACTIONS = 20000
@@ -740,7 +740,7 @@ _HEAP_LOCK = threading.Lock()
 
 
 #: whether :func:`play_game` calls :func:`steady_heap` before each game. A process that serves pages turns it
-#: off (dashboards.components.background): its live objects include the open sessions, whose cycles must
+#: off (dashboards.server.background): its live objects include the open sessions, whose cycles must
 #: stay collectable when they close; studies, the CLI and benchmarks keep it on.
 STEADY_HEAP = True
 
@@ -813,33 +813,24 @@ def register(system: str, factory: Callable[[], GameRules]) -> None:
 
 
 def systems() -> list[str]:
-    _load_all()
+    """The registered systems' ids, sorted."""
     return sorted(_SYSTEMS)
 
 
 def system_of(name: str) -> GameRules:
-    """The rules of system ``name`` (``"n20"``, ``"lob"``, ``"tbf"``, ``"bc"``)."""
-    _load_all()
+    """The rules of the registered system ``name`` (``"n20"``, ``"lob"``, ``"tbf"``, ``"bc"`` once
+    :mod:`engine.systems`, the table of the shipped systems, is imported)."""
+    return factory_of(name)()
+
+
+def factory_of(name: str) -> Callable[[], GameRules]:
+    """What makes the rules of the registered system ``name`` (a class, picklable by reference: a Dask
+    worker that receives it imports that system alone)."""
     try:
-        return _SYSTEMS[name]()
+        return _SYSTEMS[name]
     except KeyError:
-        raise VedetteError(f"unknown game system {str(name)[:20]!r}; one of {', '.join(sorted(_SYSTEMS))}") from None
-
-
-_PROTOCOL_MODULES = {"n20": "engine.n20.game.protocol", "lob": "engine.lob.protocol",
-                     "tbf": "engine.tbf.protocol", "bc": "engine.bc.game.protocol"}
-
-
-def _load_all() -> None:
-    import importlib
-    for sys_name, mod in _PROTOCOL_MODULES.items():
-        if sys_name in _SYSTEMS:
-            continue
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
+        known = ", ".join(sorted(_SYSTEMS)) or "none registered: import engine.systems"
+        raise VedetteError(f"unknown game system {str(name)[:20]!r}; one of {known}") from None
 
 
 def parse_dice(text: str | None) -> list[int] | None:

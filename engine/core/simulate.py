@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import VedetteError
-from .game import MAX_ACTIONS, play_game, system_of
+from .game import MAX_ACTIONS, factory_of, play_game, system_of
 from .sampling import wilson_interval
 
 __all__ = ["Study", "game_seed", "play_one", "run_study", "summarise", "compare", "write_parquet",
@@ -92,24 +92,12 @@ def game_seed(seed: int, index: int) -> int:
     return int.from_bytes(h, "big") >> 1
 
 
-def _rules_of(system: str):
-    """The rules of ``system``, importing only that system's module when it is one shipped with Vedette
-    (a Dask worker then skips the other systems' imports, about 0.5 s of CPU per worker)."""
-    from . import game as _game
-    known = getattr(_game, "_SYSTEMS", {})
-    if system not in known:
-        module = getattr(_game, "_PROTOCOL_MODULES", {}).get(system)
-        if module is not None:
-            import importlib
-            importlib.import_module(module)
-    factory = known.get(system)
-    return factory() if factory is not None else system_of(system)
-
-
-def play_one(study: Study, index: int) -> dict:
-    """Play game ``index`` of ``study`` and return its row (runs on a Dask worker)."""
+def play_one(study: Study, index: int, factory: Callable[[], Any] | None = None) -> dict:
+    """Play game ``index`` of ``study`` and return its row (runs on a Dask worker). ``factory``: what makes
+    the system's rules (its class, sent by reference: the worker imports that system alone); by default
+    the registered one."""
     _import_plugin(study.plugin)
-    rules = _rules_of(study.system)
+    rules = (factory or factory_of(study.system))()
     gseed = game_seed(study.seed, index)
     by_turn: dict[int, dict] = {}
 
@@ -292,11 +280,12 @@ def submit_study(client, study: Study, todo: Sequence[int]) -> list:
     retried up to 3 times on another worker when its worker dies (so no game is lost); returns the futures,
     each giving a list of rows. The one way a study reaches Dask: the CLI and the balance page share it."""
     batches = batch_games(list(todo), max(1, len(client.scheduler_info()["workers"])))
-    return client.map(_play_batch, [study] * len(batches), batches, pure=False, retries=3)
+    factory = factory_of(study.system)
+    return client.map(_play_batch, [study] * len(batches), batches, [factory] * len(batches), pure=False, retries=3)
 
 
-def _play_batch(study: Study, indexes: list[int]) -> list[dict]:
-    return [play_one(study, i) for i in indexes]
+def _play_batch(study: Study, indexes: list[int], factory: Callable[[], Any] | None = None) -> list[dict]:
+    return [play_one(study, i, factory) for i in indexes]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -21,8 +21,10 @@ from engine.core.errors import RuleViolation
 from engine.core.procedure import distribution, enumerate_tree
 
 from .board import Board, default_board, load_board
-from .combat import _ROLL_CACHE, CombatContext, CombatResult, Retreat, combat
+from .combat import combat
+from .fight import CombatContext, CombatResult, Retreat
 from .policies import CombatPolicy
+from .rounds import clear_roll_cache
 from .tables import Tables, default_tables
 from .units import ART, CAV, INF, Unit, other_side
 
@@ -229,7 +231,7 @@ def analyse(ctx: CombatContext, attackers, defenders, policy: CombatPolicy | Non
             memo: dict | None = None) -> Analysis:
     """Exact analysis of one combat under ``policy`` (default: both sides stay)."""
     policy = policy or CombatPolicy()
-    _ROLL_CACHE.clear()        # measure and compute from cold: no carry-over between analyses
+    clear_roll_cache()        # measure and compute from cold: no carry-over between analyses
     dist = distribution(partial(combat, ctx, tuple(attackers), tuple(defenders)), policy=policy, memo=memo)
     return Analysis(ctx, tuple(attackers), tuple(defenders), policy, dist)
 

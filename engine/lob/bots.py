@@ -2,7 +2,8 @@
 
 Both follow core's bot interface (:class:`engine.core.game.Bot`): ``choose_action(rules, state, legal)``
 picks among the legal actions the game loop lists, ``choose(request, state)`` answers a question asked
-inside a procedure. ``act(g)`` is the older spelling (the legal actions are listed for it)."""
+inside a procedure. The rules come with each call: this module does not import the protocol (the
+protocol imports it)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -14,25 +15,19 @@ from engine.core.game import RandomBot as CoreRandomBot
 from engine.core.procedure import Choose, distribution
 from engine.core.sampling import PlayTree
 
-from .combat import Decision, combat
-from .game import Action, Game, combat_context, legal_actions
-from .policies import CombatPolicy, best_retreat
-from .protocol import LobRules, keep_all
-from .units import ART, CAV, INF
+from .actions import PASSES, Action, Kind
+from .attack import combat_context
+from .combat import combat
+from .handlers import keep_all, legal_actions
+from .policies import CombatPolicy
+from .state import Game
+from .units import ART, INF, Phase
 
 __all__ = ["RandomBot", "GreedyBot", "make_bot", "BOTS"]
 
 
-def _rules():
-    return LobRules()
-
-
 class RandomBot(CoreRandomBot):
-    """Core's random-legal bot (ends a phase now and then, answers choices at random), with ``act``."""
-
-    def act(self, g: Game) -> Action:
-        rules = _rules()
-        return self.choose_action(rules, g, rules.legal_actions(g))
+    """Core's random-legal bot (ends a phase now and then, answers choices at random)."""
 
 
 #: an attack (or a cavalry charge) is made only when its worth (below) is above this margin
@@ -78,7 +73,7 @@ def _sample_counts(part: tuple, key, factory, n: int, seed: int, policy) -> Coun
 
 
 #: candidates the greedy bot checks before valuing them (see GreedyBot.choose_action)
-_EAGER = frozenset({"activate", "attack", "end-setup", "end-admin", "end-phase"})
+_EAGER = frozenset({Kind.ACTIVATE, Kind.ATTACK}) | PASSES
 
 
 class GreedyBot:
@@ -234,13 +229,10 @@ class GreedyBot:
         french = {u.area for u in g.live() if u.side == "French" and u.kind == INF and u.strength >= 1}
         return {w for w in wins if any(self._distances(g, w).get(a, 99) <= REAR_WATCH for a in french)}
 
-    def act(self, g: Game) -> Action:
-        return self.choose_action(_rules(), g, None)
-
     def choose_action(self, rules, g: Game, acts: list | None) -> Action:
         """The best-valued legal action (the last one, ending the phase, when nothing is worth doing);
         ``acts=None``: it lists its own candidates and keeps those that pass ``rules.check``."""
-        lazy = acts is None and g.phase not in ("setup", "admin")
+        lazy = acts is None and g.phase not in (Phase.SETUP, Phase.ADMIN)
         if acts is None:
             acts = legal_actions(g, limit_moves=True, keep=keep_all)
             if lazy:
@@ -248,22 +240,22 @@ class GreedyBot:
                 # the bot's generator or ranks the attacks (activations, attacks) and for the phase end;
                 # any other candidate is checked only when it would be the best so far: a candidate
                 # worth no more than the best is never picked, legal or not, so the pick is the same
-                acts = [a for a in acts if a.type not in _EAGER or rules.is_legal(g, a)]
+                acts = [a for a in acts if a.kind not in _EAGER or rules.is_legal(g, a)]
             else:
                 acts = [a for a in acts if rules.is_legal(g, a)]
-        end = next((a for a in reversed(acts) if a.type in ("end-setup", "end-admin", "end-phase")), acts[-1])
-        if g.phase == "setup":
+        end = next((a for a in reversed(acts) if a.kind in PASSES), acts[-1])
+        if g.phase == Phase.SETUP:
             return end                 # keep the historical set-up
-        if g.phase == "admin":
+        if g.phase == Phase.ADMIN:
             for a in acts:
-                if a.type == "toggle" and not g.unit(a.units[0]).deployed:
+                if a.kind == Kind.TOGGLE and not g.unit(a.units[0]).deployed:
                     return a
             return end
         self._rear = self._threatened_rear(g) if g.player == "Allied" else set()
         self._weighed = self._shortlist(g, acts)
         best, best_v = end, 0.0
         for a in acts:
-            if lazy and a.type not in _EAGER:
+            if lazy and a.kind not in _EAGER:
                 try:
                     v = self.value(g, a)
                 except VedetteError:
@@ -284,7 +276,7 @@ class GreedyBot:
         stack offers dozens of groups of up to three units; the others are not weighed."""
         by_target: dict = {}
         for i, a in enumerate(acts):
-            if a.type == "attack" and len(a.units) <= 3 and not a.path:
+            if a.kind == Kind.ATTACK and len(a.units) <= 3 and not a.path:
                 by_target.setdefault(a.target, []).append((i, a))
         keep = set()
         for target, cands in by_target.items():
@@ -294,20 +286,20 @@ class GreedyBot:
         return keep
 
     def value(self, g: Game, a: Action) -> float:
-        t = a.type
-        if t == "fire":
+        t = a.kind
+        if t == Kind.FIRE:
             tgt = g.unit(a.target)
             return 3.0 + (tgt.rating - tgt.strength) * 0.1 + (0.5 if tgt.kind == ART else 0)
-        if t == "attack":
+        if t == Kind.ATTACK:
             if len(a.units) > 3 or a.path or (self._weighed is not None and a not in self._weighed):
                 return 0.0
             v = self.attack_value(g, a)
             return 2.5 + v if v > ATTACK_MARGIN else 0.0
-        if t == "rally":
+        if t == Kind.RALLY:
             u = g.unit(a.units[0])
             return 0.8 + 0.3 * u.hits
         rear = self._rear
-        if t == "activate":
+        if t == Kind.ACTIVATE:
             us = [u for u in g.in_area(a.area) if u.side == g.player]
             enemy_near = any(g.holder(n) not in (None, g.player) for n in g.board.neighbours(a.area))
             fresh = sum(1 for u in us if u.strength >= 1)
@@ -317,13 +309,13 @@ class GreedyBot:
             if rear and fresh and any(self._distances(g, a.area).get(w, 99) <= 3 for w in rear):
                 base += 1.0            # units here can block the way to the rear
             return base + self.rng.random() * 0.2
-        if t == "move" and g.leader(a.units[0]) is not None:
+        if t == Kind.MOVE and g.leader(a.units[0]) is not None:
             # a leader goes where units it may command are, when it has none where it stands
             ld = g.leader(a.units[0])
             here = [u for u in g.in_area(ld.area) if ld.can_command(u)]
             there = [u for u in g.in_area(a.path[-1]) if ld.can_command(u)]
             return 1.2 + 0.1 * len(there) if not here and there else 0.0
-        if t == "move":
+        if t == Kind.MOVE:
             u = g.unit(a.units[0])
             if a.end != "area" or not a.path:
                 return 0.0

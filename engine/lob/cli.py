@@ -41,7 +41,9 @@ def _policy(args):
 def resolve_combat(spec: str, board, tables, record: str | None = None):
     """COMBAT: a YAML/JSON combat file, or ``albuera:FROM>TO[:UNIT,UNIT]`` on the set-up (or a record's end)."""
     from .analysis import load_combat
-    from .game import Setup, combat_context, new_game
+    from .attack import combat_context
+    from .setup import new_game
+    from .state import Setup
     if spec.startswith("albuera:"):
         body = spec.split(":", 1)[1]
         parts = body.split(":")

@@ -1,18 +1,25 @@
-"""Command points (rule 3, Albuera scenario play) and the D3 (rule 1).
+"""Command (rules 3 and 4.2): command points and the D3 (rule 1), and the activation of an area.
 
 A D3 is a d6 halved, rounding up: the procedure rolls the d6 the players actually throw, so a typed-in
-or recorded die is the face they saw.
+or recorded die is the face they saw. An activation (4.2) spends a command point on an area (with leaders,
+7.1, through the leader who stands there) and wakes its units for the go.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 from engine.core.dist import Dist
+from engine.core.errors import RuleViolation
 from engine.core.procedure import Log, Roll, distribution
 
+from .actions import Action
+from .state import Game
 from .tables import Tables, default_tables
+from .units import CAV, Leader, Unit
 
-__all__ = ["d3_of", "command_points", "cp_step", "cp_schedule", "rain_squall"]
+__all__ = ["d3_of", "command_points", "cp_step", "cp_schedule", "rain_squall", "own_unit", "need_active", "activatable",
+           "activation", "check_activate", "activate"]
 
 
 def d3_of(d6: int) -> int:
@@ -22,7 +29,7 @@ def d3_of(d6: int) -> int:
 
 def cp_step(side: str, turn: int, tables: Tables | None = None):
     tables = tables or default_tables()
-    steps = getattr(tables.command, side)
+    steps = {"French": tables.command.French, "Allied": tables.command.Allied}[side]
     return [s for s in steps if s.from_turn <= turn][-1]
 
 
@@ -59,3 +66,85 @@ def rain_squall(side: str, tables: Tables | None = None):
     tables = tables or default_tables()
     roll = yield Roll("d6", rule="Albuera option 5", label=f"{side}: rain squall roll")
     return roll >= tables.optional.rain_squall_on
+
+
+# ------------------------------------------------------------------------------------------------
+# Activation (4.2, with leaders 7.1)
+# ------------------------------------------------------------------------------------------------
+def own_unit(g: Game, uid: str) -> Unit:
+    """The unit ``uid`` of the side to act, still on the map (4: a player acts with its own units)."""
+    u = g.unit(uid)
+    if u.side != g.player:
+        raise RuleViolation("4", f"{uid} belongs to the {u.side}; it is the {g.player} player's go")
+    if u.area is None:
+        raise RuleViolation("4.1", f"{uid} has been eliminated")
+    return u
+
+
+def need_active(g: Game, u: Unit, fire: bool = False) -> None:
+    """Refuse a unit that was not activated this go, or has already acted (4, 4.2, 7.2.1)."""
+    if u.uid not in g.activated:
+        raise RuleViolation("4.2", f"{u.uid} has not been activated this turn (activate its area first)")
+    if u.uid in g.acted:
+        raise RuleViolation("4", f"{u.uid} has already moved, fired or fought this turn")
+    if u.uid in g.horse_moved and not fire:
+        raise RuleViolation("7.2.1", f"{u.uid} has made its one-point move; it may still fire, not move again")
+
+
+def activatable(g: Game, area: str) -> tuple[Unit, ...]:
+    """The side to act's units in ``area`` an activation may wake (4.2: not rallied, moved in, already
+    activated, nor hit by a charge this turn, 5.3.1)."""
+    return tuple(u for u in g.in_area(area) if u.side == g.player and u.uid not in g.rallied
+                 and u.uid not in g.moved_in and u.uid not in g.activated and u.uid not in g.frozen)
+
+
+def activation(g: Game, area: str, leader_name: str | None) -> tuple[tuple[Unit, ...], Leader | None, int]:
+    """Which units an activation of ``area`` wakes, through which leader, for how many CPs (4.2, 7.1)."""
+    units = activatable(g, area)
+    if not g.use_leaders:
+        if leader_name:
+            raise RuleViolation("7.1", "leaders are an optional rule that is not in use in this game")
+        return units, None, 1
+    if leader_name is None:
+        if "light-cavalry" in g.setup.options:
+            # 7.1.3: light cavalry may be activated without a leader
+            return tuple(u for u in units if u.kind == CAV and u.cav == "light"), None, 1
+        raise RuleViolation("7.1", "with leaders, name the leader who spends the command point "
+                                   "(units: [leader name])")
+    ld = g.leader(leader_name)
+    if ld is None or ld.side != g.player or not ld.present:
+        raise RuleViolation("7.1", f"{leader_name!r} is not a {g.player} leader on the map")
+    if ld.area != area:
+        fine = "fine-rider" in ld.attributes and g.board.adjacent(ld.area, area) and not g.board.is_close(area)
+        if not fine:
+            raise RuleViolation("7.1", f"{ld.name} is in {ld.area}: command points are spent in the leader's area"
+                                       " (7.1.2 fine riders: also an adjacent open area)")
+    cost = 2 if "imbecile" in ld.attributes else 1                      # 7.1.2 imbecile
+    return tuple(u for u in units if ld.can_command(u)), ld, cost
+
+
+def check_activate(g: Game, a: Action) -> None:
+    """4.2: an area on the map with units that may be activated, and the command points it costs."""
+    if a.area is None or a.area not in g.board:
+        raise RuleViolation("4.2", f"no area {a.area!r} on the map")
+    units, leader, cost = activation(g, a.area, a.units[0] if a.units else None)
+    if g.cp < cost:
+        raise RuleViolation("4" if cost == 1 else "7.1.2", f"{cost} command point(s) needed, {g.cp} left")
+    if not units:
+        raise RuleViolation("4.2", f"area {a.area} has no {g.player} unit that may be activated now "
+                                   f"(rallied, moved in, already activated or charged units cannot be"
+                                   f"{', nor units the leader may not command' if leader else ''})")
+
+
+def activate(g: Game, a: Action):
+    """4.2: spend the point(s) and wake the area's units (7.1.2 marcher / disorganised leaders change
+    their pace for the turn)."""
+    us, ld, cost = activation(g, a.area, a.units[0] if a.units else None)
+    woken = {u.uid for u in us} | ({ld.name} if ld is not None and ld.area == a.area else set())
+    g = replace(g, cp=g.cp - cost, activated=g.activated | woken)
+    if ld is not None:
+        step = ("marcher" in ld.attributes) - ("disorganised" in ld.attributes)
+        if step:
+            g = replace(g, pace=g.pace + tuple((u.uid, step) for u in us))
+    yield Log("4.2", f"area {a.area} activated{' by ' + ld.name if ld else ''}: {', '.join(u.uid for u in us)}")
+    return g

@@ -49,4 +49,4 @@ class Fingerprinted(BaseModel):
             return True
         if type(other) is not type(self):
             return NotImplemented
-        return self._fingerprint == other._fingerprint
+        return self._fingerprint == other.fingerprint

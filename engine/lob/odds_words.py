@@ -3,6 +3,7 @@
 :func:`engine.core.odds.action_odds` over the game's own combat and fire procedures)."""
 from __future__ import annotations
 
+from .actions import Kind
 from .units import SIDES, other_side
 
 __all__ = ["lob_label", "lob_value"]
@@ -37,12 +38,12 @@ def lob_label(rules, before, after, action) -> tuple[str, str]:
     (rule 5 for an attack, 4.2.1 for artillery fire); morale changes (5.3) and an ended game at the end."""
     side = before.player
     foe = other_side(side)
-    if action.type == "attack":
+    if action.kind == Kind.ATTACK:
         rule = "5"
         take = (f"attacker takes {action.target}" if after.holder(action.target) == side
                 else f"defender holds {action.target}")
         parts = [take, _side_words(before, after, side, "attacker"), _side_words(before, after, foe, "defender")]
-    elif action.type == "fire":
+    elif action.kind == Kind.FIRE:
         rule = "4.2.1"
         t0, t1 = before.unit(action.target), after.unit(action.target)
         if t1.area is None:

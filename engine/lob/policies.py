@@ -1,7 +1,7 @@
 """Named policies for the decisions of a combat (5.1-5.2): who stays, who retreats, who feints.
 
 A policy is a callable ``(Choose) -> option`` (the core's contract). :class:`CombatPolicy` reads the
-:class:`~engine.lob.combat.Decision` in the request's context and answers for the side asked.
+:class:`~engine.lob.fight.Decision` in the request's context and answers for the side asked.
 
 Side policies (``attacker=`` / ``defender=``):
 
@@ -21,7 +21,7 @@ from functools import lru_cache
 from engine.core.errors import VedetteError
 from engine.core.procedure import Choose
 
-from .combat import ATTACKER, DEFENDER, Decision
+from .fight import ATTACKER, DEFENDER, Decision
 from .units import ART, CAV
 
 __all__ = ["CombatPolicy", "parse_side_policy", "SIDE_POLICIES", "best_retreat"]

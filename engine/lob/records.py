@@ -15,8 +15,10 @@ from engine.core import game as core
 from engine.core.errors import RecordError, VedetteError
 from engine.core.record import GameRecord
 
-from .game import Action, Game, Setup, new_game
-from .protocol import RULE_OF, LobRules, parse_options
+from .actions import RULE_OF, Action
+from .protocol import LobRules
+from .setup import new_game, parse_options
+from .state import Game, Setup
 
 __all__ = ["action_event", "apply_event", "initial_state", "replay_record", "Session", "RULES"]
 
@@ -25,7 +27,7 @@ RULES = LobRules()
 
 def action_event(action: Action, events, side: str | None = None) -> dict:
     """The record event of ``action`` with the answers of its procedure's ``events``."""
-    ev = {"kind": "action", "rule": RULE_OF.get(action.type, "4"), "action": action.to_json(),
+    ev = {"kind": "action", "rule": RULE_OF.get(action.kind, "4"), "action": action.to_json(),
           "answers": [e.to_json() for e in events if e.answers]}
     if side:
         ev["side"] = side

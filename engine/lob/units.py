@@ -11,9 +11,20 @@ from enum import StrEnum
 
 from engine.core.game import other_side as _core_other_side
 
-__all__ = ["Leader", "Unit", "INF", "CAV", "ART", "Side", "Phase", "SIDES", "other_side"]
+__all__ = ["Leader", "Unit", "INF", "CAV", "ART", "Arm", "Side", "Phase", "LeaderStatus", "SIDES", "other_side"]
 
-INF, CAV, ART = "inf", "cav", "art"
+
+class Arm(StrEnum):
+    """A unit's arm (1.2): infantry, cavalry or artillery; equal to the short names the data files use."""
+
+    INF = "inf"
+    CAV = "cav"
+    ART = "art"
+
+    __repr__ = str.__repr__
+
+
+INF, CAV, ART = Arm.INF, Arm.CAV, Arm.ART
 
 
 class Side(StrEnum):
@@ -33,6 +44,18 @@ class Phase(StrEnum):
     ADMIN = "admin"
     COMMAND = "command"
     OVER = "over"
+
+    __repr__ = str.__repr__
+
+
+class LeaderStatus(StrEnum):
+    """Where an optional leader (7.1) stands: on the map, or gone (7.1.1 losses, 7.1 capture, 7.1.2 wanderer)."""
+
+    ACTIVE = "active"
+    KILLED = "killed"
+    WOUNDED = "wounded"
+    CAPTURED = "captured"
+    WANDERED_OFF = "wandered off"
 
     __repr__ = str.__repr__
 
@@ -132,11 +155,11 @@ class Leader:
     area: str | None
     commands: tuple = ()
     attributes: tuple = ()
-    status: str = "active"           # active | killed | wounded | captured
+    status: str = LeaderStatus.ACTIVE
 
     @property
     def present(self) -> bool:
-        return self.status == "active" and self.area is not None
+        return self.status == LeaderStatus.ACTIVE and self.area is not None
 
     def can_command(self, u: Unit) -> bool:
         """Whom the leader may activate: a formation tag of the unit, or a whole kind ('any', 'infantry', ...)."""
@@ -160,7 +183,7 @@ class Leader:
 
     def label(self) -> str:
         extra = f" [{', '.join(self.attributes)}]" if self.attributes else ""
-        return f"{self.name} (leader{extra}{'' if self.status == 'active' else ', ' + self.status})"
+        return f"{self.name} (leader{extra}{'' if self.status == LeaderStatus.ACTIVE else ', ' + self.status})"
 
     def to_json(self) -> dict:
         return {"name": self.name, "side": self.side, "area": self.area, "status": self.status,

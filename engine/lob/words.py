@@ -22,7 +22,7 @@ def _ending(end: str) -> str:
 
 def describe(a, rule: str) -> str:
     """The action as a sentence, with its rule."""
-    t, us = a.type, _list(a.units)
+    t, us = a.kind, _list(a.units)
     if t == "move":
         if a.path:
             via = f" by {', '.join(a.path[:-1])}" if len(a.path) > 1 else ""

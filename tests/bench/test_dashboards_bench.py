@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.n20_odds_view import results_html
+from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
+from dashboards.calculators.n20.results import results_html
 
 pytestmark = pytest.mark.benchmark
 
@@ -28,7 +28,7 @@ def test_bench_odds_update_after_a_strength_change(benchmark, plan):
 
 def test_bench_map_redraw_with_reachable_hexes(benchmark):
     from engine.n20.game.engine import new_game
-    from dashboards.components.n20_mapview import GameMapView
+    from dashboards.calculators.n20.map_view import GameMapView
 
     view = GameMapView(new_game("fuentes"))
     units = iter(["A1", "ALT", "A3", "A7"] * 10**6)

@@ -60,10 +60,12 @@ def test_bench_lob_albuera_greedy_game(benchmark):
 
 def _cold():
     """Empty the process-wide caches the greedy bot and the move search share (engine.lob.bots,
-    engine.lob.game, engine.lob.combat): the game is timed as the first one of a study is."""
-    from engine.lob import bots, combat, game
-    for cache in (bots._FIGHTS, bots._MEMOS, bots._TRIES, game._REACH, combat._ROLL_CACHE):
+    engine.lob.movement, engine.lob.rounds): the game is timed as the first one of a study is."""
+    from engine.lob import bots, movement, rounds
+    for cache in (bots._FIGHTS, bots._MEMOS, bots._TRIES):
         cache.clear()
+    movement.clear_reach_cache()
+    rounds.clear_roll_cache()
     return (), {}
 
 

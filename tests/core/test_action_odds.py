@@ -67,13 +67,13 @@ def test_n20_resolve_agrees_with_battle_odds():
 # Lines of Battle: artillery fire and an attack in the game == the fire procedure and the combat analysis
 # ------------------------------------------------------------------------------------------------
 def _lob_attack_position():
-    return reach("lob", 1, lambda r, s, l: any(a.type == "attack" and a.units == ("F-Legrand",) for a in l))
+    return reach("lob", 1, lambda r, s, l: any(a.kind == "attack" and a.units == ("F-Legrand",) for a in l))
 
 
 def test_lob_fire_agrees_with_fire_procedure():
     from engine.lob.fire import FireSetup, artillery_fire  # noqa: F401  (the calculator's procedure)
     rules, st, legal = _lob_attack_position()
-    a = next(a for a in legal if a.type == "fire" and a.units == ("F-ResArt",) and a.target == "A-Head")
+    a = next(a for a in legal if a.kind == "fire" and a.units == ("F-ResArt",) and a.target == "A-Head")
     o = action_odds(rules, st, a)
     # one d6 (4.2.1): 1-3 no effect (1/2), 4-5 one hit (1/3), 6 eliminates the one-hit target (1/6),
     # which costs the Allies 1 morale point (its morale value): E[Allied morale] = -1/6
@@ -86,10 +86,10 @@ def test_lob_fire_agrees_with_fire_procedure():
 
 def test_lob_attack_agrees_with_combat_analysis():
     from engine.lob.analysis import analyse
-    from engine.lob.game import combat_context
+    from engine.lob.attack import combat_context
     from engine.lob.policies import CombatPolicy
     rules, st, legal = _lob_attack_position()
-    a = next(a for a in legal if a.type == "attack" and a.units == ("F-Legrand",))
+    a = next(a for a in legal if a.kind == "attack" and a.units == ("F-Legrand",))
     policy = CombatPolicy("until:1", "until:1")
     o = action_odds(rules, st, a, chooser=policy)
     # the calculator's combat: the unit moved to the origin (4.2.2), the area's defenders, the same policy

@@ -96,7 +96,7 @@ def test_a_page_server_leaves_the_heap_alone():
     # the dashboards' background module is loaded by every process that serves pages: there the open
     # sessions' objects must stay collectable, so play_game no longer freezes the heap
     import engine.core.game as G
-    import dashboards.components.background  # noqa: F401
+    import dashboards.server.background  # noqa: F401
     assert G.STEADY_HEAP is False
     before = gc.get_freeze_count()
     play_game(R, ("random", "random"), "short", seed=3)

@@ -12,7 +12,7 @@ from enum import StrEnum
 import pytest
 
 from engine.core.errors import VedetteError
-from engine.lob.game import new_game
+from engine.lob.setup import new_game
 from engine.lob.units import SIDES as LOB_SIDES, Phase, Side as LobSide, other_side as lob_other
 from engine.n20.game.types import SIDES as N20_SIDES, Side as N20Side, Step, other as n20_other
 

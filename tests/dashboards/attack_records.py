@@ -52,7 +52,7 @@ def tbf_long_range_artillery_fire(rules, state, action) -> bool:
 
 def view_at(store, rec):
     """The play page with ``rec`` imported and resumed at its last position."""
-    from dashboards.components.game_view import GamePlayView
+    from dashboards.play.view import GamePlayView
     v = GamePlayView(system=rec.game, store=store)
     m = v.model
     m.import_record(rec, server=True)

@@ -1,14 +1,14 @@
-"""Still boards (dashboards/components/board_svg.py) and the turn-by-turn walkthrough HTML built on them."""
+"""Still boards (dashboards/render/board_svg.py) and the turn-by-turn walkthrough HTML built on them."""
 import xml.etree.ElementTree as ET
 
 from engine.core.data import data_path
 from engine.core.game import replay, system_of
 from engine.core.hexgrid import HexGrid
 from engine.core.record import GameRecord
-from dashboards.components.board_svg import board_svg, hexes_around, hexmap_svg
-from dashboards.components.hexmap import Counter, MapSpec
-from dashboards.components.n20_mapview import counters_of
-from dashboards.components.walkthrough import walk_html
+from dashboards.render.board_svg import board_svg, hexes_around, hexmap_svg
+from dashboards.render.hexmap import Counter, MapSpec
+from dashboards.calculators.n20.map_view import counters_of
+from dashboards.render.walkthrough import walk_html
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -12,11 +12,11 @@ from types import SimpleNamespace
 
 from hypothesis import given, settings, strategies as st
 
-from dashboards.components.lob_views import (EXAMPLE_COMBAT, LobSession, UNIT_FIELDS, combat_yaml, custom_panel,
-                                             unit_row, unit_spec)
-from dashboards.components.tbf_views import (EXAMPLE_CHARGE, TbfSession, charge_panel, charge_targets, charge_yaml,
-                                             parse_charge_text, target_rows)
-from dashboards.components.unit_rows import clean_row
+from dashboards.calculators.lob.views import (EXAMPLE_COMBAT, LobSession, UNIT_FIELDS, combat_yaml, custom_panel,
+                                              unit_row, unit_spec)
+from dashboards.calculators.tbf.views import (EXAMPLE_CHARGE, TbfSession, charge_panel, charge_targets, charge_yaml,
+                                              parse_charge_text, target_rows)
+from dashboards.common.unit_rows import clean_row
 from engine.core.data import parse_yaml
 from engine.lob.analysis import CombatSpec, analyse, parse_combat
 from engine.lob.board import default_board
@@ -177,7 +177,7 @@ def test_tbf_targets_table_round_trip():
 
 # -- These Brave Fellows: fire and melee forms take units of the set-up ----------------------------------------
 def test_tbf_fire_form_adds_a_unit_of_the_set_up_with_its_ff():
-    from dashboards.components.tbf_views import fire_panel, setup_units
+    from dashboards.calculators.tbf.views import fire_panel, setup_units
     from engine.tbf.scenario import default_scenario
 
     p = fire_panel(TbfSession())

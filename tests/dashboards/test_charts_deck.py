@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboards.components.charts_model import ChartBook
+from dashboards.calculators.charts_model import ChartBook
 from dashboards.pages.charts import ChartsView, cards_counts_html
 from engine.bc.calc import deck_summary
 from engine.core.errors import VedetteError
@@ -61,7 +61,7 @@ def test_the_reshuffle_card_refuses_a_result():
 
 
 def test_every_chart_tab_shows_its_own_provenance_badge():
-    from dashboards.components.charts_model import SYSTEMS
+    from dashboards.calculators.charts_model import SYSTEMS
 
     for key in SYSTEMS:
         v = ChartsView(key)

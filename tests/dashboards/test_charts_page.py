@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboards.components.charts_model import SYSTEMS, ChartBook, parse_cell
+from dashboards.calculators.charts_model import SYSTEMS, ChartBook, parse_cell
 from engine.core.data import provenance_kind
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,8 +1,9 @@
 """The served app's index and page discovery (no browser)."""
 from __future__ import annotations
 
-from dashboards import app, serve
-from dashboards.storage import GameStore
+from dashboards import app
+from dashboards.server import serve
+from dashboards.server.storage import GameStore
 
 
 def test_every_page_module_is_routed_and_has_title_and_summary():

@@ -8,9 +8,9 @@ from functools import partial
 
 import pytest
 
-from dashboards.components import background as bg
-from dashboards.components.tbf_views import (INLINE_CHECK_CELLS, TbfSession, check_cost, check_grid, check_head,
-                                             check_panel, check_work)
+from dashboards.server import background as bg
+from dashboards.calculators.tbf.views import (INLINE_CHECK_CELLS, TbfSession, check_cost, check_grid, check_head,
+                                              check_panel, check_work)
 from engine.core.errors import VedetteError
 from engine.tbf.tables import default_tables
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dashboards.components import background as bg
+from dashboards.server import background as bg
 
 linux_only = pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 

@@ -22,8 +22,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from dashboards.components import background as bg
-from dashboards.components.tbf_views import MAX_CHARGE_TEXT, parse_charge_text
+from dashboards.server import background as bg
+from dashboards.calculators.tbf.views import MAX_CHARGE_TEXT, parse_charge_text
 from engine.core.errors import VedetteError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -135,7 +135,7 @@ def _free_port() -> int:
 def _serve(tmp_path: Path) -> subprocess.Popen:
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "dashboards.serve", "--port", str(port), "--address", "127.0.0.1",
+    proc = subprocess.Popen([sys.executable, "-m", "dashboards.server.serve", "--port", str(port), "--address", "127.0.0.1",
                              "--db", str(tmp_path / "games.sqlite3")], cwd=REPO, env=env,
                             stdout=open(tmp_path / "server.log", "ab"), stderr=subprocess.STDOUT,
                             start_new_session=True)

@@ -7,9 +7,10 @@ from fractions import Fraction
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from dashboards.components.n20_battle_form import BattlePlan, UnitEntry, example_battles
-from dashboards.components.n20_odds_view import plan_inputs, results_html
-from dashboards.components.tables_upload import FileLoader
+from dashboards.calculators.n20.battle_form import BattlePlan, UnitEntry, example_battles
+from dashboards.calculators.n20.odds_view import plan_inputs
+from dashboards.calculators.n20.results import results_html
+from dashboards.common.uploads import FileLoader
 from engine import n20
 from engine.core.data import data_path
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.game_play import GamePlayModel, log_rows
-from dashboards.storage import GameStore
+from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
+from dashboards.play.model import GamePlayModel, log_rows
+from dashboards.server.storage import GameStore
 from engine.core.data import data_path
 from engine.core.procedure import Choose
 from engine.core.record import GameRecord
@@ -160,7 +160,7 @@ def test_map_page_shows_a_saved_games_position(tmp_path, monkeypatch):
 def test_map_page_switching_scenario_redraws_its_map():
     from dashboards.pages.map import MapModel
 
-    from dashboards.components.hexboard import board_geometry
+    from dashboards.render.hexboard import board_geometry
 
     m = MapModel(scenario="fuentes")
     pane = m.view.panel()
@@ -196,9 +196,9 @@ def test_an_old_n20_game_3_saved_game_opens_on_the_generic_page_and_plays_on(mod
 def test_n20_board_on_the_generic_view_click_moves_and_a_refused_click_names_its_rule(tmp_path):
     """Bussaco, seed 1: a click on the French cavalry FRCV (1011) shades its legal destinations, a click on
     0912 moves it there; a click on FRCV again and on 0811 tries a second move, which rule 6.4 refuses."""
-    from dashboards.components.access import BrowserKeys
-    from dashboards.components.boards import N20Board
-    from dashboards.components.game_view import GamePlayView
+    from dashboards.server.access import BrowserKeys
+    from dashboards.play.boards import N20Board
+    from dashboards.play.view import GamePlayView
 
     v = GamePlayView("n20", store=GameStore(tmp_path / "g.sqlite3"), keys=BrowserKeys(raw=""))
     v.__panel__()

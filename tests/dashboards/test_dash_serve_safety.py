@@ -8,12 +8,12 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from dashboards.components.access import MAX_KEYS, parse_keys
-from dashboards.components.background import Background, run_now
-from dashboards.components.game_play import GamePlayModel
-from dashboards.components.tbf_views import (EXAMPLE_CHARGE, MAX_CHARGE_TEXT, MAX_DEFENDERS, MAX_TARGETS,
-                                             MAX_UNITS_PER_TARGET, parse_charge_text)
-from dashboards.storage import OWNER, GameStore
+from dashboards.server.access import MAX_KEYS, parse_keys
+from dashboards.server.background import Background, run_now
+from dashboards.play.model import GamePlayModel
+from dashboards.calculators.tbf.views import (EXAMPLE_CHARGE, MAX_CHARGE_TEXT, MAX_DEFENDERS, MAX_TARGETS,
+                                              MAX_UNITS_PER_TARGET, parse_charge_text)
+from dashboards.server.storage import OWNER, GameStore
 from engine.core.errors import RecordError, VedetteError
 from engine.core.record import GameRecord
 from engine.n20.game.record import replay_record

@@ -50,7 +50,7 @@ def _start(tmp_path: Path, procs: int) -> tuple[subprocess.Popen, str]:
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
     log = open(tmp_path / "server.log", "ab")
     # its own session, as a club laptop's terminal would be; the test signals the main process only
-    proc = subprocess.Popen([sys.executable, "-m", "dashboards.serve", "--port", str(port), "--address", "127.0.0.1",
+    proc = subprocess.Popen([sys.executable, "-m", "dashboards.server.serve", "--port", str(port), "--address", "127.0.0.1",
                              "--db", str(tmp_path / "games.sqlite3"), "--num-procs", str(procs)],
                             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"

@@ -6,11 +6,11 @@ import math
 
 from hypothesis import given, settings, strategies as st
 
-from dashboards.components.hexmap import HexMapFigure, static_layers
-from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.n20_board import spec_from_board
-from dashboards.components.n20_odds_view import _apply_edit
-from dashboards.components.n20_plan_view import plan_view
+from dashboards.render.hexmap import HexMapFigure, static_layers
+from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
+from dashboards.render.n20_board import spec_from_board
+from dashboards.calculators.n20.battle_form import apply_edit
+from dashboards.calculators.n20.plan_view import plan_view
 from engine.n20.game.engine import new_game
 
 BOARD = new_game("fuentes").scenario.board
@@ -45,10 +45,10 @@ def test_a_hex_tile_sits_where_the_grid_puts_the_hex(label):
 def test_the_flags_column_takes_words_and_refuses_unknown_ones():
     plan = BattlePlan.from_battle_file(example_battles()["n20_worked_example"])
     e = plan.attackers[0]
-    _apply_edit(plan, e, "flags", "elite, guard elite")        # words, commas or spaces, repeats once
+    apply_edit(plan, e, "flags", "elite, guard elite")        # words, commas or spaces, repeats once
     assert e.flags == ["elite", "guard"]
     try:
-        _apply_edit(plan, e, "flags", "elite grenadier")
+        apply_edit(plan, e, "flags", "elite grenadier")
     except ValueError as exc:
         assert "grenadier" in str(exc) and "guard (12.2)" in str(exc)
     else:

@@ -1,4 +1,4 @@
-"""Saved games (dashboards/storage.py): every action is committed at once and survives a crash."""
+"""Saved games (dashboards/server/storage.py): every action is committed at once and survives a crash."""
 from __future__ import annotations
 
 import multiprocessing
@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dashboards.storage import ENV_VAR, GameStore, default_db_path
+from dashboards.server.storage import ENV_VAR, GameStore, default_db_path
 
 
 def test_append_is_committed_before_returning(tmp_path):
@@ -101,7 +101,7 @@ def test_store_matches_an_in_memory_list(tmp_path_factory, ops):
 # ---- issue 12: keys, migration, permissions, storage errors -----------------------------------------------
 import stat as _stat
 
-from dashboards.storage import OWNER, SCHEMA_VERSION, StorageError
+from dashboards.server.storage import OWNER, SCHEMA_VERSION, StorageError
 
 
 def test_each_game_has_an_owner_key_and_a_key_per_side(tmp_path):
@@ -314,7 +314,7 @@ def test_a_real_read_only_folder_says_so(small_tmpfs):
 def test_optimistic_check_keeps_only_actions_made_on_the_stored_position(tmp_path):
     """Two sessions hold the same game at 1 event; the first to act wins, the second is refused and
     nothing of it is stored; an undo from a stale page removes nothing (issue 15.5)."""
-    from dashboards.storage import GameStore, StaleGame
+    from dashboards.server.storage import GameStore, StaleGame
     store = GameStore(tmp_path / "g.sqlite3")
     gid = store.create("n20", "fuentes", events=[{"kind": "action", "n": 0}])
     assert store.append(gid, {"kind": "action", "n": 1}, expected=1) == 1      # session A

@@ -1,14 +1,14 @@
 """The play page's dice log: each rule in it carries its reminder (our words) as hover text (issue 17,
-restored for Napoleonic 20: the log had lost the notes of dashboards/components/n20_rule_notes.py)."""
+restored for Napoleonic 20: the log had lost the notes of dashboards/common/rule_notes.py)."""
 from __future__ import annotations
 
 import html
 import re
 
 from attack_records import record_until
-from dashboards.components.game_play import log_html
-from dashboards.components.n20_rule_notes import note
-from dashboards.storage import GameStore
+from dashboards.play.model import log_html
+from dashboards.common.rule_notes import note
+from dashboards.server.storage import GameStore
 
 
 def test_log_html_gives_each_rule_its_note():
@@ -23,7 +23,7 @@ def test_log_html_gives_each_rule_its_note():
 
 def test_n20_dice_log_on_the_play_view_has_rule_notes(tmp_path):
     """A Napoleonic 20 attack made on the play view: every rule of its dice in the log has its note."""
-    from dashboards.components.game_view import GamePlayView
+    from dashboards.play.view import GamePlayView
 
     rec, _state, attack, rules = record_until("n20", lambda r, s, a: bool(r.is_attack(a)))
     v = GamePlayView(system="n20", store=GameStore(tmp_path / "g.sqlite3"))

@@ -1,4 +1,4 @@
-"""The play page's model for every system (dashboards/components/game_play.py): saved action by action,
+"""The play page's model for every system (dashboards/play/model.py): saved action by action,
 refusals with their rule, typed dice, undo, replay, two sessions on one saved game, imports (issue 15)."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
 import race_game  # noqa: E402,F401  (registers the "race" system)
 
-from dashboards.components.game_play import GamePlayModel  # noqa: E402
-from dashboards.storage import GameStore  # noqa: E402
+from dashboards.play.model import GamePlayModel  # noqa: E402
+from dashboards.server.storage import GameStore  # noqa: E402
 from engine.core.errors import RecordError, VedetteError  # noqa: E402
 from engine.core.game import play_game, system_of  # noqa: E402
 from engine.core.record import GameRecord  # noqa: E402

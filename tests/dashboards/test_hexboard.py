@@ -1,4 +1,4 @@
-"""The SVG board of /map and /play (dashboards/components/hexboard.py, issue 17.1): the map's geometry made
+"""The SVG board of /map and /play (dashboards/render/hexboard.py, issue 17.1): the map's geometry made
 once per map and shared by every session, every hex clickable by its label, the layers a session changes
 sent as small data, and the page built on one board model instead of a Bokeh figure. Counts of models and
 checks of content, not timings (speed: ``scripts/load_sessions.py --profile /map``)."""
@@ -11,10 +11,10 @@ import re
 from bokeh.document import Document
 from hypothesis import given, settings, strategies as st
 
-from dashboards.components.hexboard import SCALE, HexBoard, board_geometry, counter_rows
-from dashboards.components.hexmap import Counter, Marked
-from dashboards.components.n20_board import spec_from_board
-from dashboards.components.n20_mapview import GameMapView, counters_of
+from dashboards.render.hexboard import SCALE, HexBoard, board_geometry, counter_rows
+from dashboards.render.hexmap import Counter, Marked
+from dashboards.render.n20_board import spec_from_board
+from dashboards.calculators.n20.map_view import GameMapView, counters_of
 from engine.n20.game.engine import new_game
 
 STATE = new_game("fuentes")
@@ -120,7 +120,7 @@ def test_the_map_page_is_a_handful_of_models(tmp_path, monkeypatch):
 
 
 def test_the_play_page_n20_board_is_one_model(tmp_path):
-    from dashboards.components.boards import N20Board
+    from dashboards.play.boards import N20Board
 
     b = N20Board(new_game("bussaco"))
     kinds = _models(b.panel())

@@ -1,7 +1,7 @@
 """LoB page start (issue 17 point 6): an example attack that shows what the page does, the set-up kept."""
 from __future__ import annotations
 
-from dashboards.components.lob_views import EXAMPLE_START, SETUP_START, LobSession
+from dashboards.calculators.lob.views import EXAMPLE_START, SETUP_START, LobSession
 
 
 def test_example_start_is_an_open_fight_and_the_setup_stays_available():

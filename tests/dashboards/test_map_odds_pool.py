@@ -8,8 +8,8 @@ from functools import partial
 
 import pytest
 
-from dashboards.components import background as bg
-from dashboards.components.n20_battle_form import odds_work
+from dashboards.server import background as bg
+from dashboards.calculators.n20.battle_form import odds_work
 from engine import n20
 from engine.core.data import data_path
 from engine.core.record import GameRecord

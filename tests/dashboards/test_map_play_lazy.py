@@ -9,8 +9,8 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 
-from dashboards.components.hexmap import HexMapFigure
-from dashboards.components.n20_board import spec_from_board
+from dashboards.render.hexmap import HexMapFigure
+from dashboards.render.n20_board import spec_from_board
 from engine.n20.game.engine import new_game
 
 
@@ -64,9 +64,9 @@ def test_the_play_page_without_a_game_makes_no_game_parts(db):
 
 
 def test_the_game_parts_appear_at_the_start_and_the_replay_controls_on_first_replay(tmp_path):
-    from dashboards.components.access import BrowserKeys
-    from dashboards.components.game_view import GamePlayView
-    from dashboards.storage import GameStore
+    from dashboards.server.access import BrowserKeys
+    from dashboards.play.view import GamePlayView
+    from dashboards.server.storage import GameStore
 
     v = GamePlayView("n20", store=GameStore(tmp_path / "g.sqlite3"), keys=BrowserKeys(raw=""))
     root = v.__panel__()
@@ -85,7 +85,7 @@ def test_the_map_pickers_are_one_model_kept_in_step_both_ways(tmp_path, monkeypa
     a pick in the browser changes the page, a change on the server shows in the pickers, and a value that
     is not one of the options is ignored (the picker shows the value it had)."""
     from dashboards.pages import map as M
-    from dashboards.storage import GameStore
+    from dashboards.server.storage import GameStore
 
     monkeypatch.setenv("VEDETTE_DB", str(tmp_path / "g.sqlite3"))
     gid = GameStore().create("n20", "bussaco", title="Club game", sides=("french", "allied"))

@@ -8,9 +8,9 @@ from bokeh.document import Document
 from panel.io.state import set_curdoc
 
 from dashboards.app import discover_pages, page_view
-from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.n20_odds_view import plan_uploader
-from dashboards.components.n20_plan_view import plan_view
+from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
+from dashboards.calculators.n20.odds_view import plan_uploader
+from dashboards.calculators.n20.plan_view import plan_view
 from engine.core.data import data_path
 
 WORKED = example_battles()["n20_worked_example"]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from dashboards.components.n20_battle_form import BattlePlan, example_battles
-from dashboards.components.n20_odds_view import _frac, results_html
+from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
+from dashboards.calculators.n20.results import _frac, results_html
 
 
 def test_whole_numbers_and_minus_sign():

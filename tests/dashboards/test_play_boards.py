@@ -1,4 +1,4 @@
-"""The play page's boards (dashboards/components/boards.py, game_view.py; issue 15.1): facing on every TBF
+"""The play page's boards (dashboards/play/boards/__init__.py, game_view.py; issue 15.1): facing on every TBF
 counter and the frontal hexes of the picked unit, a TBF move by clicking a unit then a highlighted hex, a
 BC move by clicking a Block then an outlined Zone."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from attack_records import view_at as _view_at, kind_of, record_until  # noqa: E402
 
-from dashboards.components.game_view import GamePlayView  # noqa: E402
-from dashboards.storage import GameStore  # noqa: E402
+from dashboards.play.view import GamePlayView  # noqa: E402
+from dashboards.server.storage import GameStore  # noqa: E402
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The play page's head (issue 17.1): the new-game form, import and download in one browser component."""
 from __future__ import annotations
 
-from dashboards.storage import GameStore
+from dashboards.server.storage import GameStore
 
 
 def test_the_play_head_starts_imports_and_refuses(tmp_path):
@@ -9,7 +9,7 @@ def test_the_play_head_starts_imports_and_refuses(tmp_path):
     a record imported from its bytes, a file over 2 MB refused; each refusal changes nothing."""
     import base64
 
-    from dashboards.components.game_view import GamePlayView
+    from dashboards.play.view import GamePlayView
 
     v = GamePlayView(system="n20", store=GameStore(tmp_path / "g.sqlite3"))
     v.__panel__()

@@ -1,5 +1,5 @@
 """The play page's odds panel while an attack is declared, and the result once it is resolved
-(dashboards/components/action_odds_view.py, game_view.py; issue 15.2).
+(dashboards/play/action_odds.py, game_view.py; issue 15.2).
 
 Outside a server the panel's off-loop runner computes at once, so these tests read the result directly."""
 from __future__ import annotations
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 from attack_records import view_at as _view_at, kind_of, record_until, tbf_long_range_artillery_fire  # noqa: E402
 
-from dashboards.components.action_odds_view import odds_html, percent, result_lines  # noqa: E402
-from dashboards.components.game_view import GamePlayView  # noqa: E402
-from dashboards.storage import GameStore  # noqa: E402
+from dashboards.play.action_odds import odds_html, percent, result_lines  # noqa: E402
+from dashboards.play.view import GamePlayView  # noqa: E402
+from dashboards.server.storage import GameStore  # noqa: E402
 from engine.core.odds import ActionOdds, OddsLine, action_odds  # noqa: E402
 
 
@@ -129,7 +129,7 @@ def test_a_bc_assault_gets_its_odds_on_the_page():
     remembers which cards came out): past the engine's default bound, inside the page's wider one, so
     the panel shows its odds rather than 'No odds'; its lines add up to 1."""
     from engine.core.odds import MAX_OUTCOMES
-    from dashboards.components.action_odds_view import PAGE_MAX_OUTCOMES, compute_odds
+    from dashboards.play.action_odds import PAGE_MAX_OUTCOMES, compute_odds
     rec, state, assault, rules = record_until(
         "bc", lambda r, s, a: kind_of(r, a) == "attack" and getattr(a, "attack", "") == "assault")
     assert PAGE_MAX_OUTCOMES > MAX_OUTCOMES

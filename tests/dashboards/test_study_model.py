@@ -1,4 +1,4 @@
-"""The balance page's model (dashboards/components/study_view.py) on the tiny race of tests/core."""
+"""The balance page's model (dashboards/calculators/study_view.py) on the tiny race of tests/core."""
 from __future__ import annotations
 
 import sys
@@ -12,7 +12,7 @@ import race_game  # noqa: E402,F401  (registers the "race" system)
 
 from engine.core.errors import VedetteError  # noqa: E402
 from engine.core.simulate import Study, run_study  # noqa: E402
-from dashboards.components.study_view import MAX_BROWSER_GAMES, StudyModel, StudyView, replay_link  # noqa: E402
+from dashboards.calculators.study_view import MAX_BROWSER_GAMES, StudyModel, StudyView, replay_link  # noqa: E402
 
 
 def test_model_runs_in_the_background_and_matches_the_cli_study():
@@ -61,7 +61,8 @@ def test_the_study_worker_gives_way_to_the_sessions_from_its_start():
     priority (``LONG_NICE``) from its first game, not at the server's."""
     import os
 
-    from dashboards.components import background, study_view
+    from dashboards.server import background
+    from dashboards.calculators import study_view
     if not hasattr(os, "getpriority"):
         return
     niceness = study_view._client().submit(os.getpriority, os.PRIO_PROCESS, 0, pure=False).result(timeout=120)
@@ -73,7 +74,7 @@ def test_the_page_runs_its_study_on_the_clis_dask_path():
     the rows of a Fuentes study the same as ``run_study`` gives in one process (same seeds, same games)."""
     import dask
 
-    from dashboards.components import study_view
+    from dashboards.calculators import study_view
     from engine.core.simulate import LOCAL_DASK_CONFIG
     client = study_view._client()
     got = client.run(lambda: {k: dask.config.get(k) for k in LOCAL_DASK_CONFIG})
@@ -103,7 +104,7 @@ def test_a_cancelled_study_keeps_its_finished_games():
 def test_the_plots_are_whiskered_bars_banded_curves_and_a_last_turn_histogram():
     import holoviews as hv
 
-    from dashboards.components.study_view import _plots
+    from dashboards.calculators.study_view import _plots
     from engine.core.simulate import summarise
     rows = run_study(Study("race", "short", (), ("random", "random"), 12, 2), workers=0)
     s = summarise(rows)
@@ -127,7 +128,8 @@ def test_a_page_worker_killed_mid_study_loses_no_game_and_steps_aside_again():
     import signal
     import time
 
-    from dashboards.components import background, study_view
+    from dashboards.server import background
+    from dashboards.calculators import study_view
     client = study_view._client()
     m = StudyModel(system="n20")
     m.scenario, m.bot_a, m.bot_b, m.games, m.seed = "bussaco", "random", "random", 10, 8

@@ -6,11 +6,11 @@ import urllib.parse
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dashboards.components.game_play import GamePlayModel
-from dashboards.components.study_replay import (MAX_SEED, ReplayLink, is_replay_link, parse_replay_link,
-                                                play_study_game)
-from dashboards.components.study_view import replay_link
-from dashboards.storage import GameStore
+from dashboards.play.model import GamePlayModel
+from dashboards.play.study_replay import (MAX_SEED, ReplayLink, is_replay_link, parse_replay_link,
+                                          play_study_game)
+from dashboards.calculators.study_view import replay_link
+from dashboards.server.storage import GameStore
 from engine.core.errors import VedetteError
 from engine.core.simulate import Study, play_one
 

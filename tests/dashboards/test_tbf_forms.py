@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from dashboards.components.tbf_views import TbfSession, fire_panel, melee_panel
+from dashboards.calculators.tbf.views import TbfSession, fire_panel, melee_panel
 
 
 def _parts(panel):

@@ -7,8 +7,9 @@ from functools import partial
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dashboards.components.tree_plot import (TreePlot, auto_open_depth, frac_text, layout_tree, outline_html,
-                                             positions, rule_note_for, tree_figure)
+from dashboards.common.rule_notes import rule_note_for
+from dashboards.render.tree_plot import (TreePlot, auto_open_depth, frac_text, layout_tree, outline_html,
+                                         positions, tree_figure)
 from engine import n20
 from engine.core.procedure import Roll, enumerate_tree
 
@@ -116,7 +117,7 @@ def test_canvas_data_for_the_browser_drawing(worked):
     folds and hover text as the Bokeh figure, with the outline beside it."""
     import json
 
-    from dashboards.components.tree_plot import TreeCanvas, canvas_data
+    from dashboards.render.tree_plot import TreeCanvas, canvas_data
 
     data = json.loads(canvas_data(worked, 2))
     assert len(data["parent"]) == 53 and data["parent"][0] == -1

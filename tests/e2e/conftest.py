@@ -1,7 +1,7 @@
 """Browser-test fixtures: a served app in a subprocess and Debian's chromium for pytest-playwright.
 
 * ``app_server`` (session): starts the app as the README's command does (``vedette-serve``, or
-  ``python -m dashboards.serve`` when the console script is not installed) on a free port with a
+  ``python -m dashboards.server.serve`` when the console script is not installed) on a free port with a
   throw-away saved-games file, waits until it answers, and stops it at the end.
 * ``app_url`` (session): the base URL of that server, e.g. ``http://127.0.0.1:40123``.
 * ``restart_server`` (function): a callable that kills the server hard (as a crash would) and starts it
@@ -62,9 +62,9 @@ class AppServer:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> str:
-        # the README's command; `python -m dashboards.serve` is the same entry point when not installed
+        # the README's command; `python -m dashboards.server.serve` is the same entry point when not installed
         exe = shutil.which("vedette-serve")
-        base = [exe] if exe else [sys.executable, "-m", "dashboards.serve"]
+        base = [exe] if exe else [sys.executable, "-m", "dashboards.server.serve"]
         cmd = base + ["--port", str(self.port), "--address", "127.0.0.1",
                       "--allow-websocket-origin", f"127.0.0.1:{self.port}", "--db", str(self.db)]
         env = dict(os.environ, PYTHONUNBUFFERED="1")

@@ -45,7 +45,7 @@ _TO_SCREEN = """
 """
 
 
-#: a hex of the page's board (dashboards/components/hexboard.py: one SVG polygon a hex, ``data-hex`` its label)
+#: a hex of the page's board (dashboards/render/hexboard.py: one SVG polygon a hex, ``data-hex`` its label)
 HEX = ".hexboard-svg polygon.hx[data-hex='{label}']"
 
 

@@ -283,7 +283,7 @@ def test_play_page_first_in_play_and_in_replay_fits(page: Page, app_url: str, sh
 
 
 def test_a_page_says_connection_lost_when_the_server_goes_away(page: Page, app_server):
-    """The server stops: the open page shows "Connection lost — reload" (dashboards/static/connection.js)."""
+    """The server stops: the open page shows "Connection lost — reload" (dashboards/server/static/connection.js)."""
     page.set_viewport_size({"width": 1280, "height": HEIGHT})
     page.goto(app_server.url + "/odds")
     expect(page.locator(".odds-results").first).to_be_visible(timeout=60_000)

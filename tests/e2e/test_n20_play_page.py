@@ -116,7 +116,7 @@ def test_a_battle_resolved_with_typed_dice_then_undo_then_replay_to_a_bookmark(p
     expect(page.locator(".pending-request[data-rule='12.5']")).to_be_attached(timeout=30_000)
     _answer_everything_typed(page, k + 1)
     expect(page.locator("table.dice-log")).to_contain_text("9.0 F")
-    # each rule in the log carries its reminder on hover (dashboards/components/n20_rule_notes.yaml)
+    # each rule in the log carries its reminder on hover (dashboards/common/rule_notes_n20.yaml)
     expect(page.locator("table.dice-log .rule-tag[data-rule='9.0 F']").first).to_have_attribute(
         "title", re.compile(r"^9\.0: \S"))
     expect(page.locator(".message")).to_contain_text("Done: fight declared battle no. 1")
@@ -177,8 +177,8 @@ def test_two_browser_contexts_do_not_share_a_game(browser: Browser, app_url: str
 def test_a_balance_page_replay_link_opens_the_game_at_its_last_action(page: Page, app_url: str):
     """The link the Scenario balance page writes for a study game: the bots' game is played again from its
     seed and shown read-only at its last action; a bad link says why in one line and opens nothing."""
-    from dashboards.components.study_replay import ReplayLink, play_study_game
-    from dashboards.components.study_view import replay_link
+    from dashboards.play.study_replay import ReplayLink, play_study_game
+    from dashboards.calculators.study_view import replay_link
     from engine.core.simulate import Study
 
     study = Study("n20", "bussaco", (), ("greedy", "greedy"), games=1, seed=0)

@@ -107,7 +107,7 @@ def test_a_browser_without_the_key_cannot_act_and_does_not_see_the_game(browser:
 def _heavy_charge() -> str:
     """The page's example charge with as many defenders as the page allows (8 in the first target hex, 2 in
     the second): its heaviest request."""
-    from dashboards.components.tbf_views import EXAMPLE_CHARGE, MAX_DEFENDERS, MAX_UNITS_PER_TARGET
+    from dashboards.calculators.tbf.views import EXAMPLE_CHARGE, MAX_DEFENDERS, MAX_UNITS_PER_TARGET
 
     spec = yaml.safe_load(EXAMPLE_CHARGE)
     spec["targets"][0]["units"] = [{"name": f"bn {i}", "fv": 3, "mf": 4} for i in range(MAX_UNITS_PER_TARGET)]
@@ -140,7 +140,7 @@ def test_cancel_drops_the_request_and_frees_the_page(page: Page, app_url: str):
 
 
 def test_too_many_defenders_are_refused_with_the_limit(page: Page, app_url: str):
-    from dashboards.components.tbf_views import MAX_UNITS_PER_TARGET
+    from dashboards.calculators.tbf.views import MAX_UNITS_PER_TARGET
 
     spec = yaml.safe_load(_heavy_charge())
     spec["targets"][0]["units"] *= 2

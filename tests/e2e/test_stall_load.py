@@ -149,7 +149,7 @@ def _report(tmp_path, name: str, figures: dict) -> None:
 
 def _heavy_charge() -> str:
     """The page's example charge with as many defenders as the page allows: its heaviest request."""
-    from dashboards.components.tbf_views import EXAMPLE_CHARGE, MAX_DEFENDERS, MAX_UNITS_PER_TARGET
+    from dashboards.calculators.tbf.views import EXAMPLE_CHARGE, MAX_DEFENDERS, MAX_UNITS_PER_TARGET
 
     spec = yaml.safe_load(EXAMPLE_CHARGE)
     spec["targets"][0]["units"] = [{"name": f"bn {i}", "fv": 3, "mf": 4} for i in range(MAX_UNITS_PER_TARGET)]
@@ -255,7 +255,7 @@ def test_while_a_long_study_runs_another_page_loads_and_updates(browser: Browser
     """The longest work a browser can start: a Scenario balance study of the most games a request may ask
     for (minutes of bot games in the study's worker). It is still running while B is measured, so these
     figures are "during" by construction; then A cancels it."""
-    from dashboards.components.study_view import MAX_BROWSER_GAMES
+    from dashboards.calculators.study_view import MAX_BROWSER_GAMES
 
     app_url = app_server.url
     a, b, url, idle = _a_and_idle_b(browser, app_server, "study_idle")

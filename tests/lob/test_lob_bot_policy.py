@@ -8,7 +8,9 @@ import pytest
 from engine.core.game import play_game
 from engine.core.procedure import Choose, TypedDice, play
 from engine.lob.bots import ATTACK_MARGIN, GreedyBot
-from engine.lob.game import Action, new_game, perform
+from engine.lob.actions import Action
+from engine.lob.handlers import perform
+from engine.lob.setup import new_game
 from engine.lob.protocol import LobRules
 
 R = LobRules()
@@ -40,7 +42,7 @@ def test_a_hopeless_attack_is_not_made():
     w = bot.attack_value(g, attack)
     assert w == pytest.approx(-5 / 24)
     assert bot.value(g, attack) == 0.0
-    assert bot.choose_action(R, g, [attack, Action("end-phase")]).type == "end-phase"
+    assert bot.choose_action(R, g, [attack, Action("end-phase")]).kind == "end-phase"
 
 
 def test_a_favourable_attack_is_made():
@@ -94,7 +96,7 @@ def test_the_allies_guard_an_empty_rear_area_in_reach_of_french_infantry():
     bot = GreedyBot(seed=1)
     assert bot._threatened_rear(g) == {"1", "2", "8"}
     pick = bot.choose_action(R, g, None)
-    assert pick.type == "move" and pick.units == ("A-Espana",) and pick.path[-1] in ("1", "2", "8"), pick
+    assert pick.kind == "move" and pick.units == ("A-Espana",) and pick.path[-1] in ("1", "2", "8"), pick
     # French infantry at strength 0 cannot win that way (the scenario asks for strength 1 or more):
     # with all of it spent nothing threatens the rear, and the Allies hold their line
     spent = g.with_units([replace(u, hits=u.rating) for u in g.units if u.side == "French" and u.kind == "inf"])

@@ -11,7 +11,10 @@ from engine.core.game import play_game
 from engine.core.procedure import distribution
 from engine.core.sampling import sample
 from engine.lob import bots as B
-from engine.lob import game as G
+from engine.lob import handlers as H
+from engine.lob import movement as M
+from engine.lob.actions import Action
+from engine.lob.setup import new_game
 from engine.lob.analysis import parse_combat
 from engine.lob.combat import combat
 from engine.lob.policies import CombatPolicy
@@ -59,10 +62,10 @@ def test_exact_fight_worth_is_the_same_from_the_shared_cache():
     # once; a second bot (another game) reads it from the shared cache, and a cold cache gives it again
     from dataclasses import replace
     from engine.core.procedure import TypedDice, play
-    g = play(partial(G.perform, G.new_game(), G.Action("end-admin")), dice=TypedDice([]),
+    g = play(partial(H.perform, new_game(), Action("end-admin")), dice=TypedDice([]),
              chooser=lambda r: r.options[0]).result
     g = g.with_units([replace(g.unit("F-Pepin"), area="16", hits=1)])
-    attack = G.Action("attack", units=("F-Pepin",), target="Albuera")
+    attack = Action("attack", units=("F-Pepin",), target="Albuera")
     first = B.GreedyBot(seed=1).attack_value(g, attack)
     again = B.GreedyBot(seed=2).attack_value(g, attack)
     B._FIGHTS.clear()
@@ -89,12 +92,12 @@ defenders: [{uid: D, kind: inf, rating: 4}, {uid: E, kind: inf, rating: 3}]
 def test_the_module_caches_stay_bounded(monkeypatch):
     monkeypatch.setattr(B, "FIGHT_CACHE", 3)
     monkeypatch.setattr(B, "TRIE_CACHE", 50)
-    monkeypatch.setattr(G, "REACH_CACHE", 10)
+    monkeypatch.setattr(M, "REACH_CACHE", 10)
     B._FIGHTS.clear()
     B._TRIES.clear()
-    G._REACH.clear()
+    M._REACH.clear()
     play_game(R, ("greedy", "greedy"), seed=2, max_actions=60)
-    assert len(B._FIGHTS) <= 4 and len(G._REACH) <= 11
+    assert len(B._FIGHTS) <= 4 and len(M._REACH) <= 11
     assert all(len(t) <= 50 for t in B._TRIES.values())
 
 
@@ -108,9 +111,9 @@ def test_cached_move_searches_match_a_fresh_search():
             return
         for u in g.live():
             if u.side == g.player:
-                full, budget = G.allowance(g, u), G.points_left(g, u)
+                full, budget = M.allowance(g, u), M.points_left(g, u)
                 enemy = frozenset(a for a, s in g.occupied().items() if s != u.side)
-                assert G._reach(g, u) == G._search_reach(g, u, budget, full, enemy)
+                assert M.reach(g, u) == M.search_reach(g, u, budget, full, enemy)
                 seen.append(u.uid)
 
     play_game(R, ("greedy", "greedy"), seed=3, max_actions=60, on_action=check)

@@ -11,7 +11,9 @@ import pytest
 from engine.core.procedure import distribution, enumerate_tree, play, TypedDice
 from engine.core.errors import RuleViolation
 from engine.lob.analysis import analyse
-from engine.lob.combat import ATTACKER, DEFENDER, Fight, combat, round_hits, round_roll, roll_modifier
+from engine.lob.combat import combat
+from engine.lob.fight import ATTACKER, DEFENDER, Fight
+from engine.lob.rounds import round_hits, round_roll, roll_modifier
 from engine.lob.policies import CombatPolicy
 
 from lob_helpers import combat_of

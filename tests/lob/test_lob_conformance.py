@@ -15,7 +15,8 @@ from engine.core.errors import RecordError, RuleViolation, VedetteError
 from engine.core.game import Session, action_seed, play_game, replay, system_of
 from engine.core.procedure import RandomDice, TypedDice
 from engine.core.record import GameRecord
-from engine.lob.game import Action, new_game
+from engine.lob.actions import Action
+from engine.lob.setup import new_game
 from engine.lob.protocol import ACTION_TYPES, ENGINE_VERSION, LobRules, parse_options
 from engine.lob.records import Session as LobSession, replay_record
 
@@ -167,7 +168,7 @@ def test_outcome_values():
     draw = replace(g, phase="over", winner="draw", reason="both sides' morale at zero or less")
     assert R.outcome(draw).winner is None and R.outcome(draw).level == "draw"
     # the scenario's other endings, as the engine words them
-    from engine.lob.game import _end_of_game, _sudden_death
+    from engine.lob.victory import end_of_game as _end_of_game, sudden_death as _sudden_death
     rear = _sudden_death(g.with_units([replace(g.unit("F-Brayer"), area="1")]))    # French infantry in area 1
     assert (R.outcome(rear).winner, R.outcome(rear).level) == ("French", "sudden death")
     held = _end_of_game(g)                                   # the Allies still hold Albuera and 28

@@ -15,8 +15,13 @@ from engine.cli import main
 from engine.core.errors import RuleViolation, VedetteError
 from engine.core.procedure import TypedDice, play
 from engine.lob.analysis import analyse
-from engine.lob.combat import combat, retreat_sets
-from engine.lob.game import Action, _fire_retreats, legal_actions, move_cost, new_game, perform, points_left
+from engine.lob.actions import Action
+from engine.lob.artillery import fire_retreats as _fire_retreats
+from engine.lob.combat import combat
+from engine.lob.handlers import legal_actions, perform
+from engine.lob.movement import move_cost, points_left
+from engine.lob.retreats import retreat_sets
+from engine.lob.setup import new_game
 from engine.lob.policies import CombatPolicy
 
 from lob_helpers import combat_of

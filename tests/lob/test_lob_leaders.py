@@ -7,7 +7,10 @@ import pytest
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import TypedDice, distribution, play
-from engine.lob.game import Action, Setup, new_game, perform
+from engine.lob.actions import Action
+from engine.lob.handlers import perform
+from engine.lob.setup import new_game
+from engine.lob.state import Setup
 from engine.lob.leaders import loss_roll
 from engine.lob.units import Leader
 
@@ -114,7 +117,8 @@ def test_7_2_1_horse_artillery_moves_one_point_and_fires():
 def test_7_1_2_combat_attributes():
     import sys
     from engine.lob.analysis import analyse
-    from engine.lob.combat import ATTACKER, DEFENDER, Fight, roll_modifier
+    from engine.lob.fight import ATTACKER, DEFENDER, Fight
+    from engine.lob.rounds import roll_modifier
     from engine.lob.policies import CombatPolicy
     from lob_helpers import combat_of
     ctx, att, dfn = combat_of("15", "16", [{"uid": "A", "kind": "inf", "rating": 3}],
@@ -142,7 +146,7 @@ def test_7_1_2_marcher_and_artilleryman():
     g = g.with_leaders([replace(g.leader("Girard"), attributes=("marcher",)),
                         replace(g.leader("Soult"), attributes=("artilleryman",))])
     g2 = do(g, Action("activate", area="75", units=("Girard",)))
-    from engine.lob.game import allowance
+    from engine.lob.movement import allowance
     assert allowance(g2, g2.unit("F-Brayer")) == 4
     g3 = do(g2, Action("activate", area="72", units=("Soult",)))
     # d6 3 + 1 (artilleryman) = 4 against Head in 32 (light cavalry, strength 1): hit or retreat
@@ -158,7 +162,7 @@ def test_games_with_random_leader_attributes_keep_invariants(seed):
     from engine.core.procedure import RandomDice
     from engine.lob.bots import make_bot
     from engine.lob.scenario import LEADER_ATTRIBUTES
-    from test_lob_game import invariants
+    from test_lob_game import bot_action, invariants
     rng = random.Random(seed)
     g = new_game(options=["leaders", "light-cavalry", "rain"])
     g = g.with_leaders([replace(ld, attributes=tuple(rng.sample(LEADER_ATTRIBUTES, 3))) for ld in g.leaders])
@@ -167,7 +171,7 @@ def test_games_with_random_leader_attributes_keep_invariants(seed):
     for _ in range(4000):
         if g.over:
             break
-        g = play(partial(perform, g, bots[g.player].act(g)), dice=dice,
+        g = play(partial(perform, g, bot_action(bots[g.player], g)), dice=dice,
                  chooser=lambda r: bots[r.player].choose(r)).result
         invariants(g)
     assert g.over

@@ -1,7 +1,7 @@
 """The Lines of Battle page's view model (no browser): taps, errors, uploads change nothing when bad."""
 from fractions import Fraction
 
-from dashboards.components.lob_views import LobSession, result_html
+from dashboards.calculators.lob.views import LobSession, result_html
 from engine.lob.tables import TABLES_FILE
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 from engine.lob.board import MAP_FILE, load_board
-from engine.lob.game import Setup, new_game
+from engine.lob.setup import new_game
+from engine.lob.state import Setup
 from engine.lob.scenario import SCENARIO_FILE, load_scenario
 from engine.lob.tables import TABLES_FILE, load_tables
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import yaml
 
-from dashboards.components.tbf_views import TbfSession, charge_panel, check_panel
+from dashboards.calculators.tbf.views import TbfSession, charge_panel, check_panel
 from dashboards.pages import tbf as page_mod
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,7 +71,7 @@ def test_charge_work_sends_three_strings():
     """The charge's worker answers with plain text only (issue 12.3: the event loop copies it into the
     page); the example charge's tree sums to 1 (every branch of 6.2.8 enumerated)."""
     import json
-    from dashboards.components.tbf_views import EXAMPLE_CHARGE, charge_work
+    from dashboards.calculators.tbf.views import EXAMPLE_CHARGE, charge_work
     from engine.tbf.tables import default_tables
 
     head, data, outline = charge_work(EXAMPLE_CHARGE, default_tables(), True, "aggressive")
@@ -85,7 +85,7 @@ def test_check_work_hand_worked_and_bounded():
     """The check panel's work function (run in a worker process on the server): Being Charged, FV 4, one
     leader of CV 1: net DRM -1 (the check's own DRM 0, minus the CV), so d6 1-5 pass: 5/6 (4.2.2 C)."""
     import pytest
-    from dashboards.components.tbf_views import MAX_LEADERS, check_work
+    from dashboards.calculators.tbf.views import MAX_LEADERS, check_work
     from engine.core.errors import VedetteError
 
     head, grid = check_work(None, "being_charged", 4, "normal", "1", (), 0)
@@ -105,7 +105,7 @@ def test_check_work_hand_worked_and_bounded():
 
 def test_check_panel_follows_its_inputs_and_melee_is_bounded():
     import pytest
-    from dashboards.components.tbf_views import MAX_MELEE_UNITS, melee_work
+    from dashboards.calculators.tbf.views import MAX_MELEE_UNITS, melee_work
     from engine.core.errors import VedetteError
 
     row = check_panel(TbfSession())
@@ -141,7 +141,7 @@ def test_charge_outcomes_list_the_likeliest_and_sum_the_rest():
     1/32 and 62 of 1/64 (2/64 + 62/64 = 1): 63 in all -> the 1/32 first, 59 of 1/64, then the 3 left
     together: 3/64; 61 rows."""
     from fractions import Fraction
-    from dashboards.components.tbf_views import MAX_OUTCOME_ROWS, outcome_bars
+    from dashboards.calculators.tbf.views import MAX_OUTCOME_ROWS, outcome_bars
 
     assert MAX_OUTCOME_ROWS == 60
     items = [("big", Fraction(1, 32))] + [(f"o{i}", Fraction(1, 64)) for i in range(62)]
@@ -155,7 +155,7 @@ def test_charge_outcomes_list_the_likeliest_and_sum_the_rest():
 def test_situation_results_replace_one_pane_in_place():
     """Each result of the Situation tab changes the text of one pane (issue 12.3); a bad placement shows
     a one-line error there and the next good input shows its results again."""
-    from dashboards.components.tbf_views import situation_panel
+    from dashboards.calculators.tbf.views import situation_panel
 
     row = situation_panel(TbfSession())
 

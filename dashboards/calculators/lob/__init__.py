@@ -1,0 +1,1 @@
+"""Vedette dashboards."""

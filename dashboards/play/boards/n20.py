@@ -1,0 +1,121 @@
+"""Napoleonic 20's board on the play page: the scenario's hex map (drawing only, no rules)."""
+from __future__ import annotations
+
+import panel as pn
+
+from dashboards.play.boards.base import Board
+
+__all__ = ["N20Board"]
+
+class N20Board(Board):
+    """Napoleonic 20: the scenario's hex map as the map page draws it (:class:`GameMapView`: counters with
+    their markers, both sides' zones of control (7.0) on demand). A click picks a hex; the legal
+    destinations of the unit there are shaded, and a click on one of them makes that move; while a
+    defender chooses a retreat path (9.8.2) the paths offered are drawn on the map."""
+
+    #: actions whose path ends where the unit goes (a click on that hex makes them)
+    MOVES = ("move", "night_move", "disengage", "penetrate")
+
+    def __init__(self, state):
+        super().__init__()
+        from dashboards.calculators.n20.map_view import GameMapView
+        # the zones-of-control check box and the "click a hex by its number" box are drawn by the board's
+        # one model (an SVG map drawn in the browser, dashboards/render/hexboard.py; issue 17.1)
+        self.view = GameMapView(state, show_reach=False, goto=True,
+                                toggles=(("show_zoc", "zones of control (7.0)", "zoc-toggle"),))
+        self.view.on_hex(self._picked)
+        self._fresh = True       # the map is drawn from ``state`` already (see :meth:`show`)
+
+    def pieces_at(self, state, place):
+        return set(state.occupants.get(place, ()))
+
+    def _of_picked(self, state, picked: str, aj: dict) -> bool:
+        pieces = self.pieces_at(state, picked)
+        unit, path = aj.get("unit"), aj.get("path") or []
+        if unit is not None:
+            if unit in pieces:
+                return True
+            # a reinforcement enters by a move whose path starts at its entry hex
+            return bool(path) and path[0] == picked and getattr(state.by_id.get(unit), "status", "map") != "map"
+        return False
+
+    def concerns(self, state, picked, action_json):
+        aj = action_json if isinstance(action_json, dict) else {}
+        pieces = self.pieces_at(state, picked)
+        if aj.get("kind") == "place" and aj.get("hex") == picked:
+            return True
+        if aj.get("unit") is not None:
+            return self._of_picked(state, picked, aj)
+        if set(aj.get("units") or ()) & pieces:
+            return True
+        return any(set(b.get("attackers", ())) & pieces or set(b.get("defenders", ())) & pieces
+                   for b in aj.get("battles") or () if isinstance(b, dict))
+
+    def targets_of(self, state, action_json):
+        aj = action_json if isinstance(action_json, dict) else {}
+        if aj.get("kind") in self.MOVES and aj.get("path"):
+            return {aj["path"][-1]}
+        if aj.get("kind") == "place" and aj.get("hex"):
+            return {aj["hex"]}
+        out = set()
+        for b in aj.get("battles") or ():
+            for uid in b.get("defenders", ()) if isinstance(b, dict) else ():
+                h = getattr(state.by_id.get(uid), "hex", None)
+                if h:
+                    out.add(h)
+        return out
+
+    def action_at(self, state, picked, place, actions):
+        for a, aj in actions:
+            if (isinstance(aj, dict) and aj.get("kind") in self.MOVES and (aj.get("path") or [None])[-1] == place
+                    and self._of_picked(state, picked, aj)):
+                return a
+        return None
+
+    def attempt_at(self, state, picked, place):
+        """A unit of the side to act, then a neighbouring hex it may not enter now: the one-hex move is
+        put to the rules, which refuse it with their rule (a hex holding one's own units only picks)."""
+        from dashboards.calculators.n20.map_view import unit_at
+        from engine.n20.game.turn import actor
+        uid = unit_at(state, picked)
+        if uid is None or state.scenario.units[uid].side != actor(state):
+            return None
+        if place not in state.board.neighbours(picked):
+            return None
+        if any(state.scenario.units[o].side == actor(state) for o in state.occupants.get(place, ())):
+            return None
+        return {"kind": "move", "unit": uid, "path": [picked, place]}
+
+    def show(self, state, picked, targets):
+        import param as _param
+        from dashboards.render.hexmap import Marked
+        from dashboards.calculators.n20.map_view import unit_at
+        v = self.view
+        fresh, self._fresh = self._fresh, False
+        if fresh and state is v.state and not picked and not targets:
+            # drawn when built; changing it again in the callback that puts it on the page (before the
+            # browser has the figure) trips Bokeh's document lock
+            return
+        uid = unit_at(state, picked) if picked else None
+        with _param.parameterized.discard_events(v):
+            v.selected = uid or ""
+        v.state = state
+        v.extra_marks = [Marked(h, "", "#fff176") for h in sorted(targets)]
+        v.paths = []
+        v.redraw()
+
+    def show_request(self, state, request):
+        """Retreat paths (9.8.2) offered to the defender, drawn from the unit's hex."""
+        paths = []
+        opts = getattr(request, "options", ()) if getattr(request, "rule", "") == "9.8.2" else ()
+        uid = str(getattr(request, "label", "")).split()[-1:] or [""]
+        start = getattr(state.by_id.get(uid[0]), "hex", None)
+        for i, o in enumerate(opts):
+            hexes = list(getattr(o, "hexes", ()) or ())
+            if start and hexes:
+                paths.append(([start] + hexes, ("#6a1b9a", "#00838f", "#ef6c00", "#2e7d32")[i % 4], f"option {i + 1}"))
+        self.view.paths = paths
+        self.view.figure.set_paths(paths)
+
+    def panel(self):
+        return pn.Column(self.view.panel(), css_classes=["play-board", "n20-board"], sizing_mode="stretch_width")

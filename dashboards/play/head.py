@@ -1,0 +1,204 @@
+"""The play page's head in one browser component (issue 17.1): the page's introduction, the new-game form
+(game, scenario, optional rules, seed, start; import a record, download the record), the dice mode before
+a game starts, the status line and the refusal line, and the bridge that keeps the browser's game keys in
+its cookie and the open game's link in its address bar (:class:`dashboards.server.access.BrowserKeys`).
+
+About a tenth of the server time of the Panel widgets it replaces (one model pair in place of about twenty):
+the controls are the browser's own (``<select>``, ``<input>``, ``<button>``); a pick of game system and of
+dice mode come back as this component's parameters, a press as a message with the form's values, and
+:class:`dashboards.play.view.GamePlayView` handles them. No
+rules here either: the view passes every value to the game model, which checks it.
+"""
+from __future__ import annotations
+
+import base64
+import json
+
+import param
+from panel.custom import JSComponent
+
+from dashboards.server.access import COOKIE
+
+__all__ = ["PlayHead", "decode_upload"]
+
+MAX_UPLOAD = 2_000_000
+
+_ESM = r"""
+const el_ = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text; return e; };
+
+export function render({ model, el }) {
+  const root = el_("div", "play-head");
+  const intro = el_("div", "play-intro");
+  const setup = el_("details", "new-game");
+  const summary = el_("summary", "new-game-title", "New game, import, download");
+  const row1 = el_("div", "ng-row"), row2 = el_("div", "ng-row");
+  const sysLabel = el_("label", "system-select", "game "), sys = el_("select");
+  const scenLabel = el_("label", "scenario-select", "scenario "), scen = el_("select");
+  const variants = el_("fieldset", "variants"), legend = el_("legend", "", "optional rules and variants");
+  const seedLabel = el_("label", "seed-input", "seed (blank = random) "), seed = el_("input");
+  seed.type = "text"; seed.inputMode = "numeric"; seed.size = 10; seed.placeholder = "random";
+  const start = el_("span", "start-game"), startB = el_("button", "primary", "Start a new game");
+  startB.type = "button";
+  const impLabel = el_("label", "import-record", "import a record "), file = el_("input");
+  file.type = "file"; file.accept = ".json";
+  const down = el_("span", "download-record"), downB = el_("button", "", "download the record (JSON)");
+  downB.type = "button";
+  const dice = el_("div", "dice-mode"); dice.setAttribute("role", "radiogroup"); dice.setAttribute("aria-label", "dice");
+  const diceB = [["computer", "computer rolls"], ["typed", "I type the dice in"]].map(([v, t]) => {
+    const b = el_("button", "", t); b.type = "button"; b.dataset.value = v; dice.appendChild(b);
+    b.addEventListener("click", () => { model.dice = v; }); return b; });
+  const status = el_("div", "status-line"), refusal = el_("div", "refusal-box");
+  sysLabel.appendChild(sys); scenLabel.appendChild(scen); seedLabel.appendChild(seed); start.appendChild(startB);
+  impLabel.appendChild(file); down.appendChild(downB); variants.appendChild(legend);
+  row1.append(sysLabel, scenLabel, variants, seedLabel, start); row2.append(impLabel, down);
+  setup.append(summary, row1, row2);
+  root.append(intro, setup, dice, status, refusal); el.appendChild(root);
+
+  const options = (select, pairs, value) => {
+    select.replaceChildren(...(pairs || []).map(([v, t]) => { const o = el_("option", "", t); o.value = v; return o; }));
+    select.value = value;
+  };
+  let ch = {};
+  const choices = () => {          // the systems, the picked system's scenarios and optional rules
+    try { ch = JSON.parse(model.choices || "{}"); } catch (e) { ch = {}; }
+    options(sys, ch.systems, model.system); options(scen, ch.scenarios, ch.scenario);
+    variants.replaceChildren(legend);
+    for (const [v, rule] of ch.variants || []) {
+      const l = el_("label", "variant"), c = el_("input"); c.type = "checkbox"; c.value = v;
+      if (rule) l.title = rule;
+      l.append(c, " " + v); variants.appendChild(l);
+    }
+    variants.hidden = !(ch.variants || []).length;
+    setup.open = !!ch.open;
+  };
+  const chosen = () => [...variants.querySelectorAll("input:checked")].map((x) => x.value);
+  const show = () => {
+    intro.innerHTML = model.intro || ""; intro.hidden = !model.intro;
+    status.innerHTML = model.status || ""; refusal.innerHTML = model.refusal || "";
+    downB.disabled = !model.can_download;
+    for (const b of diceB) {
+      const on = b.dataset.value === model.dice;
+      b.classList.toggle("active", on); b.setAttribute("aria-pressed", on ? "true" : "false");
+    }
+    if (model.show_dice && !dice.isConnected) root.insertBefore(dice, status);
+    if (!model.show_dice && dice.isConnected) dice.remove();
+  };
+  const keys = () => {            // the browser keeps the game keys (cookie) and shows the open game's link
+    const v = model.keys || "", i = v.indexOf("|");
+    const k = i < 0 ? v : v.slice(0, i), url = i < 0 ? "" : v.slice(i + 1);
+    if (k) document.cookie = "COOKIE_NAME=" + k + "; path=/; max-age=31536000; SameSite=Strict";
+    if (url && url !== window.location.pathname + window.location.search) window.history.replaceState(null, "", url);
+  };
+  sys.addEventListener("change", () => { model.system = sys.value; });
+  startB.addEventListener("click", () => {
+    model.send_msg({action: "start", scenario: scen.value, chosen: chosen(), seed: seed.value, dice: model.dice}); });
+  let uploads = 0;
+  file.addEventListener("change", () => {
+    const f = file.files && file.files[0];
+    if (!f) return;
+    uploads += 1;
+    const n = uploads;
+    if (f.size > MAX_UPLOAD) { model.send_msg({action: "upload", n, size: f.size, data: ""}); file.value = ""; return; }
+    const reader = new FileReader();
+    reader.onload = () => {
+      const bytes = new Uint8Array(reader.result);
+      let bin = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+      model.send_msg({action: "upload", n, size: f.size, data: btoa(bin)});
+      file.value = "";
+    };
+    reader.readAsArrayBuffer(f);
+  });
+  downB.addEventListener("click", () => { model.send_msg({action: "download"}); });
+  model.on("msg:custom", (r) => {   // the record asked for: saved as a file by the browser
+    if (!r || !r.record) return;
+    const a = el_("a"); a.download = "game.json";
+    a.href = URL.createObjectURL(new Blob([r.record], {type: "application/json"}));
+    root.appendChild(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  });
+  model.on("choices", choices);
+  model.on("system", () => { sys.value = model.system; });
+  for (const p of ["intro", "status", "refusal", "dice", "show_dice", "can_download"]) model.on(p, show);
+  model.on("keys", keys);
+  choices(); show(); keys();
+}
+""".replace("COOKIE_NAME", COOKIE).replace("MAX_UPLOAD", str(MAX_UPLOAD))
+
+_CSS = """
+:host {display:block}
+.play-head {font-size:14px}
+.play-intro p {margin:0 0 6px 0}
+.new-game {border:1px solid #d0d7de;border-radius:4px;padding:4px 10px;margin:4px 0 8px 0;background:#fafbfc}
+.new-game > summary {cursor:pointer;font-weight:600;padding:2px 0}
+.ng-row {display:flex;flex-wrap:wrap;gap:8px 16px;align-items:flex-end;margin:6px 0}
+.ng-row label {display:flex;flex-direction:column;gap:2px;font-size:12px;color:#37474f}
+.ng-row select, .ng-row input[type=text] {font-size:13px;padding:3px 4px;max-width:330px}
+.variants {border:1px solid #e0e0e0;border-radius:3px;margin:0;padding:2px 8px;display:flex;flex-wrap:wrap;gap:2px 12px;
+  max-width:100%}
+.variants legend {font-size:12px;color:#37474f}
+.variants label.variant {flex-direction:row;align-items:center;gap:4px;font-size:13px;color:#1b1b1b}
+button {font-size:13px;padding:4px 12px;border:1px solid #b0bec5;border-radius:4px;background:#f5f7f9;cursor:pointer;
+  white-space:nowrap}
+button.primary {background:#1565c0;border-color:#1565c0;color:#fff}
+button:disabled {opacity:.5;cursor:default}
+.dice-mode {display:flex;margin:4px 0}
+.dice-mode button {border-radius:0}
+.dice-mode button:first-child {border-radius:4px 0 0 4px}
+.dice-mode button:last-child {border-radius:0 4px 4px 0;margin-left:-1px}
+.dice-mode button.active {background:#1565c0;border-color:#1565c0;color:#fff}
+.status-line {font-size:14px;font-weight:600;color:#2f4f6f;margin:4px 0}
+.status-line .message {font-weight:400;color:#37474f}
+.refusal {color:#b71c1c;font-weight:600}
+"""
+
+
+class PlayHead(JSComponent):
+    """The play page's head (see the module's docstring). What the browser asks for comes as messages to
+    :meth:`act` (``{"action": "start", "scenario", "chosen", "seed", "dice"}``, ``{"action": "upload", "size",
+    "data"}`` with the file's bytes in base64, ``{"action": "download"}``), answered by ``on_action``; the
+    record asked for goes back as a message (:meth:`send_record`). Few parameters: each costs a session."""
+
+    intro = param.String(default="", doc="HTML above the form")
+    system = param.String(default="")
+    choices = param.String(default="", doc="JSON: systems and the system's scenarios, optional rules; open")
+    dice = param.Selector(default="computer", objects=["computer", "typed"])
+    show_dice = param.Boolean(default=True, doc="the dice mode here (before a game; beside the actions after)")
+    can_download = param.Boolean(default=False)
+    status = param.String(default="", doc="HTML of the status line")
+    refusal = param.String(default="", doc="HTML of the refusal line")
+    keys = param.String(default="", doc="the browser's game keys and the open game's link ('keys|url')")
+
+    _esm = _ESM
+    _stylesheets = [_CSS]
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.on_action = None
+
+    def set_choices(self, systems: list, scenarios: list, scenario: str, variants: list, open_: bool) -> None:
+        self.choices = json.dumps({"systems": systems, "scenarios": scenarios, "scenario": scenario,
+                                   "variants": variants, "open": bool(open_)}, ensure_ascii=False)
+
+    def _handle_msg(self, data) -> None:
+        self.act(data)
+
+    def act(self, msg: dict) -> None:
+        """One request of the browser (also what a test or a notebook calls for a press)."""
+        if isinstance(msg, dict) and self.on_action is not None:
+            self.on_action(msg)
+
+    def send_record(self, text: str) -> None:
+        self._send_msg({"record": text})
+
+
+def decode_upload(msg: dict) -> bytes:
+    """The bytes of a file chosen in the head (an ``upload`` message); ValueError when it is not one, or
+    larger than 2 MB."""
+    if int(msg.get("size", 0)) > MAX_UPLOAD:
+        raise ValueError("the record is larger than 2 MB")
+    data = base64.b64decode(msg.get("data") or "", validate=True)
+    if len(data) > MAX_UPLOAD:
+        raise ValueError("the record is larger than 2 MB")
+    return data

@@ -1,0 +1,102 @@
+"""A zone map a player can click (Battle Commander's play board, issue 15).
+
+:class:`ClickableSvg` shows an SVG drawing (here :func:`zone_map_svg`) and
+reports a click on it: on an element carrying ``data-block`` (a Block) it sends that Block's id, on a
+``data-zone`` group (a Zone) that Zone's name. One Bokeh model for the whole map; the drawing is replaced
+by setting ``svg``, a click arrives as ``click`` (``{"n": count, "place": name, "zone": the Zone it lies
+in}``, ``n`` so that two clicks on the same Zone are two events). Drawing only: what a click means is the play page's business.
+"""
+from __future__ import annotations
+
+import html
+
+import param
+from panel.custom import JSComponent
+
+__all__ = ["ClickableSvg", "zone_map_svg", "SIDE_FILL"]
+
+_JS = r"""
+export function render({ model, el }) {
+  const wrap = document.createElement("div");
+  wrap.className = "clickable-svg";
+  let n = 0;
+  const draw = () => { wrap.innerHTML = model.svg; };
+  wrap.addEventListener("click", (ev) => {
+    const t = ev.target;
+    if (!t || !t.closest) return;
+    const block = t.closest("[data-block]");
+    const zone = t.closest("[data-zone]");
+    const place = block ? block.dataset.block : (zone ? zone.dataset.zone : "");
+    if (!place) return;
+    n += 1;
+    model.click = { n: n, place: place, zone: zone ? zone.dataset.zone : "" };
+  });
+  draw();
+  model.on("svg", draw);
+  el.appendChild(wrap);
+}
+"""
+
+_CSS = """
+.clickable-svg [data-zone], .clickable-svg [data-block] {cursor: pointer}
+.clickable-svg [data-block]:hover {opacity: 0.8}
+"""
+
+
+class ClickableSvg(JSComponent):
+    """An SVG whose Blocks (``data-block``) and Zones (``data-zone``) report a click."""
+
+    svg = param.String(default="", doc="the drawing (trusted: made by our own code, names escaped)")
+    click = param.Dict(default={}, doc="the last click: {'n': count, 'place': Block id or Zone name, "
+                                       "'zone': the Zone clicked in}")
+
+    _esm = _JS
+    _stylesheets = [_CSS]
+
+
+SIDE_FILL = {"french": "#3b5b92", "coalition": "#c9c9c9"}
+
+
+def zone_map_svg(st) -> str:
+    """An SVG drawing of the Zones, borders (interval terrain, impassable) and the Blocks in each Zone."""
+    from engine.bc.game.zones import battle_zones
+
+    sc = st.scenario
+    W, H, PAD = 150, 110, 20
+    pos = {z: (PAD + m.x * (W + 40), PAD + (max(mm.y for mm in sc.model.zones.values()) - m.y) * (H + 30))
+           for z, m in sc.model.zones.items()}
+    parts = []
+    for b in sc.graph.borders():
+        a, c = tuple(b.areas)
+        (x1, y1), (x2, y2) = pos[a], pos[c]
+        feat = next(iter(b.features), "")
+        colour = "#b22" if feat == "impassable" else ("#37a" if feat else "#999")
+        dash = " stroke-dasharray='6 4'" if feat == "impassable" else ""
+        parts.append(f"<line x1='{x1 + W / 2}' y1='{y1 + H / 2}' x2='{x2 + W / 2}' y2='{y2 + H / 2}' "
+                     f"stroke='{colour}' stroke-width='3'{dash}><title>{html.escape(feat or 'open border')}</title></line>")
+    for z, m in sc.model.zones.items():
+        x, y = pos[z]
+        units = st.in_zone(z)
+        hqs = st.hqs_in(z)
+        flag = "" if m.flag == "none" else f" ⚑{m.flag}"
+        lines = [f"<text x='{x + 6}' y='{y + 16}' font-size='12' font-weight='bold'>{html.escape(z)} · "
+                 f"{html.escape(m.terrain)}{html.escape(flag)}</text>"]
+        for i, u in enumerate(units):
+            b = u.block
+            label = f"{u.id} {b.kind.replace('_', ' ')} s{b.skill} {b.state}{' (lead)' if i == 0 else ''}"
+            bz = ",".join(sorted(battle_zones(st, u)))
+            lines.append(f"<g class='bc-block' data-block='{html.escape(u.id)}'>"
+                         f"<rect x='{x + 6}' y='{y + 24 + i * 24}' width='{W - 12}' height='20' rx='3' "
+                         f"fill='{SIDE_FILL[u.side]}'><title>Battle Zones: {html.escape(bz or 'none')}</title></rect>"
+                         f"<text x='{x + 10}' y='{y + 38 + i * 24}' font-size='10' "
+                         f"fill='{'#fff' if u.side == 'french' else '#000'}'>{html.escape(label)}</text></g>")
+        for h in hqs:
+            lines.append(f"<text x='{x + 6}' y='{y + H - 8}' font-size='10'>{html.escape(h.id)} "
+                         f"({h.hq.kind.upper()}, {h.hq.state})</text>")
+        parts.append(f"<g class='bc-zone' data-zone='{html.escape(z)}' data-blocks='{' '.join(u.id for u in units)}'>"
+                     f"<rect x='{x}' y='{y}' width='{W}' height='{H}' rx='6' fill='#f4f1e8' stroke='#555'/>"
+                     + "".join(lines) + "</g>")
+    width = max(p[0] for p in pos.values()) + W + PAD
+    height = max(p[1] for p in pos.values()) + H + PAD
+    return (f"<svg class='bc-map' width='{width}' height='{height}' xmlns='http://www.w3.org/2000/svg'>"
+            + "".join(parts) + "</svg>")

@@ -1,0 +1,836 @@
+"""Run a page's heavy computation off the server's event loop, in a worker process, with a time budget, a
+busy line and a cancel button.
+
+The served app runs every session's callbacks on one event loop: a charge tree that takes seconds would
+hold up every other visitor's page. :class:`Background` hands the work to a small pool of **worker
+processes** shared by all sessions of one server process and awaits the answer, so the loop keeps serving
+other sessions meanwhile; the page shows a spinner, what is being computed and a *cancel* button.
+
+* The pool (:data:`PROCESSES` workers, ``$VEDETTE_PROCESSES``; by default half the CPUs, 2 to 4, sized for
+  a laptop) is created on the first request, or by :func:`warm_up` when ``vedette-serve`` starts. The
+  workers are forked from a fork server that has the engine and page modules loaded
+  (:mod:`dashboards.server.calc_preload`); they stay up between requests (so the engine's caches
+  stay warm) and do not share the server's interpreter lock, so a pure-Python enumeration slows no
+  other session's callbacks.
+* A request that runs past its budget (``VEDETTE_BUDGET_S`` seconds, default 30), is cancelled, or is
+  replaced by a newer request of the same page part **kills** the worker running it; a fresh worker
+  takes its place on the next request. A worker starts a request at the server's CPU priority
+  (``$VEDETTE_WORKER_NICE`` to lower it), so a quick answer is not kept waiting behind other work; a
+  long enumeration gives way to page builds and callbacks of the other sessions: a request still running after ``VEDETTE_QUICK_S`` seconds (0.3) is a
+  long one: its worker steps aside further (:func:`step_aside`: ``nice`` 19 and one CPU only, so the other
+  CPU stays free for the server and a browser on the same laptop) and ends once it has
+  answered, so quick requests (a Fatigue Check, a fire) keep their fresh worker at the normal priority. :func:`shutdown` (at exit, and on SIGTERM/SIGINT in
+  ``vedette-serve``) stops them all, and each worker also watches a pipe to its server: when the server
+  goes away, however it dies, the worker ends.
+* The work is sent to the worker pickled: a module-level function, or a ``functools.partial`` of one, with
+  picklable arguments and a picklable result. Work that does not pickle (a closure or a lambda) runs in a
+  pool thread instead (it then holds the interpreter lock while it runs pure Python, and cancel can only
+  drop its result); so does ``process=False``. Inputs are bounded before they are sent (the callers'
+  limits), so a worker never gets an unbounded job.
+
+The work function must not touch the page (widgets, panes): it computes and returns plain values (strings
+of HTML, distributions); ``on_result`` then puts them on the page, on the event loop.
+
+Outside a server (view-model tests, notebooks) :meth:`Background.start` runs the work at once, in the
+caller's thread, and calls ``on_result`` or ``on_error`` before returning.
+"""
+from __future__ import annotations
+
+import asyncio
+import atexit
+import html
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any, Callable
+
+import panel as pn
+import param
+
+from engine.core import game as _core_game
+from engine.core.errors import VedetteError
+
+__all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "QUICK_S", "run_now", "warm_up",
+           "shutdown", "worker_pids", "step_aside"]
+
+log = logging.getLogger("vedette.dashboards")
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return max(1, int(os.environ.get(name, "") or default))
+    except ValueError:
+        return default
+
+
+#: worker processes per server process: half the CPUs, at least 2 and at most 4 (a laptop's share)
+PROCESSES = _env_int("VEDETTE_PROCESSES", min(4, max(2, (os.cpu_count() or 2) // 2)))
+#: threads that wait on the workers (one per worker) and run the work that cannot go to a process
+WORKERS = _env_int("VEDETTE_WORKERS", 4)
+#: how much lower the workers' CPU priority is than the server's (``nice``; 0 = the same)
+NICE = int(os.environ.get("VEDETTE_WORKER_NICE", "0") or 0)
+BUDGET_S = float(os.environ.get("VEDETTE_BUDGET_S", "30") or 30)
+#: seconds after which a request counts as long: its worker then steps aside (:func:`step_aside`)
+QUICK_S = float(os.environ.get("VEDETTE_QUICK_S", "0.3") or 0)
+#: the niceness of a worker running a long request (19: the lowest priority)
+LONG_NICE = int(os.environ.get("VEDETTE_LONG_NICE", "19") or 19)
+#: whether a worker running a long request also leaves the server's scheduling group (autogroup) for one of
+#: its own at :data:`LONG_NICE`: it then gives way to a browser on the same desktop too, but on a machine
+#: busy with other work it may hardly run at all (measured: a 2 s cube cup took 34 s), so it is off unless
+#: ``VEDETTE_LONG_AUTOGROUP=1``
+LONG_AUTOGROUP = os.environ.get("VEDETTE_LONG_AUTOGROUP", "0") not in ("0", "", "no")
+#: whether every request's hop times (see :func:`_hops`) go to the server's log (``VEDETTE_LOG_HOPS=1``)
+LOG_HOPS = os.environ.get("VEDETTE_LOG_HOPS", "0") not in ("0", "", "no")
+#: whether a worker running a long request keeps to one CPU ("0" to let it use them all)
+LONG_PIN = os.environ.get("VEDETTE_LONG_PIN", "1") not in ("0", "", "no")
+POOL = ThreadPoolExecutor(max_workers=PROCESSES + WORKERS, thread_name_prefix="vedette-calc")
+#: what the fork server imports once (each worker then starts with it loaded)
+PRELOAD = ["dashboards.server.calc_preload"]
+_CTX = None
+_CTX_LOCK = threading.Lock()
+
+_INTERNAL = "this could not be computed (an internal error; the details are in the server's log)"
+
+
+def _context():
+    global _CTX
+    with _CTX_LOCK:
+        if _CTX is None:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(PRELOAD)
+            _CTX = ctx
+        return _CTX
+
+
+# ---------------------------------------------------------------------------------------------------
+# In a worker process
+# ---------------------------------------------------------------------------------------------------
+def _watch_lifeline(lifeline) -> None:
+    """A worker's watchdog thread: the server holds the other end of this pipe; EOF means it is gone."""
+    try:
+        lifeline.recv_bytes()
+    except (EOFError, OSError):
+        pass
+    os._exit(0)
+
+
+def lower_priority() -> None:
+    """Run at ``NICE`` (unless lower already): a long enumeration gives way to the server's own work (page
+    builds, callbacks). The fork server calls it before it loads the modules, its workers inherit it."""
+    if NICE and hasattr(os, "nice"):
+        try:
+            now = os.nice(0)
+            if now < NICE:
+                os.nice(NICE - now)
+        except OSError:
+            pass
+
+
+def _threads() -> list[int]:
+    """The thread ids of this process (Linux: priority and CPU affinity are per thread)."""
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return [0]
+
+
+def step_aside() -> list[str]:
+    """Make this worker give way to everything else on the machine, for the rest of its (long) request:
+
+    * ``nice`` :data:`LONG_NICE` on every thread (Linux keeps a niceness per thread);
+    * with ``VEDETTE_LONG_AUTOGROUP=1``, its own scheduling group at that niceness: on Linux with
+      autogroups (most desktops), ``nice`` only ranks processes of one session, and a browser on the same
+      laptop is in another session, so the worker leaves the server's session (``setsid``) and lowers its
+      new group's weight (``/proc/self/autogroup``); off by default, as a machine busy with other work then
+      starves the request;
+    * one CPU only (the last one it may use) when there are several: the other CPUs stay free for the
+      server and the browsers, whatever the worker does.
+
+    Each step is best effort (another system, a container that forbids it). Returns the steps taken."""
+    done = []
+    if hasattr(os, "setpriority"):
+        for tid in _threads():
+            try:
+                if os.getpriority(os.PRIO_PROCESS, tid) < LONG_NICE:
+                    os.setpriority(os.PRIO_PROCESS, tid, LONG_NICE)
+                done.append("nice")
+            except OSError:
+                pass
+    if LONG_AUTOGROUP and hasattr(os, "setsid") and os.path.exists("/proc/self/autogroup"):
+        try:
+            if os.getsid(0) != os.getpid():
+                os.setsid()
+            with open("/proc/self/autogroup", "w") as f:
+                f.write(str(LONG_NICE))
+            done.append("autogroup")
+        except OSError:
+            pass
+    if LONG_PIN and hasattr(os, "sched_setaffinity"):
+        try:
+            cpus = sorted(os.sched_getaffinity(0))
+            if len(cpus) >= 2:
+                for tid in _threads():
+                    try:
+                        os.sched_setaffinity(tid, {cpus[-1]})
+                    except OSError:
+                        pass
+                done.append(f"cpu {cpus[-1]}")
+        except OSError:
+            pass
+    return sorted(set(done))
+
+
+def worker_state(wait_s: float = 0.0) -> dict:
+    """What a worker's priority is now, after ``wait_s`` seconds of work (for tests and the load script):
+    pid, niceness of the calling thread, session id, the CPUs it may use."""
+    if wait_s > 0:
+        time.sleep(wait_s)
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    return {"pid": os.getpid(), "nice": os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0,
+            "sid": os.getsid(0) if hasattr(os, "getsid") else 0, "cpus": cpus}
+
+
+def _worker_main(conn, lifeline) -> None:
+    """A worker process: run the jobs that arrive on ``conn``, one at a time, answering ``(ok, value,
+    retire)``. A job still running after :data:`QUICK_S` is a long one: the worker steps aside
+    (:func:`step_aside`) and, once it has answered, ends (``retire``): a fresh worker at the normal worker
+    priority serves the next request, so a quick request never waits behind a demoted one."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C reaches the server, which stops the workers
+    lower_priority()    # (the fork server has done it already: then this changes nothing)
+    threading.Thread(target=_watch_lifeline, args=(lifeline,), name="vedette-lifeline", daemon=True).start()
+    aside: list[str] = []
+
+    def long_request():
+        aside[:] = step_aside() or ["tried"]
+
+    while True:
+        try:
+            payload = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        timer = threading.Timer(QUICK_S, long_request) if QUICK_S > 0 else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        took = 0.0
+        try:
+            fn = pickle.loads(payload)
+        except Exception:  # noqa: BLE001 - e.g. a module that fails to import here
+            log.exception("a page computation could not be unpickled in its worker")
+            ok, value = False, VedetteError(_INTERNAL)
+        else:
+            c0 = time.perf_counter()
+            ok, value = _guarded(fn)
+            took = time.perf_counter() - c0
+        if timer is not None:
+            timer.cancel()
+            timer.join()
+        retire = bool(aside)
+        try:
+            answer = pickle.dumps((ok, value, retire, took), protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.loads(answer)        # an exception whose constructor takes other arguments does not unpickle
+        except Exception:  # noqa: BLE001
+            if ok:
+                log.exception("a page computation's result could not be sent back")
+                answer = pickle.dumps((False, VedetteError(_INTERNAL), retire))
+            else:
+                answer = pickle.dumps((False, VedetteError(str(value)), retire))
+        try:
+            conn.send_bytes(answer)
+        except (EOFError, OSError):
+            return
+        if retire:
+            return
+
+
+# ---------------------------------------------------------------------------------------------------
+# In the server: the pool of workers
+# ---------------------------------------------------------------------------------------------------
+class _Worker:
+    """One worker process, its job pipe and its lifeline (the server's end)."""
+
+    def __init__(self, ctx):
+        conn, child_conn = ctx.Pipe(duplex=True)
+        life_r, life_w = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_worker_main, args=(child_conn, life_r), name="vedette-calc", daemon=True)
+        self.proc.start()
+        child_conn.close()
+        life_r.close()
+        self.conn, self._lifeline = conn, life_w
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
+    retired = False      # it stepped aside for a long request and ends after answering it
+    last_compute_s: float | None = None     # how long its last job computed, as the worker measured it
+
+    def run(self, payload: bytes) -> tuple[bool, Any]:
+        """Send a job and wait for its answer (EOFError/OSError when the worker was killed meanwhile)."""
+        self.conn.send_bytes(payload)
+        ok, value, *rest = pickle.loads(self.conn.recv_bytes())
+        self.retired = bool(rest and rest[0])
+        self.last_compute_s = rest[1] if len(rest) > 1 else None
+        return ok, value
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def close(self) -> None:
+        self.kill()
+        for c in (self.conn, self._lifeline):
+            try:
+                c.close()
+            except OSError:
+                pass
+        try:
+            self.proc.join(5)
+        except (OSError, ValueError, AssertionError):
+            pass
+
+
+class WorkerPool:
+    """At most ``size`` worker processes, started on demand; one job per worker at a time."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._lock = threading.Lock()
+        self._slots = threading.Semaphore(size)
+        self._idle: list[_Worker] = []
+        self._all: list[_Worker] = []
+        self._closed = False
+        self._pid = os.getpid()
+
+    def _mine(self) -> bool:
+        """False in a process forked from the one that made the pool (its workers are not ours to use)."""
+        if os.getpid() != self._pid:
+            with self._lock:
+                self._pid, self._idle, self._all = os.getpid(), [], []
+                self._slots = threading.Semaphore(self.size)
+        return not self._closed
+
+    def _spawn(self) -> _Worker:
+        w = _Worker(_context())
+        with self._lock:
+            self._all.append(w)
+        return w
+
+    def start(self) -> None:
+        """Start every worker now (warm-up), so the first requests do not wait for them."""
+        self._mine()
+        with self._lock:
+            missing = self.size - len(self._all)
+        for _ in range(max(0, missing)):
+            w = self._spawn()
+            with self._lock:
+                self._idle.append(w)
+
+    def acquire(self, given_up: Callable[[], bool]) -> _Worker | None:
+        """A free worker (started if need be), waiting for one while all are busy; None if ``given_up()``
+        turns true (cancelled, replaced) or the pool is shut down meanwhile."""
+        if not self._mine():
+            return None
+        slots = self._slots
+        while not slots.acquire(timeout=0.1):
+            if given_up() or self._closed:
+                return None
+        if given_up() or self._closed:
+            slots.release()
+            return None
+        with self._lock:
+            w = self._idle.pop() if self._idle else None
+        if w is not None and not w.alive():
+            self._discard(w)
+            w = None
+        if w is None:
+            try:
+                w = self._spawn()
+            except BaseException:
+                slots.release()
+                raise
+        return w
+
+    def release(self, w: _Worker, healthy: bool) -> None:
+        if healthy and not w.retired and not self._closed and w.alive():
+            with self._lock:
+                self._idle.append(w)
+        else:
+            self._discard(w)
+            self._refill_soon()
+        self._slots.release()
+
+    def _refill_soon(self) -> None:
+        """A worker that retired (a long request) or was killed (cancel, budget) is replaced now, in a
+        thread of its own, so the next quick request finds a warm idle worker instead of waiting for a
+        fresh one to start (issue 12.3); the answer that freed it is not held up meanwhile."""
+        threading.Thread(target=self._refill, name="vedette-refill", daemon=True).start()
+
+    def _refill(self) -> None:
+        with self._lock:
+            if self._closed or os.getpid() != self._pid or len(self._all) >= self.size:
+                return
+        try:
+            w = self._spawn()
+        except Exception:  # noqa: BLE001 - the next request starts one (and reports the error) itself
+            log.debug("a worker could not be started ahead of the next request", exc_info=True)
+            return
+        with self._lock:
+            extra = self._closed or len(self._all) > self.size    # (a request started one meanwhile)
+            if not extra:
+                self._idle.append(w)
+        if extra:
+            self._discard(w)
+
+    def _discard(self, w: _Worker) -> None:
+        with self._lock:
+            if w in self._all:
+                self._all.remove(w)
+            if w in self._idle:
+                self._idle.remove(w)
+        w.close()
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [w.pid for w in self._all if w.pid is not None]
+
+    def shutdown(self) -> None:
+        self._closed = True
+        if os.getpid() != self._pid:
+            return
+        with self._lock:
+            workers, self._all, self._idle = list(self._all), [], []
+        for w in workers:
+            w.kill()
+        for w in workers:
+            w.close()
+
+
+_POOL_LOCK = threading.Lock()
+_PROCESS_POOL: WorkerPool | None = None
+_AT_EXIT: list = []
+
+
+def _pool() -> WorkerPool:
+    """The pool of this process, created on first use (again after :func:`shutdown`)."""
+    global _PROCESS_POOL
+    with _POOL_LOCK:
+        if _PROCESS_POOL is None or _PROCESS_POOL._closed:
+            _PROCESS_POOL = WorkerPool(PROCESSES)
+            if os.getpid() not in _AT_EXIT:
+                _AT_EXIT.append(os.getpid())
+                atexit.register(shutdown)
+        return _PROCESS_POOL
+
+
+# a page server keeps the open sessions collectable: its games (a study game replayed, a bot's game) do not
+# set the heap aside as a study worker's do (engine.core.game.steady_heap)
+_core_game.STEADY_HEAP = False
+
+#: what the server itself loads at start for the requests it answers inline (the dice library, else
+#: loaded by the first die rolled: 50 ms on the first visitor's odds)
+WARM_HERE = ("icepool",)
+#: whether the warm-up sets aside, for the garbage collector, every object the server holds once started
+#: (``gc.freeze``; ``VEDETTE_GC_FREEZE=0`` to keep them). Panel runs a full collection on the event loop
+#: 5 s after a page is closed: measured, 110 ms of CPU over the 177,000 objects of the loaded modules
+#: (every other session's callbacks wait meanwhile, 0.5 s on a busy machine), 2 ms once they are set aside
+GC_FREEZE = os.environ.get("VEDETTE_GC_FREEZE", "1") not in ("0", "", "no")
+
+
+def warm_up() -> None:
+    """Start the fork server and the workers now (``vedette-serve`` does it at start, in a thread), load
+    :data:`WARM_HERE` in the server, and then (:data:`GC_FREEZE`) leave the objects loaded so far out of
+    the garbage collector's full collections (they live as long as the server does)."""
+    import gc
+    import importlib
+
+    for name in WARM_HERE:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - an optimisation only
+            log.exception("could not preload %s", name)
+    try:
+        _pool().start()
+    except Exception:  # noqa: BLE001 - processes are an optimisation: threads still work
+        log.exception("the worker processes for page computations could not be started")
+    if GC_FREEZE:
+        gc.collect()        # what is garbage already goes first, so none of it is kept for good
+        gc.freeze()
+
+
+def shutdown() -> None:
+    """Stop every worker process (at exit, and when ``vedette-serve`` is told to stop)."""
+    pool = _PROCESS_POOL
+    if pool is not None:
+        pool.shutdown()
+
+
+def worker_pids() -> list[int]:
+    """The pids of the worker processes running now (for tests and the load script)."""
+    pool = _PROCESS_POOL
+    return pool.pids() if pool is not None else []
+
+
+STYLESHEET = """
+.busy-line {color:#2f4f6f;font-style:italic}
+.busy-spin {display:inline-block;width:12px;height:12px;margin:0 6px -2px 0;border:2px solid #c5d3e0;
+  border-top-color:#2f4f6f;border-radius:50%;animation:busy-turn .8s linear infinite}
+@keyframes busy-turn {to {transform:rotate(360deg)}}
+"""
+
+
+class Cancelled(VedetteError):
+    """The visitor pressed *cancel*."""
+
+
+class OverBudget(VedetteError):
+    """The computation ran past the page's time budget."""
+
+
+def run_now(fn: Callable[[], Any], on_result: Callable[[Any], None], on_error: Callable[[Exception], None]) -> None:
+    """Run ``fn`` here and now; a VedetteError goes to ``on_error``; any other error is logged with its
+    traceback and reported to ``on_error`` as a short message."""
+    try:
+        result = fn()
+    except VedetteError as exc:
+        on_error(exc)
+        return
+    except Exception:  # a bug: the traceback goes to the server's log, the page gets one line
+        log.exception("a page computation failed")
+        on_error(VedetteError(_INTERNAL))
+        return
+    on_result(result)
+
+
+def _on_server() -> bool:
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class _Job:
+    """One request in flight: the worker running it, so that cancel or the budget can kill it."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.worker: _Worker | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            w = self.worker
+        if w is not None:
+            w.kill()
+
+
+class Background(param.Parameterized):
+    """One page part's off-loop runner: at most one request in flight (a new one replaces the last)."""
+
+    busy = param.Boolean(default=False)
+    label = param.String(default="")
+
+    def __init__(self, budget_s: float | None = None, **params):
+        super().__init__(**params)
+        self.budget_s = BUDGET_S if budget_s is None else float(budget_s)
+        self._generation = 0
+        self._job: _Job | None = None
+        self.last_seconds: float | None = None
+        self.last_hops: dict = {}      # milliseconds per hop of the last request (see _hops)
+        self.last_mode: str = ""       # "process", "thread" or "here": where the last request ran
+        # the spinner is drawn by CSS inside the note: one model fewer per busy line and session; the note
+        # and its button are made when first shown (a page that draws its own busy line watches busy/label)
+        self._views: list = []
+        self._own = None
+
+    def _first_view(self):
+        if self._own is None:
+            self._own = self._parts()
+            self._views.insert(0, self._own)
+        return self._own
+
+    @property
+    def note(self) -> pn.pane.HTML:
+        return self._first_view()[0]
+
+    @property
+    def cancel_button(self) -> pn.widgets.Button:
+        return self._first_view()[1]
+
+    def _parts(self):
+        note = pn.pane.HTML(self._note_html(self.busy, self.label), css_classes=["busy-note"],
+                            stylesheets=[STYLESHEET], margin=(4, 4))
+        button = pn.widgets.Button(label="cancel", color="warning", visible=self.busy, width=80,
+                                   css_classes=["busy-cancel"])
+        button.on_click(lambda _: self.cancel())
+        return note, button
+
+    def panel(self) -> pn.Row:
+        """The busy line: what is being computed, a spinner and a *cancel* button while it runs."""
+        return pn.Row(self.note, self.cancel_button, css_classes=["busy-box"], margin=0)
+
+    def view(self) -> pn.Row:
+        """Another busy line for the same runner (own widgets: a page that shows the same results in two
+        layouts gets one each)."""
+        note, button = self._parts()
+        self._views.append((note, button))
+        return pn.Row(note, button, css_classes=["busy-box"], margin=0)
+
+    # -- state shown on the page -----------------------------------------------------------------------
+    @staticmethod
+    def _note_html(busy: bool, text: str) -> str:
+        state = "busy" if busy else "idle"
+        spin = "<span class='busy-spin' aria-hidden='true'></span>" if busy else ""
+        return (f"<span class='busy-line' data-state='{state}'>{spin}{html.escape(text)}</span>"
+                if text else f"<span data-state='{state}'></span>")
+
+    def _show(self, busy: bool, text: str = "") -> None:
+        self.busy = busy
+        self.label = text if busy else ""
+        for note, button in self._views:
+            button.visible = busy
+            note.object = self._note_html(busy, text)
+
+    def _stop_job(self) -> None:
+        job, self._job = self._job, None
+        if job is not None:
+            job.stop()
+
+    def cancel(self) -> None:
+        """Give up the request in flight: its worker is stopped and its result dropped; the page is free."""
+        if not self.busy:
+            return
+        self._generation += 1
+        self._stop_job()
+        self._show(False, "cancelled: nothing changed")
+        self._on_cancel and self._on_cancel(Cancelled("cancelled: nothing changed"))
+
+    _on_cancel: Callable[[Exception], None] | None = None
+
+    def drop(self) -> None:
+        """Forget the request in flight without a word (the page has its answer already, e.g. from a shared
+        cache): its worker is stopped, its result will be ignored, the busy line is cleared."""
+        if not self.busy:
+            return
+        self._generation += 1
+        self._stop_job()
+        self._show(False, "")
+
+    # -- running ---------------------------------------------------------------------------------------
+    def _run_inline(self, fn, on_result, on_error, label: str) -> None:
+        marks, epoch = {"start": time.perf_counter()}, time.time()
+        self._generation += 1             # a result still coming from a worker is not wanted any more
+        self._stop_job()
+        if self.busy:
+            self._show(False, "")
+        self.last_mode = "inline"
+
+        def computed():
+            marks["compute"] = time.perf_counter() - marks["start"]
+            marks["loop"] = time.perf_counter()
+
+        def result(value):
+            computed()
+            on_result(value)
+
+        def error(exc):
+            computed()
+            on_error(exc)
+
+        run_now(fn, result, error)
+        marks["shown"] = time.perf_counter()
+        self.last_seconds = marks["shown"] - marks["start"]
+        self.last_hops = _hops(marks)
+        if LOG_HOPS:
+            log.info("request %r inline at %.3f: %s ms", label, epoch,
+                     " ".join(f"{k} {v:.1f}" for k, v in self.last_hops.items()))
+
+    def start(self, fn: Callable[[], Any], on_result: Callable[[Any], None],
+              on_error: Callable[[Exception], None], label: str = "computing…", process: bool | None = None,
+              inline: bool = False) -> None:
+        """Compute ``fn()`` off the event loop, then call ``on_result(value)`` on it (``on_error(exc)`` for a
+        VedetteError, the budget running out or a cancel). ``process``: None (the default) or True, in a
+        worker process when ``fn`` pickles, else in a pool thread; False, in a pool thread.
+
+        ``inline=True``: the caller has bounded this request to a few milliseconds of work (its inputs'
+        limits give a cost estimate, e.g. a Fatigue Check of the shipped tables: some 60 d6 rolls, 15 ms at
+        most): it runs at once, in the callback, with no busy line and no trip to a worker (which would
+        cost more than the work itself: the thread and process hops, the busy line drawn and cleared). A
+        request in flight is dropped, as a newer request replaces it."""
+        if not _on_server():
+            self.last_mode = "here"
+            run_now(fn, on_result, on_error)
+            return
+        if inline:
+            self._run_inline(fn, on_result, on_error, label)
+            return
+        self._stop_job()               # a newer request replaces the one in flight (its worker is stopped)
+        self._generation += 1
+        gen = self._generation
+        job = self._job = _Job()
+        self._on_cancel = on_error
+        self._show(True, label)
+        t0 = time.monotonic()
+        marks = {"start": time.perf_counter()}
+        epoch = time.time()
+        budget = self.budget_s
+        use_process = process is not False
+
+        def finish(result=None, error=None):
+            if gen != self._generation:      # cancelled, or a newer request replaced this one
+                return
+            self.last_seconds = time.monotonic() - t0
+            if self._job is job:
+                self._job = None
+            marks["loop"] = time.perf_counter()
+            self._show(False, "")
+            if error is not None:
+                on_error(error)
+            else:
+                on_result(result)
+            marks["shown"] = time.perf_counter()
+            self.last_hops = _hops(marks)
+            if LOG_HOPS:
+                log.info("request %r at %.3f: %s ms", label, epoch,
+                         " ".join(f"{k} {v:.1f}" for k, v in self.last_hops.items()))
+
+        def given_up() -> bool:
+            return job.stopped or gen != self._generation
+
+        async def waiter():
+            loop = asyncio.get_running_loop()
+            marks["waiter"] = time.perf_counter()
+            if use_process:
+                work = partial(_in_process, fn, job, given_up, self, marks)
+            else:
+                work = partial(_in_thread, fn, self, marks)
+            fut = loop.run_in_executor(POOL, work)
+            try:
+                ok, value = await asyncio.wait_for(asyncio.shield(fut), budget)
+            except asyncio.TimeoutError:
+                ok, value = False, OverBudget(f"stopped: this needs more than the page's time budget of "
+                                              f"{budget:g} s; make the input smaller")
+            except Exception:  # noqa: BLE001 - the waiting itself failed
+                log.exception("a page computation could not be awaited")
+                ok, value = False, VedetteError("this could not be computed (the details are in the server's log)")
+            job.stop()                    # over budget: its worker is killed (a no-op once it has answered)
+            if ok:
+                finish(result=value)
+            else:
+                finish(error=value)
+
+        if pn.state.loaded:
+            pn.state.execute(waiter)
+        else:   # built with the page: start once the browser is connected, so the result is not lost
+            pn.state.onload(waiter)
+
+
+def _hops(marks: dict) -> dict:
+    """Milliseconds spent in each hop of one request, from the marks ``Background.start`` and the pool
+    thread took (``perf_counter`` seconds): ``to_loop`` (the callback until the waiting coroutine runs),
+    ``to_thread`` (until a pool thread takes it), ``to_worker`` (pickling and getting a free worker, one
+    started if need be), ``compute`` (the work itself, as the worker timed it), ``ipc`` (the rest of the
+    round trip to the worker: pipes, unpickling, the worker waiting for a CPU), ``back`` (the answer until
+    the event loop runs the page's part), ``show`` (putting it on the page), ``total``."""
+    order = ["start", "waiter", "thread", "worker", "answer", "loop", "shown"]
+    got = [k for k in order if k in marks]
+    out = {}
+    names = {"waiter": "to_loop", "thread": "to_thread", "worker": "to_worker", "answer": "round_trip",
+             "loop": "back", "shown": "show"}
+    for a, b in zip(got, got[1:]):
+        out[names[b]] = (marks[b] - marks[a]) * 1000
+    if "compute" in marks:
+        out["compute"] = marks["compute"] * 1000
+        if "round_trip" in out:
+            out["ipc"] = out.pop("round_trip") - out["compute"]
+        elif "back" in out and "waiter" not in marks:      # inline: the work is all there is before ``loop``
+            out.pop("back")
+    out["total"] = (marks[got[-1]] - marks["start"]) * 1000
+    return out
+
+
+def _in_thread(fn: Callable[[], Any], owner: Background, marks: dict | None = None) -> tuple[bool, Any]:
+    owner.last_mode = "thread"
+    if marks is None:
+        return _guarded(fn)
+    c0 = marks.setdefault("thread", time.perf_counter())
+    try:
+        return _guarded(fn)
+    finally:
+        marks["compute"] = time.perf_counter() - c0
+        marks["answer"] = time.perf_counter()
+
+
+def _in_process(fn: Callable[[], Any], job: _Job, given_up: Callable[[], bool],
+                owner: Background, marks: dict | None = None) -> tuple[bool, Any]:
+    """In a pool thread: send ``fn`` to a free worker process and wait for its answer. Work that does not
+    pickle runs here, in this thread; a worker killed meanwhile (cancel, budget) answers as cancelled.
+    ``marks``: where the request's hop times go (see :func:`_hops`)."""
+    marks = {} if marks is None else marks
+    marks["thread"] = time.perf_counter()
+    try:
+        payload = pickle.dumps(fn, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # noqa: BLE001 - a closure or a lambda: this thread will do
+        log.debug("page computation %r does not pickle (%s); it runs in a thread", fn, exc)
+        return _in_thread(fn, owner, marks)
+    try:
+        pool = _pool()
+        w = pool.acquire(given_up)
+    except Exception:  # noqa: BLE001 - no worker could be started: a thread still gives the answer
+        log.exception("no worker process could be started for a page computation; it runs in a thread")
+        return _in_thread(fn, owner, marks)
+    marks["worker"] = time.perf_counter()
+    if w is None:
+        return False, Cancelled("stopped: nothing changed")
+    with job.lock:
+        stopped = job.stopped
+        job.worker = None if stopped else w
+    healthy = False
+    try:
+        if stopped:
+            return False, Cancelled("stopped: nothing changed")
+        owner.last_mode = "process"
+        ok, value = w.run(payload)
+        marks["answer"] = time.perf_counter()
+        if w.last_compute_s is not None:
+            marks["compute"] = w.last_compute_s
+        healthy = True
+        return ok, value
+    except (EOFError, OSError):
+        return False, Cancelled("stopped: nothing changed")
+    except Exception:  # noqa: BLE001 - an answer that does not unpickle here
+        log.exception("a page computation's answer could not be read")
+        return False, VedetteError(_INTERNAL)
+    finally:
+        with job.lock:
+            job.worker = None
+            if job.stopped:         # stop() may have killed it just as it answered: not to be reused
+                healthy = False
+        pool.release(w, healthy)
+
+
+def _guarded(fn: Callable[[], Any]) -> tuple[bool, Any]:
+    """(True, value), or (False, a VedetteError to show); bugs are logged here."""
+    try:
+        return True, fn()
+    except VedetteError as exc:
+        return False, exc
+    except Exception:
+        log.exception("a page computation failed")
+        return False, VedetteError(_INTERNAL)
