@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.core.game import play_game, replay, system_of
+from engine.core.game import play_game, replay
+from engine.systems import system_of
 
 FIX = Path(__file__).parent / "fixtures"
 GAMES = [f"greedy,greedy-{s}" for s in (1, 2, 3, 4, 5)] + [f"random,random-{s}" for s in (1, 2, 3, 7, 11)]

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from engine.core.errors import VedetteError
-from engine.core.game import GameRules, Outcome, Position, RandomBot, register
+from engine.core.game import GameRules, Outcome, Places, Position, RandomBot
 from engine.core.odds import OddsBot
 
 from ..deck import default_deck
@@ -22,10 +22,12 @@ from .bots import GreedyBot
 from .candidates import candidates
 from .handlers import check, perform
 from .odds import card_odds, result_value
+from .places import places
 from .scenario import SCENARIOS, scenario_by_id
 from .state import BcState, invariants, new_map, state_from_json, state_to_json
 from .types import SIDES, Phase
 from .victory import flag_control
+from .view import odds_state, odds_view, view, visible_action, visible_event
 from .words import bc_label, bc_metrics, bc_value, describe
 
 __all__ = ["BcRules", "ENGINE_VERSION"]
@@ -129,6 +131,34 @@ class BcRules(GameRules):
     def state_from_json(self, data: Any) -> BcState:
         return state_from_json(data)
 
+    # --- what boards and each side's page may use (15.0 No Peeking) --------------------------------
+    def places(self, st: BcState, a: BcAction) -> Places:
+        return places(st, a)
+
+    def hides(self, st: BcState) -> bool:
+        """Always: the hands and the draw pile are hidden (15.0)."""
+        return True
+
+    def view(self, st: BcState, side: str | None) -> BcState:
+        return view(st, side)
+
+    def visible_action(self, st: BcState, a: BcAction, side: str | None) -> BcAction:
+        return visible_action(st, a, side)
+
+    def visible_event(self, st: BcState, event: dict, side: str | None) -> dict:
+        return visible_event(st, event, side)
+
+    def odds_view(self, st: BcState, side: str | None) -> BcState:
+        """The position to work ``side``'s odds from (:func:`~.view.odds_view`): pass it to core's
+        :func:`~engine.core.odds.action_odds` so the odds a side is shown treat the cards it has not seen
+        as unknown."""
+        return odds_view(st, side, self.deck)
+
+    def odds_state(self, st: BcState) -> BcState:
+        """The position to work exact odds from with everything known (:func:`~.view.odds_state`): the
+        same fractions as ``st`` itself, far fewer branches and end positions."""
+        return odds_state(st, self.deck)
+
     # --- invariants (checked by the conformance suite) ---------------------------------------------
     def invariants(self, st: BcState) -> list[str]:
         return invariants(st, self.deck)
@@ -165,5 +195,3 @@ class BcRules(GameRules):
     def evaluate(self, st: BcState, side: str) -> float:
         return bc_value(self, st, side)
 
-
-register("bc", BcRules)

@@ -12,7 +12,12 @@ from ..deck import HAND_LIMIT, Deck, default_deck, draw_card
 from .state import MapState
 from .types import ENEMY
 
-__all__ = ["start_turn", "cut_hands", "draw_cards", "turn_card_draws", "order_cube_draw", "pass_order"]
+__all__ = ["hand_draw_label", "start_turn", "cut_hands", "draw_cards", "turn_card_draws", "order_cube_draw", "pass_order"]
+
+
+def hand_draw_label(side: str) -> str:
+    """The label of a card drawn into ``side``'s hand (15.0): the one draw the other side may not see."""
+    return f"{side} draws a card"
 
 
 def start_turn(st: MapState, daylight: bool = True, gold: bool = False,
@@ -35,7 +40,7 @@ def draw_cards(st: MapState, side: str, n: int, deck: Deck | None = None):
     choosing which."""
     deck = deck or default_deck()
     for i in range(n):
-        face, pile = yield from draw_card(st.pile, deck, "15.0", f"{side} draws a card")
+        face, pile = yield from draw_card(st.pile, deck, "15.0", hand_draw_label(side))
         st = replace(st, pile=pile, hands=tuple((s_, h + (face,) if s_ == side else h) for s_, h in st.hands))
     while len(st.hand(side)) > HAND_LIMIT:
         card = yield Choose(st.hand(side), rule="15.0", player=side, label="discard down to six cards")
