@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.bc.protocol import BcRules
+from engine.bc.game.protocol import BcRules
 from engine.core.conformance import check_game
 from engine.core.game import play_game
 

@@ -1,8 +1,11 @@
-"""Battle Commander actions in a player's words (engine/bc/words.py): the play page lists these, the
+"""Battle Commander actions in a player's words (engine/bc/game/words.py): the play page lists these, the
 notation stays what the command line reads (issue 15.1: no code names in the list)."""
 from __future__ import annotations
 
-from engine.bc.protocol import KINDS, BcAction, BcRules, format_action
+from dataclasses import fields
+
+from engine.bc.game.actions import ACTION_TYPES, KINDS, action as BcAction, format_action
+from engine.bc.game.protocol import BcRules
 
 
 def test_each_kind_reads_as_words_with_its_rule():
@@ -15,7 +18,9 @@ def test_each_kind_reads_as_words_with_its_rule():
                                       roadway=("F1",))) == \
         "french: Move Order in M3: F1 to M2 then M1; in Roadway formation: F1 (19.0)"
     for k in KINDS:
-        a = BcAction(k, "french", frm="M1", to="M2", block="F1", attack="assault")
+        values = {"frm": "M1", "to": "M2", "block": "F1", "attack": "assault"}
+        own = {f.name for f in fields(ACTION_TYPES[k])}
+        a = BcAction(k, "french", **{f: v for f, v in values.items() if f in own})
         text = r.describe_action(a)
         assert text.startswith("french: ") and "_" not in text and "=" not in text, text
     # the notation is unchanged, and still reads back

@@ -138,10 +138,11 @@ def test_tbf_fire_agrees_with_fire_calculator():
 # ------------------------------------------------------------------------------------------------
 def test_bc_bombard_agrees_with_combat_calculator():
     from engine.bc.combat import combat_procedure, neutral_policy
+    from engine.bc.game.attacks import attack_setup
     rules, st, legal = reach("bc", 1, lambda r, s, l: any(a.kind == "attack" and a.attack == "bombard" for a in l))
     a = next(a for a in legal if a.kind == "attack" and a.attack == "bombard")
     o = action_odds(rules, st, a, chooser=rules.bots()["greedy"](seed=0))
-    setup, _ = rules._attack_setup(st, a)
+    setup, _ = attack_setup(st, a)
     calc = distribution(combat_procedure(setup, rules.deck, st.g.pile), policy=neutral_policy)
     d_side = "coalition" if a.side == "french" else "french"
     # the game applies the combat's morale changes (13.0) as they are: the same expectation
@@ -160,12 +161,13 @@ def test_bc_assault_agrees_with_combat_calculator():
     """An assault (23.3) made in the game, with its combat run as a memoised inline sub-procedure, gives
     the same odds as the combat calculator over the same set-up and the game's own tracked pile."""
     from engine.bc.combat import combat_procedure, neutral_policy
+    from engine.bc.game.attacks import attack_setup
     rules, st, legal = reach("bc", 1, lambda r, s, l: any(a.kind == "attack" and a.attack == "assault" for a in l))
     a = next(a for a in legal if a.kind == "attack" and a.attack == "assault")
     # a lone Artillery defends: no Cavalry Withdrawal or HQ choice (24.2) comes before the combat
     assert [u.block.kind for u in st.g.in_zone(a.to)] == ["artillery"]
     o = action_odds(rules, st, a, chooser=rules.bots()["greedy"](seed=0), max_outcomes=20_000)
-    setup, _ = rules._attack_setup(st, a)
+    setup, _ = attack_setup(st, a)
     calc = distribution(combat_procedure(setup, rules.deck, st.g.pile), policy=neutral_policy)
     d_side = "coalition" if a.side == "french" else "french"
     # 13.0: the Morale the combat costs each army is applied as it is, so the expectations are equal
