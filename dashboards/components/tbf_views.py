@@ -435,7 +435,8 @@ def charge_panel(sess: TbfSession):
     """A charge set up in a form: the charger (a cavalry unit of the set-up or typed in), its hex, facing and
     path, the defenders as a table (one row per unit, grouped by hex); the CHARGE YAML stays in an advanced
     box, in step with it. The tree follows every change (no button)."""
-    from engine.tbf.scenario import default_scenario, initial_state
+    from engine.tbf.scenario import default_scenario
+    from engine.tbf.game.setup import initial_state
 
     sc = default_scenario()
     st0 = initial_state(sc)
@@ -689,7 +690,8 @@ def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: s
 
 def setup_units(kind: str) -> dict:
     """The Dürenstein set-up's units as rows of the fire (``kind='fire'``) or melee form, by their names."""
-    from engine.tbf.scenario import default_scenario, initial_state
+    from engine.tbf.scenario import default_scenario
+    from engine.tbf.game.setup import initial_state
 
     sc = default_scenario()
     out = {}
@@ -826,7 +828,8 @@ TBF_COLOURS = {"level0": "#eef0d8", "level1": "#d8cfa0", "level2": "#b89a6a", "l
 
 def map_panel(sess: TbfSession):
     from dashboards.components.hexmap import Counter, HexMapFigure, MapSpec, Marked
-    from engine.tbf.scenario import default_scenario, initial_state
+    from engine.tbf.scenario import default_scenario
+    from engine.tbf.game.setup import initial_state
 
     sc = default_scenario()
     b = sc.board

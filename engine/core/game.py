@@ -827,7 +827,7 @@ def system_of(name: str) -> GameRules:
 
 
 _PROTOCOL_MODULES = {"n20": "engine.n20.game.protocol", "lob": "engine.lob.protocol",
-                     "tbf": "engine.tbf.protocol", "bc": "engine.bc.protocol"}
+                     "tbf": "engine.tbf.game", "bc": "engine.bc.protocol"}
 
 
 def _load_all() -> None:

@@ -16,8 +16,9 @@ import pytest
 from engine.cli import main
 from engine.core.errors import RuleViolation, VedetteError
 from engine.core.procedure import TypedDice
-from engine.tbf.protocol import Activate, EndSegment, Melee, Pass, TbfRules
-from engine.tbf.rules import activation_plan
+from engine.tbf.game.actions import Activate, EndSegment, Melee, Pass
+from engine.tbf.game.protocol import TbfRules
+from engine.tbf.game.activation import activation_plan
 from engine.tbf.scenario import default_scenario
 
 SC = default_scenario()
@@ -279,7 +280,7 @@ def test_cli_play_bad_bots(capsys, bots, needle):
 # The TBF invariants the conformance games check do catch a broken position
 # ------------------------------------------------------------------------------------------------
 def _broken(kind):
-    from engine.tbf.protocol import Impulse
+    from engine.tbf.game.state import Impulse
     s = R.new_game()
     g = s.game
     if kind == "turn":
@@ -310,7 +311,7 @@ def test_invariants_catch_a_broken_position(kind, rule):
 # 6.1.3 A: extra units taken along, as many as the leader's CV
 # ------------------------------------------------------------------------------------------------
 def test_extra_units_up_to_the_leaders_cv():
-    from engine.tbf.protocol import Attach
+    from engine.tbf.game.actions import Attach
     # the French released (9.4 C): Campana's 100-1 (2114, 1 hex) and 100-2 (1616, 4 hexes) are within the
     # 4 hexes of 6.1.3 A; Gaindorge's CV is 1, so he may take one of them along
     s = gaindorge_fresh()

@@ -7,7 +7,7 @@ import pytest
 
 from engine.core.conformance import check_game
 from engine.core.game import play_game, replay
-from engine.tbf.protocol import TbfRules
+from engine.tbf.game.protocol import TbfRules
 
 R = TbfRules()
 
