@@ -10,11 +10,11 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from engine.core.data import Source, Sourced, Strict, data_path, load_yaml, parse_yaml, provenance_kind
+from engine.core.data import Source, Sourced, Strict, data_path, load_yaml, provenance_kind
 from engine.core.errors import RuleViolation
 from engine.core.hexgrid import HexGrid
 
-from .tables import Tables
+from .tables import Tables, digest
 
 __all__ = ["GridSpec", "MapFile", "Board", "LosResult", "load_board", "default_board", "default_grid",
            "frontal_hexes", "TERRAIN_LETTERS", "DEFAULT_MAP"]
@@ -170,7 +170,6 @@ class Board:
     """A loaded map with its geometry."""
 
     def __init__(self, data: MapFile, file: str = ""):
-        from .tables import digest
         self.data = data
         self.file = file
         self.key = "board:" + digest(data.model_dump(mode="json"))     # the map's content, for memo keys

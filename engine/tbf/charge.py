@@ -12,13 +12,13 @@ replay and the exact tree share it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from engine.core.errors import DataError, RuleViolation
 from engine.core.hexgrid import HexGrid
-from engine.core.procedure import Choose, Log, Sub, distribution, enumerate_tree
+from engine.core.procedure import Choose, Log, Sub, enumerate_tree, first_option
 
 from .fatigue import CheckSpec, check_sub
 from .fire import Firer, FireSetup, fire_combat
@@ -230,7 +230,6 @@ def charge_proc(tables: Tables, setup: ChargeSetup):
 
 
 def charge_tree(tables: Tables, setup: ChargeSetup, policy=None):
-    from engine.core.procedure import first_option
     return enumerate_tree(charge_proc(tables, setup), policy=policy or first_option)
 
 

@@ -24,7 +24,7 @@ from functools import partial
 
 from engine.core.codec import from_json, to_json
 from engine.core.errors import RuleViolation, VedetteError
-from engine.core.game import GameRules, Position, RandomBot, register
+from engine.core.game import GameRules, Places, Position, RandomBot, register
 from engine.core.odds import OddsBot
 from engine.core.procedure import distribution, first_option
 
@@ -35,6 +35,7 @@ from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge,
 from .melee_combat import cached_melee_setup
 from .odds_words import tbf_label, tbf_value
 from .options import GAME_OPTIONS
+from .places import places
 from .queries import Queries
 from .setup import new_game
 from .stacking import stacking_problem
@@ -112,6 +113,10 @@ class TbfRules(GameRules):
 
     def perform(self, s: TbfState, a):
         return H.perform(self.queries, s, a)
+
+    def places(self, s: TbfState, a) -> Places:
+        """The pieces and hexes ``a`` concerns (see :mod:`.places`): what a board highlights and picks by."""
+        return places(self.queries, s, a)
 
     # --- JSON, text ------------------------------------------------------------------------------------
     def action_to_json(self, a):
