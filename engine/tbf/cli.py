@@ -27,7 +27,7 @@ from .game.reinforcement import (column_muster, dupont_arrival, mortier_alert, o
 from .game.retreat import retreat, retreat_options
 from .game.rout import rout_path
 from .game.search import reachable
-from .game.victory import victory
+from .game.victory import victory, victory_json
 from .melee import MeleeSetup
 from .policies import POLICIES, passive
 from .scenario import load_scenario
@@ -225,7 +225,7 @@ def _scenario(args):
             "first_impulse": sc.file.first_impulse,
             "on_map": {p.id: {"hex": p.hex, "facing": sc.board.grid.direction_names[p.facing], "status": p.status,
                               "side": sc.side(p.id)} for p in st.on_map()},
-            "control": dict(st.control), "victory_now": victory(sc, st),
+            "control": dict(st.control), "victory_now": victory_json(victory(sc, st)),
             "provenance": {"units": sc.oob.source, "scenario": sc.file.source, "map": sc.board.data.source}}
 
 
@@ -312,7 +312,7 @@ def _phase(args):
 
 def _victory(args):
     sc, st = _state(args)
-    return victory(sc, st, args.rear_guard_shortfall)
+    return victory_json(victory(sc, st, args.rear_guard_shortfall))
 
 
 def register(subparsers) -> None:

@@ -19,7 +19,7 @@ from .reinforcement import reinforcement_segment
 from .rout import end_of_activation_overstack
 from .state import GameState, TbfState, replace
 from .types import LIVE, SEGMENTS, SIDES, Status, other
-from .victory import automatic_victory
+from .victory import automatic_victory, battalions_text
 
 __all__ = ["initiative", "recovery", "initiative_phase", "recovery_phase", "do_pass", "do_end", "end_impulse",
            "end_phase", "initiative_segment"]
@@ -147,7 +147,7 @@ def end_phase(ctx: Queries, s: TbfState, why: str):
         v = ctx.victory(s, g)
         winner = None if v["winner"] == "draw" else v["winner"]
         reason = (f"French {v['french_level']}, Coalition {v['coalition_level']}; French losses "
-                  f"{v['french_battalions_lost']} battalions")
+                  f"{battalions_text(v['french_battalions_lost'])} battalions")
         return replace(s, game=g, result=Outcome(winner, v["level"], reason, "10.2"))
     s = yield from reinforcement_segment(ctx, s)
     return (yield from initiative_segment(ctx, s))

@@ -41,6 +41,7 @@ from .setup import new_game
 from .stacking import stacking_problem
 from .state import TbfState, to_act
 from .types import GONE, LIVE, SIDES, Side, Status
+from .victory import victory_json
 from .words import describe
 
 __all__ = ["TbfRules", "ENGINE_VERSION", "BOTS"]
@@ -146,7 +147,7 @@ class TbfRules(GameRules):
     def state_summary(self, s: TbfState) -> dict:
         q = self.queries
         imp = s.impulse
-        v = q.victory(s)
+        v = victory_json(q.victory(s))
         return {"impulse": None if imp is None else {
                     "side": imp.side, "leader": imp.leader, "segment": imp.segment, "units": list(imp.units),
                     "out_of_command": [u for u in imp.out_of_command if u not in imp.tried]},

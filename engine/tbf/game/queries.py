@@ -280,4 +280,4 @@ class Queries:
         g = g if g is not None else s.game
         forces = frozenset({"bagration"}) if "optional_11.4" in g.flags and "11.4" in s.options else frozenset()
         return victory_with_options(self.sc, g, frozenset(o for o in s.options if o in OPTIONS), forces,
-                                    s.rear_guard_short)
+                                    s.rear_guard_short, regrouped=s.regrouped)

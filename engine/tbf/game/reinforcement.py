@@ -255,22 +255,34 @@ def rear_guard(ctx: Queries):
 
 
 def regroup_segment(ctx: Queries, s: TbfState):
-    """5.3: each side may try to bring back one eliminated (not surrendered) infantry unit."""
+    """5.3: each side may try to bring back one eliminated (not surrendered) infantry unit. A unit that
+    returns is placed within two hexes of one of its leaders, two away from the enemy (5.3 E), and still
+    counts as lost for the Coalition's levels (10.2.6, kept in ``TbfState.regrouped``). The Elite battalion
+    regrouped is not placed: the 100th and 103rd fight at their printed values again and it stays one unit
+    lost (8.3 C)."""
     sc = ctx.sc
     g = s.game
+    regrouped = s.regrouped
     for side in SIDES:
         dead = sorted(u for u, d in sc.units.items() if d.side == side and d.kind == "infantry"
-                      and g.piece(u).status == Status.ELIMINATED and u != "elite")
+                      and g.piece(u).status == Status.ELIMINATED
+                      and not (u == "elite" and "elite_regrouped" in g.flags))
         if not dead:
             continue
         pick = yield Choose(tuple(["none"] + dead), rule="5.3 B", player=side, label="regroup which unit?")
         if pick == "none":
             continue
         if (yield from regroup()):
+            if pick == "elite":                                           # 8.3 C
+                g = g.with_flag("elite_regrouped")
+                yield Log("8.3 C", "the Elite battalion is regrouped: the 100th and 103rd fight at their printed "
+                                   "values again; it is not placed and stays one unit lost (10.2.6)")
+                continue
             spots = regroup_hexes(sc, g, pick)                            # 5.3 E
             g2 = g.with_piece(pick, status=Status.NORMAL)
             placed = deploy(ctx, g2, [pick], spots) if spots else g2
             if placed.piece(pick).hex is not None:
                 g = placed
+                regrouped += (pick,)                                      # 10.2.6
                 yield Log("5.3 D", f"{pick} regroups in {g.piece(pick).hex}")
-    return replace(s, game=g)
+    return replace(s, game=g, regrouped=regrouped)

@@ -281,6 +281,7 @@ class TbfState:
     wounded: tuple[tuple[str, int], ...] = ()   # (leader, turn he comes back), 6.5 A
     rear_guard: tuple[str, ...] = ()            # Column II units left as the Rear Guard (9.2 E)
     rear_guard_short: int = 0                   # units short of 4 infantry + 2 cavalry (9.2 F-G)
+    regrouped: tuple[str, ...] = ()             # each unit once per regroup: still lost for 10.2 (10.2.6)
 
     @property
     def turn(self) -> int:

@@ -2,6 +2,8 @@
 rules change in them (11.4.2, 11.5.3, 11.6.2)."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 from engine.core.errors import RuleViolation
 from engine.core.game import Outcome
 
@@ -10,41 +12,72 @@ from .options import OPTIONS
 from .state import GameState
 from .types import LIVE, Side, Status
 
-__all__ = ["victory", "victory_with_options", "automatic_victory"]
+__all__ = ["victory", "victory_with_options", "automatic_victory", "french_losses", "battalion_equivalent",
+           "battalions_text", "victory_json", "LOST"]
 
 
-def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0) -> dict:
-    """Victory levels at the end of turn 13 (10.1-10.2)."""
-    def gone(pid):
-        return st.piece(pid).status in (Status.ELIMINATED, Status.SURRENDERED, Status.KILLED, Status.CAPTURED)
+#: a piece out of the game for the Coalition's count (10.2.3; a wounded general comes back, 6.5 A)
+LOST = (Status.ELIMINATED, Status.SURRENDERED, Status.KILLED, Status.CAPTURED)
 
-    for ldr, winner in (("mortier", "coalition"), ("kutusov", "french")):
-        if ldr in sc.leaders and gone(ldr):
-            return {"winner": winner, "level": "strategic", "rule": "10.1", "automatic": True}
-    eq = 0.0
-    gazan_eq = 0.0
-    drag = [u for u in sc.units.values() if u.side == Side.FRENCH and u.kind == "cavalry" and u.command == "II"]
-    arts_g = [u for u in sc.units.values() if u.side == Side.FRENCH and u.kind == "artillery" and u.command == "II"]
-    arts_d = [u for u in sc.units.values() if u.side == Side.FRENCH and u.kind == "artillery" and u.command == "I"]
-    for u in sc.units.values():
-        if u.side != Side.FRENCH or not gone(u.id):
+
+def battalion_equivalent(sc: Scenario, uid: str) -> Fraction:
+    """10.2.2: what one French unit lost counts toward the Coalition's levels, exactly. An infantry
+    battalion 1; each of the three at-start dragoon squadrons 1/3 (10.2.2 A); each of Gazan's three batteries
+    1/3 (10.2.2 B); each of Dupont's two batteries 1/2 (10.2.2 C). Dupont's hussars are neither a battalion
+    nor one of the units 10.2.2 gives an equivalent for: they count 0 (our reading of the list as complete)."""
+    u = sc.units[uid]
+    if u.kind == "infantry":
+        return Fraction(1)
+    if u.kind == "cavalry":
+        return Fraction(1, 3) if uid in sc.file.setup.french else Fraction(0)           # 10.2.2 A
+    if u.command.split("-")[0] == "II":
+        return Fraction(1, 3)                                                            # 10.2.2 B
+    return Fraction(1, 2)                                                                # 10.2.2 C
+
+
+def in_gazans_division(sc: Scenario, pid: str) -> bool:
+    """A unit or general of Gazan's division (command II and its brigades II-1, II-2), 10.2.3."""
+    d = sc.units.get(pid) or sc.leaders[pid]
+    return d.side == Side.FRENCH and d.command.split("-")[0] == "II"
+
+
+def french_losses(sc: Scenario, st: GameState, regrouped: tuple[str, ...] = ()) -> tuple[Fraction, Fraction]:
+    """(all French losses, Gazan's division's) in battalion equivalents, exactly (10.2.2-10.2.3): each
+    French unit lost counts its equivalent; a unit regrouped and returned still counts, and counts again if
+    lost again (10.2.6: ``regrouped`` names each unit once per regroup); each general killed or captured
+    counts one battalion (10.2.2 D), toward Gazan's total too when he is one of Gazan's."""
+    total = gazan = Fraction(0)
+    for uid, u in sc.units.items():
+        if u.side != Side.FRENCH:
             continue
-        if u in drag:
-            w = 1 / 3                                  # 10.2.2 A
-        elif u in arts_g:
-            w = 1 / 3                                  # 10.2.2 B
-        elif u in arts_d:
-            w = 1 / 2                                  # 10.2.2 C
-        elif u.kind == "infantry":
-            w = 1
-        else:
-            w = 0.5
-        eq += w
-        if u.command.startswith("II"):
-            gazan_eq += w
+        times = regrouped.count(uid) + (st.piece(uid).status in LOST)
+        if times:
+            w = times * battalion_equivalent(sc, uid)
+            total += w
+            if in_gazans_division(sc, uid):
+                gazan += w
     for lid, ldr in sc.leaders.items():
-        if ldr.side == Side.FRENCH and gone(lid):
-            eq += 1                                    # 10.2.2 D
+        if ldr.side == Side.FRENCH and st.piece(lid).status in LOST:
+            total += 1                                                                   # 10.2.2 D
+            if in_gazans_division(sc, lid):
+                gazan += 1
+    return total, gazan
+
+
+def battalions_text(x: Fraction) -> str:
+    """A count of battalion equivalents as a player writes it: ``6``, ``5 2/3``, ``1/3``."""
+    whole, part = divmod(Fraction(x), 1)
+    if not part:
+        return str(whole)
+    return f"{whole} {part.numerator}/{part.denominator}" if whole else f"{part.numerator}/{part.denominator}"
+
+
+def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0, regrouped: tuple[str, ...] = ()) -> dict:
+    """Victory levels at the end of turn 13 (10.1-10.2); the losses are exact fractions (10.2.2)."""
+    for ldr, winner in (("mortier", "coalition"), ("kutusov", "french")):
+        if ldr in sc.leaders and st.piece(ldr).status in LOST:
+            return {"winner": winner, "level": "strategic", "rule": "10.1", "automatic": True}
+    eq, gazan_eq = french_losses(sc, st, regrouped)
     v = sc.file.victory
     bump = rear_guard_shortfall                        # 9.2 G
     coal = "none"
@@ -80,12 +113,12 @@ def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0) -> dict:
     else:
         winner, level = "coalition", coal              # 10.2.4 B: equal levels go to the Coalition
     return {"winner": winner, "level": level, "french_level": fr, "coalition_level": coal,
-            "french_battalions_lost": round(eq, 2), "gazan_battalions_lost": round(gazan_eq, 2), "rule": "10.2"}
+            "french_battalions_lost": eq, "gazan_battalions_lost": gazan_eq, "rule": "10.2"}
 
 
 def victory_with_options(sc: Scenario, st: GameState, options: frozenset[str] = frozenset(),
                          forces_in_play: frozenset[str] = frozenset(), rear_guard_shortfall: int = 0,
-                         klein_towns: int = 0) -> dict:
+                         klein_towns: int = 0, regrouped: tuple[str, ...] = ()) -> dict:
     """10.2 with the optional rules' victory changes: +2 battalions needed per level when Bagration's
     column came into play (11.4.2), -1 when Dumonceau entered (11.5.3), and one or two French levels for
     Scheibenhof and Egelsee held with Klein's division in play (11.6.2)."""
@@ -97,7 +130,7 @@ def victory_with_options(sc: Scenario, st: GameState, options: frozenset[str] = 
         bump += 2
     if "11.5" in options and "dumonceau" in forces_in_play:
         bump -= 1
-    v = victory(sc, st, bump)
+    v = victory(sc, st, bump, regrouped)
     if v.get("automatic"):
         return v
     if "11.6" in options and "klein" in forces_in_play and klein_towns:
@@ -124,3 +157,14 @@ def automatic_victory(g: GameState) -> Outcome | None:
     if g.piece("kutusov").status in (Status.KILLED, Status.CAPTURED):
         return Outcome("french", "strategic", "Kutusov is killed or captured", "10.1 B")
     return None
+
+
+def victory_json(v: dict) -> dict:
+    """:func:`victory`'s answer for JSON: each count of battalions as its exact fraction, a float and the
+    way a player writes it."""
+    out = dict(v)
+    for k in ("french_battalions_lost", "gazan_battalions_lost"):
+        if k in out:
+            x = Fraction(out[k])
+            out[k] = {"fraction": f"{x.numerator}/{x.denominator}", "float": float(x), "text": battalions_text(x)}
+    return out
