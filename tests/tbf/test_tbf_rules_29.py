@@ -101,3 +101,45 @@ def test_8_3_C_the_elite_may_be_regrouped_and_stays_one_unit_lost():
     # regrouped once, never offered again
     again = play(partial(regroup_segment, R.queries, got), TypedDice([]), choose)
     assert not any("elite" in o for o in asked[1:]) and again.result.game == got.game
+
+
+# --- 6.5 D: leaders go with routing and retreating units --------------------------------------------------
+def _rout(st, uid, choose=None):
+    from engine.tbf.game.rout import rout_unit
+    # every check passes on 1s (the 6.7 K checks of friends run through, an overstack check where it stops)
+    return play(partial(rout_unit, SC, st, uid), TypedDice([1] * 20), choose or (lambda r: r.options[0]))
+
+
+def test_6_5_D_a_leader_left_alone_goes_with_the_router():
+    # Gaindorge stands with 4l-1 in 2014 (9.3 B; 4l-2 is in 2015). 4l-1 routs (6.7 C): the leader would be
+    # left alone, so the first option is to go with it (6.5 D); he ends where the router ends (before: he
+    # stayed in 2014 alone and the next enemy to enter took him, 6.5 C)
+    st = START.with_piece("4l-2", hex="2016")
+    asked = []
+    out = _rout(st, "4l-1", lambda r: asked.append((r.rule, r.options)) or r.options[0])
+    end = out.result.piece("4l-1").hex
+    assert end not in (None, "2014")
+    assert ("6.5 D", ("go", "stay")) in asked
+    assert out.result.piece("gaindorge").hex == end
+
+
+def test_6_5_D_a_leader_with_friends_left_stays_unless_he_chooses():
+    # 4l-2 moved in with 4l-1 (one regiment stacks, 4.1.2): when 4l-1 routs, staying with 4l-2 comes first
+    st = START.with_piece("4l-2", hex="2014")
+    out = _rout(st, "4l-1")
+    assert out.result.piece("gaindorge").hex == "2014"
+    went = _rout(st, "4l-1", lambda r: "go" if r.rule == "6.5 D" else r.options[0])
+    assert went.result.piece("gaindorge").hex == went.result.piece("4l-1").hex != "2014"
+
+
+def test_6_5_D_a_leader_goes_with_a_unit_still_routing_when_its_command_activates():
+    # 6.7 F: ci-1, routed in 2213 with Miloradovich, rout-moves at its MA (2213-2313-2412) when its command
+    # activates; the leader, alone after it leaves, goes along (the overstack check in 2412 passes on a 1)
+    from engine.tbf.game.rout import continue_rout
+    from engine.core.procedure import TypedDice as TD
+    from engine.tbf.game.actions import Activate
+    s, _ = R.apply(R.new_game(), Activate("coalition", "kutusov"), dice=TD([1]))
+    g = s.game.with_piece("ci-1", hex="2213", status="routed").with_piece("miloradovich", hex="2213")
+    got = play(partial(continue_rout, SC, replace(s, game=g), "ci-1"), TD([1] * 4), lambda r: r.options[0]).result
+    assert got.game.piece("ci-1").hex == "2412"
+    assert got.game.piece("miloradovich").hex == got.game.piece("ci-1").hex

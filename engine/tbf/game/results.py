@@ -12,7 +12,7 @@ from ..scenario import Scenario
 from .leaders import capture_leaders, leader_fate, leader_loss
 from .position import leaders_in, occupants, occupy
 from .retreat import retreat
-from .rout import apply_status, sub_rout
+from .rout import apply_status, leaders_follow, sub_rout
 from .stacking import stacking_problem
 from .state import GameState
 from .types import LIVE, Status
@@ -56,11 +56,11 @@ def apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: boo
             st = yield from apply_status(sc, st, uid, status)
         if out.hex is None:
             break
-        for uid in stay:
-            if st.piece(uid).hex == here and st.piece(uid).status in LIVE:
-                st = st.with_piece(uid, hex=out.hex)
-                for ldr in leaders_in(sc, st, here):               # 6.5 D: leaders go along
-                    st = st.with_piece(ldr, hex=out.hex)
+        movers = [uid for uid in stay if st.piece(uid).hex == here and st.piece(uid).status in LIVE]
+        for uid in movers:
+            st = st.with_piece(uid, hex=out.hex)
+        if movers:
+            st = yield from leaders_follow(sc, st, here, out.hex, movers[0])     # 6.5 D
         stay = [u for u in stay if st.piece(u).hex == out.hex and st.piece(u).status in LIVE]
         here = out.hex
     return st

@@ -12,7 +12,7 @@ from ..scenario import Scenario
 from .actions import CavalryRetreat
 from .position import current_fv, distance_to, enemy_front, frontal, leader_cvs, occupants, occupy, refuges
 from .queries import Queries
-from .rout import apply_status
+from .rout import apply_status, leaders_follow
 from .state import GameState, TbfState, replace
 from .types import Status, other
 
@@ -131,7 +131,7 @@ def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[st
     if tuple(path) not in paths:
         allowed = "; ".join("-".join(x) for x in paths) or "none"
         raise RuleViolation("11.8 B", f"{uid} may not fall back by {'-'.join(path)} (allowed: {allowed})")
-    here = st.piece(uid).hex
+    here = start = st.piece(uid).hex
     side = sc.side(uid)
     for h in path:
         rank = {x: r for x, r, _ in retreat_options(sc, st, (uid,), here)}[h]
@@ -145,6 +145,7 @@ def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[st
                 return st
         here = h
     yield Log("11.8 B", f"{uid} falls back {'-'.join(path)} before the Defensive Fire Segment")
+    st = yield from leaders_follow(sc, st, start, here, uid)                  # 6.5 D
     return occupy(sc, st, here, side)
 
 

@@ -9,18 +9,18 @@ from dataclasses import dataclass
 from functools import partial
 
 from engine.core.errors import RuleViolation
-from engine.core.procedure import Log, Sub
+from engine.core.procedure import Choose, Log, Sub
 
 from ..fatigue import CheckSpec, apply_effect, check_sub
 from ..scenario import Scenario
 from .memo import cached
-from .position import current_fv, enemy_front, leader_cvs, nearest, occupants, occupied, refuges
+from .position import current_fv, enemy_front, leader_cvs, leaders_in, nearest, occupants, occupied, refuges
 from .stacking import stacking_problem
 from .state import GameState, TbfState, book, replace, with_book
 from .types import LIVE, SIDES, Status
 
 __all__ = ["RoutPath", "rout_path", "rout_unit", "sub_rout", "apply_status", "overstack_checks",
-           "end_of_activation_overstack", "takes_check", "checks_in_turn", "continue_rout"]
+           "end_of_activation_overstack", "takes_check", "checks_in_turn", "continue_rout", "leaders_follow"]
 
 
 @dataclass(frozen=True)
@@ -88,12 +88,14 @@ def rout_unit(sc: Scenario, st: GameState, uid: str):
     move and in the order their hexes were entered; then any overstack left where the router stopped is
     checked (6.7 K: that check comes after the 6.7 K checks, and only if still needed; 4.1.9).
     A procedure returning the new state."""
-    _, _, checks = cached(_rout_start)(sc, st, uid)
+    _, path, checks = cached(_rout_start)(sc, st, uid)
     outs = ()
     if checks:
         outs = yield Sub(("tbf-6.7K", sc.tables.key, checks), partial(checks_in_turn, sc.tables, checks, "6.7 K"),
                          rule="6.7 K", label="checks of the units the router runs through")
     st, newly_routed, end = cached(_rout_moved)(sc, st, uid, tuple(outs))
+    if end is not None:
+        st = yield from leaders_follow(sc, st, path.path[0], end, uid, "rout")     # 6.5 D
     for other, where in newly_routed:                                   # 6.7 K failure, 6.7 A: rout now
         if st.piece(other).hex == where and st.piece(other).status == Status.ROUTED:
             st = yield sub_rout(sc, st, other)
@@ -208,6 +210,26 @@ def apply_status(sc: Scenario, st: GameState, uid: str, status: str):
     return st.with_piece(uid, status=status)
 
 
+def leaders_follow(sc: Scenario, st: GameState, start: str, end: str, unit: str, how: str = "retreat"):
+    """6.5 D: each leader of ``unit``'s side in ``start`` may go with it to ``end`` as it retreats or routs
+    (``how``), the owner's choice. The first option is the sensible one: to go when no friendly unit is left
+    in his hex (else he would stand alone, and an enemy entering would capture him, 6.5 C), to stay with
+    the units still there otherwise. A procedure returning the new state."""
+    if start == end:
+        return st
+    side = sc.side(unit)
+    for ldr in leaders_in(sc, st, start):
+        if sc.side(ldr) != side:
+            continue
+        alone = not occupants(sc, st, start, side)
+        pick = yield Choose(("go", "stay") if alone else ("stay", "go"), rule="6.5 D", player=side,
+                            label=f"{ldr}: go with {unit} ({how}s to {end})?")
+        if pick == "go":
+            st = st.with_piece(ldr, hex=end)
+            yield Log("6.5 D", f"{ldr} goes with {unit} to {end}")
+    return st
+
+
 def sub_rout(sc: Scenario, st: GameState, uid: str) -> Sub:
     return Sub(("tbf-rout", sc.key, st, uid), partial(rout_unit, sc, st, uid), rule="6.7 C", label=f"{uid} routs")
 
@@ -221,7 +243,9 @@ def continue_rout(sc: Scenario, s: TbfState, uid: str):
     if path.fate in ("eliminated", "exited"):
         g = g.with_piece(uid, status=Status.ELIMINATED, hex=None)
     elif path.path[-1] != g.piece(uid).hex:
+        start = g.piece(uid).hex
         g = g.with_piece(uid, hex=path.path[-1])
+        g = yield from leaders_follow(sc, g, start, path.path[-1], uid, "rout")     # 6.5 D
         g = yield from overstack_checks(sc, g, path.path[-1])
     imp = with_book(s.impulse, replace(book(s.impulse, uid), done=True, moved=True))
     return replace(s, game=g, impulse=imp)
