@@ -143,3 +143,112 @@ def test_6_5_D_a_leader_goes_with_a_unit_still_routing_when_its_command_activate
     got = play(partial(continue_rout, SC, replace(s, game=g), "ci-1"), TD([1] * 4), lambda r: r.options[0]).result
     assert got.game.piece("ci-1").hex == "2412"
     assert got.game.piece("miloradovich").hex == got.game.piece("ci-1").hex
+
+
+# --- 3.3 B, 6.2.8 H-K, 6.3.2 B: a charge moves in the Movement Segment, is fired at in the Defensive Fire
+# Segment and melees in the Melee Segment --------------------------------------------------------------------
+def _charge_position():
+    """Miloradovich's impulse (6.1; Level 2/3 die 1). ci-cav1 (MA 9, MF 3) stands in 2412 facing SW; the
+    hexes 2313, 2213 and 2114 run straight SW from it (level 0: a charge line, 6.2.8 B-C, 6.2.11)."""
+    from engine.tbf.game.actions import Activate
+    s, _ = R.apply(R.new_game(), Activate("coalition", "miloradovich"), dice=TypedDice([1]))
+    g = s.game.with_piece("ci-2", hex="2311").with_piece("ci-cav1", hex="2412", facing=4)
+    return s, g
+
+
+def _to_segment(s, segment):
+    from engine.tbf.game.actions import EndSegment
+    while s.impulse is not None and s.impulse.segment != segment:
+        s, _ = R.apply(s, EndSegment(R.to_act(s)))
+    return s
+
+
+def test_3_3_B_a_charge_moves_in_movement_is_fired_at_in_defensive_fire_and_melees_in_melee():
+    from engine.tbf.game.actions import Charge, EndSegment, Fire, Melee
+    s, g = _charge_position()
+    # 4l-1 in 2114 faces NE, toward the charge (its front covers 2213, 4.3 C)
+    s = replace(s, game=g.with_piece("4l-1", hex="2114", facing=1))
+    a = Charge("coalition", "ci-cav1", ("2313", "2213", "2114"))
+    # Movement Segment: the attempt (6.2.8 D, d6 1 - CV 1 = 0 <= FV 3) and 4l-1's Being Charged check (6.2.8 E,
+    # 1 - 1 = 0 <= FV 5): it stands; the charger stops next to it in 2213. No fire and no melee yet.
+    s1, ev = R.apply(s, a, dice=TypedDice([1, 1]))
+    rolls = [x["rule"] for x in ev["answers"] if x["kind"] == "roll"]
+    assert rolls == ["6.2.8 D", "6.2.8 E"]
+    assert s1.game.piece("ci-cav1").hex == "2213" and s1.impulse.charge_melees[0].target == "2114"
+    # Defensive Fire Segment (6.3.1 A): 4l-1 may fire at the charger once (6.3.2 B), here a miss (d10 1: "-")
+    s2 = _to_segment(s1, "defensive_fire")
+    assert Fire("french", ("4l-1",), "2213") in R.legal_actions(s2)
+    s3, ev = R.apply(s2, Fire("french", ("4l-1",), "2213"), dice=TypedDice([1]))
+    assert [x["rule"] for x in ev["answers"] if x["kind"] == "roll"] == ["6.3.7 D"]
+    # nothing else to fire: on to the Melee Segment, where the charge's melee must be fought first
+    assert s3.impulse.segment == "melee" and R.legal_actions(s3) == [Melee("coalition", ("ci-cav1",), "2114")]
+    assert not R.is_legal(s3, EndSegment("coalition"))
+    # 6.4 D: charging cavalry takes no Attacker to Perform Melee check; 6.4 F: 4l-1 checked as the charge's
+    # target. MF 3 doubled by the charge = 6 against 4l-1's 4: initial odds 6:4, and the one roll is the d10
+    s4, ev = R.apply(s3, Melee("coalition", ("ci-cav1",), "2114"), dice=TypedDice([5]))
+    assert [x["rule"] for x in ev["answers"] if x["kind"] == "roll"] == ["6.4 H"]
+    assert any(x["label"] == "initial odds 6:4" for x in ev["answers"])
+
+
+def test_6_2_8_K_a_charger_fatigued_by_defensive_fire_does_not_melee():
+    from engine.tbf.game.actions import Charge, Fire
+    s, g = _charge_position()
+    s = replace(s, game=g.with_piece("4l-1", hex="2114", facing=1))
+    s1, _ = R.apply(s, Charge("coalition", "ci-cav1", ("2313", "2213", "2114")), dice=TypedDice([1, 1]))
+    s2 = _to_segment(s1, "defensive_fire")
+    # fire column 3 (4l-1's FF 3), d10 8: F, the charger fatigued where it stands. Its charge ends (6.2.8 K):
+    # the Melee Segment has nothing to fight and the impulse ends with no melee roll
+    s3, ev = R.apply(s2, Fire("french", ("4l-1",), "2213"), dice=TypedDice([8]))
+    assert s3.impulse is None and s3.game.piece("ci-cav1").status == "fatigued"
+    assert [x["rule"] for x in ev["answers"] if x["kind"] == "roll"] == ["6.3.7 D"]
+    assert s3.game.piece("4l-1").status == "normal"
+
+
+def test_6_4_D_a_counter_charge_melee_has_no_attacker_check_and_agrees_with_the_charge_calculator():
+    from engine.core.procedure import distribution
+    from engine.tbf.charge import charge_from_spec
+    from engine.tbf.game.actions import Charge, Melee
+    from engine.tbf.game.melee_combat import charge_melee_setup
+    from engine.tbf.melee import melee_proc
+    s, g = _charge_position()
+    # drag-1 (MF 3, MA 8) in 2114 faces NE: ci-cav1 charges down its charge line, it passes its check (d6 1
+    # <= FV 4) and counter charges (6.2.9 A). 6.2.9 B: the higher MA (ci-cav1, 9) moves first, to 2313; then
+    # drag-1 to 2213: adjacent, the melee waits for the Melee Segment
+    s = replace(s, game=g.with_piece("drag-1", hex="2114", facing=1))
+    s1, _ = R.apply(s, Charge("coalition", "ci-cav1", ("2313", "2213", "2114")), dice=TypedDice([1, 1]),
+                    chooser=lambda r: "counter" if "counter" in r.options else r.options[0])
+    assert (s1.game.piece("ci-cav1").hex, s1.game.piece("drag-1").hex) == ("2313", "2213")
+    s2 = _to_segment(s1, "melee")
+    # 6.4 D: no check for the charger; 6.2.9 B: nobody's MF doubled: 3:3, the d10 the only roll
+    s3, ev = R.apply(s2, Melee("coalition", ("ci-cav1",), "2213"), dice=TypedDice([5]))
+    assert [x["rule"] for x in ev["answers"] if x["kind"] == "roll"] == ["6.4 H"]
+    assert any(x["label"] == "initial odds 3:3" for x in ev["answers"])
+    # the charge calculator's counter charge melee (6.2.9 B) against the same units gives the same odds
+    game = distribution(melee_proc(SC.tables, charge_melee_setup(SC, s2.game, "ci-cav1", "2213", "counter")))
+    spec = {"charger": {"name": "ci-cav1", "hex": "2412", "facing": "SW", "fv": 3, "mf": 3, "ma": 9},
+            "path": ["2313", "2213", "2114"], "targets": [{"hex": "2114", "units": [
+                {"name": "drag-1", "fv": 4, "mf": 3, "kind": "cavalry", "ma": 8}]}]}
+    from engine.tbf.game.melee_combat import MeleeSetup
+    calc = charge_from_spec(spec, SC.board.grid)
+    calc_melee = MeleeSetup((replace(calc.charger, charging=True),), (replace(calc.targets[0].units[0], checked=True),),
+                            no_doubling=True)
+    calc_d = distribution(melee_proc(SC.tables, calc_melee))
+    assert {o.result: p for o, p in game.items()} == {o.result: p for o, p in calc_d.items()}
+
+
+def test_4_2_3_counter_and_reaction_chargers_are_fatigued_when_the_melee_segment_ends():
+    # our reading of 6.2.8 J ("all charging cavalry units"): drag-1, which counter charged, is fatigued at the
+    # end of the impulse's Melee Segment like the charger, and keeps its Charged marker (no recovery, 7.0 C)
+    from engine.tbf.game.actions import Charge, Melee
+    s, g = _charge_position()
+    s = replace(s, game=g.with_piece("drag-1", hex="2114", facing=1))
+    s1, _ = R.apply(s, Charge("coalition", "ci-cav1", ("2313", "2213", "2114")), dice=TypedDice([1, 1]),
+                    chooser=lambda r: "counter" if "counter" in r.options else r.options[0])
+    s2 = _to_segment(s1, "melee")
+    # 1-1 column, d10 5: AF, the attackers fatigued; drag-1 untouched by the melee. The segment then ends (ci-cav1
+    # has nothing left to do) and drag-1, still normal, is fatigued for its counter charge
+    s3, ev = R.apply(s2, Melee("coalition", ("ci-cav1",), "2213"), dice=TypedDice([5]))
+    assert s3.impulse is None
+    assert any(x["label"] == "drag-1 charged this impulse: it is fatigued now (4.2.3)" for x in ev["answers"])
+    drag = s3.game.piece("drag-1")
+    assert (drag.status, drag.charged) == ("fatigued", True)

@@ -18,17 +18,18 @@ from ..scenario import Scenario, default_scenario
 from .actions import Charge
 from .activation import may_activate
 from .leaders import capture_leaders
-from .melee_combat import melee_setup, sub_melee
+from .melee_combat import charge_melee_setup, sub_melee
 from .memo import cached
 from .movement import finish_mover, moving
 from .position import current_fv, frontal, leader_cvs, occupants
 from .queries import Queries
 from .results import apply_effect
 from .rout import apply_status, rout_path, sub_rout
-from .state import GameState, TbfState, book, replace, with_book
+from .state import ChargeMelee, GameState, TbfState, book, replace, with_book
 from .types import LIVE, Status, other
 
-__all__ = ["charge_setup", "reaction_wedge", "counter_charge_meeting", "charge_action", "cached_charge_setup",
+__all__ = ["charge_setup", "reaction_wedge", "counter_charge_meeting", "charge_action", "charge_movement",
+           "cached_charge_setup",
            "charge_candidates", "check_charge", "do_charge"]
 
 
@@ -144,28 +145,49 @@ def counter_charge_meeting(line: tuple[str, ...], charger_ma: int, counter_ma: i
 
 def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
                   next_targets: tuple[str, ...] = (), mp_left: int | None = None, auto_fatigue: bool = True):
-    """Charge, then apply it: routs and rout moves, surrenders, the charger's final hex, the melee, and
-    the Charged marker with automatic fatigue (4.2.3, 6.2.8 J-L). ``mp_left``: the MPs the charger has
-    left of its MA when it declares the charge (6.2.8 A; default: its whole MA). ``auto_fatigue=False``
-    leaves the automatic fatigue (4.2.3, 6.2.8 J) to the caller, who applies it at the end of the
-    impulse's Melee Segment (the game does)."""
+    """A charge and all it leads to, as one step (the calculators' charge: ``act charge``, the page's
+    Situation tab): routs and rout moves, surrenders, the charger's final hex, a standing target's
+    defensive fire at it (6.2.8 K) and the melee, and the Charged marker with automatic fatigue (4.2.3,
+    6.2.8 J-L). ``mp_left``: the MPs the charger has left of its MA when it declares the charge (6.2.8 A;
+    default: its whole MA). The game plays a charge in its segments instead (:func:`charge_movement`).
+    A procedure returning the new state."""
+    st, _ = yield from _charge(sc, st, unit_id, path, next_targets, mp_left, auto_fatigue, False)
+    return st
+
+
+def charge_movement(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
+                    next_targets: tuple[str, ...] = (), mp_left: int | None = None):
+    """A charge in the game's Movement Segment (3.3 B, 6.2.8): the attempt, the targets' checks, routs and
+    surrenders, counter and reaction charges, the charger's final hex and the Charged markers. The defensive
+    fire at the charger comes in the Defensive Fire Segment (6.3.1 A; a charger it fatigues cannot melee,
+    6.2.8 K) and the melee in the Melee Segment: returned as a :class:`~.state.ChargeMelee` (None when the
+    charge ends without one). A procedure returning ``(new state, melee or None)``."""
+    return (yield from _charge(sc, st, unit_id, path, next_targets, mp_left, False, True))
+
+
+def _charge(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...], next_targets: tuple[str, ...],
+            mp_left: int | None, auto_fatigue: bool, segments: bool):
     may_activate(sc, st, (unit_id,))
     start_hex = st.piece(unit_id).hex
     setup = cached(charge_setup)(sc, st, unit_id, tuple(path), tuple(next_targets), mp_left)
-    setup = dc_replace(setup, resolve_melee=False)
+    setup = dc_replace(setup, resolve_melee=False, defensive_fire=setup.defensive_fire and not segments)
     out = yield Sub(("tbf-charge", sc.tables.key, setup), partial(charge_proc_fn, sc.tables, setup), rule="6.2.8",
                     label="Charge")
     if not out.attempted:
-        return st
+        return st, None
     # the results as one memoised step: exact odds enumerate them once per charge outcome
-    return (yield Sub(("tbf-charge-results", sc.key, st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue),
-                      partial(_charge_results, sc, st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue),
+    return (yield Sub(("tbf-charge-results", sc.key, st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue,
+                       segments),
+                      partial(_charge_results, sc, st, unit_id, tuple(path), setup, out, start_hex, auto_fatigue,
+                              segments),
                       rule="6.2.8", label="the charge's results"))
 
 
 def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...], setup: ChargeSetup, out,
-                    start_hex: str, auto_fatigue: bool = True):
-    """What a charge that went in does to the map (6.2.8 E-L, 6.2.9 B, 6.2.10): a procedure."""
+                    start_hex: str, auto_fatigue: bool = True, segments: bool = False):
+    """What a charge that went in does to the map (6.2.8 E-L, 6.2.9 B, 6.2.10): a procedure returning the
+    new state and the melee left for the Melee Segment (``segments``; else the melee is fought here)."""
+    pending = None
     for step in out.steps:
         h, _, rest = step.partition(": ")
         for part in rest.split(", "):
@@ -185,9 +207,13 @@ def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
         st = yield from apply_effect(sc, st, here, sc.side(unit_id), eff.fatigue, eff.retreat, eff.eliminate, "6.2.8 K")
     if out.stopped == "target stands":
         target = next(t.hex for t in setup.targets if any(s.startswith(t.hex) and "stands" in s for s in out.steps))
-        st = yield sub_melee(sc, st, (unit_id,), target, charging=(unit_id,), defenders_checked=True)
+        if segments:
+            pending = ChargeMelee(unit_id, target, "charge")
+        else:
+            st = yield sub_melee(sc, st, (unit_id,), target, charging=(unit_id,), defenders_checked=True)
     elif out.stopped in ("counter charge", "reaction charge"):
-        # 6.2.9 / 6.2.10: the two cavalry units meet; the original charger attacks, nobody doubles.
+        # 6.2.9 / 6.2.10: the two cavalry units meet; the original charger attacks, nobody doubles; still
+        # charging, the charger takes no Attacker to Perform Melee check (6.4 D)
         step = next(x for x in out.steps if x.endswith(" counter charges") or x.endswith(" reaction charges"))
         name = step.rsplit(" ", 2)[0].split(": ")[-1]
         here = st.piece(unit_id).hex
@@ -207,14 +233,16 @@ def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
         st = st.with_piece(name, charged=True)                                  # 6.2.9 B, 6.2.10 E
         target = st.piece(name).hex
         if target and g.distance(target, here) == 1:
-            base = cached(melee_setup)(sc, st, (unit_id,), target, (), True)
-            st = yield sub_melee(sc, st, (unit_id,), target, setup=dc_replace(base, no_doubling=True))
+            mode = "counter" if out.stopped == "counter charge" else "reaction"
+            if segments:
+                pending = ChargeMelee(unit_id, target, mode)
+            else:
+                st = yield sub_melee(sc, st, (unit_id,), target, setup=charge_melee_setup(sc, st, unit_id, target, mode))
     if st.piece(unit_id).hex is not None:
         now = st.piece(unit_id).status
         st = st.with_piece(unit_id, charged=True, activated=True,
                            status=Status.FATIGUED if now == Status.NORMAL and auto_fatigue else now)
-    return st
-
+    return st, pending
 
 
 @lru_cache(maxsize=4096)
@@ -290,12 +318,15 @@ def do_charge(ctx: Queries, s: TbfState, a: Charge):
     sc = ctx.sc
     mp_left = ctx.mp_left(s, a.unit)
     bk = book(s.impulse, a.unit)
-    g = yield from charge_action(sc, s.game, a.unit, tuple(a.path), tuple(a.next), mp_left, auto_fatigue=False)
+    g, melee = yield from charge_movement(sc, s.game, a.unit, tuple(a.path), tuple(a.next), mp_left)
     p = g.piece(a.unit)
     charged = p.charged
     imp = finish_mover(s.impulse, a.unit)
     imp = with_book(imp, replace(bk, charge_tried=True, charged=charged, done=charged or bk.done,
                                   mp=bk.mp + (mp_left if charged else 0)))
+    if melee is not None:                                                 # 6.2.8 H: in the Melee Segment
+        imp = replace(imp, charge_melees=imp.charge_melees + (melee,))
+        yield Log("6.2.8 H", f"{a.unit} will melee {melee.target} in the Melee Segment")
     if not charged:
         yield Log("6.2.8 D", f"{a.unit} fails its attempt: no charge this segment; it may still move")
     return replace(s, game=g, impulse=imp)

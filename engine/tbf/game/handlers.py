@@ -20,7 +20,7 @@ from .cavalry_charge import charge_candidates, check_charge, do_charge
 from .exclusive import releases
 from .fire_combat import check_fire, do_fire, fire_candidates
 from .leaders import roll_wounds
-from .melee_combat import check_melee, do_melee, melee_candidates
+from .melee_combat import check_end_of_melee, check_melee, do_melee, melee_candidates
 from .movement import (FaceBlock, MoveBlock, check_end_of_movement, check_face, check_move, do_face, do_move)
 from .phases import do_end, do_pass
 from .queries import Queries
@@ -56,6 +56,15 @@ def _no_check(ctx: Queries, s: TbfState, a: TbfAction) -> None:
     return None
 
 
+def _check_end(ctx: Queries, s: TbfState, a: TbfAction) -> None:
+    """3.3 B: a segment ends when its side says so, unless an overstack its movers can still resolve keeps
+    the Movement Segment open (4.1.10 A) or a charge's melee waits in the Melee Segment (6.2.8 H)."""
+    if s.impulse.segment == Segment.MOVEMENT:
+        check_end_of_movement(ctx, s, a)
+    elif s.impulse.segment == Segment.MELEE:
+        check_end_of_melee(ctx, s)
+
+
 HANDLERS: dict[str, Handler] = {h.kind: h for h in (
     Handler("activate", check_activate, do_activate),
     Handler("activate_command", check_activate_command, do_activate_command),
@@ -67,7 +76,7 @@ HANDLERS: dict[str, Handler] = {h.kind: h for h in (
     Handler("attach", check_attach, do_attach),
     Handler("fire", check_fire, do_fire, fights=True),
     Handler("melee", check_melee, do_melee, fights=True),
-    Handler("end", check_end_of_movement, do_end),
+    Handler("end", _check_end, do_end),
     Handler("cavalry_retreat", check_cavalry_retreat, do_cavalry_retreat),
 )}
 assert set(HANDLERS) == set(RULE_OF), "every action kind has its handler"

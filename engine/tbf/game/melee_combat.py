@@ -4,6 +4,7 @@ mandatory advance (6.4 J); in the game, the candidates, the check and the melee 
 Segment (6.4 A, K)."""
 from __future__ import annotations
 
+from dataclasses import replace as dc_replace
 from functools import lru_cache, partial
 
 from engine.core.errors import RuleViolation
@@ -20,11 +21,11 @@ from .position import acting_side, current_fv, frontal, leader_cvs, leaders_in, 
 from .queries import Queries
 from .results import advance, apply_effect
 from .rout import apply_status, sub_rout
-from .state import GameState, TbfState, book, replace, with_book
+from .state import ChargeMelee, GameState, TbfState, book, replace, with_book
 from .types import ACTING, GONE, LIVE, Status, other
 
-__all__ = ["melee_setup", "melee_action", "sub_melee", "cached_melee_setup", "melee_candidates", "check_melee",
-           "do_melee"]
+__all__ = ["melee_setup", "melee_action", "sub_melee", "charge_melee_setup", "cached_melee_setup", "melee_candidates",
+           "check_melee", "do_melee", "charge_melee_of", "charge_melee_possible", "check_end_of_melee"]
 
 
 def melee_setup(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], target: str,
@@ -119,6 +120,14 @@ def sub_melee(sc: Scenario, st: GameState, attackers: tuple[str, ...], target: s
 
 
 
+def charge_melee_setup(sc: Scenario, st: GameState, unit_id: str, target: str, mode: str = "charge") -> MeleeSetup:
+    """The melee a charge ends in: the charger attacks without the Attacker to Perform Melee check (6.4 D),
+    its MF multiplied by the charge (``"charge"``) or not (``"counter"``, ``"reaction"``: 6.2.9 B, 6.2.10 C);
+    the defenders already checked (6.4 F)."""
+    base = cached(melee_setup)(sc, st, (unit_id,), target, (unit_id,), True)
+    return base if mode == "charge" else dc_replace(base, no_doubling=True)
+
+
 @lru_cache(maxsize=4096)
 def cached_melee_setup(game: GameState, units: tuple[str, ...], target: str) -> MeleeSetup:
     """The melee set-up of the Dürenstein game, through :func:`melee_action`'s own memo (as it asks it)."""
@@ -128,14 +137,41 @@ def cached_melee_setup(game: GameState, units: tuple[str, ...], target: str) -> 
 # ------------------------------------------------------------------------------------------------
 # In the game: the Melee Segment (6.4)
 # ------------------------------------------------------------------------------------------------
+def charge_melee_possible(ctx: Queries, s: TbfState, cm: ChargeMelee) -> bool:
+    """Whether a charge's melee can still be fought (6.2.8 H): the charger on the map, not fatigued or worse
+    (a charger fatigued by defensive fire ends its charge and cannot melee, 6.2.8 K), next to its target,
+    which still holds enemy units."""
+    sc, g = ctx.sc, s.game
+    p = g.piece(cm.charger)
+    return (p.hex is not None and p.status == Status.NORMAL and sc.board.grid.distance(p.hex, cm.target) == 1
+            and bool(occupants(sc, g, cm.target, other(sc.side(cm.charger)))))
+
+
+def charge_melee_of(ctx: Queries, s: TbfState, a: Melee) -> ChargeMelee | None:
+    """The pending charge melee that ``a`` fights (its charger alone, at its target), if any."""
+    for cm in s.impulse.charge_melees:
+        if tuple(a.units) == (cm.charger,) and a.target == cm.target:
+            return cm
+    return None
+
+
+def check_end_of_melee(ctx: Queries, s: TbfState) -> None:
+    """6.2.8 E, H: a charge that reached a target that stood ends in a melee: the Melee Segment may not end
+    before it is fought (unless it can no longer be, 6.2.8 K)."""
+    for cm in s.impulse.charge_melees:
+        if charge_melee_possible(ctx, s, cm):
+            raise RuleViolation("6.2.8 H", f"{cm.charger} charged {cm.target}: its melee must be fought before the "
+                                           "Melee Segment ends")
+
+
 def melee_candidates(ctx: Queries, s: TbfState, side: str) -> list:
     sc, g = ctx.sc, s.game
     grid = sc.board.grid
     imp = s.impulse
+    out = [Melee(side, (cm.charger,), cm.target) for cm in imp.charge_melees if charge_melee_possible(ctx, s, cm)]
     ready = [u for u in imp.units if g.piece(u).hex and g.piece(u).status in ACTING
              and not book(imp, u).meleed and not book(imp, u).charged]
     targets = occupied(sc, g, side)[0]            # the hexes of live enemy units
-    out = []
     by_target: dict[str, list] = {}                 # each target's adjacent attackers, in ready's order
     for u in ready:
         for t in grid.neighbours(g.piece(u).hex):
@@ -157,6 +193,13 @@ def check_melee(ctx: Queries, s: TbfState, a: Melee):
     if not a.units or len(set(a.units)) != len(a.units):
         raise RuleViolation("6.4 B", "name each attacking unit once")
     target = sc.board.check_hex(a.target, "6.4")
+    cm = charge_melee_of(ctx, s, a)
+    if cm is not None:
+        if not charge_melee_possible(ctx, s, cm):
+            raise RuleViolation("6.2.8 K", f"{cm.charger} can no longer melee {cm.target} (fatigued by defensive "
+                                           "fire, moved off or the hex is empty)")
+        cached_melee_setup(g, tuple(a.units), target)
+        return
     kinds = set()
     for uid in a.units:
         check_actor(ctx, s, uid, "melee")
@@ -179,8 +222,15 @@ def check_melee(ctx: Queries, s: TbfState, a: Melee):
 
 
 def do_melee(ctx: Queries, s: TbfState, a: Melee):
-    g = yield from melee_action(ctx.sc, s.game, tuple(a.units), a.target)
+    cm = charge_melee_of(ctx, s, a)
+    if cm is None:
+        g = yield from melee_action(ctx.sc, s.game, tuple(a.units), a.target)
+    else:                                   # the charge's melee (6.2.8 H, 6.2.9 B, 6.2.10 D)
+        setup = charge_melee_setup(ctx.sc, s.game, cm.charger, cm.target, cm.mode)
+        g = yield from melee_action(ctx.sc, s.game, (cm.charger,), cm.target, (cm.charger,), True, setup)
     imp = s.impulse
+    if cm is not None:
+        imp = replace(imp, charge_melees=tuple(x for x in imp.charge_melees if x != cm))
     for u in a.units:
         imp = with_book(imp, replace(book(imp, u), meleed=True))
     return replace(s, game=g, impulse=imp)

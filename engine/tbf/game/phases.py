@@ -115,11 +115,17 @@ def do_end(ctx: Queries, s: TbfState, a):
     if i + 1 < len(SEGMENTS):
         return replace(s, impulse=replace(imp, segment=SEGMENTS[i + 1], mover=""))
     g = s.game
-    for b in imp.book:                          # 4.2.3, 6.2.8 J: chargers tire once the Melee Segment ends
-        p = g.piece(b.unit)
-        if b.charged and p.hex is not None and p.status == Status.NORMAL:
-            g = g.with_piece(b.unit, status=Status.FATIGUED)
-            yield Log("6.2.8 J", f"{b.unit} charged this impulse: it is fatigued now (4.2.3)")
+    # 4.2.3, 6.2.8 J: every charging cavalry unit tires once the Melee Segment ends: the impulse's chargers,
+    # then the enemy's counter and reaction chargers (6.2.9 B, 6.2.10 E: they charged too, and carry the
+    # Charged marker; our reading of "all charging cavalry units")
+    chargers = [b.unit for b in imp.book if b.charged]
+    chargers += sorted(p.id for p in g.on_map() if p.charged and p.id not in chargers
+                       and ctx.sc.side(p.id) != imp.side)
+    for uid in chargers:
+        p = g.piece(uid)
+        if p.hex is not None and p.status == Status.NORMAL:
+            g = g.with_piece(uid, status=Status.FATIGUED)
+            yield Log("6.2.8 J", f"{uid} charged this impulse: it is fatigued now (4.2.3)")
     return (yield from end_impulse(ctx, replace(s, game=g)))
 
 

@@ -11,7 +11,7 @@ from engine.core.game import Outcome
 
 from .types import Segment, Side, Status, other
 
-__all__ = ["Piece", "GameState", "UnitTurn", "Impulse", "TbfState", "replace", "book", "with_book", "to_act"]
+__all__ = ["Piece", "GameState", "UnitTurn", "ChargeMelee", "Impulse", "TbfState", "replace", "book", "with_book", "to_act"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -245,6 +245,16 @@ class UnitTurn:
 
 
 @dataclass(frozen=True)
+class ChargeMelee:
+    """A charge's melee, left for the impulse's Melee Segment (3.3 B): ``charger`` attacks the units in
+    ``target``. ``mode`` is ``"charge"`` (the target stood after its Being Charged check: the charger's MF is
+    multiplied, 6.2.8 E-H), ``"counter"`` (6.2.9 B) or ``"reaction"`` (6.2.10 B-D: neither MF doubled)."""
+    charger: str
+    target: str
+    mode: str = "charge"
+
+
+@dataclass(frozen=True)
 class Impulse:
     """The activation under way (3.3 B)."""
     side: Side
@@ -261,6 +271,7 @@ class Impulse:
     book: tuple[UnitTurn, ...] = ()
     defensive_fired: tuple[str, ...] = ()    # 6.3.2 B in the Defensive Fire Segment
     evaded: tuple[str, ...] = ()             # cavalry that fell back before the Defensive Fire Segment (11.8 B)
+    charge_melees: tuple[ChargeMelee, ...] = ()   # charges' melees waiting for the Melee Segment (6.2.8 H)
 
 
 @dataclass(frozen=True)
