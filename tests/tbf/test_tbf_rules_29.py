@@ -252,3 +252,43 @@ def test_4_2_3_counter_and_reaction_chargers_are_fatigued_when_the_melee_segment
     assert any(x["label"] == "drag-1 charged this impulse: it is fatigued now (4.2.3)" for x in ev["answers"])
     drag = s3.game.piece("drag-1")
     assert (drag.status, drag.charged) == ("fatigued", True)
+
+
+# --- 6.3.3 and 6.3.7 A --------------------------------------------------------------------------------------
+def _french_fire_segment(units, placed):
+    """A French impulse (Gaindorge's) in its Offensive Fire Segment with ``units`` activated, the pieces placed
+    as ``placed`` {id: (hex, facing)}."""
+    from engine.tbf.game.state import Impulse
+    from engine.tbf.game.types import Segment
+    g = START
+    for pid, (h, f) in placed.items():
+        g = g.with_piece(pid, hex=h, facing=f, activated=pid in units)
+    return replace(R.new_game(), game=g, impulse=Impulse("french", "gaindorge", Segment.OFFENSIVE_FIRE,
+                                                         ("gaindorge",), tuple(units)))
+
+
+def test_6_3_3_artillery_beyond_four_hexes_is_refused_by_the_check():
+    # art-1 in 2114 facing N, ci-1 five hexes north of it in 2109: 6.3.3 gives artillery four hexes (the
+    # check refused it only when the fire was applied, before)
+    import pytest
+    from engine.core.errors import RuleViolation
+    from engine.tbf.game.actions import Fire
+    assert SC.board.grid.distance("2114", "2109") == 5
+    s = _french_fire_segment(("art-1",), {"art-1": ("2114", 0), "ci-1": ("2109", 3)})
+    with pytest.raises(RuleViolation) as e:
+        R.check(s, Fire("french", ("art-1",), "2109"))
+    assert e.value.rule == "6.3.3"
+
+
+def test_6_3_7_A_every_group_of_eligible_firers_is_offered():
+    # three battalions of the 4th Legere around ci-1 in 2114, each facing it (from S, SW and NW): besides each
+    # alone and all three together, each pair may combine (6.3.7 A): 3 singles + 3 pairs + 1 three
+    from engine.tbf.game.actions import Fire
+    g = SC.board.grid
+    placed = {"ci-1": ("2114", 0)}
+    for uid, d in (("4l-1", 3), ("4l-2", 4), ("4l-3", 5)):
+        placed[uid] = (g.neighbour("2114", d), (d + 3) % 6)
+    s = _french_fire_segment(("4l-1", "4l-2", "4l-3"), placed)
+    fires = {a.units for a in R.legal_actions(s) if isinstance(a, Fire) and a.target == "2114"}
+    assert fires == {("4l-1",), ("4l-2",), ("4l-3",), ("4l-1", "4l-2"), ("4l-1", "4l-3"), ("4l-2", "4l-3"),
+                     ("4l-1", "4l-2", "4l-3")}

@@ -4,6 +4,7 @@ are written out here as references (the code the quick forms replaced)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import combinations
 
 import pytest
 
@@ -135,8 +136,8 @@ def _fire_ref(s, side, defensive):
                if (1 <= grid.distance(q.hex, t) <= 4 if sc.units[q.id].kind == "artillery" and not defensive
                    else q.hex in around)]
         out += [Fire(side, (u,), t) for u in ids]
-        if len(ids) > 1:
-            out.append(Fire(side, tuple(sorted(ids)), t))
+        for n in range(2, len(ids) + 1):            # 6.3.7 A: every group of two or more may combine
+            out += [Fire(side, grp, t) for grp in combinations(sorted(ids), n)]
     return out
 
 

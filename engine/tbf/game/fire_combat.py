@@ -5,6 +5,7 @@ candidates, the check and the fire action of both Fire Segments (6.3.1)."""
 from __future__ import annotations
 
 from functools import lru_cache, partial
+from itertools import combinations
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log, Roll, Sub
@@ -64,6 +65,8 @@ def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: 
         else:
             if u.kind != "artillery":
                 raise RuleViolation("6.3.3", f"{fid} is {d} hexes away; only artillery fires beyond adjacent hexes")
+            if d > 4:
+                raise RuleViolation("6.3.3", f"{fid} is {d} hexes from {target}: artillery reaches 4 hexes at most")
             if target not in _arc(g, p.hex, p.facing, d):
                 raise RuleViolation("6.3.2 A", f"{target} is not in the front of {fid}")
             los = b.los(p.hex, target, t, viewer=kind, enemy=enemy_hexes - {target})
@@ -211,8 +214,10 @@ def fire_candidates(ctx: Queries, s: TbfState, side: str, defensive: bool) -> li
         ids = by_target.get(t, ())
         for u in ids:
             out.append(Fire(side, (u,), t))
-        if len(ids) > 1:
-            out.append(Fire(side, tuple(sorted(ids)), t))
+        # 6.3.7 A: any of the units that may fire at a hex may combine: every group of two or more, smaller
+        # groups first, all of them last
+        for n in range(2, len(ids) + 1):
+            out += [Fire(side, grp, t) for grp in combinations(sorted(ids), n)]
     return out
 
 
