@@ -292,3 +292,60 @@ def test_6_3_7_A_every_group_of_eligible_firers_is_offered():
     fires = {a.units for a in R.legal_actions(s) if isinstance(a, Fire) and a.target == "2114"}
     assert fires == {("4l-1",), ("4l-2",), ("4l-3",), ("4l-1", "4l-2"), ("4l-1", "4l-3"), ("4l-2", "4l-3"),
                      ("4l-1", "4l-2", "4l-3")}
+
+
+# --- 6.3.8 and 6.4 J: the attacker picks who advances ---------------------------------------------------------
+def _around_ci1(segment, ci1_status="normal"):
+    """4l-1 south of ci-1's 2114 (in 2115) and 4l-2 south-west of it (in 2014), both facing it, both activated
+    in Gaindorge's impulse (Gaindorge moved aside to 2016)."""
+    from engine.tbf.game.state import Impulse
+    g = SC.board.grid
+    st = START.with_piece("gaindorge", hex="2016").with_piece("ci-1", hex="2114", facing=0, status=ci1_status)
+    for uid, d in (("4l-1", 3), ("4l-2", 4)):
+        st = st.with_piece(uid, hex=g.neighbour("2114", d), facing=(d + 3) % 6, activated=True)
+    return replace(R.new_game(), game=st, impulse=Impulse("french", "gaindorge", segment, ("gaindorge",),
+                                                            ("4l-1", "4l-2")))
+
+
+def test_6_3_8_the_firer_picks_which_units_advance():
+    # FF 3 + 3 = 6, column 6, d10 6: R, ci-1 retreats one hex and 2114 is empty. 6.3.8: any firing
+    # non-artillery unit may advance: here only 4l-2 (before: advance all or none)
+    from engine.tbf.game.actions import Fire
+    from engine.tbf.game.types import Segment
+    s = _around_ci1(Segment.OFFENSIVE_FIRE)
+    asked = []
+
+    def choose(req):
+        asked.append((req.rule, req.options))
+        if req.rule != "6.3.8":
+            return req.options[0]
+        return "4l-2" if "4l-2" in req.options else "stay"
+
+    s2, _ = R.apply(s, Fire("french", ("4l-1", "4l-2"), "2114"), dice=TypedDice([6]), chooser=choose)
+    assert ("6.3.8", ("4l-1", "4l-2", "stay")) in asked
+    assert (s2.game.piece("4l-2").hex, s2.game.piece("4l-1").hex) == ("2114", "2115")
+
+
+def test_6_4_J_the_attacker_picks_which_unit_advances_and_may_add_more():
+    # ci-1 routed in 2114; both battalions pass their attack checks on 1s (MF 4 doubled each, 16 against ci-1's
+    # 4 halved to 2); ci-1's 6.7 J check: 6 + 1 = 7 > FV 2: it surrenders and 2114 is empty. 6.4 J: at least
+    # one attacker advances, the attacker's pick (before: always the first listed); then more may follow up
+    # to the stacking limits (two battalions of the 4th Legere stack, 4.1.2)
+    from engine.tbf.game.actions import Melee
+    from engine.tbf.game.types import Segment
+    s = _around_ci1(Segment.MELEE, "routed")
+    asked = []
+
+    def choose(req):
+        asked.append((req.rule, req.options))
+        return "4l-2" if "4l-2" in req.options else req.options[0]
+
+    s2, _ = R.apply(s, Melee("french", ("4l-1", "4l-2"), "2114"), dice=TypedDice([1, 1, 6]), chooser=choose)
+    assert asked == [("6.4 J", ("4l-1", "4l-2")), ("6.4 J", ("stay", "4l-1"))]
+    assert (s2.game.piece("4l-2").hex, s2.game.piece("4l-1").hex) == ("2114", "2115")
+    both, _ = R.apply(s, Melee("french", ("4l-1", "4l-2"), "2114"), dice=TypedDice([1, 1, 6]),
+                      chooser=lambda req: "4l-1" if "4l-1" in req.options else req.options[0])
+    assert both.game.piece("4l-1").hex == "2114" and both.game.piece("4l-2").hex == "2014"
+    all_in, _ = R.apply(s, Melee("french", ("4l-1", "4l-2"), "2114"), dice=TypedDice([1, 1, 6]),
+                        chooser=lambda req: req.options[-1])
+    assert all_in.game.piece("4l-1").hex == all_in.game.piece("4l-2").hex == "2114"

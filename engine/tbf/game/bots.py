@@ -98,9 +98,9 @@ class GreedyBot:
         return self._extremes(grid, hexes, far)(h)
 
     def choose(self, request, state=None):
+        """The first option (the rules list the sensible one first: advance after fire, 6.3.8; a leader left
+        alone goes with his routing unit, 6.5 D ...), except that it always tries to regroup a unit (5.3 B)."""
         opts = request.options
-        if request.rule == "6.3.8":
-            return "advance" if "advance" in opts else opts[0]
         if request.rule == "5.3 B":
             return opts[1] if len(opts) > 1 else opts[0]
         return opts[0]

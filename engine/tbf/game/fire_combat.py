@@ -8,7 +8,7 @@ from functools import lru_cache, partial
 from itertools import combinations
 
 from engine.core.errors import RuleViolation
-from engine.core.procedure import Choose, Log, Roll, Sub
+from engine.core.procedure import Log, Roll, Sub
 
 from ..charge import frontal_directions
 from ..fire import Firer, FireSetup, fire_combat
@@ -21,7 +21,7 @@ from .leaders import leader_fire_retreat
 from .memo import cached
 from .position import acting_side, frontal, occupants, occupied
 from .queries import Queries
-from .results import advance, apply_effect
+from .results import apply_effect, choose_advance
 from .state import GameState, TbfState, book, replace, with_book
 from .types import ACTING, GONE, LIVE, Segment, Side, Status, other
 
@@ -145,9 +145,7 @@ def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target:
         movers = tuple(f for f in firer_ids if f in sc.units and sc.units[f].kind != "artillery"
                        and sc.board.grid.distance(st.piece(f).hex, target) == 1)
         if movers:
-            go = yield Choose(("advance", "stay"), rule="6.3.8", player=side, label=f"advance into {target}?")
-            if go == "advance":
-                st = yield from advance(sc, st, movers, target)
+            st = yield from choose_advance(sc, st, movers, target, must=False)            # 6.3.8
     return st
 
 

@@ -19,7 +19,7 @@ from .leaders import leader_loss
 from .memo import cached
 from .position import acting_side, current_fv, frontal, leader_cvs, leaders_in, occupants, occupied
 from .queries import Queries
-from .results import advance, apply_effect
+from .results import apply_effect, choose_advance
 from .rout import apply_status, sub_rout
 from .state import ChargeMelee, GameState, TbfState, book, replace, with_book
 from .types import ACTING, GONE, LIVE, Status, other
@@ -108,7 +108,7 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
                        and sc.units[a].kind in ("infantry", "cavalry")
                        and sc.board.grid.distance(st.piece(a).hex, target) == 1)
         if movers:
-            st = yield from advance(sc, st, movers[:1], target)
+            st = yield from choose_advance(sc, st, movers, target, must=True)
     return st
 
 

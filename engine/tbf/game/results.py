@@ -17,7 +17,7 @@ from .stacking import stacking_problem
 from .state import GameState
 from .types import LIVE, Status
 
-__all__ = ["apply_effect", "advance"]
+__all__ = ["apply_effect", "advance", "choose_advance"]
 
 
 def apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bool, retreat_n: int,
@@ -63,6 +63,34 @@ def apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: boo
             st = yield from leaders_follow(sc, st, here, out.hex, movers[0])     # 6.5 D
         stay = [u for u in stay if st.piece(u).hex == out.hex and st.piece(u).status in LIVE]
         here = out.hex
+    return st
+
+
+def choose_advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str, must: bool):
+    """Advance after combat into the vacated ``target``: the attacker picks the units that advance, one at a
+    time, up to the stacking limits (4.1): after fire any of the firing non-artillery units, or none (6.3.8,
+    ``must=False``: advancing comes first, as before); after melee at least one infantry or cavalry attacker
+    (6.4 J, ``must=True``: the first asked for, then staying comes first). A procedure."""
+    rule = "6.4 J" if must else "6.3.8"
+    side = sc.side(movers[0])
+    left = list(movers)
+    moved = False
+    while left:
+        fits = tuple(m for m in left if stacking_problem(sc, st.with_piece(m, hex=target), target) is None)
+        if not fits:
+            break
+        if must and not moved:
+            pick = fits[0] if len(fits) == 1 else (
+                yield Choose(fits, rule=rule, player=side, label=f"which unit advances into {target}?"))
+        else:
+            opts = ("stay",) + fits if must else fits + ("stay",)
+            pick = yield Choose(opts, rule=rule, player=side,
+                                label=f"advance {'another unit' if moved else 'a unit'} into {target}?")
+            if pick == "stay":
+                break
+        st = yield from advance(sc, st, (pick,), target)
+        left.remove(pick)
+        moved = True
     return st
 
 
