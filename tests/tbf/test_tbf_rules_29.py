@@ -349,3 +349,24 @@ def test_6_4_J_the_attacker_picks_which_unit_advances_and_may_add_more():
     all_in, _ = R.apply(s, Melee("french", ("4l-1", "4l-2"), "2114"), dice=TypedDice([1, 1, 6]),
                         chooser=lambda req: req.options[-1])
     assert all_in.game.piece("4l-1").hex == all_in.game.piece("4l-2").hex == "2114"
+
+
+# --- 6.1.1 B-C, 6.1.2 A-B: activating subordinate leaders is a choice ---------------------------------------------
+def test_6_1_2_B_kutusov_may_keep_a_column_leader_back():
+    # Kutusov (2810) reaches Miloradovich (2512, 3 hexes: within his 6, 6.1.2 B); Kolloredo's Column V is not
+    # released yet (9.2 H), so only Miloradovich is asked about. Kept back, he is not flipped (6.1.3 B) and
+    # his Column I is not in Kutusov's impulse; he may open his own impulse later this turn (6.1.3 E)
+    from engine.tbf.game.actions import Activate
+    asked = []
+
+    def keep(req):
+        asked.append((req.rule, req.options, req.label))
+        return "keep" if "keep" in req.options else req.options[0]
+
+    s, _ = R.apply(R.new_game(), Activate("coalition", "kutusov"), dice=TypedDice([1]), chooser=keep)
+    assert asked == [("6.1.2 B", ("activate", "keep"), "kutusov activates miloradovich too?")]
+    assert s.impulse.leaders == ("kutusov",) and not set(s.impulse.units) & {"ci-1", "ci-2"}
+    assert not s.game.piece("miloradovich").activated and R.queries.can_activate(s, "miloradovich") is None
+    # activating him too (the first option) reaches Column I as before
+    s2, _ = R.apply(R.new_game(), Activate("coalition", "kutusov"), dice=TypedDice([1]))
+    assert s2.impulse.leaders == ("kutusov", "miloradovich") and "ci-1" in s2.impulse.units

@@ -5,7 +5,7 @@ whether a unit is one of the impulse's (every action of a unit asks)."""
 from __future__ import annotations
 
 from engine.core.errors import RuleViolation
-from engine.core.procedure import Log, Roll
+from engine.core.procedure import Choose, Log, Roll
 
 from ..fatigue import CheckSpec, check_sub
 from ..scenario import Scenario
@@ -18,14 +18,16 @@ from .rout import apply_status, continue_rout
 from .state import GameState, Impulse, TbfState, replace
 from .types import LIVE, Segment, Side, Status
 
-__all__ = ["activation_plan", "leaderless_activation", "may_activate", "activate", "out_of_command_check",
+__all__ = ["activation_plan", "choose_subordinates", "leaderless_activation", "may_activate", "activate", "out_of_command_check",
            "check_activate", "check_activate_command", "do_activate", "do_activate_command", "check_actor",
            "check_out_of_command", "do_out_of_command", "check_attach", "do_attach"]
 
 
-def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
+def activation_plan(sc: Scenario, st: GameState, leader_id: str, declined: frozenset[str] = frozenset()) -> dict:
     """Which leaders and units a leader's activation reaches (6.1.1-6.1.3), and which units of his
-    command are out of range and would need an Out of Command Fatigue Check (6.1.3 C)."""
+    command are out of range and would need an Out of Command Fatigue Check (6.1.3 C). ``declined``: the
+    subordinate leaders his owner chose not to activate with him (6.1.1 B-C, 6.1.2 A-B say "may"); they
+    and the leaders below them are not reached through them."""
     if leader_id not in sc.leaders:
         raise RuleViolation("6.1 B", f"{leader_id!r} is not a leader")
     lp = st.piece(leader_id)
@@ -33,12 +35,12 @@ def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
         raise RuleViolation("6.1 B", f"{leader_id} is not on the map")
     if lp.activated:
         raise RuleViolation("6.1.3 E", f"{leader_id} has already activated this turn")
-    key = (sc.key, st, leader_id)
+    key = (sc.key, st, leader_id, declined)
     got = _PLANS.get(key)
     if got is None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
-        got = _PLANS[key] = _activation_plan(sc, st, leader_id)
+        got = _PLANS[key] = _activation_plan(sc, st, leader_id, declined)
     leaders, in_cmd, out_cmd, extra = got
     return {"leader": leader_id, "leaders": list(leaders), "units": list(in_cmd), "out_of_command": list(out_cmd),
             "extra_units_allowed": sc.leaders[leader_id].cv, "extra_candidates": list(extra), "rule": "6.1.1-6.1.3"}
@@ -47,7 +49,7 @@ def activation_plan(sc: Scenario, st: GameState, leader_id: str) -> dict:
 _PLANS: dict = {}           # (scenario, position, leader) -> his plan, as tuples (the answer's lists are copies)
 
 
-def _activation_plan(sc: Scenario, st: GameState, leader_id: str) -> tuple:
+def _activation_plan(sc: Scenario, st: GameState, leader_id: str, declined: frozenset[str] = frozenset()) -> tuple:
     g = sc.board.grid
     lp = st.piece(leader_id)
     ldr = sc.leaders[leader_id]
@@ -60,7 +62,7 @@ def _activation_plan(sc: Scenario, st: GameState, leader_id: str) -> tuple:
         cur = frontier.pop()
         r = reach_leader[sc.leaders[cur].rank]
         for sub in subs.get(cur, ()):
-            if sub not in leaders:
+            if sub not in leaders and sub not in declined:
                 sp = st.piece(sub)
                 if sp.hex and sp.status == Status.NORMAL and not sp.activated and g.distance(sp.hex, st.piece(cur).hex) <= r:
                     leaders.append(sub)
@@ -135,6 +137,41 @@ def leaderless_activation(sc: Scenario, st: GameState, command: str, designated:
     return {"command": command, "designated": designated, "units": sorted(inside), "out_of_command": sorted(outside),
             "rule": "6.1.4 A"}
 
+
+
+#: the rule by which a leader of each rank activates the leaders below him
+_SUBORDINATES_RULE = {"corps": "6.1.1 C", "division": "6.1.1 B", "army": "6.1.2 B", "column": "6.1.2 A"}
+
+
+def choose_subordinates(sc: Scenario, st: GameState, leader_id: str):
+    """6.1.1 B-C, 6.1.2 A-B: the leaders within reach below ``leader_id`` *may* be activated with him (each
+    one then activates his own, and so on down): his owner is asked about each, in the order the command
+    chain reaches them, activating first (as before). A leader kept back may open an impulse of his own later
+    this turn (6.1.3 E). A procedure returning the leaders kept back."""
+    g = sc.board.grid
+    reach_leader = turn_data().command_reach.leaders
+    subs, _ = _command_tables(sc)
+    side = sc.side(leader_id)
+    reached, frontier, declined = [leader_id], [leader_id], set()
+    while frontier:
+        cur = frontier.pop()
+        r = reach_leader[sc.leaders[cur].rank]
+        for sub in subs.get(cur, ()):
+            if sub in reached or sub in declined:
+                continue
+            sp = st.piece(sub)
+            if not (sp.hex and sp.status == Status.NORMAL and not sp.activated
+                    and g.distance(sp.hex, st.piece(cur).hex) <= r):
+                continue
+            if activation_allowed(sc, st, sub)[0]:
+                pick = yield Choose(("activate", "keep"), rule=_SUBORDINATES_RULE[sc.leaders[cur].rank], player=side,
+                                    label=f"{cur} activates {sub} too?")
+                if pick == "keep":
+                    declined.add(sub)
+                    continue
+            reached.append(sub)
+            frontier.append(sub)
+    return frozenset(declined)
 
 
 def may_activate(sc: Scenario, st: GameState, ids) -> None:
@@ -214,7 +251,8 @@ def check_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand):
 def do_activate(ctx: Queries, s: TbfState, a: Activate):
     sc = ctx.sc
     g = s.game
-    plan = activation_plan(sc, g, a.leader)
+    declined = yield from choose_subordinates(sc, g, a.leader)                # 6.1.1 B-C, 6.1.2 A-B
+    plan = activation_plan(sc, g, a.leader, declined)
     leaders = tuple(l for l in plan["leaders"] if activation_allowed(sc, g, l)[0])
     units = tuple(u for u in plan["units"] if activation_allowed(sc, g, u)[0])
     ooc = tuple(u for u in plan["out_of_command"] if activation_allowed(sc, g, u)[0])
