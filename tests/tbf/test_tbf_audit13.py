@@ -182,12 +182,22 @@ def _move_event(data):
                 and e["action"]["kind"] == "move")
 
 
+def _into_the_enemy(data):
+    """The first move sent into a hex the enemy holds at the start (1615: French; 2411: Coalition)."""
+    a = data["events"][_move_event(data)]["action"]
+    a.update(to="1615" if a["side"] == "coalition" else "2411")
+
+
+def _first_roll(data):
+    return next(i for i, x in enumerate(data["events"][0]["answers"]) if x["kind"] == "roll")
+
+
 @pytest.mark.parametrize("edit,needles", [
     (lambda d: d["events"][_move_event(d)]["action"].update(kind="teleport"), ["event", "field kind"]),
     (lambda d: d["events"][_move_event(d)]["action"].pop("unit"), ["event", "field unit"]),
-    (lambda d: d["events"][_move_event(d)]["action"].update(to="1615"), ["event", "6.2.5 B"]),
-    (lambda d: d["events"][0]["answers"][0].update(value=9), ["event 0", "answer 0", "6.2.3 A"]),
-    (lambda d: d["events"][0].pop("answers"), ["event 0", "6.2.3 A"]),
+    (_into_the_enemy, ["event", "6.2.5 B"]),
+    (lambda d: d["events"][0]["answers"][_first_roll(d)].update(value=9), ["event 0", "6.2.3 A"]),
+    (lambda d: d["events"][0].pop("answers"), ["event 0", "still waits for a"]),
     (lambda d: d.update(options={"option": ["11.1"]}), ["field options", "option"]),
     (lambda d: d.update(options={"options": ["11.99"]}), ["11.99"]),
     (lambda d: d.update(events={}), ["field 'events'"]),

@@ -19,6 +19,12 @@ def test_conformance_small(seed):
     assert {"3.3 A", "3.3 B"} <= rep.rules_cited
 
 
+def test_conformance_with_the_players_set_up():
+    """Option 9.1: the random game starts with both set-ups (9.1, 9.3 A) and plays on from them."""
+    rep = check_game(R, options=("9.1",), seed=3, max_actions=40)
+    assert rep.actions == 40 and {"9.1"} <= rep.rules_cited
+
+
 def test_greedy_game_reaches_an_outcome_and_replays():
     final, rec = play_game(R, ("greedy", "greedy"), seed=1, max_actions=3000)
     oc = R.outcome(final)

@@ -238,7 +238,7 @@ def test_greedy_bot_resolves_the_overstack():
 # 11.0: optional rules as game options
 # ------------------------------------------------------------------------------------------------
 def test_options_listed_and_unknown_ones_refused():
-    assert set(R.options()) == set(GAME_OPTIONS) == {"11.1", "11.2", "11.4", "11.8"}
+    assert set(R.options()) == set(GAME_OPTIONS) == {"9.1", "11.1", "11.2", "11.4", "11.8"}
     s = R.new_game(options=["11.8", "11.1"])
     assert s.options == ("11.1", "11.8") and R.record_options(s) == {"options": ["11.1", "11.8"]}
     with pytest.raises(VedetteError, match="unknown option '11.3'"):

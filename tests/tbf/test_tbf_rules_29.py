@@ -370,3 +370,42 @@ def test_6_1_2_B_kutusov_may_keep_a_column_leader_back():
     # activating him too (the first option) reaches Column I as before
     s2, _ = R.apply(R.new_game(), Activate("coalition", "kutusov"), dice=TypedDice([1]))
     assert s2.impulse.leaders == ("kutusov", "miloradovich") and "ci-1" in s2.impulse.units
+
+
+# --- 9.1, 9.3 B: the players' set-up (option 9.1) -------------------------------------------------------------
+def test_9_1_and_9_3_B_the_players_set_up_then_turn_1_begins():
+    import pytest
+    from engine.core.errors import RuleViolation
+    from engine.tbf.game.actions import Activate, EndSegment, Place
+    s = R.new_game(options=["9.1"])
+    assert R.to_act(s) == "coalition" and str(R.position(s).phase) == "set-up, coalition"
+    legal = R.legal_actions(s)
+    # 9.1 C: ci-1 (Column I, in 2411) may go to any other hex of 2411-12, 2511-13 that its stacking allows:
+    # 2412 holds ci-2 and ci-5 (two battalions already, 4.1.1 A), 2511 ci-3 and ci-art (one battalion and one
+    # battery, the limit), 2513 the cossacks (a cavalry regiment stacks alone): 2512, with ci-4 alone, remains
+    assert {a.hex for a in legal if isinstance(a, Place) and a.unit == "ci-1" and a.facing == 4} == {"2512"}
+    with pytest.raises(RuleViolation) as e:                    # 9.1 C: not outside Column I's hexes
+        R.check(s, Place("coalition", "ci-1", "2311", 4))
+    assert e.value.rule == "9.1 C"
+    with pytest.raises(RuleViolation) as e:                    # 9.1 D: Column V not west of the 28XX row
+        R.check(s, Place("coalition", "cv-1", "2710", 4))
+    assert e.value.rule == "9.1 D"
+    with pytest.raises(RuleViolation) as e:                    # the French set up second (9.3 A)
+        R.check(s, Place("french", "4l-1", "2014", 0))
+    assert e.value.rule == "3.3 A"
+    with pytest.raises(RuleViolation) as e:                    # no impulse before the set-up is done
+        R.check(s, Activate("coalition", "miloradovich"))
+    assert e.value.rule == "9.1"
+    s, _ = R.apply(s, Place("coalition", "ci-1", "2512", 3))
+    assert (s.game.piece("ci-1").hex, s.game.piece("ci-1").facing) == ("2512", 3)
+    s, _ = R.apply(s, EndSegment("coalition"))
+    assert R.to_act(s) == "french"
+    # 9.3 B: the French keep their hexes and face as they wish
+    with pytest.raises(RuleViolation) as e:
+        R.check(s, Place("french", "4l-1", "2114", 1))
+    assert e.value.rule == "9.3 B"
+    s, _ = R.apply(s, Place("french", "4l-1", "2014", 2))
+    s, _ = R.apply(s, EndSegment("french"))
+    assert s.setting_up is None and R.to_act(s) == "coalition" and s.impulse is None and s.turn == 1
+    assert R.is_legal(s, Activate("coalition", "miloradovich"))
+    assert not R.is_legal(s, Place("coalition", "ci-1", "2411", 3))

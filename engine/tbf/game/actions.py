@@ -7,6 +7,7 @@ ways with :mod:`engine.core.codec`), and their short text notation, one action a
     coalition: out_of_command ci-5            coalition: attach cv-1
     french: fire 4l-1+4l-2 at 2213            coalition: melee ci-1 at 2014
     french: cavalry_retreat drag-1 1213,1212  french: pass        french: end
+    coalition: place ci-1 2412 SW             (the players' set-up, option 9.1)
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from engine.core.errors import VedetteError
 from .types import Segment
 
 __all__ = ["Activate", "ActivateCommand", "Pass", "Move", "Face", "Charge", "OutOfCommand", "Attach", "Fire", "Melee",
-           "EndSegment", "CavalryRetreat", "TbfAction", "KINDS", "ACTION_TYPES", "RULE_OF", "SEGMENT_OF",
+           "EndSegment", "CavalryRetreat", "Place", "TbfAction", "KINDS", "ACTION_TYPES", "RULE_OF", "SEGMENT_OF",
            "action_from_json", "format_action", "parse_action", "EXAMPLES"]
 
 
@@ -122,6 +123,17 @@ class EndSegment:
 
 
 @dataclass(frozen=True)
+class Place:
+    """9.1 C-D, 9.3 B (the players' set-up, option 9.1): set a piece of the side's set-up in ``hex`` (in its
+    set-up area; the French keep their hexes) facing ``facing`` (0..5)."""
+    side: str
+    unit: str
+    hex: str
+    facing: int
+    kind: Literal["place"] = "place"
+
+
+@dataclass(frozen=True)
 class CavalryRetreat:
     """Optional 11.8 B: before any defensive fire, non-phasing cavalry falls back two hexes along ``path``."""
     side: str
@@ -131,16 +143,16 @@ class CavalryRetreat:
 
 
 TbfAction = Union[Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment,
-                  CavalryRetreat]
+                  CavalryRetreat, Place]
 #: kind -> its action type
 KINDS: dict[str, type] = {c.__dataclass_fields__["kind"].default: c for c in
                           (Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee,
-                           EndSegment, CavalryRetreat)}
+                           EndSegment, CavalryRetreat, Place)}
 ACTION_TYPES: tuple[type, ...] = tuple(KINDS.values())
 #: kind -> the rule it belongs to (kept in the record beside it)
 RULE_OF = {"activate": "6.1", "activate_command": "6.1.4", "pass": "3.3 B", "move": "6.2", "face": "4.3",
            "charge": "6.2.8", "out_of_command": "6.1.3 C", "attach": "6.1.3 A", "fire": "6.3", "melee": "6.4",
-           "end": "3.3 B", "cavalry_retreat": "11.8 B"}
+           "end": "3.3 B", "cavalry_retreat": "11.8 B", "place": "9.1"}
 #: kind -> the segment it belongs to (3.3 B); fire belongs to both Fire Segments, the rest to none
 SEGMENT_OF = {"move": Segment.MOVEMENT, "face": Segment.MOVEMENT, "charge": Segment.MOVEMENT,
               "out_of_command": Segment.MOVEMENT, "attach": Segment.MOVEMENT, "melee": Segment.MELEE,
@@ -169,7 +181,7 @@ EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: mov
             "fire": "french: fire 4l-1+4l-2 at 2213", "melee": "coalition: melee ci-1 at 2014",
             "out_of_command": "coalition: out_of_command ci-5", "attach": "coalition: attach cv-1",
             "pass": "french: pass", "end": "french: end", "cavalry_retreat": "french: cavalry_retreat drag-1 1213,1212",
-            "activate_command": "coalition: activate_command I ci-3"}
+            "activate_command": "coalition: activate_command I ci-3", "place": "coalition: place ci-1 2412 SW"}
 
 
 def format_action(a: TbfAction, direction_names) -> str:
@@ -191,6 +203,8 @@ def format_action(a: TbfAction, direction_names) -> str:
         rest = a.unit
     elif k == "cavalry_retreat":
         rest = f"{a.unit} {','.join(a.path)}"
+    elif k == "place":
+        rest = f"{a.unit} {a.hex} {direction_names[a.facing] if 0 <= a.facing <= 5 else a.facing}"
     else:
         rest = f"{'+'.join(a.units)} at {a.target}"
     text = f"{a.side}: {k}" + (f" {rest}" if rest else "")
@@ -225,6 +239,10 @@ def parse_action(text: str, direction_names) -> TbfAction:
         if kind == "charge" and len(rest) in (2, 4) and (len(rest) == 2 or rest[2] == "then"):
             return Charge(side, rest[0], tuple(rest[1].split(",")),
                           tuple(rest[3].split(",")) if len(rest) == 4 else ())
+        if kind == "place" and len(rest) == 3:
+            names = [n.upper() for n in direction_names]
+            f = names.index(rest[2].upper()) if rest[2].upper() in names else int(rest[2])
+            return Place(side, rest[0], rest[1], f)
         if kind == "cavalry_retreat" and len(rest) == 2:
             return CavalryRetreat(side, rest[0], tuple(rest[1].split(",")))
         if kind in ("out_of_command", "attach") and len(rest) == 1:

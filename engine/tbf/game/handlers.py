@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from engine.core.errors import RuleViolation
 
 from .actions import (ACTION_TYPES, RULE_OF, SEGMENT_OF, Activate, ActivateCommand, Attach, EndSegment, Fire, Move,
-                      OutOfCommand, Pass, TbfAction)
+                      OutOfCommand, Pass, Place, TbfAction)
 from .activation import (check_activate, check_activate_command, check_attach, check_out_of_command, do_activate,
                          do_activate_command, do_attach, do_out_of_command)
 from .cavalry_charge import charge_candidates, check_charge, do_charge
@@ -26,6 +26,7 @@ from .phases import do_end, do_pass
 from .queries import Queries
 from .reinforcement import deploy_column_vi
 from .retreat import cavalry_retreat_candidates, check_cavalry_retreat, do_cavalry_retreat
+from .setup import check_place, do_place, end_setup, setup_candidates
 from .state import GameState, TbfState, fresh_book, replace, to_act
 from .types import ACTING, LIVE, Segment, Status
 from .victory import automatic_victory
@@ -56,9 +57,19 @@ def _no_check(ctx: Queries, s: TbfState, a: TbfAction) -> None:
     return None
 
 
+def _do_end(ctx: Queries, s: TbfState, a: TbfAction):
+    """The end of a set-up (9.1, 9.3 A) or of a segment (3.3 B)."""
+    if s.setting_up is not None:
+        return (yield from end_setup(ctx, s))
+    return (yield from do_end(ctx, s, a))
+
+
 def _check_end(ctx: Queries, s: TbfState, a: TbfAction) -> None:
     """3.3 B: a segment ends when its side says so, unless an overstack its movers can still resolve keeps
-    the Movement Segment open (4.1.10 A) or a charge's melee waits in the Melee Segment (6.2.8 H)."""
+    the Movement Segment open (4.1.10 A) or a charge's melee waits in the Melee Segment (6.2.8 H); a side
+    setting up may end its set-up at any time (9.1, 9.3)."""
+    if s.setting_up is not None:
+        return
     if s.impulse.segment == Segment.MOVEMENT:
         check_end_of_movement(ctx, s, a)
     elif s.impulse.segment == Segment.MELEE:
@@ -76,7 +87,8 @@ HANDLERS: dict[str, Handler] = {h.kind: h for h in (
     Handler("attach", check_attach, do_attach),
     Handler("fire", check_fire, do_fire, fights=True),
     Handler("melee", check_melee, do_melee, fights=True),
-    Handler("end", _check_end, do_end),
+    Handler("end", _check_end, _do_end),
+    Handler("place", check_place, do_place),
     Handler("cavalry_retreat", check_cavalry_retreat, do_cavalry_retreat),
 )}
 assert set(HANDLERS) == set(RULE_OF), "every action kind has its handler"
@@ -93,8 +105,14 @@ def check(ctx: Queries, s: TbfState, a) -> None:
         raise RuleViolation("10.0", f"the game is over ({s.result})")
     side = to_act(s)
     if a.side != side:
-        seg = s.impulse.segment.replace("_", " ") if s.impulse else "the start of an impulse"
+        seg = s.impulse.segment.replace("_", " ") if s.impulse else (
+            "its set-up" if s.setting_up is not None else "the start of an impulse")
         raise RuleViolation("3.3 A", f"it is the {side}'s turn to act ({seg}), not the {a.side}'s")
+    if s.setting_up is not None and not isinstance(a, (Place, EndSegment)):
+        raise RuleViolation("9.1", f"the {side} is setting up: place its pieces (9.1 C-D, 9.3 B) or end its set-up")
+    if isinstance(a, Place) or s.setting_up is not None:
+        HANDLERS[a.kind].check(ctx, s, a)
+        return
     imp = s.impulse
     if isinstance(a, (Activate, ActivateCommand, Pass)):
         if imp is not None:
@@ -218,6 +236,8 @@ def _candidate_blocks_now(ctx: Queries, s: TbfState) -> list:
     sc, g = ctx.sc, s.game
     imp = s.impulse
     out: list = []
+    if s.setting_up is not None:
+        return [EndSegment(side)] + setup_candidates(ctx, s, side)
     if imp is None:
         out += [Activate(side, l) for l, d in sc.leaders.items() if d.side == side and g.piece(l).hex]
         for cmd in ctx.leaderless(s, side):

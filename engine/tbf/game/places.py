@@ -12,7 +12,7 @@ from engine.core.errors import RuleViolation
 from engine.core.game import Places
 
 from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Face, Fire, Melee, Move,
-                      OutOfCommand, Pass, TbfAction)
+                      OutOfCommand, Pass, Place, TbfAction)
 from .queries import Queries
 from .state import TbfState
 
@@ -81,6 +81,11 @@ def _shot(ctx: Queries, s: TbfState, a) -> Places:
     return Places(tuple(a.units), _hexes(s, a.units), (a.target,))
 
 
+def _place(ctx: Queries, s: TbfState, a: Place) -> Places:
+    """9.1, 9.3 B: the piece set up, where it stands and where it goes (the same hex for a facing change)."""
+    return Places((a.unit,), _hex(s, a.unit), (a.hex,))
+
+
 def _fall_back(ctx: Queries, s: TbfState, a: CavalryRetreat) -> Places:
     """11.8 B: the cavalry unit, its hex, where it ends and the two hexes it falls back through."""
     return Places((a.unit,), _hex(s, a.unit), tuple(a.path[-1:]), tuple(a.path))
@@ -89,7 +94,7 @@ def _fall_back(ctx: Queries, s: TbfState, a: CavalryRetreat) -> Places:
 #: action type -> how its places are found (one entry per kind)
 PLACES: dict[type, Callable[[Queries, TbfState, TbfAction], Places]] = {
     Activate: _one, ActivateCommand: _one, OutOfCommand: _one, Attach: _one, Pass: _none, EndSegment: _none,
-    Move: _move, Face: _face, Charge: _charge, Fire: _shot, Melee: _shot, CavalryRetreat: _fall_back,
+    Move: _move, Face: _face, Charge: _charge, Fire: _shot, Melee: _shot, CavalryRetreat: _fall_back, Place: _place,
 }
 
 

@@ -87,6 +87,8 @@ class TbfRules(GameRules):
     def position(self, s: TbfState):
         if s.result is not None:
             return Position(s.turn, "over")
+        if s.setting_up is not None:
+            return Position(s.turn, f"set-up, {s.setting_up}")
         if s.impulse is None:
             return Position(s.turn, f"activation phase, {s.to_move} impulse")
         return Position(s.turn, f"{s.impulse.side} impulse ({s.impulse.leader}), {s.impulse.segment.replace('_', ' ')}")

@@ -293,6 +293,7 @@ class TbfState:
     rear_guard: tuple[str, ...] = ()            # Column II units left as the Rear Guard (9.2 E)
     rear_guard_short: int = 0                   # units short of 4 infantry + 2 cavalry (9.2 F-G)
     regrouped: tuple[str, ...] = ()             # each unit once per regroup: still lost for 10.2 (10.2.6)
+    setting_up: Side | None = None              # the side setting up (option 9.1: the Coalition, then the French)
 
     @property
     def turn(self) -> int:
@@ -304,6 +305,8 @@ def to_act(s: TbfState) -> Side | None:
     nobody once the game is over."""
     if s.result is not None:
         return None
+    if s.setting_up is not None:
+        return s.setting_up
     if s.impulse is None:
         return s.to_move
     if s.impulse.segment == Segment.DEFENSIVE_FIRE:
