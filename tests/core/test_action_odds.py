@@ -108,14 +108,15 @@ def test_lob_attack_agrees_with_combat_analysis():
 # These Brave Fellows: fire in the game == the Fire Combat procedure of the calculator
 # ------------------------------------------------------------------------------------------------
 def test_tbf_fire_agrees_with_fire_calculator():
-    from engine.tbf.actions import _cached, fire_setup
+    from engine.tbf.game.fire_combat import fire_setup
+    from engine.tbf.game.memo import cached
     from engine.tbf.fire import fire_distribution
-    from engine.tbf.protocol import Fire
+    from engine.tbf.game.actions import Fire
     rules, st, legal = reach("tbf", 1, lambda r, s, l: any(isinstance(a, Fire) and a.target == "2013" for a in l))
     a = next(a for a in legal if isinstance(a, Fire) and a.target == "2013")
     o = action_odds(rules, st, a)
     sc = rules.sc
-    setup = _cached(fire_setup)(sc, st.game, tuple(a.units), a.target, False, False, (), ())
+    setup = cached(fire_setup)(sc, st.game, tuple(a.units), a.target, False, False, (), ())
     dist = fire_distribution(sc.tables, setup)
 
     def effect(r):

@@ -40,9 +40,9 @@ def tbf_long_range_artillery_fire(rules, state, action) -> bool:
     tests work out by hand)."""
     if kind_of(rules, action) != "fire" or state.impulse is None or state.impulse.segment != "offensive_fire":
         return False
-    from engine.tbf.protocol import _fire_setup
+    from engine.tbf.game.fire_combat import cached_fire_setup
     try:
-        s = _fire_setup(state.game, action.units, action.target, False)
+        s = cached_fire_setup(state.game, action.units, action.target, False)
     except Exception:  # noqa: BLE001 - not a legal fire set-up: not the case wanted
         return False
     return (len(s.firers) == 1 and s.firers[0].kind == "artillery" and s.firers[0].ff == 4

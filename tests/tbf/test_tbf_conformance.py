@@ -7,7 +7,7 @@ import pytest
 
 from engine.core.conformance import check_game
 from engine.core.game import play_game, replay
-from engine.tbf.protocol import TbfRules
+from engine.tbf.game.protocol import TbfRules
 
 R = TbfRules()
 
@@ -17,6 +17,12 @@ def test_conformance_small(seed):
     rep = check_game(R, seed=seed, max_actions=30)
     assert rep.actions == 30 and rep.legal_applied > 0 and rep.illegal_refused > 0
     assert {"3.3 A", "3.3 B"} <= rep.rules_cited
+
+
+def test_conformance_with_the_players_set_up():
+    """Option 9.1: the random game starts with both set-ups (9.1, 9.3 A) and plays on from them."""
+    rep = check_game(R, options=("9.1",), seed=3, max_actions=40)
+    assert rep.actions == 40 and {"9.1"} <= rep.rules_cited
 
 
 def test_greedy_game_reaches_an_outcome_and_replays():

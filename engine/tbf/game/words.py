@@ -44,6 +44,10 @@ def describe(a, rule: str, direction_names=None) -> str:
         text = f"{_list(a.units)} {'fires' if len(a.units) == 1 else 'fire'} at {a.target}"
     elif k == "melee":
         text = f"{_list(a.units)} {'attacks' if len(a.units) == 1 else 'attack'} {a.target} in melee"
+    elif k == "place":
+        names = direction_names or ()
+        towards = names[a.facing] if 0 <= a.facing < len(names) else str(a.facing)
+        text = f"set {a.unit} up in {a.hex} facing {towards}"
     elif k == "cavalry_retreat":
         text = f"{a.unit} falls back by {', '.join(a.path)}"
     else:

@@ -1,21 +1,31 @@
 """The These Brave Fellows greedy bot (ours, not a rule): it scores each legal action by what it does
-for its side's victory levels (10.2) and takes the best. Split from :mod:`engine.tbf.protocol` so that the
-rules of play and the bot that plays them live apart."""
+for its side's victory levels (10.2) and takes the best. It asks the rules only through the protocol and
+its public queries (:class:`~.queries.Queries`); it imports the protocol, never the reverse (it adds itself
+to the protocol's bots on import)."""
 from __future__ import annotations
 
 import heapq
 
-from engine.core.errors import RuleViolation, VedetteError
-from engine.core.game import other_side
+import random
 
-from .protocol import (SIDES, Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Fire, Melee,
-                       Move, OutOfCommand, Pass, TbfRules, TbfState, _Faces, _Moves, _melee_setup)
-from .rules import LIVE, activation_plan, leaderless_activation, min_step_mp
+from engine.core.errors import RuleViolation, VedetteError
+
+from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Fire, Melee, Move,
+                      OutOfCommand, Pass)
+from .activation import activation_plan, leaderless_activation
+from .melee_combat import cached_melee_setup
+from .movement import FaceBlock, MoveBlock, overstack_movers
+from .protocol import BOTS, TbfRules
+from .search import min_step_mp
+from .state import TbfState
+from .types import Segment, other
+
+__all__ = ["GreedyBot"]
 
 # ------------------------------------------------------------------------------------------------
 # A greedy bot: plays toward its side's victory levels (10.2)
 # ------------------------------------------------------------------------------------------------
-class _Extreme:
+class Extreme:
     """Distances from any hex to the nearest (``far``: the farthest) of a fixed set of hexes, each worked
     out once (99 when the set is empty). ``got`` holds those worked out (callers may read it first)."""
 
@@ -23,7 +33,7 @@ class _Extreme:
 
     def __init__(self, grid, hexes: tuple, far: bool):
         self.grid, self.hexes, self.far, self.got = grid, hexes, far, {}
-        cubes = grid._cubes
+        cubes = grid.cube_of
         # (stacked pieces share a hex: each hex counted once)
         self.cubes = [cubes.get(x) or grid.to_cube(x) for x in dict.fromkeys(hexes)]
         self._floor = None
@@ -45,7 +55,7 @@ class _Extreme:
                 d = 99
             else:
                 # hex distance on cube coordinates (grid.distance): half the sum of the three differences
-                a, b, c = self.grid._cubes.get(h) or self.grid.to_cube(h)
+                a, b, c = self.grid.cube_of.get(h) or self.grid.to_cube(h)
                 ds = [abs(a - x) + abs(b - y) + abs(c - z) for x, y, z in self.cubes]
                 d = (max(ds) if self.far else min(ds)) // 2
             self.got[h] = d
@@ -62,7 +72,6 @@ class GreedyBot:
     name = "greedy"
 
     def __init__(self, seed: int | None = None):
-        import random
         self.rng = random.Random(seed)
         # (hexes, far) -> {hex: distance to the nearest (far: farthest) of hexes}, kept between decisions
         self._far: dict = {}
@@ -73,15 +82,15 @@ class GreedyBot:
         self._towns = None              # the French objectives (the same all game)
         # (unit, hex, status, its book, the Level 2/3 roll) -> (MPs left, free steps): see _budget
         self._budgets: dict = {}
-        self._unit_info = None          # unit -> (side, command), of the order of battle (see _where)
+        self._unit_info = None          # unit -> (side, command), of the order of battle (see where)
 
-    def _extremes(self, grid, hexes: tuple, far: bool) -> "_Extreme":
+    def _extremes(self, grid, hexes: tuple, far: bool) -> "Extreme":
         key = (hexes, far)
         got = self._far.get(key)
         if got is None:
             if len(self._far) > 4096:
                 self._far.clear()
-            got = self._far[key] = _Extreme(grid, hexes, far)
+            got = self._far[key] = Extreme(grid, hexes, far)
         return got
 
     def _extreme(self, grid, hexes: tuple, h: str, far: bool) -> int:
@@ -89,9 +98,9 @@ class GreedyBot:
         return self._extremes(grid, hexes, far)(h)
 
     def choose(self, request, state=None):
+        """The first option (the rules list the sensible one first: advance after fire, 6.3.8; a leader left
+        alone goes with his routing unit, 6.5 D ...), except that it always tries to regroup a unit (5.3 B)."""
         opts = request.options
-        if request.rule == "6.3.8":
-            return "advance" if "advance" in opts else opts[0]
         if request.rule == "5.3 B":
             return opts[1] if len(opts) > 1 else opts[0]
         return opts[0]
@@ -102,12 +111,21 @@ class GreedyBot:
     #: as from the full legal list (the best-scored legal one, the first in candidate order of equals)
     needs_legal = False
 
-    def choose_action(self, rules: TbfRules, s: TbfState, legal: list | None):
+    def begin_decision(self, rules: TbfRules, s: TbfState) -> None:
+        """What the bot asks once per decision, not once per move scored: the units that moved this segment
+        and an overstack to resolve (4.1.10 A). :meth:`choose_action` starts with it."""
         self._dist = {}
         imp = s.impulse
-        # asked once per decision, not once per move scored
         self._moved = frozenset(b.unit for b in imp.book if b.moved) if imp is not None else frozenset()
-        self._ovs = rules._overstack_movers(s) if imp is not None and imp.segment == "movement" else None
+        self._ovs = overstack_movers(rules.queries, s) if imp is not None and imp.segment == Segment.MOVEMENT else None
+
+    @property
+    def moved(self) -> frozenset[str]:
+        """The units that have moved this Movement Segment (their moves score 0), as of the last decision."""
+        return self._moved
+
+    def choose_action(self, rules: TbfRules, s: TbfState, legal: list | None):
+        self.begin_decision(rules, s)
         if legal is not None:
             best, score = None, 0.0
             for a in legal:
@@ -120,7 +138,7 @@ class GreedyBot:
                 if isinstance(a, (EndSegment, Pass)):
                     return a
             return legal[0]
-        blocks = rules._candidate_blocks(s)
+        blocks = rules.candidate_blocks(s)
         sc = rules.sc
         # Branch and bound, for the same pick as scoring every candidate and checking them best first:
         # each unit's moves get a bound no move of it can beat (worked out without its movement search);
@@ -129,10 +147,10 @@ class GreedyBot:
         heap = []                       # (-score, place in the candidate order, hex of a move, block)
         waiting = []                    # (-bound, place, block): units whose moves are not scored yet
         for i, item in enumerate(blocks):
-            if isinstance(item, _Faces):
+            if isinstance(item, FaceBlock):
                 continue                # a facing change scores 0 (see _score)
-            if isinstance(item, _Moves):
-                bound = self._move_bound(rules, s, item)
+            if isinstance(item, MoveBlock):
+                bound = self.move_bound(rules, s, item)
                 if bound > 0:
                     waiting.append((-bound, i, item))
                 continue
@@ -155,7 +173,7 @@ class GreedyBot:
                     if pre:
                         heapq.heappush(waiting, (-max(v for v, _ in pre), i, blk))
                     continue
-                for v, h in self._move_scores(rules, s, blk):
+                for v, h in self.move_scores(rules, s, blk):
                     heapq.heappush(heap, (-v, i, h, blk))
                 continue
             _, _, h, item = heapq.heappop(heap)
@@ -170,7 +188,7 @@ class GreedyBot:
                 return a
         raise VedetteError(f"tbf: no legal action for {rules.to_act(s)} at {rules.position(s)}")
 
-    def _move_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+    def move_scores(self, rules, s, blk: "MoveBlock") -> list[tuple[float, str]]:
         """(score, hex) of the moves of ``blk`` that score above 0: what :meth:`_score` gives each of them,
         worked out from the unit's reach without making the moves."""
         sc = rules.sc
@@ -180,7 +198,7 @@ class GreedyBot:
         if uid in self._moved:
             return []                   # its moves score 0: no need of its movement search
         if sc.is_leader(uid):
-            return self._leader_scores(rules, s, blk)
+            return self.leader_scores(rules, s, blk)
         near = self._objective_near(rules, s, blk.side)
         targets = near.hexes
         if not targets:
@@ -205,7 +223,7 @@ class GreedyBot:
         self._scored[uid] = (here, targets, reach, out)     # (one entry a unit: bounded by the units)
         return out
 
-    def _move_bound(self, rules, s, blk: "_Moves") -> float:
+    def move_bound(self, rules, s, blk: "MoveBlock") -> float:
         """A score no move of ``blk`` exceeds (0: none scores), without its movement search: a unit's gain
         toward its objective is at most that distance and at most the hexes it may still step through
         (its MPs left over the cheapest step's MPs, plus its Level 2/3 hexes, 6.2.2-6.2.3), plus the 0.1
@@ -213,20 +231,20 @@ class GreedyBot:
         sc = rules.sc
         uid, here = blk.unit, blk.here
         if self._ovs is not None and self._ovs[1] == uid and uid not in self._moved:
-            return 12                   # 4.1.10 A, as in _move_scores
+            return 12                   # 4.1.10 A, as in move_scores
         if uid in self._moved:
             return 0
         if sc.is_leader(uid):
             pre = self._dist.get(("pre", uid))
             if pre is not None:
                 return max(v for v, _ in pre) if pre else 0
-            return self._leader_bound(rules, s, blk)
+            return self.leader_bound(rules, s, blk)
         near = self._objective_near(rules, s, blk.side)
         if not near.hexes:
             return 0
         d0 = near(here)
         if d0 <= 0:
-            return 0                    # (a French unit in its objective, as in _move_scores)
+            return 0                    # (a French unit in its objective, as in move_scores)
         # the Coalition's objectives are the French units' hexes, which it never enters (6.2.5 B): it ends
         # a move at least one hex from them
         top = d0 - 1 if blk.side != "french" else d0
@@ -236,7 +254,7 @@ class GreedyBot:
         # each hex gained is one step at least: a Level 2/3 step costs no MP (6.2.3 A), any other step at
         # least ``least`` MPs (6.2.2, 6.2.6); so a gain of g costs at least (g - free) * least MPs and
         # the best score is at the largest gain (the MP bonus falls 0.01 * least a step), worked out as
-        # _move_scores works it out (the same float when some move reaches it)
+        # move_scores works it out (the same float when some move reaches it)
         mp_left, free = self._budget(rules, s, uid, here)
         g = min(top, mp_left // least + free)
         if g <= 0:
@@ -255,11 +273,11 @@ class GreedyBot:
             books = self._dist["books"] = {b.unit: b for b in imp.book}
         # (of its book, what the two answers read: the MPs spent and the Level 2/3 hexes used)
         bk = books.get(uid)
-        key = (uid, here, rules._index(s)[0][uid].status, imp.levels) + (
+        key = (uid, here, rules.queries.pieces(s)[uid].status, imp.levels) + (
             (bk.mp, bk.l2, bk.l3) if bk is not None else (0, 0, 0))
         got = self._budgets.get(key)
         if got is None:
-            l2, l3 = rules._levels(imp, uid)
+            l2, l3 = rules.queries.levels_left(imp, uid)
             free = 0
             if l2 or l3:
                 lv = self._start_levels.get(here)
@@ -270,18 +288,18 @@ class GreedyBot:
                 free = (l2 if 2 in lv else 0) + (l3 if 3 in lv else 0)
             if len(self._budgets) > 4096:
                 self._budgets.clear()
-            got = self._budgets[key] = (rules._mp_left(s, uid), free)
+            got = self._budgets[key] = (rules.queries.mp_left(s, uid), free)
         return got
 
     def _steps(self, rules, s, uid: str, here: str) -> int:
-        """At most how many hexes a move of ``uid`` may step through now (see :meth:`_move_bound`)."""
+        """At most how many hexes a move of ``uid`` may step through now (see :meth:`move_bound`)."""
         least = min_step_mp(rules.sc)
         if not least:
             return 99
         mp_left, free = self._budget(rules, s, uid, here)
         return mp_left // least + free
 
-    def _leader_bound(self, rules, s, blk: "_Moves") -> float:
+    def leader_bound(self, rules, s, blk: "MoveBlock") -> float:
         """A score no move of a leader's block exceeds, before the hexes he might score a move to are
         looked at (:meth:`_leader_pre`): each step changes a distance by one hex at most, so fleeing
         (6.5 C) gains at most his steps, and keeping up with his people at most his steps and his distance
@@ -291,7 +309,7 @@ class GreedyBot:
         steps = self._steps(rules, s, blk.unit, here)
         if steps <= 0:
             return 0
-        near = self._extremes(grid, self._foes(rules, s, other_side(SIDES, blk.side)), False)
+        near = self._extremes(grid, self._foes(rules, s, other(blk.side)), False)
         if near(here) <= 2:
             return 20 + steps           # as _leader_pre_now: 20 + n_to - n_here, n_to <= n_here + steps
         mine = self._mine(rules, s, blk.unit)
@@ -301,7 +319,7 @@ class GreedyBot:
         g = min(steps, far(here) - far.floor())
         return 0.5 * g if g > 0 else 0
 
-    def _leader_scores(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+    def leader_scores(self, rules, s, blk: "MoveBlock") -> list[tuple[float, str]]:
         """:meth:`_leader_move` for each move of a leader's block: only a hex holding friendly units can
         score (a lone leader is captured by any enemy entering, 6.5 C), so only those are looked at."""
         out = self._leader_pre(rules, s, blk)
@@ -310,7 +328,7 @@ class GreedyBot:
         reach = blk.reach
         return [(v, h) for v, h in out if h in reach]
 
-    def _leader_pre(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+    def _leader_pre(self, rules, s, blk: "MoveBlock") -> list[tuple[float, str]]:
         """The scores of a leader's moves to every hex he might reach, before his movement search says
         which he can (asked twice per decision: once kept)."""
         key = ("pre", blk.unit)
@@ -319,14 +337,14 @@ class GreedyBot:
             got = self._dist[key] = self._leader_pre_now(rules, s, blk)
         return got
 
-    def _leader_pre_now(self, rules, s, blk: "_Moves") -> list[tuple[float, str]]:
+    def _leader_pre_now(self, rules, s, blk: "MoveBlock") -> list[tuple[float, str]]:
         here = blk.here
         side = blk.side
         grid = rules.sc.board.grid
-        near = self._extremes(grid, self._foes(rules, s, other_side(SIDES, side)), False)
+        near = self._extremes(grid, self._foes(rules, s, other(side)), False)
         spots = self._leader_spots(rules, s, side, near)
         n_here = near(here)
-        # a hex farther off than the steps he may still take (see _move_bound) is out of his reach: not
+        # a hex farther off than the steps he may still take (see move_bound) is out of his reach: not
         # kept, so that his bound is that of the hexes he might reach
         steps = self._steps(rules, s, blk.unit, here)
         dist = grid.distance
@@ -358,7 +376,7 @@ class GreedyBot:
             got = []
             known = near.got
             # (hexes with units only, as by_hex lists them: never a lone leader)
-            for h in self._where(rules, s)["only"].get(side, ()):
+            for h in self.where(rules, s)["only"].get(side, ()):
                 n_to = known.get(h)
                 if n_to is None:
                     n_to = near(h)
@@ -367,7 +385,7 @@ class GreedyBot:
             self._dist[key] = got
         return got
 
-    def _where(self, rules, s) -> dict:
+    def where(self, rules, s) -> dict:
         """Where the live units stand this decision, from one pass over them: each side's hexes (sorted,
         each once: the same key for the same hexes at the next decision) and each command's hexes."""
         got = self._dist.get("where")
@@ -379,7 +397,7 @@ class GreedyBot:
             sides: dict = {}
             only: dict = {}             # side -> the hexes holding its units and no other side's
             by_cmd: dict = {}
-            for h, ps in rules._index(s)[1].items():        # (live units only, by hex)
+            for h, ps in rules.queries.units_in(s).items():        # (live units only, by hex)
                 if len(ps) == 1:        # (most hexes hold one unit: the loop below, for one)
                     side, cmd = info[ps[0].id]
                     row = sides.get(side)
@@ -411,7 +429,7 @@ class GreedyBot:
         return got
 
     def _foes(self, rules, s, enemy: str) -> tuple:
-        return self._where(rules, s)["sides"].get(enemy, ())
+        return self.where(rules, s)["sides"].get(enemy, ())
 
     def _mine(self, rules, s, uid: str) -> tuple:
         """Where the leader's own people are: subordinate leaders (higher ranks) or his command's units."""
@@ -423,7 +441,7 @@ class GreedyBot:
                 self._dist[key] = tuple(g.piece(x).hex for x, d in sc.leaders.items() if d.superior == uid
                                         and g.piece(x).hex)
             else:
-                by_cmd = self._where(rules, s)["by_command"]
+                by_cmd = self.where(rules, s)["by_command"]
                 # (only their distances count: the order of the hexes does not matter)
                 self._dist[key] = tuple(h for c in {ldr.command, ldr.command.split("-")[0]}
                                         for h in by_cmd.get(c, ()))
@@ -434,15 +452,15 @@ class GreedyBot:
         ranks) and keep out of the enemy's reach: never next to an enemy unit."""
         sc = rules.sc
         grid = sc.board.grid
-        foes = self._foes(rules, s, other_side(SIDES, a.side))
-        here = rules._index(s)[0][a.unit].hex
+        foes = self._foes(rules, s, other(a.side))
+        here = rules.queries.pieces(s)[a.unit].hex
 
         def near(h):
             return self._extreme(grid, foes, h, False)
 
         if near(a.to) <= 1:
             return 0
-        if not rules._index(s)[1].get(a.to) or any(sc.side(p.id) != a.side for p in rules._index(s)[1][a.to]):
+        if not rules.queries.units_in(s).get(a.to) or any(sc.side(p.id) != a.side for p in rules.queries.units_in(s)[a.to]):
             return 0                        # a leader alone in a hex is captured by any enemy entering (6.5 C)
         if near(here) <= 2:                 # in danger of capture (6.5 C) or a melee (6.5 A): get away
             return 20 + near(a.to) - near(here) if near(a.to) > near(here) else 0
@@ -452,7 +470,7 @@ class GreedyBot:
         gain = self._extreme(grid, mine, here, True) - self._extreme(grid, mine, a.to, True)
         return 0.5 * gain if gain > 0 else 0
 
-    def _objective_near(self, rules, s, side: str) -> "_Extreme":
+    def _objective_near(self, rules, s, side: str) -> "Extreme":
         """Distances to the side's objectives (:meth:`_objectives`), looked up once per decision."""
         key = ("objective near", side)
         got = self._dist.get(key)
@@ -494,7 +512,7 @@ class GreedyBot:
             return 12                                     # 4.1.10 A: the overstack must be resolved
         if isinstance(a, Melee):
             try:
-                ms = _melee_setup(g, tuple(a.units), a.target)
+                ms = cached_melee_setup(g, tuple(a.units), a.target)
             except RuleViolation:
                 return 0
             att = sum(f.mf for f in ms.attackers)
@@ -510,10 +528,13 @@ class GreedyBot:
             targets = self._objectives(rules, s, a.side)
             if not targets:
                 return 0
-            here = rules._index(s)[0][a.unit].hex
+            here = rules.queries.pieces(s)[a.unit].hex
             d0, d1 = self._extreme(grid, targets, here, False), self._extreme(grid, targets, a.to, False)
             if a.side == "french" and d0 == 0:
                 return 0
             gain = d0 - d1
             return gain + 0.01 * (10 - a.mp) if gain > 0 else 0
         return 0
+
+
+BOTS["greedy"] = GreedyBot

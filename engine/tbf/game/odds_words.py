@@ -3,11 +3,12 @@ bots weigh (:meth:`TbfRules.odds_label`, :meth:`TbfRules.evaluate`; the odds the
 :func:`engine.core.odds.action_odds` over the game's own fire, melee and charge procedures)."""
 from __future__ import annotations
 
-from engine.core.game import other_side
+from engine.core.game import GameRules
+
+from .types import other
 
 __all__ = ["tbf_label", "tbf_value"]
 
-SIDES = ("french", "coalition")
 #: a unit's status in words (4.2 fatigue checks, 6.3 fire, 6.4 melee, 6.5 leader casualties)
 _STATUS = {"fatigued": "fatigued", "routed": "routs", "eliminated": "eliminated", "surrendered": "surrenders",
            "wounded": "wounded", "killed": "killed", "captured": "captured", "normal": "recovers"}
@@ -48,7 +49,6 @@ def tbf_label(rules, before, after, a) -> tuple[str, str]:
     eliminated"``, ``"no effect"``; leaders hit in the hexes concerned are named."""
     kind = getattr(a, "kind", "")
     if kind not in _RULE:
-        from engine.core.game import GameRules
         return GameRules.odds_label(rules, before, after, a), rules.rule_of(a)
     g0 = before.game
     parts: list[str] = []
@@ -78,7 +78,7 @@ def tbf_value(rules, s, side: str) -> float:
     if out is not None:
         return 0.0 if out.winner is None else (1000.0 if out.winner == side else -1000.0)
     sc = rules.sc
-    foe = other_side(SIDES, side)
+    foe = other(side)
     v = 0.0
     for p in s.game.pieces:
         if p.id not in sc.units:
