@@ -23,10 +23,11 @@ from collections.abc import Callable
 from functools import partial
 
 from engine.core.codec import from_json, to_json
-from engine.core.errors import RuleViolation, VedetteError
+from engine.core.errors import RecordError, RuleViolation, VedetteError
 from engine.core.game import GameRules, Places, Position, RandomBot, register
 from engine.core.odds import OddsBot
 from engine.core.procedure import distribution, first_option
+from engine.core.record import GameRecord
 
 from ..scenario import Scenario
 from . import handlers as H
@@ -44,10 +45,17 @@ from .types import GONE, LIVE, SIDES, Side, Status
 from .victory import victory_json
 from .words import describe
 
-__all__ = ["TbfRules", "ENGINE_VERSION", "BOTS"]
+__all__ = ["TbfRules", "ENGINE_VERSION", "REFUSED_VERSIONS", "BOTS"]
 
-#: the records this engine writes (tbf-game-1: the first whole-game records)
-ENGINE_VERSION = "tbf-game-1"
+#: the records this engine writes. tbf-game-2 (issue 29): a charge's fire and melee in their own segments
+#: (3.3 B, 6.2.8 H-K), leaders going with routing units (6.5 D), the choices of 6.1.1 B-C, 6.3.8 and 6.4 J,
+#: exact victory counts (10.2.2, 10.2.6); a tbf-game-1 record asks other questions in other places and is
+#: refused, naming its version (see :meth:`TbfRules.initial_state`)
+ENGINE_VERSION = "tbf-game-2"
+#: records of earlier engines this one refuses, with the reason
+REFUSED_VERSIONS = {"tbf-game-1": "made before the issue 29 readings (charges fought in their segments, 6.5 D, "
+                                  "the choices of 6.1.1 B-C, 6.3.8 and 6.4 J): it asks other questions in other "
+                                  "places, so it cannot be replayed; play the game again"}
 
 #: the game's bots by name besides core's random and odds bots: :mod:`.bots` adds its greedy bot here (it
 #: imports this module; this module never imports it)
@@ -76,6 +84,15 @@ class TbfRules(GameRules):
 
     def new_game(self, scenario=None, options=(), seed=0):
         return new_game(self.sc, scenario, options)
+
+    def initial_state(self, record: GameRecord) -> TbfState:
+        """The first state of a record; a record of an earlier engine whose readings differ is refused, naming
+        its version (nothing is migrated: its events answer other questions)."""
+        why = REFUSED_VERSIONS.get(record.engine_version)
+        if why is not None:
+            raise RecordError(f"field 'engine_version': this engine replays {ENGINE_VERSION} records; the record "
+                              f"was made by {record.engine_version}, {why}")
+        return super().initial_state(record)
 
     # --- who acts, what is legal, what an action does ---------------------------------------------
     def to_act(self, s: TbfState):
