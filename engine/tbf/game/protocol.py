@@ -261,7 +261,7 @@ class TbfRules(GameRules):
             if sc.units[u].command != "II":
                 out.append(f"9.2 E: {u} is in the Rear Guard but not a Column II unit")
         need = sc.file.victory.rear_guard
-        if s.rear_guard and s.rear_guard_short != sum(need.values()) - len(s.rear_guard):
+        if s.rear_guard and s.rear_guard_short != need.infantry + need.cavalry - len(s.rear_guard):
             out.append(f"9.2 G: Rear Guard of {len(s.rear_guard)} units but shortfall {s.rear_guard_short}")
         for o in s.options:
             if o not in GAME_OPTIONS:
