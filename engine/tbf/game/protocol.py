@@ -31,6 +31,7 @@ from engine.core.record import GameRecord
 
 from ..scenario import Scenario
 from . import handlers as H
+from . import words
 from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Face, Fire, Melee, Move,
                       OutOfCommand, Pass, RULE_OF, action_from_json, format_action, parse_action)
 from .melee_combat import cached_melee_setup
@@ -43,7 +44,6 @@ from .stacking import stacking_problem
 from .state import TbfState, to_act
 from .types import GONE, LIVE, SIDES, Side, Status
 from .victory import victory_json
-from .words import describe
 
 __all__ = ["TbfRules", "ENGINE_VERSION", "REFUSED_VERSIONS", "BOTS"]
 
@@ -159,8 +159,24 @@ class TbfRules(GameRules):
             return super().parse_action(text)
         return parse_action(text, self.sc.board.grid.direction_names)
 
+    # --- a player's words (:mod:`.words`) ---------------------------------------------------------------
     def describe_action(self, a) -> str:
-        return describe(a, self.rule_of(a), self.sc.board.grid.direction_names)
+        return words.describe(a, self.rule_of(a), self.sc.board.grid.direction_names, self.sc)
+
+    def describe_option(self, state, request, option) -> str:
+        return words.describe_option(self.sc, getattr(request, "rule", ""), option)
+
+    def describe_answer(self, state, answer: dict) -> str:
+        return words.describe_answer(self.sc, answer)
+
+    def option_title(self, name: str) -> str:
+        return words.option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return words.metric_title(key)
+
+    def piece_name(self, state, piece: str) -> str:
+        return words.piece_name(self.sc, piece)
 
     # --- what the CLI and studies show of a position ---------------------------------------------------
     def state_summary(self, s: TbfState) -> dict:
