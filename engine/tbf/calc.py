@@ -206,6 +206,9 @@ def firer_from_kv(text: str, i: int) -> Firer:
 # Scenario situations: the set-up changed by placements, and the odds of an action's consequences
 # ---------------------------------------------------------------------------------------------------
 STATUSES_ALL = ("normal", "fatigued", "routed", "eliminated", "surrendered", "killed", "captured", "wounded")
+#: a unit's statuses (4.2.4, 6.7, 6.6 C) and a leader's (6.5 A-C)
+UNIT_STATUSES = ("normal", "fatigued", "routed", "eliminated", "surrendered")
+LEADER_STATUSES = ("normal", "killed", "captured", "wounded")
 
 
 def state_from_placements(sc, placements=(), turn: int | None = None, alert: bool = False):
@@ -231,6 +234,11 @@ def state_from_placements(sc, placements=(), turn: int | None = None, alert: boo
         if len(parts) > 2 and parts[2]:
             if parts[2] not in STATUSES_ALL:
                 raise RuleViolation("4.2.4", f"unknown status {parts[2]!r} (one of {', '.join(STATUSES_ALL)})")
+            allowed = LEADER_STATUSES if sc.is_leader(pid) else UNIT_STATUSES
+            if parts[2] not in allowed:
+                raise RuleViolation("6.5" if sc.is_leader(pid) else "4.2.4",
+                                    f"{pid} is a {'leader' if sc.is_leader(pid) else 'unit'}: its status is one of "
+                                    f"{', '.join(allowed)}, not {parts[2]!r}")
             changes["status"] = parts[2]
         st = st.with_piece(pid, **changes)
         h = changes["hex"]

@@ -107,10 +107,23 @@ class Alert(Sourced):
     drm_per_turn: int
 
 
+class VictoryLevel(Strict):
+    """French battalions (or their equivalents) the Coalition must eliminate for a level (10.2.3): of Gazan's
+    division, or of all French forces."""
+    gazan: int = Field(ge=0)
+    total: int = Field(ge=0)
+
+
+class RearGuard(Strict):
+    """The full Rear Guard (9.2 F)."""
+    infantry: int = Field(ge=0)
+    cavalry: int = Field(ge=0)
+
+
 class Victory(Sourced):
-    coalition_strategic: dict[str, int]
-    coalition_tactical: dict[str, int]
-    rear_guard: dict[str, int]
+    coalition_strategic: VictoryLevel
+    coalition_tactical: VictoryLevel
+    rear_guard: RearGuard
 
 
 class ScenarioFile(Strict):

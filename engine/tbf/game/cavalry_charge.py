@@ -41,7 +41,9 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
     whether the charge may be declared (the charger, path, MPs and targets, 6.2.8 A-C), leaving out where
     routers would run, the counter-charge arcs and the reactors (none of which can refuse it)."""
     p = st.piece(unit_id)
-    u = sc.units[unit_id]
+    u = sc.units.get(unit_id)
+    if u is None:
+        raise RuleViolation("6.2.8 A", f"{unit_id} is a leader: only cavalry units charge")
     if p.hex is None:
         raise RuleViolation("6.2.8", f"{unit_id} is not on the map")
     side = u.side

@@ -46,7 +46,7 @@ def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: t
         st = yield from capture_leaders(sc, st, h, side)                       # 6.2.5 B, 6.5 C
     if uid == "elite" and st.piece(uid).hex == b.data.strong_point:
         st = st.with_flag("strong_point_removed")                               # 8.4 C
-    if sc.units[uid].command == "II" and side == Side.COALITION:
+    if uid in sc.units and sc.units[uid].command == "II" and side == Side.COALITION:
         if any(frozenset(pair) in b.light_blue for pair in zip(path, path[1:])):
             st = st.with_flag("light_blue_crossed")                            # 9.5.2
         at_start = [st.piece(f).hex for f in sc.file.setup.french if st.piece(f).hex]

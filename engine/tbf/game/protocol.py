@@ -23,13 +23,15 @@ from collections.abc import Callable
 from functools import partial
 
 from engine.core.codec import from_json, to_json
-from engine.core.errors import RuleViolation, VedetteError
+from engine.core.errors import RecordError, RuleViolation, VedetteError
 from engine.core.game import GameRules, Places, Position, RandomBot, register
 from engine.core.odds import OddsBot
 from engine.core.procedure import distribution, first_option
+from engine.core.record import GameRecord
 
 from ..scenario import Scenario
 from . import handlers as H
+from . import words
 from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Face, Fire, Melee, Move,
                       OutOfCommand, Pass, RULE_OF, action_from_json, format_action, parse_action)
 from .melee_combat import cached_melee_setup
@@ -42,12 +44,18 @@ from .stacking import stacking_problem
 from .state import TbfState, to_act
 from .types import GONE, LIVE, SIDES, Side, Status
 from .victory import victory_json
-from .words import describe
 
-__all__ = ["TbfRules", "ENGINE_VERSION", "BOTS"]
+__all__ = ["TbfRules", "ENGINE_VERSION", "REFUSED_VERSIONS", "BOTS"]
 
-#: the records this engine writes (tbf-game-1: the first whole-game records)
-ENGINE_VERSION = "tbf-game-1"
+#: the records this engine writes. tbf-game-2 (issue 29): a charge's fire and melee in their own segments
+#: (3.3 B, 6.2.8 H-K), leaders going with routing units (6.5 D), the choices of 6.1.1 B-C, 6.3.8 and 6.4 J,
+#: exact victory counts (10.2.2, 10.2.6); a tbf-game-1 record asks other questions in other places and is
+#: refused, naming its version (see :meth:`TbfRules.initial_state`)
+ENGINE_VERSION = "tbf-game-2"
+#: records of earlier engines this one refuses, with the reason
+REFUSED_VERSIONS = {"tbf-game-1": "made before the issue 29 readings (charges fought in their segments, 6.5 D, "
+                                  "the choices of 6.1.1 B-C, 6.3.8 and 6.4 J): it asks other questions in other "
+                                  "places, so it cannot be replayed; play the game again"}
 
 #: the game's bots by name besides core's random and odds bots: :mod:`.bots` adds its greedy bot here (it
 #: imports this module; this module never imports it)
@@ -76,6 +84,15 @@ class TbfRules(GameRules):
 
     def new_game(self, scenario=None, options=(), seed=0):
         return new_game(self.sc, scenario, options)
+
+    def initial_state(self, record: GameRecord) -> TbfState:
+        """The first state of a record; a record of an earlier engine whose readings differ is refused, naming
+        its version (nothing is migrated: its events answer other questions)."""
+        why = REFUSED_VERSIONS.get(record.engine_version)
+        if why is not None:
+            raise RecordError(f"field 'engine_version': this engine replays {ENGINE_VERSION} records; the record "
+                              f"was made by {record.engine_version}, {why}")
+        return super().initial_state(record)
 
     # --- who acts, what is legal, what an action does ---------------------------------------------
     def to_act(self, s: TbfState):
@@ -142,8 +159,24 @@ class TbfRules(GameRules):
             return super().parse_action(text)
         return parse_action(text, self.sc.board.grid.direction_names)
 
+    # --- a player's words (:mod:`.words`) ---------------------------------------------------------------
     def describe_action(self, a) -> str:
-        return describe(a, self.rule_of(a), self.sc.board.grid.direction_names)
+        return words.describe(a, self.rule_of(a), self.sc.board.grid.direction_names, self.sc)
+
+    def describe_option(self, state, request, option) -> str:
+        return words.describe_option(self.sc, getattr(request, "rule", ""), option)
+
+    def describe_answer(self, state, answer: dict) -> str:
+        return words.describe_answer(self.sc, answer)
+
+    def option_title(self, name: str) -> str:
+        return words.option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return words.metric_title(key)
+
+    def piece_name(self, state, piece: str) -> str:
+        return words.piece_name(self.sc, piece)
 
     # --- what the CLI and studies show of a position ---------------------------------------------------
     def state_summary(self, s: TbfState) -> dict:
@@ -244,7 +277,7 @@ class TbfRules(GameRules):
             if sc.units[u].command != "II":
                 out.append(f"9.2 E: {u} is in the Rear Guard but not a Column II unit")
         need = sc.file.victory.rear_guard
-        if s.rear_guard and s.rear_guard_short != sum(need.values()) - len(s.rear_guard):
+        if s.rear_guard and s.rear_guard_short != need.infantry + need.cavalry - len(s.rear_guard):
             out.append(f"9.2 G: Rear Guard of {len(s.rear_guard)} units but shortfall {s.rear_guard_short}")
         for o in s.options:
             if o not in GAME_OPTIONS:

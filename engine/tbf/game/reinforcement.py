@@ -237,7 +237,7 @@ def rear_guard(ctx: Queries):
     short = 0
     for kind in ("infantry", "cavalry"):
         n = 0
-        while n < need.get(kind, 0):
+        while n < getattr(need, kind):
             left = tuple(u for u in col if ctx.sc.units[u].kind == kind and u not in picked)
             if not left:
                 break
@@ -247,7 +247,7 @@ def rear_guard(ctx: Queries):
                 break
             picked.append(pick)
             n += 1
-        short += need.get(kind, 0) - n
+        short += getattr(need, kind) - n
     yield Log("9.2 E", f"Rear Guard: {', '.join(picked) or 'none'}" + (
         f"; {short} short, so the Coalition needs {short} more French battalions per level (9.2 G)" if short
         else " (the full 4 battalions and 2 cavalry: victory unchanged, 9.2 F)"))

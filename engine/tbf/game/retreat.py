@@ -24,6 +24,14 @@ def retreat_options(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from
     """Hexes a retreating stack may enter, best first: (hex, rank, rule). Rank 0 = toward the nearest
     friendly town or entry hex and out of enemy fronts (6.6 A); then the order of 6.6 B: 1 = empty or
     friendly and out of enemy fronts, 2 = friendly-occupied in an enemy front, 3 = empty in an enemy front."""
+    if not unit_ids or from_hex is None:
+        raise RuleViolation("6.6", f"{', '.join(unit_ids) or 'no unit'}: a retreat starts from a hex of the map")
+    for uid in unit_ids:
+        if uid not in sc.units:
+            sc.side(uid)                                  # (no such piece: RuleViolation 2.4)
+            raise RuleViolation("6.6", f"{uid} is a leader: units retreat (a leader may go with them, 6.5 D)")
+        if st.piece(uid).hex != from_hex:
+            raise RuleViolation("6.6", f"{uid} is not in {from_hex}: a retreating stack is the units of one hex")
     side = sc.side(unit_ids[0])
     g, board = sc.board.grid, sc.board
     front = enemy_front(sc, st, side)

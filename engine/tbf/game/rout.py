@@ -35,6 +35,9 @@ def rout_path(sc: Scenario, st: GameState, unit_id: str, just_routed: bool = Tru
     friendly town or entry hex; never into an enemy front; each step as far from the enemy as it can.
     Level 2/3 hexes cost 2 MPs here (our simplification of the 6.7 clarification)."""
     p = st.piece(unit_id)
+    if unit_id not in sc.units:
+        raise RuleViolation("6.7 A", f"{unit_id} is a leader: only units rout (a leader may go with a routing unit, "
+                                     "6.5 D)")
     if p.hex is None:
         raise RuleViolation("6.7", f"{unit_id} is not on the map")
     side = sc.side(unit_id)

@@ -81,9 +81,9 @@ def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0, regroupe
     v = sc.file.victory
     bump = rear_guard_shortfall                        # 9.2 G
     coal = "none"
-    if gazan_eq >= v.coalition_strategic["gazan"] + bump or eq >= v.coalition_strategic["total"] + bump:
+    if gazan_eq >= v.coalition_strategic.gazan + bump or eq >= v.coalition_strategic.total + bump:
         coal = "strategic"
-    elif gazan_eq >= v.coalition_tactical["gazan"] + bump or eq >= v.coalition_tactical["total"] + bump:
+    elif gazan_eq >= v.coalition_tactical.gazan + bump or eq >= v.coalition_tactical.total + bump:
         coal = "tactical"
 
     def bns(town, side):
