@@ -7,29 +7,27 @@ The whole consequence of an action (every card, choice and retreat) is core's
 """
 from __future__ import annotations
 
-from fractions import Fraction
 from functools import lru_cache
 
-from engine.core.dist import prob_json
-
-from ..calc import check_odds
+from ..calc import check_odds, next_card_odds
 from ..deck import Deck, apply_shift
 from .actions import BcAction, Kind
 from .attacks import attack_setup
 from .state import BcState
 from .zones import command_zones, enemy_adjacent
 
-__all__ = ["card_odds", "result_odds", "RESULT_VALUE", "result_value"]
+__all__ = ["card_odds", "RESULT_VALUE", "result_value"]
 
 
 def card_odds(st: BcState, a: BcAction, deck: Deck) -> dict | None:
     """The calculators' odds for an attack (the chance of each CRT result on the next card at the tallied
-    column and fixed shifts, 23.2-23.4, before neutral shifts and the exceptions of 23.5) or a rally (the
-    exact Rally Skill Check, 21.1, given the discard pile and the side's own hand)."""
+    column and fixed shifts, 23.2-23.4, before neutral shifts and the exceptions of 23.5), a rally (the exact
+    Rally Skill Check, 21.1) or a Move Order out of command (21.3); each given the discard pile and the side's
+    own hand (15.0: the cards it has seen)."""
     g = st.g
-    if a.kind == Kind.ATTACK:
+    if a.kind == Kind.ATTACK:                 # 15.0: the known discards and the side's own hand, as for a rally
         _, t = attack_setup(st, a)
-        res = result_odds(deck, t.table, t.column, t.net_shift)
+        res = next_card_odds(t.table, t.column, t.net_shift, deck, discards=g.pile.discard, hand=g.hand(a.side))
         return {"column": t.column, "net_shift": t.net_shift, "next_card": res}
     if a.kind == Kind.MOVE:                     # 19.0, 21.3: only an order out of command range is a gamble
         in_range: set[str] = set()
@@ -54,18 +52,6 @@ def card_odds(st: BcState, a: BcAction, deck: Deck) -> dict | None:
                            enemy_adjacent=enemy_adjacent(g, a.frm, a.side), in_square=here[0].block.square, **known)
         return {"success": o["success"], "cube_back": o["cube_back"], "morale_loss": o["morale_loss"]}
     return None
-
-
-@lru_cache(maxsize=None)
-def result_odds(deck: Deck, table: str, column: int, net: int) -> dict:
-    """Exact chance of each CRT result on one card of a fresh deck at ``column`` with ``net`` fixed shifts."""
-    counts: dict[str, int] = {}
-    for n in deck.event_numbers:
-        row = deck.row(n, table)
-        r = row[apply_shift(row, column, net)]
-        counts[r] = counts.get(r, 0) + 1
-    total = len(deck.event_numbers)
-    return {r: prob_json(Fraction(k, total)) for r, k in sorted(counts.items())}
 
 
 #: how much the greedy bot likes each CRT result (its own weights, not a rule)
