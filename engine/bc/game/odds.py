@@ -1,22 +1,28 @@
-"""The calculators' odds of an action in a game (what ``legal`` and the state summary show beside it): the chance
-of each CRT result on the next card for an attack (23.2-23.4), the exact Skill Check of a rally (21.1) or of a
-Move Order out of command range (21.3); and the bots' value of one combat card (their own weights).
+"""The odds of an action in a game.
 
-The whole consequence of an action (every card, choice and retreat) is core's
-:func:`engine.core.odds.action_odds` over the game's own procedure; these are the quick figures beside it.
+:func:`exact_odds`: the whole consequence of an action (every card, choice and retreat), core's
+:func:`engine.core.odds.action_odds` over the game's own procedure, from the position as a side knows it or
+with every card known, the cards enumerated by what changes a result. :func:`card_odds`: the calculators'
+quick figures that ``legal`` and the state summary show beside an action (the chance of each CRT result on the
+next card for an attack, 23.2-23.4; the exact Skill Check of a rally, 21.1, or of a Move Order out of command
+range, 21.3). And the bots' value of one combat card (their own weights).
 """
 from __future__ import annotations
 
 from functools import lru_cache
+
+from engine.core.errors import LimitError
+from engine.core.odds import MAX_OUTCOMES, MAX_STEPS, ActionOdds, action_odds
 
 from ..calc import check_odds, next_card_odds
 from ..deck import Deck, apply_shift
 from .actions import BcAction, Kind
 from .attacks import attack_setup
 from .state import BcState
+from .view import odds_state, odds_view
 from .zones import command_zones, enemy_adjacent
 
-__all__ = ["card_odds", "RESULT_VALUE", "result_value"]
+__all__ = ["card_odds", "RESULT_VALUE", "result_value", "exact_odds"]
 
 
 def card_odds(st: BcState, a: BcAction, deck: Deck) -> dict | None:
@@ -69,3 +75,36 @@ def result_value(deck: Deck, table: str, column: int, net: int) -> float:
     for row in rows:
         total += RESULT_VALUE[row[apply_shift(row, column, net)]]
     return total / len(rows)
+
+
+class _Counting:
+    """The rules, with each run of an action's procedure to its end counted (how far an enumeration got)."""
+
+    def __init__(self, rules):
+        self.rules, self.ends = rules, 0
+
+    def __getattr__(self, name):
+        return getattr(self.rules, name)
+
+    def perform(self, st, a):
+        out = yield from self.rules.perform(st, a)
+        self.ends += 1
+        return out
+
+
+def exact_odds(rules, st: BcState, a: BcAction, side: str | None = None, *, chooser=None,
+               max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES) -> ActionOdds:
+    """The exact odds of ``a`` in ``st`` (core's :func:`~engine.core.odds.action_odds` over the game's own
+    procedure) as ``side`` knows the cards (:func:`~.view.odds_view`), or with every card known when ``side`` is
+    ``None`` (:func:`~.view.odds_state`: the same fractions as over the cards themselves). Cards are enumerated
+    by what changes a result (their icon and CRT results), and equal end positions meet.
+
+    Past a bound the :class:`LimitError` names it and how far the enumeration got (the branches it had run to
+    their end)."""
+    pos = odds_state(st, rules.deck) if side is None else odds_view(st, side, rules.deck)
+    counting = _Counting(rules)
+    try:
+        return action_odds(counting, pos, a, chooser=chooser, max_steps=max_steps, max_outcomes=max_outcomes)
+    except LimitError as exc:
+        got = exc.got if exc.got is not None else f"stopped after {counting.ends} branches run to their end"
+        raise LimitError(exc.what, exc.limit, got, "too many card sequences to enumerate exactly") from None
