@@ -6,7 +6,7 @@ positions of the BC tests and on random positions of random-bot games (hypothesi
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as hs
 
 from engine.bc.game.actions import Attack
@@ -104,7 +104,12 @@ def test_same_fractions_on_random_assaults(seed, skip):
     found = _random_position(seed, skip, "assault")
     if found is not None:
         st, a = found
-        assert fast(st, a) == oracle(st, a)
+        want = fast(st, a)
+        try:
+            truth = oracle(st, a)
+        except LimitError:              # too many card sequences for the oracle itself (not for the fast way)
+            assume(False)
+        assert want == truth
 
 
 def test_a_bound_is_named_with_how_far_it_got():

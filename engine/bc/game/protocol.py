@@ -28,7 +28,8 @@ from .state import BcState, invariants, new_map, state_from_json, state_to_json
 from .types import LEADER_ASSIST, SIDES, Phase
 from .victory import flag_control
 from .view import odds_state, odds_view, view, visible_action, visible_event
-from .words import bc_label, bc_metrics, bc_value, describe
+from .words import (bc_label, bc_metrics, bc_value, describe, describe_answer, describe_option, metric_title,
+                    option_title, piece_name)
 
 __all__ = ["BcRules", "ENGINE_VERSION", "GAME_OPTIONS"]
 
@@ -138,6 +139,21 @@ class BcRules(GameRules):
 
     def describe_action(self, a: BcAction) -> str:
         return describe(a)
+
+    def describe_option(self, st: BcState, request, option) -> str:
+        return describe_option(st, request, option, self.deck)
+
+    def describe_answer(self, st: BcState, answer: dict) -> str:
+        return describe_answer(st, answer, self.deck)
+
+    def option_title(self, name: str) -> str:
+        return option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return metric_title(key)
+
+    def piece_name(self, st: BcState, piece: str) -> str:
+        return piece_name(st, piece)
 
     def state_to_json(self, st: BcState) -> dict:
         return state_to_json(st)
