@@ -43,6 +43,11 @@ def test_random_games_keep_the_invariants_small():
         assert not broken and R.outcome(final) is not None
 
 
+def test_conformance_with_leader_assisted_rallies_29_6():
+    rep = check_game(R, seed=3, options=("leader_assist",), max_actions=400, apply_sample=2, illegal_sample=2)
+    assert rep.actions > 0 and rep.rules_cited
+
+
 @pytest.mark.slow
 def test_200_random_games_keep_the_invariants():
     for seed in range(200):

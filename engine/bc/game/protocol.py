@@ -25,14 +25,21 @@ from .odds import card_odds, result_value
 from .places import places
 from .scenario import SCENARIOS, scenario_by_id
 from .state import BcState, invariants, new_map, state_from_json, state_to_json
-from .types import SIDES, Phase
+from .types import LEADER_ASSIST, SIDES, Phase
 from .victory import flag_control
 from .view import odds_state, odds_view, view, visible_action, visible_event
-from .words import bc_label, bc_metrics, bc_value, describe
+from .words import (bc_label, bc_metrics, bc_value, describe, describe_answer, describe_option, metric_title,
+                    option_title, piece_name)
 
-__all__ = ["BcRules", "ENGINE_VERSION"]
+__all__ = ["BcRules", "ENGINE_VERSION", "GAME_OPTIONS"]
 
-ENGINE_VERSION = "bc-game-2"
+#: bc-game-3 (issue 29): Square attempts (23.1), No Retreat! (24.1) and Clash of Wills (27.7) are the players'
+#: choices, Ordre Mixte once per Red cube with the Commander's ability (27.6), the turn marker moves after the
+#: Give Ground step (16.3); bc-game-2 records are refused, naming their version
+ENGINE_VERSION = "bc-game-3"
+#: the optional rules a game may be played with
+GAME_OPTIONS = {LEADER_ASSIST: "Leader-assisted Skill Checks for Rally Orders (optional rule 29.6), with Wavering "
+                               "Troops (29.7)"}
 
 
 class BcRules(GameRules):
@@ -50,15 +57,23 @@ class BcRules(GameRules):
         return dict(SCENARIOS)
 
     def options(self) -> dict[str, str]:
-        return {}
+        return dict(GAME_OPTIONS)
 
     def new_game(self, scenario=None, options=(), seed: int = 0) -> BcState:
+        if isinstance(options, dict) and set(options) - {"options"}:
+            extra = sorted(map(str, set(options) - {"options"}))
+            raise VedetteError(f"field options: unknown key {extra[0][:40]!r}; a Battle Commander game's options "
+                               "hold only 'options' (a list of optional rules)")
         names = options.get("options", []) if isinstance(options, dict) else list(options)
+        if not isinstance(names, (list, tuple)):
+            raise VedetteError(f"field options: expected a list of optional rules, got {str(names)[:40]!r}")
         for o in names:
-            raise VedetteError(f"unknown option {str(o)[:30]!r}: Battle Commander has no options here")
+            if o not in GAME_OPTIONS:
+                raise VedetteError(f"unknown option {str(o)[:30]!r}: Battle Commander offers "
+                                   f"{', '.join(GAME_OPTIONS)}")
         sid = scenario or self.default_scenario
         g = new_map(scenario_by_id(sid), self.deck)
-        st = BcState(g, sid, Phase.PREPARE, g.initiative, options=tuple(names))
+        st = BcState(g, sid, Phase.PREPARE, g.initiative, options=tuple(sorted(set(names))))
         return replace(st, control=tuple(sorted(flag_control(g).items())))
 
     # --- who acts -----------------------------------------------------------------------------------
@@ -124,6 +139,21 @@ class BcRules(GameRules):
 
     def describe_action(self, a: BcAction) -> str:
         return describe(a)
+
+    def describe_option(self, st: BcState, request, option) -> str:
+        return describe_option(st, request, option, self.deck)
+
+    def describe_answer(self, st: BcState, answer: dict) -> str:
+        return describe_answer(st, answer, self.deck)
+
+    def option_title(self, name: str) -> str:
+        return option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return metric_title(key)
+
+    def piece_name(self, st: BcState, piece: str) -> str:
+        return piece_name(st, piece)
 
     def state_to_json(self, st: BcState) -> dict:
         return state_to_json(st)
