@@ -42,7 +42,7 @@ def test_registered_and_found_by_name():
     rules = system_of("n20")
     assert isinstance(rules, N20Rules) and rules.sides == ("french", "allied")
     assert set(rules.scenarios()) == {"fuentes", "fuentes-5may", "bussaco"}
-    assert rules.engine_version == ENGINE_VERSION == "n20-game-4"
+    assert rules.engine_version == ENGINE_VERSION == "n20-game-5"
 
 
 @settings(max_examples=200, deadline=None)

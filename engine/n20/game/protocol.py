@@ -40,10 +40,14 @@ from .words import describe
 __all__ = ["N20Rules", "RULES", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json",
            "register_bot"]
 
-#: n20-game-4: the core record (events name the side that acted) and the core seeding rule
-#: (:func:`engine.core.game.action_seed`); n20-game-3 records carry all their answers and still replay.
-ENGINE_VERSION = "n20-game-4"
-OLD_VERSIONS = ("n20-game-3",)
+#: n20-game-5: the readings of issue 29 (6.0 every step of a path, 6.9 judged at the end of the movement
+#: phase, 12.2.1 a Guard reinforcement, 14.1 the night march's own forced march, 14.2 the night's rest,
+#: Bussaco 16.8, 17.1 a square after a move). Records of n20-game-4 (the core record and seeding rule) and
+#: n20-game-3 (all answers, no sides) replay under these readings as far as they still mean what they
+#: meant: an event whose meaning a reading changed is refused naming the version and the rule
+#: (:attr:`GameState.made_by`), as is one these readings no longer allow.
+ENGINE_VERSION = "n20-game-5"
+OLD_VERSIONS = ("n20-game-4", "n20-game-3")
 
 #: shipped tables a record may name by id (``options.tables``) instead of by a file path
 SHIPPED_TABLES = {"v3": ("n20", "tables_v3.yaml"), "v2": ("n20", "tables_v2.yaml")}
@@ -317,6 +321,8 @@ class N20Rules(GameRules):
         if record.edition and record.edition != st.scenario.edition:
             raise RecordError(f"field 'edition': the scenario {record.scenario} is played with edition "
                               f"{st.scenario.edition}, the record says {_short(record.edition)}")
+        if record.engine_version in OLD_VERSIONS:
+            st = replace(st, made_by=record.engine_version)      # its readings: refused where they differ
         return st
 
     def to_act(self, state: GameState) -> str | None:
@@ -517,11 +523,10 @@ def invariants(s: GameState) -> list[str]:
             sides.setdefault(u.hex, set()).add(d.side)
             if d.type != "leader":
                 other_id = seen.get(u.hex)
-                if other_id is not None:
-                    cadres = d.type == "cadre" and sc.units[other_id].type == "cadre"      # 16.6.2
-                    pair = {u.id, other_id} == set(s.dummy_pair)                         # 16.1.3
-                    if not ((cadres or pair) and s.step in (Step.MOVEMENT, Step.OVER)):
-                        out.append(f"6.9: {u.id} and {other_id} stacked in {u.hex} ({s.step}, turn {s.turn})")
+                # 6.9 is judged at the end of the movement phase: within it a move may end on a friend that
+                # moves on (a dummy pair 16.1.3, Cadres to build up 16.6.2 alike); a game may end within it
+                if other_id is not None and s.step not in (Step.MOVEMENT, Step.OVER):
+                    out.append(f"6.9: {u.id} and {other_id} stacked in {u.hex} ({s.step}, turn {s.turn})")
                 seen[u.hex] = u.id
             g = board.garrisons.get(u.hex)
             if g is not None and not s.garrison_gone and g.side != d.side:
