@@ -194,6 +194,9 @@ def _check_expansion(root, file: str) -> None:
                 stack.append((k, False))
 
 
+#: libyaml's refusal of flow collections nested past its own bound (PyYAML >= 6.0.4 with libyaml >= 0.2.6)
+LIBYAML_NESTING = "exceeded maximum nesting depth"
+
 try:  # libyaml's scanner and parser are several times faster; the composer below stays in Python
     from yaml._yaml import CParser as _Parser  # type: ignore[import-not-found]
 
@@ -261,6 +264,11 @@ def parse_data(text: str, file: str = "<input>") -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else ""
         problem = one_line(getattr(exc, "problem", None) or exc)
+        if problem == LIBYAML_NESTING:
+            # libyaml's scanner reads ahead of the composer, so its own bound (1000 levels since PyYAML 6.0.4)
+            # can stop a long run of brackets before the composer above sees level MAX_DEPTH + 1; past 1000
+            # levels is past ours, so the refusal is ours, in our words
+            raise DataError(file, where, f"nesting at most {MAX_DEPTH} levels deep") from None
         if len(problem) > 2 * SHOWN:
             problem = problem[:2 * SHOWN - 1] + "…"
         raise DataError(file, where, f"valid YAML/JSON ({problem})") from None
