@@ -268,7 +268,7 @@ def _lead_zones(g: G.GameState, side: str) -> list[str]:
 # ------------------------------------------------------------------------------------------------
 # The rules
 # ------------------------------------------------------------------------------------------------
-class BcRules(GameRules):
+class BcRules(GameRules[BcState, BcAction]):
     system = "bc"
     title = "Battle Commander"
     sides = SIDES

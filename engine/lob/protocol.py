@@ -118,7 +118,7 @@ def parse_options(options: Any) -> tuple[frozenset[str], dict[str, int]]:
 # ------------------------------------------------------------------------------------------------
 # The rules
 # ------------------------------------------------------------------------------------------------
-class LobRules(GameRules):
+class LobRules(GameRules[Game, Action]):
     system = "lob"
     title = "Lines of Battle"
     sides = SIDES

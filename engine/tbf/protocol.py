@@ -360,7 +360,7 @@ def _front(game: GameState, side: str) -> frozenset:
 # ------------------------------------------------------------------------------------------------
 # The rules
 # ------------------------------------------------------------------------------------------------
-class TbfRules(GameRules):
+class TbfRules(GameRules[TbfState, TbfAction]):
     system = "tbf"
     title = "These Brave Fellows: Dürenstein 1805"
     sides = SIDES
