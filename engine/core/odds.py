@@ -19,15 +19,19 @@ Enumerations are bounded: past ``max_steps`` enumeration steps (requests met, re
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Generator, Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .dist import Dist, prob_json
 from .errors import LimitError, VedetteError
-from .procedure import Choose, Sub, enumerate_tree, first_option
+from .procedure import Choose, Policy, Procedure, Sub, enumerate_tree, first_option
+from .tree import Node, Tree
+
+if TYPE_CHECKING:
+    from .game import Bot, GameRules
 
 __all__ = ["OddsLine", "ActionOdds", "action_odds", "solve", "OddsBot", "metrics_label", "metrics_value",
            "MAX_STEPS", "MAX_OUTCOMES"]
@@ -50,7 +54,7 @@ class OddsLine:
     probability: Fraction
     rule: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "probability": prob_json(self.probability), "rule": self.rule}
 
 
@@ -76,8 +80,8 @@ class ActionOdds:
     def expect(self, metric: str) -> Fraction | float:
         return dict(self.expected).get(metric, Fraction(0))
 
-    def to_json(self) -> dict:
-        def num(v):
+    def to_json(self) -> dict[str, Any]:
+        def num(v: Fraction | float) -> dict[str, Any]:
             if isinstance(v, Fraction):
                 return {"fraction": f"{v.numerator}/{v.denominator}", "float": float(v)}
             return {"float": float(v)}
@@ -89,9 +93,8 @@ class ActionOdds:
 # ------------------------------------------------------------------------------------------------
 # Defaults of the protocol hooks (GameRules.odds_label, GameRules.evaluate)
 # ------------------------------------------------------------------------------------------------
-def _num(v) -> str:
-    v = float(v)
-    return f"{v:+g}"
+def _num(v: float) -> str:
+    return f"{float(v):+g}"
 
 
 def metrics_label(before: Mapping[str, float], after: Mapping[str, float]) -> str:
@@ -105,7 +108,7 @@ def metrics_label(before: Mapping[str, float], after: Mapping[str, float]) -> st
 _BAD = ("loss", "lost", "gone", "broken", "hits", "eliminated", "disorder", "rout", "shaken")
 
 
-def metrics_value(rules, state, side: str) -> float:
+def metrics_value(rules: GameRules[Any, Any], state: Any, side: str) -> float:
     """The default position value for ``side``: +1000 for a game it has won (-1000 lost, 0 drawn); else
     the sum of its ``name.side`` metrics minus the opponent's, counting names that read as damage
     (losses, hits, broken ...) negatively."""
@@ -129,7 +132,7 @@ class _Budget:
     """Counts the requests the procedure yields, over every branch the driver replays (the work an
     enumeration does), and stops past the bound."""
 
-    def __init__(self, limit: int, what: str):
+    def __init__(self, limit: int, what: str) -> None:
         self.limit, self.what, self.used, self.leaves, self.ends = limit, what, 0, 0, 0
 
     def tick(self) -> None:
@@ -146,23 +149,23 @@ class _Keyed:
 
     __slots__ = ("state", "key")
 
-    def __init__(self, state, key: int):
+    def __init__(self, state: Any, key: int) -> None:
         self.state, self.key = state, key
 
     def __hash__(self) -> int:
         return hash(self.key)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, _Keyed) and other.key == self.key
 
 
-def _counted(factory: Callable, budget: _Budget, top: bool = False) -> Callable:
-    def proc():
+def _counted(factory: Procedure, budget: _Budget, top: bool = False) -> Procedure:
+    def proc() -> Generator[Any, Any, Any]:
         return _relay(factory(), budget, top)
     return proc
 
 
-def _relay(gen, budget: _Budget, top: bool = False):
+def _relay(gen: Generator[Any, Any, Any], budget: _Budget, top: bool = False) -> Generator[Any, Any, Any]:
     """Pass every request of ``gen`` through unchanged, except sub-procedures, which are counted too;
     at the ``top`` (the action's own procedure) an unhashable end position is given a key of its own."""
     try:
@@ -184,11 +187,11 @@ def _relay(gen, budget: _Budget, top: bool = False):
     return value
 
 
-def _unkey(x):
+def _unkey(x: Any) -> Any:
     return x.state if isinstance(x, _Keyed) else x
 
 
-def _policy(chooser, state) -> tuple[Callable, str]:
+def _policy(chooser: Any, state: Any) -> tuple[Policy, str]:
     """A policy for the driver and its name, from a callable ``chooser(request)``, a bot (its
     ``choose(request, state)``), a mapping side -> bot, or ``None`` (the first listed option)."""
     if chooser is None:
@@ -196,27 +199,29 @@ def _policy(chooser, state) -> tuple[Callable, str]:
     if isinstance(chooser, Mapping):
         bots = dict(chooser)
 
-        def by_side(req: Choose):
+        def by_side(req: Choose) -> Hashable:
             b = bots.get(req.player) or next(iter(bots.values()))
-            return b.choose(req, state)
+            pick: Hashable = b.choose(req, state)
+            return pick
         names = sorted({getattr(b, "name", "bot") for b in bots.values()})
         return by_side, f"the {' and '.join(names)} bot{'s' if len(names) > 1 else ''}"
     if hasattr(chooser, "choose") and not isinstance(chooser, type):
         return (lambda req: chooser.choose(req, state)), f"the {getattr(chooser, 'name', 'given')} bot"
-    return chooser, getattr(chooser, "__name__", "the given policy")
+    return chooser, str(getattr(chooser, "__name__", "the given policy"))
 
 
-def _enumerate(rules, state, action, policy, max_steps: int, max_outcomes: int, keep: bool = False):
+def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int, max_outcomes: int,
+               keep: bool = False) -> Tree:
     what = rules.format_action(action)
     budget = _Budget(max_steps, what)
     factory = _counted(partial(rules.perform, state, action), budget, top=True)
     tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo={}, build=keep)
-    if not keep and len(tree.leaves) > max_outcomes:
+    if not keep and tree.leaves is not None and len(tree.leaves) > max_outcomes:
         raise LimitError(f"odds of {what}: end positions", max_outcomes, len(tree.leaves))
     return tree
 
 
-def _summarise(rules, state, action, dist: Dist, note: str) -> ActionOdds:
+def _summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str) -> ActionOdds:
     before = rules.metrics(state)
     groups: dict[tuple[str, str], Fraction] = {}
     expected: dict[str, Fraction] = {k: Fraction(0) for k in before}
@@ -234,7 +239,7 @@ def _summarise(rules, state, action, dist: Dist, note: str) -> ActionOdds:
     return ActionOdds(rules.format_action(action), default_rule, lines, tuple(sorted(expected.items())), note)
 
 
-def action_odds(rules, state, action, *, chooser=None, max_outcomes: int = MAX_OUTCOMES,
+def action_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, chooser: Any = None, max_outcomes: int = MAX_OUTCOMES,
                 max_steps: int = MAX_STEPS) -> ActionOdds:
     """The exact odds of ``action`` (an action, its JSON or its text notation) in ``state``.
 
@@ -249,8 +254,9 @@ def action_odds(rules, state, action, *, chooser=None, max_outcomes: int = MAX_O
     return _summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
 
 
-def solve(rules, state, action, value: Callable[[Any, str], float], *, fallback=None,
-          max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES):
+def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[Any, str], float], *, fallback: Any = None,
+          max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES
+          ) -> tuple[tuple[tuple[Any, Fraction], ...], dict[Choose, Hashable | None]]:
     """The action's distribution of end positions when every choice of its own procedure is made by the
     side that decides it to maximise its expected ``value(end_state, side)`` (choices inside
     sub-procedures by ``fallback``). Returns ``(outcomes, plan)``: the end positions with their exact
@@ -260,45 +266,48 @@ def solve(rules, state, action, value: Callable[[Any, str], float], *, fallback=
     policy, _ = _policy(fallback, state)
     tree = _enumerate(rules, state, action, policy, max_steps, max_outcomes, keep=True)
     sides = tuple(rules.sides)
-    cache: dict = {}
+    cache: dict[Any, tuple[float, ...]] = {}
 
-    def leaf_values(key):
+    def leaf_values(key: Any) -> tuple[float, ...]:
         v = cache.get(key)
         if v is None:
             v = cache[key] = tuple(value(_unkey(key), side) for side in sides)
         return v
 
-    plan: dict = {}
+    plan: dict[Choose, Hashable | None] = {}
 
-    def walk(node) -> tuple[tuple[float, ...], dict]:
+    def walk(node: Node) -> tuple[tuple[float, ...], dict[Any, Fraction]]:
         """(expected values per side, end-state weights) under ``node``."""
         if not node.children:
             return leaf_values(node.result), {node.result: Fraction(1)}
         if node.kind == "choose":
             req = node.request
             who = sides.index(req.player) if req.player in sides else sides.index(rules.to_act(state))
-            best = None
+            best: tuple[tuple[float, ...], dict[Any, Fraction], Any] | None = None
             for child in node.children:
                 vals, w = walk(child)
                 if best is None or vals[who] > best[0][who]:
                     best = (vals, w, child.outcome)
+            assert best is not None            # a choice has options
             key = req
             if key in plan and plan[key] != best[2]:
                 plan[key] = None
             elif key not in plan:
                 plan[key] = best[2]
             return best[0], best[1]
-        vals = [0.0] * len(sides)
-        weights: dict = {}
+        sums = [0.0] * len(sides)
+        weights: dict[Any, Fraction] = {}
         for child in node.children:
             cv, cw = walk(child)
             p = child.probability
+            assert p is not None               # a chance node's children have probabilities
             for i, v in enumerate(cv):
-                vals[i] += float(p) * v
+                sums[i] += float(p) * v
             for s, q in cw.items():
                 weights[s] = weights.get(s, Fraction(0)) + p * q
-        return tuple(vals), weights
+        return tuple(sums), weights
 
+    assert tree.root is not None               # keep=True builds the tree
     _, w = walk(tree.root)
     if len(w) > max_outcomes:
         raise LimitError(f"odds of {rules.format_action(action)}: end positions", max_outcomes, len(w))
@@ -337,7 +346,7 @@ class OddsBot:
 
     def __init__(self, seed: int | None = None, base: str = "greedy", margin: float = 0.0,
                  cache_size: int = 512, max_steps: int = 4_000, solve_steps: int = 800, top_k: int = 4,
-                 solve_ratio: int = 4):
+                 solve_ratio: int = 4) -> None:
         self.seed = seed
         self.base_name = base
         self.margin = margin
@@ -346,30 +355,31 @@ class OddsBot:
         self.solve_steps = solve_steps
         self.top_k = top_k
         self.solve_ratio = solve_ratio
-        self._base = None
-        self._rules = None
-        self._cache: OrderedDict = OrderedDict()
-        self._plan: dict = {}
-        self._forced = None         # (position, {attack: value}) of the last forced set weighed
-        self._steps: dict = {}      # attack -> enumeration steps of its last weighing (to judge a solve)
+        self._base: Bot | None = None
+        self._rules: GameRules[Any, Any] | None = None
+        self._cache: OrderedDict[Any, list[Any]] = OrderedDict()
+        self._plan: dict[Choose, Hashable | None] = {}
+        # (position, {attack: value}) of the last forced set weighed
+        self._forced: tuple[Any, dict[Any, float | None]] | None = None
+        self._steps: dict[Any, int] = {}      # attack -> enumeration steps of its last weighing (to judge a solve)
         self.weighed = 0            # attacks whose odds were computed (not found in the cache)
         self.too_big = 0            # attacks past the bound (weighed as None)
         self.solved = 0             # attacks solved for their plan
 
     # the greedy bot of the system, made once (on first use: the factory needs the rules)
-    def base(self, rules):
+    def base(self, rules: GameRules[Any, Any]) -> Bot:
         if self._base is None or self._rules is not rules:
             factories = rules.bots()
-            make = factories.get(self.base_name) or factories.get("random")
+            make = factories.get(self.base_name) or factories["random"]
             self._base = make(seed=self.seed)
             self._rules = rules
         return self._base
 
     @property
     def needs_legal(self) -> bool:
-        return getattr(self._base, "needs_legal", True) if self._base is not None else True
+        return bool(getattr(self._base, "needs_legal", True)) if self._base is not None else True
 
-    def choose(self, request: Choose, state=None) -> Hashable:
+    def choose(self, request: Choose, state: Any = None) -> Hashable:
         pick = self._plan.get(request)
         if pick is not None and pick in request.options:
             return pick
@@ -378,7 +388,7 @@ class OddsBot:
         return request.options[0]
 
     # --- the cache --------------------------------------------------------------------------------
-    def _entry(self, key):
+    def _entry(self, key: Any) -> list[Any] | None:
         """The cached [value, steps, plan] of ``key`` (None when absent or the key is unhashable)."""
         if key is None:
             return None
@@ -387,7 +397,7 @@ class OddsBot:
             self._cache.move_to_end(key)
         return hit
 
-    def _store(self, key, entry) -> None:
+    def _store(self, key: Any, entry: list[Any]) -> None:
         if key is None:
             return
         self._cache[key] = entry
@@ -395,7 +405,7 @@ class OddsBot:
             self._cache.popitem(last=False)
 
     @staticmethod
-    def _key(state, action):
+    def _key(state: Any, action: Any) -> tuple[Any, Any] | None:
         key = (state, action)
         try:
             hash(key)
@@ -403,24 +413,26 @@ class OddsBot:
             return None
         return key
 
-    def attack_value(self, rules, state, action) -> float | None:
+    def attack_value(self, rules: GameRules[Any, Any], state: Any, action: Any) -> float | None:
         """The expected change of the acting side's position value if ``action`` is made, its inner
         questions answered as the greedy bot answers them (``None`` when its odds are past the bound)."""
         key = self._key(state, action)
         hit = self._entry(key)
         if hit is not None:
-            return hit[0]
-        side = rules.to_act(state)
+            known: float | None = hit[0]
+            return known
+        side = str(rules.to_act(state))
         policy, _ = _policy(self.base(rules), state)
         what = rules.format_action(action)
         budget = _Budget(self.max_steps, what)
         try:
             factory = _counted(partial(rules.perform, state, action), budget, top=True)
             tree = enumerate_tree(factory, policy=policy, memo={}, build=False)
+            assert tree.leaves is not None       # no decision nodes: a policy answers every choice
             if len(tree.leaves) > MAX_OUTCOMES:
                 raise LimitError(f"odds of {what}: end positions", MAX_OUTCOMES, len(tree.leaves))
             v0 = rules.evaluate(state, side)
-            value = sum(float(p) * (rules.evaluate(_unkey(s), side) - v0) for s, p in tree.leaves.items())
+            value: float | None = sum(float(p) * (rules.evaluate(_unkey(s), side) - v0) for s, p in tree.leaves.items())
         except LimitError:
             self.too_big += 1
             value = None
@@ -429,14 +441,16 @@ class OddsBot:
         self._steps = {action: budget.used} if len(self._steps) > 64 else {**self._steps, action: budget.used}
         return value
 
-    def plan_of(self, rules, state, action) -> dict:
+    def plan_of(self, rules: GameRules[Any, Any], state: Any, action: Any) -> dict[Choose, Hashable | None]:
         """The answers :func:`solve` gives to the questions inside ``action`` (``{}`` when its tree is
         past ``solve_steps``). Solved once per (position, action)."""
         key = self._key(state, action)
         hit = self._entry(key)
         if hit is not None and hit[2] is not None:
-            return hit[2]
+            known: dict[Choose, Hashable | None] = hit[2]
+            return known
         steps = hit[1] if hit is not None else self._steps.get(action)
+        plan: dict[Choose, Hashable | None]
         if steps is None or steps * self.solve_ratio > self.solve_steps:
             plan = {}                          # not weighed here, or its tree is too big to solve
         else:
@@ -451,7 +465,7 @@ class OddsBot:
         return plan
 
     # --- choosing ---------------------------------------------------------------------------------
-    def _shortlist(self, rules, state, attacks: list) -> list:
+    def _shortlist(self, rules: GameRules[Any, Any], state: Any, attacks: list[Any]) -> list[Any]:
         """The attacks that get exact odds: all of them, or the ``top_k`` best by the system's cheap
         ``attack_score`` (ties in listed order) when it has one."""
         score = getattr(rules, "attack_score", None)
@@ -463,11 +477,11 @@ class OddsBot:
         keep = sorted(always | set(ranked[:self.top_k]))
         return [attacks[i] for i in keep]
 
-    def _make(self, rules, state, action):
+    def _make(self, rules: GameRules[Any, Any], state: Any, action: Any) -> Any:
         self._plan = self.plan_of(rules, state, action)
         return action
 
-    def choose_action(self, rules, state, legal: list | None):
+    def choose_action(self, rules: GameRules[Any, Any], state: Any, legal: list[Any] | None) -> Any:
         base = self.base(rules)
         if legal is None and getattr(base, "needs_legal", True):
             legal = rules.legal_actions(state)
@@ -489,7 +503,7 @@ class OddsBot:
                 return self._make(rules, state, attacks[best])
         short = self._shortlist(rules, state, attacks)
         values = [(self.attack_value(rules, state, a), i, a) for i, a in enumerate(short)]
-        scored = [t for t in values if t[0] is not None]
+        scored = [(v, i, a) for v, i, a in values if v is not None]
         if scored:
             value, _, best = max(scored, key=lambda t: (t[0], -t[1]))
             if value > self.margin:

@@ -34,7 +34,7 @@ __all__ = ["LobRules", "ENGINE_VERSION", "RULE_OF", "ACTION_TYPES", "parse_optio
 ENGINE_VERSION = "lob-game-2"
 
 
-class LobRules(GameRules):
+class LobRules(GameRules[Game, Action]):
     system = "lob"
     title = "Lines of Battle"
     sides = SIDES

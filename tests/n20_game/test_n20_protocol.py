@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from sizes import examples
 
 from engine.cli import main
 from engine.core.errors import RecordError, VedetteError
@@ -302,7 +303,7 @@ b_actions = st.builds(Action, kind=st.sampled_from(sorted(KINDS)), unit=st.none(
                       spend=st.booleans())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.sampled_from(STATES), b_actions)
 def test_any_action_is_checked_without_crashing_and_a_passed_check_applies(s, a):
     """check either passes or raises RuleViolation naming a rule (nothing else escapes); what passes is

@@ -42,7 +42,7 @@ GAME_OPTIONS = {LEADER_ASSIST: "Leader-assisted Skill Checks for Rally Orders (o
                                "Troops (29.7)"}
 
 
-class BcRules(GameRules):
+class BcRules(GameRules[BcState, BcAction]):
     system = "bc"
     title = "Battle Commander"
     sides = SIDES

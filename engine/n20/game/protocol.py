@@ -238,7 +238,7 @@ def register_bot(name: str, factory: Callable[..., Bot]) -> None:
 _RESULT_RULES = (("12.1.2", "12.1.2"), ("sudden death", "4.0"), ("12.7", "12.7"))
 
 
-class N20Rules(GameRules):
+class N20Rules(GameRules[GameState, Action]):
     system = "n20"
     title = "Napoleonic 20 (Fuentes de Oñoro 20, Bussaco 20)"
     sides = SIDES

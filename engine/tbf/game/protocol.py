@@ -33,7 +33,7 @@ from ..scenario import Scenario
 from . import handlers as H
 from . import words
 from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Face, Fire, Melee, Move,
-                      OutOfCommand, Pass, RULE_OF, action_from_json, format_action, parse_action)
+                      OutOfCommand, Pass, RULE_OF, action_from_json, format_action, parse_action, TbfAction)
 from .melee_combat import cached_melee_setup
 from .odds_words import tbf_label, tbf_value
 from .options import GAME_OPTIONS
@@ -62,7 +62,7 @@ REFUSED_VERSIONS = {"tbf-game-1": "made before the issue 29 readings (charges fo
 BOTS: dict[str, Callable] = {}
 
 
-class TbfRules(GameRules):
+class TbfRules(GameRules[TbfState, TbfAction]):
     system = "tbf"
     title = "These Brave Fellows: Dürenstein 1805"
     sides = SIDES
