@@ -12,8 +12,8 @@ pick sends a few hundred bytes and gets a few kilobytes back::
 
     desk = OddsDesk()                             # once per worker, kept for the worker's life
     key = desk.hold(rules, state)                 # after each commit (or hold(rules, state, key="game 7 @ 41"))
-    data = desk.odds(key, action_json)            # a pick: small plain data (below), cached
-    shown = desk.tree(key, action_json)           # only when the player opens the tree: the tree as plain data
+    data = desk.odds(key, action_json, seen_by=side)   # a pick: small plain data (below), cached
+    shown = desk.tree(key, action_json, seen_by=side)  # only when the player opens the tree: plain data too
 
 * ``hold(rules, state, key=None)`` returns the key: :func:`position_key` by default (the system and a
   digest of the position's JSON: the same position gives the same key in every process), or the key the
@@ -24,6 +24,11 @@ pick sends a few hundred bytes and gets a few kilobytes back::
   answers :func:`quick_odds` in the held position. A key the desk does not hold (never sent, or dropped)
   raises :class:`PositionNotHeld`: send the position again with ``hold`` and ask again.
 * ``tree(key, action)`` answers :func:`tree_data`: the tree of the same enumeration, built only now.
+* ``seen_by=`` (on ``odds`` and ``tree``): the side whose browser asks (``None``: a spectator). Where the
+  system hides part of the position (:meth:`~engine.core.game.GameRules.hides`: n20 16.1 fog of war, BC 15
+  hands and pile), the odds are worked out in what that side may see (:meth:`~engine.core.game.GameRules.view`),
+  never in the hidden truth, so they reveal nothing. Left out, the whole position is used (the server,
+  bots, the CLI).
 * ``stop=`` (on ``odds`` and ``tree``, a callable): asked every 256 enumeration steps; when it answers True
   the enumeration ends with :class:`~engine.core.odds.OddsCancelled` and the worker is free at once (a
   cancelled pick leaves no worker busy). Nothing is cached for a cancelled question.
@@ -91,7 +96,7 @@ from .tree import Tree
 from .words import plain
 
 __all__ = ["OddsDesk", "PositionNotHeld", "quick_odds", "odds_data", "action_tree", "tree_data",
-           "position_key", "read_action", "ODDS_CACHE", "MAX_ACTION_CHARS", "MAX_KEY_CHARS", "MAX_TREE_NODES"]
+           "position_key", "read_action", "seen", "WHOLE", "ODDS_CACHE", "MAX_ACTION_CHARS", "MAX_KEY_CHARS", "MAX_TREE_NODES"]
 
 #: the longest action (its text notation or its JSON) a question may carry
 MAX_ACTION_CHARS = 4000
@@ -104,6 +109,25 @@ RESULT_CHARS = 120
 
 #: the process's answers, by value (see the module docstring)
 ODDS_CACHE = OddsCache(512)
+
+
+class _Whole:
+    """The default of ``seen_by``: the whole position, nothing masked."""
+
+    def __repr__(self) -> str:
+        return "WHOLE"
+
+
+#: ``seen_by`` default: the whole position (no side's view)
+WHOLE = _Whole()
+
+
+def seen(rules, state, seen_by=WHOLE):
+    """The position as ``seen_by`` may see it (:meth:`~engine.core.game.GameRules.view` where the system
+    hides something in it; the position itself otherwise, or for ``WHOLE``)."""
+    if seen_by is WHOLE or not rules.hides(state):
+        return state
+    return rules.view(state, seen_by)
 
 
 class PositionNotHeld(VedetteError):
@@ -198,14 +222,16 @@ class _Refused:
 
 
 def quick_odds(rules, state, action, *, max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES,
-               cache: OddsCache | None = ODDS_CACHE, stop: Callable[[], bool] | None = None) -> dict:
+               cache: OddsCache | None = ODDS_CACHE, stop: Callable[[], bool] | None = None,
+               seen_by=WHOLE) -> dict:
     """The exact odds of ``action`` in ``state`` as small plain data (module docstring), from ``cache``
     when they were worked out before. Choices inside the action are answered by the first listed option
     (each rule's default), as :func:`~engine.core.odds.action_odds` answers them. Raises the action's
     :class:`~engine.core.errors.RuleViolation` when it is illegal, :class:`~engine.core.errors.LimitError`
     past a bound (naming it, and how far it got), :class:`~engine.core.odds.OddsCancelled` when ``stop()``
-    says so."""
+    says so. ``seen_by``: work them out in what that side may see (module docstring)."""
     action = read_action(rules, action)
+    state = seen(rules, state, seen_by)
     sk = _state_key(state)
     key = None if sk is None or cache is None else (_rules_key(rules), sk, action, max_steps, max_outcomes)
     if key is not None and not OddsCache.hashable(key):
@@ -253,12 +279,13 @@ def _trees(tree: Tree):
 
 
 def action_tree(rules, state, action, *, max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES,
-                max_nodes: int = MAX_TREE_NODES, stop: Callable[[], bool] | None = None) -> Tree:
+                max_nodes: int = MAX_TREE_NODES, stop: Callable[[], bool] | None = None, seen_by=WHOLE) -> Tree:
     """The probability tree of ``action`` in ``state`` (choices by the first listed option, as
     :func:`quick_odds`), its end positions named by the system's ``odds_label`` and the results of its
     sub-procedures in plain words. Bounded as :func:`quick_odds`, and at most ``max_nodes`` nodes
-    (sub-procedure trees included, each once)."""
+    (sub-procedure trees included, each once), in what ``seen_by`` may see."""
     action = read_action(rules, action)
+    state = seen(rules, state, seen_by)
     rules.check(state, action)
     policy, _ = _policy(None, state)
     tree, budget = _enumerate(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
@@ -350,15 +377,15 @@ class OddsDesk:
             raise PositionNotHeld(f"odds: no position is held under the key {key[:40]}; send the position again")
         return got
 
-    def odds(self, key: str, action, *, stop: Callable[[], bool] | None = None) -> dict:
-        """:func:`quick_odds` of ``action`` in the position held under ``key``."""
+    def odds(self, key: str, action, *, seen_by=WHOLE, stop: Callable[[], bool] | None = None) -> dict:
+        """:func:`quick_odds` of ``action`` in the position held under ``key`` (as ``seen_by`` sees it)."""
         rules, state = self.position(key)
         return quick_odds(rules, state, action, max_steps=self.max_steps, max_outcomes=self.max_outcomes,
-                          cache=self.cache, stop=stop)
+                          cache=self.cache, stop=stop, seen_by=seen_by)
 
-    def tree(self, key: str, action, *, stop: Callable[[], bool] | None = None) -> dict:
+    def tree(self, key: str, action, *, seen_by=WHOLE, stop: Callable[[], bool] | None = None) -> dict:
         """:func:`tree_data` of ``action`` in the position held under ``key`` (built now, not cached)."""
         rules, state = self.position(key)
         return tree_data(rules, state, action, max_steps=self.max_steps, max_outcomes=self.max_outcomes,
-                         max_nodes=self.max_nodes, stop=stop)
+                         max_nodes=self.max_nodes, stop=stop, seen_by=seen_by)
 

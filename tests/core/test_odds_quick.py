@@ -282,6 +282,47 @@ def test_tree_of_a_real_battle_shows_no_state():
         assert v is None or isinstance(v, (str, int, float, bool)), v
 
 
+class _Fog(Volleys):
+    """Red does not see how far blue is (a toy of n20 16.1): red's view shows blue at the start. Blue's
+    pickets, once blue is 5 spaces on, spoil red's first volley (a hit on a 6 only)."""
+
+    def hides(self, s):
+        return True
+
+    def view(self, s, side):
+        return s if side == "blue" else replace(s, blue=0)
+
+    def perform(self, s, a):
+        self._performed += 1
+        first = yield Roll("d6", rule="T1", label="first volley")
+        second = yield Roll("d6", rule="T2", label="second volley")
+        hits = (first >= (6 if s.blue >= 5 else 5)) + (second >= 5)
+        return replace(s, red=s.red + hits, player="blue")
+
+
+def test_odds_seen_by_a_side_are_worked_out_in_what_it_may_see():
+    rules, cache = _Fog(), OddsCache(8)
+    truth = RaceState(goal=10, blue=6)
+    desk = OddsDesk(cache=cache)
+    key = desk.hold(rules, truth)
+    # the whole position: first volley 1/6, second 1/3; two hits 1/18, none 5/6 * 2/3 = 10/18,
+    # one 1 - 1/18 - 10/18 = 7/18
+    whole = desk.odds(key, RED_ROLLS)
+    assert [(x["label"], x["fraction"]) for x in whole["lines"]] == [
+        ("no change", "5/9"), ("red +1", "7/18"), ("red +2", "1/18")]
+    # red may not see blue's pickets: its odds are those of the position it sees (4/9, 4/9, 1/9), and
+    # the cached answer of the whole position is not given to it
+    red = desk.odds(key, RED_ROLLS, seen_by="red")
+    assert red == quick_odds(rules, RaceState(goal=10), RED_ROLLS, cache=None)
+    assert [x["fraction"] for x in red["lines"]] == ["4/9", "4/9", "1/9"]
+    assert desk.odds(key, RED_ROLLS, seen_by="blue") == whole           # blue sees it all
+    # first die 5, second 5 or 6: two hits where red sees no pickets, one in the whole position
+    def after_five(tree):
+        return [c["result"] for c in tree["tree"]["children"][4]["children"]][4:]
+    assert after_five(desk.tree(key, RED_ROLLS, seen_by="red")) == ["red +2", "red +2"]
+    assert after_five(desk.tree(key, RED_ROLLS)) == ["red +1", "red +1"]
+
+
 # ------------------------------------------------------------------------------------------------
 # The desk: positions held by key
 # ------------------------------------------------------------------------------------------------
