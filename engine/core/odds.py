@@ -14,10 +14,14 @@ otherwise plays as the system's greedy bot would without attacking. The policy i
 ``docs/bots.md``.
 
 Enumerations are bounded: past ``max_steps`` enumeration steps (requests met, replays included) or
-``max_outcomes`` end positions the answer is a :class:`~engine.core.errors.LimitError` naming the bound, never a stalled process.
+``max_outcomes`` end positions the answer is a :class:`~engine.core.errors.LimitError` naming the bound
+and how far the enumeration got (the ways to the end it had worked out, and their share of the chances),
+never a stalled process. The play page's quick path over these (a cache by position and action, small
+data, the tree on a second call) is :mod:`engine.core.quick_odds`.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Hashable, Mapping
 from dataclasses import dataclass
@@ -27,14 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 from .dist import Dist, prob_json
 from .errors import LimitError, VedetteError
-from .procedure import Choose, Policy, Procedure, Sub, enumerate_tree, first_option
+from .procedure import ChanceRequest, Choose, Policy, Procedure, Roll, Sub, enumerate_tree, first_option
 from .tree import Node, Tree
 
 if TYPE_CHECKING:
     from .game import Bot, GameRules
 
-__all__ = ["OddsLine", "ActionOdds", "action_odds", "solve", "OddsBot", "metrics_label", "metrics_value",
-           "MAX_STEPS", "MAX_OUTCOMES"]
+__all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "action_odds", "solve", "OddsBot", "OddsCache",
+           "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES"]
 
 #: the most requests one enumeration may meet, over every branch it replays (the driver runs a branch
 #: again from the start for each sibling answer, so this bounds the work, about 50 us a request)
@@ -46,6 +50,10 @@ MAX_OUTCOMES = 4000
 # ------------------------------------------------------------------------------------------------
 # Values
 # ------------------------------------------------------------------------------------------------
+class OddsCancelled(VedetteError):
+    """An enumeration stopped because whoever asked no longer wants the answer (the page moved on)."""
+
+
 @dataclass(frozen=True)
 class OddsLine:
     """One outcome of an action: in a player's words, its exact probability, the rule that decides it."""
@@ -130,17 +138,58 @@ def metrics_value(rules: GameRules[Any, Any], state: Any, side: str) -> float:
 # ------------------------------------------------------------------------------------------------
 class _Budget:
     """Counts the requests the procedure yields, over every branch the driver replays (the work an
-    enumeration does), and stops past the bound."""
+    enumeration does), and stops past the bound. With ``track`` it also follows how far the enumeration
+    got (the ways to the end it worked out and their chance), for the message of the bound."""
 
-    def __init__(self, limit: int, what: str) -> None:
-        self.limit, self.what, self.used, self.leaves, self.ends = limit, what, 0, 0, 0
+    def __init__(self, limit: int, what: str, track: bool = False, stop: Callable[[], bool] | None = None):
+        self.limit, self.what, self.used, self.leaves = limit, what, 0, 0
+        self.track = track
+        self.stop = stop                # asked every 256 steps: True stops the enumeration (cancelled)
+        self.memo: dict | None = None   # the driver's memo of sub-procedure results (their chances)
+        self.ends = 0                   # ways to the end worked out (tracked only)
+        self.mass = 0.0                 # their chance (tracked only)
+        self.subs: dict = {}            # sub-procedure key -> [its request, ways worked out, their chance]
 
     def tick(self) -> None:
         self.used += 1
         if self.used > self.limit:
-            raise LimitError(f"odds of {self.what}: enumeration steps", self.limit,
-                             why=f"this action has too many dice outcomes to enumerate exactly (it had run "
-                                 f"{self.ends} branch{'es' if self.ends != 1 else ''} to the end)")
+            raise self.past(f"odds of {self.what}: enumeration steps", self.limit)
+        if self.stop is not None and not self.used & 255 and self.stop():
+            raise OddsCancelled(f"odds of {self.what}: cancelled")
+
+    def progress(self) -> str:
+        """How far the enumeration got, in a player's words ("" when not tracked): the ways to the end
+        worked out and their chance; before the first, the same inside the outermost sub-procedure not
+        finished yet (a Battle Commander assault spends its work in its card draws first)."""
+        if not self.track:
+            return ""
+        if self.ends:
+            return f"it had worked out {_ways(self.ends, self.mass, 'the action can end', 'the')}, when it stopped"
+        for key, (req, n, mass) in self.subs.items():
+            if self.memo is not None and key in self.memo:
+                continue                # finished: its result is known
+            where = req.label or "a step"
+            inside = _ways(n, mass, "to its end", "its") if n else "not one way to its end"
+            return (f"it had not worked out one way to the end yet; inside {where} (rule {req.rule}) it had "
+                    f"worked out {inside}, when it stopped")
+        return "it had not worked out one way to the end yet"
+
+    def past(self, what: str, limit: int, got=None, why: str = "") -> LimitError:
+        """The error of a bound passed: the bound named, and how far the enumeration got."""
+        if not why:
+            why = "this action has too many dice outcomes to enumerate exactly"
+            done = self.progress()
+            why = f"{why}; {done}" if done else why
+        exc = LimitError(what, limit, got, why=why)
+        exc.steps, exc.ends, exc.mass = self.used, self.ends, self.mass
+        return exc
+
+
+def _ways(n: int, mass: float, how: str, whose: str) -> str:
+    """e.g. ``"1,234 ways the action can end, 37.5% of the chances"``."""
+    share = mass * 100
+    shown = f"{share:.1f}%" if 0.05 <= share <= 99.95 or share in (0, 100) else f"{share:.2g}%"
+    return f"{n:,} way{'s' if n != 1 else ''} {how}, {shown} of {whose} chances"
 
 
 class _Keyed:
@@ -159,15 +208,18 @@ class _Keyed:
         return isinstance(other, _Keyed) and other.key == self.key
 
 
-def _counted(factory: Procedure, budget: _Budget, top: bool = False) -> Procedure:
-    def proc() -> Generator[Any, Any, Any]:
-        return _relay(factory(), budget, top)
+def _counted(factory: Callable, budget: _Budget, top: bool = False, within: Sub | None = None) -> Callable:
+    def proc():
+        return _relay(factory(), budget, top, within)
     return proc
 
 
-def _relay(gen: Generator[Any, Any, Any], budget: _Budget, top: bool = False) -> Generator[Any, Any, Any]:
+def _relay(gen, budget: _Budget, top: bool = False, within: Sub | None = None):
     """Pass every request of ``gen`` through unchanged, except sub-procedures, which are counted too;
-    at the ``top`` (the action's own procedure) an unhashable end position is given a key of its own."""
+    at the ``top`` (the action's own procedure) an unhashable end position is given a key of its own.
+    ``within``: the sub-procedure request ``gen`` answers (for the progress of a tracked budget)."""
+    if budget.track:
+        return (yield from _relay_tracked(gen, budget, top, within))
     try:
         req = next(gen)
         while True:
@@ -177,17 +229,65 @@ def _relay(gen: Generator[Any, Any, Any], budget: _Budget, top: bool = False) ->
             req = gen.send((yield req))
     except StopIteration as stop:
         value = stop.value
-    if top:
-        budget.ends += 1
-        try:
-            hash(value)
-        except TypeError:
-            budget.leaves += 1
-            value = _Keyed(value, budget.leaves)
+    return _keyed(value, budget) if top else value
+
+
+def _keyed(value, budget: _Budget):
+    try:
+        hash(value)
+    except TypeError:
+        budget.leaves += 1
+        value = _Keyed(value, budget.leaves)
     return value
 
 
-def _unkey(x: Any) -> Any:
+def _relay_tracked(gen, budget: _Budget, top: bool, within: Sub | None):
+    """:func:`_relay`, following the chance of the way taken (each die face, card or sub-procedure result
+    the driver sends back), added up as each way reaches the end: the action's own ways at the ``top``,
+    else the ways of the sub-procedure ``within`` (by its key, in the order they were first met)."""
+    if within is not None and within.key not in budget.subs:
+        budget.subs[within.key] = [within, 0, 0.0]
+    chance = 1.0
+    try:
+        req = next(gen)
+        while True:
+            budget.tick()
+            if isinstance(req, Sub):
+                req = Sub(req.key, _counted(req.proc, budget, within=req), req.rule, req.label)
+            answer = yield req
+            if isinstance(req, (ChanceRequest, Sub)):
+                chance *= _chance_of(req, answer, budget.memo)
+            req = gen.send(answer)
+    except StopIteration as stop:
+        value = stop.value
+    if top:
+        budget.ends += 1
+        budget.mass += chance
+        return _keyed(value, budget)
+    if within is not None:
+        done = budget.subs[within.key]
+        done[1] += 1
+        done[2] += chance
+    return value
+
+
+def _chance_of(req, answer, memo: dict | None) -> float:
+    """The chance of ``answer`` to ``req`` as the enumerate driver weighs it (a banded roll's band)."""
+    if isinstance(req, Sub):
+        hit = memo.get(req.key) if memo is not None else None
+        return float(hit[0][answer]) if hit is not None else 1.0
+    if isinstance(req, Roll) and req.bands:
+        for face, p, _ in req.banded_outcomes():
+            if face == answer:
+                return float(p)
+        return 0.0
+    for v, p in req.outcomes():
+        if v == answer:
+            return float(p)
+    return 0.0
+
+
+def _unkey(x):
     return x.state if isinstance(x, _Keyed) else x
 
 
@@ -210,15 +310,21 @@ def _policy(chooser: Any, state: Any) -> tuple[Policy, str]:
     return chooser, str(getattr(chooser, "__name__", "the given policy"))
 
 
-def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int, max_outcomes: int,
-               keep: bool = False) -> Tree:
+def _enumerate(rules, state, action, policy, max_steps: int, max_outcomes: int, keep: bool = False,
+               build: bool | None = None, stop: Callable[[], bool] | None = None):
+    """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
+    (for :func:`solve`); ``build``: the nodes made too (default: with ``keep``). Past a bound the
+    :class:`LimitError` says how far it got."""
     what = rules.format_action(action)
-    budget = _Budget(max_steps, what)
+    budget = _Budget(max_steps, what, track=not keep, stop=stop)
+    budget.memo = memo = {}
     factory = _counted(partial(rules.perform, state, action), budget, top=True)
-    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo={}, build=keep)
-    if not keep and tree.leaves is not None and len(tree.leaves) > max_outcomes:
-        raise LimitError(f"odds of {what}: end positions", max_outcomes, len(tree.leaves))
-    return tree
+    build = keep if build is None else build
+    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build)
+    if not keep and len(tree.leaves) > max_outcomes:
+        raise budget.past(f"odds of {what}: end positions", max_outcomes, len(tree.leaves),
+                          why="this action ends in too many different positions to list")
+    return tree, budget
 
 
 def _summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str) -> ActionOdds:
@@ -239,18 +345,19 @@ def _summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, 
     return ActionOdds(rules.format_action(action), default_rule, lines, tuple(sorted(expected.items())), note)
 
 
-def action_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, chooser: Any = None, max_outcomes: int = MAX_OUTCOMES,
-                max_steps: int = MAX_STEPS) -> ActionOdds:
+def action_odds(rules, state, action, *, chooser=None, max_outcomes: int = MAX_OUTCOMES,
+                max_steps: int = MAX_STEPS, stop: Callable[[], bool] | None = None) -> ActionOdds:
     """The exact odds of ``action`` (an action, its JSON or its text notation) in ``state``.
 
     The action is checked first (an illegal one raises its :class:`RuleViolation`); its procedure is
     enumerated with choices answered by ``chooser`` (see :func:`_policy`; default the first listed
     option). Raises :class:`LimitError` past ``max_steps`` enumeration steps or ``max_outcomes``
-    end positions."""
+    end positions, saying how far it got; :class:`OddsCancelled` once ``stop()`` (asked every 256 steps)
+    answers True."""
     action = rules.coerce_action(action)
     rules.check(state, action)
     policy, name = _policy(chooser, state)
-    tree = _enumerate(rules, state, action, policy, max_steps, max_outcomes)
+    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
     return _summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
 
 
@@ -264,7 +371,7 @@ def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[
     to the option taken, or to ``None`` where two branches met the same question and answered it
     differently. Bounded like :func:`action_odds`."""
     policy, _ = _policy(fallback, state)
-    tree = _enumerate(rules, state, action, policy, max_steps, max_outcomes, keep=True)
+    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, keep=True)
     sides = tuple(rules.sides)
     cache: dict[Any, tuple[float, ...]] = {}
 
@@ -315,6 +422,69 @@ def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[
 
 
 # ------------------------------------------------------------------------------------------------
+# A bounded cache by value
+# ------------------------------------------------------------------------------------------------
+class OddsCache:
+    """At most ``size`` answers kept by key, the least recently used dropped first. Keys are values
+    (a position and an action compare by what they hold, never by ``id``), so a key never goes stale;
+    an unhashable key (a position with a mutable part) is neither looked up nor kept. Safe to share
+    between threads."""
+
+    def __init__(self, size: int = 256):
+        if size < 0:
+            raise ValueError("an odds cache holds 0 entries or more")
+        self.size = size
+        self._entries: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def hashable(key) -> bool:
+        try:
+            hash(key)
+        except TypeError:
+            return False
+        return True
+
+    def get(self, key, default=None):
+        """The answer kept for ``key`` (``default`` when none); a hit makes it the most recently used."""
+        if key is None or not self.hashable(key):
+            return default
+        with self._lock:
+            hit = self._entries.get(key, _MISSING)
+            if hit is _MISSING:
+                self.misses += 1
+                return default
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return hit
+
+    def put(self, key, value) -> None:
+        if key is None or not self.hashable(key):
+            return
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key) -> bool:
+        return self.hashable(key) and key in self._entries
+
+
+_MISSING = object()
+
+
+# ------------------------------------------------------------------------------------------------
 # The odds-aware bot
 # ------------------------------------------------------------------------------------------------
 class OddsBot:
@@ -355,16 +525,17 @@ class OddsBot:
         self.solve_steps = solve_steps
         self.top_k = top_k
         self.solve_ratio = solve_ratio
-        self._base: Bot | None = None
-        self._rules: GameRules[Any, Any] | None = None
-        self._cache: OrderedDict[Any, list[Any]] = OrderedDict()
-        self._plan: dict[Choose, Hashable | None] = {}
-        # (position, {attack: value}) of the last forced set weighed
-        self._forced: tuple[Any, dict[Any, float | None]] | None = None
-        self._steps: dict[Any, int] = {}      # attack -> enumeration steps of its last weighing (to judge a solve)
+        self._base = None
+        self._rules = None
+        self._cache = OddsCache(cache_size)
+        self._plan: dict = {}
+        self._forced = None         # (position, {attack: value}) of the last forced set weighed
+        self._steps: dict = {}      # attack -> enumeration steps of its last weighing (to judge a solve)
+        self._now = None            # (position, side, its value): the position the attacks are weighed in
         self.weighed = 0            # attacks whose odds were computed (not found in the cache)
         self.too_big = 0            # attacks past the bound (weighed as None)
         self.solved = 0             # attacks solved for their plan
+        self.steps = 0              # enumeration steps of the attacks weighed, all together
 
     # the greedy bot of the system, made once (on first use: the factory needs the rules)
     def base(self, rules: GameRules[Any, Any]) -> Bot:
@@ -390,19 +561,10 @@ class OddsBot:
     # --- the cache --------------------------------------------------------------------------------
     def _entry(self, key: Any) -> list[Any] | None:
         """The cached [value, steps, plan] of ``key`` (None when absent or the key is unhashable)."""
-        if key is None:
-            return None
-        hit = self._cache.get(key)
-        if hit is not None:
-            self._cache.move_to_end(key)
-        return hit
+        return self._cache.get(key)
 
-    def _store(self, key: Any, entry: list[Any]) -> None:
-        if key is None:
-            return
-        self._cache[key] = entry
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+    def _store(self, key, entry) -> None:
+        self._cache.put(key, entry)
 
     @staticmethod
     def _key(state: Any, action: Any) -> tuple[Any, Any] | None:
@@ -431,17 +593,25 @@ class OddsBot:
             assert tree.leaves is not None       # no decision nodes: a policy answers every choice
             if len(tree.leaves) > MAX_OUTCOMES:
                 raise LimitError(f"odds of {what}: end positions", MAX_OUTCOMES, len(tree.leaves))
-            v0 = rules.evaluate(state, side)
-            value: float | None = sum(float(p) * (rules.evaluate(_unkey(s), side) - v0) for s, p in tree.leaves.items())
+            v0 = self._value_now(rules, state, side)
+            value = sum(float(p) * (rules.evaluate(_unkey(s), side) - v0) for s, p in tree.leaves.items())
         except LimitError:
             self.too_big += 1
             value = None
         self.weighed += 1
+        self.steps += budget.used
         self._store(key, [value, budget.used, None])
         self._steps = {action: budget.used} if len(self._steps) > 64 else {**self._steps, action: budget.used}
         return value
 
-    def plan_of(self, rules: GameRules[Any, Any], state: Any, action: Any) -> dict[Choose, Hashable | None]:
+    def _value_now(self, rules, state, side) -> float:
+        """``rules.evaluate(state, side)``, worked out once for the attacks of one decision."""
+        now = self._now
+        if now is None or now[0] != state or now[1] != side:
+            now = self._now = (state, side, rules.evaluate(state, side))
+        return now[2]
+
+    def plan_of(self, rules, state, action) -> dict:
         """The answers :func:`solve` gives to the questions inside ``action`` (``{}`` when its tree is
         past ``solve_steps``). Solved once per (position, action)."""
         key = self._key(state, action)
