@@ -24,11 +24,8 @@ pick sends a few hundred bytes and gets a few kilobytes back::
   answers :func:`quick_odds` in the held position. A key the desk does not hold (never sent, or dropped)
   raises :class:`PositionNotHeld`: send the position again with ``hold`` and ask again.
 * ``tree(key, action)`` answers :func:`tree_data`: the tree of the same enumeration, built only now.
-* ``seen_by=`` (on ``odds`` and ``tree``): the side whose browser asks (``None``: a spectator). Where the
-  system hides part of the position (:meth:`~engine.core.game.GameRules.hides`: n20 16.1 fog of war, BC 15
-  hands and pile), the odds are worked out in what that side may see (:meth:`~engine.core.game.GameRules.view`),
-  never in the hidden truth, so they reveal nothing. Left out, the whole position is used (the server,
-  bots, the CLI).
+* ``seen_by=`` (on ``odds`` and ``tree``): the side whose browser asks (``None``: a spectator). Left out
+  (:data:`WHOLE`), the whole position is used (the server, bots, the CLI). See "Hidden information" below.
 * ``stop=`` (on ``odds`` and ``tree``, a callable): asked every 256 enumeration steps; when it answers True
   the enumeration ends with :class:`~engine.core.odds.OddsCancelled` and the worker is free at once (a
   cancelled pick leaves no worker busy). Nothing is cached for a cancelled question.
@@ -56,6 +53,21 @@ probability; a sub-procedure's tree listed once in ``subtrees``), every end posi
 system's ``odds_label`` and every sub-procedure result in plain words (no state, no repr). In the same
 process :func:`action_tree` gives the core :class:`~engine.core.tree.Tree` itself (for
 ``dashboards.render.tree_plot``).
+
+Hidden information, and the position the odds are worked out from
+-------------------------------------------------------------------
+:func:`odds_position` picks the position, through two optional hooks of the system's rules (duck-typed, as
+the odds bot's ``attack_score``; a system without them gets the plain behaviour):
+
+* ``rules.odds_state(state)``: the position with everything known, in the compact form that gives the
+  same fractions with fewer branches (Battle Commander's piles as card summaries, 21.0, 23.2-23.3). Used
+  for the whole position, and for a side when the system hides nothing.
+* ``rules.odds_position(state, action, side)``: where the system hides part of the position from that side
+  (:meth:`~engine.core.game.GameRules.hides`: n20 16.1 fog of war, BC 15.0 hands and pile), the position
+  to work ``side``'s odds of ``action`` from as that side knows it (BC: its ``odds_view``), or a
+  :class:`~engine.core.errors.RuleViolation` naming the rule when that side may not be shown exact odds
+  (n20: a face-down counter that could change them, 16.1). A hiding system without this hook is refused
+  (:class:`OddsHidden`): a side's odds are never worked out from what it may not see.
 
 Caching and bounds
 ------------------
@@ -100,7 +112,7 @@ if TYPE_CHECKING:
     from .game import GameRules
 
 __all__ = ["OddsDesk", "PositionNotHeld", "quick_odds", "odds_data", "action_tree", "tree_data", "position_key",
-           "read_action", "seen", "WHOLE", "SeenBy", "ODDS_CACHE", "MAX_ACTION_CHARS", "MAX_KEY_CHARS",
+           "read_action", "odds_position", "OddsHidden", "WHOLE", "SeenBy", "ODDS_CACHE", "MAX_ACTION_CHARS", "MAX_KEY_CHARS",
            "MAX_TREE_NODES"]
 
 #: the longest action (its text notation or its JSON) a question may carry
@@ -130,12 +142,23 @@ WHOLE = _Whole()
 SeenBy = Union[str, None, _Whole]
 
 
-def seen(rules: GameRules[Any, Any], state: Any, seen_by: SeenBy = WHOLE) -> Any:
-    """The position as ``seen_by`` may see it (:meth:`~engine.core.game.GameRules.view` where the system
-    hides something in it; the position itself otherwise, or for ``WHOLE``)."""
-    if isinstance(seen_by, _Whole) or not rules.hides(state):
-        return state
-    return rules.view(state, seen_by)
+class OddsHidden(VedetteError):
+    """A side asked for odds in a position that hides part of what decides them, and the system does not
+    say what that side may be shown (no ``odds_position`` hook)."""
+
+
+def odds_position(rules: GameRules[Any, Any], state: Any, action: Any, seen_by: SeenBy = WHOLE) -> Any:
+    """The position to work the odds of ``action`` from, for ``seen_by`` (module docstring: the system's
+    optional ``odds_state`` and ``odds_position`` hooks)."""
+    if not isinstance(seen_by, _Whole) and rules.hides(state):
+        hook = getattr(rules, "odds_position", None)
+        if hook is None:
+            who = seen_by or "a spectator"
+            raise OddsHidden(f"odds of {rules.format_action(action)}: {rules.title} hides part of this position "
+                             f"from {who}, and does not say which odds {who} may be shown")
+        return hook(state, action, seen_by)
+    compact = getattr(rules, "odds_state", None)
+    return compact(state) if compact is not None else state
 
 
 class PositionNotHeld(VedetteError):
@@ -235,7 +258,8 @@ def quick_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, max_steps
     past a bound (naming it, and how far it got), :class:`~engine.core.odds.OddsCancelled` when ``stop()``
     says so. ``seen_by``: work them out in what that side may see (module docstring)."""
     action = read_action(rules, action)
-    state = seen(rules, state, seen_by)
+    rules.check(state, action)
+    state = odds_position(rules, state, action, seen_by)
     sk = _state_key(state)
     key = None if sk is None or cache is None else (_rules_key(rules), sk, action, max_steps, max_outcomes)
     if key is not None and not OddsCache.hashable(key):
@@ -246,7 +270,6 @@ def quick_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, max_steps
             raise hit.again()
         known: dict[str, Any] = copy.deepcopy(hit)
         return known
-    rules.check(state, action)
     policy, name = _policy(None, state)
     try:
         tree, budget = _enumerate(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
@@ -293,8 +316,8 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
     sub-procedures in plain words. Bounded as :func:`quick_odds`, and at most ``max_nodes`` nodes
     (sub-procedure trees included, each once), in what ``seen_by`` may see."""
     action = read_action(rules, action)
-    state = seen(rules, state, seen_by)
     rules.check(state, action)
+    state = odds_position(rules, state, action, seen_by)
     policy, _ = _policy(None, state)
     tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
     trees = _trees(tree)
