@@ -37,7 +37,7 @@ from .tree import Node, Tree
 if TYPE_CHECKING:
     from .game import Bot, GameRules
 
-__all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "action_odds", "solve", "OddsBot", "OddsCache",
+__all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "OddsLimitError", "action_odds", "solve", "OddsBot", "OddsCache",
            "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES"]
 
 #: the most requests one enumeration may meet, over every branch it replays (the driver runs a branch
@@ -52,6 +52,18 @@ MAX_OUTCOMES = 4000
 # ------------------------------------------------------------------------------------------------
 class OddsCancelled(VedetteError):
     """An enumeration stopped because whoever asked no longer wants the answer (the page moved on)."""
+
+
+class OddsLimitError(LimitError):
+    """An action's odds past a bound (:class:`~engine.core.errors.LimitError`, the bound named), with how
+    far the enumeration got: ``steps`` made, ``ends`` (the ways to the end worked out) and ``mass`` (their
+    chance, as a float)."""
+
+    def __init__(self, what: str, limit: int, got: object = None, why: str = "", *, steps: int = 0,
+                 ends: int = 0, mass: float = 0.0) -> None:
+        super().__init__(what, limit, got, why=why)
+        self.why = why
+        self.steps, self.ends, self.mass = steps, ends, mass
 
 
 @dataclass(frozen=True)
@@ -141,14 +153,16 @@ class _Budget:
     enumeration does), and stops past the bound. With ``track`` it also follows how far the enumeration
     got (the ways to the end it worked out and their chance), for the message of the bound."""
 
-    def __init__(self, limit: int, what: str, track: bool = False, stop: Callable[[], bool] | None = None):
+    def __init__(self, limit: int, what: str, track: bool = False, stop: Callable[[], bool] | None = None) -> None:
         self.limit, self.what, self.used, self.leaves = limit, what, 0, 0
         self.track = track
         self.stop = stop                # asked every 256 steps: True stops the enumeration (cancelled)
-        self.memo: dict | None = None   # the driver's memo of sub-procedure results (their chances)
+        #: the driver's memo of sub-procedure results (their chances): key -> (distribution, tree)
+        self.memo: dict[Hashable, tuple[Dist, Any]] | None = None
         self.ends = 0                   # ways to the end worked out (tracked only)
         self.mass = 0.0                 # their chance (tracked only)
-        self.subs: dict = {}            # sub-procedure key -> [its request, ways worked out, their chance]
+        #: sub-procedure key -> [its request, ways worked out, their chance] (tracked only)
+        self.subs: dict[Hashable, list[Any]] = {}
 
     def tick(self) -> None:
         self.used += 1
@@ -174,15 +188,13 @@ class _Budget:
                     f"worked out {inside}, when it stopped")
         return "it had not worked out one way to the end yet"
 
-    def past(self, what: str, limit: int, got=None, why: str = "") -> LimitError:
+    def past(self, what: str, limit: int, got: object = None, why: str = "") -> LimitError:
         """The error of a bound passed: the bound named, and how far the enumeration got."""
         if not why:
             why = "this action has too many dice outcomes to enumerate exactly"
             done = self.progress()
             why = f"{why}; {done}" if done else why
-        exc = LimitError(what, limit, got, why=why)
-        exc.steps, exc.ends, exc.mass = self.used, self.ends, self.mass
-        return exc
+        return OddsLimitError(what, limit, got, why=why, steps=self.used, ends=self.ends, mass=self.mass)
 
 
 def _ways(n: int, mass: float, how: str, whose: str) -> str:
@@ -208,13 +220,14 @@ class _Keyed:
         return isinstance(other, _Keyed) and other.key == self.key
 
 
-def _counted(factory: Callable, budget: _Budget, top: bool = False, within: Sub | None = None) -> Callable:
-    def proc():
+def _counted(factory: Procedure, budget: _Budget, top: bool = False, within: Sub | None = None) -> Procedure:
+    def proc() -> Generator[Any, Any, Any]:
         return _relay(factory(), budget, top, within)
     return proc
 
 
-def _relay(gen, budget: _Budget, top: bool = False, within: Sub | None = None):
+def _relay(gen: Generator[Any, Any, Any], budget: _Budget, top: bool = False,
+           within: Sub | None = None) -> Generator[Any, Any, Any]:
     """Pass every request of ``gen`` through unchanged, except sub-procedures, which are counted too;
     at the ``top`` (the action's own procedure) an unhashable end position is given a key of its own.
     ``within``: the sub-procedure request ``gen`` answers (for the progress of a tracked budget)."""
@@ -232,7 +245,7 @@ def _relay(gen, budget: _Budget, top: bool = False, within: Sub | None = None):
     return _keyed(value, budget) if top else value
 
 
-def _keyed(value, budget: _Budget):
+def _keyed(value: Any, budget: _Budget) -> Any:
     try:
         hash(value)
     except TypeError:
@@ -241,7 +254,8 @@ def _keyed(value, budget: _Budget):
     return value
 
 
-def _relay_tracked(gen, budget: _Budget, top: bool, within: Sub | None):
+def _relay_tracked(gen: Generator[Any, Any, Any], budget: _Budget, top: bool,
+                   within: Sub | None) -> Generator[Any, Any, Any]:
     """:func:`_relay`, following the chance of the way taken (each die face, card or sub-procedure result
     the driver sends back), added up as each way reaches the end: the action's own ways at the ``top``,
     else the ways of the sub-procedure ``within`` (by its key, in the order they were first met)."""
@@ -271,7 +285,7 @@ def _relay_tracked(gen, budget: _Budget, top: bool, within: Sub | None):
     return value
 
 
-def _chance_of(req, answer, memo: dict | None) -> float:
+def _chance_of(req: ChanceRequest | Sub, answer: Any, memo: dict[Hashable, tuple[Dist, Any]] | None) -> float:
     """The chance of ``answer`` to ``req`` as the enumerate driver weighs it (a banded roll's band)."""
     if isinstance(req, Sub):
         hit = memo.get(req.key) if memo is not None else None
@@ -287,7 +301,7 @@ def _chance_of(req, answer, memo: dict | None) -> float:
     return 0.0
 
 
-def _unkey(x):
+def _unkey(x: Any) -> Any:
     return x.state if isinstance(x, _Keyed) else x
 
 
@@ -310,18 +324,20 @@ def _policy(chooser: Any, state: Any) -> tuple[Policy, str]:
     return chooser, str(getattr(chooser, "__name__", "the given policy"))
 
 
-def _enumerate(rules, state, action, policy, max_steps: int, max_outcomes: int, keep: bool = False,
-               build: bool | None = None, stop: Callable[[], bool] | None = None):
+def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
+               max_outcomes: int, keep: bool = False, build: bool | None = None,
+               stop: Callable[[], bool] | None = None) -> tuple[Tree, _Budget]:
     """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
     (for :func:`solve`); ``build``: the nodes made too (default: with ``keep``). Past a bound the
     :class:`LimitError` says how far it got."""
     what = rules.format_action(action)
     budget = _Budget(max_steps, what, track=not keep, stop=stop)
-    budget.memo = memo = {}
+    memo: dict[Hashable, tuple[Dist, Any]] = {}
+    budget.memo = memo
     factory = _counted(partial(rules.perform, state, action), budget, top=True)
     build = keep if build is None else build
     tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build)
-    if not keep and len(tree.leaves) > max_outcomes:
+    if not keep and tree.leaves is not None and len(tree.leaves) > max_outcomes:
         raise budget.past(f"odds of {what}: end positions", max_outcomes, len(tree.leaves),
                           why="this action ends in too many different positions to list")
     return tree, budget
@@ -345,8 +361,9 @@ def _summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, 
     return ActionOdds(rules.format_action(action), default_rule, lines, tuple(sorted(expected.items())), note)
 
 
-def action_odds(rules, state, action, *, chooser=None, max_outcomes: int = MAX_OUTCOMES,
-                max_steps: int = MAX_STEPS, stop: Callable[[], bool] | None = None) -> ActionOdds:
+def action_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, chooser: Any = None,
+                max_outcomes: int = MAX_OUTCOMES, max_steps: int = MAX_STEPS,
+                stop: Callable[[], bool] | None = None) -> ActionOdds:
     """The exact odds of ``action`` (an action, its JSON or its text notation) in ``state``.
 
     The action is checked first (an illegal one raises its :class:`RuleViolation`); its procedure is
@@ -430,24 +447,24 @@ class OddsCache:
     an unhashable key (a position with a mutable part) is neither looked up nor kept. Safe to share
     between threads."""
 
-    def __init__(self, size: int = 256):
+    def __init__(self, size: int = 256) -> None:
         if size < 0:
             raise ValueError("an odds cache holds 0 entries or more")
         self.size = size
-        self._entries: OrderedDict = OrderedDict()
+        self._entries: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     @staticmethod
-    def hashable(key) -> bool:
+    def hashable(key: object) -> bool:
         try:
             hash(key)
         except TypeError:
             return False
         return True
 
-    def get(self, key, default=None):
+    def get(self, key: Any, default: Any = None) -> Any:
         """The answer kept for ``key`` (``default`` when none); a hit makes it the most recently used."""
         if key is None or not self.hashable(key):
             return default
@@ -460,7 +477,7 @@ class OddsCache:
             self.hits += 1
             return hit
 
-    def put(self, key, value) -> None:
+    def put(self, key: Any, value: Any) -> None:
         if key is None or not self.hashable(key):
             return
         with self._lock:
@@ -477,7 +494,7 @@ class OddsCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return self.hashable(key) and key in self._entries
 
 
@@ -525,13 +542,15 @@ class OddsBot:
         self.solve_steps = solve_steps
         self.top_k = top_k
         self.solve_ratio = solve_ratio
-        self._base = None
-        self._rules = None
+        self._base: Bot | None = None
+        self._rules: GameRules[Any, Any] | None = None
         self._cache = OddsCache(cache_size)
-        self._plan: dict = {}
-        self._forced = None         # (position, {attack: value}) of the last forced set weighed
-        self._steps: dict = {}      # attack -> enumeration steps of its last weighing (to judge a solve)
-        self._now = None            # (position, side, its value): the position the attacks are weighed in
+        self._plan: dict[Choose, Hashable | None] = {}
+        #: (position, {attack: value}) of the last forced set weighed
+        self._forced: tuple[Any, dict[Any, float | None]] | None = None
+        self._steps: dict[Any, int] = {}    # attack -> enumeration steps of its last weighing (to judge a solve)
+        #: (position, side, its value): the position the attacks are weighed in
+        self._now: tuple[Any, str, float] | None = None
         self.weighed = 0            # attacks whose odds were computed (not found in the cache)
         self.too_big = 0            # attacks past the bound (weighed as None)
         self.solved = 0             # attacks solved for their plan
@@ -561,9 +580,10 @@ class OddsBot:
     # --- the cache --------------------------------------------------------------------------------
     def _entry(self, key: Any) -> list[Any] | None:
         """The cached [value, steps, plan] of ``key`` (None when absent or the key is unhashable)."""
-        return self._cache.get(key)
+        hit: list[Any] | None = self._cache.get(key)
+        return hit
 
-    def _store(self, key, entry) -> None:
+    def _store(self, key: Any, entry: list[Any]) -> None:
         self._cache.put(key, entry)
 
     @staticmethod
@@ -604,14 +624,14 @@ class OddsBot:
         self._steps = {action: budget.used} if len(self._steps) > 64 else {**self._steps, action: budget.used}
         return value
 
-    def _value_now(self, rules, state, side) -> float:
+    def _value_now(self, rules: GameRules[Any, Any], state: Any, side: str) -> float:
         """``rules.evaluate(state, side)``, worked out once for the attacks of one decision."""
         now = self._now
         if now is None or now[0] != state or now[1] != side:
             now = self._now = (state, side, rules.evaluate(state, side))
         return now[2]
 
-    def plan_of(self, rules, state, action) -> dict:
+    def plan_of(self, rules: GameRules[Any, Any], state: Any, action: Any) -> dict[Choose, Hashable | None]:
         """The answers :func:`solve` gives to the questions inside ``action`` (``{}`` when its tree is
         past ``solve_steps``). Solved once per (position, action)."""
         key = self._key(state, action)

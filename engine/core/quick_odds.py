@@ -24,11 +24,8 @@ pick sends a few hundred bytes and gets a few kilobytes back::
   answers :func:`quick_odds` in the held position. A key the desk does not hold (never sent, or dropped)
   raises :class:`PositionNotHeld`: send the position again with ``hold`` and ask again.
 * ``tree(key, action)`` answers :func:`tree_data`: the tree of the same enumeration, built only now.
-* ``seen_by=`` (on ``odds`` and ``tree``): the side whose browser asks (``None``: a spectator). Where the
-  system hides part of the position (:meth:`~engine.core.game.GameRules.hides`: n20 16.1 fog of war, BC 15
-  hands and pile), the odds are worked out in what that side may see (:meth:`~engine.core.game.GameRules.view`),
-  never in the hidden truth, so they reveal nothing. Left out, the whole position is used (the server,
-  bots, the CLI).
+* ``seen_by=`` (on ``odds`` and ``tree``): the side whose browser asks (``None``: a spectator). Left out
+  (:data:`WHOLE`), the whole position is used (the server, bots, the CLI). See "Hidden information" below.
 * ``stop=`` (on ``odds`` and ``tree``, a callable): asked every 256 enumeration steps; when it answers True
   the enumeration ends with :class:`~engine.core.odds.OddsCancelled` and the worker is free at once (a
   cancelled pick leaves no worker busy). Nothing is cached for a cancelled question.
@@ -56,6 +53,21 @@ probability; a sub-procedure's tree listed once in ``subtrees``), every end posi
 system's ``odds_label`` and every sub-procedure result in plain words (no state, no repr). In the same
 process :func:`action_tree` gives the core :class:`~engine.core.tree.Tree` itself (for
 ``dashboards.render.tree_plot``).
+
+Hidden information, and the position the odds are worked out from
+-------------------------------------------------------------------
+:func:`odds_position` picks the position, through two optional hooks of the system's rules (duck-typed, as
+the odds bot's ``attack_score``; a system without them gets the plain behaviour):
+
+* ``rules.odds_state(state)``: the position with everything known, in the compact form that gives the
+  same fractions with fewer branches (Battle Commander's piles as card summaries, 21.0, 23.2-23.3). Used
+  for the whole position, and for a side when the system hides nothing.
+* ``rules.odds_position(state, action, side)``: where the system hides part of the position from that side
+  (:meth:`~engine.core.game.GameRules.hides`: n20 16.1 fog of war, BC 15.0 hands and pile), the position
+  to work ``side``'s odds of ``action`` from as that side knows it (BC: its ``odds_view``), or a
+  :class:`~engine.core.errors.RuleViolation` naming the rule when that side may not be shown exact odds
+  (n20: a face-down counter that could change them, 16.1). A hiding system without this hook is refused
+  (:class:`OddsHidden`): a side's odds are never worked out from what it may not see.
 
 Caching and bounds
 ------------------
@@ -87,16 +99,21 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from .dist import prob_json
 from .errors import LimitError, VedetteError
-from .odds import MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, _enumerate, _policy, _summarise, _unkey
+from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, _enumerate, _policy, _summarise,
+                   _unkey)
 from .tree import Tree
 from .words import plain
 
-__all__ = ["OddsDesk", "PositionNotHeld", "quick_odds", "odds_data", "action_tree", "tree_data",
-           "position_key", "read_action", "seen", "WHOLE", "ODDS_CACHE", "MAX_ACTION_CHARS", "MAX_KEY_CHARS", "MAX_TREE_NODES"]
+if TYPE_CHECKING:
+    from .game import GameRules
+
+__all__ = ["OddsDesk", "PositionNotHeld", "quick_odds", "odds_data", "action_tree", "tree_data", "position_key",
+           "read_action", "odds_position", "OddsHidden", "WHOLE", "SeenBy", "ODDS_CACHE", "MAX_ACTION_CHARS", "MAX_KEY_CHARS",
+           "MAX_TREE_NODES"]
 
 #: the longest action (its text notation or its JSON) a question may carry
 MAX_ACTION_CHARS = 4000
@@ -121,13 +138,27 @@ class _Whole:
 #: ``seen_by`` default: the whole position (no side's view)
 WHOLE = _Whole()
 
+#: who asks: a side, ``None`` (a spectator) or :data:`WHOLE` (the whole position: the server, bots, the CLI)
+SeenBy = Union[str, None, _Whole]
 
-def seen(rules, state, seen_by=WHOLE):
-    """The position as ``seen_by`` may see it (:meth:`~engine.core.game.GameRules.view` where the system
-    hides something in it; the position itself otherwise, or for ``WHOLE``)."""
-    if seen_by is WHOLE or not rules.hides(state):
-        return state
-    return rules.view(state, seen_by)
+
+class OddsHidden(VedetteError):
+    """A side asked for odds in a position that hides part of what decides them, and the system does not
+    say what that side may be shown (no ``odds_position`` hook)."""
+
+
+def odds_position(rules: GameRules[Any, Any], state: Any, action: Any, seen_by: SeenBy = WHOLE) -> Any:
+    """The position to work the odds of ``action`` from, for ``seen_by`` (module docstring: the system's
+    optional ``odds_state`` and ``odds_position`` hooks)."""
+    if not isinstance(seen_by, _Whole) and rules.hides(state):
+        hook = getattr(rules, "odds_position", None)
+        if hook is None:
+            who = seen_by or "a spectator"
+            raise OddsHidden(f"odds of {rules.format_action(action)}: {rules.title} hides part of this position "
+                             f"from {who}, and does not say which odds {who} may be shown")
+        return hook(state, action, seen_by)
+    compact = getattr(rules, "odds_state", None)
+    return compact(state) if compact is not None else state
 
 
 class PositionNotHeld(VedetteError):
@@ -137,14 +168,14 @@ class PositionNotHeld(VedetteError):
 # ------------------------------------------------------------------------------------------------
 # Keys
 # ------------------------------------------------------------------------------------------------
-def position_key(rules, state) -> str:
+def position_key(rules: GameRules[Any, Any], state: Any) -> str:
     """The system and a digest of the position's JSON: equal positions get equal keys, in every process
     (unlike ``hash``, which differs between processes for text)."""
     text = json.dumps(rules.state_to_json(state), sort_keys=True, separators=(",", ":"), default=str)
     return f"{rules.system}:{hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
-def _rules_key(rules) -> tuple:
+def _rules_key(rules: GameRules[Any, Any]) -> tuple[str, str, tuple[tuple[str, Any], ...]]:
     """The rules by value: their class and the settings they were made with -- their public attributes
     that are plain numbers or text (e.g. Napoleonic 20's ``tables``) -- not the working caches they keep
     (private names)."""
@@ -153,13 +184,13 @@ def _rules_key(rules) -> tuple:
     return type(rules).__module__, type(rules).__qualname__, settings
 
 
-def _state_key(state):
+def _state_key(state: Any) -> Any:
     """The position itself where it is hashable (its own hash and equality); ``None`` for a position
     with a mutable part (its answer is then worked out each time, not kept)."""
     return state if OddsCache.hashable(state) else None
 
 
-def read_action(rules, action):
+def read_action(rules: GameRules[Any, Any], action: Any) -> Any:
     """``action`` (the action, its JSON or its text notation) as the system's action, its size bounded
     (:data:`MAX_ACTION_CHARS`) before it is read."""
     if isinstance(action, str):
@@ -179,14 +210,14 @@ def read_action(rules, action):
 # ------------------------------------------------------------------------------------------------
 # Odds as small data
 # ------------------------------------------------------------------------------------------------
-def _num(v: Fraction | float) -> dict:
+def _num(v: Fraction | float) -> dict[str, Any]:
     if isinstance(v, Fraction):
         return prob_json(v)
     return {"fraction": None, "float": float(v)}
 
 
-def odds_data(rules, state, action, odds: ActionOdds, *, end_positions: int | None = None,
-              steps: int | None = None) -> dict:
+def odds_data(rules: GameRules[Any, Any], state: Any, action: Any, odds: ActionOdds, *,
+              end_positions: int | None = None, steps: int | None = None) -> dict[str, Any]:
     """An :class:`~engine.core.odds.ActionOdds` as the plain data of the module docstring."""
     side = rules.to_act(state)
     return {
@@ -206,24 +237,20 @@ def odds_data(rules, state, action, odds: ActionOdds, *, end_positions: int | No
 class _Refused:
     """A bound passed, kept in the cache: the same error is raised again at once."""
 
-    __slots__ = ("message", "what", "limit", "got", "steps", "ends", "mass")
+    __slots__ = ("exc",)
 
-    def __init__(self, exc: LimitError):
-        self.message = str(exc)
-        self.what, self.limit, self.got = exc.what, exc.limit, exc.got
-        self.steps, self.ends, self.mass = (getattr(exc, k, None) for k in ("steps", "ends", "mass"))
+    def __init__(self, exc: OddsLimitError) -> None:
+        self.exc = exc
 
-    def raise_again(self):
-        exc = LimitError.__new__(LimitError)
-        Exception.__init__(exc, self.message)
-        exc.what, exc.limit, exc.got = self.what, self.limit, self.got
-        exc.steps, exc.ends, exc.mass = self.steps, self.ends, self.mass
-        raise exc
+    def again(self) -> OddsLimitError:
+        """A new error like the first (same message and figures), for the caller to raise."""
+        e = self.exc
+        return OddsLimitError(e.what, e.limit, e.got, why=e.why, steps=e.steps, ends=e.ends, mass=e.mass)
 
 
-def quick_odds(rules, state, action, *, max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES,
-               cache: OddsCache | None = ODDS_CACHE, stop: Callable[[], bool] | None = None,
-               seen_by=WHOLE) -> dict:
+def quick_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, max_steps: int = MAX_STEPS,
+               max_outcomes: int = MAX_OUTCOMES, cache: OddsCache | None = ODDS_CACHE,
+               stop: Callable[[], bool] | None = None, seen_by: SeenBy = WHOLE) -> dict[str, Any]:
     """The exact odds of ``action`` in ``state`` as small plain data (module docstring), from ``cache``
     when they were worked out before. Choices inside the action are answered by the first listed option
     (each rule's default), as :func:`~engine.core.odds.action_odds` answers them. Raises the action's
@@ -231,28 +258,29 @@ def quick_odds(rules, state, action, *, max_steps: int = MAX_STEPS, max_outcomes
     past a bound (naming it, and how far it got), :class:`~engine.core.odds.OddsCancelled` when ``stop()``
     says so. ``seen_by``: work them out in what that side may see (module docstring)."""
     action = read_action(rules, action)
-    state = seen(rules, state, seen_by)
+    rules.check(state, action)
+    state = odds_position(rules, state, action, seen_by)
     sk = _state_key(state)
     key = None if sk is None or cache is None else (_rules_key(rules), sk, action, max_steps, max_outcomes)
     if key is not None and not OddsCache.hashable(key):
         key = None
-    hit = cache.get(key) if key is not None else None
+    hit = cache.get(key) if cache is not None and key is not None else None
     if hit is not None:
         if isinstance(hit, _Refused):
-            hit.raise_again()
-        return copy.deepcopy(hit)
-    rules.check(state, action)
+            raise hit.again()
+        known: dict[str, Any] = copy.deepcopy(hit)
+        return known
     policy, name = _policy(None, state)
     try:
         tree, budget = _enumerate(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
-    except LimitError as exc:
-        if key is not None:
+    except OddsLimitError as exc:
+        if cache is not None and key is not None:
             cache.put(key, _Refused(exc))
         raise
     dist = tree.distribution()
     odds = _summarise(rules, state, action, dist, f"choices inside answered by {name}")
     data = odds_data(rules, state, action, odds, end_positions=len(dist), steps=budget.used)
-    if key is not None:
+    if cache is not None and key is not None:
         cache.put(key, data)
     return copy.deepcopy(data)
 
@@ -264,31 +292,34 @@ class _Said(str):
     """A leaf result already put in words (so a sub-procedure tree met twice is named once)."""
 
 
-def _trees(tree: Tree):
+def _trees(tree: Tree) -> list[Tree]:
     """The tree and every sub-procedure tree under it, each once (sub-trees are shared by key)."""
-    out, seen, todo = [], set(), [tree]
+    out: list[Tree] = []
+    met: set[Any] = set()
+    todo = [tree]
     while todo:
         t = todo.pop()
         out.append(t)
         for n in t.nodes():
             sub = n.subtree
-            if sub is not None and sub.root is not None and n.request.key not in seen:
-                seen.add(n.request.key)
+            if sub is not None and sub.root is not None and n.request.key not in met:
+                met.add(n.request.key)
                 todo.append(sub)
     return out
 
 
-def action_tree(rules, state, action, *, max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES,
-                max_nodes: int = MAX_TREE_NODES, stop: Callable[[], bool] | None = None, seen_by=WHOLE) -> Tree:
+def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_steps: int = MAX_STEPS,
+                max_outcomes: int = MAX_OUTCOMES, max_nodes: int = MAX_TREE_NODES,
+                stop: Callable[[], bool] | None = None, seen_by: SeenBy = WHOLE) -> Tree:
     """The probability tree of ``action`` in ``state`` (choices by the first listed option, as
     :func:`quick_odds`), its end positions named by the system's ``odds_label`` and the results of its
     sub-procedures in plain words. Bounded as :func:`quick_odds`, and at most ``max_nodes`` nodes
     (sub-procedure trees included, each once), in what ``seen_by`` may see."""
     action = read_action(rules, action)
-    state = seen(rules, state, seen_by)
     rules.check(state, action)
+    state = odds_position(rules, state, action, seen_by)
     policy, _ = _policy(None, state)
-    tree, budget = _enumerate(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
+    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
     trees = _trees(tree)
     nodes = sum(t.size() for t in trees)
     if nodes > max_nodes:
@@ -296,7 +327,7 @@ def action_tree(rules, state, action, *, max_steps: int = MAX_STEPS, max_outcome
                          why="the tree is too big to draw; its odds are shown without it")
     state_type = type(state)
 
-    def words(value, top: bool) -> _Said:
+    def words(value: Any, top: bool) -> _Said:
         value = _unkey(value)
         if top and isinstance(value, state_type):
             lab = rules.odds_label(state, value, action)
@@ -317,10 +348,13 @@ def action_tree(rules, state, action, *, max_steps: int = MAX_STEPS, max_outcome
     return tree
 
 
-def tree_data(rules, state, action, **bounds) -> dict:
+def tree_data(rules: GameRules[Any, Any], state: Any, action: Any, *, max_steps: int = MAX_STEPS,
+              max_outcomes: int = MAX_OUTCOMES, max_nodes: int = MAX_TREE_NODES,
+              stop: Callable[[], bool] | None = None, seen_by: SeenBy = WHOLE) -> dict[str, Any]:
     """:func:`action_tree` as plain data (module docstring)."""
     action = read_action(rules, action)
-    tree = action_tree(rules, state, action, **bounds)
+    tree = action_tree(rules, state, action, max_steps=max_steps, max_outcomes=max_outcomes, max_nodes=max_nodes,
+                       stop=stop, seen_by=seen_by)
     drawn = tree.to_json(result=str)
     return {"system": rules.system, "action": rules.format_action(action), "said": rules.describe_action(action),
             "rule": rules.rule_of(action), "nodes": sum(t.size() for t in _trees(tree)), **drawn}
@@ -334,22 +368,23 @@ class OddsDesk:
     between threads."""
 
     def __init__(self, positions: int = 32, cache: OddsCache | None = ODDS_CACHE, *,
-                 max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES, max_nodes: int = MAX_TREE_NODES):
+                 max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES,
+                 max_nodes: int = MAX_TREE_NODES) -> None:
         self.positions = positions
         self.cache = cache
         self.max_steps, self.max_outcomes, self.max_nodes = max_steps, max_outcomes, max_nodes
-        self._held: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
+        self._held: OrderedDict[str, tuple[GameRules[Any, Any], Any]] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
-    def _check_key(key) -> str:
+    def _check_key(key: object) -> str:
         if not isinstance(key, str) or not key:
             raise VedetteError("position key: expected a non-empty text")
         if len(key) > MAX_KEY_CHARS:
             raise LimitError("position key: characters", MAX_KEY_CHARS, len(key))
         return key
 
-    def hold(self, rules, state, key: str | None = None) -> str:
+    def hold(self, rules: GameRules[Any, Any], state: Any, key: str | None = None) -> str:
         """Keep ``state`` (with its ``rules``) under ``key`` (default :func:`position_key`); returns the key."""
         key = position_key(rules, state) if key is None else self._check_key(key)
         with self._lock:
@@ -366,7 +401,7 @@ class OddsDesk:
         with self._lock:
             self._held.pop(key, None)
 
-    def position(self, key: str) -> tuple[Any, Any]:
+    def position(self, key: str) -> tuple[GameRules[Any, Any], Any]:
         """``(rules, state)`` held under ``key``; :class:`PositionNotHeld` when none is."""
         self._check_key(key)
         with self._lock:
@@ -377,13 +412,15 @@ class OddsDesk:
             raise PositionNotHeld(f"odds: no position is held under the key {key[:40]}; send the position again")
         return got
 
-    def odds(self, key: str, action, *, seen_by=WHOLE, stop: Callable[[], bool] | None = None) -> dict:
+    def odds(self, key: str, action: Any, *, seen_by: SeenBy = WHOLE,
+             stop: Callable[[], bool] | None = None) -> dict[str, Any]:
         """:func:`quick_odds` of ``action`` in the position held under ``key`` (as ``seen_by`` sees it)."""
         rules, state = self.position(key)
         return quick_odds(rules, state, action, max_steps=self.max_steps, max_outcomes=self.max_outcomes,
                           cache=self.cache, stop=stop, seen_by=seen_by)
 
-    def tree(self, key: str, action, *, seen_by=WHOLE, stop: Callable[[], bool] | None = None) -> dict:
+    def tree(self, key: str, action: Any, *, seen_by: SeenBy = WHOLE,
+             stop: Callable[[], bool] | None = None) -> dict[str, Any]:
         """:func:`tree_data` of ``action`` in the position held under ``key`` (built now, not cached)."""
         rules, state = self.position(key)
         return tree_data(rules, state, action, max_steps=self.max_steps, max_outcomes=self.max_outcomes,

@@ -1,8 +1,8 @@
 """Speed of the play page's quick odds (engine/core/quick_odds.py, issue 26 point 3), per system, in process
 CPU time: the first pick of an attack (worked out), the same pick again (from the cache), the tree asked
 for on a second call, and holding a position (its key). The attack is the first of greedy play from seed
-1 whose odds take at most 35,000 steps (a Battle Commander fire; today's card enumeration, issue 26 point 2,
-will make it faster). Run:
+1 whose odds take at most 35,000 steps (for Battle Commander, worked out from its compact position, the
+piles as card summaries: its first attack, an assault). Run:
 ``python -m pytest tests/bench/test_odds_quick_bench.py --benchmark-enable -p no:cacheprovider``.
 """
 from __future__ import annotations

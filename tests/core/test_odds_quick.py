@@ -22,8 +22,8 @@ from engine.core.errors import LimitError, RuleViolation, VedetteError
 from engine.core.game import play_game, system_of
 from engine.core.odds import OddsCache, OddsCancelled, action_odds, _Budget, _counted
 from engine.core.procedure import Roll, Sub, enumerate_tree, first_option
-from engine.core.quick_odds import (MAX_ACTION_CHARS, OddsDesk, PositionNotHeld, action_tree, position_key,
-                                    quick_odds, tree_data)
+from engine.core.quick_odds import (MAX_ACTION_CHARS, OddsDesk, OddsHidden, PositionNotHeld, action_tree,
+                                    odds_position, position_key, quick_odds, tree_data)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from race_game import RaceAction, RaceRules, RaceState  # noqa: E402
@@ -76,7 +76,8 @@ def test_quick_odds_of_two_volleys_worked_by_hand():
 @pytest.mark.parametrize("system", ["n20", "lob", "tbf", "bc"])
 def test_quick_odds_agree_with_action_odds_on_every_system(system):
     """On a real attack of each system (the first of greedy play from seed 1 whose odds take at most 35,000
-    steps): the same lines and expectations as the calculators' action_odds."""
+    steps): the same lines and expectations as core's action_odds from the same position (the system's
+    compact one where it has one: Battle Commander's, checked against the cards themselves below)."""
     rules = system_of(system)
     seen = []
     play_game(rules, ("greedy", "greedy"), seed=1, max_actions=300, record=False,
@@ -90,7 +91,7 @@ def test_quick_odds_agree_with_action_odds_on_every_system(system):
             continue
     else:
         raise AssertionError("no attack small enough")
-    want = action_odds(rules, st, a, max_outcomes=20_000)
+    want = action_odds(rules, odds_position(rules, st, a), a, max_outcomes=20_000)
     assert [(x["label"], x["rule"], Fraction(x["fraction"])) for x in got["lines"]] == \
         [(o.label, o.rule, o.probability) for o in want.outcomes]
     assert [(x["metric"], Fraction(x["fraction"])) for x in got["expected"]] == list(want.expected)
@@ -282,9 +283,9 @@ def test_tree_of_a_real_battle_shows_no_state():
         assert v is None or isinstance(v, (str, int, float, bool)), v
 
 
-class _Fog(Volleys):
-    """Red does not see how far blue is (a toy of n20 16.1): red's view shows blue at the start. Blue's
-    pickets, once blue is 5 spaces on, spoil red's first volley (a hit on a 6 only)."""
+class _FogNoWord(Volleys):
+    """Red does not see how far blue is (a toy of n20 16.1). Blue's pickets, once blue is 5 spaces on,
+    spoil red's first volley (a hit on a 6 only). This system does not say what a side may be shown."""
 
     def hides(self, s):
         return True
@@ -298,6 +299,13 @@ class _Fog(Volleys):
         second = yield Roll("d6", rule="T2", label="second volley")
         hits = (first >= (6 if s.blue >= 5 else 5)) + (second >= 5)
         return replace(s, red=s.red + hits, player="blue")
+
+
+class _Fog(_FogNoWord):
+    """As above, and red's odds are worked out as red knows the position: blue at the start."""
+
+    def odds_position(self, s, a, side):
+        return self.view(s, side)
 
 
 def test_odds_seen_by_a_side_are_worked_out_in_what_it_may_see():
@@ -321,6 +329,36 @@ def test_odds_seen_by_a_side_are_worked_out_in_what_it_may_see():
         return [c["result"] for c in tree["tree"]["children"][4]["children"]][4:]
     assert after_five(desk.tree(key, RED_ROLLS, seen_by="red")) == ["red +2", "red +2"]
     assert after_five(desk.tree(key, RED_ROLLS)) == ["red +1", "red +1"]
+
+
+def test_a_side_gets_no_odds_where_the_system_does_not_say_what_it_may_see():
+    rules = _FogNoWord()
+    truth = RaceState(goal=10, blue=6)
+    with pytest.raises(OddsHidden, match="odds of red:roll: .* hides part of this position from red"):
+        quick_odds(rules, truth, RED_ROLLS, seen_by="red", cache=None)
+    with pytest.raises(OddsHidden, match="from a spectator"):
+        tree_data(rules, truth, RED_ROLLS, seen_by=None)
+    assert rules._performed == 0
+    assert quick_odds(rules, truth, RED_ROLLS, cache=None)["lines"][0]["fraction"] == "5/9"   # the server
+
+
+def test_whole_position_odds_come_from_the_systems_compact_position():
+    """Battle Commander's odds_state (the piles as card summaries): the same fractions as its own exact
+    odds with every card known (tests/bc/test_bc_exact_odds.py checks those against the cards themselves),
+    in far fewer steps than over the cards themselves."""
+    from engine.bc.game.odds import exact_odds
+    rules = system_of("bc")
+    seen = []
+    play_game(rules, ("greedy", "greedy"), seed=1, max_actions=300, record=False,
+              on_action=lambda s, n: seen.append(s) if not seen and rules.attack_candidates(s) else None)
+    st = seen[0]
+    a = rules.attack_candidates(st)[0]
+    got = quick_odds(rules, st, a, cache=None)
+    want = exact_odds(rules, st, a)
+    assert [(x["label"], Fraction(x["fraction"])) for x in got["lines"]] == \
+        [(o.label, o.probability) for o in want.outcomes]
+    with pytest.raises(LimitError):                      # over the cards themselves it takes far longer
+        action_odds(rules, st, a, max_steps=got["steps"] * 4)
 
 
 # ------------------------------------------------------------------------------------------------
