@@ -13,10 +13,10 @@ study's ``plugin`` module is imported first on every worker for that).
 from __future__ import annotations
 
 from engine.core.game import GameRules, register, system_of, systems
-from engine.bc.protocol import BcRules
+from engine.bc.game.protocol import BcRules
 from engine.lob.protocol import LobRules
 from engine.n20.game.protocol import N20Rules
-from engine.tbf.protocol import TbfRules
+from engine.tbf.game.protocol import TbfRules
 
 __all__ = ["SHIPPED", "system_of", "systems"]
 

@@ -393,3 +393,162 @@ def test_named_bad_input_is_one_line(case, tmp_path):
         f.write_bytes(text.encode("latin-1") if case[0].startswith("binary") else text.encode("utf-8"))
     rc, _, err = check_outcome(argv.format(f=f).split(), case[0])
     assert rc == 2 and needle in err, err
+
+
+# --- issue 29, "Bad input found by fuzzing": every system, every writing verb ----------------------
+SYSTEMS = ("n20", "lob", "tbf", "bc")
+
+
+def first_legal(rec: Path, system: str) -> str:
+    rc, out, err = run_cli([system, "legal", "--record", str(rec)])
+    assert rc == 0, err
+    return json.dumps(json.loads(out)["legal"][0]["action"])
+
+
+def one_line_refusal(argv: list[str]) -> str:
+    rc, out, err = run_cli(argv)
+    assert rc == 2 and out == "" and err.count("\n") == 1 and err.startswith("vedette"), (argv[:4], rc, err[-300:])
+    return err
+
+
+@pytest.fixture(scope="module")
+def new_records(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("new-records")
+    out = {}
+    for system in SYSTEMS:
+        out[system] = folder / f"{system}.json"
+        assert run_cli([system, "new", "--seed", "1", "--record", str(out[system])])[0] == 0
+    return out
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_an_action_nested_thousands_deep_is_one_line(system, new_records):
+    rec = new_records[system]
+    before = rec.read_bytes()
+    deep = '{"kind": "end", "x": ' + "[" * 5000 + "]" * 5000 + "}"
+    for verb in ("act", "odds"):
+        err = one_line_refusal([system, verb, "--record", str(rec), deep])
+        assert "nesting at most 32 levels" in err
+    assert rec.read_bytes() == before
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_choices_integer_of_5000_digits_is_one_line(system, new_records):
+    rec = new_records[system]
+    before = rec.read_bytes()
+    action = first_legal(rec, system)
+    err = one_line_refusal([system, "act", "--record", str(rec), action, "--choices", "7" * 5000])
+    assert "--choices" in err and "digits" in err
+    err = one_line_refusal([system, "act", "--record", str(rec), action, "--choices", "[" * 3000])
+    assert "--choices" in err
+    assert rec.read_bytes() == before
+
+
+def _no_game(*a, **k):
+    raise AssertionError("a game was played before the record's folder was checked")
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_record_that_cannot_be_written_is_refused_before_any_action(system, tmp_path, monkeypatch):
+    import engine.core.game_cli as game_cli
+    monkeypatch.setattr(game_cli, "play_game", _no_game)       # play checks the folder before the first action
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    bad = {"missing folder": (tmp_path / "no" / "such" / "g.json", "no folder"),
+           "file as folder": (a_file / "g.json", "is a file, not a folder"),
+           "name too long": (tmp_path / ("n" * 300 + ".json"), "cannot write"),
+           "a folder": (tmp_path, "not a regular file")}
+    for what, (path, says) in bad.items():
+        for verb in ("new", "play"):
+            err = one_line_refusal([system, verb, "--seed", "1", "--record", str(path)])
+            assert says in err, (what, verb, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]          # nothing written
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_read_only_folder_is_refused_before_any_action(system, tmp_path, monkeypatch):
+    import tempfile
+    import engine.core.game_cli as game_cli
+    monkeypatch.setattr(game_cli, "play_game", _no_game)
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        if os.geteuid() == 0:
+            # root writes into a read-only folder: the refusal of the file system is simulated
+            def refuse(*a, **k):
+                raise PermissionError(13, "Permission denied")
+            monkeypatch.setattr(tempfile, "mkstemp", refuse)
+        for verb in ("new", "play"):
+            err = one_line_refusal([system, verb, "--seed", "1", "--record", str(ro / "g.json")])
+            assert "cannot write" in err and "Permission denied" in err
+        assert list(ro.iterdir()) == []
+    finally:
+        ro.chmod(0o755)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_fifo_is_refused_not_waited_on(system, tmp_path):
+    fifo = tmp_path / "record.json"
+    os.mkfifo(fifo)
+    for argv in (["replay", str(fifo)], ["legal", "--record", str(fifo)], ["act", "--record", str(fifo), "x"],
+                 ["odds", "--record", str(fifo), "x"], ["undo", "--record", str(fifo)]):
+        err = one_line_refusal([system, *argv])
+        assert "regular file" in err
+
+
+def test_a_fifo_named_as_a_data_file_is_refused(tmp_path):
+    fifo = tmp_path / "tables.yaml"
+    os.mkfifo(fifo)
+    assert "regular file" in one_line_refusal(["lob", "combat", "albuera:17>Albuera", "--tables", str(fifo)])
+    assert "regular file" in one_line_refusal(["lob", "combat", str(fifo)])
+
+
+@pytest.mark.parametrize("system", ("n20", "bc"))        # lob and tbf refused them already (their own tests)
+def test_a_record_with_an_unknown_option_key_is_refused(system, new_records, tmp_path):
+    data = json.loads(new_records[system].read_text())
+    data["options"]["colour"] = "blue"
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps(data))
+    for argv in (["replay", str(rec)], ["legal", "--record", str(rec)]):
+        err = one_line_refusal([system, *argv])
+        assert "options" in err and "unknown key" in err and "colour" in err
+
+
+@pytest.mark.parametrize("system", ("lob", "tbf", "bc"))        # n20's scenarios have editions: refused already
+def test_a_record_with_an_unknown_edition_is_refused(system, new_records, tmp_path):
+    data = json.loads(new_records[system].read_text())
+    data["edition"] = "v99"
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps(data))
+    assert "field 'edition'" in one_line_refusal([system, "replay", str(rec)])
+
+
+def test_simulate_refuses_a_scheduler_that_is_no_address():
+    assert "--scheduler: expected a scheduler address" in one_line_refusal(
+        ["lob", "simulate", "--games", "1", "--scheduler", "notaurl", "--no-progress"])
+
+
+def test_simulate_refuses_a_scheduler_that_says_nothing_within_its_bound(monkeypatch):
+    # a listener on the loopback that accepts and says nothing, as a web server does to a Dask client
+    import socket
+    import engine.core.simulate as simulate
+    monkeypatch.setattr(simulate, "SCHEDULER_WAIT_S", 0.2)
+    with socket.socket() as srv:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        port = srv.getsockname()[1]
+        err = one_line_refusal(["lob", "simulate", "--games", "1", "--scheduler", f"tcp://127.0.0.1:{port}",
+                                "--no-progress"])
+    assert "said nothing within 0.2 s" in err
+
+
+def test_a_fifo_named_inside_a_record_is_refused(new_records, tmp_path):
+    # an n20 record may name a tables file (the command line opens what a record names): a FIFO is refused
+    data = json.loads(new_records["n20"].read_text())
+    fifo = tmp_path / "tables.yaml"
+    os.mkfifo(fifo)
+    data["options"]["tables"] = str(fifo)
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps(data))
+    assert "regular file" in one_line_refusal(["n20", "replay", str(rec)])

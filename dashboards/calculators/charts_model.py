@@ -48,7 +48,7 @@ def _bc_deck_loader(path):
 
 
 def _bc_terrain_loader(path):
-    from engine.bc.combat import load_terrain
+    from engine.bc.terrain import load_terrain
     return load_terrain(path)
 
 

@@ -16,8 +16,8 @@ from dashboards.common.layout import flow
 from dashboards.common.provenance import STYLESHEET as BADGE_CSS, badge_html
 from engine.core.errors import VedetteError
 from engine.n20.game import combat as C
-from engine.n20.game import rules as R
-from engine.n20.game.engine import new_game
+from engine.n20.game import zoc as Z
+from engine.n20.game.setup import new_game
 from engine.n20.game.state import Battle, GameState
 from engine.n20.retreat import MapRetreat
 
@@ -182,7 +182,7 @@ class MapModel(param.Parameterized):
             return
         side = st.scenario.units[self.attackers[0]].side
         far = [(a, d) for a in self.attackers for d in self.defenders
-               if not R.combat_adjacent(st, st.unit(a).hex, st.unit(d).hex)]
+               if not Z.combat_adjacent(st, st.unit(a).hex, st.unit(d).hex)]
         if far:
             a, d = far[0]
             self.odds = (f"<div class='odds-error'>[rule 9.2.2] {a} is not adjacent to {d}: every attacker must be "
@@ -217,7 +217,7 @@ class MapModel(param.Parameterized):
         """Each defender's retreat paths for the chosen distance, as the battle engine lists them."""
         st = self.state
         env = MapRetreat(eb.board, eb.rules.loc_breaks_retreat)
-        positions = tuple((u.id, (u.side, u.hex, R.exerts_zoc(st, st.unit(u.id)) if not u.id.startswith("garrison:") else True))
+        positions = tuple((u.id, (u.side, u.hex, Z.exerts_zoc(st, st.unit(u.id)) if not u.id.startswith("garrison:") else True))
                           for u in eb.attackers + eb.defenders + eb.others)
         lines, marks, paths = [], [], []
         colours = ["#d81b60", "#8e24aa", "#3949ab"]

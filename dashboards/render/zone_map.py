@@ -59,7 +59,7 @@ SIDE_FILL = {"french": "#3b5b92", "coalition": "#c9c9c9"}
 
 def zone_map_svg(st) -> str:
     """An SVG drawing of the Zones, borders (interval terrain, impassable) and the Blocks in each Zone."""
-    from engine.bc.game import battle_zones
+    from engine.bc.game.zones import battle_zones
 
     sc = st.scenario
     W, H, PAD = 150, 110, 20

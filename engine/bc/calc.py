@@ -5,6 +5,7 @@ core enumerate driver; nothing re-computes a rule. The CLI, the dashboard page a
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,16 +14,17 @@ from typing import Any
 from engine.core.data import load_data, parse_yaml, read_text
 from engine.core.dist import Dist, prob_json
 from engine.core.errors import DataError, LimitError, RuleViolation
-from engine.core.procedure import distribution, enumerate_tree
+from engine.core.procedure import distribution, enumerate_tree, jsonable
 
 from .checks import check_procedure, effective_skill
-from .combat import (CombatModel, CombatOutcome, CombatSetup, Terrain, combat_procedure, default_terrain,
-                     neutral_policy, prepare)
+from .combat import CombatOutcome, combat_procedure, neutral_policy
+from .tally import CombatModel, CombatSetup, prepare
+from .terrain import Terrain, default_terrain
 from .cup import COLOURS, Cup, cup_policy, turn_procedure
-from .deck import COLUMNS, Deck, Pile, default_deck, parse_card_list
+from .deck import COLUMNS, Deck, Pile, default_deck, draw_card, parse_card_list
 
-__all__ = ["load_card_file", "combat_odds", "check_odds", "cup_odds", "deck_summary", "combat_from_file",
-           "combat_from_text", "summarise_combat"]
+__all__ = ["load_card_file", "combat_odds", "check_odds", "next_card_odds", "cup_odds", "deck_summary",
+           "combat_from_file", "combat_from_text", "summarise_combat"]
 
 
 def load_card_file(path: str | Path, deck: Deck) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -121,8 +123,6 @@ def combat_tree(setup: CombatSetup, deck: Deck | None = None, discards=(), hand=
                 max_depth: int | None = 3) -> dict:
     """The probability tree of a combat as JSON: every node names its rule; memoised sub-procedures (the combat
     card and its effects) are shown inside their node under ``sub``, to ``max_depth`` levels in all."""
-    from engine.core.procedure import jsonable
-
     deck = deck or default_deck()
     pile = Pile.for_odds(deck, discards, hand)
     tree = enumerate_tree(combat_procedure(setup, deck, pile, terrain), policy=neutral_policy)
@@ -211,14 +211,21 @@ def cup_odds(cup: Cup, own: str = "blue", max_track: bool = False, passes: tuple
             "expected_draws": str(d.expect(lambda r: r.draws))}
 
 
+def next_card_odds(table: str, column: int, net: int, deck: Deck | None = None, discards=(), hand=()) -> dict:
+    """Exact chance of each CRT result on the next card at ``column`` with ``net`` fixed shifts (23.2-23.4),
+    for a fresh deck or given a known discard pile and the drawer's own hand (15.0), the reshuffle card
+    drawn by the same procedure as a combat's."""
+    deck = deck or default_deck()
+    pile = Pile.for_odds(deck, discards, hand, tables=(table,))
+    d = distribution(lambda: draw_card(pile, deck, "23.2" if table == "fire" else "23.3", "next card"))
+    res = d.map(lambda fp: deck.results(fp[0], table, ((column, net),))[0][1])
+    return {r: prob_json(p) for r, p in sorted(res.items())}
+
+
 def deck_summary(deck: Deck | None = None, discards=(), hand=()) -> dict:
     """Composition of the deck and, per odds column, the chance of each printed result on the next card
     (before shifts), for a fresh deck or given a discard pile: the reshuffle card handled by the same
     draw procedure as a combat."""
-    from collections import Counter
-
-    from .deck import draw_card
-
     deck = deck or default_deck()
     cards = [deck.card(n) for n in deck.event_numbers]
     pile = Pile.for_odds(deck, discards, hand)

@@ -3,7 +3,7 @@
 Verbs: ``combat COMBAT`` (a combat file, docs/bc.md), ``check`` (a Skill Check), ``cup CUP`` (a cup file),
 ``deck`` (the deck's composition and next-card chances), ``scenario`` (the demonstration map's state),
 ``map-combat FROM TO`` (a combat set up from that map); and the game verbs of the core protocol,
-``new|legal|act|undo|replay|play`` (:mod:`engine.bc.protocol`).
+``new|legal|act|undo|replay|play`` (:mod:`engine.bc.game.protocol`).
 """
 from __future__ import annotations
 
@@ -14,12 +14,19 @@ from pydantic import Field, StrictBool
 
 from engine.core.data import Strict, load_yaml
 from engine.core.errors import DataError
+from engine.core.game_cli import register_game_verbs
 
 from .calc import (MAX_CUBES_PER_COLOUR, check_odds, combat_from_file, combat_odds, combat_tree, cup_odds, deck_summary,
                    load_card_file)
-from .combat import load_terrain
 from .cup import COLOURS, Cup, prepare_turn
 from .deck import load_deck, parse_card_list
+from .game.combat import bombardment_from_map, combat_from_map
+from .game.orders import command_perspective
+from .game.protocol import BcRules
+from .game.scenario import load_scenario
+from .game.state import new_map
+from .game.zones import battle_zones, command_zones, flanked_zones
+from .terrain import load_terrain
 
 
 def _deck(args):
@@ -146,15 +153,13 @@ def cmd_deck(args):
 
 
 def _game(args):
-    from .game import command_perspective, load_scenario, new_game
-    st = new_game(load_scenario(args.scenario) if args.scenario else None, _deck(args))
+    st = new_map(load_scenario(args.scenario) if args.scenario else None, _deck(args))
     for side in getattr(args, "perspective", None) or ():
         st = command_perspective(st, side, rally_order=False)
     return st
 
 
 def cmd_scenario(args):
-    from .game import battle_zones, command_zones, flanked_zones
     st = _game(args)
     out = {"scenario": st.scenario.name, "source": st.scenario.model.source, **st.to_json()}
     out["battle_zones"] = {u.id: sorted(battle_zones(st, u)) for u in st.units}
@@ -164,7 +169,6 @@ def cmd_scenario(args):
 
 
 def cmd_map_combat(args):
-    from .game import combat_from_map
     st = _game(args)
     deck = _deck(args)
     terrain = load_terrain(args.terrain) if args.terrain else None
@@ -176,7 +180,6 @@ def cmd_map_combat(args):
 
 
 def cmd_bombard(args):
-    from .game import bombard_line_of_sight, bombardment_from_map
     st = _game(args)
     deck = _deck(args)
     terrain = load_terrain(args.terrain) if args.terrain else None
@@ -263,9 +266,6 @@ def register(subparsers) -> None:
                     help="optional rule 29.1 for this side")
     bb.set_defaults(handler=cmd_bombard)
 
-    from engine.core.game_cli import register_game_verbs
-
-    from .protocol import BcRules
     register_game_verbs(verbs, BcRules)      # new | legal | act | undo | replay | play (the game protocol)
 
     def no_verb(args):

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -27,11 +28,12 @@ from pydantic import Field, field_validator, model_validator
 
 from engine.core.data import Sourced, Strict, data_path, load_yaml, parse_yaml, provenance_kind
 from engine.core.errors import DataError, RuleViolation
-from engine.core.procedure import Draw, Log
+from engine.core.procedure import Chance, Draw, Log, jsonable
 
 __all__ = [
     "SKILL_ICONS", "FIRE_RESULTS", "ASSAULT_RESULTS", "COLUMNS", "CardModel", "DeckModel", "Card", "Deck",
-    "Face", "Pile", "apply_shift", "load_deck", "default_deck", "parse_deck", "draw_card", "parse_card_list",
+    "Face", "RESHUFFLE", "Pile", "UnseenPile", "apply_shift", "load_deck", "default_deck", "parse_deck", "draw_card",
+    "parse_card_list",
 ]
 
 SkillIcon = Literal["officer", "flags_1", "flags_2", "flags_3", "flags_4", "crossed_flags", "death_head"]
@@ -144,6 +146,7 @@ class Face:
     assault: tuple[str, ...] = ()
     reshuffle: bool = False
     shifted: tuple[tuple[tuple[int, int], str], ...] = ()   # ((column, net shift), final result), once projected
+    unseen: bool = False    # a card the side the odds are for has not seen: in the draw pile or the other hand
 
     def to_json(self):
         if self.reshuffle:
@@ -305,18 +308,36 @@ def apply_shift(row: tuple[str, ...], column: int, net: int) -> int:
 # ------------------------------------------------------------------------------------------------
 # Piles
 # ------------------------------------------------------------------------------------------------
+#: the reshuffle card as an odds computation sees it (15.0)
+RESHUFFLE = Face(reshuffle=True)
+
+
 def _face_key(face: "Face"):
-    return (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted)
+    return (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted, face.unseen)
+
+
+def _sorted(faces) -> tuple:
+    return tuple(sorted(faces, key=_face_key))
 
 
 @lru_cache(maxsize=8192)
-def _project(pile: "Pile", deck: "Deck", table: str, reads: tuple) -> "Pile":
-    return pile._project(deck, table, reads)
+def _project(pile, deck: "Deck", table: str, reads: tuple):
+    def f(x):
+        if deck.is_reshuffle(x):
+            return Face(reshuffle=True)
+        return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads),
+                    unseen=isinstance(x, Face) and x.unseen)
+    return pile.map_faces(f)
 
 
 @lru_cache(maxsize=8192)
-def _summarise(pile: "Pile", deck: "Deck", tables: tuple[str, ...]) -> "Pile":
-    return pile._summarise(deck, tables)
+def _summarise(pile, deck: "Deck", tables: tuple[str, ...]):
+    def f(x):
+        if isinstance(x, Face):
+            return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
+                        x.reshuffle, x.shifted if tables else (), x.unseen)
+        return deck.face(x, tables)
+    return pile.map_faces(f)
 
 
 def _remove_one(items: tuple, item) -> tuple:
@@ -330,6 +351,8 @@ class Pile:
 
     ``tracked`` piles hold card numbers (play, replay, game records); summarised piles hold :class:`Face`
     values (odds). Use :meth:`for_play` / :meth:`for_odds` to build one from a deck and what is known.
+    :func:`draw_card` works on any pile through :meth:`draw_request`, :meth:`without` and :meth:`reshuffled`
+    (an :class:`UnseenPile` answers them too).
     """
 
     draw: tuple
@@ -340,6 +363,11 @@ class Pile:
         # piles are never mixed: the first face of either pile tells
         return not ((self.draw and isinstance(self.draw[0], Face)) or
                     (self.discard and isinstance(self.discard[0], Face)))
+
+    @property
+    def size(self) -> int:
+        """Cards in the draw pile (the reshuffle card included)."""
+        return len(self.draw)
 
     @classmethod
     def for_play(cls, deck: Deck, discards: Iterable[int] = (), hand: Iterable[int] = ()) -> "Pile":
@@ -355,61 +383,151 @@ class Pile:
     def for_odds(cls, deck: Deck, discards: Iterable[int] = (), hand: Iterable[int] = (),
                  tables: tuple[str, ...] = ("fire", "assault")) -> "Pile":
         """A summarised pile: every unseen card may be next. Cards in an opponent's hand are unseen to the
-        drawer, so by symmetry they count as in the draw pile for the chance of the next card."""
+        drawer, so they count as in the draw pile (the calculators do not know how many cards the other hand
+        holds; :class:`UnseenPile` is the exact model when it is known)."""
         tracked = cls.for_play(deck, discards, hand)
         return tracked.summarise(deck, tables)
+
+    def map_faces(self, f) -> "Pile":
+        """The pile with each face replaced by ``f(face)``, both piles sorted (summaries only)."""
+        return Pile(_sorted(f(x) for x in self.draw), _sorted(f(x) for x in self.discard))
 
     def summarise(self, deck: Deck, tables: tuple[str, ...] = ()) -> "Pile":
         """Replace each face by its summary: icon, and the CRT rows of ``tables`` (cached: enumeration re-runs
         a procedure many times over the same piles)."""
         return _summarise(self, deck, tuple(tables))
 
-    def _summarise(self, deck: Deck, tables: tuple[str, ...]) -> "Pile":
-        def f(x):
-            if isinstance(x, Face):
-                return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
-                            x.reshuffle, x.shifted if tables else ())
-            return deck.face(x, tables)
-        return Pile(tuple(sorted((f(x) for x in self.draw), key=_face_key)),
-                    tuple(sorted((f(x) for x in self.discard), key=_face_key)))
-
     def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "Pile":
         """Odds only: each face becomes its icon plus the final result for each possible (column, net shift).
         Cached, like :meth:`summarise`."""
         return _project(self, deck, table, tuple(reads))
 
-    def _project(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "Pile":
-        def f(x):
-            if deck.is_reshuffle(x):
-                return Face(reshuffle=True)
-            return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads))
-        return Pile(tuple(sorted((f(x) for x in self.draw), key=_face_key)),
-                    tuple(sorted((f(x) for x in self.discard), key=_face_key)))
+    def draw_request(self, deck: Deck, rule: str, label: str):
+        """The request that draws the next card: one face of the draw pile, each alike (15.0)."""
+        return Draw(self.draw, rule=rule, label=label)
+
+    def redraw_request(self, deck: Deck, rule: str, label: str):
+        """The draw made again right after the reshuffle card: any card of the new pile but that one (15.0)."""
+        return Draw(tuple(f for f in self.draw if not deck.is_reshuffle(f)), rule=rule, label=label)
+
+    def without(self, face) -> "Pile":
+        """The pile once ``face`` is drawn out of the draw pile."""
+        return Pile(_remove_one(self.draw, face), self.discard)
+
+    def reshuffled(self, face) -> "Pile":
+        """15.0: the draw pile (without the reshuffle card ``face`` just drawn), the discards and the reshuffle
+        card together as the new draw pile."""
+        return Pile(_remove_one(self.draw, face) + self.discard + (face,), ())
 
     def discarded(self, face) -> "Pile":
         """The pile after a used card goes to the discard pile (15.0). Summarised discards are kept sorted:
         their order never matters, and equal piles must compare equal for memoisation."""
         if isinstance(face, Face):
-            return Pile(self.draw, tuple(sorted(self.discard + (face,), key=_face_key)))
+            return Pile(self.draw, _sorted(self.discard + (face,)))
         return Pile(self.draw, self.discard + (face,))
 
     def to_json(self) -> dict:
-        from engine.core.procedure import jsonable
         return {"draw": len(self.draw), "discard": jsonable(self.discard) if self.tracked else len(self.discard)}
 
 
-def draw_card(pile: Pile, deck: Deck, rule: str, label: str = ""):
+@dataclass(frozen=True)
+class UnseenPile:
+    """The draw pile as one side knows it (15.0 No Peeking), for exact odds from that side's seat.
+
+    The side knows the discard pile (every card was seen face up), its own hand, how many cards the draw pile
+    and the other hand hold, and that the reshuffle card is in the draw pile (it goes back the moment it is
+    drawn). The cards it has not seen, ``pool`` (as :class:`Face` summaries marked ``unseen``), lie in the draw
+    pile (``in_draw`` of them) or in the other hand; which ones, it does not know, and every split is alike.
+    ``known`` are faces known to be in the draw pile: the discards shuffled back in by a reshuffle.
+
+    Drawing: the reshuffle card and each known face with chance 1/N (N = the draw pile's size), an unseen card
+    with chance ``in_draw``/N, equally likely any face of the pool: the chance of each card averaged over
+    every possible other hand, so the odds do not depend on the cards that hand really holds.
+    """
+
+    pool: tuple = ()
+    in_draw: int = 0
+    known: tuple = ()
+    discard: tuple = ()
+
+    tracked = False
+
+    @classmethod
+    def of(cls, deck: Deck, unseen: Iterable[int], in_draw: int, discard: Iterable[int],
+           tables: tuple[str, ...] = ("fire", "assault")) -> "UnseenPile":
+        """The pile of a side that has not seen the cards ``unseen`` (numbers), ``in_draw`` of which lie in the
+        draw pile (with the reshuffle card), and has seen the ``discard`` pile."""
+        summary = Pile(tuple(unseen), tuple(discard)).summarise(deck, tables)
+        return cls(_sorted(replace(f, unseen=True) for f in summary.draw), in_draw, (), summary.discard)
+
+    @property
+    def size(self) -> int:
+        return len(self.known) + self.in_draw + 1
+
+    def map_faces(self, f) -> "UnseenPile":
+        return UnseenPile(_sorted(f(x) for x in self.pool), self.in_draw, _sorted(f(x) for x in self.known),
+                          _sorted(f(x) for x in self.discard))
+
+    def summarise(self, deck: Deck, tables: tuple[str, ...] = ()) -> "UnseenPile":
+        return _summarise(self, deck, tuple(tables))
+
+    def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "UnseenPile":
+        return _project(self, deck, table, tuple(reads))
+
+    def draw_request(self, deck: Deck, rule: str, label: str):
+        return _unseen_draw(self, True, rule, label)
+
+    def redraw_request(self, deck: Deck, rule: str, label: str):
+        if not self.known and not self.in_draw:
+            raise RuleViolation(rule, f"cannot draw from an empty pile ({label or 'draw'})")
+        return _unseen_draw(self, False, rule, label)
+
+    def without(self, face) -> "UnseenPile":
+        if face.reshuffle:
+            return self
+        if face.unseen:
+            return UnseenPile(_remove_one(self.pool, face), self.in_draw - 1, self.known, self.discard)
+        return UnseenPile(self.pool, self.in_draw, _remove_one(self.known, face), self.discard)
+
+    def reshuffled(self, face) -> "UnseenPile":
+        return UnseenPile(self.pool, self.in_draw, _sorted(self.known + self.discard), ())
+
+    def discarded(self, face) -> "UnseenPile":
+        seen = replace(face, unseen=False)          # a used card lies face up: now everyone has seen it
+        return UnseenPile(self.pool, self.in_draw, self.known, _sorted(self.discard + (seen,)))
+
+    def to_json(self) -> dict:
+        return {"draw": self.size, "discard": len(self.discard), "unseen": len(self.pool)}
+
+
+@lru_cache(maxsize=4096)
+def _unseen_draw(pile: UnseenPile, with_reshuffle: bool, rule: str, label: str) -> Chance:
+    """The draw from an :class:`UnseenPile` (made once per pile: enumeration asks for it at every replay)."""
+    n = len(pile.known) + pile.in_draw + (1 if with_reshuffle else 0)
+    out: dict = {}
+    if with_reshuffle:
+        out[RESHUFFLE] = Fraction(1, n)
+    for k in pile.known:
+        out[k] = out.get(k, Fraction(0)) + Fraction(1, n)
+    if pile.in_draw:
+        each = Fraction(pile.in_draw, n * len(pile.pool))
+        for u in pile.pool:
+            out[u] = out.get(u, Fraction(0)) + each
+    return Chance(tuple(out.items()), rule=rule, label=label)
+
+
+def draw_card(pile, deck: Deck, rule: str, label: str = ""):
     """Sub-procedure: draw one card for ``rule``; returns ``(face, pile)`` with the card out of the draw pile.
 
-    The card is not yet discarded: the caller discards it once used (:meth:`Pile.discarded`).
+    Drawing the reshuffle card (15.0) shuffles the draw and discard piles together with it into a new draw
+    pile, and the card is drawn again from it. The card is not yet discarded: the caller discards it once used
+    (``pile.discarded``).
     """
-    face = yield Draw(pile.draw, rule=rule, label=label or "card")
+    face = yield pile.draw_request(deck, rule, label or "card")
     if deck.is_reshuffle(face):
-        rest = _remove_one(pile.draw, face)
-        new = rest + pile.discard + (face,)
+        new = pile.reshuffled(face)
         yield Log("15.0", "reshuffle card: draw and discard piles shuffled together into a new draw pile",
-                  {"draw": len(new)})
-        others = tuple(f for f in new if not deck.is_reshuffle(f))
-        got = yield Draw(others, rule="15.0", label=(label or "card") + " (after the reshuffle)")
-        return got, Pile(_remove_one(new, got), ())
-    return face, Pile(_remove_one(pile.draw, face), pile.discard)
+                  {"draw": new.size})
+        got = yield new.redraw_request(deck, "15.0", (label or "card") + " (after the reshuffle)")
+        return got, new.without(got)
+    return face, pile.without(face)

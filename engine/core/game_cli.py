@@ -1,11 +1,13 @@
 """The game verbs of every system, written once over the protocol:
 
-``vedette GAME new|legal|act|undo|replay|play``, with the same options for every system:
+``vedette GAME new|legal|act|odds|undo|replay|play|simulate``, with the same options for every system:
 
 * ``new --scenario S --options a,b --seed N --record FILE`` -- start a game, write its record;
 * ``legal --record FILE [--upto N | --turn T]`` -- the legal actions of the side to act;
 * ``act --record FILE ACTION [--dice 3,5] [--choices JSON]`` -- play one action (JSON or text
   notation), append it to the record; without ``--dice`` the game's seeded dice roll;
+* ``odds --record FILE ACTION [--upto N | --turn T]`` -- the exact odds of one action in the record's
+  position (:func:`engine.core.odds.action_odds`, as the play page shows them); nothing is written;
 * ``undo --record FILE [-n N]`` -- drop the last events;
 * ``replay FILE [--upto N | --turn T]`` -- the position after some events (every event by default; a turn
   the record never reaches is refused, not answered with the last position);
@@ -19,20 +21,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
 
+from .data import parse_json
 from .errors import RecordError, VedetteError
 from .game import GameRules, Session, action_seed, parse_dice, play_game, replay
-from .procedure import NeedInput, RandomDice, TypedDice
+from .procedure import Choose, NeedInput, RandomDice, TypedDice
 from .record import GameRecord
 
-__all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg", "record_path", "summary"]
+__all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg", "record_path", "summary", "load_record",
+           "save_record", "state_at", "act", "odds", "parse_action_arg", "check_record_path"]
 
-VERBS = ("new", "legal", "act", "undo", "replay", "play", "simulate")
+VERBS = ("new", "legal", "act", "odds", "undo", "replay", "play", "simulate")
 
 
 def int_arg(name: str, lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
@@ -52,20 +57,60 @@ def parse_options(text: str | None) -> list[str]:
     return [o.strip() for o in (text or "").split(",") if o.strip()]
 
 
-def parse_choices(text: str | None) -> list | None:
-    """``--choices``: a JSON list of answers to the procedure's questions, in order."""
+def _flag_error(what: str, field: str, expected: str) -> VedetteError:
+    return VedetteError(f"{what}: expected {expected}")
+
+
+def parse_choices(text: str | None) -> list[Any] | None:
+    """``--choices``: a JSON list of answers to the procedure's questions, in order (bounded as every
+    JSON Vedette reads: nesting, digits, length)."""
     if text is None:
         return None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise VedetteError(f"--choices: not valid JSON ({exc.msg}); expected a list such as '[\"reserve\", 2]'") from None
+    data = parse_json(text, "--choices", _flag_error)
     if not isinstance(data, list):
-        raise VedetteError("--choices: expected a JSON list of answers")
+        raise VedetteError("--choices: expected a JSON list of answers, such as '[\"reserve\", 2]'")
     return data
 
 
-def _load(rules: GameRules, path: str) -> GameRecord:
+def parse_action_arg(rules: GameRules[Any, Any], text: str) -> Any:
+    """The ACTION argument: JSON (bounded, as :func:`parse_choices`) or the system's text notation."""
+    if text.strip().startswith("{"):
+        return rules.action_from_json(parse_json(text.strip(), "action", _flag_error))
+    return rules.parse_action(text)
+
+
+def check_record_path(path: str, flag: str = "--record") -> None:
+    """Refuse, before anything is played or written, a record path whose folder is missing, is a file, is
+    not writable, or whose name is too long: a file is made there and removed again (one line)."""
+    p = Path(path).expanduser()
+    folder = p.parent if str(p.parent) else Path(".")
+
+    def mode(x: Path) -> int | None:
+        try:
+            return x.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise VedetteError(f"{flag}: cannot write {str(p)[:80]!r} ({exc.strerror or exc})") from None
+
+    here = mode(p)
+    if here is not None and not stat.S_ISREG(here):
+        raise VedetteError(f"{flag}: {str(p)[:80]!r} is not a regular file (a folder, a FIFO, a device?)")
+    there = mode(folder)
+    if there is None:
+        raise VedetteError(f"{flag}: no folder {str(folder)[:80]!r} to write {p.name[:40]!r} in")
+    if not stat.S_ISDIR(there):
+        raise VedetteError(f"{flag}: {str(folder)[:80]!r} is a file, not a folder")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=p.name + ".", suffix=".tmp")
+    except OSError as exc:
+        raise VedetteError(f"{flag}: cannot write {str(p)[:80]!r} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def load_record(rules: GameRules[Any, Any], path: str) -> GameRecord:
+    """The record at ``path``, refused (naming the file) when it is another system's."""
     rec = GameRecord.load(path)
     if rec.game != rules.system:
         raise RecordError(f"field 'game': this is a record of {rec.game!r}, not {rules.system!r}", file=path)
@@ -73,7 +118,7 @@ def _load(rules: GameRules, path: str) -> GameRecord:
 
 
 @contextlib.contextmanager
-def _naming(path: str):
+def _naming(path: str) -> Iterator[None]:
     """A record that loads but does not replay (a bad event, an engine version, a scenario) is named by
     its file in the one-line error, as a record that does not load is."""
     try:
@@ -86,10 +131,13 @@ def _naming(path: str):
         raise named from None
 
 
-def _save(rec: GameRecord, path: str) -> None:
+def save_record(rec: GameRecord, path: str) -> None:
     """Write atomically: a failed or interrupted write leaves the old record as it was."""
     p = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=p.parent or ".", prefix=p.name + ".", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=p.parent or ".", prefix=p.name + ".", suffix=".tmp")
+    except OSError as exc:
+        raise VedetteError(f"{path[:80]}: cannot write the record ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(rec.dumps())
@@ -102,8 +150,8 @@ def _save(rec: GameRecord, path: str) -> None:
         raise VedetteError(f"{path}: cannot write the record ({exc.strerror})") from None
 
 
-def summary(rules: GameRules, state, record: GameRecord | None = None) -> dict:
-    out = {"system": rules.system, "position": str(rules.position(state)),
+def summary(rules: GameRules[Any, Any], state: Any, record: GameRecord | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"system": rules.system, "position": str(rules.position(state)),
            "turn": rules.position(state).turn, "phase": rules.position(state).phase,
            "to_act": rules.to_act(state)}
     oc = rules.outcome(state)
@@ -116,7 +164,8 @@ def summary(rules: GameRules, state, record: GameRecord | None = None) -> dict:
     return out
 
 
-def _state_at(rules: GameRules, rec: GameRecord, args) -> tuple[Any, int]:
+def state_at(rules: GameRules[Any, Any], rec: GameRecord, args: argparse.Namespace) -> tuple[Any, int]:
+    """The position ``--upto`` / ``--turn`` name in the record, and how many events lead to it."""
     states = replay(rules, rec, upto=args.upto)
     if getattr(args, "turn", None) is not None:
         for i, s in enumerate(states):
@@ -128,20 +177,21 @@ def _state_at(rules: GameRules, rec: GameRecord, args) -> tuple[Any, int]:
     return states[-1], len(states) - 1
 
 
-def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable[[], GameRules],
+def register_game_verbs(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+                        rules_factory: Callable[[], GameRules[Any, Any]],
                         aliases: dict[str, list[str]] | None = None, skip: tuple[str, ...] = ()) -> None:
     """Add the protocol's game verbs to a system's sub-command parser (``skip``: verbs the system
     keeps its own, older spelling of; ``aliases``: old verb names that mean the same)."""
     aliases = aliases or {}
 
-    def common(p, record_required: bool):
+    def common(p: argparse.ArgumentParser, record_required: bool) -> None:
         if record_required:
             _record_args(p)
         p.add_argument("--upto", type=int_arg("--upto", 0), default=None, help="use only the first N events")
         p.add_argument("--turn", type=int_arg("--turn", 0, 10_000), default=None,
                        help="the position at the start of game turn T")
 
-    def start_opts(p):
+    def start_opts(p: argparse.ArgumentParser) -> None:
         p.add_argument("--scenario", default=None, help="scenario id")
         p.add_argument("--options", default="", help="comma-separated optional rules and variants")
         p.add_argument("--seed", type=int_arg("--seed", 0, 2 ** 63 - 1), default=0, help="the game's seed")
@@ -161,7 +211,9 @@ def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable
         p.add_argument("action", help="the action: JSON (as `legal` lists it) or its text notation")
         p.add_argument("--dice", default=None, help="die faces typed in, e.g. 3,5,1 (default: the game's seeded dice)")
         p.add_argument("--choices", default=None, help="JSON list of answers to the action's questions")
-        p.set_defaults(handler=lambda a: _act(rules_factory(), a))
+        p.set_defaults(handler=lambda a: act(rules_factory(), a))
+    if "odds" not in skip:
+        _odds_verb(sub, rules_factory, common)
     if "undo" not in skip:
         p = sub.add_parser("undo", help="drop the last events of a record", aliases=aliases.get("undo", []))
         _record_args(p)
@@ -199,33 +251,65 @@ def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable
         p.set_defaults(handler=lambda a: _simulate(rules_factory(), a))
 
 
-def _record_args(p) -> None:
+def _odds_verb(sub: Any, rules_factory: Callable[[], GameRules[Any, Any]],
+               common: Callable[[argparse.ArgumentParser, bool], None]) -> None:
+    """``odds --record FILE ACTION``. A system with an ``odds`` verb of its own (n20: the odds of a battle
+    file) keeps it: ``--record`` then makes its one argument the action to weigh in the record's position."""
+    own = sub.choices.get("odds")
+    if own is None:
+        p = sub.add_parser("odds", help="the exact odds of one action in a record's position")
+        p.add_argument("--record", "-r", required=True, metavar="FILE", help="the game record (JSON)")
+        p.add_argument("action", help="the action: JSON (as `legal` lists it) or its text notation")
+        common(p, False)
+        _bound_args(p)
+        p.set_defaults(handler=lambda a: odds(rules_factory(), a, a.action))
+        return
+    probe = "\x00probe"                 # the one argument the system's verb takes: where argparse puts it
+    positional = next(k for k, v in vars(own.parse_known_args([probe])[0]).items() if v == probe)
+    own.add_argument("--record", "-r", default=None, metavar="FILE",
+                     help=f"a game record: {positional.upper()} is then an action, weighed in the record's position")
+    common(own, False)
+    _bound_args(own)
+    theirs = own.get_default("handler")
+    own.set_defaults(handler=lambda a: odds(rules_factory(), a, getattr(a, positional)) if a.record else theirs(a))
+
+
+def _bound_args(p: argparse.ArgumentParser) -> None:
+    from .odds import MAX_OUTCOMES, MAX_STEPS
+    p.add_argument("--max-steps", type=int_arg("--max-steps", 1, 10 * MAX_STEPS), default=None,
+                   help=f"stop the enumeration past this many steps (default {MAX_STEPS:,}, the page's bound)")
+    p.add_argument("--max-outcomes", type=int_arg("--max-outcomes", 1, 10 * MAX_OUTCOMES), default=None,
+                   help=f"refuse odds with more end positions than this (default {MAX_OUTCOMES:,})")
+
+
+def _record_args(p: argparse.ArgumentParser) -> None:
     """``--record FILE``, or the file as the first argument (the older spelling: ``legal game.json``)."""
     p.add_argument("--record", "-r", default=None, metavar="FILE", help="the game record (JSON)")
     p.add_argument("record_file", nargs="?", default=None, metavar="RECORD", help="the game record, as --record")
 
 
-def record_path(args) -> str:
+def record_path(args: argparse.Namespace) -> str:
     """The record file named by ``--record`` or by the first argument (one of them, not two different ones)."""
     a, b = getattr(args, "record", None), getattr(args, "record_file", None)
     if a and b and a != b:
         raise VedetteError(f"--record: two different records given ({a[:40]!r} and {b[:40]!r})")
     if not (a or b):
         raise VedetteError("--record: name the game record file (--record FILE, or as the first argument)")
-    return a or b
+    return str(a or b)
 
 
-def _new(rules: GameRules, args) -> dict:
+def _new(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
+    check_record_path(args.record)
     s = Session.new(rules, args.scenario, parse_options(args.options), args.seed)
-    _save(s.record, args.record)
+    save_record(s.record, args.record)
     return summary(rules, s.state, s.record)
 
 
-def _legal(rules: GameRules, args) -> dict:
+def _legal(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     path = record_path(args)
-    rec = _load(rules, path)
+    rec = load_record(rules, path)
     with _naming(path):
-        state, _ = _state_at(rules, rec, args)
+        state, _ = state_at(rules, rec, args)
     acts = rules.legal_actions(state)
     out = summary(rules, state, rec)
     out["legal"] = [{"text": rules.format_action(a), "says": rules.describe_action(a),
@@ -233,26 +317,29 @@ def _legal(rules: GameRules, args) -> dict:
     return out
 
 
-def _act(rules: GameRules, args) -> dict:
+def act(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """``act``: play one action on the record's last position and append it (nothing written if refused)."""
     path = record_path(args)
-    rec = _load(rules, path)
+    rec = load_record(rules, path)
     with _naming(path):
         session = Session(rules, rec)
-    action = rules.parse_action(args.action)
+    action = parse_action_arg(rules, args.action)
     dice_faces = parse_dice(args.dice)
     choices = parse_choices(args.choices)
+    dice: RandomDice | TypedDice
     if dice_faces is None:
         dice = RandomDice(action_seed(rec.seed or 0, session.index))
     else:
         dice = TypedDice(dice_faces)
     queue = list(choices) if choices is not None else None
 
-    def chooser(req):
+    def chooser(req: Choose) -> Hashable:
         if queue is None:
             return req.options[0]
         if not queue:
             raise NeedInput(req)
-        return queue.pop(0)
+        answer: Hashable = queue.pop(0)
+        return answer
 
     try:
         session.act(action, dice=dice, chooser=chooser)
@@ -261,31 +348,53 @@ def _act(rules: GameRules, args) -> dict:
         what = "die" if r.kind == "roll" else ("choice" if r.kind == "choose" else r.kind)
         raise VedetteError(f"[rule {r.rule}] the action needs another {what} ({r.label or r.kind}); "
                            f"give it with {'--choices' if r.kind == 'choose' else '--dice'}") from None
-    if dice_faces is not None and dice.used < len(dice_faces):
+    if dice_faces is not None and isinstance(dice, TypedDice) and dice.used < len(dice_faces):
         raise VedetteError(f"--dice: {len(dice_faces) - dice.used} die face(s) left over; the action used {dice.used}")
     if queue:
         raise VedetteError(f"--choices: {len(queue)} answer(s) left over; the action asked for "
-                           f"{len(choices) - len(queue)}")
-    _save(session.record, path)
+                           f"{len(choices or []) - len(queue)}")
+    save_record(session.record, path)
     out = summary(rules, session.state, session.record)
     out["event"] = session.record.events[-1]
     return out
 
 
-def _undo(rules: GameRules, args) -> dict:
+def odds(rules: GameRules[Any, Any], args: argparse.Namespace, action_text: str) -> dict[str, Any]:
+    """``odds``: the exact odds of one action in the record's position (``--upto`` / ``--turn``), by the one
+    :func:`~engine.core.odds.action_odds` the play page uses. An action the rules refuse in that position is
+    one line naming the rule; an action past the enumeration bounds names the bound and how far it got."""
+    from . import odds as bounds
+    from .odds import action_odds
     path = record_path(args)
-    rec = _load(rules, path)
+    rec = load_record(rules, path)
+    with _naming(path):
+        state, i = state_at(rules, rec, args)
+    if rules.to_act(state) is None:
+        raise VedetteError(f"{path}: the game is over: no action to weigh")
+    action = parse_action_arg(rules, action_text)
+    out = summary(rules, state, rec)
+    out["after_events"] = i
+    out["says"] = rules.describe_action(action)
+    steps = getattr(args, "max_steps", None) or bounds.MAX_STEPS
+    outcomes = getattr(args, "max_outcomes", None) or bounds.MAX_OUTCOMES
+    out.update(action_odds(rules, state, action, max_outcomes=outcomes, max_steps=steps).to_json())
+    return out
+
+
+def _undo(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
+    path = record_path(args)
+    rec = load_record(rules, path)
     with _naming(path):
         session = Session(rules, rec)
     session.undo(args.n)
-    _save(session.record, path)
+    save_record(session.record, path)
     return summary(rules, session.state, session.record)
 
 
-def _replay(rules: GameRules, args) -> dict:
-    rec = _load(rules, args.file)
+def _replay(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
+    rec = load_record(rules, args.file)
     with _naming(args.file):
-        state, i = _state_at(rules, rec, args)
+        state, i = state_at(rules, rec, args)
     out = summary(rules, state, rec)
     out["after_events"] = i
     if args.full:
@@ -293,18 +402,20 @@ def _replay(rules: GameRules, args) -> dict:
     return out
 
 
-def _play(rules: GameRules, args) -> dict:
+def _play(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     bots = [b.strip() for b in args.bots.split(",")]
+    if args.record:
+        check_record_path(args.record)          # before the first action, not after the whole game
     final, rec = play_game(rules, bots, args.scenario, parse_options(args.options), args.seed,
                            max_actions=args.max_actions)
-    if args.record:
-        _save(rec, args.record)
+    if args.record and rec is not None:
+        save_record(rec, args.record)
     out = summary(rules, final, rec)
     out["bots"] = bots
     return out
 
 
-def _simulate(rules: GameRules, args) -> dict:
+def _simulate(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     from .simulate import Study, StudyInterrupted, compare, run_study, summarise, write_parquet
     bots = tuple(b.strip() for b in args.bots.split(","))
     study = Study(rules.system, args.scenario, tuple(parse_options(args.options)), bots, args.games, args.seed,

@@ -189,10 +189,10 @@ def _act(core_act):
         if not path.exists():
             # the older `act` on a missing record starts one (--options, --seed), kept only if the action is played
             from engine.core.game import Session
-            from engine.core.game_cli import _save, parse_options
+            from engine.core.game_cli import parse_options, save_record
             _bid_option(args)
             s = Session.new(_rules(), "albuera", parse_options(args.options), args.seed or 0)
-            _save(s.record, str(path))
+            save_record(s.record, str(path))
             created = True
         try:
             out = core_act(args)
@@ -211,9 +211,9 @@ def _replay(core_replay):
         out = core_replay(args)
         out["events_replayed"] = out.get("after_events")
         if units:
-            from engine.core.game_cli import _load, _state_at
+            from engine.core.game_cli import load_record, state_at
             rules = _rules()
-            g, _ = _state_at(rules, _load(rules, args.file), args)
+            g, _ = state_at(rules, load_record(rules, args.file), args)
             out["units"] = [u.to_json() for u in g.units]
         return out
     return run

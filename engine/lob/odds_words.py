@@ -3,8 +3,16 @@
 :func:`engine.core.odds.action_odds` over the game's own combat and fire procedures)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
+from engine.core.errors import VedetteError
+from engine.core.game import GameRules
+
 from .actions import Kind
-from .units import SIDES, other_side
+from .attack import combat_context
+from .fight import ATTACKER, DEFENDER, Fight
+from .rounds import round_hits, roll_modifier
+from .units import INF, SIDES, other_side
 
 __all__ = ["lob_label", "lob_value"]
 
@@ -33,6 +41,74 @@ def _side_words(before, after, side: str, role: str) -> str:
     return f"{role} " + ", ".join(bits)
 
 
+@lru_cache(maxsize=256)        # asked once per outcome of the same action in the same position
+def certain_rounds(g, action) -> str:
+    """Why every combat roll of an attack goes to the defender, when it does (5.2.1): whichever units lead,
+    the attacker's best total (6 plus its modifiers) never beats the defender's worst (1 plus theirs; a draw
+    goes to the defender), in every round, or in the first one when a lost roll eliminates the lead (1.2).
+    The other way round, the attacker's worst always beating the defender's best, is said too. Empty
+    otherwise. This is what makes an outcome certain when the side that cannot win a roll fights on."""
+    try:
+        us = tuple(g.unit(u) for u in action.units)
+        origin = action.path[-1] if action.path else us[0].area
+        ctx = combat_context(g, action.target, origin, g.player)
+    except (VedetteError, IndexError):
+        return ""
+    att = tuple(u.moved(origin, u.approach if not action.path else None, u.square) for u in us if u.is_combat)
+    dfn = tuple(u for u in g.in_area(action.target) if u.is_combat)
+    if not att or not dfn:
+        return ""
+
+    def mods(a, d, first):
+        f = Fight(att, dfn, a.uid, d.uid, first)
+        return roll_modifier(ctx, f, ATTACKER), roll_modifier(ctx, f, DEFENDER)
+
+    first = {(a.uid, d.uid): mods(a, d, True) for a in att for d in dfn}
+    later = {(a.uid, d.uid): mods(a, d, False) for a in att for d in dfn}
+    every = list(first.values()) + list(later.values())
+    if all(6 + ma <= 1 + md for ma, md in every):
+        ma, md = max(m[0] for m in every), min(m[1] for m in every)
+        return (f"the attacker cannot win a combat roll: its best total, 6{ma:+d} = {6 + ma}, never beats the "
+                f"defender's worst, 1{md:+d} = {1 + md}, and a draw goes to the defender (5.2.1)")
+    if all(1 + ma > 6 + md for ma, md in every):
+        ma, md = min(m[0] for m in every), max(m[1] for m in every)
+        return (f"the defender cannot win a combat roll: the attacker's worst total, 1{ma:+d} = {1 + ma}, always "
+                f"beats the defender's best, 6{md:+d} = {6 + md} (5.2.1)")
+
+    def loss_hits(a, d) -> int:
+        """The fewest hits a lost first roll puts on lead ``a`` (5.2.1)."""
+        ma, md = first[a.uid, d.uid]
+        return min((round_hits(ctx, a, d, ra + ma, rd + md)[0] for ra in range(1, 7) for rd in range(1, 7)
+                    if ra + ma <= rd + md), default=0)
+
+    def can_win(a, d, is_first: bool) -> bool:
+        ma, md = (first if is_first else later)[a.uid, d.uid]
+        return 6 + ma > 1 + md
+
+    def wins_after_a_loss(a, d) -> bool:
+        """Lead ``a`` lost the first roll: can it still win a later one, weakened by its hits (1.2, 5.2.1 a)?"""
+        hurt = a.hit(loss_hits(a, d))
+        if hurt.eliminated:
+            return False
+        f = Fight(tuple(hurt if x.uid == a.uid else x for x in att), dfn, a.uid, d.uid, False)
+        return 6 + roll_modifier(ctx, f, ATTACKER) > 1 + roll_modifier(ctx, f, DEFENDER)
+
+    # the leads in the order the odds take them (5.1.1: a unit on the approach first, then the strongest,
+    # the first listed choice); the first leads the first roll, each later one comes in fresh
+    order = sorted(att, key=lambda u: (not (u.kind == INF and u.approach == ctx.target), -u.strength, u.uid))
+    lead, rest = order[0], order[1:]
+    never = all(not can_win(lead, d, True) and not wins_after_a_loss(lead, d) for d in dfn) and \
+        all(not can_win(a, d, False) and not wins_after_a_loss(a, d) for a in rest for d in dfn)
+    if never:
+        ma = max(first[lead.uid, d.uid][0] for d in dfn)
+        md = min(first[lead.uid, d.uid][1] for d in dfn)
+        order_note = f"; {lead.uid} leads first, then {', '.join(a.uid for a in rest)}" if rest else ""
+        return (f"the attacker cannot win a combat roll: its best first total, 6{ma:+d} = {6 + ma}, never beats the "
+                f"defender's worst, 1{md:+d} = {1 + md} (a draw goes to the defender), and each lost roll weakens "
+                f"it further{order_note} (5.2.1, 5.1.1, 1.2)")
+    return ""
+
+
 def lob_label(rules, before, after, action) -> tuple[str, str]:
     """E.g. ``"attacker takes 17; attacker loses 1 hit; defender loses 2 hits, 1 unit eliminated"``
     (rule 5 for an attack, 4.2.1 for artillery fire); morale changes (5.3) and an ended game at the end."""
@@ -43,6 +119,9 @@ def lob_label(rules, before, after, action) -> tuple[str, str]:
         take = (f"attacker takes {action.target}" if after.holder(action.target) == side
                 else f"defender holds {action.target}")
         parts = [take, _side_words(before, after, side, "attacker"), _side_words(before, after, foe, "defender")]
+        why = certain_rounds(before, action)
+        if why:
+            parts.append(why)
     elif action.kind == Kind.FIRE:
         rule = "4.2.1"
         t0, t1 = before.unit(action.target), after.unit(action.target)
@@ -53,7 +132,6 @@ def lob_label(rules, before, after, action) -> tuple[str, str]:
             if t1.area != t0.area:
                 parts.append(f"target retreats to {t1.area}")
     else:
-        from engine.core.game import GameRules
         return GameRules.odds_label(rules, before, after, action), rules.rule_of(action)
     for s in SIDES:
         d = after.morale_of(s) - before.morale_of(s)

@@ -26,7 +26,7 @@ from .setup import OPTION_RULES, bid_of, new_game, parse_options
 from .state import Game, Setup, invariants
 from .units import SIDES
 from .victory import outcome
-from .words import describe
+from . import words
 
 __all__ = ["LobRules", "ENGINE_VERSION", "RULE_OF", "ACTION_TYPES", "parse_options", "keep_all"]
 
@@ -34,12 +34,13 @@ __all__ = ["LobRules", "ENGINE_VERSION", "RULE_OF", "ACTION_TYPES", "parse_optio
 ENGINE_VERSION = "lob-game-2"
 
 
-class LobRules(GameRules):
+class LobRules(GameRules[Game, Action]):
     system = "lob"
     title = "Lines of Battle"
     sides = SIDES
     engine_version = ENGINE_VERSION
     accepts_versions = ("lob-game-1",)
+    older_option_keys = frozenset({"rules", "bid"})      # records before the protocol: {"rules": [...], "bid": ...}
     default_scenario = "albuera"
 
     def scenarios(self) -> dict[str, str]:
@@ -89,7 +90,19 @@ class LobRules(GameRules):
         return RULE_OF.get(a.kind, "4")
 
     def describe_action(self, a: Action) -> str:
-        return describe(a, self.rule_of(a))
+        return words.describe(a, self.rule_of(a))
+
+    def describe_option(self, g: Game, request, option) -> str:
+        return words.describe_option(request.rule, request.label, option)
+
+    def describe_answer(self, g: Game, answer: dict) -> str:
+        return words.describe_answer(answer)
+
+    def option_title(self, name: str) -> str:
+        return words.option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return words.metric_title(key)
 
     def is_pass(self, a: Action) -> bool:
         return a.kind in PASSES

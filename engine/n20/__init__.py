@@ -12,7 +12,7 @@ Python API (stable; the dashboards and notebooks use it)::
     res.to_json()                          # fractions as strings with floats beside them
     t = n20.tree(battle)                   # the same battle as a probability tree (engine.core.tree.Tree)
 
-Everything runs ONE procedure, :func:`engine.n20.battle.battle_procedure`, through the core drivers:
+Everything runs ONE procedure, :func:`engine.n20.resolution.battle_procedure`, through the core drivers:
 :func:`play` for a game (seeded or typed dice), :func:`odds`/:func:`tree` for exact enumeration.
 """
 from __future__ import annotations
@@ -20,13 +20,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
+from math import lcm
 from pathlib import Path
 
 from engine.core.dist import Dist, prob_json
-from engine.core.procedure import Choose, Played, distribution, enumerate_tree, first_option, play as _play
+from engine.core.procedure import Choose, Played, distribution, enumerate_tree, first_option, jsonable, play as _play
 from engine.core.tree import Tree
 
-from .battle import Battle, Outcome, UnitFate, battle_procedure, load_battle, parse_battle
+from .battle import Battle
+from .battle_file import load_battle, parse_battle
+from .resolution import battle_procedure, unit_positions
+from .outcome import Outcome, UnitFate
+from .retreat import ContextFreeRetreat, MapRetreat
 from .board import Board, load_board, parse_board
 from .tables import Tables, default_tables, edition_rules, load_tables, parse_tables
 from .units import Unit, UnitSpec
@@ -135,8 +140,6 @@ _CODE_ORDER = ["AB", "AR", "AW", "N", "EX", "DW", "DR", "DB"]
 
 def _summary(b: Battle, dist: Dist) -> dict:
     """The summary figures, exactly, in one pass (integer weights over a common denominator)."""
-    from math import lcm
-
     items = list(dist.items())
     den = lcm(*(p.denominator for _, p in items)) if items else 1
     sides = (b.attacker_side, b.defender_side)
@@ -205,16 +208,13 @@ def retreat_options(battle: Battle | str | Path | dict, unit: str, distance: int
     """Every retreat path the rules leave open to ``unit`` (standing where the battle file puts it) for a
     retreat of ``distance`` hexes, in the default policy's order (least chance of breaking first; 9.8.2-9.8.7).
     On a context-free battle this is the one path its hazards describe."""
-    from .battle import _positions
-    from .retreat import ContextFreeRetreat, MapRetreat
-
     b = _battle(battle, tables)
     if unit not in b.units:
         raise KeyError(f"no unit {unit!r} in this battle")
     u = b.units[unit]
     env = MapRetreat(b.board, b.rules.loc_breaks_retreat) if b.board else \
         ContextFreeRetreat(dict(b.paths), b.rules.loc_breaks_retreat)
-    return env.options(u, u.hex, distance, _positions(b, {}))
+    return env.options(u, u.hex, distance, unit_positions(b, {}))
 
 
 def choices(battle: Battle | str | Path | dict, tables=None) -> list[dict]:
@@ -222,8 +222,6 @@ def choices(battle: Battle | str | Path | dict, tables=None) -> list[dict]:
     the battle with the default policy: exchange losses (9.6 [G]), fortified retreats (9.8.1), retreat
     paths (9.8.2-9.8.7), advance plans (9.9.3). Decisions inside sub-procedures are listed here even though
     a tree resolves them by the policy."""
-    from engine.core.procedure import distribution, jsonable
-
     b = _battle(battle, tables)
     seen: dict = {}
 

@@ -11,11 +11,14 @@ illegal battles) are raised as VedetteError: the top-level CLI prints them and e
 from __future__ import annotations
 
 import argparse
-import importlib
 
+from engine import n20
+from engine.core.dist import prob_json
 from engine.core.errors import DataError
 from engine.core.procedure import TypedDice
 from engine.core.tree import Tree
+
+from .game_cli import register_game_verbs
 
 __all__ = ["register"]
 
@@ -27,9 +30,9 @@ def _tables_arg(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``n20`` sub-command and its verbs to the top-level ``vedette`` parser."""
-    n20 = subparsers.add_parser("n20", help="Napoleonic 20 (Fuentes de Oñoro 20, Bussaco 20)",
-                                description="Napoleonic 20 battles: exact odds, probability trees, play.")
-    verbs = n20.add_subparsers(dest="verb", metavar="VERB")
+    parser = subparsers.add_parser("n20", help="Napoleonic 20 (Fuentes de Oñoro 20, Bussaco 20)",
+                                   description="Napoleonic 20 battles: exact odds, probability trees, play.")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
 
     p = verbs.add_parser("odds", help="exact odds of a battle (JSON)")
     p.add_argument("battle", metavar="BATTLE", help="battle file (YAML or JSON)")
@@ -57,33 +60,19 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--dice", default=None, help="the dice rolled at the table, in order, e.g. 6,2,5")
     p.set_defaults(handler=cmd_fight)
 
-    try:  # the game verbs (issue 3) hook in here when that module exists
-        game_cli = importlib.import_module("engine.n20.game_cli")
-    except ModuleNotFoundError as exc:
-        if exc.name != "engine.n20.game_cli":
-            raise
-    else:
-        hook = getattr(game_cli, "register_game_verbs", None)
-        if hook is not None:
-            hook(verbs)
-    return n20
+    register_game_verbs(verbs)          # the whole-game verbs (engine.n20.game_cli)
+    return parser
 
 
 def cmd_odds(args) -> dict:
-    from engine import n20
-
     return n20.odds(args.battle, tables=args.tables).to_json()
 
 
 def _pj(p):
-    from engine.core.dist import prob_json
-
     return prob_json(p)
 
 
 def cmd_tree(args):
-    from engine import n20
-
     battle = n20.load_battle(args.battle, args.tables)
     t: Tree = n20.tree(battle, keep_decisions=args.decisions)
     if args.text:
@@ -96,8 +85,6 @@ def cmd_tree(args):
 
 
 def cmd_fight(args) -> dict:
-    from engine import n20
-
     battle = n20.load_battle(args.battle, args.tables)
     dice = None
     if args.dice:
@@ -112,7 +99,5 @@ def cmd_fight(args) -> dict:
 
 
 def cmd_choices(args) -> dict:
-    from engine import n20
-
     battle = n20.load_battle(args.battle, args.tables)
     return {"edition": battle.edition, "battle": battle.name, "choices": n20.choices(battle)}

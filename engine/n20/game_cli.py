@@ -27,6 +27,8 @@ _TABLES: contextvars.ContextVar = contextvars.ContextVar("n20_tables", default=N
 
 
 def _rules():
+    # the game package is imported when a game verb runs, not when the parser is built: loading it takes
+    # about half a second, which `vedette n20 odds` and every other command would pay for nothing
     from engine.n20.game.protocol import N20Rules
     return N20Rules(tables=_TABLES.get())
 
@@ -81,7 +83,7 @@ def _replay(inner, args) -> dict:
     state = rules.state_from_json(out["state"])
     if not full:
         del out["state"]
-    view = state.to_json(view=args.view)
+    view = (rules.view(state, args.view) if args.view else state).to_json()
     merged = {**view, **out}
     merged["events_replayed"] = out.get("after_events")
     return merged
@@ -115,7 +117,7 @@ def _play(inner, args) -> dict:
 
 
 def cmd_scenarios(args) -> dict:
-    from engine.n20 import game as g
+    from engine.n20 import game as g        # on use, as in _rules
     out = []
     for sid in g.scenario_ids():
         sc = g.load_scenario(sid)

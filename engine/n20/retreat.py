@@ -435,4 +435,3 @@ def _finish_options(complete: list, blocked: list) -> tuple[RetreatOption, ...]:
 
 
 _OPTION_FIELDS = tuple(RetreatOption.__dataclass_fields__)
-

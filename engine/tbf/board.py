@@ -10,11 +10,11 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from engine.core.data import Source, Sourced, Strict, data_path, load_yaml, parse_yaml, provenance_kind
+from engine.core.data import Source, Sourced, Strict, data_path, load_yaml, provenance_kind
 from engine.core.errors import RuleViolation
 from engine.core.hexgrid import HexGrid
 
-from .tables import Tables
+from .tables import Tables, digest
 
 __all__ = ["GridSpec", "MapFile", "Board", "LosResult", "load_board", "default_board", "default_grid",
            "frontal_hexes", "TERRAIN_LETTERS", "DEFAULT_MAP"]
@@ -58,7 +58,7 @@ class MapFile(Sourced):
     setup_numbers: dict[str, str] = Field(default_factory=dict)
     dark_blue_line: list[list[str]] = Field(default_factory=list)
     light_blue_line: list[list[str]] = Field(default_factory=list)
-    provenance: dict[str, str] = Field(default_factory=dict)
+    provenance: dict[str, Source] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self):
@@ -96,9 +96,6 @@ class MapFile(Sourced):
         for side in (self.entry_hexes.french, self.entry_hexes.coalition):
             for h in side:
                 on_map(h, "entry_hexes")
-        for k, v in self.provenance.items():
-            from engine.core.data import _check_source
-            _check_source(v)
         return self
 
 
@@ -121,18 +118,18 @@ class TbfGrid(HexGrid):
         super().__post_init__()
         labels = HexGrid.all_hexes(self)
         put = object.__setattr__
-        put(self, "_cubes", {h: HexGrid.to_cube(self, h) for h in labels})
+        put(self, "cube_of", {h: HexGrid.to_cube(self, h) for h in labels})
         put(self, "_bounds", dict.fromkeys(labels, True))
         put(self, "_nb", {(h, d): HexGrid.neighbour(self, h, d) for h in labels for d in range(6)})
         put(self, "_nbs", {})
         put(self, "_nbs", {h: HexGrid.neighbours(self, h) for h in labels})
 
     def to_cube(self, label):
-        c = self._cubes.get(label)
+        c = self.cube_of.get(label)
         return c if c is not None else HexGrid.to_cube(self, label)
 
     def distance(self, a, b):
-        cubes = self._cubes
+        cubes = self.cube_of
         ca = cubes.get(a) or HexGrid.to_cube(self, a)
         cb = cubes.get(b) or HexGrid.to_cube(self, b)
         return max(abs(ca[0] - cb[0]), abs(ca[1] - cb[1]), abs(ca[2] - cb[2]))
@@ -173,7 +170,6 @@ class Board:
     """A loaded map with its geometry."""
 
     def __init__(self, data: MapFile, file: str = ""):
-        from .tables import digest
         self.data = data
         self.file = file
         self.key = "board:" + digest(data.model_dump(mode="json"))     # the map's content, for memo keys
@@ -295,10 +291,11 @@ class Board:
         key = (a, b, use_road, bridge_intact)
         got = self._steps.get(key)
         if got is None:
-            got = self._steps[key] = self._step_cost(a, b, tables, use_road, bridge_intact)
+            got = self._steps[key] = self.fresh_step_cost(a, b, tables, use_road, bridge_intact)
         return got
 
-    def _step_cost(self, a: str, b: str, tables: Tables, use_road: bool, bridge_intact: bool):
+    def fresh_step_cost(self, a: str, b: str, tables: Tables, use_road: bool, bridge_intact: bool):
+        """:meth:`step_cost` worked out afresh (not memoised)."""
         on_road = use_road and self.road(a, b, bridge_intact)
         if (self.is_walled(a) or self.is_walled(b)) and not self.road(a, b, bridge_intact):
             return None, False                                   # 6.2.7

@@ -5,17 +5,29 @@ is computed here. Shared by the CLI, the dashboard page and the notebook.
 """
 from __future__ import annotations
 
+from dataclasses import replace as dc_replace
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from engine.core.data import provenance_kind
 from engine.core.dist import Dist, prob_json
 from engine.core.errors import RuleViolation
-from engine.core.procedure import enumerate_tree, first_option
+from engine.core.procedure import distribution, enumerate_tree, first_option
 
 from .charge import ChargeSetup, charge_proc
 from .fatigue import CheckSpec, check_distribution
 from .fire import Firer, FireSetup, fire_distribution
+from .game.activation import activate, out_of_command_check
+from .game.cavalry_charge import charge_action
+from .game.fire_combat import fire_action
+from .game.melee_combat import melee_action
+from .game.movement import move_action
+from .game.phases import initiative_phase, recovery_phase
+from .game.reinforcement import reinforcement_phase
+from .game.rout import end_of_activation_overstack
+from .game.setup import initial_state
+from .game.types import LIVE
 from .melee import Fighter, MeleeSetup, melee_distribution
 from .tables import STATUSES, Tables
 
@@ -194,13 +206,13 @@ def firer_from_kv(text: str, i: int) -> Firer:
 # Scenario situations: the set-up changed by placements, and the odds of an action's consequences
 # ---------------------------------------------------------------------------------------------------
 STATUSES_ALL = ("normal", "fatigued", "routed", "eliminated", "surrendered", "killed", "captured", "wounded")
+#: a unit's statuses (4.2.4, 6.7, 6.6 C) and a leader's (6.5 A-C)
+UNIT_STATUSES = ("normal", "fatigued", "routed", "eliminated", "surrendered")
+LEADER_STATUSES = ("normal", "killed", "captured", "wounded")
 
 
 def state_from_placements(sc, placements=(), turn: int | None = None, alert: bool = False):
     """The scenario's set-up with pieces moved: each placement is ``ID=HEX[:FACING[:STATUS]]``."""
-    from dataclasses import replace as dc_replace
-    from .rules import LIVE
-    from .scenario import initial_state
     st = initial_state(sc)
     names = [n.upper() for n in sc.board.grid.direction_names]
     for item in placements:
@@ -222,6 +234,11 @@ def state_from_placements(sc, placements=(), turn: int | None = None, alert: boo
         if len(parts) > 2 and parts[2]:
             if parts[2] not in STATUSES_ALL:
                 raise RuleViolation("4.2.4", f"unknown status {parts[2]!r} (one of {', '.join(STATUSES_ALL)})")
+            allowed = LEADER_STATUSES if sc.is_leader(pid) else UNIT_STATUSES
+            if parts[2] not in allowed:
+                raise RuleViolation("6.5" if sc.is_leader(pid) else "4.2.4",
+                                    f"{pid} is a {'leader' if sc.is_leader(pid) else 'unit'}: its status is one of "
+                                    f"{', '.join(allowed)}, not {parts[2]!r}")
             changes["status"] = parts[2]
         st = st.with_piece(pid, **changes)
         h = changes["hex"]
@@ -265,9 +282,6 @@ def action_summary(sc, st, what: str, units: tuple[str, ...], target: str | None
                    path: tuple[str, ...] = (), next_targets: tuple[str, ...] = (), defensive: bool = False,
                    policy=first_option, level_hexes: tuple[tuple[int, int], ...] = ()) -> dict[str, Any]:
     """Exact consequences of a move, fire, melee or charge on a scenario state."""
-    from functools import partial
-    from engine.core.procedure import distribution
-    from .actions import charge_action, fire_action, melee_action, move_action
     if what == "move":
         if len(units) != 1 or not target:
             raise RuleViolation("6.2.1", "a move needs one unit and a destination hex")
@@ -298,10 +312,6 @@ def phase_summary(sc, st, what: str, side: str | None = None, leader: str | None
     (3.1, 9.2, 9.5.2, 9.6.2), the initiative (3.2), a leader's activation (6.1), an Out of Command check
     (6.1.3 C), the overstack checks at the end of a side's Activation Phase (4.1.10 B), the Recovery
     Phase (7.0)."""
-    from functools import partial
-    from engine.core.procedure import distribution
-    from .actions import (activate, end_of_activation_overstack, initiative_phase, out_of_command_check,
-                          recovery_phase, reinforcement_phase)
     prov = {"tables": provenance(sc.tables.fatigue.source), "scenario": provenance(sc.file.source)}
     if what == "initiative":
         d = distribution(partial(initiative_phase, sc, st))
@@ -328,9 +338,8 @@ def phase_summary(sc, st, what: str, side: str | None = None, leader: str | None
         f, rule = partial(end_of_activation_overstack, sc, st, side), "4.1.10 B"
     elif what == "recovery":
         f, rule = partial(recovery_phase, sc, st), "7.0"
-        from dataclasses import replace
         # every piece is made ready again and loses its Charged marker (7.0 C, H): list only real changes
-        base = replace(st, pieces=tuple(replace(p, activated=False, charged=False) for p in st.pieces))
+        base = dc_replace(st, pieces=tuple(dc_replace(p, activated=False, charged=False) for p in st.pieces))
     else:
         raise RuleViolation("3.0", f"unknown phase {what!r} ({', '.join(PHASES)})")
     d = distribution(f)

@@ -12,13 +12,13 @@ replay and the exact tree share it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from engine.core.errors import DataError, RuleViolation
 from engine.core.hexgrid import HexGrid
-from engine.core.procedure import Choose, Log, Sub, distribution, enumerate_tree
+from engine.core.procedure import Choose, Log, Sub, enumerate_tree, first_option
 
 from .fatigue import CheckSpec, check_sub
 from .fire import Firer, FireSetup, fire_combat
@@ -26,7 +26,7 @@ from .melee import Fighter, MeleeSetup, melee_sub
 from .tables import STATUSES, Tables
 
 __all__ = ["Target", "Reactor", "ChargeSetup", "ChargeOutcome", "charge", "charge_proc", "charge_tree",
-           "charge_from_spec", "charge_lines", "frontal_directions"]
+           "charge_from_spec", "charge_lines", "frontal_directions", "validate"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,8 @@ class ChargeOutcome:
         return "; ".join(bits)
 
 
-def _validate(setup: ChargeSetup, tables: Tables) -> None:
+def validate(setup: ChargeSetup, tables: Tables) -> None:
+    """Refuse a charge that may not be declared (6.2.8 A-C, 4.2.4 F), naming the rule; nothing is rolled."""
     c = setup.charger
     if c.kind != "cavalry":
         raise RuleViolation("6.2.8 A", f"{c.name} is not cavalry: only cavalry charges")
@@ -108,7 +109,7 @@ def _counter_eligible(u: Fighter) -> bool:
 
 def charge(tables: Tables, setup: ChargeSetup):
     """The charge procedure; returns a :class:`ChargeOutcome`."""
-    _validate(setup, tables)
+    validate(setup, tables)
     c = setup.charger
     ok = yield check_sub(tables, CheckSpec("attempting_to_charge", c.fv, c.status, c.leader_cvs, unit=c.name),
                          rule="6.2.8 D")
@@ -224,12 +225,11 @@ def charge(tables: Tables, setup: ChargeSetup):
 
 
 def charge_proc(tables: Tables, setup: ChargeSetup):
-    _validate(setup, tables)
+    validate(setup, tables)
     return partial(charge, tables, setup)
 
 
 def charge_tree(tables: Tables, setup: ChargeSetup, policy=None):
-    from engine.core.procedure import first_option
     return enumerate_tree(charge_proc(tables, setup), policy=policy or first_option)
 
 

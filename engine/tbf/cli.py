@@ -5,17 +5,32 @@ Every probability is printed as an exact fraction string with a float beside it.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from typing import Any
 
+from engine.core.data import load_data
+from engine.core.errors import DataError, RuleViolation
+from engine.core.game_cli import act as core_act, int_arg, register_game_verbs
+from engine.core.procedure import distribution, first_option
 
-from engine.core.errors import DataError
-from engine.core.game_cli import int_arg
-
-from .calc import (charge_summary, check_grid, check_summary, fighter_from_kv, fire_summary, firer_from_kv,
-                   melee_summary)
+from .board import default_grid, load_board
+from .calc import (action_summary, charge_summary, check_grid, check_summary, dist_rows, fighter_from_kv, fire_summary,
+                   firer_from_kv, melee_summary, phase_summary, state_from_placements)
+from .charge import charge_from_spec
 from .fatigue import CheckSpec
 from .fire import FireSetup
+from .game.activation import activation_plan
+from .game.phases import initiative
+from .game.protocol import TbfRules
+from .game.reinforcement import (column_muster, dupont_arrival, mortier_alert, optional_arrival, regroup,
+                                 second_group_delay)
+from .game.retreat import retreat, retreat_options
+from .game.rout import rout_path
+from .game.search import reachable
+from .game.victory import victory, victory_json
 from .melee import MeleeSetup
+from .policies import POLICIES, passive
+from .scenario import load_scenario
 from .tables import load_tables
 
 __all__ = ["register"]
@@ -45,7 +60,6 @@ def _fire(args) -> dict[str, Any]:
     firers = tuple(firer_from_kv(s, i) for i, s in enumerate(args.firer))
     terrain_drm = 0
     if args.terrain:
-        from engine.core.errors import RuleViolation
         tt = t.terrain.terrain.get(args.terrain)
         if tt is None:
             raise RuleViolation("6.3.7 C", f"unknown terrain {args.terrain!r} (one of {', '.join(t.terrain.terrain)})")
@@ -62,7 +76,6 @@ def _melee(args) -> dict[str, Any]:
     dfn = tuple(fighter_from_kv(s, "defender", i) for i, s in enumerate(args.defender))
     shift = args.shift
     if args.terrain:
-        from engine.core.errors import RuleViolation
         tt = t.terrain.terrain.get(args.terrain)
         if tt is None:
             raise RuleViolation("6.4 H", f"unknown terrain {args.terrain!r} (one of {', '.join(t.terrain.terrain)})")
@@ -74,7 +87,6 @@ def _melee(args) -> dict[str, Any]:
 
 
 def _read_spec(path: str) -> dict:
-    from engine.core.data import load_data
     data = load_data(path)   # size, encoding, nesting and alias bounds (core/data.py)
     if not isinstance(data, dict):
         raise DataError(path, "", "a mapping with charger, path and targets")
@@ -82,27 +94,21 @@ def _read_spec(path: str) -> dict:
 
 
 def _charge(args) -> dict[str, Any]:
-    from .board import load_board
-    from .charge import charge_from_spec
     t = _tables(args)
     spec = _read_spec(args.charge)
     board = load_board(args.map) if (args.map or spec.get("map")) else None
     if board is None:
-        from .board import default_grid
         setup = charge_from_spec(spec, default_grid(), args.charge)
     else:
         setup = charge_from_spec(spec, board.grid, args.charge, terrain=board.charge_terrain(t),
                                  los=lambda a, b: board.los(a, b, t, viewer="cavalry").clear)
     policy = None
     if args.no_reactions:
-        from .policies import passive
         policy = passive
-    from engine.core.procedure import first_option
     return charge_summary(t, setup, tree=not args.no_tree, max_depth=args.depth, policy=policy or first_option)
 
 
 def _los(args) -> dict[str, Any]:
-    from .board import load_board
     t = _tables(args)
     b = load_board(args.map)
     r = b.los(args.a, args.b, t, viewer=args.kind, enemy=frozenset(args.enemy or ()), friendly=frozenset(args.friend or ()))
@@ -111,7 +117,6 @@ def _los(args) -> dict[str, Any]:
 
 
 def _map(args) -> dict[str, Any]:
-    from .board import load_board
     b = load_board(args.map)
     if args.hex:
         return b.describe(args.hex)
@@ -199,8 +204,6 @@ def _register_calculators(subparsers):
 # Scenario verbs: a Dürenstein state (set-up, changed with --place) and actions on it
 # ---------------------------------------------------------------------------------------------------
 def _state(args):
-    from .calc import state_from_placements
-    from .scenario import load_scenario
     sc = load_scenario(getattr(args, "scenario_dir", None), tables=_tables(args))
     return sc, state_from_placements(sc, getattr(args, "place", None) or (), getattr(args, "turn", None),
                                      getattr(args, "alert", False))
@@ -217,24 +220,21 @@ def _add_state(p):
 
 
 def _scenario(args):
-    from .rules import victory
     sc, st = _state(args)
     return {"scenario": sc.file.name, "turns": sc.file.turns, "night_from": sc.file.night_from,
             "first_impulse": sc.file.first_impulse,
             "on_map": {p.id: {"hex": p.hex, "facing": sc.board.grid.direction_names[p.facing], "status": p.status,
                               "side": sc.side(p.id)} for p in st.on_map()},
-            "control": dict(st.control), "victory_now": victory(sc, st),
+            "control": dict(st.control), "victory_now": victory_json(victory(sc, st)),
             "provenance": {"units": sc.oob.source, "scenario": sc.file.source, "map": sc.board.data.source}}
 
 
 def _activate(args):
-    from .rules import activation_plan
     sc, st = _state(args)
     return activation_plan(sc, st, args.leader)
 
 
 def _reach(args):
-    from .rules import reachable
     sc, st = _state(args)
     r = reachable(sc, st, args.unit, {2: args.level2, 3: args.level3})
     return {"unit": args.unit, "from": st.piece(args.unit).hex,
@@ -242,20 +242,15 @@ def _reach(args):
 
 
 def _retreat(args):
-    from functools import partial
-    from engine.core.procedure import distribution
-    from .rules import retreat, retreat_options
     sc, st = _state(args)
     h = st.piece(args.units[0]).hex
     opts = retreat_options(sc, st, tuple(args.units), h)
     d = distribution(partial(retreat, sc, st, tuple(args.units), h))
-    from .calc import dist_rows
     return {"from": h, "options": [{"hex": x, "rank": r, "rule": rule} for x, r, rule in opts],
             "outcomes": dist_rows(d)}
 
 
 def _rout(args):
-    from .rules import rout_path
     sc, st = _state(args)
     r = rout_path(sc, st, args.unit, just_routed=not args.continuing)
     return {"unit": args.unit, "path": list(r.path), "fate": r.fate, "entered_friends": list(r.entered_friends),
@@ -269,17 +264,13 @@ def _act(args):
     """``act``: with ``--record`` the game verb (play one action of a recorded game, through the core
     protocol); without it the older calculator (the odds of a move, fire, melee or charge on the set-up)."""
     if args.record:
-        from engine.core.game_cli import _act as game_act
-        from .protocol import TbfRules
         args.action = args.what
-        return game_act(TbfRules(), args)
+        return core_act(TbfRules(), args)
     if args.what not in _ACT_WHATS:
         raise DataError("act", "what", f"one of {', '.join(_ACT_WHATS)} (or --record FILE and a game action)",
                         args.what)
     if not args.unit:
         raise DataError("act", "--unit", "at least one acting unit (--unit ID)")
-    from .calc import action_summary
-    from .policies import POLICIES
     sc, st = _state(args)
     return action_summary(sc, st, args.what, tuple(args.unit), args.target, tuple(args.path or ()),
                           tuple(args.next or ()), args.defensive, POLICIES[args.policy],
@@ -287,11 +278,6 @@ def _act(args):
 
 
 def _roll(args):
-    from functools import partial
-    from engine.core.procedure import distribution
-    from .calc import dist_rows
-    from .rules import (column_muster, dupont_arrival, initiative, mortier_alert, optional_arrival, regroup,
-                        second_group_delay)
     sc, st = _state(args)
     turn = args.turn or st.turn
     what = args.what
@@ -313,22 +299,18 @@ def _roll(args):
 
 
 def _phase(args):
-    from .calc import phase_summary
     sc, st = _state(args)
     return phase_summary(sc, st, args.what, args.side, args.leader, args.unit)
 
 
 def _victory(args):
-    from .rules import victory
     sc, st = _state(args)
-    return victory(sc, st, args.rear_guard_shortfall)
+    return victory_json(victory(sc, st, args.rear_guard_shortfall))
 
 
 def register(subparsers) -> None:
     """Add ``vedette tbf`` and its verbs: the calculators, the game verbs of the core protocol
     (new, legal, undo, replay, play; ``act`` serves both, see :func:`_act`), then the scenario verbs."""
-    from engine.core.game_cli import register_game_verbs
-    from .protocol import TbfRules
     sub = _register_calculators(subparsers)
     register_game_verbs(sub, TbfRules, skip=("act",))
     s = sub.add_parser("scenario", help="the Dürenstein set-up: pieces, control, victory now")

@@ -17,10 +17,17 @@ from fractions import Fraction
 import pytest
 
 from engine.bc.calc import combat_from_file, combat_odds
-from engine.bc.combat import Block, BlockModel, CombatSetup, Side, combat_procedure, neutral_policy, prepare
+from engine.bc.blocks import Block, BlockModel
+from engine.bc.combat import combat_procedure, neutral_policy
+from engine.bc.tally import CombatSetup, CombatSide, prepare
 from engine.bc.deck import Pile, default_deck
-from engine.bc.game import (advance, battle_zones, combat_from_map, flanked_zones, give_ground, load_scenario,
-                            map_combat, move_order, new_game, start_turn)
+from engine.bc.game.combat import advance, combat_from_map, map_combat
+from engine.bc.game.movement import move_order
+from engine.bc.game.retreat import give_ground
+from engine.bc.game.scenario import load_scenario
+from engine.bc.game.state import new_map
+from engine.bc.game.turn import start_turn
+from engine.bc.game.zones import battle_zones, flanked_zones
 from engine.cli import main
 from engine.core.data import data_path
 from engine.core.errors import DataError, RuleViolation
@@ -34,7 +41,7 @@ ROUND_SHOT_MAP = 41
 
 @pytest.fixture(scope="module")
 def st():
-    return new_game(load_scenario(FILE))
+    return new_map(load_scenario(FILE))
 
 
 def _without(st, *ids):
@@ -89,11 +96,11 @@ def test_28_5_redoubt_block_is_always_the_lead(tmp_path):
     p = tmp_path / "s.yaml"
     p.write_text(text.replace(r + fi, fi + r))
     with pytest.raises(RuleViolation) as e:
-        new_game(load_scenario(p))
+        new_map(load_scenario(p))
     assert e.value.rule == "28.5"
     # in a combat set-up too: a Redoubt Block is never the second line
-    setup = CombatSetup("fire", Side(Block("infantry")),
-                        Side(Block("infantry"), Block("artillery", redoubt_block=True)))
+    setup = CombatSetup("fire", CombatSide(Block("infantry")),
+                        CombatSide(Block("infantry"), Block("artillery", redoubt_block=True)))
     with pytest.raises(RuleViolation) as e:
         prepare(setup)
     assert e.value.rule == "28.5"

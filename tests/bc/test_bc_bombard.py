@@ -7,15 +7,16 @@ from fractions import Fraction
 import pytest
 
 from engine.bc.calc import combat_odds
-from engine.bc.combat import prepare as tally
-from engine.bc.game import bombard_line_of_sight, bombardment_from_map, map_bombardment, new_game
+from engine.bc.tally import prepare as tally
+from engine.bc.game.combat import bombard_line_of_sight, bombardment_from_map, map_bombardment
+from engine.bc.game.state import new_map
 from engine.core.errors import RuleViolation
 from engine.core.procedure import play
 
 
 @pytest.fixture(scope="module")
 def st():
-    return new_game()
+    return new_map()
 
 
 def _without(st, *ids):

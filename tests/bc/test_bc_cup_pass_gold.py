@@ -8,7 +8,9 @@ from hypothesis import given, settings, strategies as st
 
 from engine.bc.calc import cup_odds
 from engine.bc.cup import Cup, cube_draw, cup_policy, turn_procedure
-from engine.bc.game import gold_choice, new_game, order_cube_draw, pass_order
+from engine.bc.game.orders import gold_choice
+from engine.bc.game.state import new_map
+from engine.bc.game.turn import order_cube_draw, pass_order
 from engine.cli import main
 from engine.core.errors import RuleViolation
 from engine.core.procedure import TypedDice, distribution, play
@@ -72,8 +74,8 @@ def test_cup_with_passes_and_gold_sums_to_one(blue, white, gold, black, passes, 
 
 def test_18_0_game_draw_and_calculator_share_the_cube_draw():
     # The game's order_cube_draw runs cube_draw: after a French Pass, a blue cube typed in goes back.
-    g = new_game()
-    from engine.bc.game import start_turn
+    g = new_map()
+    from engine.bc.game.turn import start_turn
     g = start_turn(g)
     n_blue = g.cup.count("blue")
     g2 = pass_order(g, "french")
@@ -86,8 +88,8 @@ def test_18_0_game_draw_and_calculator_share_the_cube_draw():
 
 
 def test_18_0_game_gold_choice_forces_the_next_cube():
-    from engine.bc.game import start_turn
-    g = start_turn(new_game())
+    from engine.bc.game.turn import start_turn
+    g = start_turn(new_map())
     g = replace(g, cup=Cup.of({**g.cup.to_json(), "gold": 1}))
     g2 = play(lambda: gold_choice(g, "black")).result
     assert g.cup.count("black") == 3          # 16.1: three Black cubes, so this one is not the last

@@ -6,8 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from engine.bc.combat import prepare
-from engine.bc.game import battle_zones, combat_from_map, load_scenario, move_order, new_game
+from engine.bc.tally import prepare
+from engine.bc.game.combat import combat_from_map
+from engine.bc.game.movement import move_order
+from engine.bc.game.scenario import load_scenario
+from engine.bc.game.state import new_map
+from engine.bc.game.zones import battle_zones
 from engine.core.data import data_path
 from engine.core.errors import DataError, RuleViolation
 from engine.core.procedure import play
@@ -17,7 +21,7 @@ FILE = data_path("bc", "examples", "fort_redoubt.yaml")
 
 @pytest.fixture(scope="module")
 def st():
-    return new_game(load_scenario(FILE))
+    return new_map(load_scenario(FILE))
 
 
 def test_28_5_fort_assault_from_the_encircling_zone_with_wings_around_it(st):

@@ -3,17 +3,23 @@ from dataclasses import replace
 
 import pytest
 
-from engine.bc.combat import Block
-from engine.bc.game import (_set_block, battle_zones, combat_from_map, command_zones, flanked_zones, in_reserve,
-                            load_scenario, map_combat, move_order, new_game, order_cube_draw, rally_zone,
-                            ready_arms, retreat_options, start_turn)
+from engine.bc.blocks import Block
+from engine.bc.game.combat import combat_from_map, map_combat
+from engine.bc.game.movement import move_order
+from engine.bc.game.orders import in_reserve, ready_arms
+from engine.bc.game.rally import rally_zone
+from engine.bc.game.retreat import retreat_options
+from engine.bc.game.scenario import load_scenario
+from engine.bc.game.state import new_map, set_block
+from engine.bc.game.turn import order_cube_draw, start_turn
+from engine.bc.game.zones import battle_zones, command_zones, flanked_zones
 from engine.core.errors import DataError, RuleViolation
 from engine.core.procedure import TypedDice, play, replay
 
 
 @pytest.fixture(scope="module")
 def st():
-    return new_game()
+    return new_map()
 
 
 def test_scenario_loads_and_is_marked_provisional(st):
@@ -97,7 +103,7 @@ def test_combat_from_map_and_played_through(st):
 
 
 def test_rally_21_1_zone(st):
-    s = _set_block(st, "F5", replace(st.unit("F5").block, state="disrupted"))
+    s = set_block(st, "F5", replace(st.unit("F5").block, state="disrupted"))
     s = replace(s, reserve=(("french", 1), ("coalition", 0)))
     # typed card 7 is an Officer: success, the cube comes back (21.1); Disrupted Infantry rallies to Shaken
     (new, back) = play(lambda: rally_zone(s, "french", "M3"), dice=TypedDice([7])).result
@@ -114,7 +120,9 @@ def test_turn_preparation_and_last_black_cube(st):
     while s.cup is not None:
         s, colour, over = play(lambda s=s: order_cube_draw(s), seed=steps).result
         steps += 1
-    assert over and colour == "black" and s.turn == 2 and steps <= 19
+    # 16.2: the last Black cube ends the turn; 16.3: the turn marker moves on only in the End of Turn Phase, after
+    # the Give Ground withdrawals (24.3) of this turn (issue 29: it used to show turn 2 already)
+    assert over and colour == "black" and s.turn == 1 and steps <= 19
 
 
 def test_reserve_and_ready_arms_caps_18_0(st):
@@ -125,7 +133,9 @@ def test_reserve_and_ready_arms_caps_18_0(st):
         ready_arms(s, "french")          # skill 3 + 10
 
 
-from engine.bc.game import advance, cavalry_withdrawal, give_ground, press_on, retreat_block, surrender  # noqa: E402
+from engine.bc.game.combat import advance
+from engine.bc.game.orders import press_on
+from engine.bc.game.retreat import cavalry_withdrawal, give_ground, retreat_block, surrender  # noqa: E402
 from engine.core.procedure import first_option  # noqa: E402
 
 
@@ -145,7 +155,7 @@ def test_24_1_blocked_retreat_costs_a_step(st):
 
 
 def test_24_1_square_takes_a_hit_instead_of_retreating(st):
-    s = _set_block(st, "F5", Block("infantry", formation="square"))
+    s = set_block(st, "F5", Block("infantry", formation="square"))
     new = play(lambda: retreat_block(s, "F5", "coalition"), chooser=first_option).result
     assert new.unit("F5").zone == "M3" and new.unit("F5").block.square_hits == 1
 
@@ -203,7 +213,7 @@ def test_24_3_give_ground_and_26_surrender(st):
     with pytest.raises(RuleViolation) as e:
         surrender(st, "C3")                                              # Steady
     assert e.value.rule == "26.0"
-    s = _set_block(st, "C3", Block("cavalry", state="disrupted"))
+    s = set_block(st, "C3", Block("cavalry", state="disrupted"))
     s = replace(s, units=tuple(x for x in s.units if x.id not in ("C1", "C4")))
     gone = surrender(s, "C3")
     assert all(x.id != "C3" for x in gone.units) and gone.morale == s.morale
@@ -218,7 +228,8 @@ def test_29_2_press_on(st):
     assert not back and new.morale_of("french").value == 5 and new.morale_of("coalition").value == 5
 
 
-from engine.bc.game import draw_cards, gold_choice, pass_order, turn_card_draws  # noqa: E402
+from engine.bc.game.orders import gold_choice
+from engine.bc.game.turn import draw_cards, pass_order, turn_card_draws  # noqa: E402
 
 
 def test_15_0_hands_draw_and_discard_down_to_six(st):
@@ -242,7 +253,7 @@ def test_18_0_black_cube_draws_cards_pass_and_gold(st):
 
 
 def test_20_0_army_rally(st):
-    from engine.bc.game import rally_army
+    from engine.bc.game.rally import rally_army
     s = replace(st, reserve=(("french", 2), ("coalition", 0)))
     two = next(n for n in default_deck_numbers() if default_card(n).skill == "flags_2")
     new, back = play(lambda: rally_army(s, "french"), dice=TypedDice([two])).result
@@ -256,7 +267,7 @@ def test_20_0_army_rally(st):
 
 
 def test_18_0_purchase_and_19_2_reaction_cost(st):
-    from engine.bc.game import purchase
+    from engine.bc.game.orders import purchase
     s = play(lambda: turn_card_draws(st), seed=2).result
     two = s.hand("french")[:2]
     s2 = purchase(s, "french", two, "cubes")
@@ -272,7 +283,7 @@ def test_18_0_purchase_and_19_2_reaction_cost(st):
 
 
 def test_17_0_flag_control_victory(st):
-    from engine.bc.game import flag_control, flag_victory
+    from engine.bc.game.victory import flag_control, flag_victory
     ctl = flag_control(st)
     # M2 (French flag) and M3 (both flags) hold French infantry, E2 (Coalition flag) Coalition infantry
     assert ctl == {"M2": "french", "M3": "french", "E2": "coalition"}

@@ -4,7 +4,8 @@ C3 (Coalition Cavalry, E1) charges F3 (French Artillery, M1) across the stream."
 import pytest
 
 from engine.bc.deck import default_deck
-from engine.bc.game import grand_charge, new_game
+from engine.bc.game.combat import grand_charge
+from engine.bc.game.state import new_map
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Draw, play
 
@@ -14,7 +15,7 @@ OFFICER, DEATH_HEAD = 7, 5          # an Officer card passes any check, a Death 
 
 @pytest.fixture(scope="module")
 def st():
-    return new_game()
+    return new_map()
 
 
 def _dice(first_card, check_card):

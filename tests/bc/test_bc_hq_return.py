@@ -8,15 +8,17 @@ from dataclasses import replace
 import pytest
 
 from engine.bc.combat import CombatOutcome
-from engine.bc.game import (apply_outcome, due_reinforcements, eliminate_hq, load_scenario, new_game,
-                            reinforcements)
+from engine.bc.game.combat import apply_outcome, eliminate_hq
+from engine.bc.game.reinforcements import due_reinforcements, reinforcements
+from engine.bc.game.scenario import load_scenario
+from engine.bc.game.state import new_map
 from engine.core.errors import RuleViolation
 from engine.core.procedure import play
 
 
 @pytest.fixture(scope="module")
 def st():
-    return new_game(load_scenario())
+    return new_map(load_scenario())
 
 
 def _hq_hit(who="defender"):

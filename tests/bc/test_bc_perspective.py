@@ -6,9 +6,15 @@ from fractions import Fraction
 import pytest
 
 from engine.bc.calc import check_odds, combat_odds
-from engine.bc.combat import HQ, Block, CombatSetup, Side, combat_procedure
+from engine.bc.blocks import Block, HQ
+from engine.bc.combat import combat_procedure
+from engine.bc.tally import CombatSetup, CombatSide
 from engine.bc.deck import Pile, default_deck
-from engine.bc.game import command_perspective, command_zones, new_game, rally_zone, start_turn
+from engine.bc.game.orders import command_perspective
+from engine.bc.game.rally import rally_zone
+from engine.bc.game.state import new_map
+from engine.bc.game.turn import start_turn
+from engine.bc.game.zones import command_zones
 from engine.cli import main
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Draw, distribution, play
@@ -16,7 +22,7 @@ from engine.core.procedure import Draw, distribution, play
 
 @pytest.fixture(scope="module")
 def st():
-    return new_game()
+    return new_map()
 
 
 def _short_range(st, rng):
@@ -56,7 +62,7 @@ def test_29_1_is_a_rally_order_paid_with_a_reserve_cube(st):
 def test_29_1_main_hq_gives_no_skill_bonus_but_an_shq_does():
     assert HQ("hq", 3, "steady").gives_bonus and not HQ("hq", 3, "steady", perspective=True).gives_bonus
     assert HQ("shq", 2, "steady", perspective=True).gives_bonus
-    s = Side(Block("infantry", 2), hq=HQ("hq", 3, "steady", True))
+    s = CombatSide(Block("infantry", 2), hq=HQ("hq", 3, "steady", True))
     assert not s.steady_hq
 
 
@@ -80,8 +86,8 @@ def test_29_1_rally_with_main_hq_in_perspective_reads_the_bare_skill(st):
 
 def _played(card, persp):
     deck = default_deck()
-    s = CombatSetup("assault", Side(Block("long_infantry", 3)),
-                    Side(Block("infantry", 2), hq=HQ("hq", 2, "steady", persp)))
+    s = CombatSetup("assault", CombatSide(Block("long_infantry", 3)),
+                    CombatSide(Block("infantry", 2), hq=HQ("hq", 2, "steady", persp)))
     used = []
 
     def dice(req):
@@ -112,8 +118,8 @@ def test_29_1_perspective_lowers_the_commanders_risk_in_exact_odds():
     deck = default_deck()
 
     def p_out(persp):
-        s = CombatSetup("assault", Side(Block("long_infantry", 3)),
-                        Side(Block("infantry", 2), hq=HQ("shq" if persp is None else "hq", 2, "steady", bool(persp))))
+        s = CombatSetup("assault", CombatSide(Block("long_infantry", 3)),
+                        CombatSide(Block("infantry", 2), hq=HQ("shq" if persp is None else "hq", 2, "steady", bool(persp))))
         d = combat_odds(s, deck).dist
         return d.prob(lambda o: any("Hors de Combat" in w for _, w in o.hq_fates))
     assert 0 < p_out(True) < p_out(False)

@@ -8,10 +8,13 @@ from dataclasses import replace
 
 import pytest
 
-from engine.bc.combat import prepare
+from engine.bc.tally import prepare
 from engine.bc.deck import Pile
-from engine.bc.game import combat_from_map, load_scenario, new_game
-from engine.bc.protocol import BcAction as A, BcRules
+from engine.bc.game.combat import combat_from_map
+from engine.bc.game.scenario import load_scenario
+from engine.bc.game.state import new_map
+from engine.bc.game.actions import action as A
+from engine.bc.game.protocol import BcRules
 from engine.cli import main
 from engine.core.errors import RuleViolation
 from engine.core.game import Session, play_game, replay, system_of
@@ -178,7 +181,7 @@ def slope_state(tmp_path):
     assert SLOPE in text
     p = tmp_path / "slope.yaml"
     p.write_text(text.replace(SLOPE, "  - [E1, M1, up_slope]\n"))      # 23.3: M1 is the higher Zone
-    st = new_game(load_scenario(p))
+    st = new_map(load_scenario(p))
     f1 = st.unit("F1")
     units = tuple(u for u in st.units if u.id != "F1")
     return replace(st, units=(replace(f1, zone="M1"),) + units)       # F1 leads in M1, F3 behind it
@@ -194,7 +197,7 @@ def test_slope_helps_only_the_higher_zone_both_ways_23_3(tmp_path):
     # down: the defender in E1 is lower: no interval CPs, only its own Cavalry 1 on clear ground
     assert slope_lines(down) == [] and down.defender_cp == 1
     # the demonstration map's stream (no slope) helps whoever defends across it: 1 each way
-    flat = new_game()
+    flat = new_map()
     f1 = flat.unit("F1")
     flat = replace(flat, units=(replace(f1, zone="M1"),) + tuple(u for u in flat.units if u.id != "F1"))
     assert any("stream" in l.what for l in prepare(combat_from_map(flat, "M1", "E1", "assault")).lines)
@@ -289,9 +292,9 @@ def test_retreat_flag_then_advance_gains_one_morale_and_advance_only_then_25_0()
 
 
 def test_no_capture_check_when_nothing_advances_25_0():
-    from engine.bc.game import advance
+    from engine.bc.game.combat import advance
     from engine.core.procedure import play
-    st = new_game()
+    st = new_map()
     st = replace(st, units=tuple(u for u in st.units if u.zone != "E1"))      # E1 emptied, C3 gone
     p = play(lambda: advance(st, "M1", "E1", (), retreated_artillery="F3"), seed=1)
     assert not [e for e in p.events if e.kind == "draw"]                   # no card drawn: nobody advanced
@@ -361,9 +364,9 @@ def test_out_of_command_officer_puts_the_cube_back_21_3():
 
 
 def test_disrupted_retreat_into_an_empty_enemy_battle_zone_hit_step_and_on_24_1():
-    from engine.bc.game import retreat_block
+    from engine.bc.game.retreat import retreat_block
     from engine.core.procedure import play
-    st = new_game()
+    st = new_map()
     c1 = st.unit("C1")
     units = tuple(u for u in st.units if u.id not in ("C1", "C3", "C4"))
     st = replace(st, units=units + (replace(c1, zone="E1", block=replace(c1.block, state="disrupted")),))
@@ -390,7 +393,7 @@ def test_hq_moves_up_to_its_skill_with_its_order_19_1():
 
 
 def test_moved_artillery_must_be_faced_again_9_4():
-    from engine.bc.game import battle_zones
+    from engine.bc.game.zones import battle_zones
     s = drawn(after_start(), "blue")
     s, _ = R.apply(s, A("move", "french", zones=("M1",), moves=(("F3", "W1"),)), seed=0)
     assert s.phase == "reform" and s.g.unit("F3").facing == ()

@@ -5,7 +5,9 @@ from dataclasses import replace
 
 import pytest
 
-from engine.bc.game import due_reinforcements, load_scenario, new_game, reinforcements
+from engine.bc.game.reinforcements import due_reinforcements, reinforcements
+from engine.bc.game.scenario import load_scenario
+from engine.bc.game.state import new_map
 from engine.core.errors import RuleViolation
 from engine.core.procedure import play
 
@@ -17,7 +19,7 @@ def st(tmp_path_factory):
         "  - {id: F9, side: french, kind: infantry, skill: 2, zone: W3, turn: 2}\n")
     p = tmp_path_factory.mktemp("sc") / "s.yaml"
     p.write_text(text)
-    return new_game(load_scenario(p))
+    return new_map(load_scenario(p))
 
 
 def test_18_0_reinforcement_due_from_its_turn(st):

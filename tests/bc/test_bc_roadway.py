@@ -5,14 +5,16 @@ from dataclasses import replace
 
 import pytest
 
-from engine.bc.game import combat_from_map, move_order, new_game
+from engine.bc.game.combat import combat_from_map
+from engine.bc.game.movement import move_order
+from engine.bc.game.state import new_map
 from engine.core.errors import RuleViolation
 from engine.core.procedure import play
 
 
 @pytest.fixture(scope="module")
 def st():
-    return new_game()
+    return new_map()
 
 
 def _without(st, *ids):

@@ -8,16 +8,18 @@ from __future__ import annotations
 import pytest
 
 from engine.bc.calc import check_odds, combat_odds, cup_odds
-from engine.bc.combat import Block, CombatSetup, Side, Wing, combat_procedure, neutral_policy
+from engine.bc.blocks import Block
+from engine.bc.combat import combat_procedure, neutral_policy
+from engine.bc.tally import CombatSetup, CombatSide, Wing
 from engine.bc.cup import Cup
 from engine.bc.deck import Pile, default_deck
 from engine.core.procedure import play
 
 DECK = default_deck()
-FIRE = CombatSetup("fire", Side(Block("artillery")), Side(Block("infantry"), Block("infantry")))
-ASSAULT = CombatSetup("assault", Side(Block("long_infantry", skill=3), Block("infantry"),
+FIRE = CombatSetup("fire", CombatSide(Block("artillery")), CombatSide(Block("infantry"), Block("infantry")))
+ASSAULT = CombatSetup("assault", CombatSide(Block("long_infantry", skill=3), Block("infantry"),
                                       wings=(Wing(Block("infantry"), adjacent_to_attacker=False),)),
-                      Side(Block("infantry"), Block("artillery"), terrain="village"),
+                      CombatSide(Block("infantry"), Block("artillery"), terrain="village"),
                       neutral_attacker=1, neutral_defender=1)
 
 
@@ -55,7 +57,7 @@ def test_bench_played_combat(benchmark):
 @pytest.mark.slow
 @pytest.mark.benchmark(group="bc-slow")
 def test_bench_cavalry_assault_with_square_attempt(benchmark):
-    s = CombatSetup("assault", Side(Block("cavalry")), Side(Block("infantry"), Block("infantry")))
+    s = CombatSetup("assault", CombatSide(Block("cavalry")), CombatSide(Block("infantry"), Block("infantry")))
     odds = benchmark.pedantic(lambda: combat_odds(s), rounds=1, iterations=1)
     assert odds.dist.total == 1
 
@@ -79,7 +81,7 @@ def test_bench_cup_with_pass_and_gold(benchmark):
 @pytest.mark.benchmark(group="bc-game")
 def test_bench_greedy_demonstration_game(benchmark):
     """A whole greedy-against-greedy game on the invented demonstration scenario (issue 14)."""
-    from engine.bc.protocol import BcRules
+    from engine.bc.game.protocol import BcRules
     from engine.core.game import play_game
     rules = BcRules()
     final, _ = benchmark.pedantic(lambda: play_game(rules, ("greedy", "greedy"), seed=1, record=False),

@@ -27,7 +27,7 @@ def test_bench_odds_update_after_a_strength_change(benchmark, plan):
 
 
 def test_bench_map_redraw_with_reachable_hexes(benchmark):
-    from engine.n20.game.engine import new_game
+    from engine.n20.game.setup import new_game
     from dashboards.calculators.n20.map_view import GameMapView
 
     view = GameMapView(new_game("fuentes"))

@@ -50,12 +50,12 @@ def test_bench_legal_actions_fuentes_first_movement(benchmark):
 def test_bench_reachable_every_unit_fuentes_first_movement(benchmark):
     """The movement search alone (engine.core.graph.search over (hex, must stop) states): every unit's
     reachable hexes in the first French movement phase, computed afresh each round."""
-    from engine.n20.game import rules as R
+    from engine.n20.game import reach as RC
     s = N20Rules().new_game("fuentes", seed=1)
 
     def reach_all():
         memo.clear()
-        return sum(len(R.reachable(s, u.id)) for u in s.units if u.status == "map")
+        return sum(len(RC.search_moves(s, u.id)) for u in s.units if u.status == "map")
     assert benchmark(reach_all) > 50
 
 

@@ -15,8 +15,9 @@ from engine.tbf.board import default_board
 from engine.tbf.charge import charge_from_spec, charge_proc
 from engine.tbf.fatigue import CheckSpec, check_distribution
 from engine.tbf.melee import Fighter, MeleeSetup, melee_distribution
-from engine.tbf.rules import reachable
-from engine.tbf.scenario import default_scenario, initial_state
+from engine.tbf.game.search import reachable
+from engine.tbf.game.setup import initial_state
+from engine.tbf.scenario import default_scenario
 from engine.tbf.tables import default_tables
 
 EX = Path(__file__).resolve().parents[2] / "data" / "tbf" / "examples" / "charge_two_targets.yaml"
@@ -57,13 +58,13 @@ def test_bench_cavalry_movement_search(benchmark):
 def test_bench_charge_action_on_the_full_setup(benchmark):
     from functools import partial
     from engine.core.procedure import distribution
-    from engine.tbf.actions import _CACHES, charge_action
+    from engine.tbf.game import memo
+    from engine.tbf.game.cavalry_charge import charge_action
     sc = default_scenario()
     st = initial_state(sc).with_piece("ci-1", hex="2212", facing=4).with_piece("ci-2", hex="2312", facing=4)
 
     def run():
-        for c in _CACHES.values():      # cold: set-ups and rout paths recomputed
-            c.cache_clear()
+        memo.forget()                   # cold: set-ups and rout paths recomputed
         return distribution(partial(charge_action, sc, st, "drag-3", ("2013", "2113", "2212"), ("2312",)))
 
     d = benchmark(run)
@@ -76,7 +77,8 @@ def test_bench_rout_chain_with_6_7_K_checks(benchmark):
     from dataclasses import replace
     from functools import partial
     from engine.core.procedure import distribution
-    from engine.tbf.actions import _CACHES, rout_unit
+    from engine.tbf.game import memo
+    from engine.tbf.game.rout import rout_unit
     sc = default_scenario()
     st0 = initial_state(sc)
     st = replace(st0, pieces=tuple(replace(p, hex=None) for p in st0.pieces))
@@ -84,8 +86,7 @@ def test_bench_rout_chain_with_6_7_K_checks(benchmark):
           .with_piece("100-3", hex="0805", status="fatigued"))
 
     def run():
-        for c in _CACHES.values():
-            c.cache_clear()
+        memo.forget()
         return distribution(partial(rout_unit, sc, st, "100-1"))
 
     d = benchmark(run)
@@ -96,7 +97,7 @@ def test_bench_rout_chain_with_6_7_K_checks(benchmark):
 def test_bench_greedy_game(benchmark):
     """A whole Dürenstein game, greedy bot against greedy bot, on the core protocol (goal: 5 games/s)."""
     from engine.core.game import play_game
-    from engine.tbf.protocol import TbfRules
+    from engine.tbf.game.protocol import TbfRules
     rules = TbfRules()
     rules.bots()                # the bot modules' imports (engine.core.odds) are not part of a game
     final, _ = benchmark.pedantic(lambda: play_game(rules, ("greedy", "greedy"), seed=4, record=False),
@@ -108,12 +109,13 @@ def test_bench_greedy_game(benchmark):
 def test_bench_legal_actions_first_movement_segment(benchmark):
     """Every legal action (moves with paths, facings, charges) of Column I's first Movement Segment."""
     from engine.core.procedure import TypedDice
-    from engine.tbf.protocol import Activate, TbfRules
+    from engine.tbf.game.actions import Activate
+    from engine.tbf.game.protocol import TbfRules
     rules = TbfRules()
     s, _ = rules.apply(rules.new_game(), Activate("coalition", "miloradovich"), dice=TypedDice([1]))
 
     def run():
-        rules._memo_state = None            # cold: the per-state memo is rebuilt each round
+        rules.queries.forget()              # cold: the per-state memo is rebuilt each round
         return rules.legal_actions(s)
 
     legal = benchmark(run)

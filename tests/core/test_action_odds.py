@@ -108,14 +108,15 @@ def test_lob_attack_agrees_with_combat_analysis():
 # These Brave Fellows: fire in the game == the Fire Combat procedure of the calculator
 # ------------------------------------------------------------------------------------------------
 def test_tbf_fire_agrees_with_fire_calculator():
-    from engine.tbf.actions import _cached, fire_setup
+    from engine.tbf.game.fire_combat import fire_setup
+    from engine.tbf.game.memo import cached
     from engine.tbf.fire import fire_distribution
-    from engine.tbf.protocol import Fire
+    from engine.tbf.game.actions import Fire
     rules, st, legal = reach("tbf", 1, lambda r, s, l: any(isinstance(a, Fire) and a.target == "2013" for a in l))
     a = next(a for a in legal if isinstance(a, Fire) and a.target == "2013")
     o = action_odds(rules, st, a)
     sc = rules.sc
-    setup = _cached(fire_setup)(sc, st.game, tuple(a.units), a.target, False, False, (), ())
+    setup = cached(fire_setup)(sc, st.game, tuple(a.units), a.target, False, False, (), ())
     dist = fire_distribution(sc.tables, setup)
 
     def effect(r):
@@ -138,10 +139,11 @@ def test_tbf_fire_agrees_with_fire_calculator():
 # ------------------------------------------------------------------------------------------------
 def test_bc_bombard_agrees_with_combat_calculator():
     from engine.bc.combat import combat_procedure, neutral_policy
+    from engine.bc.game.attacks import attack_setup
     rules, st, legal = reach("bc", 1, lambda r, s, l: any(a.kind == "attack" and a.attack == "bombard" for a in l))
     a = next(a for a in legal if a.kind == "attack" and a.attack == "bombard")
     o = action_odds(rules, st, a, chooser=rules.bots()["greedy"](seed=0))
-    setup, _ = rules._attack_setup(st, a)
+    setup, _ = attack_setup(st, a)
     calc = distribution(combat_procedure(setup, rules.deck, st.g.pile), policy=neutral_policy)
     d_side = "coalition" if a.side == "french" else "french"
     # the game applies the combat's morale changes (13.0) as they are: the same expectation
@@ -160,12 +162,13 @@ def test_bc_assault_agrees_with_combat_calculator():
     """An assault (23.3) made in the game, with its combat run as a memoised inline sub-procedure, gives
     the same odds as the combat calculator over the same set-up and the game's own tracked pile."""
     from engine.bc.combat import combat_procedure, neutral_policy
+    from engine.bc.game.attacks import attack_setup
     rules, st, legal = reach("bc", 1, lambda r, s, l: any(a.kind == "attack" and a.attack == "assault" for a in l))
     a = next(a for a in legal if a.kind == "attack" and a.attack == "assault")
     # a lone Artillery defends: no Cavalry Withdrawal or HQ choice (24.2) comes before the combat
     assert [u.block.kind for u in st.g.in_zone(a.to)] == ["artillery"]
     o = action_odds(rules, st, a, chooser=rules.bots()["greedy"](seed=0), max_outcomes=20_000)
-    setup, _ = rules._attack_setup(st, a)
+    setup, _ = attack_setup(st, a)
     calc = distribution(combat_procedure(setup, rules.deck, st.g.pile), policy=neutral_policy)
     d_side = "coalition" if a.side == "french" else "french"
     # 13.0: the Morale the combat costs each army is applied as it is, so the expectations are equal

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from hypothesis import given, strategies as st
 
 from engine.core.values import cached_hash_repr
-from engine.n20.battle import UnitFate
+from engine.n20.outcome import UnitFate
 
 
 @cached_hash_repr
@@ -37,7 +37,7 @@ def test_equal_values_hash_equal_and_survive_pickling(unit, hexes):
 
 def test_a_value_pickled_in_another_process_hashes_as_here():
     # string hashes differ between processes (PYTHONHASHSEED): a stored hash would break dict lookups
-    code = ("import pickle,sys; from engine.n20.battle import UnitFate; "
+    code = ("import pickle,sys; from engine.n20.outcome import UnitFate; "
             "sys.stdout.buffer.write(pickle.dumps(UnitFate('FR-1', 'french', 'defender', 'routed', 2)))")
     data = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
                           env={"PYTHONHASHSEED": "123", "PYTHONPATH": "."}).stdout

@@ -18,21 +18,26 @@ def kind_of(rules, action) -> str:
 
 
 def record_until(system: str, wanted: Callable[[Any, Any, Any], bool], seed: int = 1, bot_seed: int = 3,
-                 limit: int = 1500):
-    """(record, state, action, rules): the game up to the first position with a wanted legal action."""
+                 limit: int = 1500, games: int = 6):
+    """(record, state, action, rules): the game up to the first position with a wanted legal action.
+    A game that ends first (a random bot may lose its army's commander early) is followed by the next
+    game seed, up to ``games`` games and ``limit`` actions in all."""
     rules = system_of(system)
-    sess = Session.new(rules, None, (), seed)
     bot = rules.bots()["random"](seed=bot_seed)
-    for _ in range(limit):
-        legal = sess.legal_actions()
-        if not legal:
-            break
-        hits = [a for a in legal if wanted(rules, sess.state, a)]
-        if hits:
-            return sess.record, sess.state, hits[0], rules
-        a = bot.choose_action(rules, sess.state, legal)
-        sess.act(a, chooser=lambda req: bot.choose(req, sess.state))
-    raise AssertionError(f"no wanted action in {limit} actions of a {system} bot game")
+    played = 0
+    for game_seed in range(seed, seed + games):
+        sess = Session.new(rules, None, (), game_seed)
+        while played < limit:
+            legal = sess.legal_actions()
+            if not legal:
+                break
+            hits = [a for a in legal if wanted(rules, sess.state, a)]
+            if hits:
+                return sess.record, sess.state, hits[0], rules
+            a = bot.choose_action(rules, sess.state, legal)
+            sess.act(a, chooser=lambda req: bot.choose(req, sess.state))
+            played += 1
+    raise AssertionError(f"no wanted action in {played} actions of {system} bot games")
 
 
 def tbf_long_range_artillery_fire(rules, state, action) -> bool:
@@ -40,9 +45,9 @@ def tbf_long_range_artillery_fire(rules, state, action) -> bool:
     tests work out by hand)."""
     if kind_of(rules, action) != "fire" or state.impulse is None or state.impulse.segment != "offensive_fire":
         return False
-    from engine.tbf.protocol import _fire_setup
+    from engine.tbf.game.fire_combat import cached_fire_setup
     try:
-        s = _fire_setup(state.game, action.units, action.target, False)
+        s = cached_fire_setup(state.game, action.units, action.target, False)
     except Exception:  # noqa: BLE001 - not a legal fire set-up: not the case wanted
         return False
     return (len(s.firers) == 1 and s.firers[0].kind == "artillery" and s.firers[0].ff == 4

@@ -10,9 +10,9 @@ from dashboards.server.storage import GameStore
 from engine.core.data import data_path
 from engine.core.procedure import Choose
 from engine.core.record import GameRecord
-from engine.n20.game import rules as R
+from engine.n20.game import reach as RC
 from engine.n20.game.actions import Action
-from engine.n20.game.engine import new_game
+from engine.n20.game.setup import new_game
 
 
 @pytest.fixture
@@ -113,7 +113,7 @@ def test_map_model_reachable_and_attack_odds():
     m = MapModel(scenario="fuentes")
     m.click("0707")                      # the 1st Division
     assert m.view.selected == "A1"
-    assert set(m.view.reach) == set(R.reachable(new_game("fuentes"), "A1"))
+    assert set(m.view.reach) == set(RC.search_moves(new_game("fuentes"), "A1"))
     assert "reachable hexes" in m.hex_info
     # an attack in a recorded position: the first declared battle of the Bussaco record
     rec = GameRecord.load(data_path("records", "n20_bussaco_greedy_seed1.json"))

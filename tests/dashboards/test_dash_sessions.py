@@ -11,7 +11,7 @@ from dashboards.calculators.n20.battle_form import BattlePlan, example_battles
 from dashboards.render.n20_board import spec_from_board
 from dashboards.calculators.n20.battle_form import apply_edit
 from dashboards.calculators.n20.plan_view import plan_view
-from engine.n20.game.engine import new_game
+from engine.n20.game.setup import new_game
 
 BOARD = new_game("fuentes").scenario.board
 HEXES = sorted(BOARD.hexes)

@@ -15,7 +15,7 @@ from dashboards.render.hexboard import SCALE, HexBoard, board_geometry, counter_
 from dashboards.render.hexmap import Counter, Marked
 from dashboards.render.n20_board import spec_from_board
 from dashboards.calculators.n20.map_view import GameMapView, counters_of
-from engine.n20.game.engine import new_game
+from engine.n20.game.setup import new_game
 
 STATE = new_game("fuentes")
 SPEC = spec_from_board(STATE.scenario.board)

@@ -11,7 +11,7 @@ from bokeh.document import Document
 
 from dashboards.render.hexmap import HexMapFigure
 from dashboards.render.n20_board import spec_from_board
-from engine.n20.game.engine import new_game
+from engine.n20.game.setup import new_game
 
 
 def _models(viewable) -> collections.Counter:

@@ -22,7 +22,7 @@ def store(tmp_path):
 
 
 def test_tbf_board_facing_on_every_counter_and_frontal_hexes_of_the_pick(store):
-    from engine.tbf.rules import frontal
+    from engine.tbf.game.position import frontal
     v = GamePlayView(system="tbf", store=store)
     v._start()
     b, st_ = v.board, v.model.state

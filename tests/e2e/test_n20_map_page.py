@@ -12,10 +12,10 @@ pytestmark = pytest.mark.e2e
 
 
 def test_click_a_unit_shows_its_reachable_hexes_and_a_hex_its_features(page: Page, app_url: str):
-    from engine.n20.game import rules as R
-    from engine.n20.game.engine import new_game
+    from engine.n20.game import reach as RC
+    from engine.n20.game.setup import new_game
 
-    expected = len(R.reachable(new_game("fuentes"), "A1"))   # the 1st Division, set up in 0707
+    expected = len(RC.search_moves(new_game("fuentes"), "A1"))   # the 1st Division, set up in 0707
     page.goto(app_url + "/map")
     expect(page.locator(".hex-info")).to_contain_text("Click a hex", timeout=30_000)
     wait_ready(page)

@@ -29,7 +29,7 @@ def _click_tbf_hex(page: Page, label: str) -> None:
 
 def test_tbf_frontal_hexes_of_the_picked_unit(page: Page, app_url: str):
     from engine.core.game import system_of
-    from engine.tbf.rules import frontal
+    from engine.tbf.game.position import frontal
     rules = system_of("tbf")
     st = rules.new_game(rules.default_scenario, (), 1)
     sc = rules.sc

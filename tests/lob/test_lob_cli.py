@@ -96,3 +96,25 @@ def test_cli_user_tables_file(tmp_path, capsys):
     good.write_text(TABLES_FILE.read_text().replace("one_hit_from: 4", "one_hit_from: 3"))
     rc, out, err = run(capsys, "fire", "--tables", str(good))
     assert rc == 0 and out["any_effect"]["fraction"] == "2/3"   # 3+ on a d6
+
+
+def test_act_that_would_create_a_record_in_no_folder_is_one_line(tmp_path, capsys):
+    # the older `act` on a missing record starts one: in a missing folder that is one line, nothing written
+    rc, out, err = run(capsys, "act", "--record", str(tmp_path / "no" / "g.json"), "end-admin")
+    assert rc == 2 and err.count("\n") == 1 and "cannot write" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_odds_of_an_action_in_a_record_and_a_record_from_a_fifo(tmp_path, capsys):
+    import os
+    rec = tmp_path / "g.json"
+    assert run(capsys, "new", "--seed", "2", "--record", str(rec))[0] == 0
+    # the end of the French turn-1 admin phase: the scenario fixes its command points (Albuera scenario
+    # play, rule 3), no die is rolled: one outcome, of probability 1
+    rc, out, err = run(capsys, "odds", "--record", str(rec), "end-admin")
+    assert rc == 0, err
+    assert out["total_probability"]["fraction"] == "1/1" and out["rule"] == "3"
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)
+    rc, out, err = run(capsys, "replay", str(fifo))
+    assert rc == 2 and "regular file" in err

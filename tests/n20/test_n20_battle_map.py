@@ -7,7 +7,7 @@ import pytest
 
 from engine import n20
 from engine.core.errors import DataError, RuleViolation
-from engine.n20.battle import battle_from_model, BattleModel
+from engine.n20.battle_file import battle_from_model, BattleModel
 from engine.n20.board import parse_board
 
 from n20_battle_helpers import EXAMPLES, forced_tables, inf

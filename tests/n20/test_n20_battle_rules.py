@@ -8,8 +8,9 @@ from fractions import Fraction as F
 import pytest
 
 from engine import n20
+from engine.core.errors import RuleViolation
 from engine.core.procedure import TypedDice, enumerate_tree
-from engine.n20.battle import battle_procedure
+from engine.n20.resolution import battle_procedure
 from engine.n20.morale import MoraleItem, apply_morale
 
 from n20_battle_helpers import EXAMPLES, battle, cav, forced_tables, inf
@@ -209,11 +210,11 @@ def test_exclusive_2_0_steep_slope_only_when_all_attackers_downslope():
 
 
 def test_12_5_reserve_bans():
-    with pytest.raises(n20.battle.RuleViolation) as e:
+    with pytest.raises(RuleViolation) as e:
         battle({"attackers": [inf("a", 2, routed=True)], "defenders": [inf("d", 1)],
                 "reserves": {"attacker": True}})
     assert e.value.rule == "9.6.3"
-    with pytest.raises(n20.battle.RuleViolation) as e:
+    with pytest.raises(RuleViolation) as e:
         battle({"attackers": [inf("a", 2)], "defenders": [{"id": "g", "type": "garrison", "strength": 2}],
                 "reserves": {"defender": True}})
     assert e.value.rule == "9.4.4"

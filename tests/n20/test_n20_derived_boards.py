@@ -9,8 +9,9 @@ what working it out afresh gives:
 from dataclasses import replace
 
 from hypothesis import given, settings, strategies as st
+from sizes import examples
 
-from engine.n20.game import bots as BO, rules as R
+from engine.n20.game import bots as BO, reach as RC
 from engine.n20.game.scenario import load_scenario
 
 FUENTES = load_scenario("fuentes")
@@ -25,7 +26,7 @@ def _full(board, terrain_changes):
     return replace(board, terrain_of=terrain)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(st.lists(st.sampled_from(HEXES), min_size=1, max_size=4, unique=True))
 def test_fieldworks_board_has_the_zocs_and_steps_of_a_board_built_in_full(fieldworks):
     changes = {h: "redoubt" for h in fieldworks}
@@ -35,10 +36,10 @@ def test_fieldworks_board_has_the_zocs_and_steps_of_a_board_built_in_full(fieldw
     assert derived.terrain_changed == frozenset(h for h in fieldworks if BOARD.terrain(h) != "redoubt")
     assert all(derived.zoc_of(h) == full.zoc_of(h) for h in HEXES)          # 7.0
     tables = FUENTES.tables
-    assert R._edges(derived, tables) == R._edges(full, tables)              # 6.x steps into a Redoubt
-    assert R._whole_steps(derived, tables) == R._whole_steps(full, tables)
+    assert RC._edges(derived, tables) == RC._edges(full, tables)              # 6.x steps into a Redoubt
+    assert RC._whole_steps(derived, tables) == RC._whole_steps(full, tables)
     for rugged_free in (False, True):                                       # 6.5/6.6 rows made again
-        assert R._plain_steps(derived, tables, rugged_free) == R._plain_steps(full, tables, rugged_free)
+        assert RC._plain_steps(derived, tables, rugged_free) == RC._plain_steps(full, tables, rugged_free)
     # one marker more on a board that already has some: still the board built in full
     more = [h for h in HEXES if h not in changes][:1]
     again = derived.with_terrain({h: "redoubt" for h in more})
@@ -85,11 +86,11 @@ def test_movement_search_by_places_equals_the_search_folded_into_places(start, b
     # the same hexes in the same order, the same costs and the same paths (ties: the way found first)
     from engine.core.graph import by_place, search
     tables = FUENTES.tables
-    edges = R._edges(BOARD, tables)
+    edges = RC._edges(BOARD, tables)
     blocked, stop_in = frozenset(blocked) - {start}, frozenset(stop_in)
-    succ = R._successors(edges, road_only, blocked, stop_in, rugged_free, False, None, board=BOARD, tables=tables)
-    slow = R._successors(edges, road_only, blocked, stop_in, rugged_free, False, None)   # no shortcut
-    got = R._run_search(start, 0, budget, succ)
+    succ = RC._successors(edges, road_only, blocked, stop_in, rugged_free, False, None, board=BOARD, tables=tables)
+    slow = RC._successors(edges, road_only, blocked, stop_in, rugged_free, False, None)   # no shortcut
+    got = RC._run_search(start, 0, budget, succ)
     found = search((((start, False), 0),), slow, budget, halts=lambda node: node[1])
     want = {h: (r.cost, tuple(n[0] for n in r.path)) for h, r in by_place(found, lambda node: node[0]).items()}
     assert list(got.items()) == list(want.items())

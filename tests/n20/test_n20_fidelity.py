@@ -9,7 +9,7 @@ import pytest
 
 from engine import n20
 from engine.core.errors import RuleViolation
-from engine.n20.battle import BattleModel, battle_from_model
+from engine.n20.battle_file import BattleModel, battle_from_model
 from engine.n20.board import parse_board
 from engine.n20.morale import MoraleItem, apply_morale
 from engine.n20.tables import Tables, TablesModel, default_tables
@@ -165,7 +165,7 @@ def test_7_0_9_4_3_attack_across_a_bridged_major_river_is_allowed(edition):
     with pytest.raises(RuleViolation) as e:
         battle_from_model(m, "<river>", default_tables(edition), board=parse_board(CORRIDOR_RIVER % "[major_river]"))
     assert e.value.rule == "16.3.2"
-    # the reading is one switch shared with the game (engine/n20/game/rules.py combat_adjacent)
+    # the reading is one switch shared with the game (engine/n20/game/zoc.py combat_adjacent)
     assert default_tables(edition).rules.major_river_bridge_adjacent is True
 
 

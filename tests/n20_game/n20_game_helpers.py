@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import yaml
 
 from engine.core.data import data_path
+from engine.core.game import EventDice
+from engine.core.procedure import first_option, replay as replay_procedure
 from engine.n20 import game as g
-from engine.n20.game.state import UnitState
+from engine.n20.game.handlers import HANDLERS
 
 BASE_UNITS = [
     {"id": "F1", "name": "French 1", "side": "french", "type": "infantry", "strength": 3, "movement": 2, "source": "provisional"},
@@ -75,3 +78,29 @@ def put(state, **where):
 
 def dests(state, uid):
     return sorted(g.reachable(state, uid))
+
+
+def apply_action(state, action, dice=None, chooser=None, index: int = 0):
+    """The state after ``action`` through the protocol (``RULES.begin`` and ``run``): dice not given come
+    from the core seeding rule for the game's seed and the action's ``index`` in the game (what a game
+    loop would roll for it), choices inside the procedure from ``chooser`` (default: the first option)."""
+    return apply_logged(state, action, dice, chooser, index)[0]
+
+
+def apply_logged(state, action, dice=None, chooser=None, index: int = 0):
+    """Like :func:`apply_action`, with the record event of the action."""
+    p = g.RULES.begin(state, action).run(dice if dice is not None else EventDice(state.seed, index),
+                                         chooser or first_option)
+    return p.state, p.event()
+
+
+def legal(state, unit: str | None = None):
+    """The legal actions of the side to act (``unit``: that unit's only)."""
+    return g.RULES.legal_actions(state, unit)
+
+
+def procedure_result(p):
+    """What the action's rules procedure returned (e.g. a battle's ``("battle", index, battle, Outcome)``),
+    for a finished core Pending: the procedure replayed on its answers."""
+    h = HANDLERS[p.action.kind]
+    return replay_procedure(partial(h.procedure, p.before, p.action), p.events).result

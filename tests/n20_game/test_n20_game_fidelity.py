@@ -7,7 +7,7 @@ from __future__ import annotations
 from engine.core.procedure import TypedDice, first_option
 from engine.n20 import game as g
 
-from n20_game_helpers import at, dests, make_scenario, put
+from n20_game_helpers import apply_action, procedure_result, at, dests, make_scenario, put
 
 BRIDGE = [{"hexes": ["0302", "0303"], "features": ["major_river", "bridge"]}]
 
@@ -22,10 +22,10 @@ def test_7_0_9_4_3_v3_attack_across_a_bridged_major_river_is_voluntary(tmp_path)
     # (9.4.3), but F1 may attack over the bridge (9.4.2 example): the same reading as the battle files
     sc = make_scenario(tmp_path, hexsides=BRIDGE)
     s = at(put(g.new_game(sc), F1="0302", A1="0303"), "combat")
-    assert g.battle_options(s)["must_attack"] == []
-    s2 = g.apply(s, decl((["F1"], ["A1"])))
+    assert g.battle_options(s).must_attack == ()
+    s2 = apply_action(s, decl((["F1"], ["A1"])))
     assert len(s2.declared) == 1
-    g.apply(s, {"kind": "end_phase"})
+    apply_action(s, {"kind": "end_phase"})
 
 
 def test_12_2_1_guard_moving_next_to_an_enemy_across_a_bridge_pays_its_point(tmp_path):
@@ -35,7 +35,7 @@ def test_12_2_1_guard_moving_next_to_an_enemy_across_a_bridge_pays_its_point(tmp
     s = at(put(g.new_game(sc), FG="0301", A1="0303"), "movement")
     r = g.reachable(s, "FG")
     assert r["0302"].guard_cost
-    s2 = g.apply(s, {"kind": "move", "unit": "FG", "path": ["0301", "0302"]})
+    s2 = apply_action(s, {"kind": "move", "unit": "FG", "path": ["0301", "0302"]})
     assert s2.morale_of("french") == 6 - 1
 
 
@@ -88,14 +88,14 @@ def test_12_1_2_french_spending_their_last_point_on_reserves_lose_the_game(tmp_p
     # when they spent the point (1 - 1 = 0, 12.1.2) and have lost there: French 0, the Allies' 6 unchanged.
     sc = make_scenario(tmp_path, morale={"french": 1, "allied": 6})
     s = at(put(g.new_game(sc), F1="0302", A2="0303"), "combat")
-    s = g.apply(s, decl((["F1"], ["A2"])))
-    p = g.begin(s, {"kind": "resolve", "index": 0})
-    assert p.pending.rule == "12.5"
-    p.answer(True)
-    assert p.pending.rule == "12.5"
-    p.answer(False)
-    p.run(dice=TypedDice([1]), chooser=first_option)
+    s = apply_action(s, decl((["F1"], ["A2"])))
+    p = g.RULES.begin(s, {"kind": "resolve", "index": 0})
+    assert p.request.rule == "12.5"
+    p = p.answer(True)
+    assert p.request.rule == "12.5"
+    p = p.answer(False)
+    p = p.run(dice=TypedDice([1]), chooser=first_option)
     st = p.state
-    assert p._step.result[3].result == "EX"
+    assert procedure_result(p)[3].result == "EX"
     assert dict(st.morale) == {"french": 0, "allied": 6}
     assert st.over and st.result[0] == "allied"

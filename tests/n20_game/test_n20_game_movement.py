@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from engine.n20 import game as g
-from engine.n20.game.rules import movement_allowance
+from engine.n20.game.reach import movement_allowance
 
-from n20_game_helpers import at, dests, make_scenario, put
+from n20_game_helpers import apply_action, at, dests, legal, make_scenario, put
 
 
 def test_6_5_forest_stops_the_mover(tmp_path):
@@ -55,7 +55,7 @@ def test_6_7_and_6_8_ezoc_stops_and_sticks_by_day(tmp_path):
     s2 = put(s, F1="0302")
     assert g.reachable(s2, "F1") == {}       # 6.8: it starts in an EZOC: stuck by day
     with pytest.raises(g.RuleViolation) as e:
-        g.apply(s2, {"kind": "move", "unit": "F1", "path": ["0302", "0301"]})
+        apply_action(s2, {"kind": "move", "unit": "F1", "path": ["0302", "0301"]})
     assert e.value.rule == "6.8"
 
 
@@ -84,21 +84,37 @@ def test_7_0_zoc_not_into_fortified_nor_across_major_river(tmp_path):
     assert g.reachable(s, "F1") != {}        # not stuck: the ZOC does not enter the fortified hex (9.4.3)
 
 
-def test_6_9_no_ending_stacked_but_passing_through(tmp_path):
+def test_6_9_stacking_is_judged_at_the_end_of_the_movement_phase(tmp_path):
+    # F1 (MA 2) in 0301 passes through F2 in 0302 to 0303 (6.9: at no extra cost), or stops on F2: a move may
+    # end on a friend that moves on, for units "cannot end the Movement Phase stacked" (6.9)
     sc = make_scenario(tmp_path)
-    s = put(g.new_game(sc), F1="0301", F2="0302")
+    s = put(g.new_game(sc), F1="0301", F2="0302", A1="0308")
     r = g.reachable(s, "F1")
-    assert "0302" not in r
-    assert r["0303"].path == ("0301", "0302", "0303")
+    assert r["0303"].path == ("0301", "0302", "0303") and r["0302"].cost == 1
+    s2 = apply_action(s, {"kind": "move", "unit": "F1", "path": ["0301", "0302"]})
+    assert s2.unit("F1").hex == s2.unit("F2").hex == "0302"
+    # the phase cannot end while the two share 0302 (6.9); F2 moves on, then it may
+    assert all(a.kind != "end_phase" for a in legal(s2))
+    with pytest.raises(g.RuleViolation) as e:
+        apply_action(s2, {"kind": "end_phase"})
+    assert e.value.rule == "6.9"
+    s3 = apply_action(s2, {"kind": "move", "unit": "F2", "path": ["0302", "0402"]})
+    assert any(a.kind == "end_phase" for a in legal(s3))
+    # a friend that has moved cannot move on (6.4): no move may end on it
+    moved = apply_action(s, {"kind": "move", "unit": "F2", "path": ["0302", "0402"]})
+    assert "0402" not in g.reachable(moved, "F1") and "0401" in g.reachable(moved, "F1")
+    with pytest.raises(g.RuleViolation) as e:
+        apply_action(moved, {"kind": "move", "unit": "F1", "path": ["0301", "0402"]})
+    assert e.value.rule == "6.9"
 
 
 def test_6_4_no_take_backs(tmp_path):
     sc = make_scenario(tmp_path)
     s = at(put(g.new_game(sc), F1="0301", A1="0308"), "movement")
-    s2 = g.apply(s, {"kind": "move", "unit": "F1", "path": ["0301", "0302"]})
+    s2 = apply_action(s, {"kind": "move", "unit": "F1", "path": ["0301", "0302"]})
     assert s2.unit("F1").hex == "0302" and s.unit("F1").hex == "0301"      # the old state is unchanged
     with pytest.raises(g.RuleViolation) as e:
-        g.apply(s2, {"kind": "move", "unit": "F1", "path": ["0302", "0303"]})
+        apply_action(s2, {"kind": "move", "unit": "F1", "path": ["0302", "0303"]})
     assert e.value.rule == "6.4"
 
 
@@ -106,7 +122,7 @@ def test_6_3_no_entering_enemy_hex(tmp_path):
     sc = make_scenario(tmp_path)
     s = at(put(g.new_game(sc), F1="0301", A1="0302"), "movement")
     with pytest.raises(g.RuleViolation) as e:
-        g.apply(s, {"kind": "move", "unit": "F1", "path": ["0301", "0302"]})
+        apply_action(s, {"kind": "move", "unit": "F1", "path": ["0301", "0302"]})
     assert e.value.rule == "6.3"
 
 
@@ -114,7 +130,7 @@ def test_12_3_forced_march_adds_one_and_costs_one_morale(tmp_path):
     sc = make_scenario(tmp_path)
     s = at(put(g.new_game(sc), F1="0301", A1="0308"), "movement")
     assert movement_allowance(s, "F1") == 2
-    s2 = g.apply(s, {"kind": "forced_march"})
+    s2 = apply_action(s, {"kind": "forced_march"})
     assert movement_allowance(s2, "F1") == 3
     assert s2.morale_of("french") == 6 - 1
     assert "0304" in g.reachable(s2, "F1") and "0304" not in g.reachable(s, "F1")
@@ -127,11 +143,11 @@ def test_11_2_march_order_each_unit_pays_one_more(tmp_path):
                        reinforcements=[{"unit": "F1", "turn": 1, "areas": ["A"]},
                                        {"unit": "F2", "turn": 1, "areas": ["A"]}])
     s = g.new_game(sc)
-    s = g.apply(s, {"kind": "draw_event"})
+    s = apply_action(s, {"kind": "draw_event"})
     assert s.step == "movement" and s.unit("F1").status == "due"
     r1 = g.reachable(s, "F1")
     assert r1["0808"].cost == 1 and r1["0807"].cost == 2
-    s = g.apply(s, {"kind": "move", "unit": "F1", "path": list(r1["0807"].path)})
+    s = apply_action(s, {"kind": "move", "unit": "F1", "path": list(r1["0807"].path)})
     r2 = g.reachable(s, "F2")
     assert r2["0808"].cost == 2
     assert set(r2) == {"0808"}
@@ -139,7 +155,7 @@ def test_11_2_march_order_each_unit_pays_one_more(tmp_path):
 
 def test_11_4_blocked_entry(tmp_path):
     sc = make_scenario(tmp_path, entry_areas={"A": ["0808"]}, reinforcements=[{"unit": "F1", "turn": 1, "areas": ["A"]}])
-    s = g.apply(g.new_game(sc), {"kind": "draw_event"})
+    s = apply_action(g.new_game(sc), {"kind": "draw_event"})
     s = put(s, A1="0808")
     assert g.reachable(s, "F1") == {}
 
@@ -150,7 +166,7 @@ def test_12_2_1_committing_the_guard_costs_a_morale_point(tmp_path):
     s = at(put(g.new_game(sc), FG="0301", A1="0304"), "movement")
     r = g.reachable(s, "FG")
     assert r["0303"].guard_cost and not r["0302"].guard_cost
-    s2 = g.apply(s, {"kind": "move", "unit": "FG", "path": ["0301", "0302", "0303"]})
+    s2 = apply_action(s, {"kind": "move", "unit": "FG", "path": ["0301", "0302", "0303"]})
     assert s2.morale_of("french") == 5
     # exception: free when either side has only 1 Morale Point
     s3 = s.with_morale({"allied": 1})
@@ -176,24 +192,24 @@ def test_fatigue_16_8_3_weary_loses_one_point(tmp_path):
     s = put(g.new_game(sc, options=("fatigue",)), F1="0301", A1="0808")
     s = s.with_units({"F1": replace(s.unit("F1"), fatigue=3)})
     assert movement_allowance(s, "F1") == 1
-    s = g.apply(at(s, "movement"), {"kind": "forced_march"})
+    s = apply_action(at(s, "movement"), {"kind": "forced_march"})
     assert movement_allowance(s, "F1") == 1     # Weary includes Tired: no forced-march benefit
 
 
 def test_16_6_breakdown_and_buildup(tmp_path):
     sc = make_scenario(tmp_path)
     s = at(put(g.new_game(sc, options=("breakdown",)), F1="0301", A1="0808"), "movement")
-    assert g.Action("breakdown", unit="F1") in g.legal_actions(s)
-    s2 = g.apply(s, {"kind": "breakdown", "unit": "F1"})
+    assert g.Action("breakdown", unit="F1") in legal(s)
+    s2 = apply_action(s, {"kind": "breakdown", "unit": "F1"})
     # 16.6.1: F1 leaves play for good, two Cadres stand in its hex, one Morale Point spent
     assert s2.unit("F1").status == "gone"
     assert s2.unit("FK1").hex == "0301" and s2.unit("FK2").hex == "0301"
     assert s2.morale_of("french") == 6 + s.scenario.tables.morale("breakdown").points
     # one Cadre moves off: they end the phase apart, as two Cadres
-    s3 = g.apply(s2, {"kind": "move", "unit": "FK1", "path": ["0301", "0302"]})
-    s4 = g.apply(s3, {"kind": "end_phase"})
+    s3 = apply_action(s2, {"kind": "move", "unit": "FK1", "path": ["0301", "0302"]})
+    s4 = apply_action(s3, {"kind": "end_phase"})
     assert s4.unit("FK1").hex == "0302" and s4.unit("F1").status == "gone"
     # 16.6.2: two Cadres ending the phase together become the weakest eliminated large infantry unit
-    s5 = g.apply(s2, {"kind": "end_phase"})
+    s5 = apply_action(s2, {"kind": "end_phase"})
     assert s5.unit("F1").hex == "0301" and s5.unit("FK1").status == "pool"
     assert s5.morale_of("french") == s2.morale_of("french") + s.scenario.tables.morale("buildup").points

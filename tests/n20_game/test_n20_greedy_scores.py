@@ -3,11 +3,11 @@ from scratch: minus the steps to the nearest enemy unit or enemy objective (one 
 all targets at once) plus the weighted combat value of the hex's terrain (French: steps count in full and
 terrain 0.3; allies: steps count half and terrain in full)."""
 from engine.core.game import play_game as core_play_game
-from engine.n20.game import bots as BO, rules as R
-from engine.n20.game.bots import GreedyBot, _rules
+from engine.n20.game import bots as BO, zoc as Z
+from engine.n20.game.bots import GreedyBot
+from engine.n20.game.protocol import RULES
 from engine.n20.game.types import other
 
-RULES = _rules()
 
 
 def _states(scenario, seed, n=300):
@@ -24,11 +24,11 @@ def test_scores_kept_per_target_set_equal_the_sum_from_scratch():
         for state in _states(scenario, 2)[::25]:
             sc, board = state.scenario, state.board
             for side in ("french", "allied"):
-                uid = next((u.id for u in R.on_map_units(state, side) if sc.units[u.id].type != "leader"
+                uid = next((u.id for u in Z.on_map_units(state, side) if sc.units[u.id].type != "leader"
                             and u.id != sc.spec.exclusive.supply_column), None)
                 if uid is None:
                     continue
-                targets = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
+                targets = [u.hex for u in Z.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
                 targets += [h for h, owner, _ in board.objectives if owner != side]
                 steps = BO._distances.__wrapped__(board.base, tuple(targets))
                 score = bot._scorer(state, uid)
@@ -47,7 +47,7 @@ def test_a_hand_worked_score():
     s = RULES.new_game("fuentes", seed=1)
     board, tables = s.board, s.scenario.tables
     t = board.hexes[len(board.hexes) // 2]
-    two = next(h for h in board.hexes if R.distance(board, t, h) == 2 and tables.terrain_combat(board.terrain(h)) == 0)
+    two = next(h for h in board.hexes if Z.distance(board, t, h) == 2 and tables.terrain_combat(board.terrain(h)) == 0)
     near = BO._nearest(board.base, (t,))
     assert BO._scores(near, board, tables, False)[two] == -2.0
     assert BO._scores(near, board, tables, True)[two] == -1.0

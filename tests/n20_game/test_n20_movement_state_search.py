@@ -1,5 +1,5 @@
 """n20 movement on the core search over states (issue 10.6): the cheapest-path search of
-:mod:`engine.n20.game.rules` now runs :func:`engine.core.graph.search` over (hex, must stop there) states,
+:mod:`engine.n20.game.reach` now runs :func:`engine.core.graph.search` over (hex, must stop there) states,
 because whether a mover stops in a hex depends on the step that brought it there (6.5 rugged terrain,
 6.6 roads, 6.7 enemy ZOC, 16.7.2 cossacks).
 
@@ -24,9 +24,9 @@ import pytest
 from engine.core.record import GameRecord
 from engine.n20 import game as g
 from engine.n20.game import memo, replay_record
-from engine.n20.game import rules as R
+from engine.n20.game import reach as RC, zoc as Z
 
-from n20_game_helpers import make_scenario, put
+from n20_game_helpers import apply_action, make_scenario, put
 
 FIX = json.loads(gzip.decompress((Path(__file__).parent / "fixtures" / "movement_before_state_search.json.gz")
                                  .read_bytes()))
@@ -45,9 +45,9 @@ def _sets(s) -> dict:
     out = {}
     for u in s.units:
         if u.status == "map":
-            out[u.id] = R.reachable(s, u.id)
+            out[u.id] = RC.search_moves(s, u.id)
         elif u.status == "due":
-            out[u.id] = R.entry_options(s, u.id, u.areas)
+            out[u.id] = RC.entry_options(s, u.id, u.areas)
     return out
 
 
@@ -61,8 +61,8 @@ def _check_way(s, uid: str, reach) -> None:
     d, u = sc.units[uid], s.unit(uid)
     side = d.side
     night_v3 = s.night and sc.tables.rules.night_zoc == "reversed"
-    ezoc = R.enemy_zoc(s, side) if not (s.night and sc.tables.rules.night_zoc == "none") else frozenset()
-    enemies = R.enemy_hexes(s, side)
+    ezoc = Z.enemy_zoc(s, side) if not (s.night and sc.tables.rules.night_zoc == "none") else frozenset()
+    enemies = Z.enemy_hexes(s, side)
     path = reach.path
     assert path[-1] == reach.hex
     if u.status == "map":
@@ -70,44 +70,70 @@ def _check_way(s, uid: str, reach) -> None:
         cost, steps = 0, list(zip(path, path[1:]))
     else:
         assert reach.entry == path[0]
-        cost = R._step_cost(s, board, None, path[0]) + dict(s.entered).get(path[0], 0)     # 11.1, 11.2
+        cost = RC._step_cost(s, board, None, path[0]) + dict(s.entered).get(path[0], 0)     # 11.1, 11.2
         steps = list(zip(path, path[1:]))
     all_road = all(board.is_road_link(a, b) for a, b in steps)
     for i, (a, b) in enumerate(steps):
         assert b not in enemies, (uid, path)                                  # 6.3
-        c = R._step_cost(s, board, a, b)
+        c = RC._step_cost(s, board, a, b)
         assert c is not None, (uid, path)
         if d.has("road_bound"):
             assert board.is_road_link(a, b)                                   # 16.7.6 / 6.10
-        cost += c + R._cossack_surcharge(s, d, board, a, b)                   # 16.7.2
+        cost += c + RC._cossack_surcharge(s, d, board, a, b)                   # 16.7.2
         last = i == len(steps) - 1
         if not last:
             assert not (b in ezoc and not night_v3), (uid, path)             # 6.7
-            assert not R._rugged_stop(s, d, board, a, b), (uid, path)        # 6.5 / 6.6
+            assert not RC._rugged_stop(s, d, board, a, b), (uid, path)        # 6.5 / 6.6
     assert cost == reach.cost, (uid, path, cost, reach.cost)
-    ma = R.movement_allowance(s, uid) - (1 if u.square else 0)
+    ma = RC.movement_allowance(s, uid) - (1 if u.square else 0)
     assert reach.cost <= ma + (1 if reach.road else 0) or len(path) == 2, (uid, path)   # 6.2
     if reach.road:
         assert all_road
-    assert reach.hex not in R.friendly_hexes(s, side, exclude=uid) or d.type in ("leader", "cadre")   # 6.9
+    assert reach.hex not in Z.friendly_hexes(s, side, exclude=uid) or d.type in ("leader", "cadre")   # 6.9
+
+
+def _as_far_as_it_replays(rec: GameRecord) -> list:
+    """The states of an n20-game-4 record as far as the readings of n20-game-5 (issue 29) leave its events
+    meaning what they meant (the engine refuses the first that does not, naming the version and rule)."""
+    states = [g.RULES.initial_state(rec)]
+    for ev in rec.events:
+        try:
+            states.append(g.apply_event(states[-1], ev))
+        except g.VedetteError:
+            break
+    return states
+
+
+#: the move sets a reading of n20-game-5 changed on purpose (issue 29), left out of the comparison with the
+#: old search: Bussaco's Light Division with special units no longer goes on through rugged hexes (16.8 of
+#: 001), and a Guard reinforcement's entries next to an enemy now carry the 12.2.1 cost
+def _reading_changed(s, uid: str) -> bool:
+    d = s.scenario.units[uid]
+    return (s.scenario.edition == "v2" and s.has("special_units") and d.has("light")) or \
+        (d.has("guard") and s.unit(uid).status == "due")
 
 
 @pytest.fixture(scope="module")
 def replayed():
-    return {k: replay_record(GameRecord.from_json(rec)) for k, rec in FIX["records"].items()}
+    return {k: _as_far_as_it_replays(GameRecord.from_json(rec)) for k, rec in FIX["records"].items()}
 
 
 @pytest.mark.parametrize("full", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_state_search_keeps_every_old_move_set_but_the_ones_that_lost_a_road_way(replayed, full):
     # default run: every changed set and a quarter of the others; the slow run: all 776 positions
-    same = changed = 0
+    same = changed = expected_changed = 0
     for i, pos in enumerate(FIX["positions"]):
         if not full and i % 4 and not pos["old"]:
             continue
+        if pos["state"] >= len(replayed[pos["record"]]):
+            continue                          # past the event an issue-29 reading refused
         s = replayed[pos["record"]][pos["state"]]
         got = _sets(s)
         assert set(got) == set(pos["digests"])
+        expected_changed += sum(1 for uid in pos["old"] if not _reading_changed(s, uid))
         for uid, r in got.items():
+            if _reading_changed(s, uid):
+                continue
             dg = _dig(r)
             if uid not in pos["old"]:
                 assert dg == pos["digests"][uid], (pos["record"], pos["state"], uid)
@@ -123,9 +149,7 @@ def test_state_search_keeps_every_old_move_set_but_the_ones_that_lost_a_road_way
                 if h in old:
                     assert x.cost <= old[h][0]
                 _check_way(s, uid, x)
-    assert changed == 77
-    if full:
-        assert same == 16160 - 77
+    assert changed == expected_changed and changed >= 40 and same >= (8000 if full else 1500)
 
 
 def test_hand_worked_road_through_a_forest_after_an_off_road_step(tmp_path):
@@ -146,7 +170,7 @@ def test_hand_worked_road_through_a_forest_after_an_off_road_step(tmp_path):
     assert r["0303"].cost == 3 and r["0303"].path == ("0301", "0401", "0302", "0303") and not r["0303"].road
     assert "0304" not in r                                                 # 3 + 1 = 4 > 3
     # the move is legal for apply too (one source of legality)
-    s2 = g.apply(s, {"kind": "move", "unit": "FC", "path": ["0301", "0401", "0302", "0303"]})
+    s2 = apply_action(s, {"kind": "move", "unit": "FC", "path": ["0301", "0401", "0302", "0303"]})
     assert s2.unit("FC").hex == "0303"
 
 

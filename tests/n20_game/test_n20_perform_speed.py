@@ -19,12 +19,11 @@ from engine.core.errors import RuleViolation
 from engine.core.game import play_game
 from engine.core.procedure import Choose, Draw
 from engine.core.values import cached_hash_repr, from_fields
-from engine.n20.game import combat as C
-from engine.n20.game.bots import _rules
+from engine.n20.game import combat as C, reaction as RE
+from engine.n20.game.protocol import RULES
 from engine.n20.retreat import RetreatOption
 from engine.n20.units import Unit
 
-RULES = _rules()
 
 
 def _states(options=(), seed=3, n=300):
@@ -101,8 +100,8 @@ def test_the_reaction_phase_is_skipped_exactly_when_no_reaction_is_open():
     seen = set()
     for seed in (1, 2):
         for state in _states(seed=seed, n=250):
-            has = C.any_reaction(state)
-            assert has == bool(C.reaction_actions(state, None))
+            has = RE.any_reaction(state)
+            assert has == bool(RE.reaction_actions(state, None))
             seen.add(has)
     assert seen == {True, False}
 
@@ -133,7 +132,7 @@ def test_a_choice_answered_in_json_form_finds_its_option():
 def test_retreat_paths_with_the_bystanders_part_worked_out_once_are_the_same():
     # 9.8-9.8.6: the paths offered to each unit of a battle, its bystanders' hexes read once per battle or
     # read again at every ask
-    from engine.n20.battle import _bystanders_of, _positions
+    from engine.n20.resolution import bystanders_of, unit_positions
     from engine.n20.retreat import MapRetreat
     checked = 0
     for state in _states(n=200):
@@ -144,12 +143,12 @@ def test_retreat_paths_with_the_bystanders_part_worked_out_once_are_the_same():
             continue
         eb = C.engine_battle(state, b, state.player, (False, False), False)
         env = MapRetreat(eb.board, eb.rules.loc_breaks_retreat)
-        positions = _positions(eb, {})
+        positions = unit_positions(eb, {})
         for u in eb.attackers + eb.defenders:
             if u.type == "garrison":
                 continue
             for distance in (1, 3):
-                assert env.options(u, u.hex, distance, positions, _bystanders_of(eb)) == \
+                assert env.options(u, u.hex, distance, positions, bystanders_of(eb)) == \
                     env.options(u, u.hex, distance, positions)
                 checked += 1
     assert checked > 10

@@ -18,13 +18,12 @@ import pytest
 
 from engine.core.game import play_game as core_play_game
 from engine.n20.battle import Battle
-from engine.n20.game import rules as R
-from engine.n20.game.bots import _rules
+from engine.n20.game import reach as RC, zoc as Z
+from engine.n20.game.protocol import RULES
 from engine.n20.game.combat import engine_battle
 from engine.n20.game.state import Battle as Declared, _occupants
 from engine.n20.retreat import _retreat_map
 
-RULES = _rules()
 
 
 def _states(scenario, bots, seed, options=(), n=400):
@@ -41,11 +40,11 @@ def _search_inputs(state, uid):
     u = state.unit(uid)
     rules = sc.tables.rules
     night_v3 = state.night and rules.night_zoc == "reversed"
-    ezoc = R.enemy_zoc(state, d.side) if not (state.night and rules.night_zoc == "none") else frozenset()
-    ma = R.movement_allowance(state, uid) - (1 if u.square else 0)
-    return (state.board, sc.tables, u.hex, ma, R.enemy_hexes(state, d.side), ezoc, night_v3,
+    ezoc = Z.enemy_zoc(state, d.side) if not (state.night and rules.night_zoc == "none") else frozenset()
+    ma = RC.movement_allowance(state, uid) - (1 if u.square else 0)
+    return (state.board, sc.tables, u.hex, ma, Z.enemy_hexes(state, d.side), ezoc, night_v3,
             state.has("fatigue") and u.fatigue >= 4, d.type == "leader", d.has("road_bound"),
-            R._rugged_free(state, d), R._may_pay_surcharge(state, d),
+            RC._rugged_free(state, d), RC._may_pay_surcharge(state, d),
             d.side if (u.routed and rules.routed_markers) else None)
 
 
@@ -67,12 +66,12 @@ def test_search_reads_the_map_only_at_the_hexes_it_says(scenario, bots, seed, op
                 continue
             args = _search_inputs(state, u.id)
             enemies, ezoc = args[4:6]
-            want, looked = R._reach_search(*args)
-            near = R._reach_search(*args[:4], enemies & looked, ezoc & looked, *args[6:])
+            want, looked = RC._reach_search(*args)
+            near = RC._reach_search(*args[:4], enemies & looked, ezoc & looked, *args[6:])
             far = frozenset(h for h in rng.sample(hexes, 40) if h not in looked)
-            made_up = R._reach_search(*args[:4], enemies | far, ezoc | far, *args[6:])
+            made_up = RC._reach_search(*args[:4], enemies | far, ezoc | far, *args[6:])
             assert near == (want, looked) and made_up[0] == want, (state.turn, u.id)
-            assert R._reach_looked(args[:4] + args[6:], enemies, ezoc) == want
+            assert RC._reach_looked(args[:4] + args[6:], enemies, ezoc) == want
             checked += 1
     assert checked > 100
 
@@ -89,15 +88,15 @@ def test_entry_search_reads_the_map_only_at_the_hexes_it_says():
             if u.status != "due":
                 continue
             d = sc.units[u.id]
-            enemies = R.enemy_hexes(state, d.side)
-            ezoc = R.enemy_zoc(state, d.side)
+            enemies = Z.enemy_hexes(state, d.side)
+            ezoc = Z.enemy_zoc(state, d.side)
             for e in (h for a in u.areas for h in state.board.entry_areas.get(a, ())):
                 if e in enemies:
                     continue
-                want, looked = R._entry_search(state, u.id, e, 1, 4, False, enemies, ezoc, False)
-                near = R._entry_search(state, u.id, e, 1, 4, False, enemies & looked, ezoc & looked, False)
+                want, looked = RC._entry_search(state, u.id, e, 1, 4, False, enemies, ezoc, False)
+                near = RC._entry_search(state, u.id, e, 1, 4, False, enemies & looked, ezoc & looked, False)
                 far = frozenset(h for h in rng.sample(state.board.hexes, 40) if h not in looked and h != e)
-                made_up = R._entry_search(state, u.id, e, 1, 4, False, enemies | far, ezoc | far, False)
+                made_up = RC._entry_search(state, u.id, e, 1, 4, False, enemies | far, ezoc | far, False)
                 assert near == (want, looked) and made_up[0] == want, (state.turn, u.id, e)
                 checked += 1
     assert checked > 20
@@ -110,10 +109,10 @@ def test_the_looked_at_hexes_lie_within_the_budget():
     s = RULES.new_game("fuentes", seed=1)
     u = next(u for u in s.units if u.status == "map")
     board, tables = s.board, s.scenario.tables
-    _, looked = R._reach_search(board, tables, u.hex, 3, frozenset(), frozenset(), False, False, False, False,
+    _, looked = RC._reach_search(board, tables, u.hex, 3, frozenset(), frozenset(), False, False, False, False,
                                 False, False, None)
-    assert all(R.distance(board, u.hex, h) <= 4 for h in looked)
-    assert {h for h in board.hexes if R.distance(board, u.hex, h) <= 1} <= looked
+    assert all(Z.distance(board, u.hex, h) <= 4 for h in looked)
+    assert {h for h in board.hexes if Z.distance(board, u.hex, h) <= 1} <= looked
 
 
 @pytest.mark.parametrize("scenario,bots,seed,options", [
@@ -173,8 +172,8 @@ def test_values_carried_over_by_with_units_equal_values_worked_out_afresh(scenar
     # must be the one the state itself gives when worked out from scratch
     from engine.n20.game import bots as BO, memo as M
     from engine.n20.game.state import _ONE_SIDE_KEYS
-    fresh = {"on_map": R._on_map_units, "zs": R._compute_zoc_sources, "eh": R._compute_enemy_hexes,
-             "ez": R._compute_enemy_zoc, "greedy-distances": BO._dist_map}
+    fresh = {"on_map": Z._on_map_units, "zs": Z._compute_zoc_sources, "eh": Z._compute_enemy_hexes,
+             "ez": Z._compute_enemy_zoc, "greedy-distances": BO._dist_map}
     checked = [0]
     last = []
 

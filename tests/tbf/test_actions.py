@@ -6,8 +6,11 @@ import pytest
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import TypedDice, distribution, play, replay
-from engine.tbf.actions import charge_action, charge_setup, fire_action, fire_setup, melee_action, melee_setup
-from engine.tbf.scenario import default_scenario, initial_state
+from engine.tbf.game.cavalry_charge import charge_action, charge_setup
+from engine.tbf.game.fire_combat import fire_action, fire_setup
+from engine.tbf.game.melee_combat import melee_action, melee_setup
+from engine.tbf.scenario import default_scenario
+from engine.tbf.game.setup import initial_state
 
 SC = default_scenario()
 ST = initial_state(SC)
@@ -125,7 +128,7 @@ def test_8_2_C_grand_battery_fires_at_ff_20():
 
 
 def test_4_1_9_overstack_checks_every_unit():
-    from engine.tbf.actions import overstack_checks
+    from engine.tbf.game.rout import overstack_checks
     st = _only(**{"100-1": ("1616", 0), "103-1": ("1616", 0), "art-1": ("1616", 0)})
     # infantry FV 5 with DRM +1, no leader: pass on 1-4 (2/3), fail -> fatigued; the battery FV 4 passes
     # on 1-3 (1/2). All three pass: 2/3 * 2/3 * 1/2 = 2/9.
@@ -135,7 +138,7 @@ def test_4_1_9_overstack_checks_every_unit():
 
 
 def test_6_2_move_action_and_8_4_C_strong_point_removal():
-    from engine.tbf.actions import move_action
+    from engine.tbf.game.movement import move_action
     st = ST.with_piece("ci-1", hex="1618", facing=4)      # next to the Elite: it may move (9.4 B)
     d = distribution(partial(move_action, SC, st, "elite", "1517"))
     for s in d:
@@ -150,14 +153,14 @@ def test_6_2_move_action_and_8_4_C_strong_point_removal():
 
 
 def test_6_2_5_B_moving_into_a_lone_leader_captures_him():
-    from engine.tbf.actions import move_action
+    from engine.tbf.game.movement import move_action
     st = _only(**{"4l-1": ("2014", 1), "miloradovich": ("2114", 0)})
     d = distribution(partial(move_action, SC, st, "4l-1", "2114"))
     assert all(s.piece("miloradovich").status == "captured" for s in d)
 
 
 def test_4_1_9_moving_into_an_overstack_checks():
-    from engine.tbf.actions import move_action
+    from engine.tbf.game.movement import move_action
     from dataclasses import replace as rp
     st = _only(**{"100-1": ("1616", 0), "103-1": ("1616", 0), "100-2": ("1615", 0)})
     st = rp(st.with_flag("alert"), turn=4)                  # Gazan's division free to act from turn 4 (9.4 C)
@@ -166,7 +169,7 @@ def test_4_1_9_moving_into_an_overstack_checks():
 
 
 def test_8_3_A_elite_parents_fight_weaker():
-    from engine.tbf.rules import factors
+    from engine.tbf.game.exclusive import factors
     u = SC.units["100-1"]
     assert factors(SC, ST, "100-1") == (u.ff - 1, u.mf - 2)
     assert factors(SC, ST.with_flag("elite_disbanded"), "100-1") == (u.ff, u.mf)
@@ -186,7 +189,7 @@ def test_6_3_5_lone_leader_fires_defensively_then_falls_back():
 
 
 def test_5_3_E_regroup_placement():
-    from engine.tbf.rules import regroup_hexes
+    from engine.tbf.game.reinforcement import regroup_hexes
     hs = regroup_hexes(SC, ST, "100-1")
     g = SC.board.grid
     assert hs and all(min(g.distance(h, ST.piece(l).hex) for l in ("campana", "gazan", "mortier")) <= 2 for h in hs)
@@ -195,7 +198,7 @@ def test_5_3_E_regroup_placement():
 
 
 def test_6_6_A_entering_an_empty_enemy_town_takes_control():
-    from engine.tbf.actions import move_action
+    from engine.tbf.game.movement import move_action
     st = _only(**{"ci-1": ("2114", 4)})
     assert st.controller("Rothenhof") == "french"
     d = distribution(partial(move_action, SC, st, "ci-1", "2014"))
@@ -207,7 +210,7 @@ def test_6_6_A_entering_an_empty_enemy_town_takes_control():
 
 
 def test_6_1_3_C_out_of_command_check_on_the_map():
-    from engine.tbf.actions import out_of_command_check
+    from engine.tbf.game.activation import out_of_command_check
     st = _only(**{"ci-6": ("1911", 4)})
     # FV 3, DRM 0, no leader near: acts on 1-3 -> 1/2; a fresh unit failing simply stays put.
     d = distribution(partial(out_of_command_check, SC, st, "ci-6"))
@@ -220,7 +223,7 @@ def test_6_1_3_C_out_of_command_check_on_the_map():
 
 
 def test_7_0_recovery_phase():
-    from engine.tbf.actions import recovery_phase
+    from engine.tbf.game.phases import recovery_phase
     st = _only(**{"drag-1": ("1214", 0), "100-1": ("1616", 0), "ci-1": ("2411", 4)})
     st = st.with_piece("drag-1", status="fatigued", charged=True).with_piece("100-1", status="fatigued")
     d = distribution(partial(recovery_phase, SC, st))
@@ -232,7 +235,7 @@ def test_7_0_recovery_phase():
 
 def test_9_2_9_6_2_reinforcement_phase_flags():
     from dataclasses import replace as rp
-    from engine.tbf.actions import reinforcement_phase
+    from engine.tbf.game.reinforcement import reinforcement_phase
     st = rp(ST, turn=6)
     d = distribution(partial(reinforcement_phase, SC, st))
     # Dupont on a 6 at turn 6 (1/6).

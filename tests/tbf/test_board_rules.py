@@ -9,10 +9,18 @@ import pytest
 from engine.core.errors import DataError, RuleViolation
 from engine.core.procedure import TypedDice, distribution, enumerate_tree, first_option, play
 from engine.tbf.board import Board, MapFile, frontal_hexes, load_board
-from engine.tbf.rules import (activation_plan, column_muster, dupont_arrival, enemy_front, initiative,
-                              leader_cvs, mortier_alert, reachable, recovery, retreat, retreat_options,
-                              rout_path, stacking_problem, victory)
-from engine.tbf.scenario import GameState, Piece, default_scenario, initial_state
+from engine.tbf.game.activation import activation_plan
+from engine.tbf.game.phases import initiative, recovery
+from engine.tbf.game.position import enemy_front, leader_cvs
+from engine.tbf.game.reinforcement import column_muster, dupont_arrival, mortier_alert
+from engine.tbf.game.retreat import retreat, retreat_options
+from engine.tbf.game.rout import rout_path
+from engine.tbf.game.search import reachable
+from engine.tbf.game.stacking import stacking_problem
+from engine.tbf.game.victory import victory
+from engine.tbf.scenario import default_scenario
+from engine.tbf.game.setup import initial_state
+from engine.tbf.game.state import GameState, Piece
 
 SC = default_scenario()
 
@@ -306,7 +314,7 @@ def test_bad_map_file_is_a_data_error(tmp_path):
 
 def test_9_4_activation_limits():
     from dataclasses import replace
-    from engine.tbf.rules import activation_allowed
+    from engine.tbf.game.exclusive import activation_allowed
     st = initial_state(SC)
     assert activation_allowed(SC, st, "miloradovich")[0]                      # 9.1 E
     assert not activation_allowed(SC, st, "cii-1")[0]                          # 9.2
@@ -322,12 +330,12 @@ def test_9_4_activation_limits():
 
 
 def test_5_2_D_entry_mps():
-    from engine.tbf.rules import entry_mp
+    from engine.tbf.game.reinforcement import entry_mp
     assert [entry_mp(5, k) for k in (1, 2, 3, 6, 7)] == [5, 4, 3, 0, 0]
 
 
 def test_11_4_2_and_11_5_3_victory_changes():
-    from engine.tbf.rules import victory_with_options
+    from engine.tbf.game.victory import victory_with_options
     st = initial_state(SC)
     for uid in ["4l-1", "4l-2", "4l-3", "100-1", "100-2", "100-3"]:
         st = st.with_piece(uid, status="eliminated", hex=None)
@@ -339,7 +347,7 @@ def test_11_4_2_and_11_5_3_victory_changes():
 
 
 def test_6_1_4_leaderless_command():
-    from engine.tbf.rules import leaderless_activation
+    from engine.tbf.game.activation import leaderless_activation
     st = initial_state(SC)
     with pytest.raises(RuleViolation):
         leaderless_activation(SC, st, "I", "ci-1")
@@ -356,14 +364,14 @@ def test_6_1_3_A_extra_units_within_four_hexes():
 
 
 def test_6_2_3_level_roll_chart():
-    from engine.tbf.rules import level_roll
+    from engine.tbf.game.search import level_roll
     d = distribution(lambda: level_roll(SC, "infantry"))
     # shipped chart, Level 2 infantry hexes 1,1,2,2,3,3 and Level 3 0,0,1,1,1,2 by face
     assert d[(1, 0)] == Fraction(1, 3) and d[(3, 2)] == Fraction(1, 6)
 
 
 def test_11_8_cavalry_retreat_before_combat():
-    from engine.tbf.rules import cavalry_retreat_before_combat
+    from engine.tbf.game.retreat import cavalry_retreat_before_combat
     st = _empty_state(**{"drag-3": ("1914", 0), "ci-1": ("1913", 3)})       # battalion north of it, facing S
     paths = cavalry_retreat_before_combat(SC, st, "drag-3")
     assert paths and all(len(p) == 2 for p in paths)
@@ -399,7 +407,7 @@ def test_6_6_retreat_options_never_enter_enemy_units(h):
 
 
 def test_9_1_9_3_setup_is_legal_and_problems_are_named():
-    from engine.tbf.rules import setup_problems
+    from engine.tbf.game.setup import setup_problems
     st = initial_state(SC)
     assert setup_problems(SC, st) == []
     bad = st.with_piece("ci-1", hex="2311").with_piece("cv-1", hex="2710")
@@ -408,7 +416,7 @@ def test_9_1_9_3_setup_is_legal_and_problems_are_named():
 
 
 def test_9_2_C_D_muster_hexes():
-    from engine.tbf.rules import muster_hexes
+    from engine.tbf.game.exclusive import muster_hexes
     g, b = SC.board.grid, SC.board
     ii = muster_hexes(SC, "II")
     assert ii and all(g.distance(h, "0805") <= 2 and (b.level(h) == 1 or b.terrain(h) == "town") for h in ii)

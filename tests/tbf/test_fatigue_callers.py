@@ -12,10 +12,18 @@ import pytest
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import RandomDice, TypedDice, distribution, play, replay
-from engine.tbf.actions import (_advance, _leader_loss, activate, end_of_activation_overstack, initiative_phase,
-                                move_action, out_of_command_check, recovery_phase, reinforcement_phase, rout_unit)
-from engine.tbf.rules import reachable, rout_path, victory
-from engine.tbf.scenario import default_scenario, initial_state
+from engine.tbf.game.activation import activate, out_of_command_check
+from engine.tbf.game.leaders import leader_loss
+from engine.tbf.game.movement import move_action
+from engine.tbf.game.phases import initiative_phase, recovery_phase
+from engine.tbf.game.reinforcement import reinforcement_phase
+from engine.tbf.game.results import advance
+from engine.tbf.game.rout import end_of_activation_overstack, rout_unit
+from engine.tbf.game.rout import rout_path
+from engine.tbf.game.search import reachable
+from engine.tbf.game.victory import victory
+from engine.tbf.scenario import default_scenario
+from engine.tbf.game.setup import initial_state
 
 SC = default_scenario()
 ST = initial_state(SC)
@@ -120,12 +128,12 @@ def test_6_5_B_leader_loss_checks_subordinates_in_or_next_to_the_hex():
     # ci-1 normal FV 3: pass on 1-2 = 1/3, else fatigued. ci-2 fatigued FV 2: pass on 1 = 1/6, else routs.
     st = _only(**{"ci-1": ("2114", 4), "ci-2": ("2214", 4, "fatigued"), "ci-6": ("2314", 4), "cii-1": ("2113", 4)})
     st = st.with_piece("miloradovich", status="killed", hex=None)
-    d = distribution(partial(_leader_loss, SC, st, "miloradovich", "2114"))
+    d = distribution(partial(leader_loss, SC, st, "miloradovich", "2114"))
     assert d.prob(lambda s: s.piece("ci-1").status == "normal") == Fraction(1, 3)
     assert d.prob(lambda s: s.piece("ci-1").status == "fatigued") == Fraction(2, 3)
     assert d.prob(lambda s: s.piece("ci-2").status in ("routed", "eliminated")) == Fraction(5, 6)
     # two rolls only, for ci-1 and ci-2 (dice 1 and 1: both pass); ci-6 and cii-1 do not check
-    p = play(partial(_leader_loss, SC, st, "miloradovich", "2114"), dice=TypedDice([1, 1]))
+    p = play(partial(leader_loss, SC, st, "miloradovich", "2114"), dice=TypedDice([1, 1]))
     rolled = [e.label for e in p.events if e.kind == "roll"]
     assert len(rolled) == 2 and "ci-1" in rolled[0] + rolled[1] and "ci-2" in rolled[0] + rolled[1]
     assert p.result == st
@@ -143,7 +151,7 @@ def test_6_5_B_a_unit_changed_by_an_earlier_router_checks_as_it_now_is():
     st = _only(**{"ci-1": ("2115", 4, "fatigued"), "ci-2": ("2214", 4)})
     assert rout_path(SC, st.with_piece("ci-1", status="routed"), "ci-1").path[:2] == ("2115", "2214")
     st = st.with_piece("miloradovich", status="killed", hex=None)
-    d = distribution(partial(_leader_loss, SC, st, "miloradovich", "2114"))
+    d = distribution(partial(leader_loss, SC, st, "miloradovich", "2114"))
     assert d.prob(lambda s: s.piece("ci-2").status == "normal") == Fraction(7, 36)
     assert d.prob(lambda s: s.piece("ci-2").status in ("routed", "eliminated")) == Fraction(25, 72)
     assert d.prob(lambda s: s.piece("ci-2").status == "fatigued") == Fraction(11, 24)
@@ -167,7 +175,7 @@ def test_6_5_C_capturing_a_lone_leader_by_moving_checks_his_units_next_to_him():
 def test_6_5_C_advance_after_combat_captures_and_checks():
     # The same capture by an advance after combat (6.3.8 / 6.4 J).
     st = _only(**{"4l-1": ("2014", 1), "miloradovich": ("2114", 0), "ci-1": ("2214", 1)})
-    d = distribution(partial(_advance, SC, st, ("4l-1",), "2114"))
+    d = distribution(partial(advance, SC, st, ("4l-1",), "2114"))
     assert all(s.piece("4l-1").hex == "2114" and s.piece("miloradovich").status == "captured" for s in d)
     assert d.prob(lambda s: s.piece("ci-1").status == "fatigued") == Fraction(2, 3)
 
@@ -233,7 +241,7 @@ def test_3_0_a_whole_turn_runs_end_to_end_through_the_api():
 def test_7_0_to_9_2_turn_two_reinforcements_follow_the_recovery_phase():
     # Recovery at the end of turn 1 moves the game to turn 2, where Columns II and III roll to muster
     # (9.2 B): the chance of each flag must be what column_muster gives on its own for turn 2.
-    from engine.tbf.rules import column_muster
+    from engine.tbf.game.reinforcement import column_muster
     st = play(partial(recovery_phase, SC, ST), dice=TypedDice([])).result
     assert st.turn == 2
     d = distribution(partial(reinforcement_phase, SC, st))
@@ -248,7 +256,7 @@ def test_4_1_9_a_routed_unit_checks_when_the_players_table_gives_it_something_at
     # A player's table where a routed unit failing it surrenders: now it checks too. Routed 1/100 (FV 3,
     # +1) passes on 1-2 = 1/3, so it surrenders with 2/3.
     from pathlib import Path
-    from engine.tbf.actions import overstack_checks
+    from engine.tbf.game.rout import overstack_checks
     from engine.tbf.scenario import load_scenario
     from engine.tbf.tables import parse_tables
     st = _only(**{"100-1": ("1616", 0, "routed"), "103-1": ("1616", 0), "art-1": ("1616", 0)})

@@ -10,8 +10,9 @@ from hypothesis import given, settings, strategies as st
 
 from engine.core import game as G
 from engine.core.game import RandomDice, action_seed, play_game
-from engine.tbf.bots import GreedyBot, _Extreme
-from engine.tbf.protocol import TbfRules, _Moves
+from engine.tbf.game.bots import Extreme, GreedyBot
+from engine.tbf.game.movement import MoveBlock
+from engine.tbf.game.protocol import TbfRules
 
 R = TbfRules()
 
@@ -25,35 +26,35 @@ def _states(bots, seed, n):
 def _bounds(s):
     bot = GreedyBot(seed=0)
     bot.choose_action(R, s, None)                   # the decision's memo (moved units, overstacks)
-    return bot, {b.unit: b for b in R._candidate_blocks(s) if isinstance(b, _Moves)}
+    return bot, {b.unit: b for b in R.candidate_blocks(s) if isinstance(b, MoveBlock)}
 
 
 def test_move_bounds_worked_by_hand():
-    # seed 4, greedy against greedy: the states before the 2nd and the 68th decisions, both the Coalition's
+    # seed 4, greedy against greedy: the states after the 1st and the 71st actions, both the Coalition's
     # Movement Segment (fixed by the seed: tests/tbf's recorded games play the same moves)
-    states = _states(("greedy", "greedy"), 4, 68)
+    states = _states(("greedy", "greedy"), 4, 71)
     bot, blocks = _bounds(states[0])                # Kutusov's activation; Level 2/3 roll: infantry (1, 0)
     # ci-2 in 2412: nearest French unit 4 hexes off, so it can gain 3 at most (it never enters their hex,
     # 6.2.5 B); 4 MPs, each step >= 1 MP; its Level 2 allowance is of no use (no Level 2 hex in or next to
     # 2412, 6.2.3 B-C): g = min(3, 4 // 1 + 0) = 3, MPs >= 3, bound 3 + 0.01 * (10 - 3) = 3.07
-    assert bot._move_bound(R, states[0], blocks["ci-2"]) == 3 + 0.01 * (10 - 3)
+    assert bot.move_bound(R, states[0], blocks["ci-2"]) == 3 + 0.01 * (10 - 3)
     # ci-1 in 2411: 5 hexes off, 4 MPs: g = min(4, 4) = 4, bound 4 + 0.01 * (10 - 4) = 4.06
-    assert bot._move_bound(R, states[0], blocks["ci-1"]) == 4 + 0.01 * (10 - 4)
+    assert bot.move_bound(R, states[0], blocks["ci-1"]) == 4 + 0.01 * (10 - 4)
     # ci-art in 2511: 6 hexes off, 3 MPs: g = min(5, 3) = 3, bound 3.07
-    assert bot._move_bound(R, states[0], blocks["ci-art"]) == 3 + 0.01 * (10 - 3)
+    assert bot.move_bound(R, states[0], blocks["ci-art"]) == 3 + 0.01 * (10 - 3)
     # and each of these is reached: the search's best move scores the bound exactly
     for u in ("ci-2", "ci-1", "ci-art"):
-        assert max(v for v, _ in bot._move_scores(R, states[0], blocks[u])) == bot._move_bound(R, states[0], blocks[u])
+        assert max(v for v, _ in bot.move_scores(R, states[0], blocks[u])) == bot.move_bound(R, states[0], blocks[u])
 
-    s = states[66]                                  # Dokhturov's activation; infantry Level 2/3 left (2, 1)
+    s = states[70]                                  # Dokhturov's activation (turn 3); infantry Level 2/3 (1, 0)
     bot, blocks = _bounds(s)
-    # cii-5 in 0905: 11 hexes off, 4 MPs; Level 1 and 2 in or next to 0905, no Level 3: free = 2 + 0;
-    # g = min(10, 4 + 2) = 6, MPs >= (6 - 2) * 1 = 4, bound 6 + 0.01 * (10 - 4) = 6.06 (its best: 5.06)
-    assert bot._move_bound(R, s, blocks["cii-5"]) == 6 + 0.01 * (10 - 4)
-    assert max(v for v, _ in bot._move_scores(R, s, blocks["cii-5"])) == 5 + 0.01 * (10 - 4)
+    # cii-5 in 0905: 11 hexes off, 4 MPs; Level 1 and 2 in or next to 0905, the roll's one Level 2 hex: free =
+    # 1 + 0; g = min(10, 4 + 1) = 5, MPs >= (5 - 1) * 1 = 4, bound 5 + 0.01 * (10 - 4) = 5.06 (its best: 4.06)
+    assert bot.move_bound(R, s, blocks["cii-5"]) == 5 + 0.01 * (10 - 4)
+    assert max(v for v, _ in bot.move_scores(R, s, blocks["cii-5"])) == 4 + 0.01 * (10 - 4)
     # cii-7 in 0604: only Level 1 around it, free = 0: g = min(10, 4) = 4, bound 4.06, reached (0708)
-    assert bot._move_bound(R, s, blocks["cii-7"]) == 4 + 0.01 * (10 - 4)
-    assert (4 + 0.01 * (10 - 4), "0708") in bot._move_scores(R, s, blocks["cii-7"])
+    assert bot.move_bound(R, s, blocks["cii-7"]) == 4 + 0.01 * (10 - 4)
+    assert (4 + 0.01 * (10 - 4), "0708") in bot.move_scores(R, s, blocks["cii-7"])
 
 
 def test_leader_quick_bound_is_never_beaten_by_his_moves():
@@ -65,10 +66,10 @@ def test_leader_quick_bound_is_never_beaten_by_his_moves():
             continue
         bot, blocks = _bounds(s)
         for uid, blk in blocks.items():
-            if uid not in R.sc.leaders or uid in bot._moved:
+            if uid not in R.sc.leaders or uid in bot.moved:
                 continue
-            quick = bot._leader_bound(R, s, blk)
-            scores = [v for v, _ in bot._leader_scores(R, s, blk)]
+            quick = bot.leader_bound(R, s, blk)
+            scores = [v for v, _ in bot.leader_scores(R, s, blk)]
             assert max(scores, default=0) <= quick, (uid, R.position(s))
             tried += bool(scores)
     assert tried > 5
@@ -81,10 +82,10 @@ _HEXES = sorted(R.sc.board.hexes())
 @given(st.lists(st.sampled_from(_HEXES), min_size=1, max_size=12), st.sampled_from(_HEXES))
 def test_no_hex_is_nearer_than_the_floor_to_the_farthest_of_a_set(hexes, h):
     grid = R.sc.board.grid
-    far = _Extreme(grid, tuple(hexes), True)
+    far = Extreme(grid, tuple(hexes), True)
     assert far(h) == max(grid.distance(h, x) for x in hexes)
     assert far(h) >= far.floor()
-    near = _Extreme(grid, tuple(hexes), False)
+    near = Extreme(grid, tuple(hexes), False)
     assert near(h) == min(grid.distance(h, x) for x in hexes)
 
 
@@ -92,10 +93,10 @@ def test_floor_worked_by_hand():
     grid = R.sc.board.grid
     # two hexes 4 apart along a column (2410 to 2414): from anywhere the farther is at least 2 away
     assert grid.distance("2410", "2414") == 4
-    assert _Extreme(grid, ("2410", "2414"), True).floor() == 2
+    assert Extreme(grid, ("2410", "2414"), True).floor() == 2
     # 5 apart: at least 3 (half of 5, rounded up); one hex alone: 0
-    assert _Extreme(grid, ("2410", "2415"), True).floor() == 3
-    assert _Extreme(grid, ("2410",), True).floor() == 0
+    assert Extreme(grid, ("2410", "2415"), True).floor() == 3
+    assert Extreme(grid, ("2410",), True).floor() == 0
 
 
 def test_one_bot_through_a_game_picks_as_a_fresh_bot_from_the_legal_list():
@@ -125,10 +126,10 @@ def test_where_the_units_stand_is_the_plain_count_of_the_pieces():
     checked = 0
     for s in _states(("greedy", "greedy"), 3, 160)[::4]:
         bot = GreedyBot(seed=0)
-        bot._dist = {}
-        got = bot._where(R, s)
+        bot.begin_decision(R, s)
+        got = bot.where(R, s)
         sides, only, by_cmd = {}, {}, {}
-        for h, ps in R._index(s)[1].items():
+        for h, ps in R.queries.units_in(s).items():
             owners = {sc.side(p.id) for p in ps}
             for p in ps:
                 sides.setdefault(sc.side(p.id), set()).add(h)

@@ -7,7 +7,7 @@ import pytest
 
 from engine.core.conformance import check_game
 from engine.core.game import play_game, replay
-from engine.tbf.protocol import TbfRules
+from engine.tbf.game.protocol import TbfRules
 
 R = TbfRules()
 
@@ -17,6 +17,12 @@ def test_conformance_small(seed):
     rep = check_game(R, seed=seed, max_actions=30)
     assert rep.actions == 30 and rep.legal_applied > 0 and rep.illegal_refused > 0
     assert {"3.3 A", "3.3 B"} <= rep.rules_cited
+
+
+def test_conformance_with_the_players_set_up():
+    """Option 9.1: the random game starts with both set-ups (9.1, 9.3 A) and plays on from them."""
+    rep = check_game(R, options=("9.1",), seed=3, max_actions=40)
+    assert rep.actions == 40 and {"9.1"} <= rep.rules_cited
 
 
 def test_greedy_game_reaches_an_outcome_and_replays():
@@ -61,6 +67,8 @@ def test_walkthrough_record_replays():
     path = Path(__file__).resolve().parents[2] / "data" / "records" / "tbf_durenstein_greedy_seed4.json"
     states = replay(R, GameRecord.load(path))
     oc = R.outcome(states[-1])
-    # since the Rear Guard (9.2 E) and leaders' defensive fire (6.3.5) came in, seed 4 ends on turn 11:
-    # a French dragoon enters the hex where Kutusov stands alone (6.5 C), an automatic win (10.1 B)
-    assert (oc.winner, oc.level, oc.rule) == ("french", "strategic", "10.1 B") and states[-1].turn == 11
+    # since the issue 29 readings (leaders going with routers 6.5 D, charges in their segments, exact losses),
+    # seed 4 is played to its end: the French hold the three towns (10.2.1.1, Strategic) against a Coalition
+    # Tactical level (7 2/3 of Gazan's battalions lost, 10.2.3.2): the higher level wins (10.2.4 A)
+    assert (oc.winner, oc.level, oc.rule) == ("french", "strategic", "10.2") and states[-1].turn == 13
+    assert "7 2/3 battalions" in oc.reason

@@ -12,12 +12,16 @@ import pytest
 from engine.core.errors import RuleViolation, VedetteError
 from engine.core.game import system_of
 from engine.core.procedure import TypedDice, distribution
-from engine.tbf.actions import charge_setup, counter_charge_meeting, reaction_wedge
+from engine.tbf.game.cavalry_charge import charge_setup, counter_charge_meeting, reaction_wedge
 from engine.tbf.charge import charge
-from engine.tbf.protocol import (Activate, Attach, Charge, EndSegment, Face, Fire, Impulse, Melee, Move,
-                                 OutOfCommand, Pass, TbfRules)
-from engine.tbf.rules import crosses_dark_blue, reachable, refuges, setup_problems
-from engine.tbf.scenario import default_scenario, initial_state
+from engine.tbf.game.actions import Activate, Attach, Charge, EndSegment, Face, Fire, Melee, Move, OutOfCommand, Pass
+from engine.tbf.game.protocol import TbfRules
+from engine.tbf.game.state import Impulse
+from engine.tbf.game.position import refuges
+from engine.tbf.game.search import crosses_dark_blue, reachable
+from engine.tbf.game.setup import setup_problems
+from engine.tbf.scenario import default_scenario
+from engine.tbf.game.setup import initial_state
 
 SC = default_scenario()
 R = TbfRules()
@@ -306,7 +310,7 @@ def test_tables_missing_a_terrain_is_a_clear_error(tmp_path):
 
 
 def test_column_vi_may_fire_but_never_moves():
-    from engine.tbf.rules import activation_allowed
+    from engine.tbf.game.exclusive import activation_allowed
     st = initial_state(SC)
     assert not activation_allowed(SC, st, "cvi-1")[0]
     st = st.with_flag("column_VI_deployed").with_piece("cvi-1", hex="3309")
@@ -348,7 +352,7 @@ def test_fire_once_per_segment():
     Move("coalition", "ci-1", "2312", ("2411", "2312"), 1), Face("french", "4l-1", 2),
     Charge("coalition", "ci-cav1", ("2710", "2711", "2712")), Charge("french", "drag-3", ("a", "b", "c"), ("d",)),
     OutOfCommand("coalition", "ci-5"), Attach("coalition", "cv-1"), Fire("french", ("4l-1", "4l-2"), "2213"),
-    Melee("coalition", ("ci-1",), "2014"), EndSegment("french"), __import__("engine.tbf.protocol", fromlist=["x"])
+    Melee("coalition", ("ci-1",), "2014"), EndSegment("french"), __import__("engine.tbf.game.actions", fromlist=["x"])
     .ActivateCommand("coalition", "I", "ci-3")])
 def test_action_round_trips(action):
     assert R.action_from_json(json.loads(json.dumps(R.action_to_json(action)))) == action
@@ -406,10 +410,10 @@ def test_charger_tires_at_the_end_of_the_melee_segment():
 
 def test_night_turns_shift_fire(monkeypatch):
     # 8.1: from turn 11 on every fire is at night; the same shot on turn 10 is not
-    from engine.tbf.protocol import _fire_setup
+    from engine.tbf.game.fire_combat import cached_fire_setup
     g = with_game(start(), **{"4l-1": ("2311", 2)}).game.with_piece("ci-1", facing=5)
-    assert not _fire_setup(replace(g, turn=10), ("ci-1",), "2311", False).night
-    assert _fire_setup(replace(g, turn=11), ("ci-1",), "2311", False).night
+    assert not cached_fire_setup(replace(g, turn=10), ("ci-1",), "2311", False).night
+    assert cached_fire_setup(replace(g, turn=11), ("ci-1",), "2311", False).night
 
 
 def test_last_turn_ends_with_a_victory_level():
@@ -435,7 +439,7 @@ def test_state_summary_and_metrics():
 
 
 def test_leaderless_command_activates_around_a_designated_unit():
-    from engine.tbf.protocol import ActivateCommand
+    from engine.tbf.game.actions import ActivateCommand
     # Miloradovich is dead: Column I has no leader left (6.1.4); ci-3 in 2511 takes local command
     s = replace(start(), game=start().game.with_piece("miloradovich", hex=None, status="killed"))
     assert ActivateCommand("coalition", "I", "ci-3") in R.legal_actions(s)
@@ -460,6 +464,6 @@ def test_elite_may_be_disbanded_in_the_reinforcement_phase():
               lambda req: answers.get(req.rule, req.options[0]))
     g = p.state.game
     assert g.piece("elite").hex is None and "elite_disbanded" in g.flags
-    from engine.tbf.rules import factors
+    from engine.tbf.game.exclusive import factors
     assert factors(SC, g, "100-1") == (SC.units["100-1"].ff, SC.units["100-1"].mf)     # 8.3 B: printed values
     assert R.invariants(p.state) == []

@@ -11,8 +11,10 @@ import pytest
 
 from engine.core.errors import RuleViolation, VedetteError
 from engine.core.procedure import TypedDice
-from engine.tbf.protocol import (GAME_OPTIONS, Activate, CavalryRetreat, EndSegment, Fire, Impulse, Melee, Move,
-                                 Pass, TbfRules, UnitTurn)
+from engine.tbf.game.actions import Activate, CavalryRetreat, EndSegment, Fire, Melee, Move, Pass
+from engine.tbf.game.options import GAME_OPTIONS
+from engine.tbf.game.protocol import TbfRules
+from engine.tbf.game.state import Impulse, UnitTurn
 from engine.tbf.scenario import default_scenario
 
 SC = default_scenario()
@@ -120,7 +122,7 @@ def test_wounded_leader_rolls_his_turns_out():
     assert [e["rule"] for e in ev["answers"] if e["kind"] == "roll"] == ["6.3.7 D", "6.5 A", "6.5 A", "6.5 A"]
     assert R.invariants(s2) == []
     # Column I has no leader of its own left: it activates as a leaderless command (6.1.4)
-    assert "I" in R._leaderless(s2, "coalition")
+    assert "I" in R.queries.leaderless(s2, "coalition")
 
 
 def test_wounded_leader_comes_back_in_the_reinforcement_phase():
@@ -175,10 +177,10 @@ def test_short_rear_guard_raises_the_coalition_thresholds():
     g = s.game
     for u in ("100-1", "100-2", "100-3", "103-1", "103-2", "103-3"):
         g = g.with_piece(u, hex=None, status="eliminated")
-    assert R._victory(replace(s, game=g, rear_guard_short=0))["coalition_level"] == "tactical"
-    assert R._victory(replace(s, game=g))["coalition_level"] == "none"
+    assert R.queries.victory(replace(s, game=g, rear_guard_short=0))["coalition_level"] == "tactical"
+    assert R.queries.victory(replace(s, game=g))["coalition_level"] == "none"
     g7 = g.with_piece("4l-1", hex=None, status="eliminated")
-    assert R._victory(replace(s, game=g7))["coalition_level"] == "tactical"
+    assert R.queries.victory(replace(s, game=g7))["coalition_level"] == "tactical"
 
 
 def test_full_rear_guard_is_the_default_and_stays_in_rows_01_to_06():
@@ -236,7 +238,7 @@ def test_greedy_bot_resolves_the_overstack():
 # 11.0: optional rules as game options
 # ------------------------------------------------------------------------------------------------
 def test_options_listed_and_unknown_ones_refused():
-    assert set(R.options()) == set(GAME_OPTIONS) == {"11.1", "11.2", "11.4", "11.8"}
+    assert set(R.options()) == set(GAME_OPTIONS) == {"9.1", "11.1", "11.2", "11.4", "11.8"}
     s = R.new_game(options=["11.8", "11.1"])
     assert s.options == ("11.1", "11.8") and R.record_options(s) == {"options": ["11.1", "11.8"]}
     with pytest.raises(VedetteError, match="unknown option '11.3'"):
@@ -309,8 +311,8 @@ def test_column_iv_musters_with_11_4_and_moves_the_thresholds():
     gg = s.game
     for u in ("100-1", "100-2", "100-3", "103-1", "103-2", "103-3"):
         gg = gg.with_piece(u, hex=None, status="eliminated")
-    assert R._victory(replace(s, game=gg))["coalition_level"] == "none"
-    assert R._victory(replace(s, game=gg, options=()))["coalition_level"] == "tactical"
+    assert R.queries.victory(replace(s, game=gg))["coalition_level"] == "none"
+    assert R.queries.victory(replace(s, game=gg, options=()))["coalition_level"] == "tactical"
     plain, _ = end_turn_5([])
     assert "optional_11.4" not in plain.game.flags
 

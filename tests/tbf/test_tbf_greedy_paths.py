@@ -5,8 +5,10 @@ candidate list spelt out from blocks is the list the game filters into its legal
 from __future__ import annotations
 
 from engine.core.game import play_game
-from engine.tbf.bots import GreedyBot
-from engine.tbf.protocol import Move, TbfRules, _Faces, _Moves
+from engine.tbf.game.bots import GreedyBot
+from engine.tbf.game.actions import Move
+from engine.tbf.game.movement import FaceBlock, MoveBlock
+from engine.tbf.game.protocol import TbfRules
 
 R = TbfRules()
 
@@ -32,8 +34,8 @@ def test_greedy_picks_the_same_action_from_candidates_as_from_the_legal_list():
 def test_blocks_spell_out_the_candidates_in_order():
     for s in _positions(("greedy", "greedy"), 23, 60):
         spelt = []
-        for item in R._candidate_blocks(s):
-            spelt += item.actions() if isinstance(item, (_Moves, _Faces)) else [item]
+        for item in R.candidate_blocks(s):
+            spelt += item.actions() if isinstance(item, (MoveBlock, FaceBlock)) else [item]
         assert spelt == R.candidates(s)
         moves = [a for a in spelt if isinstance(a, Move)]
         # each move carries the path and MPs of its unit's one search: listed so, it is as legal as the
@@ -52,9 +54,9 @@ def test_move_bound_is_never_beaten_by_a_move_of_its_unit():
             continue
         bot = GreedyBot(seed=0)
         bot.choose_action(R, s, None)               # sets the decision's memo (moved units, overstacks)
-        for blk in R._candidate_blocks(s):
-            if isinstance(blk, _Moves):
-                scores = [v for v, _ in bot._move_scores(R, s, blk)]
-                assert max(scores, default=0) <= bot._move_bound(R, s, blk), (blk.unit, R.position(s))
+        for blk in R.candidate_blocks(s):
+            if isinstance(blk, MoveBlock):
+                scores = [v for v, _ in bot.move_scores(R, s, blk)]
+                assert max(scores, default=0) <= bot.move_bound(R, s, blk), (blk.unit, R.position(s))
                 tried += bool(scores)
     assert tried > 20

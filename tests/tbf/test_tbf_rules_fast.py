@@ -4,17 +4,25 @@ are written out here as references (the code the quick forms replaced)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import combinations
 
 import pytest
 
 from engine.core.errors import DataError, RuleViolation
 from engine.core.game import play_game
-from engine.tbf import rules as TR
-from engine.tbf.actions import charge_setup
-from engine.tbf.charge import _validate as charge_validate
-from engine.tbf.protocol import Charge, TbfRules, _Moves
-from engine.tbf.rules import (LIVE, activation_plan, enemy_front, frontal, occupants, releases, stacking_problem,
-                              stacking_problem_with)
+from engine.tbf.game import search as SE
+from engine.tbf.game.cavalry_charge import charge_setup
+from engine.tbf.charge import validate as charge_validate
+from engine.tbf.game.actions import Charge
+from engine.tbf.game.movement import MoveBlock
+from engine.tbf.game.protocol import TbfRules
+from engine.tbf.game.activation import activation_plan
+from engine.tbf.game.exclusive import ALL_RELEASED, releases, releases_now
+from engine.tbf.game.fire_combat import fire_candidates
+from engine.tbf.game.melee_combat import melee_candidates
+from engine.tbf.game.position import current_ma, enemy_front, fronts_of, frontal, occupants, occupied
+from engine.tbf.game.stacking import judge_stack, stacking_problem, stacking_problem_with
+from engine.tbf.game.types import LIVE
 
 R = TbfRules()
 SC = R.sc
@@ -100,7 +108,8 @@ def _targets_ref(sc, g, enemy):
 
 def _fire_ref(s, side, defensive):
     """6.3.3, 6.3.5, 6.3.6: every target, every shooter."""
-    from engine.tbf.protocol import Fire, _book
+    from engine.tbf.game.actions import Fire
+    from engine.tbf.game.state import book
     sc, g, imp = SC, s.game, s.impulse
     grid = sc.board.grid
     enemy = "coalition" if side == "french" else "french"
@@ -109,7 +118,7 @@ def _fire_ref(s, side, defensive):
                     and q.id not in imp.defensive_fired]
         targets = {g.piece(u).hex for u in imp.units if g.piece(u).hex and g.piece(u).status in LIVE}
     else:
-        shooters = [g.piece(u) for u in imp.units if g.piece(u).hex and not _book(imp, u).fired]
+        shooters = [g.piece(u) for u in imp.units if g.piece(u).hex and not book(imp, u).fired]
         targets = _targets_ref(sc, g, enemy)
     cav = "11.1" in s.options
     shooters = [q for q in shooters if q.status in ("normal", "fatigued") and (
@@ -127,18 +136,19 @@ def _fire_ref(s, side, defensive):
                if (1 <= grid.distance(q.hex, t) <= 4 if sc.units[q.id].kind == "artillery" and not defensive
                    else q.hex in around)]
         out += [Fire(side, (u,), t) for u in ids]
-        if len(ids) > 1:
-            out.append(Fire(side, tuple(sorted(ids)), t))
+        for n in range(2, len(ids) + 1):            # 6.3.7 A: every group of two or more may combine
+            out += [Fire(side, grp, t) for grp in combinations(sorted(ids), n)]
     return out
 
 
 def _melee_ref(s, side):
     """6.4: every target, every ready unit next to it."""
-    from engine.tbf.protocol import Melee, _book
+    from engine.tbf.game.actions import Melee
+    from engine.tbf.game.state import book
     sc, g, imp = SC, s.game, s.impulse
     enemy = "coalition" if side == "french" else "french"
     ready = [u for u in imp.units if g.piece(u).hex and g.piece(u).status in ("normal", "fatigued")
-             and not _book(imp, u).meleed and not _book(imp, u).charged]
+             and not book(imp, u).meleed and not book(imp, u).charged]
     out = []
     for t in sorted(_targets_ref(sc, g, enemy)):
         ids = [u for u in ready if g.piece(u).hex in sc.board.grid.neighbours(t)]
@@ -157,10 +167,10 @@ def test_stacking_with_a_mover_is_the_stacking_of_the_position_made(states):
     tried = 0
     for s in states[::5]:
         g = s.game
-        occupied = [h for h, ps in g._in_hex.items() if len(ps) > 0]
+        occupied = [h for h, ps in g.by_hex.items() if len(ps) > 0]
         movers = [p.id for p in g.on_map() if p.id in SC.units and p.status in ("normal", "fatigued")][:12]
         for h in occupied[:10]:
-            assert stacking_problem(SC, g, h) == TR._stacking_problem(SC, h, g.in_hex(h))
+            assert stacking_problem(SC, g, h) == judge_stack(SC, h, g.in_hex(h))
             for uid in movers:
                 if g.piece(uid).hex != h:
                     assert stacking_problem_with(SC, g, h, uid) == stacking_problem(SC, g.with_piece(uid, hex=h), h)
@@ -182,7 +192,7 @@ def test_enemy_front_is_the_union_of_the_enemy_fronts(states):
     for s in states[::2]:
         for side in ("french", "coalition"):
             want = _fronts_unit_by_unit(s.game, side)
-            assert TR._enemy_front(SC, s.game, side) == want
+            assert fronts_of(SC, s.game, side) == want
             assert enemy_front(SC, s.game, side) == want
 
 
@@ -208,10 +218,10 @@ def test_releases_are_the_plain_releases(states):
     flag taken away again (so each condition is asked)."""
     seen = set()
     for s in states[::2]:
-        for g in (s.game, replace(s.game, flags=s.game.flags - TR._ALL_RELEASED)):
-            got = TR._releases(SC, g).flags
+        for g in (s.game, replace(s.game, flags=s.game.flags - ALL_RELEASED)):
+            got = releases_now(SC, g).flags
             assert got == _releases_ref(SC, g)
-            seen |= got & TR._ALL_RELEASED
+            seen |= got & ALL_RELEASED
     assert seen >= {"french_released", "elite_released"}
 
 
@@ -225,11 +235,11 @@ def test_fire_and_melee_candidates_are_the_plain_lists(states):
             continue
         side = R.to_act(s)
         if imp.segment == "melee":
-            got = R._melee_candidates(s, side)
+            got = melee_candidates(R.queries, s, side)
             assert got == _melee_ref(s, side)
             melee += bool(got)
         else:
-            got = R._fire_candidates(s, side, imp.segment == "defensive_fire")
+            got = fire_candidates(R.queries, s, side, imp.segment == "defensive_fire")
             assert got == _fire_ref(s, side, imp.segment == "defensive_fire")
             fire += bool(got)
     assert fire > 10 and melee > 3
@@ -254,7 +264,7 @@ def test_a_charge_outline_decides_like_the_whole_charge(states):
         for c in R.candidates(s):
             if not isinstance(c, Charge):
                 continue
-            mp = R._mp_left(s, c.unit)
+            mp = R.queries.mp_left(s, c.unit)
             try:
                 full = charge_setup(SC, s.game, c.unit, c.path, c.next, mp)
             except (DataError, RuleViolation) as exc:
@@ -277,13 +287,13 @@ def test_overstacks_carried_from_the_previous_position_match_a_fresh_count(state
     count over the whole map finds."""
     fresh, crowded = TbfRules(), 0
     for before, after in zip(states, states[1:]):
-        R._overstack_memo.clear()
-        R._overstacks(before.game)
-        got = R._overstacks(after.game, before.game)
-        assert got == fresh._overstacks(after.game)
-        fresh._overstack_memo.clear()
+        R.queries.forget()
+        R.queries.overstacks(before.game)
+        got = R.queries.overstacks(after.game, before.game)
+        assert got == fresh.queries.overstacks(after.game)
+        fresh.queries.forget()
         crowded += bool(got)
-    R._overstack_memo.clear()
+    R.queries.forget()
     assert crowded > 0
 
 
@@ -293,22 +303,22 @@ def _reach_ref(sc, st, uid, levels, mp_left):
     from engine.core import graph
     p, side = st.piece(uid), sc.side(uid)
     leader = sc.is_leader(uid)
-    enemy, friends, crowded = TR._occupied(sc, st, side)
+    enemy, friends, crowded = occupied(sc, st, side)
     friends = frozenset() if leader else (friends if p.hex in crowded else friends - {p.hex})
     front = enemy_front(sc, st, side)
     restricted = side == "french" and "alert" not in st.flags and uid in sc.file.setup.french
     elite = "elite" in sc.units and uid != "elite" and "strong_point_removed" not in st.flags and not leader
-    rows = TR._search_rows(sc, False, side == "coalition", elite, restricted)
+    rows = SE.search_rows(sc, False, side == "coalition", elite, restricted)
     b = sc.board
     starts = {b.level(p.hex)} | {b.level(n) for n in b.grid.neighbours(p.hex)}
-    ma = min(sc.leaders[uid].ma if leader else TR.current_ma(sc, p), mp_left)
+    ma = min(sc.leaders[uid].ma if leader else current_ma(sc, p), mp_left)
 
     def steps(place, _c):
         here, l2, l3 = place
         for nxt, step, alt in rows[here]:
             if nxt in enemy:
                 continue
-            if alt is not TR._NO_ALT and nxt in friends:
+            if alt is not SE.NO_ALT and nxt in friends:
                 step = alt
             if step is None:
                 continue
@@ -331,10 +341,10 @@ def _movement_asks(states) -> list:
     asks = []
     for s in states:
         if s.impulse is not None and s.impulse.segment == "movement":
-            for b in R._candidate_blocks(s):
-                if isinstance(b, _Moves):
-                    l2, l3 = R._levels(s.impulse, b.unit)
-                    asks.append((s.game, b.unit, {2: l2, 3: l3}, R._mp_left(s, b.unit)))
+            for b in R.candidate_blocks(s):
+                if isinstance(b, MoveBlock):
+                    l2, l3 = R.queries.levels_left(s.impulse, b.unit)
+                    asks.append((s.game, b.unit, {2: l2, 3: l3}, R.queries.mp_left(s, b.unit)))
     return asks
 
 
@@ -345,18 +355,14 @@ def test_the_movement_search_is_the_plain_search(states, monkeypatch):
     asks = _movement_asks(states[::5])
 
     def run():
-        TR._REACH.clear()
-        TR._SEARCH_ROWS.clear()
-        TR._SEARCH_PLAIN.clear()
-        return [TR.reachable(SC, g, uid, lv, mp_left=mp) for g, uid, lv, mp in asks]
+        SE.forget()
+        return [SE.reachable(SC, g, uid, lv, mp_left=mp) for g, uid, lv, mp in asks]
 
     quick = run()
-    monkeypatch.setattr(TR, "_plain_row", lambda steps: None)
+    monkeypatch.setattr(SE, "plain_row", lambda steps: None)
     slow = run()
     monkeypatch.undo()
-    TR._REACH.clear()
-    TR._SEARCH_ROWS.clear()
-    TR._SEARCH_PLAIN.clear()
+    SE.forget()
     assert len(asks) > 30 and quick == slow
     flat = 0
     for (g, uid, lv, mp), got in zip(asks, quick):
@@ -371,14 +377,14 @@ def test_movers_alike_share_the_movement_search_exactly(states):
     not, side and restrictions (not by its name), and a Level 2/3 allowance the start hex cannot use counts
     as none: every answer given from that shared memo is the answer of a search made afresh."""
     asks = _movement_asks(states[::3])
-    TR._REACH.clear()
-    shared = [TR.reachable(SC, g, uid, lv, mp_left=mp) for g, uid, lv, mp in asks]
-    reused = len(TR._REACH) < len(asks)
+    SE.forget()
+    shared = [SE.reachable(SC, g, uid, lv, mp_left=mp) for g, uid, lv, mp in asks]
+    reused = SE.reach_memo_entries() < len(asks)
     fresh = []
     for g, uid, lv, mp in asks:
-        TR._REACH.clear()
-        fresh.append(TR.reachable(SC, g, uid, lv, mp_left=mp))
-    TR._REACH.clear()
+        SE.forget()
+        fresh.append(SE.reachable(SC, g, uid, lv, mp_left=mp))
+    SE.forget()
     assert len(asks) > 30 and reused
     for a, x, y in zip(asks, shared, fresh):
         assert x == y and list(x) == list(y), a[1]
@@ -392,4 +398,4 @@ def test_enemy_front_counted_from_the_last_position_is_the_plain_union(states):
     order = list(states) + list(reversed(states)) + random.Random(5).sample(states, 120)
     for s in order:
         for side in ("french", "coalition"):
-            assert TR._enemy_front(SC, s.game, side) == _fronts_unit_by_unit(s.game, side)
+            assert fronts_of(SC, s.game, side) == _fronts_unit_by_unit(s.game, side)

@@ -8,8 +8,8 @@ import pytest
 from engine.core.game import play_game
 from engine.core import graph
 from engine.core.graph import search_parents
-from engine.tbf import rules as R
-from engine.tbf.protocol import TbfRules
+from engine.tbf.game import search as R
+from engine.tbf.game.protocol import TbfRules
 from engine.tbf.scenario import default_scenario
 
 SC = default_scenario()
@@ -23,14 +23,14 @@ def _positions(seed: int, every: int = 60) -> list:
 
 
 def _both(monkeypatch, g, uid, levels, mp_left):
-    R._REACH.clear()
+    R.forget()
     fast = R.reachable(SC, g, uid, levels, mp_left=mp_left)
-    R._REACH.clear()
+    R.forget()
     with monkeypatch.context() as m:
         m.setattr(graph, "search_parents_whole", lambda start, successors, ma, halts:      # the general search
                   search_parents(((start, 0),), successors, ma, halts=halts))
         slow = R.reachable(SC, g, uid, levels, mp_left=mp_left)
-    R._REACH.clear()
+    R.forget()
     return fast, slow
 
 

@@ -8,7 +8,9 @@ import pickle
 
 from hypothesis import given, settings, strategies as st
 
-from engine.tbf.scenario import GameState, default_scenario, initial_state
+from engine.tbf.game.setup import initial_state
+from engine.tbf.game.state import GameState
+from engine.tbf.scenario import default_scenario
 
 SC = default_scenario()
 START = initial_state(SC)
@@ -17,7 +19,8 @@ HEXES = sorted(SC.board.hexes())[:60]
 
 
 def _derived(s: GameState) -> tuple:
-    return (s._hash, s._mix, s._pos, s._on_map, s._om_pos, s._in_hex, repr(s))
+    """Every field of the position, the derived ones included (its hash, piece index, pieces by hex), and its repr."""
+    return (hash(s), dict(vars(s)), repr(s))
 
 
 def test_asking_a_position_writes_nothing_into_it():

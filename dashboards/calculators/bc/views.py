@@ -16,11 +16,13 @@ from dashboards.render.dist_bars import bars
 from dashboards.common.provenance import STYLESHEET as BADGE_CSS, badge_html
 from dashboards.common.uploads import FileLoader
 from dashboards.render.zone_map import zone_map_svg
+from engine.bc.blocks import BLOCK_KINDS, Block
 from engine.bc.calc import check_odds, cup_odds, deck_summary
-from engine.bc.combat import (BLOCK_KINDS, Block, CombatSetup, Side, Wing, combat_procedure, default_terrain,
-                              load_terrain, neutral_policy, prepare)
+from engine.bc.combat import combat_procedure, neutral_policy
 from engine.bc.cup import Cup
 from engine.bc.deck import Pile, default_deck, load_deck, parse_card_list
+from engine.bc.tally import CombatSetup, CombatSide, Wing, prepare
+from engine.bc.terrain import default_terrain, load_terrain
 from engine.core.errors import VedetteError
 from engine.core.procedure import distribution, enumerate_tree
 from dashboards.common.rule_notes import rule_note_for
@@ -121,19 +123,19 @@ class CombatForm(param.Parameterized):
             return b
         wings = tuple(Wing(Block("infantry")) for _ in range(self.wings_adjacent)) + \
             tuple(Wing(Block("infantry"), adjacent_to_attacker=False) for _ in range(self.wings_far))
-        a = Side(blk(self.a_kind, self.a_skill, self.a_state),
-                 blk(self.a_second) if self.a_second != NONE else None,
-                 _hq() if self.a_hq else None, wings, self.a_morale)
-        d = Side(blk(self.d_kind, self.d_skill, "steady" if self.d_square else self.d_state,
-                     "square" if self.d_square else "none"),
-                 blk(self.d_second) if self.d_second != NONE else None, None, (), self.d_morale,
-                 terrain=self.terrain)
+        a = CombatSide(blk(self.a_kind, self.a_skill, self.a_state),
+                       blk(self.a_second) if self.a_second != NONE else None,
+                       _hq() if self.a_hq else None, wings, self.a_morale)
+        d = CombatSide(blk(self.d_kind, self.d_skill, "steady" if self.d_square else self.d_state,
+                           "square" if self.d_square else "none"),
+                       blk(self.d_second) if self.d_second != NONE else None, None, (), self.d_morale,
+                       terrain=self.terrain)
         return CombatSetup(self.attack, a, d, interval=self.interval, card_shifts=self.card_shifts,
                            neutral_attacker=self.neutral_attacker, neutral_defender=self.neutral_defender)
 
 
 def _hq():
-    from engine.bc.combat import HQ
+    from engine.bc.blocks import HQ
     return HQ()
 
 
@@ -225,7 +227,8 @@ def combat_tree_work(setup, deck, disc, terrain):
 
 def demo_work(st, az, tz, attack, persp, deck, disc, terrain):
     """(tally, distribution) of a combat on the demonstration map (module-level: it runs in a worker)."""
-    from engine.bc.game import bombardment_from_map, combat_from_map, command_perspective
+    from engine.bc.game.combat import bombardment_from_map, combat_from_map
+    from engine.bc.game.orders import command_perspective
 
     here = st
     for side in persp:
@@ -425,9 +428,9 @@ class MapCombatForm(param.Parameterized):
 
 
 def demo_panel(sess: BcSession) -> pn.Column:
-    from engine.bc.game import bombardment_from_map, combat_from_map, command_perspective, new_game
+    from engine.bc.game.state import new_map
 
-    st = new_game()
+    st = new_map()
     form = MapCombatForm()
     zones = list(st.scenario.model.zones)
     form.param.attacker_zone.objects = zones

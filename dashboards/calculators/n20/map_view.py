@@ -13,7 +13,7 @@ from typing import Callable
 import panel as pn
 import param
 
-from engine.n20.game import rules as R
+from engine.n20.game import reach as RC, zoc as Z
 from engine.n20.game.state import GameState
 
 from dashboards.render.hexboard import HexBoard
@@ -120,11 +120,11 @@ class GameMapView(param.Parameterized):
             for side in ("french", "allied"):
                 # hexes in the ZOC of `side` are the enemy ZOC of the other side
                 enemy = "allied" if side == "french" else "french"
-                for h in sorted(R.enemy_zoc(st, enemy)):
+                for h in sorted(Z.enemy_zoc(st, enemy)):
                     marks.append(Marked(h, "", ZOC_COLOURS[side]))
         if self.selected and self.show_reach:
             try:
-                self.reach = R.reachable(st, self.selected)
+                self.reach = RC.search_moves(st, self.selected)
             except Exception as exc:  # e.g. a unit the rules do not let move now
                 self.info = f"{self.selected}: {exc}"
                 self.reach = {}

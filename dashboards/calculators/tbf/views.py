@@ -436,7 +436,8 @@ def charge_panel(sess: TbfSession):
     """A charge set up in a form: the charger (a cavalry unit of the set-up or typed in), its hex, facing and
     path, the defenders as a table (one row per unit, grouped by hex); the CHARGE YAML stays in an advanced
     box, in step with it. The tree follows every change (no button)."""
-    from engine.tbf.scenario import default_scenario, initial_state
+    from engine.tbf.scenario import default_scenario
+    from engine.tbf.game.setup import initial_state
 
     sc = default_scenario()
     st0 = initial_state(sc)
@@ -690,7 +691,8 @@ def unit_form(text: pn.widgets.TextAreaInput, fields: dict, blank: dict, what: s
 
 def setup_units(kind: str) -> dict:
     """The Dürenstein set-up's units as rows of the fire (``kind='fire'``) or melee form, by their names."""
-    from engine.tbf.scenario import default_scenario, initial_state
+    from engine.tbf.scenario import default_scenario
+    from engine.tbf.game.setup import initial_state
 
     sc = default_scenario()
     out = {}
@@ -825,7 +827,8 @@ def melee_panel(sess: TbfSession):
 
 def map_panel(sess: TbfSession):
     from dashboards.render.hexmap import TBF_COLOURS, Counter, HexMapFigure, MapSpec, Marked
-    from engine.tbf.scenario import default_scenario, initial_state
+    from engine.tbf.scenario import default_scenario
+    from engine.tbf.game.setup import initial_state
 
     sc = default_scenario()
     b = sc.board

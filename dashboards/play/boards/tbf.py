@@ -103,10 +103,10 @@ class TbfBoard(Board):
         self._show_facing(state, picked)
 
     def _show_facing(self, state, picked):
-        """Facing wedges on every unit counter; the frontal hexes (engine: :func:`engine.tbf.rules.frontal`,
+        """Facing wedges on every unit counter; the frontal hexes (engine: :func:`engine.tbf.game.position.frontal`,
         4.3 C, 4.2.4 E, 8.4 B) of the units in the picked hex."""
         from dashboards.render.hexmap import _axial
-        from engine.tbf.rules import frontal
+        from engine.tbf.game.position import frontal
         sc, spec = self.scenario, self.fig.spec
         xs, ys, ids, faces = [], [], [], []
         front: set[str] = set()

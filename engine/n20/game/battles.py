@@ -1,5 +1,5 @@
 """The combat phase (9.0-9.2): declaring every battle at once (checked whole before any die, 9.1-9.2.2)
-and resolving them one by one through the battle procedure of :mod:`engine.n20.battle` (see
+and resolving them one by one through the battle procedure of :mod:`engine.n20.resolution` (see
 :mod:`.combat`)."""
 from __future__ import annotations
 

@@ -1,72 +1,30 @@
 """Bots that play a Napoleonic 20 game unattended, on the core bot interface (:class:`engine.core.game.Bot`:
 ``choose_action(rules, state, legal)`` and ``choose(request, state)``), played by the core loop
-(:func:`engine.core.game.play_game`): a random-legal bot (the core one) and a simple greedy bot.
+(:func:`engine.core.game.play_game`): a simple greedy bot (the random-legal bot is the core one).
 
-The older interface (``bot.choose(state, rng) -> Action`` and ``bot.chooser(rng)``) still works on both.
+Bots sit above the protocol: they read positions through the public queries (:mod:`.queries`, :mod:`.zoc`)
+and import the protocol; the protocol never imports them (the package registers them, :func:`register_bot`).
 """
 from __future__ import annotations
 
 import operator
-import random
 from functools import lru_cache
 
-from engine.core.errors import RuleViolation
-from engine.core.game import RandomBot as CoreRandomBot, play_game as core_play_game
-from engine.core.procedure import Choose, Request
+from engine.core.game import GameRecord, play_game as core_play_game
+from engine.core.procedure import Choose
 
 from .actions import Action
 from .exclusive import fieldworks_possible, needs_release_pick
 from .memo import memo
-from .movement import check_can_move, reach as move_reach
+from .movement import stacks
+from .protocol import RULES, N20Rules
+from .queries import reachable
+from .reach import cadre_meets_cadre
 from .state import GameState
 from .types import is_garrison, other
-from . import rules as R
+from .zoc import distance, neighbours_map, on_map_units
 
-__all__ = ["RandomBot", "GreedyBot", "BOTS", "play_game"]
-
-
-_RULES = None
-
-
-def _rules():
-    """The protocol's rules (made on first use: the protocol module imports this one)."""
-    global _RULES
-    if _RULES is None:
-        from .protocol import N20Rules
-        _RULES = N20Rules()
-    return _RULES
-
-
-def _legal(state: GameState, unit: str | None = None) -> list[Action]:
-    return _rules().legal_actions(state, unit)
-
-
-class _OldInterface:
-    """``choose(state, rng)`` / ``chooser(rng)``, the interface the n20 bots had before the core one."""
-
-    def choose(self, x, y=None):
-        if isinstance(x, Request):                      # core: answer a question inside a procedure
-            return self.answer(x, y)
-        return self._choose_with(x, y)                  # older: pick an action in state x with rng y
-
-    def chooser(self, rng: random.Random):
-        return lambda req: self.choose(req)
-
-
-class RandomBot(_OldInterface, CoreRandomBot):
-    """The core random-legal bot (ends a phase with a fixed small chance, so games move on)."""
-
-    def answer(self, req: Choose, state=None):
-        return CoreRandomBot.choose(self, req, state)
-
-    def _choose_with(self, state: GameState, rng: random.Random | None) -> Action:
-        if rng is not None:
-            self.rng = rng
-        return self.choose_action(_rules(), state, _legal(state))
-
-    def chooser(self, rng: random.Random):
-        self.rng = rng
-        return lambda req: self.answer(req)
+__all__ = ["GreedyBot", "NearestSteps", "play_game"]
 
 
 @lru_cache(maxsize=4096)
@@ -74,7 +32,7 @@ def _distances(board, targets: tuple) -> dict:
     """Hex -> steps to the nearest of ``targets`` (one breadth-first search per board and target set)."""
     dist = {t: 0 for t in targets}
     frontier = list(dist)
-    nbrs = R.neighbours_map(board)
+    nbrs = neighbours_map(board)
     while frontier:
         nxt = []
         for h in frontier:
@@ -147,7 +105,7 @@ _UNSEEN = object()
 def _dist_map(state: GameState, side: str) -> NearestSteps:
     sc = state.scenario
     board = state.board
-    targets = [u.hex for u in R.on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
+    targets = [u.hex for u in on_map_units(state, other(side)) if sc.units[u.id].type != "leader"]
     targets += [h for h, owner, _ in board.objectives if owner != side]
     return _nearest(board.base, tuple(sorted(targets)))         # steps only: the map's own grid
 
@@ -181,7 +139,7 @@ def _scores(dists: NearestSteps, board, tables, allied: bool) -> _Scores:
     return _Scores(dists, _ground(board, tables, 1.0 if allied else 0.3), allied)
 
 
-class GreedyBot(_OldInterface):
+class GreedyBot:
     """A simple one-step greedy player.
 
     Movement: each unit goes to the reachable hex that best trades closeness to the enemy (the French
@@ -199,11 +157,10 @@ class GreedyBot(_OldInterface):
 
     def choose_action(self, rules, state: GameState, legal: list | None) -> Action:
         if state.step == "movement":
-            return self._movement(state)
+            return self._movement(rules, state)
         if legal is not None:
             return self._pick(state, legal)
         # the candidates, and the pick checked once (the full legal list only when the pick is refused)
-        rules = rules or _rules()
         acts = rules.candidates(state)
         a = self._pick(state, acts) if acts else None
         if a is None or not rules.is_legal(state, a):
@@ -250,7 +207,7 @@ class GreedyBot(_OldInterface):
         """Hex -> distance to the nearest enemy unit or enemy objective (memoised beside the state)."""
         return memo(state, ("greedy-distances", side), lambda: _dist_map(state, side))
 
-    def _movement(self, state: GameState) -> Action:
+    def _movement(self, rules, state: GameState) -> Action:
         """One unit at a time (its own legal moves only): the first unit with a worthwhile move goes;
         units without one are not asked again this phase."""
         key = (state.turn, state.player, state.step)
@@ -260,11 +217,16 @@ class GreedyBot(_OldInterface):
         if needs_release_pick(state):
             return Action("pick_released")
         if state.fieldworks_left:
-            return next(a for a in _legal(state) if a.kind in ("place_fieldworks", "end_phase"))
+            return next(a for a in rules.legal_actions(state) if a.kind in ("place_fieldworks", "end_phase"))
         if fieldworks_possible(state):
             return Action("fieldworks")
         sc = state.scenario
         side = state.player
+        for _, stack in stacks(state):                  # 6.9: a stack left by another player's move parts
+            for uid in stack:
+                best = self._best_reach(state, state.unit(uid), threshold=None)
+                if best is not None:
+                    return Action.move("move", uid, best.path)
         for u in state.units:
             if u.id in skip or u.moved or u.status not in ("map", "due") or sc.units[u.id].side != side:
                 continue
@@ -277,24 +239,26 @@ class GreedyBot(_OldInterface):
             skip.add(u.id)
         return Action("end_phase")
 
-    def _best_reach(self, state: GameState, u):
+    def _best_reach(self, state: GameState, u, threshold: float | None = 0.25):
         """The best of the unit's moves (as :meth:`_best_move` would pick among its move actions): the
-        highest gain above the threshold, ties to the first hex in label order; None when none is worth it."""
-        try:
-            check_can_move(state, u.id)
-        except RuleViolation:
-            return None
-        reach = move_reach(state, u.id)
-        if not reach:
+        highest gain above ``threshold`` (None: any move), ties to the first hex in label order; None when
+        none is worth it. It never ends a move on a friendly unit (6.9 would then oblige it to move that one
+        on), save a leader's (stack-free, 16.9.2) or a Cadre's build-up (16.6.2)."""
+        where = reachable(state, u.id)
+        if not where:
             return None
         score = self._scorer(state, u.id)
         here = score(u.hex) if u.status == "map" else -99.0
-        best_h, best_gain = None, 0.25
-        for h in reach:
+        best_h, best_gain = None, (float("-inf") if threshold is None else threshold)
+        d = state.scenario.units[u.id]
+        for h in where:
+            if h in state.occupants and d.type != "leader" and not cadre_meets_cadre(state, d, h) \
+                    and any(state.scenario.units[x].type != "leader" for x in state.occupants[h]):
+                continue
             gain = score(h) - here
             if gain > best_gain or (gain == best_gain and best_h is not None and h < best_h):
                 best_h, best_gain = h, gain
-        return None if best_h is None else reach[best_h]
+        return None if best_h is None else where[best_h]
 
     def _score(self, state: GameState, uid: str, hex_: str) -> float:
         return self._scorer(state, uid)(hex_)
@@ -307,7 +271,7 @@ class GreedyBot(_OldInterface):
         side = d.side
         if d.id == sc.spec.exclusive.supply_column and sc.spec.exclusive.almeida:
             almeida = sc.spec.exclusive.almeida
-            return lambda hex_: -R.distance(board, hex_, almeida)
+            return lambda hex_: -distance(board, hex_, almeida)
         # the French close in (terrain counts 0.3); the allies hold good ground and close in only where it
         # is strong (steps count half, terrain in full): -steps + 0.3 TEC, or -0.5 steps + TEC
         return _scores(self._dist_map(state, side), board, sc.tables, side != "french").__getitem__
@@ -341,7 +305,7 @@ class GreedyBot(_OldInterface):
             dfd += dd.strength + sc.tables.terrain_combat(state.board.terrain(state.unit(x).hex))
         return 2 * att - dfd >= 3
 
-    def answer(self, req: Choose, state=None):
+    def choose(self, req: Choose, state=None):
         """No reserves (12.5); rallied units placed at the first hex offered; a Cadre when one may come."""
         opts = req.options
         if req.rule == "12.5":
@@ -352,18 +316,11 @@ class GreedyBot(_OldInterface):
             return "cadre" if "cadre" in opts else opts[0]
         return opts[0]
 
-    def _choose_with(self, state: GameState, rng=None) -> Action:
-        return self.choose_action(_rules(), state, None)
-
-
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
-
 
 def play_game(scenario: str = "fuentes", bots=("greedy", "greedy"), seed: int = 0, options=(), tables=None,
-              max_actions: int = 20000, record: bool = True):
-    """Play a whole game bot against bot (``bots`` = French bot, allied bot) with the core game loop and
-    seeding rule. Returns (final state, record)."""
-    from .protocol import N20Rules
-    rules = N20Rules(tables=tables) if tables else _rules()
+              max_actions: int = 20000, record: bool = True) -> tuple[GameState, GameRecord | None]:
+    """Play a whole game bot against bot (``bots`` = French bot, allied bot, by name or as bots) with the
+    core game loop and seeding rule. Returns (final state, record)."""
+    rules = N20Rules(tables=tables) if tables else RULES
     return core_play_game(rules, tuple(bots), scenario, tuple(options), seed, max_actions=max_actions,
                           record=record)

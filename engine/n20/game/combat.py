@@ -1,30 +1,30 @@
-"""Battles inside a game: declarations with the mandatory-attack rules checked before any die
-(9.1-9.2.2, 7.3, 9.4.3, 9.9.8), the reaction phase (8.x, 16.2), and the resolution of each battle by
-THE battle procedure of :mod:`engine.n20.battle` run through the core drivers (never re-implemented here).
+"""Battles inside a game: who may fight whom (7.0, 9.2.2, 9.4.4, 16.3.2), declarations with the
+mandatory-attack rules checked before any die (9.1-9.2.2, 7.3, 9.4.3, 9.9.8), and the resolution of each
+battle by THE battle procedure of :mod:`engine.n20.resolution` run through the core drivers (never
+re-implemented here). The reaction phase's countercharges (8.2) run through here too (:mod:`.reaction`).
 """
 from __future__ import annotations
 
 from functools import lru_cache
 from types import MappingProxyType
 
-from .state import replace_any as replace
-
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log
 from engine.core.values import from_fields
 
-from ..battle import Battle as EngineBattle, battle_procedure
+from ..battle import Battle as EngineBattle
+from ..resolution import battle_procedure
 from ..units import Unit
 from .actions import Action
 from .memo import memo
-from .state import Battle, GameState, board_with_fieldworks, other
+from .state import Battle, GameState, other, replace_any as replace
 from .types import Fate
 from .victory import check_victory
-from . import rules as R
+from .zoc import adjacent, combat_adjacent, enemy_zoc, exerts_zoc, neighbour_sets, on_map_units
 
-__all__ = ["mandatory_battles", "declaration_options", "check_declaration", "do_declare", "battle_in_game",
-           "finish_battle", "reaction_actions", "check_reaction", "do_reaction_move", "any_contact",
-           "battle_unit", "required_defenders", "any_reaction"]
+__all__ = ["GARRISON", "fighters", "hex_of", "enemy_targets", "exerts", "zoc_covers", "bombards",
+           "mandatory_battles", "required_defenders", "any_contact", "declaration_options", "check_declaration",
+           "do_declare", "battle_unit", "engine_battle", "battle_in_game", "finish_battle"]
 
 GARRISON = "garrison:"
 
@@ -32,21 +32,22 @@ GARRISON = "garrison:"
 # ------------------------------------------------------------------------------------------------
 # Who touches whom
 # ------------------------------------------------------------------------------------------------
-def _fighters(state: GameState, side: str) -> list:
+def fighters(state: GameState, side: str) -> list:
     """Units of ``side`` on the map that can take part in a battle (leaders never fight, 16.9)."""
     sc = state.scenario
-    return [u for u in R.on_map_units(state, side) if sc.units[u.id].type != "leader"]
+    return [u for u in on_map_units(state, side) if sc.units[u.id].type != "leader"]
 
 
-def _hex_of(state: GameState, uid: str) -> str:
+def hex_of(state: GameState, uid: str) -> str | None:
+    """Where a unit stands (None off the map), or a garrison's hex (``garrison:<hex>``, 9.4.4)."""
     if uid.startswith(GARRISON):
         return uid[len(GARRISON):]
     return state.unit(uid).hex
 
 
-def _enemy_targets(state: GameState, side: str) -> list[str]:
+def enemy_targets(state: GameState, side: str) -> list[str]:
     """Enemy units, and enemy garrisons alone in their hex (9.4.4), that can be attacked."""
-    out = [u.id for u in _fighters(state, other(side))]
+    out = [u.id for u in fighters(state, other(side))]
     if not state.garrison_gone:
         occ = state.occupants
         for g in state.scenario.board.garrisons.values():
@@ -55,17 +56,17 @@ def _enemy_targets(state: GameState, side: str) -> list[str]:
     return out
 
 
-def _exerts(state: GameState, uid: str) -> bool:
+def exerts(state: GameState, uid: str) -> bool:
     if uid.startswith(GARRISON):
         return True
-    return R.exerts_zoc(state, state.unit(uid))
+    return exerts_zoc(state, state.unit(uid))
 
 
-def _zoc_covers(state: GameState, src_uid: str, dst_hex: str) -> bool:
+def zoc_covers(state: GameState, src_uid: str, dst_hex: str) -> bool:
     """The unit ``src_uid`` exerts its ZOC into ``dst_hex`` (7.0, 9.4.3)."""
-    if not _exerts(state, src_uid):
+    if not exerts(state, src_uid):
         return False
-    return dst_hex in R._zoc_of(state.board, _hex_of(state, src_uid))
+    return dst_hex in state.board.zoc_of(hex_of(state, src_uid))
 
 
 def required_defenders(state: GameState, side: str, attackers=()) -> set[str]:
@@ -80,7 +81,7 @@ def required_defenders(state: GameState, side: str, attackers=()) -> set[str]:
         for a in attackers:
             z = cover.get(a)
             if z is None:
-                z = R._zoc_of(board, _hex_of(state, a)) if _exerts(state, a) else frozenset()
+                z = board.zoc_of(hex_of(state, a)) if exerts(state, a) else frozenset()
             covered |= z
         for e, h in targets:
             if h in covered:
@@ -91,17 +92,17 @@ def required_defenders(state: GameState, side: str, attackers=()) -> set[str]:
 def _zoc_cover(state: GameState) -> dict:
     """unit id -> the hexes its ZOC covers (7.0; empty for a unit without one), for the units on the map."""
     board = state.board
-    return {u.id: (R._zoc_of(board, u.hex) if R.exerts_zoc(state, u) else frozenset())
-            for u in R.on_map_units(state)}
+    return {u.id: (board.zoc_of(u.hex) if exerts_zoc(state, u) else frozenset())
+            for u in on_map_units(state)}
 
 
 def _zoc_on_mine(state: GameState, side: str) -> tuple[frozenset, tuple]:
     """The enemies exerting a ZOC on one of ``side``'s fighting units (7.3), and every attackable enemy
     with its hex (the part of :func:`required_defenders` the attackers do not change)."""
-    mine_hexes = {u.hex for u in _fighters(state, side)}
-    targets = tuple((e, _hex_of(state, e)) for e in _enemy_targets(state, side))
+    mine_hexes = {u.hex for u in fighters(state, side)}
+    targets = tuple((e, hex_of(state, e)) for e in enemy_targets(state, side))
     board = state.board
-    base = frozenset(e for e, h in targets if _exerts(state, e) and R._zoc_of(board, h) & mine_hexes)
+    base = frozenset(e for e, h in targets if exerts(state, e) and board.zoc_of(h) & mine_hexes)
     return base, targets
 
 
@@ -110,19 +111,19 @@ def mandatory_battles(state: GameState) -> list[str]:
     if state.night:
         return []
     side = state.player
-    ez = R.enemy_zoc(state, side)
-    return [u.id for u in _fighters(state, side) if u.hex in ez]
+    ez = enemy_zoc(state, side)
+    return [u.id for u in fighters(state, side) if u.hex in ez]
 
 
 def any_contact(state: GameState) -> bool:
     """Some phasing unit is adjacent (7.0) to an enemy it could attack."""
     side = state.player
     placed = None                 # the enemies' hexes, worked out once (not once per phasing unit)
-    for u in _fighters(state, side):
+    for u in fighters(state, side):
         if placed is None:
-            placed = [_hex_of(state, e) for e in _enemy_targets(state, side)]
+            placed = [hex_of(state, e) for e in enemy_targets(state, side)]
         for he in placed:
-            if R.combat_adjacent(state, u.hex, he):
+            if combat_adjacent(state, u.hex, he):
                 return True
     return False
 
@@ -130,15 +131,15 @@ def any_contact(state: GameState) -> bool:
 # ------------------------------------------------------------------------------------------------
 # Declarations (9.2)
 # ------------------------------------------------------------------------------------------------
-def _bombards(state: GameState, a: str, d: str) -> bool:
+def bombards(state: GameState, a: str, d: str) -> bool:
     """16.3.2: with Artillery Support, artillery next to its target across a Major River (or another
     hexside it could not cross) attacks it by bombardment."""
     if not state.has("artillery_support") or a.startswith(GARRISON):
         return False
     if state.scenario.units[a].type != "artillery":
         return False
-    ha, hd = _hex_of(state, a), _hex_of(state, d)
-    return R.adjacent(state.board, ha, hd) and not R.combat_adjacent(state, ha, hd)
+    ha, hd = hex_of(state, a), hex_of(state, d)
+    return adjacent(state.board, ha, hd) and not combat_adjacent(state, ha, hd)
 
 
 def check_declaration(state: GameState, battles) -> None:
@@ -167,9 +168,8 @@ def _check_declaration(state: GameState, battles) -> None:
     if state.night:
         raise RuleViolation("14.0", "no battles at night")
     side = state.player
-    sc = state.scenario
-    mine = {u.id for u in _fighters(state, side)}
-    targets = set(_enemy_targets(state, side))
+    mine = {u.id for u in fighters(state, side)}
+    targets = set(enemy_targets(state, side))
     used_a: set[str] = set()
     used_d: set[str] = set()
     for i, b in enumerate(battles):
@@ -190,8 +190,8 @@ def _check_declaration(state: GameState, battles) -> None:
             used_d.add(d)
         for a in b.attackers:
             for d in b.defenders:
-                if not R.combat_adjacent(state, _hex_of(state, a), _hex_of(state, d)) \
-                        and not _bombards(state, a, d):
+                if not combat_adjacent(state, hex_of(state, a), hex_of(state, d)) \
+                        and not bombards(state, a, d):
                     raise RuleViolation("9.2.2", f"battle {i}: {a} is not adjacent to {d}; every attacker must be "
                                                  f"adjacent to every defender (across a Major River only at a bridge or ford, 7.0, 9.4.3)")
     must = mandatory_battles(state)
@@ -230,16 +230,16 @@ def _greedy_declaration(state: GameState):
     (preferring units that must attack anyway); every unit that must attack then joins a battle whose
     defenders are all adjacent to it, or takes one of its adjacent defenders into a battle of its own."""
     side = state.player
-    mine = [u.id for u in _fighters(state, side)]
-    targets = _enemy_targets(state, side)
+    mine = [u.id for u in fighters(state, side)]
+    targets = enemy_targets(state, side)
     # who can fight whom (9.2.2, 7.0): only the targets in the hexes next to an attacker need the full check
-    placed = [(e, _hex_of(state, e)) for e in targets]
-    nbr_sets = R._index(state.board).nbr_sets
+    placed = [(e, hex_of(state, e)) for e in targets]
+    nbr_sets = neighbour_sets(state.board)
     adj = {}
     for a in mine:
-        ha = _hex_of(state, a)
+        ha = hex_of(state, a)
         ns = nbr_sets.get(ha)
-        adj[a] = [e for e, he in placed if (ns is None or he in ns) and R.combat_adjacent(state, ha, he)]
+        adj[a] = [e for e, he in placed if (ns is None or he in ns) and combat_adjacent(state, ha, he)]
     must_a = set(mandatory_battles(state))
     battles: list[list[list[str]]] = []          # [[attackers], [defenders]]
     where_d: dict[str, int] = {}
@@ -391,8 +391,8 @@ def _effective(state: GameState, b: Battle) -> Battle:
     att = tuple(x for x in b.attackers if ok(x))
     dfd = tuple(x for x in b.defenders if ok(x))
     if att and dfd:
-        att = tuple(x for x in att if all(R.combat_adjacent(state, _hex_of(state, x), _hex_of(state, d))
-                                          or _bombards(state, x, d) for d in dfd))
+        att = tuple(x for x in att if all(combat_adjacent(state, hex_of(state, x), hex_of(state, d))
+                                          or bombards(state, x, d) for d in dfd))
     return Battle(att, dfd)
 
 
@@ -420,7 +420,7 @@ def engine_battle(state: GameState, b: Battle, attacker_side: str, reserves: tup
         reliability_checks=state.has("portuguese_reliability"),
         british_reliability_lapsed=state.reliability_exempt,
         board=board, others=others, name=f"turn {state.turn}", file="<game>",
-        bombarding=frozenset(x for x in b.attackers if any(_bombards(state, x, d) for d in b.defenders)))
+        bombarding=frozenset(x for x in b.attackers if any(bombards(state, x, d) for d in b.defenders)))
 
 
 def _reserve_allowed(state: GameState, side: str, group) -> bool:
@@ -436,7 +436,7 @@ def _reserve_allowed(state: GameState, side: str, group) -> bool:
 
 def battle_in_game(state: GameState, a: Action):
     """Procedure of one battle in play: the two reserve decisions (12.5: attacker in step B, defender in
-    step C), then THE battle procedure of :mod:`engine.n20.battle`."""
+    step C), then THE battle procedure of :mod:`engine.n20.resolution`."""
     if a.kind == "resolve":
         b = _effective(state, state.declared[a.index])
         attacker_side, cc = state.player, False
@@ -477,7 +477,7 @@ def _occupied_after(state: GameState, changes: dict, h: str) -> list[str]:
 
 
 def finish_battle(state: GameState, a: Action, result) -> GameState:
-    """Apply a battle's :class:`~engine.n20.battle.Outcome` to the game state: every unit change of the
+    """Apply a battle's :class:`~engine.n20.outcome.Outcome` to the game state: every unit change of the
     battle (fates, the 9.9.1 safety net, leaders 16.9.4 and 6.3) is worked out first and made in one
     step, then the counters of the phase and the morale levels in another."""
     _, index, b, outcome = result
@@ -566,211 +566,3 @@ def finish_battle(state: GameState, a: Action, result) -> GameState:
     if state.player not in st.battle_rolls:
         scalars["battle_rolls"] = st.battle_rolls + (state.player,)
     return check_victory(replace(st, **scalars))
-
-
-# ------------------------------------------------------------------------------------------------
-# Reaction phase (8.0-8.3, 16.2, 16.7.1, Bussaco 16.8)
-# ------------------------------------------------------------------------------------------------
-def _reactors(state: GameState):
-    side = other(state.player)
-    sc = state.scenario
-    for u in R.on_map_units(state, side):
-        if u.id in state.reacted or u.routed:
-            continue
-        d = sc.units[u.id]
-        light = state.has("special_units") and d.has("light") and d.type == "infantry"
-        if d.type == "cavalry" or light:
-            yield u, d, light
-
-
-def _adjacent_enemies(state: GameState, uid: str, placed=None) -> list[str]:
-    """The enemies ``uid`` could attack (7.0); ``placed``: (enemy, its hex) of every target of its side,
-    when the caller has them already."""
-    if placed is None:
-        placed = _placed_targets(state, state.scenario.units[uid].side)
-    h = state.unit(uid).hex
-    return [e for e, he in placed if R.combat_adjacent(state, h, he)]
-
-
-def _placed_targets(state: GameState, side: str) -> list[tuple[str, str]]:
-    return [(e, _hex_of(state, e)) for e in _enemy_targets(state, side)]
-
-
-def _in_enemy_cav_zoc(state: GameState, side: str, h: str) -> bool:
-    sc = state.scenario
-    for u in R.on_map_units(state, other(side)):
-        if sc.units[u.id].type == "cavalry" and _zoc_covers(state, u.id, h):
-            return True
-    return False
-
-
-def _attacked_already(state: GameState) -> set[str]:
-    return {u.id for u in state.units if u.fought}
-
-
-def _disengage_dests(state: GameState, uid: str) -> list[tuple[str, ...]]:
-    """8.3.3: one hex to a vacant hex free of enemy ZOC; through friends (not in an EZOC) when nothing else."""
-    sc = state.scenario
-    board = state.board
-    side = sc.units[uid].side
-    h = state.unit(uid).hex
-    ez = R.enemy_zoc(state, side)
-    enemies = R.enemy_hexes(state, side)
-    friends = R.friendly_hexes(state, side, exclude=uid)
-
-    def ok(a, b):
-        return b not in enemies and b not in board.prohibited and board.crossing_allowed(a, b) and b not in ez
-
-    direct = [(h, n) for n in board.neighbours(h) if ok(h, n) and n not in friends]
-    if direct:
-        return direct
-    out = []
-    seen = {h}
-    frontier = [(h,)]
-    for _ in range(6):
-        nxt = []
-        for path in frontier:
-            for n in board.neighbours(path[-1]):
-                if n in seen or not ok(path[-1], n):
-                    continue
-                seen.add(n)
-                if n in friends:
-                    nxt.append(path + (n,))
-                else:
-                    out.append(path + (n,))
-        if out:
-            return out
-        frontier = nxt
-    return out
-
-
-def _penetrate_dests(state: GameState, uid: str) -> list[str]:
-    """16.2: to another vacant hex adjacent to an enemy unit, never in an enemy cavalry unit's ZOC."""
-    sc = state.scenario
-    board = state.board
-    side = sc.units[uid].side
-    h = state.unit(uid).hex
-    enemies = R.enemy_hexes(state, side)
-    friends = R.friendly_hexes(state, side, exclude=uid)
-    enemy_units = [u.hex for u in R.on_map_units(state, other(side))]
-    out = []
-    for n in board.neighbours(h):
-        if n in enemies or n in friends or n in board.prohibited or not board.crossing_allowed(h, n):
-            continue
-        if _in_enemy_cav_zoc(state, side, n):
-            continue
-        if any(R.adjacent(board, n, e) for e in enemy_units):
-            out.append(n)
-    return out
-
-
-def reaction_actions(state: GameState, unit: str | None) -> list[Action]:
-    return list(_reaction_actions(state, unit))
-
-
-def any_reaction(state: GameState) -> bool:
-    """Some reaction (8.0-8.3, 16.2) is open to the reacting player: the first of :func:`reaction_actions`,
-    found without listing the others."""
-    return next(_reaction_actions(state, None), None) is not None
-
-
-def _reaction_actions(state: GameState, unit: str | None):
-    # the reactions in the order reaction_actions lists them (one source for the list and the test)
-    done = None
-    groups: dict[str, list[str]] = {}
-    placed = {}                   # side -> its targets with their hexes, worked out once
-    for u, d, light in _reactors(state):
-        if unit and u.id != unit:
-            continue
-        p = placed.get(d.side)
-        if p is None:
-            p = placed[d.side] = _placed_targets(state, d.side)
-        enemies = _adjacent_enemies(state, u.id, p)
-        if not enemies:
-            continue
-        if d.type == "cavalry" and not d.has("cossack"):
-            if done is None:
-                done = _attacked_already(state)
-            for e in enemies:
-                if e in done:
-                    continue
-                yield Action("countercharge", battles=(Battle((u.id,), (e,)),))
-                groups.setdefault(e, []).append(u.id)
-        pinned = _in_enemy_cav_zoc(state, d.side, u.hex) and not (d.has("cossack") and state.has("special_units"))
-        if not pinned:
-            for path in _disengage_dests(state, u.id):
-                yield Action("disengage", unit=u.id, path=path)
-            if state.has("penetration") and d.type == "cavalry" and not d.has("cossack"):
-                for n in _penetrate_dests(state, u.id):
-                    yield Action("penetrate", unit=u.id, path=(u.hex, n))
-    for e, cavs in groups.items():
-        if len(cavs) > 1:
-            yield Action("countercharge", battles=(Battle(tuple(sorted(cavs)), (e,)),))
-
-
-def check_reaction(state: GameState, a: Action) -> None:
-    sc = state.scenario
-    side = other(state.player)
-    if a.kind == "countercharge":
-        if len(a.battles) != 1:
-            raise RuleViolation("8.2.1", "a countercharge is one battle")
-        b = a.battles[0]
-        done = _attacked_already(state)
-        for x in b.attackers:
-            if x not in sc.units or sc.units[x].side != side or state.unit(x).status != "map":
-                raise RuleViolation("8.1", f"{x} is not a reacting unit on the map")
-            if sc.units[x].type != "cavalry" or (sc.units[x].has("cossack") and state.has("special_units")):
-                raise RuleViolation("8.1", f"only cavalry (not cossacks, 16.7.2) countercharge; {x} cannot")
-            if x in state.reacted:
-                raise RuleViolation("8.0", f"{x} has already reacted this phase")
-            if state.unit(x).routed:
-                raise RuleViolation("9.6.3", f"{x} is Routed! and cannot react")
-        targets = set(_enemy_targets(state, side))
-        for dd in b.defenders:
-            if dd not in targets:
-                raise RuleViolation("8.2.1", f"{dd} is not an enemy unit that can be countercharged")
-            if dd in done:
-                raise RuleViolation("9.1.2", f"{dd} has already been attacked this phase")
-            for x in b.attackers:
-                if not R.combat_adjacent(state, _hex_of(state, x), _hex_of(state, dd)):
-                    raise RuleViolation("8.2.1", f"{x} is not adjacent to {dd}")
-        if not b.attackers or not b.defenders:
-            raise RuleViolation("8.2.1", "a countercharge needs cavalry and a target")
-        return
-    uid = a.unit
-    if uid is None or uid not in sc.units or sc.units[uid].side != side:
-        raise RuleViolation("8.0", f"{uid} is not a unit of the reacting player")
-    allowed = {u.id for u, _, _ in _reactors(state)}
-    if uid not in allowed:
-        raise RuleViolation("8.3", f"{uid} cannot react (cavalry only; light infantry with 16.7.1; once per phase)")
-    d = sc.units[uid]
-    if not _adjacent_enemies(state, uid):
-        raise RuleViolation("8.3", f"{uid} must start the reaction phase adjacent to an enemy unit")
-    if _in_enemy_cav_zoc(state, side, state.unit(uid).hex) and not (d.has("cossack") and state.has("special_units")):
-        raise RuleViolation("8.3.2", f"{uid} is in an enemy cavalry unit's ZOC: pinned")
-    dest = a.path[-1] if a.path else a.hex
-    if a.kind == "disengage":
-        if not any(p[-1] == dest for p in _disengage_dests(state, uid)):
-            raise RuleViolation("8.3.3", f"{uid} cannot disengage to {dest}")
-    else:
-        if not state.has("penetration"):
-            raise RuleViolation("16.2", "cavalry penetration is an optional rule not in use")
-        if d.type != "cavalry" or d.has("cossack"):
-            raise RuleViolation("16.2", f"only cavalry (not cossacks) penetrate; {uid} cannot")
-        if dest not in _penetrate_dests(state, uid):
-            raise RuleViolation("16.2", f"{uid} cannot penetrate to {dest}")
-
-
-def do_reaction_move(state: GameState, a: Action) -> GameState:
-    uid = a.unit
-    dest = a.path[-1] if a.path else a.hex
-    u = state.unit(uid)
-    st = state.with_units({uid: replace(u, hex=dest, moved=True)}, carry=False)     # steps on the way (8.3)
-    # 16.9.3: a leader stacked with the reacting unit may go with it (it does, here)
-    sc = state.scenario
-    ch = {}
-    for x in R.on_map_units(st, sc.units[uid].side):
-        if sc.units[x.id].type == "leader" and x.hex == u.hex:
-            ch[x.id] = replace(x, hex=dest)
-    st = st.with_units(ch, carry=False)
-    return replace(st, reacted=st.reacted + (uid,))

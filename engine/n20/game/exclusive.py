@@ -12,15 +12,20 @@ from engine.core.errors import RuleViolation
 from engine.core.procedure import Draw, Log, Roll
 
 from .actions import Action
+from .movement import do_move
 from .state import GameState, replace_any as replace
-from .turn import night_march_possible as _night_march_possible
-from .types import Side, Status, Step, is_garrison
+from .turn import night_march_possible
+from .types import Side, Status, Step
 from .victory import end_of_game, morale_change
-from . import rules as R
+from .reach import search_moves
+from .zoc import on_map_units
 
 __all__ = ["exclusive_tables", "table_lookup", "fieldworks_possible", "fieldworks_candidates",
            "orderly_withdrawal_possible", "withdraw_candidates", "needs_release_pick", "night_march_possible",
-           "HANDLER_FUNCTIONS"]
+           "check_pick_released", "draw_released", "finish_released", "check_fieldworks", "roll_fieldworks",
+           "finish_fieldworks", "check_place_fieldworks", "do_place_fieldworks", "check_orderly_withdrawal",
+           "do_orderly_withdrawal", "check_withdraw", "do_withdraw", "check_night_march", "roll_night_march",
+           "finish_night_march", "check_night_move", "do_night_move"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -60,16 +65,16 @@ def table_lookup(name: str, roll: int):
 # ------------------------------------------------------------------------------------------------
 # When each is possible
 # ------------------------------------------------------------------------------------------------
-def _fieldworks_possible(state: GameState) -> bool:
+def fieldworks_possible(state: GameState) -> bool:
     sc = state.scenario
     return (sc.spec.exclusive.fieldworks and state.player == "allied" and state.night and not state.fieldworks_used
             and state.step == "movement" and not any(u.moved for u in state.units) and not state.forced_march)
 
 
-def _fieldworks_candidates(state: GameState) -> list[tuple[str, str]]:
+def fieldworks_candidates(state: GameState) -> list[tuple[str, str]]:
     sc = state.scenario
     out = []
-    for u in R.on_map_units(state, "allied"):
+    for u in on_map_units(state, "allied"):
         d = sc.units[u.id]
         if d.type == "infantry" and d.nationality in ("british", "portuguese") and not u.moved \
                 and sc.board.terrain(u.hex) == "clear" and u.hex not in state.fieldworks:
@@ -77,7 +82,7 @@ def _fieldworks_candidates(state: GameState) -> list[tuple[str, str]]:
     return out
 
 
-def _orderly_withdrawal_possible(state: GameState) -> bool:
+def orderly_withdrawal_possible(state: GameState) -> bool:
     sc = state.scenario
     towns = sc.spec.exclusive.orderly_withdrawal_towns
     if not towns or state.orderly_withdrawal or state.player != "allied":
@@ -88,14 +93,14 @@ def _orderly_withdrawal_possible(state: GameState) -> bool:
                    state.occupants.get(t, ())) for t in towns)
 
 
-def _withdraw_candidates(state: GameState) -> list[str]:
+def withdraw_candidates(state: GameState) -> list[str]:
     """12.7 A: a British or Portuguese unit (no cadre, dummy or Sanchez) on an allied LOC hex."""
     sc = state.scenario
     if not state.orderly_withdrawal or state.player != "allied":
         return []
     locs = set(sc.board.loc_hexes("allied"))
     out = []
-    for u in R.on_map_units(state, "allied"):
+    for u in on_map_units(state, "allied"):
         d = sc.units[u.id]
         if u.hex in locs and d.type in ("infantry", "cavalry", "artillery") and d.nationality in ("british", "portuguese") \
                 and not d.has("cadre") and u.id not in sc.spec.exclusive.irregulars:
@@ -103,24 +108,15 @@ def _withdraw_candidates(state: GameState) -> list[str]:
     return out
 
 
-def _needs_release_pick(state: GameState) -> bool:
+def needs_release_pick(state: GameState) -> bool:
     return state.step == Step.MOVEMENT and state.release_due
-
-
-
-fieldworks_possible = _fieldworks_possible
-fieldworks_candidates = _fieldworks_candidates
-orderly_withdrawal_possible = _orderly_withdrawal_possible
-withdraw_candidates = _withdraw_candidates
-needs_release_pick = _needs_release_pick
-night_march_possible = _night_march_possible
 
 
 # ------------------------------------------------------------------------------------------------
 # Handlers
 # ------------------------------------------------------------------------------------------------
 def check_pick_released(state: GameState, a: Action) -> None:
-    if not _needs_release_pick(state):
+    if not needs_release_pick(state):
         raise RuleViolation("6.10", "no Units Released counter to pick now")
 
 
@@ -135,7 +131,7 @@ def finish_released(state: GameState, a: Action, n) -> GameState:
 
 
 def check_fieldworks(state: GameState, a: Action) -> None:
-    if not _fieldworks_possible(state):
+    if not fieldworks_possible(state):
         raise RuleViolation("14.2", "Fieldworks: once per game, by the allied player at the start of a night "
                                     "movement phase")
 
@@ -148,11 +144,11 @@ def roll_fieldworks(state: GameState, a: Action):
 
 
 def finish_fieldworks(state: GameState, a: Action, n) -> GameState:
-    return replace(state, fieldworks_used=True, fieldworks_left=n)
+    return replace(state, fieldworks_used=True, fieldworks_left=n, fieldworks_turn=state.turn)
 
 
 def check_place_fieldworks(state: GameState, a: Action) -> None:
-    if a.hex not in {h for _, h in _fieldworks_candidates(state)}:
+    if a.hex not in {h for _, h in fieldworks_candidates(state)}:
         raise RuleViolation("14.2", f"a Fieldworks marker goes in a Clear hex held by British or Portuguese "
                                     f"infantry ({a.hex} is not one)")
 
@@ -166,7 +162,7 @@ def do_place_fieldworks(state: GameState, a: Action) -> GameState:
 
 
 def check_orderly_withdrawal(state: GameState, a: Action) -> None:
-    if not _orderly_withdrawal_possible(state):
+    if not orderly_withdrawal_possible(state):
         raise RuleViolation("12.7", "Orderly Withdrawal needs allied Morale at least 2 below the French and a "
                                     "French unit in Nave de Haver, Poco Velho or Fuentes de Onoro")
 
@@ -176,7 +172,7 @@ def do_orderly_withdrawal(state: GameState, a: Action) -> GameState:
 
 
 def check_withdraw(state: GameState, a: Action) -> None:
-    if state.declared is not None or state.withdrew or a.unit not in _withdraw_candidates(state):
+    if state.declared is not None or state.withdrew or a.unit not in withdraw_candidates(state):
         raise RuleViolation("12.7", f"{a.unit} cannot march off now (an allied British or Portuguese unit on an "
                                     f"allied LOC hex, once per combat phase, before battles are declared)")
 
@@ -185,13 +181,13 @@ def do_withdraw(state: GameState, a: Action) -> GameState:
     st = state.with_units({a.unit: replace(state.unit(a.unit), status=Status.GONE, hex=None)})
     st = replace(st, withdrew=True)
     st = morale_change(st, {Side.ALLIED: +1}, "12.7")
-    if not any(True for _ in R.on_map_units(st, Side.ALLIED)):
+    if not any(True for _ in on_map_units(st, Side.ALLIED)):
         st = end_of_game(st, "12.7 C: no allied units left after the Orderly Withdrawal")
     return st
 
 
 def check_night_march(state: GameState, a: Action) -> None:
-    if not _night_march_possible(state) or state.night_march_left is not None:
+    if not night_march_possible(state) or state.night_march_left is not None:
         raise RuleViolation("14.1", "the French Night March: once per game, after the allied night movement phase")
 
 
@@ -216,12 +212,13 @@ def check_night_move(state: GameState, a: Action) -> None:
     if d.side != Side.FRENCH or d.type == "leader" or a.unit in state.night_marched \
             or state.unit(a.unit).status != Status.MAP:
         raise RuleViolation("14.1", f"{a.unit} cannot night-march")
-    if a.path[-1] not in R.reachable(state, a.unit):
+    if a.unit == state.scenario.spec.exclusive.supply_column and not state.night_march_forced:
+        raise RuleViolation("6.10", "the Supply Column moves at night only by forced march")
+    if a.path[-1] not in search_moves(state, a.unit):
         raise RuleViolation("14.1", f"{a.unit} cannot reach {a.path[-1]} on its night march")
 
 
 def do_night_move(state: GameState, a: Action) -> GameState:
-    from .movement import do_move
     sc = state.scenario
     st = do_move(replace(state, step=Step.MOVEMENT), Action("move", unit=a.unit, path=a.path))
     st = replace(st, step=Step.REACTION, night_march_left=state.night_march_left - 1,

@@ -20,7 +20,8 @@ from . import movement as M
 from . import phases as P
 from . import rally as RL
 from . import reaction as RE
-from . import rules as R
+from .reach import search_moves
+from .zoc import on_map_units
 from . import setup as S
 
 __all__ = ["Handler", "HANDLERS", "check", "perform", "candidates", "STEP_KINDS"]
@@ -66,7 +67,7 @@ HANDLERS: dict[str, Handler] = dict([
     _h("draw_event", {Step.EVENT}, _ok, procedure=S.draw_event, finish=S.finish_event),
     _h("pick_released", {Step.MOVEMENT}, X.check_pick_released, procedure=X.draw_released,
        finish=X.finish_released),
-    _h("forced_march", {Step.MOVEMENT}, M.check_forced_march, M.do_forced_march),
+    _h("forced_march", {Step.MOVEMENT, Step.REACTION}, M.check_forced_march, M.do_forced_march),
     _h("move", {Step.MOVEMENT}, M.check_move, M.do_move, needs=("unit", "path")),
     _h("add_dummy", {Step.MOVEMENT}, M.check_add_dummy, M.do_add_dummy, needs=("unit",)),
     _h("form_square", {Step.MOVEMENT}, M.check_form_square, M.do_form_square, needs=("unit",)),
@@ -122,6 +123,15 @@ def check(state: GameState, a: Action) -> None:
         if state.fieldworks_left and a.kind not in ("place_fieldworks", "end_phase"):
             raise RuleViolation("14.2", "place the Fieldworks markers first (or end the placement)")
     h.check(state, a)
+    if s == Step.MOVEMENT and h.do is not None and a.kind != "end_phase" and _may_leave_a_stack(state, a):
+        M.check_stacks_can_part(state, h.do(state, a))      # 6.9: every stack must still be able to part
+
+
+def _may_leave_a_stack(state: GameState, a: Action) -> bool:
+    """Whether ``a`` could leave a stack behind it (6.9): a stack stands already, or a move ends on a unit."""
+    if M.stacks(state):
+        return True
+    return a.kind == "move" and bool(a.path) and a.path[-1] in state.occupants
 
 
 def perform(state: GameState, a: Action):
@@ -189,12 +199,17 @@ def _movement(state, unit):
             M.check_can_move(state, u.id)
         except RuleViolation:
             continue
-        for h, r in sorted(M.reach(state, u.id).items()):
+        for h, r in sorted(M.destinations(state, u.id).items()):
             out.append(Action.move("move", u.id, r.path))
         if state.has("squares") and u.status == Status.MAP and M.can_square(state, u.id):
             out.append(Action("form_square", unit=u.id))
         if state.has("breakdown") and u.status == Status.MAP and M.can_break_down(state, u.id):
             out.append(Action("breakdown", unit=u.id))
+    if state.has("squares"):                                    # 17.1: square after a move, a point left
+        for u in state.units:
+            if u.moved and u.mp_left and (not unit or u.id == unit) and sc.units[u.id].side == side \
+                    and M.can_square(state, u.id):
+                out.append(Action("form_square", unit=u.id))
     for uid in state.arrived:                                   # 16.1.3
         if unit and uid != unit:
             continue
@@ -209,10 +224,12 @@ def _reaction(state, unit):
     if state.night_march_left is not None:
         if state.night_march_left > 0:
             sc = state.scenario
-            for u in R.on_map_units(state, Side.FRENCH):
+            if not unit and not state.night_march_forced:
+                out.append(Action("forced_march"))                     # 14.1 with 12.3
+            for u in on_map_units(state, Side.FRENCH):
                 if (unit and u.id != unit) or u.id in state.night_marched or sc.units[u.id].type == "leader":
                     continue
-                for h, r in sorted(R.reachable(state, u.id).items()):
+                for h, r in sorted(search_moves(state, u.id).items()):
                     out.append(Action.move("night_move", u.id, r.path))
         return out
     if state.night:

@@ -5,21 +5,23 @@ from __future__ import annotations
 
 from engine.core.errors import RuleViolation
 
+from ..board import RUGGED
 from .actions import Action
 from .memo import memo
-from .state import GameState, replace_any as replace
+from .state import GameState, refuse_older_reading, replace_any as replace
 from .turn import actor
 from .types import Side, Status, Step
 from .victory import morale_change
-from . import rules as R
+from .reach import cadre_meets_cadre, entry_options, movement_allowance, path_cost, search_moves
+from .zoc import enemy_hexes, enemy_zoc, friendly_hexes, neighbours_map
 
-__all__ = ["check_can_move", "reach", "check_move", "do_move", "check_forced_march", "do_forced_march",
+__all__ = ["check_can_move", "destinations", "check_move", "do_move", "check_forced_march", "do_forced_march",
            "check_form_square", "do_form_square", "check_breakdown", "do_breakdown", "check_add_dummy",
            "do_add_dummy", "build_up", "buildup_target", "free_dummies", "dummy_problem", "reinf_turn",
-           "can_square", "can_break_down", "any_unmoved"]
+           "can_square", "can_break_down", "any_unmoved", "stacks", "check_stacks_can_part"]
 
 
-def _check_can_move(state: GameState, uid: str) -> None:
+def check_can_move(state: GameState, uid: str) -> None:
     """Raise :class:`RuleViolation` when ``uid`` may not move now (the answer is memoised beside the
     state: every candidate move of a unit asks it again)."""
     problem = memo(state, ("can_move", uid), lambda: _can_move_problem(state, uid))
@@ -61,36 +63,106 @@ def _check_can_move_now(state: GameState, uid: str) -> None:
         raise RuleViolation("6.10", "the Supply Column moves at night only by forced march")
 
 
-def _reach(state: GameState, uid: str) -> dict:
+def destinations(state: GameState, uid: str) -> dict:
     """Where ``uid`` may end its move this phase (memoised beside the state, :mod:`.memo`)."""
     return memo(state, ("reach", uid), lambda: _compute_reach(state, uid))
 
 
 def _compute_reach(state: GameState, uid: str) -> dict:
     u = state.unit(uid)
-    hit = R.entry_options(state, uid, u.areas) if u.status == Status.DUE else R.reachable(state, uid)
+    phase = state.step == Step.MOVEMENT and state.night_march_left is None      # 6.9 is judged at its end
+    hit = entry_options(state, uid, u.areas, phase) if u.status == Status.DUE else search_moves(state, uid, phase)
     if uid in state.dummy_pair:            # 16.1.3 / 6.9: the pair, once parted, may not stack again
         mate = state.unit(next(x for x in state.dummy_pair if x != uid))
         if mate.status == Status.MAP and mate.hex in hit:
             hit = {h: r for h, r in hit.items() if h != mate.hex}
+    if phase:
+        hit = {h: r for h, r in hit.items() if _may_end_in(state, uid, h)}
     return hit
 
 
-def _check_move(state: GameState, a: Action) -> None:
+def _may_end_in(state: GameState, uid: str, h: str) -> bool:
+    """6.9: units may not *end the Movement Phase* stacked, so a move may end on one friendly unit that can
+    still move on (not moved yet, free to move, with a hex to go to: it must part before the phase ends,
+    :func:`check_end_phase`); 16.6.2: a Cadre may end on a lone Cadre it will build up with; leaders are
+    stack-free (16.9.2)."""
+    sc = state.scenario
+    if sc.units[uid].type == "leader":
+        return True
+    others = [x for x in state.occupants.get(h, ()) if x != uid and sc.units[x].type != "leader"]
+    if not others:
+        return True
+    if cadre_meets_cadre(state, sc.units[uid], h):
+        return True
+    if len(others) != 1:
+        return False
+    return _can_move_on(state, others[0])
+
+
+def _can_move_on(state: GameState, uid: str) -> bool:
+    """``uid`` may still leave its hex this phase for a hex where it stands alone (6.4, 6.9)."""
+    if state.unit(uid).moved or uid in state.builders:
+        return False
+    try:
+        check_can_move(state, uid)
+    except RuleViolation:
+        return False
+    return bool(search_moves(state, uid))
+
+
+def stacks(state: GameState) -> list[tuple[str, tuple[str, ...]]]:
+    """6.9: the hexes where units stand stacked now, with the units that count (leaders are stack-free,
+    16.9.2; two Cadres that will build up at the end of the phase, 16.6.2, may stay together); memoised
+    beside the state."""
+    return memo(state, ("stacks",), lambda: _stacks(state))
+
+
+def _stacks(state: GameState) -> list[tuple[str, tuple[str, ...]]]:
+    units = state.scenario.units
+    out = []
+    for h, ids in sorted(state.occupants.items()):
+        if len(ids) < 2:
+            continue
+        stack = tuple(i for i in ids if units[i].type != "leader")
+        if len(stack) > 1 and buildup_target(state, stack) is None:
+            out.append((h, stack))
+    return out
+
+
+def check_stacks_can_part(state: GameState, after: GameState) -> None:
+    """6.9: an action of the movement phase may not leave a stack that can no longer part before the phase
+    ends: the units of it that cannot move on any more (moved, formed square, hemmed in) must be one at
+    most, or two Cadres that will build up (16.6.2). :class:`RuleViolation` if so."""
+    moves_needed = 0
+    for h, stack in stacks(after):
+        stay = tuple(x for x in stack if not _can_move_on(after, x))
+        if len(stay) > 1 and not (len(stay) == 2 and buildup_target(after, stay) is not None):
+            raise RuleViolation("6.9", f"units {', '.join(stay)} could no longer part before the end of the "
+                                       f"movement phase ({h})")
+        moves_needed += len(stack) - max(len(stay), 1)
+    if after.release_left is not None and after.player == Side.ALLIED and moves_needed > after.release_left:
+        raise RuleViolation("6.9", f"the stacks could no longer part: {moves_needed} more allied units would have "
+                                   f"to move, and the Units Released counter lets {after.release_left} (6.10)")
+
+
+def check_move(state: GameState, a: Action) -> None:
     if a.unit is None or not a.path:
         raise RuleViolation("6.0", "a move names a unit and its path of hexes")
-    _check_can_move(state, a.unit)
-    reach = _reach(state, a.unit)
+    check_can_move(state, a.unit)
+    reach = destinations(state, a.unit)
     dest = a.path[-1]
     r = reach.get(dest)
+    if r is not None and r.guard_cost and state.unit(a.unit).status == Status.DUE:
+        refuse_older_reading(state, "12.2.1", "a Guard reinforcement entering next to an enemy paid nothing")
     if r is not None and r.path == a.path:
         return                                  # the listed move itself
-    on_map = R.neighbours_map(state.board)
+    on_map = neighbours_map(state.board)
     for h in a.path:
         if h not in on_map:
             raise RuleViolation("6.0", f"hex {h} is not on the map")
     if r is None:
         raise RuleViolation(*_why_not(state, a.unit, dest))
+    path_cost(state, a.unit, a.path)            # 6.0: every step of the path, not only where it ends
 
 
 def _why_not(state: GameState, uid: str, dest: str) -> tuple[str, str]:
@@ -98,32 +170,33 @@ def _why_not(state: GameState, uid: str, dest: str) -> tuple[str, str]:
     sc = state.scenario
     side = sc.units[uid].side
     u = state.unit(uid)
-    if dest in R.enemy_hexes(state, side):
+    if dest in enemy_hexes(state, side):
         return "6.3", f"{dest} holds an enemy unit or garrison: {uid} may not enter it"
-    if u.status == "map" and u.hex in R.enemy_zoc(state, side) and not state.night and sc.units[uid].type != "leader":
+    if u.status == "map" and u.hex in enemy_zoc(state, side) and not state.night and sc.units[uid].type != "leader":
         return "6.8", f"{uid} starts in an enemy ZOC and may not move (only by disengagement or at night)"
     if uid in state.dummy_pair and dest in {state.unit(x).hex for x in state.dummy_pair if x != uid}:
         return "6.9", f"{uid} and the dummy it arrived with (16.1.3) may not end up stacked again in {dest}"
-    if dest in R.friendly_hexes(state, side, exclude=uid) and sc.units[uid].type != "leader":
+    if dest in friendly_hexes(state, side, exclude=uid) and sc.units[uid].type != "leader":
         return "6.9", f"{uid} may not end its move stacked with another unit in {dest}"
-    if state.night and sc.tables.rules.night_zoc == "reversed" and dest in R.enemy_zoc(state, side):
+    if state.night and sc.tables.rules.night_zoc == "reversed" and dest in enemy_zoc(state, side):
         return "7.6", f"at night {dest} (in an enemy ZOC) may not be entered"
     if u.status == "due":
         return "11.1", f"{uid} cannot get from its entry area to {dest} this phase"
     return "6.2", f"{dest} is beyond {uid}'s movement allowance this phase (or every way there is blocked: 6.5, 6.7)"
 
 
-def _do_move(state: GameState, a: Action) -> GameState:
+def do_move(state: GameState, a: Action) -> GameState:
     sc = state.scenario
     d = sc.units[a.unit]
     u = state.unit(a.unit)
-    r = _reach(state, a.unit)[a.path[-1]]
+    r = destinations(state, a.unit)[a.path[-1]]
     changes = {}
-    nu = replace(u, status="map", hex=r.hex, moved=True, square=False)
+    cost = r.cost if r.path == a.path else path_cost(state, a.unit, a.path)
+    nu = replace(u, status="map", hex=r.hex, moved=True, square=False, mp_left=_left_after(state, a.unit, r.hex, cost))
     st = state
     if u.status == "due":
         entered = dict(state.entered)
-        entered[r.entry] = entered.get(r.entry, 0) + 1          # 11.2
+        entered[a.path[0]] = entered.get(a.path[0], 0) + 1      # 11.2: at the hex it entered by
         st = replace(st, entered=tuple(sorted(entered.items())))
         if st.has("fog_of_war"):
             st = replace(st, arrived=st.arrived + (a.unit,))    # 16.1.3: may bring a dummy along
@@ -141,11 +214,21 @@ def _do_move(state: GameState, a: Action) -> GameState:
     return st
 
 
+def _left_after(state: GameState, uid: str, dest: str, cost: int) -> int:
+    """The Movement Points a unit has left after a move costing ``cost`` (17.1 may spend one to form square):
+    none once it entered an enemy ZOC (6.7) or a rugged hex (6.5: unspent points are forfeit); the road
+    bonus (6.6) is for road movement and is not counted (a rules choice, docs/n20-game.md)."""
+    u = state.unit(uid)
+    if dest in enemy_zoc(state, state.scenario.units[uid].side) or state.board.terrain(dest) in RUGGED:
+        return 0
+    return max(0, movement_allowance(state, uid) - (1 if u.square else 0) - cost)
+
+
 def _reinf(state: GameState, uid: str):
     return next((r for r in state.scenario.spec.reinforcements if r.unit == uid), None)
 
 
-def _reinf_turn(state: GameState, uid: str) -> int:
+def reinf_turn(state: GameState, uid: str) -> int:
     """Scheduled turn, moved two turns earlier by Bessieres' 4 or 6 (17.2)."""
     r = _reinf(state, uid)
     if r is None:
@@ -172,17 +255,19 @@ def _reinforcement_may_enter(state: GameState, uid: str) -> bool:
     return True
 
 
-def _any_unmoved(state: GameState) -> bool:
+def any_unmoved(state: GameState) -> bool:
     side = state.player
     sc = state.scenario
     return any(sc.units[u.id].side == side and u.status in ("map", "due") and not u.moved for u in state.units)
 
 
-def _can_square(state: GameState, uid: str) -> bool:
+def can_square(state: GameState, uid: str) -> bool:
+    """17.1: infantry in a Clear hex, not in square yet, with the Movement Point it costs: before it moves,
+    or after a move that left it one (:attr:`UnitState.mp_left`)."""
     d = state.scenario.units[uid]
     u = state.unit(uid)
     return d.type in ("infantry", "cadre") and not u.square and u.status == "map" and \
-        state.scenario.board.terrain(u.hex) == "clear" and not u.moved
+        state.scenario.board.terrain(u.hex) == "clear" and (not u.moved or u.mp_left >= 1)
 
 
 def _is_large_infantry(d) -> bool:
@@ -198,7 +283,7 @@ def _pool_cadres(state: GameState, uid: str) -> list[str]:
                   and sc.units[u.id].nationality == d.nationality)
 
 
-def _can_break_down(state: GameState, uid: str) -> bool:
+def can_break_down(state: GameState, uid: str) -> bool:
     """16.6.1: before it moves, a large infantry unit becomes two Cadres for one Morale Point."""
     sc = state.scenario
     u = state.unit(uid)
@@ -206,10 +291,10 @@ def _can_break_down(state: GameState, uid: str) -> bool:
             and len(_pool_cadres(state, uid)) >= 2 and state.morale_of(sc.units[uid].side) >= 1):
         return False
     # the two Cadres must be able to part (6.9): not stuck in an enemy ZOC, somewhere to go
-    return bool(_reach(state, uid))
+    return bool(destinations(state, uid))
 
 
-def _buildup_target(state: GameState, stack) -> str | None:
+def buildup_target(state: GameState, stack) -> str | None:
     """16.6.2: two Cadres of one nationality stacked at the end of the movement phase become the weakest
     eliminated large infantry unit of that nationality (None when they cannot)."""
     sc = state.scenario
@@ -225,11 +310,11 @@ def _buildup_target(state: GameState, stack) -> str | None:
     return min(gone, key=lambda x: (sc.units[x].strength, x))
 
 
-def _build_up(state: GameState) -> GameState:
+def build_up(state: GameState) -> GameState:
     st = state
     for h, ids in sorted(state.occupants.items()):
         stack = [i for i in ids if state.scenario.units[i].type != "leader"]
-        target = _buildup_target(st, stack)
+        target = buildup_target(st, stack)
         if target is None:
             continue
         st = st.with_units({stack[0]: replace(st.unit(stack[0]), status="pool", hex=None),
@@ -240,14 +325,14 @@ def _build_up(state: GameState) -> GameState:
     return st
 
 
-def _free_dummies(state: GameState, side: str) -> list[str]:
+def free_dummies(state: GameState, side: str) -> list[str]:
     """16.1.3: the side's dummies not hidden on the map (available to arrive with a unit)."""
     sc = state.scenario
     return [u.id for u in state.units
             if u.status == "hidden_off" and sc.units[u.id].type == "dummy" and sc.units[u.id].side == side]
 
 
-def _dummy_problem(state: GameState, mate: str, dummy: str) -> tuple[str, str] | None:
+def dummy_problem(state: GameState, mate: str, dummy: str) -> tuple[str, str] | None:
     """Why ``dummy`` may not arrive stacked with ``mate`` now (rule, message), or None if it may (16.1.3)."""
     sc = state.scenario
     if not state.has("fog_of_war"):
@@ -277,15 +362,15 @@ def _dummy_problem(state: GameState, mate: str, dummy: str) -> tuple[str, str] |
                                              moved=False, routed=None)})
     for uid in (dummy, mate):
         try:
-            _check_can_move(trial, uid)
+            check_can_move(trial, uid)
         except RuleViolation:
             continue
-        if _reach(trial, uid):
+        if destinations(trial, uid):
             return None
     return "6.9", f"neither the dummy nor {mate} could leave {m.hex} this phase, so they would stay stacked"
 
 
-def _check_add_dummy(state: GameState, a: Action) -> None:
+def check_add_dummy(state: GameState, a: Action) -> None:
     if a.unit is None:
         raise RuleViolation("16.1.3", "name the arriving unit the dummy comes with ('unit')")
     if len(a.units) > 1:
@@ -293,24 +378,29 @@ def _check_add_dummy(state: GameState, a: Action) -> None:
     side = state.scenario.units[a.unit].side
     if side != state.player:
         raise RuleViolation("16.1.3", f"{a.unit} is not a unit of the {state.player} player")
-    free = _free_dummies(state, side)
+    free = free_dummies(state, side)
     dummy = a.units[0] if a.units else (free[0] if free else None)
     if dummy is None:
         raise RuleViolation("16.1.3", f"the {side} side has no dummy off the map to add")
-    problem = _dummy_problem(state, a.unit, dummy)
+    problem = dummy_problem(state, a.unit, dummy)
     if problem:
         raise RuleViolation(*problem)
-
 
 
 # ------------------------------------------------------------------------------------------------
 # Handlers of the movement-phase actions (check before any change; do = the new state)
 # ------------------------------------------------------------------------------------------------
-def do_move(state: GameState, a: Action) -> GameState:
-    return _do_move(state, a)
-
-
 def check_forced_march(state: GameState, a: Action) -> None:
+    """12.3 in the phasing player's movement phase; and in the French night march (Fuentes 14.1: its one
+    hex "can be increased by Roads and/or Forced Marching"), a French forced march of its own."""
+    if state.step == Step.REACTION:
+        if state.night_march_left is None or state.night_march_left <= 0:
+            raise RuleViolation("12.3", "a forced march belongs to a movement phase (or the French night march, 14.1)")
+        if state.night_march_forced:
+            raise RuleViolation("12.3", "already forced-marched for this night march")
+        if state.morale_of(Side.FRENCH) < 1:
+            raise RuleViolation("12.3", "no Morale Point to spend")
+        return
     if state.forced_march:
         raise RuleViolation("12.3", "already forced-marched this movement phase")
     if not state.free_forced_march and state.morale_of(state.player) < 1:
@@ -318,6 +408,8 @@ def check_forced_march(state: GameState, a: Action) -> None:
 
 
 def do_forced_march(state: GameState, a: Action) -> GameState:
+    if state.step == Step.REACTION:                                   # 14.1: the French night march
+        return morale_change(replace(state, night_march_forced=True), {Side.FRENCH: -1}, "12.3")
     st = replace(state, forced_march=True)
     if not state.free_forced_march:
         st = morale_change(st, {state.player: -1}, "12.3")
@@ -328,21 +420,26 @@ def check_form_square(state: GameState, a: Action) -> None:
     if not state.has("squares"):
         raise RuleViolation("17.1", "the squares variant is not in use")
     _need_unit(a, "17.1")
-    _check_can_move(state, a.unit)
-    if not _can_square(state, a.unit):
+    u = state.unit(a.unit)
+    if u.moved and u.status == Status.MAP and state.scenario.units[a.unit].side == state.player:
+        if u.mp_left < 1:                       # 17.1: moved, and a point left to form square with
+            raise RuleViolation("17.1", f"{a.unit} has no Movement Point left to form square after its move")
+    else:
+        check_can_move(state, a.unit)
+    if not can_square(state, a.unit):
         raise RuleViolation("17.1", f"only infantry in a Clear hex may form square ({a.unit})")
 
 
 def do_form_square(state: GameState, a: Action) -> GameState:
-    return state.with_units({a.unit: replace(state.unit(a.unit), square=True, moved=True)})
+    return state.with_units({a.unit: replace(state.unit(a.unit), square=True, moved=True, mp_left=0)})
 
 
 def check_breakdown(state: GameState, a: Action) -> None:
     if not state.has("breakdown"):
         raise RuleViolation("16.6", "unit breakdown is an optional rule not in use")
     _need_unit(a, "16.6.1")
-    _check_can_move(state, a.unit)
-    if not _can_break_down(state, a.unit):
+    check_can_move(state, a.unit)
+    if not can_break_down(state, a.unit):
         raise RuleViolation("16.6.1", f"{a.unit} cannot break down: an unmoved infantry unit of strength 2 or "
                                       f"more, two Cadres available and a Morale Point to spend")
 
@@ -362,26 +459,14 @@ def do_breakdown(state: GameState, a: Action) -> GameState:
 def do_add_dummy(state: GameState, a: Action) -> GameState:
     sc = state.scenario
     mate = state.unit(a.unit)
-    dummy = a.units[0] if a.units else _free_dummies(state, sc.units[a.unit].side)[0]
+    dummy = a.units[0] if a.units else free_dummies(state, sc.units[a.unit].side)[0]
+    # 16.1.3: the two arrive as a shell game, so the companion is a new face-down piece to the enemy too
     st = state.with_units({dummy: replace(state.unit(dummy), status=Status.MAP, hex=mate.hex, revealed=False,
-                                          moved=False, routed=None)})
+                                          moved=False, routed=None),
+                           a.unit: replace(mate, placed=mate.placed + 1)})
     return replace(st, dummies_added=True, dummy_pair=(dummy, a.unit))
 
 
 def _need_unit(a: Action, rule: str) -> None:
     if a.unit is None:
         raise RuleViolation(rule, f"a {a.kind} action names its unit ('unit')")
-
-
-check_can_move = _check_can_move
-reach = _reach
-check_move = _check_move
-check_add_dummy = _check_add_dummy
-build_up = _build_up
-buildup_target = _buildup_target
-free_dummies = _free_dummies
-dummy_problem = _dummy_problem
-reinf_turn = _reinf_turn
-can_square = _can_square
-can_break_down = _can_break_down
-any_unmoved = _any_unmoved

@@ -28,17 +28,12 @@ from __future__ import annotations
 from engine.core.errors import RuleViolation
 from engine.core.odds import OddsBot
 
-from . import combat as C
-from . import rules as R
 from .actions import Action
+from .combat import check_declaration, declaration_options, do_declare
+from .queries import attack_targets, can_attack, fighting_units
 from .state import Battle, GameState
 
 __all__ = ["N20OddsBot", "declaration_candidates", "variants"]
-
-
-def _adjacent(state: GameState, a: str, d: str) -> bool:
-    """``a`` may attack ``d`` (9.2.2: adjacent for combat, or bombarding, 16.3.2)."""
-    return R.combat_adjacent(state, C._hex_of(state, a), C._hex_of(state, d)) or C._bombards(state, a, d)
 
 
 def _battle(att, dfd) -> Battle:
@@ -50,8 +45,8 @@ def variants(state: GameState, battles: tuple[Battle, ...]) -> list[tuple[Battle
     merged, a spare unit added to a battle or given a one-on-one battle of its own, an attacker held
     back, a battle dropped. In a fixed order, so the bot is deterministic."""
     side = state.player
-    mine = [u.id for u in C._fighters(state, side)]
-    targets = C._enemy_targets(state, side)
+    mine = fighting_units(state, side)
+    targets = attack_targets(state, side)
     used_a = {a for b in battles for a in b.attackers}
     used_d = {d for b in battles for d in b.defenders}
     out: list[tuple[Battle, ...]] = []
@@ -60,7 +55,7 @@ def variants(state: GameState, battles: tuple[Battle, ...]) -> list[tuple[Battle
         for j in range(i + 1, n):
             att = battles[i].attackers + battles[j].attackers
             dfd = battles[i].defenders + battles[j].defenders
-            if all(_adjacent(state, a, d) for a in att for d in dfd):
+            if all(can_attack(state, a, d) for a in att for d in dfd):
                 rest = tuple(b for k, b in enumerate(battles) if k not in (i, j))
                 out.append(rest[:i] + (_battle(att, dfd),) + rest[i:])
     for i, b in enumerate(battles):                      # an attacker or a defender moves to another battle
@@ -69,14 +64,14 @@ def variants(state: GameState, battles: tuple[Battle, ...]) -> list[tuple[Battle
                 continue
             if len(b.attackers) > 1:
                 for x in b.attackers:
-                    if all(_adjacent(state, x, d) for d in c.defenders):
+                    if all(can_attack(state, x, d) for d in c.defenders):
                         new = list(battles)
                         new[i] = _battle(tuple(a for a in b.attackers if a != x), b.defenders)
                         new[j] = _battle(c.attackers + (x,), c.defenders)
                         out.append(tuple(new))
             if len(b.defenders) > 1:
                 for d in b.defenders:
-                    if all(_adjacent(state, a, d) for a in c.attackers):
+                    if all(can_attack(state, a, d) for a in c.attackers):
                         new = list(battles)
                         new[i] = _battle(b.attackers, tuple(e for e in b.defenders if e != d))
                         new[j] = _battle(c.attackers, c.defenders + (d,))
@@ -84,11 +79,11 @@ def variants(state: GameState, battles: tuple[Battle, ...]) -> list[tuple[Battle
     spare = [u for u in mine if u not in used_a]
     for x in spare:                                      # a spare unit joins a battle
         for i, b in enumerate(battles):
-            if all(_adjacent(state, x, d) for d in b.defenders):
+            if all(can_attack(state, x, d) for d in b.defenders):
                 out.append(battles[:i] + (_battle(b.attackers + (x,), b.defenders),) + battles[i + 1:])
     for x in spare:                                      # a spare unit attacks an enemy nobody attacks
         for e in targets:
-            if e not in used_d and _adjacent(state, x, e):
+            if e not in used_d and can_attack(state, x, e):
                 out.append(battles + (_battle((x,), (e,)),))
     for i, b in enumerate(battles):                      # an attacker held back / a battle dropped
         if len(b.attackers) > 1:
@@ -101,7 +96,7 @@ def variants(state: GameState, battles: tuple[Battle, ...]) -> list[tuple[Battle
 
 def _legal(state: GameState, battles) -> bool:
     try:
-        C.check_declaration(state, battles)
+        check_declaration(state, battles)
     except RuleViolation:
         return False
     return True
@@ -110,7 +105,7 @@ def _legal(state: GameState, battles) -> bool:
 def declaration_candidates(state: GameState) -> list[Action]:
     """The greedy bot's declarations (the game's short list: the greedy grouping, and ending the phase
     when nothing is mandatory) -- the starting point of :class:`N20OddsBot`'s search."""
-    return list(C.declaration_options(state))
+    return list(declaration_options(state))
 
 
 class N20OddsBot(OddsBot):
@@ -135,7 +130,7 @@ class N20OddsBot(OddsBot):
     def battle_value(self, rules, state: GameState, b: Battle) -> tuple[Battle, float]:
         """The battle as the game records it once declared alone (16.1.1 drops revealed dummies) and the
         exact expected change of the phasing side's value when it is resolved (0 past the bound)."""
-        st = C.do_declare(state, (b,))
+        st = do_declare(state, (b,))
         final = st.declared[0]
         if 0 in st.done_battles:
             return final, 0.0                  # void: nothing real left on a side (16.1.1)

@@ -3,9 +3,11 @@
 :func:`engine.core.odds.action_odds` over the game's own battle procedure)."""
 from __future__ import annotations
 
+from engine.core.game import GameRules
+
 from .state import GameState
 from .types import other
-from . import rules as R
+from .zoc import distance
 
 __all__ = ["n20_label", "n20_value", "fate_words"]
 
@@ -23,7 +25,7 @@ def fate_words(before: GameState, after: GameState, uid: str, role: str) -> str:
     if u0.status == "map" and u1.status != "map":
         return "breaks"
     if u1.hex != u0.hex and u0.hex and u1.hex:
-        n = R.distance(before.board, u0.hex, u1.hex)
+        n = distance(before.board, u0.hex, u1.hex)
         if _advanced(before, after, uid):
             return f"advances {_hexes(n)}"
         verb = "routs" if u1.routed and not u0.routed else "retreats"
@@ -55,7 +57,6 @@ def n20_label(rules, before: GameState, after: GameState, action) -> tuple[str, 
     elif action.kind == "countercharge":
         b, rule = action.battles[0], "8.2"
     else:
-        from engine.core.game import GameRules
         return GameRules.odds_label(rules, before, after, action), rules.rule_of(action)
     parts = [p for p in (_role_words(before, after, b.defenders, "defender"),
                          _role_words(before, after, b.attackers, "attacker")) if p]

@@ -16,29 +16,38 @@ Text notation (``format_action`` / ``parse_action``), one action a line::
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import fields as dc_fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from engine.core.codec import from_json as codec_from_json, to_json as codec_to_json
 from engine.core.data import data_path
 from engine.core.errors import DataError, RecordError, VedetteError
-from engine.core.game import GameRules, Outcome, Position, RandomBot, initial_state as core_initial_state, register
+from engine.core.game import Bot, GameRules, Outcome, Places, Position, RandomBot, register
 from engine.core.record import GameRecord
 
 from .actions import KINDS, Action
-from .handlers import HANDLERS, candidates, check, perform
+from .handlers import candidates, check, perform
+from .odds_words import n20_label, n20_value
+from .queries import places
 from .scenario import load_scenario, scenario_ids
-from .setup import new_game
-from .state import OPTIONS, Battle, GameState, UnitState
+from .setup import new_game, option_problem
+from .state import OPTIONS, Battle, GameState
 from .turn import actor
-from .types import SIDES, Side, Status, Step, is_garrison
+from .types import SIDES, Status, Step
+from .view import hides, odds_view, view, visible_action, visible_event
+from .words import describe, describe_answer, describe_option, metric_title, option_title, piece_name
 
-__all__ = ["N20Rules", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json"]
+__all__ = ["N20Rules", "RULES", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json",
+           "register_bot"]
 
-#: n20-game-4: the core record (events name the side that acted) and the core seeding rule
-#: (:func:`engine.core.game.action_seed`); n20-game-3 records carry all their answers and still replay.
-ENGINE_VERSION = "n20-game-4"
-OLD_VERSIONS = ("n20-game-3",)
+#: n20-game-5: the readings of issue 29 (6.0 every step of a path, 6.9 judged at the end of the movement
+#: phase, 12.2.1 a Guard reinforcement, 14.1 the night march's own forced march, 14.2 the night's rest,
+#: Bussaco 16.8, 17.1 a square after a move). Records of n20-game-4 (the core record and seeding rule) and
+#: n20-game-3 (all answers, no sides) replay under these readings as far as they still mean what they
+#: meant: an event whose meaning a reading changed is refused naming the version and the rule
+#: (:attr:`GameState.made_by`), as is one these readings no longer allow.
+ENGINE_VERSION = "n20-game-5"
+OLD_VERSIONS = ("n20-game-4", "n20-game-3")
 
 #: shipped tables a record may name by id (``options.tables``) instead of by a file path
 SHIPPED_TABLES = {"v3": ("n20", "tables_v3.yaml"), "v2": ("n20", "tables_v2.yaml")}
@@ -212,12 +221,24 @@ def parse_action(text: str) -> Action:
 
 
 # ------------------------------------------------------------------------------------------------
+# The bots (they import this module, never the reverse)
+# ------------------------------------------------------------------------------------------------
+_BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot}
+
+
+def register_bot(name: str, factory: Callable[..., Bot]) -> None:
+    """Offer a bot by ``name`` (:meth:`N20Rules.bots`); ``factory(seed=...)`` makes one. The bot modules
+    are above the protocol: they import it, and the package registers them when it is imported."""
+    _BOTS[name] = factory
+
+
+# ------------------------------------------------------------------------------------------------
 # The rules
 # ------------------------------------------------------------------------------------------------
 _RESULT_RULES = (("12.1.2", "12.1.2"), ("sudden death", "4.0"), ("12.7", "12.7"))
 
 
-class N20Rules(GameRules):
+class N20Rules(GameRules[GameState, Action]):
     system = "n20"
     title = "Napoleonic 20 (Fuentes de Oñoro 20, Bussaco 20)"
     sides = SIDES
@@ -300,6 +321,8 @@ class N20Rules(GameRules):
         if record.edition and record.edition != st.scenario.edition:
             raise RecordError(f"field 'edition': the scenario {record.scenario} is played with edition "
                               f"{st.scenario.edition}, the record says {_short(record.edition)}")
+        if record.engine_version in OLD_VERSIONS:
+            st = replace(st, made_by=record.engine_version)      # its readings: refused where they differ
         return st
 
     def to_act(self, state: GameState) -> str | None:
@@ -347,8 +370,32 @@ class N20Rules(GameRules):
         return parse_action(text)
 
     def describe_action(self, action: Action) -> str:
-        from .words import describe
         return describe(action)
+
+    # --- a player's words (engine/n20/game/words.py) ---------------------------------------------
+    def describe_option(self, state: GameState, request, option) -> str:
+        return describe_option(state, request, option)
+
+    def describe_answer(self, state: GameState, answer: dict) -> str:
+        return describe_answer(state, answer)
+
+    def option_title(self, name: str) -> str:
+        return option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return metric_title(key)
+
+    def piece_name(self, state: GameState, piece: str) -> str:
+        return piece_name(state, piece)
+
+    def scenario_options(self, scenario: str) -> dict[str, str]:
+        """The options (:meth:`options`) a game of ``scenario`` may be played with, in a player's words: a
+        new-game form offers these only (the Fuentes variants are not Bussaco's, nor Bussaco's 16.9
+        Fuentes'); a new game refuses the others with the same reason (:func:`.setup.option_problem`)."""
+        if scenario not in scenario_ids() and not self.allow_paths:
+            raise VedetteError(f"scenario: one of {', '.join(scenario_ids())}")
+        sc = load_scenario(scenario)
+        return {name: option_title(name) for name in OPTIONS if option_problem(sc, name) is None}
 
     def rule_of(self, action: Action) -> str:
         return KINDS[action.kind]
@@ -378,7 +425,6 @@ class N20Rules(GameRules):
             if isinstance(v, list):
                 fix[name] = tuple(v)
         if fix:
-            from dataclasses import replace
             st = replace(st, **fix)
         if st.scenario_id not in scenario_ids() and not self.allow_paths:
             raise VedetteError(f"field 'scenario_id': one of {', '.join(scenario_ids())}")
@@ -432,10 +478,36 @@ class N20Rules(GameRules):
                 out[key] += 1
         return out
 
-    def bots(self):
-        from .bots import GreedyBot
-        from .odds_bot import N20OddsBot
-        return {"random": RandomBot, "greedy": GreedyBot, "odds": N20OddsBot}
+    def bots(self) -> dict[str, Callable[..., Bot]]:
+        """The bots by name: core's random bot, and those :func:`register_bot` added (the package adds the
+        greedy bot of :mod:`.bots` and the odds bot of :mod:`.odds_bot`)."""
+        return dict(_BOTS)
+
+    # --- what boards and each side's page may use (16.1 Fog of War: engine/n20/game/view.py) ------
+    def places(self, state: GameState, action: Action) -> Places:
+        return places(state, action)
+
+    def hides(self, state: GameState) -> bool:
+        return hides(state)
+
+    def view(self, state: GameState, side: str | None) -> GameState:
+        return view(state, side)
+
+    def visible_action(self, state: GameState, action: Action, side: str | None) -> Action:
+        return visible_action(state, action, side)
+
+    def visible_event(self, state: GameState, event: dict, side: str | None) -> dict:
+        try:
+            action = action_from_json(event.get("action")) if isinstance(event, dict) else None
+        except VedetteError:
+            action = None                   # a malformed record's event: its ids are still masked
+        return visible_event(state, event, side, action)
+
+    def odds_view(self, state: GameState, action, side: str | None, **kw):
+        """The exact odds of ``action`` that ``side`` may be shown (None when a face-down counter could
+        change them, :func:`~engine.n20.game.view.odds_unknown` says which): the page asks this, not
+        :func:`engine.core.odds.action_odds`, for a player's odds under Fog of War (16.1)."""
+        return odds_view(self, state, self.coerce_action(action), side, **kw)
 
     # --- odds of an action (engine/core/odds.py) ------------------------------------------------
     def is_attack(self, action: Action) -> bool:
@@ -449,11 +521,9 @@ class N20Rules(GameRules):
         return [a for a in self.legal_actions(state) if self.is_attack(a)]
 
     def odds_label(self, before: GameState, after: GameState, action: Action):
-        from .odds_words import n20_label
         return n20_label(self, before, after, action)
 
     def evaluate(self, state: GameState, side: str) -> float:
-        from .odds_words import n20_value
         return n20_value(self, state, side)
 
 
@@ -478,11 +548,10 @@ def invariants(s: GameState) -> list[str]:
             sides.setdefault(u.hex, set()).add(d.side)
             if d.type != "leader":
                 other_id = seen.get(u.hex)
-                if other_id is not None:
-                    cadres = d.type == "cadre" and sc.units[other_id].type == "cadre"      # 16.6.2
-                    pair = {u.id, other_id} == set(s.dummy_pair)                         # 16.1.3
-                    if not ((cadres or pair) and s.step in (Step.MOVEMENT, Step.OVER)):
-                        out.append(f"6.9: {u.id} and {other_id} stacked in {u.hex} ({s.step}, turn {s.turn})")
+                # 6.9 is judged at the end of the movement phase: within it a move may end on a friend that
+                # moves on (a dummy pair 16.1.3, Cadres to build up 16.6.2 alike); a game may end within it
+                if other_id is not None and s.step not in (Step.MOVEMENT, Step.OVER):
+                    out.append(f"6.9: {u.id} and {other_id} stacked in {u.hex} ({s.step}, turn {s.turn})")
                 seen[u.hex] = u.id
             g = board.garrisons.get(u.hex)
             if g is not None and not s.garrison_gone and g.side != d.side:
@@ -506,5 +575,8 @@ def invariants(s: GameState) -> list[str]:
         out.append("the step is 'over' exactly when there is a result")
     return out
 
+
+#: the rules with the shipped scenarios and tables (they hold no game state: one serves every game)
+RULES = N20Rules()
 
 register("n20", N20Rules)

@@ -7,14 +7,14 @@ from engine.core.procedure import Choose, Log, Roll
 
 from .actions import Action
 from .state import GameState, replace_any as replace
-from .types import Status, other
+from .types import other
 from .victory import morale_change
-from . import rules as R
+from .zoc import enemy_hexes, enemy_zoc, on_map_units
 
 __all__ = ["rally_candidates", "rally_hexes", "check_rally", "rally_procedure", "finish_rally"]
 
 
-def _rally_candidates(state: GameState) -> list[str]:
+def rally_candidates(state: GameState) -> list[str]:
     sc = state.scenario
     out = []
     for u in state.units:
@@ -35,10 +35,10 @@ def rally_hexes(state: GameState, side: str, taken=()) -> list[str]:
     board = sc.board
     occupied = set(h for h, ids in state.occupants.items()
                    if any(sc.units[i].type != "leader" for i in ids)) | set(taken)
-    enemies = R.enemy_hexes(state, side)
+    enemies = enemy_hexes(state, side)
     out = [h for h in board.loc_hexes(side) if h not in occupied and h not in enemies]
     if state.has("rally_hexes"):
-        enemy_units = [u.hex for u in R.on_map_units(state, other(side))]
+        enemy_units = [u.hex for u in on_map_units(state, other(side))]
         locs = board.loc_hexes(side)
         own_obj = {h for h, s, _ in board.objectives if s == side}
         for h in board.hexes:
@@ -58,7 +58,7 @@ def rally_hexes(state: GameState, side: str, taken=()) -> list[str]:
         if state.rally_on and state.has("leaders"):
             lu = state.unit(state.rally_on)
             if lu.status == "map" and sc.units[lu.id].side == side:
-                ez = R.enemy_zoc(state, side)
+                ez = enemy_zoc(state, side)
                 for h in [lu.hex] + board.neighbours(lu.hex):
                     if h not in out and h not in occupied and h not in enemies and h not in ez:
                         out.append(h)
@@ -69,7 +69,7 @@ def _safe_trace(state, side, start, goal) -> bool:
     """16.4: a path to the LOC through no enemy-occupied or enemy-adjacent hex, nor across an unbridged
     Major River."""
     board = state.scenario.board
-    enemy = {u.hex for u in R.on_map_units(state, other(side))}
+    enemy = {u.hex for u in on_map_units(state, other(side))}
     bad = set(enemy)
     for e in enemy:
         bad.update(board.neighbours(e))
@@ -150,9 +150,8 @@ def _finish_rally(state: GameState, result) -> GameState:
     return st.with_units(changes)     # the rally ends the phase: :mod:`.handlers` runs the night operations
 
 
-
 def check_rally(state: GameState, a: Action) -> None:
-    cands = set(_rally_candidates(state))
+    cands = set(rally_candidates(state))
     bad = [u for u in a.units if u not in cands]
     if bad or not a.units:
         raise RuleViolation("10.0", f"only broken units of the phasing side may rally ({', '.join(bad) or 'none'})")
@@ -168,6 +167,3 @@ def rally_procedure(state: GameState, a: Action):
 
 def finish_rally(state: GameState, a: Action, result) -> GameState:
     return _finish_rally(state, result)
-
-
-rally_candidates = _rally_candidates

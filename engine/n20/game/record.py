@@ -12,40 +12,39 @@ from __future__ import annotations
 from engine.core.game import apply_event as core_apply_event, new_record, replay, undo as core_undo
 from engine.core.record import GameRecord
 
-from .protocol import ENGINE_VERSION, OLD_VERSIONS, SHIPPED_TABLES, N20Rules
+from .protocol import ENGINE_VERSION, OLD_VERSIONS, RULES, SHIPPED_TABLES, N20Rules
 from .state import GameState
 
 __all__ = ["make_record", "replay_record", "initial_state", "apply_event", "undo", "state_at_turn",
            "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES"]
 
-_RULES = N20Rules()
 _SERVED = N20Rules(allow_paths=False)
 
 
 def make_record(state: GameState, events, meta=None) -> GameRecord:
-    rec = new_record(_RULES, state, state.seed, meta)
+    rec = new_record(RULES, state, state.seed, meta)
     return rec.append(*events)
 
 
 def initial_state(rec: GameRecord, allow_paths: bool = True) -> GameState:
     """The first state of a record. ``allow_paths=False`` (the served app) refuses a record that names a
     file (its ``scenario`` or ``options.tables``): only shipped scenarios and tables, by id."""
-    return (_RULES if allow_paths else _SERVED).initial_state(rec)
+    return (RULES if allow_paths else _SERVED).initial_state(rec)
 
 
 def apply_event(state: GameState, event: dict) -> GameState:
-    return core_apply_event(_RULES, state, event)
+    return core_apply_event(RULES, state, event)
 
 
 def replay_record(rec: GameRecord, upto: int | None = None, allow_paths: bool = True) -> list[GameState]:
     """Every state of the recorded game (the first state, then one after each event); ``allow_paths=False``
     refuses a record naming a file (see :func:`initial_state`)."""
-    return replay(_RULES if allow_paths else _SERVED, rec, upto)
+    return replay(RULES if allow_paths else _SERVED, rec, upto)
 
 
 def undo(rec: GameRecord, n: int = 1) -> tuple[GameRecord, GameState]:
     """The record without its last ``n`` events, and the state it leads to."""
-    return core_undo(_RULES, rec, n)
+    return core_undo(RULES, rec, n)
 
 
 def state_at_turn(rec: GameRecord, turn: int) -> GameState:

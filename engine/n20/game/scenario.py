@@ -8,11 +8,12 @@ unknown unit id) name the scenario file and the field too. Formats: docs/n20-gam
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+import yaml
 from pydantic import Field
 
 from engine.core.data import Source, Sourced, Strict, data_path, load_yaml
@@ -20,7 +21,6 @@ from engine.core.errors import DataError
 
 from ..board import Board, load_board
 from ..tables import Tables, load_tables
-from ..units import Unit
 
 __all__ = ["Scenario", "UnitDef", "load_scenario", "scenario_ids", "scenario_path", "SIDES"]
 
@@ -268,7 +268,6 @@ def scenario_files() -> dict[str, Path]:
     out = {}
     for p in sorted(data_path("n20").glob("*/scenario*.yaml")):
         try:
-            import yaml
             sid = (yaml.safe_load(p.read_text(encoding="utf-8")) or {}).get("id")
         except Exception:  # a broken file is reported when it is loaded by its id
             sid = None

@@ -11,11 +11,11 @@ from .exclusive import table_lookup
 from .phases import go_movement, settle, start_turn_bookkeeping
 from .scenario import load_scenario
 from .state import GameState, OPTIONS, UnitState, replace_any as replace
-from .types import Side, Status, Step
+from .types import Status
 from .victory import morale_change
-from . import rules as R
+from .zoc import enemy_hexes, enemy_zoc, friendly_hexes
 
-__all__ = ["new_game", "zone_hexes", "can_place", "check_place", "do_place", "draw_event", "finish_event",
+__all__ = ["new_game", "option_problem", "zone_hexes", "can_place", "check_place", "do_place", "draw_event", "finish_event",
            "roll_bessieres", "finish_bessieres"]
 
 
@@ -27,16 +27,10 @@ def new_game(scenario_id: str = "fuentes", options=(), seed: int = 0, tables: st
     for o in opts:
         if o not in OPTIONS:
             raise VedetteError(f"unknown option {o!r}; options are: {', '.join(OPTIONS)}")
-    if "bessieres" in opts and not (sc.spec.exclusive.bessieres and sc.spec.bessieres_allowed):
-        raise RuleViolation("17.2", f"the Bessieres variant is not used in scenario {sc.id}")
-    if "squares" in opts and sc.edition != "v3":
-        raise RuleViolation("17.1", "the squares variant belongs to Fuentes de Onoro 20")
-    if "portuguese_reliability" in opts and not sc.spec.exclusive.portuguese_reliability:
-        raise RuleViolation("16.9", "Portuguese reliability is a Bussaco 20 optional rule")
-    if "leaders" in opts and not sc.tables.rules.leaders:
-        raise RuleViolation("16.9", f"the {sc.edition} rules have no leaders")
-    if "fatigue" in opts and not sc.tables.rules.fatigue:
-        raise RuleViolation("16.8", f"the {sc.edition} rules have no fatigue")
+    for o in opts:
+        problem = option_problem(sc, o)
+        if problem is not None:
+            raise RuleViolation(*problem)
     spec = sc.spec
     placed = {p.unit: p.hex for p in spec.setup}
     for z in spec.zones:
@@ -76,23 +70,39 @@ def new_game(scenario_id: str = "fuentes", options=(), seed: int = 0, tables: st
     return settle(start_turn_bookkeeping(state) if state.step == "event" else state)
 
 
-def _zone_hexes(state: GameState, z) -> list[str]:
+def option_problem(sc, option: str) -> tuple[str, str] | None:
+    """Why ``option`` (a name of :data:`OPTIONS`) is not played in scenario ``sc``, as (rule, reason), or
+    None when it is: the one source for what a new game refuses and what a new-game form offers."""
+    if option == "bessieres" and not (sc.spec.exclusive.bessieres and sc.spec.bessieres_allowed):
+        return "17.2", f"the Bessieres variant is not used in scenario {sc.id}"
+    if option == "squares" and sc.edition != "v3":
+        return "17.1", "the squares variant belongs to Fuentes de Onoro 20"
+    if option == "portuguese_reliability" and not sc.spec.exclusive.portuguese_reliability:
+        return "16.9", "Portuguese reliability is a Bussaco 20 optional rule"
+    if option == "leaders" and not sc.tables.rules.leaders:
+        return "16.9", f"the {sc.edition} rules have no leaders"
+    if option == "fatigue" and not sc.tables.rules.fatigue:
+        return "16.8", f"the {sc.edition} rules have no fatigue"
+    return None
+
+
+def zone_hexes(state: GameState, z) -> list[str]:
     board = state.scenario.board
     if z.hexes:
         return list(z.hexes)
     return [h for h in board.grid.within(z.center, z.radius)]
 
 
-def _can_place(state: GameState, uid: str, h: str | None, z) -> bool:
+def can_place(state: GameState, uid: str, h: str | None, z) -> bool:
     sc = state.scenario
-    if h is None or not sc.board.on_map(h) or h not in _zone_hexes(state, z):
+    if h is None or not sc.board.on_map(h) or h not in zone_hexes(state, z):
         return False
     side = sc.units[uid].side
-    if h in R.enemy_hexes(state, side):
+    if h in enemy_hexes(state, side):
         return False
-    if sc.units[uid].type != "leader" and h in R.friendly_hexes(state, side, exclude=uid):
+    if sc.units[uid].type != "leader" and h in friendly_hexes(state, side, exclude=uid):
         return False
-    if z.not_in_enemy_zoc and h in R.enemy_zoc(state, side):
+    if z.not_in_enemy_zoc and h in enemy_zoc(state, side):
         return False
     return True
 
@@ -131,7 +141,6 @@ def _apply_bessieres(state: GameState, roll: int) -> GameState:
     return start_turn_bookkeeping(st)
 
 
-
 # ------------------------------------------------------------------------------------------------
 # Handlers
 # ------------------------------------------------------------------------------------------------
@@ -140,7 +149,7 @@ def check_place(state: GameState, a: Action) -> None:
     z = next((z for z in sc.spec.zones if a.unit in z.units), None)
     if z is None or state.unit(a.unit).status != Status.MAP:
         raise RuleViolation("18.1", f"{a.unit} is not placed by the player in this scenario")
-    if not _can_place(state, a.unit, a.hex, z):
+    if not can_place(state, a.unit, a.hex, z):
         raise RuleViolation(z.rule, f"{a.unit} may not be placed in {a.hex} (zone {z.id})")
 
 
@@ -176,7 +185,3 @@ def roll_bessieres(state: GameState, a: Action):
 
 def finish_bessieres(state: GameState, a: Action, roll) -> GameState:
     return _apply_bessieres(state, roll)
-
-
-zone_hexes = _zone_hexes
-can_place = _can_place

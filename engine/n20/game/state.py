@@ -13,11 +13,11 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from types import MappingProxyType
 
-from engine.core.errors import VedetteError
+from engine.core.errors import RuleViolation, VedetteError
 
 from . import memo as _memo
 from .scenario import Scenario, load_scenario
-from .types import Side, Status, Step, other
+from .types import HIDDEN, Side, Status, Step, other
 
 __all__ = ["UnitState", "GameState", "Battle", "OPTIONS", "other", "STEPS", "Side", "Step", "Status"]
 
@@ -75,6 +75,8 @@ class UnitState:
     exhausted: bool = False   # advanced after combat this combat phase (9.9.8)
     fought: bool = False      # took part in a battle this phase (9.1.2)
     areas: tuple[str, ...] = ()   # entry areas of a reinforcement (11.0)
+    placed: int = 0           # times put on the map (16.1: each time a new face-down piece to the enemy)
+    mp_left: int = 0          # Movement Points left after its move this phase (17.1: enough to form square)
 
     def to_json(self) -> dict:
         d = {"id": self.id, "status": self.status}
@@ -144,9 +146,11 @@ class GameState:
     fieldworks_left: int = 0                 # markers still to place this phase
     builders: tuple[str, ...] = ()           # units building fieldworks this turn (may not move)
     fieldworks_used: bool = False
+    fieldworks_turn: int | None = None       # Fuentes 14.2: the turn the allies declared Fieldworks
     night_march_used: bool = False
     night_march_left: int | None = None      # units that may still night-march (14.1), None = not declared
     night_marched: tuple[str, ...] = ()
+    night_march_forced: bool = False         # 14.1 / 12.3: the French forced-marched their night march
     declared: tuple[Battle, ...] | None = None   # 9.2: battles declared this combat phase
     done_battles: tuple[int, ...] = ()
     reacted: tuple[str, ...] = ()            # cavalry that acted in this reaction phase (8.0)
@@ -162,6 +166,7 @@ class GameState:
     dummy_pair: tuple[str, ...] = ()         # 16.1.3: (dummy, companion) that must part by the end of this phase (6.9)
     result: tuple | None = None              # (winner or "draw", level, reason)
     last: tuple = ()                         # short log of the last action's notes
+    made_by: str = ""                        # a replayed record's older engine version (its readings, 29)
 
     # ---- derived at construction (see _derive): not init arguments, not compared, not in repr ----------
     scenario: Scenario = field(init=False, repr=False, compare=False)
@@ -205,16 +210,20 @@ class GameState:
         return evolve(self, morale=tuple(sorted(m.items())))
 
     # ---- JSON --------------------------------------------------------------------------------------
-    def to_json(self, view: str | None = None) -> dict:
-        """The state as JSON. ``view`` = a side hides the other side's face-down units (16.1)."""
+    def to_json(self) -> dict:
+        """The position in a reader's JSON (units with what their counters say). Of a side's view
+        (:func:`engine.n20.game.view.view`, 16.1) a face-down enemy counter shows its token, side and
+        back (nationality) only."""
         sc = self.scenario
         units = []
         for u in self.units:
             d = sc.units[u.id]
             j = u.to_json()
-            hidden = view is not None and d.side != view and not u.revealed and u.status == "map"
-            if hidden:
-                j = {"id": f"hidden-{u.hex}", "status": "map", "hex": u.hex, "hidden": True, "side": d.side}
+            if d.type == HIDDEN:
+                markers = {k: v for k, v in j.items() if k in ("routed", "fatigue", "square", "moved")}
+                j = {"id": u.id, "status": "map", "hex": u.hex, "hidden": True, "side": d.side, **markers}
+                if d.nationality:
+                    j["nationality"] = d.nationality
             else:
                 j.update({"name": d.name, "side": d.side, "type": d.type, "strength": d.strength,
                           "movement": d.movement})
@@ -237,6 +246,14 @@ class GameState:
             "result": None if self.result is None else
             {"winner": self.result[0], "level": self.result[1], "reason": self.result[2]},
         }
+
+
+def refuse_older_reading(state: GameState, rule: str, what: str) -> None:
+    """Refuse (:class:`RuleViolation`) an event of a record made by an older engine version
+    (:attr:`GameState.made_by`) at the point where a reading of ``rule`` changed what it means."""
+    if state.made_by:
+        raise RuleViolation(rule, f"the record was made by {state.made_by}, which read {rule} otherwise ({what}); "
+                                  f"it replays only up to this event")
 
 
 _FIELDS = tuple(f.name for f in fields(GameState) if f.init)
@@ -365,7 +382,8 @@ def evolve(state: GameState, **changes) -> GameState:
 
 def with_units(state: GameState, changes: dict[str, UnitState], carry: bool = True) -> GameState:
     """``state`` with some units replaced (by id): the unit index and the units' part of the hash are
-    updated for the changed units only. ``carry=False`` for a state that is only a step on the way to
+    updated for the changed units only. A unit put on the map from off it counts one more placement
+    (:attr:`UnitState.placed`: to the enemy it is a new face-down piece, 16.1). ``carry=False`` for a state that is only a step on the way to
     another (nothing is carried to it in the memo, where it would take the place of a state in play)."""
     old = state.__dict__
     by_id = old["by_id"]
@@ -381,6 +399,9 @@ def with_units(state: GameState, changes: dict[str, UnitState], carry: bool = Tr
     for k, nu in changes.items():          # only the changed units are visited (their places are known)
         i = places[k]
         was = units[i]
+        if nu.status == "map" and was.status != "map" and nu.placed == was.placed:
+            # 16.1: a counter put on the map is a new face-down piece to the enemy (its public token changes)
+            nu = changes[k] = _unit_replace(nu, {"placed": was.placed + 1})
         new_units[i] = nu
         uh += hash((i, nu.id, *key(nu))) - hash((i, was.id, *key(was)))     # _unit_hash, written out
         if nu.id != k:

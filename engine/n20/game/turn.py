@@ -3,7 +3,7 @@ Night March (14.1), the second player for the sudden-death roll."""
 from __future__ import annotations
 
 from .state import GameState
-from .types import Side, Step, other
+from .types import other
 
 __all__ = ["actor", "night_march_possible"]
 
@@ -14,7 +14,7 @@ def actor(state: GameState) -> str | None:
     if state.over:
         return None
     if state.step == "reaction":
-        if state.night_march_left is not None or (state.night and _night_march_possible(state)):
+        if state.night_march_left is not None or (state.night and night_march_possible(state)):
             return "french"
         return other(state.player)
     if state.step == "sudden_death":
@@ -22,11 +22,7 @@ def actor(state: GameState) -> str | None:
     return state.player
 
 
-def _night_march_possible(state: GameState) -> bool:
+def night_march_possible(state: GameState) -> bool:
     sc = state.scenario
     return (sc.spec.exclusive.night_march and state.night and state.player == "allied" and not state.night_march_used
             and state.step == "reaction" and state.morale_of("french") >= 1)
-
-
-
-night_march_possible = _night_march_possible

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from engine.core.game import other_side
 
-__all__ = ["Side", "Step", "Status", "Fate", "SIDES", "other", "GARRISON_PREFIX", "garrison_id",
+__all__ = ["Side", "Step", "Status", "Fate", "SIDES", "other", "HIDDEN", "GARRISON_PREFIX", "garrison_id",
            "is_garrison", "garrison_hex"]
 
 
@@ -71,6 +71,10 @@ class Fate(StrEnum):
     BROKEN = "broken"
     DESTROYED = "destroyed"
 
+
+#: The type a face-down enemy counter has in a side's view (16.1): its scenario entry says no more than
+#: its back (engine.n20.game.view)
+HIDDEN = "hidden"
 
 #: A garrison (9.4.4) has no counter: battles name it ``garrison:<hex>`` (the record and docs form).
 GARRISON_PREFIX = "garrison:"

@@ -3,13 +3,12 @@ the end of the game and who won."""
 from __future__ import annotations
 
 from .state import GameState, replace_any as replace
-from .types import Side, Step
-from . import rules as R
+from .zoc import enemy_zoc, on_map_units
 
 __all__ = ["morale_change", "supply_path", "end_of_game", "check_victory"]
 
 
-def _morale_change(state: GameState, deltas: dict[str, int], rule: str) -> GameState:
+def morale_change(state: GameState, deltas: dict[str, int], rule: str) -> GameState:
     """12.1: gains first (capped at the maximum, 12.1.1), then losses (not below 0); 12.1.2 checked by
     :func:`_settle`."""
     mx = state.scenario.tables.morale_maximum
@@ -33,7 +32,7 @@ def supply_path(state: GameState) -> bool:
     if u.status != "map":
         return False
     board = sc.board
-    blocked = {x.hex for x in R.on_map_units(state, "allied")} | set(R.enemy_zoc(state, "french"))
+    blocked = {x.hex for x in on_map_units(state, "allied")} | set(enemy_zoc(state, "french"))
     seen, todo = {u.hex}, [u.hex]
     while todo:
         h = todo.pop()
@@ -59,7 +58,7 @@ def end_of_game(state: GameState, reason: str) -> GameState:
     return replace(state, step="over", result=res)
 
 
-def _check_victory(state: GameState) -> GameState:
+def check_victory(state: GameState) -> GameState:
     if state.result is not None:
         return state
     fr, al = state.morale_of("french"), state.morale_of("allied")
@@ -71,8 +70,3 @@ def _check_victory(state: GameState) -> GameState:
         return replace(state, step="over", result=("french", "decisive", "allied Morale reached 0 (15.0)"))
     level = "marginal" if state.orderly_withdrawal else "decisive"     # Fuentes 12.7 B
     return replace(state, step="over", result=("allied", level, "French Morale reached 0 (15.0)"))
-
-
-
-morale_change = _morale_change
-check_victory = _check_victory

@@ -1,0 +1,170 @@
+"""3.0 The sequence of play: the Initiative Phase (3.2), the Activation Phase's impulses and segments (3.3:
+passing, ending a segment, the end of an impulse and of the phase with the 4.1.10 B checks), the Recovery
+Phase (7.0) and the end of the game after turn 13 (3.4 C, 10.2)."""
+from __future__ import annotations
+
+from dataclasses import replace as dc_replace
+
+from engine.core.dist import die
+from engine.core.errors import RuleViolation
+from engine.core.game import Outcome
+from engine.core.procedure import Chance, Choose, Log, Roll
+
+from ..fatigue import CheckSpec, check_sub
+from ..scenario import Scenario
+from ..turn import turn_data
+from .position import leader_cvs
+from .queries import Queries
+from .reinforcement import reinforcement_segment
+from .rout import end_of_activation_overstack
+from .state import GameState, TbfState, replace
+from .types import LIVE, SEGMENTS, SIDES, Status, other
+from .victory import automatic_victory, battalions_text
+
+__all__ = ["initiative", "recovery", "initiative_phase", "recovery_phase", "do_pass", "do_end", "end_impulse",
+           "end_phase", "initiative_segment"]
+
+
+def recovery(sc: Scenario, st: GameState, unit_id: str):
+    """7.0 for one unit: Remove Fatigue, or Rally from Rout (not next to an enemy, 7.0 G); charged
+    cavalry may not remove fatigue (4.2.5, 7.0 C)."""
+    p = st.piece(unit_id)
+    g = sc.board.grid
+    if p.status == Status.FATIGUED:
+        if p.charged:
+            raise RuleViolation("7.0 C", f"{unit_id} charged this turn and may not recover from fatigue")
+        out = yield check_sub(sc.tables, CheckSpec("remove_fatigue", sc.units[unit_id].fv_f, "fatigued",
+                                                   leader_cvs(sc, st, unit_id), unit=unit_id), rule="7.0 D")
+        return out.status
+    if p.status == Status.ROUTED:
+        side = sc.side(unit_id)
+        if any(q.hex and g.distance(q.hex, p.hex) == 1 and sc.side(q.id) != side and q.status in LIVE
+               and not sc.is_leader(q.id) for q in st.pieces):
+            raise RuleViolation("7.0 G", f"{unit_id} is next to an enemy unit and cannot rally")
+        out = yield check_sub(sc.tables, CheckSpec("rally_from_rout", sc.units[unit_id].fv_f, "routed",
+                                                   leader_cvs(sc, st, unit_id), unit=unit_id), rule="7.0 D")
+        return out.status
+    raise RuleViolation("7.0 D", f"{unit_id} is {p.status}: only fatigued or routed units recover")
+
+
+def initiative(turn: int, mortier_on_map: bool):
+    """3.2: both roll a d6, the French +1 with Mortier on the map, ties rerolled; turn 1 the Coalition
+    goes first without a roll. Returns the side with the initiative.
+
+    A tie is settled by one chance event whose odds are those of rerolling until the dice differ
+    (the same two d6 and the same comparison, conditioned on no tie), so the tree stays finite."""
+    if turn == 1:
+        return "coalition"
+    bonus = turn_data().rolls.initiative_mortier_drm if mortier_on_map else 0
+    f = yield Roll("d6", rule="3.2 A", label="French initiative")
+    c = yield Roll("d6", rule="3.2 A", label="Coalition initiative")
+    if f + bonus != c:
+        return "french" if f + bonus > c else "coalition"
+    pairs = die("d6").product(die("d6")).given(lambda fc: fc[0] + bonus != fc[1])
+    odds = pairs.map(lambda fc: "french" if fc[0] + bonus > fc[1] else "coalition")
+    return (yield Chance(tuple(odds.items()), rule="3.2 A", label="tie: reroll until the dice differ"))
+
+
+
+def initiative_phase(sc: Scenario, st: GameState):
+    """3.2 on a game state: the French add 1 while Mortier is on the map; turn 1 goes to the Coalition
+    without a roll. A procedure returning the side that has the initiative."""
+    m = st.piece("mortier") if "mortier" in sc.leaders else None
+    on_map = m is not None and m.hex is not None and m.status == Status.NORMAL
+    return (yield from initiative(st.turn, on_map))
+
+
+def recovery_phase(sc: Scenario, st: GameState):
+    """7.0: every fatigued unit tries to remove fatigue (not cavalry that charged, 7.0 C) and every
+    routed unit not next to an enemy tries to rally (7.0 G); then Charged markers come off, leaders and
+    units are ready again and the turn advances (7.0 H)."""
+    g = sc.board.grid
+    for p in st.on_map():
+        if sc.is_leader(p.id) or p.status not in ("fatigued", "routed"):
+            continue
+        if p.status == Status.FATIGUED and p.charged:
+            continue
+        if p.status == Status.ROUTED and any(sc.side(q.id) != sc.side(p.id) and q.status in LIVE and not sc.is_leader(q.id)
+                                        for n in g.neighbours(p.hex) for q in st.in_hex(n)):
+            continue                                    # 7.0 G: next to an enemy unit (distance 1)
+        check = "remove_fatigue" if p.status == Status.FATIGUED else "rally_from_rout"
+        out = yield check_sub(sc.tables, CheckSpec(check, sc.units[p.id].fv_f, p.status, leader_cvs(sc, st, p.id),
+                                                   unit=p.id), rule="7.0 D")
+        st = st.with_piece(p.id, status=out.status)
+    st = dc_replace(st, pieces=tuple(dc_replace(p, charged=False, activated=False) if p.charged or p.activated else p
+                                     for p in st.pieces), turn=st.turn + 1)
+    return st
+
+
+
+# ------------------------------------------------------------------------------------------------
+# In the game
+# ------------------------------------------------------------------------------------------------
+def do_pass(ctx: Queries, s: TbfState, a):
+    s = replace(s, passes=s.passes + 1)
+    yield Log("3.3 B", f"the {a.side} passes")
+    if s.passes >= 2:
+        return (yield from end_phase(ctx, s, "both sides passed in turn"))
+    return replace(s, to_move=other(a.side))
+
+
+def do_end(ctx: Queries, s: TbfState, a):
+    imp = s.impulse
+    i = SEGMENTS.index(imp.segment)
+    yield Log("3.3 B", f"end of the {imp.segment.replace('_', ' ')} segment")
+    if i + 1 < len(SEGMENTS):
+        return replace(s, impulse=replace(imp, segment=SEGMENTS[i + 1], mover=""))
+    g = s.game
+    # 4.2.3, 6.2.8 J: every charging cavalry unit tires once the Melee Segment ends: the impulse's chargers,
+    # then the enemy's counter and reaction chargers (6.2.9 B, 6.2.10 E: they charged too, and carry the
+    # Charged marker; our reading of "all charging cavalry units")
+    chargers = [b.unit for b in imp.book if b.charged]
+    chargers += sorted(p.id for p in g.on_map() if p.charged and p.id not in chargers
+                       and ctx.sc.side(p.id) != imp.side)
+    for uid in chargers:
+        p = g.piece(uid)
+        if p.hex is not None and p.status == Status.NORMAL:
+            g = g.with_piece(uid, status=Status.FATIGUED)
+            yield Log("6.2.8 J", f"{uid} charged this impulse: it is fatigued now (4.2.3)")
+    return (yield from end_impulse(ctx, replace(s, game=g)))
+
+
+def end_impulse(ctx: Queries, s: TbfState):
+    s = replace(s, impulse=None, to_move=other(s.impulse.side), passes=0)
+    if not any(any(ctx.can_activate(s, l) is None for l in ctx.side_leaders(side)) or ctx.leaderless(s, side)
+               for side in SIDES):
+        return (yield from end_phase(ctx, s, "every leader and command has been activated"))
+    return s
+
+
+def end_phase(ctx: Queries, s: TbfState, why: str):
+    sc = ctx.sc
+    yield Log("3.3 B", f"end of the Activation Phase of turn {s.turn}: {why}")
+    g = s.game
+    for side in SIDES:
+        g = yield from end_of_activation_overstack(sc, g, side)          # 4.1.10 B
+    g = yield from recovery_phase(sc, g)                                # 7.0 (turn + 1)
+    s = replace(s, game=g, impulse=None, passes=0, activations=())
+    over = automatic_victory(s.game)
+    if over is not None:
+        return replace(s, result=over, game=dc_replace(g, turn=min(g.turn, sc.file.turns)))
+    if g.turn > sc.file.turns:                                            # 3.4 C, 7.0 I, 10.2
+        g = dc_replace(g, turn=sc.file.turns)
+        v = ctx.victory(s, g)
+        winner = None if v["winner"] == "draw" else v["winner"]
+        reason = (f"French {v['french_level']}, Coalition {v['coalition_level']}; French losses "
+                  f"{battalions_text(v['french_battalions_lost'])} battalions")
+        return replace(s, game=g, result=Outcome(winner, v["level"], reason, "10.2"))
+    s = yield from reinforcement_segment(ctx, s)
+    return (yield from initiative_segment(ctx, s))
+
+
+def initiative_segment(ctx: Queries, s: TbfState):
+    sc = ctx.sc
+    winner = yield from initiative_phase(sc, s.game)                      # 3.2 A
+    first = winner
+    if s.turn > 1:
+        first = yield Choose((winner, other(winner)), rule="3.2 B", player=winner,
+                             label="who performs the first impulse?")
+    yield Log("3.2", f"turn {s.turn}: the {winner} has the initiative; the {first} opens")
+    return replace(s, to_move=first, passes=0)

@@ -1,0 +1,111 @@
+"""The odds bot picks what it picked before its speed work (issue 26 point 4): whole bot games, the odds
+bot against the greedy bot (either seat) and against itself, for several seeds of every system, replay to
+the very same record.
+
+Each digest is the sha256 of the game's record events (``json.dumps(events, sort_keys=True)``: every
+action, every die, every answer to a question inside a procedure) made with the code of commit 4284ca7,
+before engine/core/odds.py was changed, with the number of actions beside it. Any changed pick (an attack
+weighed to another value, an attack found too big where it was not, another tie broken, another answer
+inside an attack) changes the record from that action on, so the digest. A rule fix that changes records
+(issue 29) changes these too: make them again with ``python tests/core/test_odds_bot_records.py`` and
+say so in the commit.
+
+Battle Commander: with today's exact enumeration every attack the bot weighs is past its bound (4,000
+steps), so its picks are the greedy bot's in every game here (the digests for either seat are equal); a
+faster Battle Commander enumeration (issue 26 point 2) will bring attacks under the bound and change them.
+
+Cheap games run by default, the rest under ``-m slow``."""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import pytest
+
+from engine.core.game import play_game, system_of
+
+#: "system:bots:seed" -> (actions in the game, sha256 of its record events), made at commit 4284ca7
+GAMES = {
+    "bc:greedy,odds:1": (211, "07f723cd045f905d6e5b752aca3be03f7cf5d01c16e58200fce3490eb9552df1"),
+    "bc:greedy,odds:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
+    "bc:greedy,odds:3": (261, "629a186c9591eb96c61eabff13552c4a2a4c4acaa89086bfd4303438518298b8"),
+    "bc:greedy,odds:4": (188, "968af8aafefddb610ce9423aefa0e2d8d074773933a35e7333c4f261297f01ef"),
+    "bc:greedy,odds:5": (281, "55920122307de1dfa03bacfa665df4af9ec73d28b44ec9fefebac4117268a7e0"),
+    "bc:odds,greedy:1": (211, "07f723cd045f905d6e5b752aca3be03f7cf5d01c16e58200fce3490eb9552df1"),
+    "bc:odds,greedy:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
+    "bc:odds,greedy:3": (261, "629a186c9591eb96c61eabff13552c4a2a4c4acaa89086bfd4303438518298b8"),
+    "bc:odds,greedy:4": (188, "968af8aafefddb610ce9423aefa0e2d8d074773933a35e7333c4f261297f01ef"),
+    "bc:odds,greedy:5": (283, "9dfbc9f8643dc3d5d405c85f9535235bb51a8cc20da737c0e41bda0a070e4fa2"),
+    "bc:odds,odds:1": (211, "07f723cd045f905d6e5b752aca3be03f7cf5d01c16e58200fce3490eb9552df1"),
+    "bc:odds,odds:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
+    "bc:odds,odds:3": (261, "629a186c9591eb96c61eabff13552c4a2a4c4acaa89086bfd4303438518298b8"),
+    "lob:greedy,odds:1": (130, "e8b782292a11dcb2bce564844e03a77096a6fc6f1d09f76ededefc1501245db1"),
+    "lob:greedy,odds:2": (112, "456311233aea0c62f444e9506042ff1ea510f00022e745b789e3c57157944276"),
+    "lob:greedy,odds:3": (274, "69e8ed415cd602afd3c7446bdd32fc2d85f68eb8e8a552c7c83fbefdfa28d1cb"),
+    "lob:greedy,odds:4": (278, "ccea2c77c362ca1c795a633e4d7fb06401bffff245fd54e276be0aa4ed562278"),
+    "lob:greedy,odds:5": (263, "adb2e1a30c6478117c0adf1e588f298bef33cd5b62a5030cda3ebc8293f0c8b4"),
+    "lob:odds,greedy:1": (80, "9186b692f75a35d292e3ed27e447acfd821f5e0852f2f8f9fed23e7faefd0dff"),
+    "lob:odds,greedy:2": (96, "f8525da60a88e729533affca219c78cb887437cf94c9ecfca872e1d8e3e9a311"),
+    "lob:odds,greedy:3": (123, "997bd7565cc28f906be1fbe7761570f707b92e1c7c811c5e0f52fbcf3fe79b2c"),
+    "lob:odds,greedy:4": (287, "40ac25c5442e870b673c8271b89cea2202542e87c483953971949bea96213a63"),
+    "lob:odds,greedy:5": (103, "13cd5bdc80d0af6564f87fdb4583697a16fca78f98ab2e1c5ab80d1c4accac15"),
+    "lob:odds,odds:1": (218, "3526a8c3d85d567b9c3c92919947d4f5e7e2bdd979c80b490f2123ec2f4ecd74"),
+    "lob:odds,odds:2": (288, "f2eaa97672fbf7ec8906ec5dd2fed24e8856cd7cc2775173ad76213ea34edeb4"),
+    "lob:odds,odds:3": (125, "226ee511d5e06c47ed5c7de7dc89f34879edf37f1537d1830a77b92889070e71"),
+    "n20:greedy,odds:1": (462, "7b75182d6ccd58495fca9ddf839b3779d1eb6b3cd8283acce1ced71c81090535"),
+    "n20:greedy,odds:2": (427, "3ed878bb8354472844e76855908aaa90b8e874ed62ef7ef955a997b85ed8d037"),
+    "n20:greedy,odds:3": (468, "4458e45dadf75ccc3cb9c9e3ed69a3b6cea2e6f9b9e482a6f2544c0da4c4e0b8"),
+    "n20:greedy,odds:4": (169, "8053f8cfd8aeaf12bf0dfd02508d5f59e7bb02ba78110d90e7369fb629732460"),
+    "n20:greedy,odds:5": (397, "43c8b0e9d1fb8437f8a8856fee2c52a48e5183fe912775a8f4c196eeab28d220"),
+    "n20:odds,greedy:1": (421, "3975c782374ffc655abf28e539a918a282f932e3c9a4fef5ff3238a39146cff9"),
+    "n20:odds,greedy:2": (412, "73cfeef83bd1eb6888d6b5900204e111f50f0dff9965f77df84573d19f01fceb"),
+    "n20:odds,greedy:3": (334, "bca156e0aa87cdbde6938b5017b4301124ad07693b786cf2209ab849674d0554"),
+    "n20:odds,greedy:4": (431, "adfd1f4224f2442388b502f84faa91129cc66a20606c998189823aff2a696854"),
+    "n20:odds,greedy:5": (397, "f78a6cb6ad5e0ca55c0c5caa5556f1cefd48045df73e8f9774abcd3e30d844e2"),
+    "n20:odds,odds:1": (77, "b375ee2fedc27907c50376d8d6bfa258d632aafc97c15c02843f1bf2858efa1d"),
+    "n20:odds,odds:2": (451, "e01f254b8fb04c92fb41f9d075aef8daeb080657a519a88cc3c6e5ae38f3eba1"),
+    "n20:odds,odds:3": (415, "77d4c4dff6fc9c4f080b206ded8ced307d9949fc998eec0ed6639196ea63b7f7"),
+    "tbf:greedy,odds:1": (723, "2c61850d28113ccd7005130ea20bde0a5c5369d7fc73cc09cdb6bcf05d339fc9"),
+    "tbf:greedy,odds:2": (621, "d4e8223e4fcab232f5460d00f7512378af32f7acb2adee82116f08eb472f2310"),
+    "tbf:greedy,odds:3": (641, "1f4b70b8762b15c7af0d3f1e942fb2fb728ce6046b6c043978b56a4861ea2294"),
+    "tbf:greedy,odds:4": (178, "da6df8a562b86f43d4725072bed899450dbd9cdb126d803bd1d3ae3310b975ed"),
+    "tbf:greedy,odds:5": (728, "bac1c95087abd3e1a7a7d991e500b496f61f2e01954d50dee5f503a3ae55e19a"),
+    "tbf:odds,greedy:1": (652, "2253d6dedccd77f81fb53ce19e8933a91c49bc823f1dc6ef1e3f19de86694d3b"),
+    "tbf:odds,greedy:2": (728, "cca50775fc5026c07fb37766c3e4f7a0bea83897ed8f430549c4e33daa33c2c7"),
+    "tbf:odds,greedy:3": (240, "0c8e07f0aae4ecabf87cbfd8c4f0d1feeef3e120648727520f2bf01d4a0bc85b"),
+    "tbf:odds,greedy:4": (683, "9fd2f1a8091622084f88f209cc4804d805fa3dc712d7824e49f891339d3cf062"),
+    "tbf:odds,greedy:5": (641, "c8a97d8ad6e8b1c9d1f811f8eb767c61569aa72530dca579ecce00784c7328d0"),
+    "tbf:odds,odds:1": (654, "4398c2efd12d9c882d821c1c7aa9eb8934cf1ea717dd1db96fdf77e31eea9081"),
+    "tbf:odds,odds:2": (655, "a714992fba26f4081af45a3d86a8446331f5877a33e99af17445bdec23882efe"),
+    "tbf:odds,odds:3": (602, "8bf37d5929755b417d104dad4380c122febef4b2925ef0952244d1c00b936ae2"),
+}
+
+#: run by default (about 7 s of CPU together on this machine); every other game is marked slow
+FAST = ("n20:odds,greedy:1", "n20:greedy,odds:2", "lob:odds,greedy:1", "lob:odds,greedy:5",
+        "tbf:odds,greedy:3", "tbf:greedy,odds:4", "bc:greedy,odds:4")
+
+
+def record_digest(key: str) -> tuple[int, str]:
+    system, bots, seed = key.split(":")
+    _, rec = play_game(system_of(system), tuple(bots.split(",")), seed=int(seed))
+    events = json.loads(json.dumps(list(rec.events), sort_keys=True))
+    return len(events), hashlib.sha256(json.dumps(events, sort_keys=True).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("key", [k for k in GAMES if k in FAST] +
+                         [pytest.param(k, marks=pytest.mark.slow) for k in GAMES if k not in FAST])
+def test_odds_bot_game_record_is_unchanged(key):
+    assert record_digest(key) == GAMES[key]
+
+
+def test_the_fast_games_are_listed_games():
+    assert set(FAST) <= set(GAMES)
+    assert {k.split(":")[0] for k in FAST} == {"n20", "lob", "tbf", "bc"}
+
+
+if __name__ == "__main__":                  # print the table again (after a rule fix that changes records)
+    import engine.systems  # noqa: F401
+    for k in sorted(sys.argv[1:] or GAMES):
+        n, digest = record_digest(k)
+        print(f'    "{k}": ({n}, "{digest}"),')
