@@ -22,6 +22,7 @@ from typing import Any
 import panel as pn
 
 from engine.core.errors import VedetteError
+from engine.core.quick_odds import WHOLE, OddsHidden, odds_position
 
 from dashboards.server.background import Background
 
@@ -102,18 +103,27 @@ def odds_html(odds, describe: str = "") -> str:
 PAGE_MAX_OUTCOMES = 20_000
 
 
-def compute_odds(system: str, state_json: Any, action_json: Any, describe: str = "") -> str:
+def compute_odds(system: str, state_json: Any, action_json: Any, describe: str = "",
+                 seen_by: Any = WHOLE) -> str:
     """Run in a child process: rebuild the position from its JSON (the protocol's round trip), compute
-    the action's exact odds, and return them drawn as HTML (a plain, picklable string)."""
-    from engine.core.game import system_of
+    the action's exact odds, and return them drawn as HTML (a plain, picklable string). ``seen_by``: the
+    side whose page asks (``None`` a spectator; :data:`~engine.core.quick_odds.WHOLE` when the page may
+    see everything): in a game that hides part of the position, the odds are worked out from what that
+    side knows (the system's ``odds_position``), or refused naming why (:class:`OddsHidden`)."""
     from engine.core.odds import action_odds
+    from engine.systems import system_of
 
     rules = system_of(system)
     state = rules.state_from_json(state_json)
+    action = rules.action_from_json(action_json)
+    try:
+        position = odds_position(rules, state, action, seen_by)
+    except OddsHidden:          # said in our words: the engine's message names the action's pieces
+        raise VedetteError("this game hides part of the position from you (16.1 fog of war, 15 hands): its "
+                           "odds are not shown before the action is made") from None
     # a worker process under the runner's time budget guards the server here, so the end-position bound
     # is wider than the engine's default (a Battle Commander assault ends in about 10,000 positions)
-    return odds_html(action_odds(rules, state, rules.action_from_json(action_json),
-                                 max_outcomes=PAGE_MAX_OUTCOMES), describe)
+    return odds_html(action_odds(rules, position, action, max_outcomes=PAGE_MAX_OUTCOMES), describe)
 
 
 def _said(value) -> str:
@@ -164,14 +174,16 @@ class ActionOddsView(pn.viewable.Viewer):
         self._key = None
         self.pane.object = "<div class='action-odds' data-state='idle'></div>"
 
-    def declare(self, rules, state, action) -> None:
-        """The player selected ``action`` (not yet committed): show its odds if it is an attack."""
+    def declare(self, rules, state, action, seen_by: Any = WHOLE, said: str | None = None) -> None:
+        """The player selected ``action`` (not yet committed): show its odds if it is an attack, worked out
+        from what ``seen_by`` (the page's side) knows; ``said``: the action in words as that side may
+        know it (default: the system's words for it)."""
         is_attack = getattr(rules, "is_attack", None)
         if state is None or action is None or is_attack is None or not is_attack(action):
             self.clear()
             return
         action_json = rules.action_to_json(action)
-        said = rules.describe_action(action)
+        said = said or rules.describe_action(action)
         try:
             state_json = rules.state_to_json(state)
         except VedetteError as exc:
@@ -181,7 +193,7 @@ class ActionOddsView(pn.viewable.Viewer):
             return
         # positions are values: the same position and action always have the same odds
         key = (rules.system, hash(json.dumps(state_json, sort_keys=True, default=str)),
-               json.dumps(action_json, sort_keys=True, default=str))
+               json.dumps(action_json, sort_keys=True, default=str), repr(seen_by))
         if key == self._key and (self.runner.busy or key in self._cache):
             return
         self._key = key
@@ -190,7 +202,7 @@ class ActionOddsView(pn.viewable.Viewer):
             return
         self.pane.object = (f"<div class='action-odds' data-state='busy'>Working out the exact odds of "
                             f"{html.escape(said)}…</div>")
-        job = partial(compute_odds, rules.system, state_json, action_json, said)
+        job = partial(compute_odds, rules.system, state_json, action_json, said, seen_by)
 
         def done(text: str, key=key):
             if len(self._cache) > 64:

@@ -15,7 +15,7 @@ seed: deterministic as the bots are, a bot made afresh would choose the same.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 from engine.core.game import EventDice, Pending, action_seed
 from engine.systems import system_of
@@ -95,5 +95,5 @@ def bot_answer(system: str, state_json: Any, pending_json: Any, seats: dict, see
     state = rules.state_from_json(state_json)
     p = Pending.from_json(rules, state, pending_json)
     acting = rules.to_act(state)
-    value = _choose(rules, state, seats, acting, seeds, system, p.request)
+    value = _choose(rules, state, seats, acting, seeds, system, cast(Choose, p.request))
     return jsonable(value)

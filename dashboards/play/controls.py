@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import partial
+from typing import Callable
 
 import panel as pn
 import param
@@ -210,7 +211,7 @@ button:disabled {opacity:.5;cursor:default}
 
 
 class GameControls(JSComponent):
-    """See the module's docstring. ``on_msg(msg)`` receives every press (set by the view)."""
+    """See the module's docstring. ``on_press(msg)`` receives every press (set by the view)."""
 
     items = param.List(default=[], doc="[key, label, is an attack] of each action listed")
     selected = param.String(default="", doc="the key of the action selected in the list")
@@ -225,12 +226,12 @@ class GameControls(JSComponent):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.on_msg = None
+        self.on_press: Callable[[dict], None] | None = None
 
     def _handle_msg(self, data) -> None:
         on_next_tick(self, partial(self.press, data))
 
     def press(self, msg: dict) -> None:
         """One press in the browser (also what a test or a notebook calls)."""
-        if isinstance(msg, dict) and self.on_msg is not None:
-            self.on_msg(msg)
+        if isinstance(msg, dict) and self.on_press is not None:
+            self.on_press(msg)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 from functools import partial
+from typing import Any, Sequence
 
 import param
 from panel.custom import JSComponent
@@ -239,7 +240,7 @@ class PlayHead(JSComponent):
         self.on_action = None
 
     def set_choices(self, systems: list, scenarios: list, scenario: str, variants: list, open_: bool,
-                    sides: list = (), bots: list = ()) -> None:
+                    sides: Sequence[Any] = (), bots: Sequence[Any] = ()) -> None:
         self.choices = json.dumps({"systems": systems, "scenarios": scenarios, "scenario": scenario,
                                    "variants": variants, "open": bool(open_), "sides": list(sides),
                                    "bots": list(bots)}, ensure_ascii=False)

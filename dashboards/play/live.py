@@ -36,7 +36,7 @@ import time
 import weakref
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from engine.core.errors import RecordError, RuleViolation, VedetteError
 from engine.core.game import GameRules, Pending, RandomBot, Session, apply_event
@@ -197,6 +197,8 @@ class LiveGame:
     """The one game a saved game is, in this process (see the module's docstring). Thread-safe: every
     change holds :attr:`lock`; subscribers are told after it is released."""
 
+    session: Session[Any, Any]          # set by :meth:`load` (or :meth:`unsaved`) before any use
+
     def __init__(self, rules: GameRules, store: GameStore | None, game_id: str, hub: "Hub | None" = None):
         self.rules = rules
         self.store = store
@@ -205,7 +207,6 @@ class LiveGame:
         self.lock = threading.RLock()
         self._subs: dict[int, Callable[[], None]] = {}
         self._next_sub = 0
-        self.session: Session | None = None
         self.full_record: GameRecord | None = None
         self.rev = -1
         self.seats: dict = {}
@@ -218,6 +219,12 @@ class LiveGame:
         self._bot_job = False
         self._steps = 0                   # bot actions the owner asked for while paused
         self._rolls = True                # whether the action under way is rolled by the computer
+
+    def _st(self) -> GameStore:
+        """The store of a saved game (a game that is not saved is refused any change)."""
+        if self.store is None:
+            raise Refused("this game is not saved: replay only")
+        return self.store
 
     # -- loading -----------------------------------------------------------------------------------
     @classmethod
@@ -234,10 +241,10 @@ class LiveGame:
             self._load(saved)
 
     def _load(self, saved=None) -> None:
-        saved = saved if saved is not None else self.store.load(self.game_id)
+        saved = saved if saved is not None else self._st().load(self.game_id)
         rec = _record_of(self.rules, saved)
         known = None
-        s = self.session
+        s = getattr(self, "session", None)
         if s is not None and len(rec.events) >= len(s.record.events) and \
                 rec.events[:len(s.record.events)] == s.record.events and not self.broken:
             known = s.states                      # the new events follow ours: only they are applied
@@ -262,7 +269,7 @@ class LiveGame:
             return False
         with self.lock:
             try:
-                rev = self.store.revs([self.game_id]).get(self.game_id)
+                rev = self._st().revs([self.game_id]).get(self.game_id)
             except StorageError:
                 return False
             if rev is None or rev == self.rev:
@@ -273,7 +280,7 @@ class LiveGame:
 
     def _sync_locked(self) -> None:
         if self.store is not None:
-            rev = self.store.revs([self.game_id]).get(self.game_id)
+            rev = self._st().revs([self.game_id]).get(self.game_id)
             if rev is not None and rev != self.rev:
                 self._load()
 
@@ -318,7 +325,7 @@ class LiveGame:
         if self.store is None or not self.game_id:
             return False
         try:
-            return bool(self.store.claimed(self.game_id) - {OWNER})
+            return bool(self._st().claimed(self.game_id) - {OWNER})
         except StorageError:
             return True
 
@@ -357,18 +364,19 @@ class LiveGame:
         over), only on the position this process last read."""
         p = self.session.pending
         oc = self.rules.outcome(p.state) if p is not None else None
-        self.rev = self.store.change(self.game_id, self.rev, event=event, pending=None,
+        self.rev = self._st().change(self.game_id, self.rev, event=event, pending=None,
                                      status=f"over: {oc}" if oc is not None else None)
 
     def _saved_undo(self, keep: int, now: int) -> None:
-        self.rev = self.store.change(self.game_id, self.rev, keep=keep, pending=None, status="in progress")
+        self.rev = self._st().change(self.game_id, self.rev, keep=keep, pending=None, status="in progress")
 
     def _save_pending(self) -> None:
         p = self.session.pending
-        self.rev = self.store.change(self.game_id, self.rev, pending=p.to_json() if p is not None else None)
+        self.rev = self._st().change(self.game_id, self.rev, pending=p.to_json() if p is not None else None)
 
     def _run(self, fn: Callable[[], Any]) -> Any:
         """Run a change of the session under the lock; a stale game is read again and the change refused."""
+        err: Refused | None
         with self.lock:
             try:
                 self._sync_locked()
@@ -473,7 +481,7 @@ class LiveGame:
         def go():
             if role != OWNER or self.store is None:
                 raise Refused("only the owner's link may make a game public or private")
-            self.rev = self.store.change(self.game_id, self.rev, public=bool(public))
+            self.rev = self._st().change(self.game_id, self.rev, public=bool(public))
             self.public = bool(public)
         return self._run(go)
 
@@ -488,10 +496,10 @@ class LiveGame:
             if bot:
                 if bot not in self.rules.bots():
                     raise Refused(f"unknown bot {str(bot)[:20]!r}; one of {', '.join(self.rules.bots())}")
-                if side in self.store.claimed(self.game_id):
+                if side in self._st().claimed(self.game_id):
                     raise Refused(f"the {side} link is held by a player: a bot cannot take that seat")
             seats = {s: b for s, b in self.seats.items() if s != side} | ({side: bot} if bot else {})
-            self.rev = self.store.change(self.game_id, self.rev, seats=seats | ({"paused": True} if self.paused else {}))
+            self.rev = self._st().change(self.game_id, self.rev, seats=seats | ({"paused": True} if self.paused else {}))
             self.seats = seats
         return self._run(go)
 
@@ -500,7 +508,7 @@ class LiveGame:
         def go():
             if role != OWNER or self.store is None:
                 raise Refused("only the owner's link may pause or resume the bots")
-            self.rev = self.store.change(self.game_id, self.rev,
+            self.rev = self._st().change(self.game_id, self.rev,
                                          seats=dict(self.seats) | ({"paused": True} if paused else {}))
             self.paused = bool(paused)
             self._steps = 0
@@ -622,7 +630,7 @@ class LiveGame:
         bot = RandomBot(seed=_bots.bot_seed(seed, 7 + index))
         if pending_json is not None:
             p = Pending.from_json(rules, state, pending_json)
-            return bot.choose(p.request, state)
+            return bot.choose(cast(Choose, p.request), state)
         action = bot.choose_action(rules, state, rules.legal_actions(state))
         return {"action": rules.action_to_json(action), "answers": [], "done": False}
 
@@ -682,15 +690,15 @@ class Hub:
                 games = [g for g in self._games.values() if g.store is not None and g.watched]
             by_file: dict[str, list[LiveGame]] = {}
             for g in games:
-                by_file.setdefault(str(g.store.path), []).append(g)
+                by_file.setdefault(str(g._st().path), []).append(g)
             for path, gs in by_file.items():
                 w = watchers.get(path)
                 if w is None:
-                    w = watchers[path] = gs[0].store.watcher()
+                    w = watchers[path] = gs[0]._st().watcher()
                 try:
                     if not w.changed():
                         continue
-                    revs = gs[0].store.revs([g.game_id for g in gs])
+                    revs = gs[0]._st().revs([g.game_id for g in gs])
                 except Exception:  # noqa: BLE001 - the watcher must keep going
                     log.exception("the saved-games file could not be watched")
                     continue

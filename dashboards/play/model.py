@@ -21,7 +21,7 @@ the rules' ``view`` / ``visible_event``, so a page never has what its side may n
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable
 
 import param
 
@@ -48,20 +48,29 @@ def describe_request(req) -> str:
     return f"{getattr(req, 'label', '') or req.kind} (rule {rule})"
 
 
-def log_rows(rules: GameRules, events: list[dict]) -> list[dict]:
+def log_rows(rules: GameRules, events: list[dict], states: list | tuple | None = None,
+             first: int = 0) -> list[dict]:
     """One row per die, card, choice or note of every recorded action, newest last (raw rolls, and the
-    notes that give the modified values)."""
+    notes that give the modified values). With ``states`` (the state before each event), each answer is
+    also said in a player's words (:meth:`GameRules.describe_answer`: "d6 shows 4: DR", "a card, face
+    down"); ``first``: the number of the first event given."""
     rows = []
     for i, ev in enumerate(events):
         try:
             said = rules.describe_action(rules.action_from_json(ev.get("action")))
         except VedetteError:
-            said = str(ev.get("action"))[:60]
+            said = "an action this version cannot read"
         for a in ev.get("answers", []):
-            rows.append({"#": i + 1, "action": said, "rule": a.get("rule", ""), "what": a.get("kind", ""),
-                         "label": a.get("label", ""),
-                         "value": "" if a.get("value") is None else str(jsonable(a.get("value"))),
-                         "detail": "" if a.get("detail") is None else str(jsonable(a.get("detail")))})
+            row = {"#": first + i + 1, "action": said, "rule": a.get("rule", ""), "what": a.get("kind", ""),
+                   "label": a.get("label", ""),
+                   "value": "" if a.get("value") is None else str(jsonable(a.get("value"))),
+                   "detail": "" if a.get("detail") is None else str(jsonable(a.get("detail")))}
+            if states is not None and i < len(states):
+                try:
+                    row["said"] = rules.describe_answer(states[i], a)
+                except (VedetteError, KeyError, TypeError, ValueError):
+                    pass
+            rows.append(row)
     return rows
 
 
@@ -87,11 +96,16 @@ def log_html(rows: list[dict], rule_note) -> str:
         return (f"<span class='rule-tag' data-rule='{html.escape(rule, quote=True)}' "
                 f"title='{html.escape(tips[rule], quote=True)}'>{html.escape(rule)}</span>")
 
+    def what(r: dict) -> str:
+        if r.get("said"):                 # the system's words for the answer
+            return f"<td colspan=3>{html.escape(r['said'][:160])}</td>"
+        return (f"<td>{html.escape(r['label'] or r['what'])}</td><td>{html.escape(r['value'][:40])}</td>"
+                f"<td>{html.escape(r['detail'][:60])}</td>")
+
     return ("<table class='dice-log'><tr><th>#</th><th>action</th><th>rule</th><th>what</th>"
             "<th>value</th><th>detail</th></tr>" + "".join(
                 f"<tr><td>{r['#']}</td><td>{html.escape(r['action'][:60])}</td><td>{tag(r['rule'])}</td>"
-                f"<td>{html.escape(r['label'] or r['what'])}</td><td>{html.escape(r['value'][:40])}</td>"
-                f"<td>{html.escape(r['detail'][:60])}</td></tr>" for r in rows) + "</table>")
+                + what(r) + "</tr>" for r in rows) + "</table>")
 
 
 class PlayParams(param.Parameterized):
@@ -129,7 +143,7 @@ class GamePlayModel(PlayParams):
         self._sub: int | None = None
         #: how the page learns that its live game changed (another browser, a bot, another process):
         #: called from any thread; the view replaces it with one that schedules on its own document
-        self.notify = self.sync
+        self.notify: Callable[[], object] = self.sync
 
     # -- the live game -------------------------------------------------------------------------------
     def _attach(self, game: LiveGame) -> None:
@@ -137,10 +151,25 @@ class GamePlayModel(PlayParams):
             self.game.unsubscribe(self._sub)
         self.game, self._sub = game, None
         if game.store is not None:
-            self._sub = game.subscribe(lambda: self.notify())
+            self._sub = game.subscribe(self._told)
         self.snap = game.snapshot()
         self.broken = game.broken
         self.rev = self.snap.rev
+
+    def _told(self) -> None:
+        self.notify()
+
+    @property
+    def sn(self) -> Snapshot:
+        """The snapshot shown (there is a game)."""
+        if self.snap is None:
+            raise VedetteError("no game: start one, or open a saved one")
+        return self.snap
+
+    def _live(self) -> LiveGame:
+        if self.game is None:
+            raise Refused("no game: start one, or open a saved one")
+        return self.game
 
     def detach(self) -> None:
         """Stop hearing of the game's changes (the browser closed)."""
@@ -267,7 +296,7 @@ class GamePlayModel(PlayParams):
         st = self.state
         if st is None:
             return True
-        last = self.snap.states[-1]
+        last = self.sn.states[-1]
         return not self.rules.hides(st) or self.rules.outcome(last) is not None
 
     def shown_state(self, state=None):
@@ -302,7 +331,7 @@ class GamePlayModel(PlayParams):
         self.role, self.game_id = OWNER, gid
         self.mode, self.position, self.refusal = "play", 0, ""
         self._attach(self.hub.game(self.store, gid, self.rules))
-        self.position = len(self.snap.states) - 1
+        self.position = len(self.sn.states) - 1
         self._changed("New game started and saved."
                       + (" The bots are paused: press go on (or step) to watch them play." if paused else ""))
         return gid
@@ -333,9 +362,9 @@ class GamePlayModel(PlayParams):
         game = self.hub.game(self.store, game_id, self.rules, saved=saved)
         self.game_id, self.role, self.refusal = game_id, role, ""
         self._attach(game)
-        why = self.snap.broken
+        why = self.sn.broken
         self.mode = "replay" if (why or not role) else mode
-        n = len(self.snap.states) - 1
+        n = len(self.sn.states) - 1
         self.position = n if self.mode == "play" else (n if why else 0)
         self._changed(f"Saved game {saved.title!r} loaded ({len(saved.events)} actions)."
                       + (f" It is read-only: {why}" if why else ""))
@@ -378,7 +407,7 @@ class GamePlayModel(PlayParams):
         self.detach()
         self._attach(LiveGame.unsaved(self.rules, rec, states))
         self.game_id, self.role, self.refusal, self.mode = "", "", "", "replay"
-        self.position = len(self.snap.states) - 1
+        self.position = len(self.sn.states) - 1
         self._changed(message or f"Replay of a game that is not saved ({len(rec.events)} actions).")
 
     # -- acting ---------------------------------------------------------------------------------------
@@ -407,7 +436,13 @@ class GamePlayModel(PlayParams):
         return self.rules.legal_actions(st)
 
     def legal_described(self) -> list[tuple[Any, str]]:
-        return [(a, self.rules.describe_action(a)) for a in self.legal()]
+        return [(a, self.said(a)) for a in self.legal()]
+
+    def said(self, action) -> str:
+        """``action`` in words as this page's side may know it (hidden pieces by their public token, 16.1)."""
+        if self.sees_all or self.state is None:
+            return self.rules.describe_action(action)
+        return self.rules.describe_action(self.rules.visible_action(self.state, action, self.viewer))
 
     def _play_refusal(self) -> str | None:
         if self.game is None:
@@ -449,9 +484,10 @@ class GamePlayModel(PlayParams):
             action = self.rules.coerce_action(action)
         except VedetteError as exc:
             return self._refuse(f"Refused: {str(exc)[:240]}")
-        g = self.game
+        g = self._live()
+        said = self.said(action)
         return self._do(lambda: g.begin(self.role, action, roll=self.dice_mode == "computer"),
-                        lambda: f"Done: {self.rules.describe_action(action)}")
+                        lambda: f"Done: {said}")
 
     def answer(self, value: Any) -> bool:
         """Answer the waiting request: a typed die, a card, or a player's choice (checked: a die off its
@@ -460,9 +496,10 @@ class GamePlayModel(PlayParams):
         if why:
             return self._refuse(why)
         p = self.pending
-        g = self.game
+        g = self._live()
+        said = self.said(p.action) if p is not None else "the action"
         return self._do(lambda: g.answer(self.role, value, roll=self.dice_mode == "computer"),
-                        lambda: f"Done: {self.rules.describe_action(p.action) if p is not None else 'the action'}")
+                        lambda: f"Done: {said}")
 
     def roll_for_me(self) -> bool:
         """Let the computer roll the dice still waiting (the player changed their mind about typing)."""
@@ -470,8 +507,8 @@ class GamePlayModel(PlayParams):
             return self._refuse("nothing is waiting for a die")
         p = self.pending
         g = self.game
-        return self._do(lambda: g.roll(self.role),
-                        lambda: f"Done: {self.rules.describe_action(p.action) if p is not None else 'the action'}")
+        said = self.said(p.action) if p is not None else "the action"
+        return self._do(lambda: g.roll(self.role), lambda: f"Done: {said}")
 
     def cancel(self) -> bool:
         if self.game is None:
@@ -488,11 +525,12 @@ class GamePlayModel(PlayParams):
         last = self.events[-1] if self.events else None
         g = self.game
 
-        def said() -> str:
+        def undone() -> str:
             try:
-                return "Undone: " + self.rules.describe_action(self.rules.action_from_json(last["action"]))
+                return "Undone: " + self.said(self.rules.action_from_json((last or {})["action"]))
             except (VedetteError, TypeError, KeyError):
                 return "Undone: the last action"
+        said = undone()
         return self._do(lambda: (g.undo(self.role), None)[1], said)
 
     # -- seats and watching (issue 28 point 3) ------------------------------------------------------
@@ -555,13 +593,18 @@ class GamePlayModel(PlayParams):
         self.store.bookmark(self.game_id, self.position, label.strip()[:60] or f"position {self.position}")
         self._changed(f"Bookmark added at action {self.position}.")
 
-    def log(self) -> list[dict]:
-        """The dice log of the events shown, each as this page's side may see it (:meth:`GameRules.visible_event`)."""
+    def log(self, last: int | None = None) -> list[dict]:
+        """The dice log of the events shown (the ``last`` ones), each as this page's side may see it
+        (:meth:`GameRules.visible_event`) and its answers in a player's words."""
         events = self.events[: self.position] if self.mode == "replay" else self.events
-        if not self.sees_all:
-            states, side = self.snap.states, self.viewer
+        first = max(0, len(events) - last) if last is not None else 0
+        events = events[first:]
+        states = self.sn.states[first:first + len(events)] if self.snap is not None else None
+        if not self.sees_all and states is not None:
+            side = self.viewer
             events = [self.rules.visible_event(states[i], ev, side) for i, ev in enumerate(events)]
-        return log_rows(self.rules, events)
+            states = [self.rules.view(s, side) for s in states]
+        return log_rows(self.rules, events, states, first)
 
     def record_json(self) -> str:
         """The record to download: the whole game once it is over or when nothing is hidden; else refused

@@ -29,12 +29,13 @@ from panel.io.state import set_curdoc
 from engine.core.errors import VedetteError
 from engine.core.game import Places, systems
 from engine.core.procedure import ChanceRequest, Choose
+from engine.core.quick_odds import WHOLE
 from engine.core.record import GameRecord
 
 from dashboards.common.layout import columns
 from dashboards.common.rule_notes import rule_note_for
 from dashboards.play.action_odds import ActionOddsView
-from dashboards.play.boards import board_for
+from dashboards.play.boards import Board, board_for
 from dashboards.play.controls import GameControls, action_key, on_next_tick
 from dashboards.play.head import PlayHead, decode_upload
 from dashboards.play.live import Refused
@@ -84,7 +85,7 @@ class GamePlayView(pn.viewable.Viewer):
         self.store = store or GameStore()
         self.keys = keys
         self.model = m = GamePlayModel(self.store, system=system, server=keys is not None)
-        self.board = None
+        self.board: Board | None = None
         self._doc = pn.state.curdoc
         self._scheduled = False
         m.notify = self._notify
@@ -96,7 +97,7 @@ class GamePlayView(pn.viewable.Viewer):
                              sizing_mode="stretch_width", css_classes=["play-head-box"])
         self._choices(open_=True)
         self.busy_box = pn.Column(sizing_mode="stretch_width", css_classes=["replay-busy"])
-        self._entries_key = None
+        self._entries_key: tuple | None = None
         self._entries: list[tuple[Any, str, str, Places]] = []    # (action, key, label, places) of the legal actions
         self._by_key: dict[str, Any] = {}
         self._shown: list[tuple[Any, Places]] = []   # the picked piece's (action, places) listed now
@@ -133,7 +134,7 @@ class GamePlayView(pn.viewable.Viewer):
         self.__dict__["_made_game_parts"] = True
         m, w = self.model, pn.widgets
         self.controls = GameControls(sizing_mode="stretch_width", css_classes=["play-controls-part"])
-        self.controls.on_msg = self._press
+        self.controls.on_press = self._press
         self.controls.param.watch(lambda e: self._declare(self._by_key.get(e.new)), "selected")
         self.board_box = pn.Column(sizing_mode="stretch_width", css_classes=["board-box"])
         self.log = pn.pane.HTML("", stylesheets=[LOG_CSS], css_classes=["dice-log"], sizing_mode="stretch_width")
@@ -237,7 +238,8 @@ class GamePlayView(pn.viewable.Viewer):
                 m.roll_for_me()
                 return
             req = p.request
-            values = list(req.options) if isinstance(req, Choose) else [v for v, _ in req.outcomes()]
+            values = (list(req.options) if isinstance(req, Choose) else
+                      [v for v, _ in req.outcomes()] if isinstance(req, ChanceRequest) else [])
             i = msg.get("index")
             if not isinstance(i, int) or not 0 <= i < len(values):
                 self._show_refusal("that answer is not one of the request's")
@@ -246,7 +248,7 @@ class GamePlayView(pn.viewable.Viewer):
         elif op == "cancel":
             m.cancel()
         elif op == "dice":
-            self._dice_mode(msg.get("mode"))
+            self._dice_mode(str(msg.get("mode") or ""))
         elif op == "seat":
             m.set_seat(str(msg.get("side") or "")[:30], str(msg.get("bot") or "")[:20] or None)
         elif op in ("pause", "resume"):
@@ -293,8 +295,8 @@ class GamePlayView(pn.viewable.Viewer):
         if form.get("dice") in ("computer", "typed"):
             self._dice_mode(form["dice"])
         chosen = tuple(str(o)[:40] for o in (form.get("chosen") or ())[:40])
-        seats = form.get("seats") if isinstance(form.get("seats"), dict) else {}
-        seats = {str(s)[:30]: str(b)[:20] for s, b in list(seats.items())[:4] if b}
+        asked = form.get("seats")
+        seats = {str(s)[:30]: str(b)[:20] for s, b in list(asked.items())[:4] if b} if isinstance(asked, dict) else {}
         self.board = None
         self.picked = self.aim = ""
         try:
@@ -384,6 +386,12 @@ class GamePlayView(pn.viewable.Viewer):
     def selected_action(self):
         return self._by_key.get(self.controls.selected)
 
+    def _label_of(self, action) -> str | None:
+        for a, _, label, _ in self._entries:
+            if a == action:
+                return label
+        return None
+
     def _key_of(self, action) -> str | None:
         for a, k, _, _ in self._entries:
             if a == action:
@@ -391,13 +399,15 @@ class GamePlayView(pn.viewable.Viewer):
         return None
 
     def _declare(self, action):
-        """The action selected in the list: its odds when it is an attack, from what this side knows
-        (nothing is committed)."""
+        """The action selected in the list: its odds when it is an attack, worked out from what this side
+        knows (the system's ``odds_position``: engine.core.quick_odds), never from what it may not see;
+        nothing is committed."""
         m = self.model
         if action is None or m.state is None or m.mode != "play" or m.pending is not None:
             self.odds.clear()
             return
-        self.odds.declare(m.rules, m.shown_state(), action)
+        self.odds.declare(m.rules, m.state, action, seen_by=WHOLE if m.sees_all else m.viewer,
+                          said=self._label_of(action))
 
     def _resolved(self):
         """After an action is made: the result of an attack in words (from its record event)."""
@@ -546,7 +556,8 @@ class GamePlayView(pn.viewable.Viewer):
         if key == self._entries_key:
             return self._entries
         st = m.state
-        entries, seen = [], {}
+        entries: list[tuple[Any, str, str, Places]] = []
+        seen: dict[str, int] = {}
         board = self.board
         for a in m.legal():
             try:
@@ -558,7 +569,7 @@ class GamePlayView(pn.viewable.Viewer):
                 k = f"{k}-{seen[k]}"
             else:
                 seen[k] = 0
-            label = m.rules.describe_action(a)
+            label = m.said(a)                    # as this page's side may know it (16.1: tokens)
             pl = board.places(m.rules, st, a) if board is not None else Places()
             entries.append((a, k, label, pl))
         self._entries_key, self._entries = key, entries
@@ -571,27 +582,28 @@ class GamePlayView(pn.viewable.Viewer):
         if st is None:
             return
         shown = m.shown_state()
-        if self.board is None:
-            self.board = board_for(m.rules, shown)
+        board = self.board
+        if board is None:
+            board = self.board = board_for(m.rules, shown)
             # a click comes from the board's own model: handled on the document's next tick, with its lock
-            self.board.on_pick(lambda place: on_next_tick(self.controls, partial(self._pick, place)))
-            self.board_box[:] = [self.board.panel()]
+            board.on_pick(lambda place: on_next_tick(self.controls, partial(self._pick, place)))
+            self.board_box[:] = [board.panel()]
             self._entries_key = None
         entries = self._legal_entries()
         picked = self.picked or None
         pairs = [(a, pl) for a, _, _, pl in entries]
         if picked:
-            mine = [(a, pl) for a, pl in pairs if self.board.concerns(st, picked, pl)]
+            mine = [(a, pl) for a, pl in pairs if board.concerns(st, picked, pl)]
             pairs = mine or pairs
         self._shown = pairs if picked else []
-        targets = set()
+        targets: set[str] = set()
         for _, pl in self._shown:
-            targets |= self.board.targets_of(st, pl)
-        self._targets = targets - {picked}
-        self.board.show(shown, picked, self._targets)
+            targets |= board.targets_of(st, pl)
+        self._targets = targets - {picked or ""}
+        board.show(shown, picked, self._targets)
         p = m.pending
         if p is not None and m.mode == "play":
-            self.board.show_request(shown, p.request)
+            board.show_request(shown, p.request)
 
     def _waiting_line(self) -> str:
         """Why this page has nothing to do now, in a player's words ('' when it has)."""
@@ -601,13 +613,13 @@ class GamePlayView(pn.viewable.Viewer):
             return ""
         if m.mode != "play":
             return "Replay: switch to play to make moves." if m.role else "Watching: this link is read-only (replay)."
-        oc = m.rules.outcome(m.snap.states[-1])
+        oc = m.rules.outcome(m.sn.states[-1])
         if oc is not None:
             return f"The game is over: {oc}."
         if m.broken:
             return f"This saved game is read-only: {m.broken}"
         who = m.asked()
-        snap = m.snap
+        snap = m.sn
         if snap.thinking:
             return f"The {snap.seats.get(snap.thinking, '')} bot is making the {_side_name(snap.thinking)} move…"
         p = m.pending
@@ -655,10 +667,17 @@ class GamePlayView(pn.viewable.Viewer):
             self.controls.pending = {}
             return
         req = p.request
+        if req is None:
+            self.controls.pending = {}
+            return
         who = m.asked()
         mine = m.may_act(who)
-        out = {"rule": req.rule, "kind": req.kind, "answered": len(p.answers), "mine": mine,
-               "text": describe_request(req)}
+        # the other side's question is said without its labels when the game hides things (they may name
+        # a hidden piece): who is asked, and the rule
+        text = describe_request(req) if mine or m.sees_all else (
+            f"{_side_name(who)}: {'a choice' if isinstance(req, Choose) else 'a die or a card'} (rule {req.rule})")
+        out: dict[str, Any] = {"rule": req.rule, "kind": req.kind, "answered": len(p.answers), "mine": mine,
+                               "text": text}
         if mine:
             if isinstance(req, Choose):
                 st = p.before
@@ -740,7 +759,7 @@ class GamePlayView(pn.viewable.Viewer):
 
     def _draw_log(self) -> None:
         m = self.model
-        rows = m.log()[-60:]
+        rows = m.log(last=30)[-60:]
         self.log.object = log_html(rows, rule_note_for(m.system))   # each rule with its reminder on hover
 
     def _where_line(self, st, pos) -> str:

@@ -48,7 +48,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import panel as pn
 import param
@@ -855,7 +855,7 @@ def run_in_worker(fn: Callable[[], Any], budget_s: float, process: bool = True) 
         timer.daemon = True
         timer.start()
         try:
-            ok, value = _in_process(fn, job, lambda: job.stopped, _NoOwner())
+            ok, value = _in_process(fn, job, lambda: job.stopped, cast(Background, _NoOwner()))
         finally:
             timer.cancel()
         if not ok and job.stopped:

@@ -58,8 +58,8 @@ def install() -> None:
             for name, value in HEADERS.items():
                 self.set_header(name, value)
 
-        set_default_headers._vedette_headers = True
-        tornado.web.RequestHandler.set_default_headers = set_default_headers
+        setattr(set_default_headers, "_vedette_headers", True)
+        setattr(tornado.web.RequestHandler, "set_default_headers", set_default_headers)
     for name in ("tornado.access", "tornado.application", "tornado.general", "bokeh.server", "bokeh"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, MaskKeys) for f in logger.filters):

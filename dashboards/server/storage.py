@@ -543,7 +543,8 @@ class GameStore:
             if event is not None:
                 con.execute("INSERT INTO events(game_id, seq, event, created) VALUES(?,?,?,?)",
                             (game_id, n if keep is None else keep, json.dumps(event, sort_keys=True), now))
-            sets, args = ["rev=rev+1", "updated=?"], [now]
+            sets: list[str] = ["rev=rev+1", "updated=?"]
+            args: list[Any] = [now]
             if pending is not GameStore._UNCHANGED:
                 sets.append("pending=?")
                 args.append(json.dumps(pending, sort_keys=True) if pending is not None else "")

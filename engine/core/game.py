@@ -136,7 +136,7 @@ class EventDice(RandomDice):
         return action_seed(self._game_seed, self._index)
 
     @classmethod
-    def resumed(cls, seed: int, index: int, pending: "Pending | None") -> "EventDice":
+    def resumed(cls, seed: int, index: int, pending: Pending[Any, Any] | None) -> EventDice:
         """The dice of event ``index`` part-way through ``pending``: the same stream, past one draw for each
         chance request the action has answered so far (whoever answered it). An action whose dice stopped
         for a player's choice then rolls on as if it had been played in one run, as ``vedette GAME act``
@@ -636,7 +636,7 @@ class Session(Generic[S, A]):
     :meth:`answer`."""
 
     def __init__(self, rules: GameRules[S, A], record: GameRecord, states: list[S] | None = None,
-                 pending: Pending[S, A] | None = None, on_commit: Callable[[dict, int], None] | None = None,
+                 pending: Pending[S, A] | None = None, on_commit: Callable[[dict[str, Any], int], None] | None = None,
                  on_undo: Callable[[int, int], None] | None = None) -> None:
         self.rules = rules
         self.record = record
@@ -700,13 +700,17 @@ class Session(Generic[S, A]):
         once recorded)."""
         if self.pending is None:
             raise VedetteError("no action is waiting for an answer")
-        p, dice = self.pending, None
+        p: Pending[S, A] = self.pending
+        dice: EventDice | None = None
         if chooser is not None:
             p = p.run(self.dice(), chooser)
         else:
-            while not p.done and not isinstance(p.request, Choose):
+            while not p.done:
+                req = p.request
+                if not isinstance(req, ChanceRequest):
+                    break                          # a player's choice: it waits
                 dice = dice or self.dice()
-                p = p.answer(dice(p.request))
+                p = p.answer(dice(req))
         self.pending = p
         self._commit_if_done()
         return p
