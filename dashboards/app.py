@@ -93,6 +93,11 @@ SHELL_CSS = """
 """
 
 
+#: every page is laid out for the screen's own width (a phone gets a page 390 px wide, not a desktop page
+#: shrunk to 40 %); the reader may still zoom with a pinch
+VIEWPORT_META = '<meta name="viewport" content="width=device-width, initial-scale=1">'
+
+
 @lru_cache(maxsize=1)
 def _nav_html() -> str:
     """The links to every page (the same for every session: built once per process)."""
@@ -116,7 +121,7 @@ def _page_template():
 
     return parse_template(
         '{% extends "base.html" %}'
-        '{% block postamble %}{{ super() }}<style>' + SHELL_CSS + '</style>{% endblock %}'
+        '{% block postamble %}{{ super() }}' + VIEWPORT_META + '<style>' + SHELL_CSS + '</style>{% endblock %}'
         '{% block contents %}{{ vedette_header }}{{ super() }}{% endblock %}'), Markup
 
 

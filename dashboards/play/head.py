@@ -22,6 +22,7 @@ import param
 from panel.custom import JSComponent
 
 from dashboards.play.controls import on_next_tick
+from dashboards.play.layout import TOUCH_CSS
 from dashboards.server.access import KEYS_ROUTE
 
 __all__ = ["PlayHead", "decode_upload"]
@@ -86,8 +87,11 @@ export function render({ model, el }) {
       l.append(label + " ", s); seatBox.appendChild(l);
     }
     seatBox.hidden = !(ch.sides || []).length;
-    setup.open = !!ch.open;
   };
+  // the form folds away once a game is shown (the server says so) and opens again from its title; a fold or
+  // an opening by the player goes back to the server, so the next game's start folds it again
+  const fold = () => { if (setup.open !== !!model.form_open) setup.open = !!model.form_open; };
+  setup.addEventListener("toggle", () => { if (!!model.form_open !== setup.open) model.form_open = setup.open; });
   const chosen = () => [...variants.querySelectorAll("input:checked")].map((x) => x.value);
   const seats = () => { const out = {}; for (const s of seatBox.querySelectorAll("select")) if (s.value) out[s.dataset.side] = s.value; return out; };
   // whose move: the tab's title, and a notification when it becomes this player's move (opt-in)
@@ -174,11 +178,12 @@ export function render({ model, el }) {
     setTimeout(() => URL.revokeObjectURL(a.href), 10000);
   });
   model.on("choices", choices);
+  model.on("form_open", fold);
   model.on("system", () => { sys.value = model.system; });
   for (const p of ["intro", "status", "refusal", "dice", "show_dice", "can_download"]) model.on(p, show);
   model.on("keys", keys);
   model.on("turn", turn);
-  choices(); show(); keys(); notifyState(); turn();
+  choices(); fold(); show(); keys(); notifyState(); turn();
 }
 """.replace("KEYS_ROUTE", KEYS_ROUTE).replace("MAX_UPLOAD", str(MAX_UPLOAD))
 
@@ -212,7 +217,7 @@ button:disabled {opacity:.5;cursor:default}
 .seat-choice label.seat-pick {flex-direction:row;align-items:center;gap:4px;font-size:13px;color:#1b1b1b}
 .notify-box {font-size:12px;color:#546e7a;margin:2px 0}
 .notify-box button {font-size:12px;padding:2px 8px}
-"""
+""" + TOUCH_CSS
 
 
 class PlayHead(JSComponent):
@@ -223,8 +228,10 @@ class PlayHead(JSComponent):
 
     intro = param.String(default="", doc="HTML above the form")
     system = param.String(default="")
-    choices = param.String(default="", doc="JSON: systems and the system's scenarios, optional rules; open")
+    choices = param.String(default="", doc="JSON: systems and the system's scenarios, optional rules, sides, bots")
     dice = param.Selector(default="computer", objects=["computer", "typed"])
+    form_open = param.Boolean(default=True, doc="the new-game form open (folded once a game is shown; the "
+                                                "player opens it again from its title)")
     show_dice = param.Boolean(default=True, doc="the dice mode here (before a game; beside the actions after)")
     can_download = param.Boolean(default=False)
     status = param.String(default="", doc="HTML of the status line")
@@ -241,9 +248,9 @@ class PlayHead(JSComponent):
 
     def set_choices(self, systems: list, scenarios: list, scenario: str, variants: list, open_: bool,
                     sides: Sequence[Any] = (), bots: Sequence[Any] = ()) -> None:
-        self.choices = json.dumps({"systems": systems, "scenarios": scenarios, "scenario": scenario,
-                                   "variants": variants, "open": bool(open_), "sides": list(sides),
-                                   "bots": list(bots)}, ensure_ascii=False)
+        self.param.update(choices=json.dumps({"systems": systems, "scenarios": scenarios, "scenario": scenario,
+                                              "variants": variants, "sides": list(sides), "bots": list(bots)},
+                                             ensure_ascii=False), form_open=bool(open_))
 
     def _handle_msg(self, data) -> None:
         on_next_tick(self, partial(self.act, data))

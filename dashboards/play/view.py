@@ -32,12 +32,13 @@ from engine.core.procedure import ChanceRequest, Choose
 from engine.core.quick_odds import WHOLE
 from engine.core.record import GameRecord
 
-from dashboards.common.layout import columns
+from dashboards.common.layout import flow
 from dashboards.common.rule_notes import rule_note_for
 from dashboards.play.action_odds import ActionOddsView
 from dashboards.play.boards import Board, board_for
 from dashboards.play.controls import GameControls, action_key, on_next_tick
 from dashboards.play.head import PlayHead, decode_upload
+from dashboards.play.layout import CARD_TOUCH_CSS, TOUCH_CSS, WIDGET_TOUCH_CSS, board_and_actions
 from dashboards.play.live import Refused
 from dashboards.play.model import LOG_CSS, GamePlayModel, describe_request, log_html
 from dashboards.server.access import BrowserKeys, game_link
@@ -133,24 +134,29 @@ class GamePlayView(pn.viewable.Viewer):
     def _make_game_parts(self) -> None:
         self.__dict__["_made_game_parts"] = True
         m, w = self.model, pn.widgets
-        self.controls = GameControls(sizing_mode="stretch_width", css_classes=["play-controls-part"])
+        touch = [WIDGET_TOUCH_CSS]     # 44 px high on a phone (dashboards/play/layout.py)
+        self.controls = GameControls(sizing_mode="stretch_width", css_classes=["play-controls-part"],
+                                     stylesheets=[TOUCH_CSS])
         self.controls.on_press = self._press
         self.controls.param.watch(lambda e: self._declare(self._by_key.get(e.new)), "selected")
         self.board_box = pn.Column(sizing_mode="stretch_width", css_classes=["board-box"])
         self.log = pn.pane.HTML("", stylesheets=[LOG_CSS], css_classes=["dice-log"], sizing_mode="stretch_width")
-        # replay
-        self.first_b, self.prev_b = w.Button(name="⏮ first", width=80), w.Button(name="◀ previous", width=100)
-        self.next_b, self.last_b = w.Button(name="next ▶", width=90), w.Button(name="last ⏭", width=80)
-        self.where = pn.pane.HTML("", css_classes=["replay-position"])
-        self.jump = w.Select(name="jump to", options={}, width=260, css_classes=["jump-to"])
-        self.marks = w.Select(name="bookmarks", options={}, width=220, css_classes=["bookmarks"])
-        self.mark_name = w.TextInput(name="bookmark this position", placeholder="a name", width=200)
-        self.mark_b = w.Button(name="add bookmark", width=120)
+        # replay: words on the buttons (the media-control glyphs need a font the page does not ship)
+        self.first_b = w.Button(name="« first", width=80, stylesheets=touch)
+        self.prev_b = w.Button(name="‹ previous", width=100, stylesheets=touch)
+        self.next_b = w.Button(name="next ›", width=90, stylesheets=touch)
+        self.last_b = w.Button(name="last »", width=80, stylesheets=touch)
+        self.where = pn.pane.HTML("", css_classes=["replay-position"], sizing_mode="stretch_width")
+        self.jump = w.Select(name="jump to", options={}, width=260, css_classes=["jump-to"], stylesheets=touch)
+        self.marks = w.Select(name="bookmarks", options={}, width=220, css_classes=["bookmarks"], stylesheets=touch)
+        self.mark_name = w.TextInput(name="bookmark this position", placeholder="a name", width=200,
+                                     stylesheets=touch)
+        self.mark_b = w.Button(name="add bookmark", width=120, stylesheets=touch)
         self.mode = w.RadioButtonGroup(options={"play": "play", "replay": "replay"}, value="play",
-                                       css_classes=["play-mode"])
+                                       css_classes=["play-mode"], stylesheets=touch)
         self.link = pn.pane.HTML("", css_classes=["game-links"], sizing_mode="stretch_width")
         # filled the first time replay mode is shown (most sessions never open it: issue 17)
-        self.replay_row = pn.Column(css_classes=["replay-controls"], visible=False)
+        self.replay_row = pn.Column(css_classes=["replay-controls"], visible=False, sizing_mode="stretch_width")
         self.public = w.Checkbox(name="public: anyone may watch and replay this game (read-only)", visible=False,
                                  css_classes=["public-toggle"])
         self.public.param.watch(self._set_public, "value")
@@ -309,6 +315,7 @@ class GamePlayView(pn.viewable.Viewer):
             self._show_refusal(f"Cannot save a game: {exc}")
             return
         self._remember(gid)
+        self.head.form_open = False          # the form folds away once the game is shown (issue 25.2)
         self.refresh()
 
     def _remember(self, gid: str):
@@ -328,6 +335,7 @@ class GamePlayView(pn.viewable.Viewer):
         if self.keys is not None and key:
             self.keys.add(key)
         self._show_system()
+        self.head.form_open = False
         self.board = None
         self.refresh()
 
@@ -454,6 +462,7 @@ class GamePlayView(pn.viewable.Viewer):
                                    + (" (cut at the link's limit; the game went on)" if cut else "")
                                    + ". Read-only; nothing is saved.")
             self._show_system()
+            self.head.form_open = False
             self.board = None
             self.refresh()
 
@@ -501,6 +510,7 @@ class GamePlayView(pn.viewable.Viewer):
             return
         self._remember(gid)
         self._show_system()
+        self.head.form_open = False
         self.board = None
         self.refresh()
 
@@ -744,18 +754,40 @@ class GamePlayView(pn.viewable.Viewer):
     def _draw_replay(self) -> None:
         m = self.model
         n = len(m.states) - 1
-        self.where.object = f"<span class='replay-at' data-position='{m.position}'>action {m.position} of {n}</span>"
+        self.where.object = (f"<span class='replay-at' data-position='{m.position}'>action {m.position} of {n}</span>"
+                             f"<div class='replay-caption'>{html.escape(self._step_caption(n))}</div>")
         if m.mode == "replay":
             # a first entry that goes nowhere: picking the first turn or bookmark is a change, so it jumps
             self.jump.options = {"(choose a turn and phase)": None} | {label: i for i, label in m.step_positions()}
             self.marks.options = {"(choose a bookmark)": None} | {f"{label} (action {p})": p for p, label in m.bookmarks()}
             self.jump.value = self.marks.value = None
             if not self.replay_row.objects:
-                self.replay_row[:] = [pn.Row(self.first_b, self.prev_b, self.where, self.next_b, self.last_b),
-                                      pn.Row(self.jump, self.marks), pn.Row(self.mark_name, self.mark_b)]
+                self.replay_row[:] = [self.where, flow(self.first_b, self.prev_b, self.next_b, self.last_b),
+                                      flow(self.jump, self.marks), flow(self.mark_name, self.mark_b)]
         self.replay_row.visible = m.mode == "replay"
         if self.mode.value != m.mode:
             self.mode.value = m.mode
+
+    def _step_caption(self, n: int) -> str:
+        """The replay step shown, in words: which action led here, whose, on which turn and phase (as this
+        page's side may know it); at the start, that no action is made yet."""
+        m = self.model
+        p = m.position
+        states = m.states
+        if p <= 0 or p > len(m.events) or p > len(states) - 1:
+            pos = m.rules.position(states[0]) if states else None
+            return (f"the start of the game, before any action (turn {pos.turn})" if pos is not None
+                    else "the start of the game")
+        before, ev = states[p - 1], m.events[p - 1]
+        if not m.sees_all:
+            ev = m.rules.visible_event(before, ev, m.viewer)
+        try:
+            action = m.rules.action_from_json(ev.get("action"))
+            said = m.rules.describe_action(action)
+        except VedetteError:
+            action, said = None, "an action this version cannot read"
+        who = _side_name(getattr(action, "side", None) or m.rules.to_act(before) or "")
+        return f"action {p} of {n}: " + (f"{who} — " if who else "") + f"{said} ({m.rules.position(before)})"
 
     def _draw_log(self) -> None:
         m = self.model
@@ -815,9 +847,11 @@ class GamePlayView(pn.viewable.Viewer):
         if root is None or self._game_area is not None:
             return
         self.head.show_dice = False                        # the dice mode moves beside the action list
-        act = pn.Column(self.controls, self.odds, width=540)
-        self._game_area = [columns(self.board_box, act, basis=540), pn.Column(self.mode, self.replay_row), self.link,
-                           self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width")]
+        act = pn.Column(self.controls, self.odds, sizing_mode="stretch_width", css_classes=["actions-part"])
+        self._game_area = [board_and_actions(self.board_box, act),
+                           pn.Column(self.mode, self.replay_row, sizing_mode="stretch_width"), self.link,
+                           self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width",
+                                                stylesheets=[CARD_TOUCH_CSS])]
         root.extend(self._game_area)
 
     def __panel__(self):

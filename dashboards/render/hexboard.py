@@ -260,11 +260,28 @@ export function render({ model, el }) {
   zout.addEventListener("click", () => zoom(1.4));
   reset.addEventListener("click", () => { vb = geo.viewbox.slice(); showVb(); });
   let down = null, n = 0;
+  // two fingers on a touch screen: a pinch zooms about the point between them (no click when they lift)
+  const touches = new Map();
+  let pinch = null;
+  const spread = () => { const [a, b] = [...touches.values()]; return [Math.hypot(a.x - b.x, a.y - b.y), (a.x + b.x) / 2, (a.y + b.y) / 2]; };
   svg.addEventListener("pointerdown", (ev) => {
-    if (ev.button !== 0) return;
+    if (ev.pointerType === "touch") {
+      touches.set(ev.pointerId, {x: ev.clientX, y: ev.clientY});
+      if (touches.size === 2) { down = null; const [d] = spread(); pinch = {d: d, vb: vb.slice()}; return; }
+    }
+    if (ev.button !== 0 || pinch) return;
     down = {x: ev.clientX, y: ev.clientY, target: ev.target, vb: vb.slice(), drag: false, id: ev.pointerId};
   });
+  const lift = (ev) => { touches.delete(ev.pointerId); if (touches.size < 2 && pinch) { pinch = null; down = null; } };
+  svg.addEventListener("pointerup", lift);
+  svg.addEventListener("pointercancel", lift);
   svg.addEventListener("pointermove", (ev) => {
+    if (touches.has(ev.pointerId)) touches.set(ev.pointerId, {x: ev.clientX, y: ev.clientY});
+    if (pinch && touches.size === 2) {
+      const [d, cx, cy] = spread();
+      if (d > 0) { vb = pinch.vb.slice(); zoom(pinch.d / d, cx, cy); }
+      return;
+    }
     if (!down) return;
     const dx = ev.clientX - down.x, dy = ev.clientY - down.y;
     if (!down.drag && dx * dx + dy * dy < 25) return;
@@ -374,6 +391,9 @@ _CSS = """
 .hexboard-legend {display:flex; flex-wrap:wrap; gap:4px 12px; font:12px sans-serif}
 .hb-legend-item {display:inline-flex; align-items:center; gap:4px; cursor:pointer}
 .hb-legend-item.off {opacity:0.35; text-decoration:line-through}
+@media (max-width: 700px) {
+  .hexboard-bar button, .goto-hex input {min-height:44px; min-width:44px; font-size:16px}
+}
 """
 
 

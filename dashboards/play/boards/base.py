@@ -15,7 +15,21 @@ import panel as pn
 
 from engine.core.game import GameRules, Places
 
-__all__ = ["Board", "ListBoard", "places_of", "says_places"]
+__all__ = ["Board", "ListBoard", "places_of", "says_places", "fit_to_width"]
+
+
+def fit_to_width(fig, name: str, most: int = 1100) -> None:
+    """A Bokeh board drawn as wide as its place on the page (at most ``most`` px), keeping its proportions, so
+    nothing beside it lies over it; zoomed by the mouse wheel and by a pinch on a touch screen (Bokeh hands a
+    pinch to the active scroll tool), dragged to pan. ``name`` and ``play-board`` mark the figure itself on
+    the page (where the browser tests look for what covers it)."""
+    from bokeh.models import WheelZoomTool
+    fig.sizing_mode = "scale_width"
+    fig.max_width = most
+    fig.css_classes = [*fig.css_classes, "play-board", name]
+    wheel = next((t for t in fig.tools if isinstance(t, WheelZoomTool)), None)
+    if wheel is not None:
+        fig.toolbar.active_scroll = wheel
 
 
 def says_places(rules: GameRules) -> bool:

@@ -6,6 +6,7 @@ import html
 import panel as pn
 
 from dashboards.play.boards.base import Board, places_of
+from dashboards.play.layout import WIDGET_TOUCH_CSS
 from engine.core.game import Places
 
 __all__ = ["BcBoard"]
@@ -20,7 +21,8 @@ class BcBoard(Board):
         super().__init__()
         from dashboards.render.zone_map import ClickableSvg
         zones = sorted(state.g.scenario.model.zones)
-        self.pick = pn.widgets.Select(name="zone", options=[""] + zones, width=120, css_classes=["bc-zone-pick"])
+        self.pick = pn.widgets.Select(name="zone", options=[""] + zones, width=120, css_classes=["bc-zone-pick"],
+                                      stylesheets=[WIDGET_TOUCH_CSS])
         self.pick.param.watch(lambda e: self._picked(e.new or None), "value")
         self.svg = ClickableSvg(css_classes=["play-board", "bc-board"], sizing_mode="stretch_width")
         self.svg.param.watch(self._clicked, "click")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from dashboards.play.boards.base import Board
+from dashboards.play.boards.base import Board, fit_to_width
 
 __all__ = ["LobBoard"]
 
@@ -18,7 +18,8 @@ class LobBoard(Board):
         from dashboards.render.lob_map import AreaMapFigure
         self.fig = AreaMapFigure(state.board, width=760, height=540)
         self.fig.on_tap(self._picked)
-        self._pane = pn.pane.Bokeh(self.fig.fig, css_classes=["play-board", "lob-board"])
+        fit_to_width(self.fig.fig, "lob-board")
+        self._pane = pn.pane.Bokeh(self.fig.fig, css_classes=["play-board", "lob-board"], sizing_mode="stretch_width")
 
     def pieces_at(self, state, place):
         return {u.uid for u in state.units if u.area == place}

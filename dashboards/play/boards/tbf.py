@@ -5,7 +5,7 @@ import html
 
 import panel as pn
 
-from dashboards.play.boards.base import Board, places_of
+from dashboards.play.boards.base import Board, fit_to_width, places_of
 from engine.core.game import Places
 
 __all__ = ["TbfBoard"]
@@ -29,7 +29,8 @@ class TbfBoard(Board):
                                                     for t in self.fig.terrain_source.data["terrain"]])
         self.fig.on_tap(self._picked)
         self._add_facing_layers()
-        self._pane = pn.pane.Bokeh(self.fig.fig, css_classes=["play-board", "tbf-board"])
+        fit_to_width(self.fig.fig, "tbf-board")
+        self._pane = pn.pane.Bokeh(self.fig.fig, css_classes=["play-board", "tbf-board"], sizing_mode="stretch_width")
         self.front_note = pn.pane.HTML("<div class='tbf-front' data-unit='' data-hexes=''></div>",
                                        css_classes=["tbf-front-note"], sizing_mode="stretch_width")
 
