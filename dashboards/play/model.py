@@ -32,7 +32,7 @@ from engine.core.record import GameRecord
 from engine.core.values import jsonable
 
 from dashboards.play.live import HUB, Hub, LiveGame, Refused, Snapshot
-from dashboards.server.storage import OWNER, GameStore, StorageError
+from dashboards.server.storage import OWNER, GameStore
 
 __all__ = ["PlayParams", "GamePlayModel", "describe_request", "log_rows", "log_html", "LOG_CSS"]
 
