@@ -13,6 +13,8 @@ say so in the commit.
 Battle Commander: with today's exact enumeration every attack the bot weighs is past its bound (4,000
 steps), so its picks are the greedy bot's in every game here (the digests for either seat are equal); a
 faster Battle Commander enumeration (issue 26 point 2) will bring attacks under the bound and change them.
+The Battle Commander digests were made again for engine bc-game-3 (issue 29: the Clash of Wills, No Retreat!
+and Square questions in the records); they are still the greedy games' own.
 
 Cheap games run by default, the rest under ``-m slow``."""
 from __future__ import annotations
@@ -27,19 +29,19 @@ from engine.core.game import play_game, system_of
 
 #: "system:bots:seed" -> (actions in the game, sha256 of its record events), made at commit 4284ca7
 GAMES = {
-    "bc:greedy,odds:1": (211, "07f723cd045f905d6e5b752aca3be03f7cf5d01c16e58200fce3490eb9552df1"),
+    "bc:greedy,odds:1": (211, "595c6c199dde2c284a8b5a4e595bbebd35f94b91a0e1becb6a05242dd94dba61"),
     "bc:greedy,odds:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
-    "bc:greedy,odds:3": (261, "629a186c9591eb96c61eabff13552c4a2a4c4acaa89086bfd4303438518298b8"),
-    "bc:greedy,odds:4": (188, "968af8aafefddb610ce9423aefa0e2d8d074773933a35e7333c4f261297f01ef"),
-    "bc:greedy,odds:5": (281, "55920122307de1dfa03bacfa665df4af9ec73d28b44ec9fefebac4117268a7e0"),
-    "bc:odds,greedy:1": (211, "07f723cd045f905d6e5b752aca3be03f7cf5d01c16e58200fce3490eb9552df1"),
+    "bc:greedy,odds:3": (261, "986ac6952e4a2ab9c36d3696cb51fab1b6b1bedbaf666cfb2b4e09d9b75ee9be"),
+    "bc:greedy,odds:4": (188, "90929febad719db5c0ec6e15f8001142385e826c57103f3a74e193aa14331774"),
+    "bc:greedy,odds:5": (281, "3329024ab2bb945565d75d2f1b795801fa7087a12b0ed88e9ea99169e44946d5"),
+    "bc:odds,greedy:1": (211, "595c6c199dde2c284a8b5a4e595bbebd35f94b91a0e1becb6a05242dd94dba61"),
     "bc:odds,greedy:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
-    "bc:odds,greedy:3": (261, "629a186c9591eb96c61eabff13552c4a2a4c4acaa89086bfd4303438518298b8"),
-    "bc:odds,greedy:4": (188, "968af8aafefddb610ce9423aefa0e2d8d074773933a35e7333c4f261297f01ef"),
-    "bc:odds,greedy:5": (283, "9dfbc9f8643dc3d5d405c85f9535235bb51a8cc20da737c0e41bda0a070e4fa2"),
-    "bc:odds,odds:1": (211, "07f723cd045f905d6e5b752aca3be03f7cf5d01c16e58200fce3490eb9552df1"),
+    "bc:odds,greedy:3": (261, "986ac6952e4a2ab9c36d3696cb51fab1b6b1bedbaf666cfb2b4e09d9b75ee9be"),
+    "bc:odds,greedy:4": (188, "90929febad719db5c0ec6e15f8001142385e826c57103f3a74e193aa14331774"),
+    "bc:odds,greedy:5": (283, "d1a3987ef98d01ed5a55fff696af19f056b6ced4131b0aecf5056bc806210d14"),
+    "bc:odds,odds:1": (211, "595c6c199dde2c284a8b5a4e595bbebd35f94b91a0e1becb6a05242dd94dba61"),
     "bc:odds,odds:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
-    "bc:odds,odds:3": (261, "629a186c9591eb96c61eabff13552c4a2a4c4acaa89086bfd4303438518298b8"),
+    "bc:odds,odds:3": (261, "986ac6952e4a2ab9c36d3696cb51fab1b6b1bedbaf666cfb2b4e09d9b75ee9be"),
     "lob:greedy,odds:1": (130, "e8b782292a11dcb2bce564844e03a77096a6fc6f1d09f76ededefc1501245db1"),
     "lob:greedy,odds:2": (112, "456311233aea0c62f444e9506042ff1ea510f00022e745b789e3c57157944276"),
     "lob:greedy,odds:3": (274, "69e8ed415cd602afd3c7446bdd32fc2d85f68eb8e8a552c7c83fbefdfa28d1cb"),
