@@ -848,22 +848,8 @@ def register(system: str, factory: Callable[[], GameRules[Any, Any]]) -> None:
     _SYSTEMS[system] = factory
 
 
-_SHIPPED_LOADED = False
-
-
-def _load_shipped() -> None:
-    """Fill the registry with the shipped systems (:mod:`engine.systems`, their one explicit table), the
-    first time a system is looked up by name: a notebook or script that calls :func:`system_of` or runs a
-    study needs no import of its own. Core itself imports no game package at import time."""
-    global _SHIPPED_LOADED
-    _SHIPPED_LOADED = True
-    import engine.systems  # noqa: F401  (the table registers each system as it is imported)
-
-
 def systems() -> list[str]:
-    """The registered systems' ids, sorted (the shipped ones included)."""
-    if not _SHIPPED_LOADED:
-        _load_shipped()
+    """The registered systems' ids, sorted."""
     return sorted(_SYSTEMS)
 
 
@@ -876,8 +862,6 @@ def system_of(name: str) -> GameRules[Any, Any]:
 def factory_of(name: str) -> Callable[[], GameRules[Any, Any]]:
     """What makes the rules of the registered system ``name`` (a class, picklable by reference: a Dask
     worker that receives it imports that system alone)."""
-    if name not in _SYSTEMS and not _SHIPPED_LOADED:
-        _load_shipped()
     try:
         return _SYSTEMS[name]
     except KeyError:

@@ -109,6 +109,23 @@ def test_6_9_a_move_may_end_on_a_friend_that_moves_on(tmp_path):
     assert e.value.rule == "6.9"
 
 
+def test_6_9_with_units_released_every_stack_must_still_be_able_to_part(tmp_path):
+    # Bussaco 6.10: on turn 1 only as many allied units may move as the Units Released counter says; here 2.
+    # A1 stops on A2 (6.9 allows it: A2 can move on): 1 release left, which A2 needs to part. A third unit
+    # moving now would leave none for it, so the stack could never part: refused (6.9); A2 moving on is fine
+    sc = make_scenario(tmp_path, setup=[("A1", "0301"), ("A2", "0302"), ("AC", "0501"), ("F1", "0808")])
+    s = at(put(g.new_game(sc), A1="0301", A2="0302", AC="0501", F1="0808"), "movement", player="allied",
+           release_left=2)
+    s2 = apply_action(s, {"kind": "move", "unit": "A1", "path": ["0301", "0302"]})
+    assert s2.release_left == 1 and s2.occupants["0302"] == ("A1", "A2")
+    with pytest.raises(g.RuleViolation) as e:
+        apply_action(s2, {"kind": "move", "unit": "AC", "path": ["0501", "0502"]})
+    assert e.value.rule == "6.9"
+    assert not any(a.kind == "move" and a.unit == "AC" for a in legal(s2))
+    s3 = apply_action(s2, {"kind": "move", "unit": "A2", "path": ["0302", "0303"]})
+    assert s3.release_left == 0 and g.Action("end_phase") in legal(s3)
+
+
 def test_14_2_declaring_fieldworks_forgoes_the_nights_rest_even_with_no_marker_placed(tmp_path):
     # The allies (Morale 6) declare Fieldworks at the start of their night movement phase (turn 5) and place
     # no marker: ending the placement ends the phase, and play runs on through their night operations. No

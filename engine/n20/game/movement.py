@@ -131,11 +131,18 @@ def _stacks(state: GameState) -> list[tuple[str, tuple[str, ...]]]:
 
 def check_stacks_can_part(state: GameState, after: GameState) -> None:
     """6.9: an action of the movement phase may not leave a stack that can no longer part before the phase
-    ends (its last unit free to move would have moved, or been hemmed in): :class:`RuleViolation` if so."""
+    ends: the units of it that cannot move on any more (moved, formed square, hemmed in) must be one at
+    most, or two Cadres that will build up (16.6.2). :class:`RuleViolation` if so."""
+    moves_needed = 0
     for h, stack in stacks(after):
-        if not any(_can_move_on(after, x) for x in stack):
-            raise RuleViolation("6.9", f"units {', '.join(stack)} could no longer part before the end of the "
+        stay = tuple(x for x in stack if not _can_move_on(after, x))
+        if len(stay) > 1 and not (len(stay) == 2 and buildup_target(after, stay) is not None):
+            raise RuleViolation("6.9", f"units {', '.join(stay)} could no longer part before the end of the "
                                        f"movement phase ({h})")
+        moves_needed += len(stack) - max(len(stay), 1)
+    if after.release_left is not None and after.player == Side.ALLIED and moves_needed > after.release_left:
+        raise RuleViolation("6.9", f"the stacks could no longer part: {moves_needed} more allied units would have "
+                                   f"to move, and the Units Released counter lets {after.release_left} (6.10)")
 
 
 def check_move(state: GameState, a: Action) -> None:

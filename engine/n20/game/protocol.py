@@ -30,12 +30,12 @@ from .handlers import candidates, check, perform
 from .odds_words import n20_label, n20_value
 from .queries import places
 from .scenario import load_scenario, scenario_ids
-from .setup import new_game
+from .setup import new_game, option_problem
 from .state import OPTIONS, Battle, GameState
 from .turn import actor
 from .types import SIDES, Status, Step
 from .view import hides, odds_view, view, visible_action, visible_event
-from .words import describe
+from .words import describe, describe_answer, describe_option, metric_title, option_title, piece_name
 
 __all__ = ["N20Rules", "RULES", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json",
            "register_bot"]
@@ -371,6 +371,31 @@ class N20Rules(GameRules[GameState, Action]):
 
     def describe_action(self, action: Action) -> str:
         return describe(action)
+
+    # --- a player's words (engine/n20/game/words.py) ---------------------------------------------
+    def describe_option(self, state: GameState, request, option) -> str:
+        return describe_option(state, request, option)
+
+    def describe_answer(self, state: GameState, answer: dict) -> str:
+        return describe_answer(state, answer)
+
+    def option_title(self, name: str) -> str:
+        return option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return metric_title(key)
+
+    def piece_name(self, state: GameState, piece: str) -> str:
+        return piece_name(state, piece)
+
+    def scenario_options(self, scenario: str) -> dict[str, str]:
+        """The options (:meth:`options`) a game of ``scenario`` may be played with, in a player's words: a
+        new-game form offers these only (the Fuentes variants are not Bussaco's, nor Bussaco's 16.9
+        Fuentes'); a new game refuses the others with the same reason (:func:`.setup.option_problem`)."""
+        if scenario not in scenario_ids() and not self.allow_paths:
+            raise VedetteError(f"scenario: one of {', '.join(scenario_ids())}")
+        sc = load_scenario(scenario)
+        return {name: option_title(name) for name in OPTIONS if option_problem(sc, name) is None}
 
     def rule_of(self, action: Action) -> str:
         return KINDS[action.kind]
