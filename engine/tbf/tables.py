@@ -13,7 +13,7 @@ import json
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
@@ -33,7 +33,9 @@ def digest(data: Any) -> str:
     text = json.dumps(data, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-STATUSES = ("normal", "fatigued", "routed")
+#: The statuses a unit checks in (4.2.4 fatigued, 6.7 routed).
+UnitStatus = Literal["normal", "fatigued", "routed"]
+STATUSES: tuple[UnitStatus, ...] = ("normal", "fatigued", "routed")
 
 # What a check's pass or fail does to the unit (docs/tbf.md lists them).
 EFFECTS = (
@@ -84,8 +86,8 @@ class CheckDef(Strict):
     name: str
     rule: str
     drm: int = 0
-    status_drm: dict[Literal["normal", "fatigued", "routed"], int] = Field(default_factory=dict)
-    allowed: list[Literal["normal", "fatigued", "routed"]] = Field(default_factory=lambda: list(STATUSES))
+    status_drm: dict[UnitStatus, int] = Field(default_factory=dict)
+    allowed: list[UnitStatus] = Field(default_factory=lambda: list(STATUSES))
     passed: PerStatus
     failed: PerStatus
     modifiers: dict[str, Modifier] = Field(default_factory=dict)
@@ -298,6 +300,8 @@ class Tables(Strict):
     terrain: TerrainChart
     levels: LevelChart
     _key: str = PrivateAttr(default="")
+    if TYPE_CHECKING:       # (what the type checker knows of it; at run time an entry of __dict__, see below)
+        key: str
 
     # ``key``, the content digest, is what memo keys hold instead of the object. It is kept as a plain
     # entry of the instance's __dict__ (not a field: never dumped, compared or validated) because memo keys

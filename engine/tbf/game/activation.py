@@ -299,7 +299,7 @@ def do_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand):
 
 def check_actor(ctx: Queries, s: TbfState, uid: str, what: str, leaders_ok: bool = False) -> None:
     """``uid`` is one of the activated units (or leaders) of this impulse and may act."""
-    sc, imp = ctx.sc, s.impulse
+    sc, imp = ctx.sc, s.activation
     if uid not in sc.units and uid not in sc.leaders:
         raise RuleViolation("2.4", f"no unit or leader {uid!r} in this game")
     if sc.side(uid) != imp.side:
@@ -323,7 +323,7 @@ def check_actor(ctx: Queries, s: TbfState, uid: str, what: str, leaders_ok: bool
 
 
 def check_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand):
-    imp = s.impulse
+    imp = s.activation
     if a.unit not in imp.out_of_command:
         raise RuleViolation("6.1.3 C", f"{a.unit} is not a unit of this command outside its leader's range")
     if a.unit in imp.tried:
@@ -332,7 +332,7 @@ def check_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand):
 
 def do_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand):
     ok, g = yield from out_of_command_check(ctx.sc, s.game, a.unit)
-    imp = replace(s.impulse, tried=s.impulse.tried + (a.unit,))
+    imp = replace(s.activation, tried=s.activation.tried + (a.unit,))
     if ok and g.piece(a.unit).hex is not None:
         imp = replace(imp, units=imp.units + (a.unit,))
         g = g.with_piece(a.unit, activated=True)
@@ -343,7 +343,7 @@ def do_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand):
 
 
 def check_attach(ctx: Queries, s: TbfState, a: Attach):
-    imp = s.impulse
+    imp = s.activation
     if a.unit in imp.units:
         raise RuleViolation("6.1.3 E", f"{a.unit} is already activated in this impulse")
     if a.unit not in imp.extra:
@@ -354,6 +354,6 @@ def check_attach(ctx: Queries, s: TbfState, a: Attach):
 
 
 def do_attach(ctx: Queries, s: TbfState, a: Attach):
-    imp = replace(s.impulse, units=s.impulse.units + (a.unit,), extra_left=s.impulse.extra_left - 1)
-    yield Log("6.1.3 A", f"{s.impulse.leader} takes {a.unit} along")
+    imp = replace(s.activation, units=s.activation.units + (a.unit,), extra_left=s.activation.extra_left - 1)
+    yield Log("6.1.3 A", f"{s.activation.leader} takes {a.unit} along")
     return replace(s, game=s.game.with_piece(a.unit, activated=True), impulse=imp)

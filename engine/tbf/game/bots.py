@@ -267,7 +267,7 @@ class GreedyBot:
         its starting hex (6.2.3 B-C). Both as the rules say; kept while what they depend on (its hex and
         status, its own book this segment, the segment's Level 2/3 roll) stays the same, so a unit that
         stands still while the others move is not asked again at every decision."""
-        imp = s.impulse
+        imp = s.activation
         books = self._dist.get("books")
         if books is None:
             books = self._dist["books"] = {b.unit: b for b in imp.book}

@@ -319,11 +319,11 @@ def check_charge(ctx: Queries, s: TbfState, a: Charge):
 def do_charge(ctx: Queries, s: TbfState, a: Charge):
     sc = ctx.sc
     mp_left = ctx.mp_left(s, a.unit)
-    bk = book(s.impulse, a.unit)
+    bk = book(s.activation, a.unit)
     g, melee = yield from charge_movement(sc, s.game, a.unit, tuple(a.path), tuple(a.next), mp_left)
     p = g.piece(a.unit)
     charged = p.charged
-    imp = finish_mover(s.impulse, a.unit)
+    imp = finish_mover(s.activation, a.unit)
     imp = with_book(imp, replace(bk, charge_tried=True, charged=charged, done=charged or bk.done,
                                   mp=bk.mp + (mp_left if charged else 0)))
     if melee is not None:                                                 # 6.2.8 H: in the Melee Segment

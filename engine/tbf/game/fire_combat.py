@@ -171,7 +171,7 @@ def cached_fire_setup(game: GameState, units: tuple[str, ...], target: str, defe
 def fire_candidates(ctx: Queries, s: TbfState, side: str, defensive: bool) -> list:
     sc, g = ctx.sc, s.game
     grid = sc.board.grid
-    imp = s.impulse
+    imp = s.activation
     if defensive:
         side_of, units = sc.side_of, sc.units
         shooters = [q for q in g.placed if side_of[q.id] == side and q.id in units
@@ -220,7 +220,7 @@ def fire_candidates(ctx: Queries, s: TbfState, side: str, defensive: bool) -> li
 
 
 def check_fire(ctx: Queries, s: TbfState, a: Fire):
-    sc, g, imp = ctx.sc, s.game, s.impulse
+    sc, g, imp = ctx.sc, s.game, s.activation
     defensive = imp.segment == Segment.DEFENSIVE_FIRE
     if not a.units or len(set(a.units)) != len(a.units):
         raise RuleViolation("6.3.7 A", "name each firing unit once")
@@ -278,12 +278,12 @@ def fire_options(ctx: Queries, s: TbfState, units, defensive) -> tuple[bool, tup
     if "11.1" not in s.options:
         return False, ()
     moved = () if defensive else tuple(u for u in units if u in ctx.sc.units
-                                       and ctx.sc.units[u].kind == "cavalry" and book(s.impulse, u).moved)
+                                       and ctx.sc.units[u].kind == "cavalry" and book(s.activation, u).moved)
     return True, moved
 
 
 def do_fire(ctx: Queries, s: TbfState, a: Fire):
-    defensive = s.impulse.segment == Segment.DEFENSIVE_FIRE
+    defensive = s.activation.segment == Segment.DEFENSIVE_FIRE
     sc = ctx.sc
     short = ()
     if ("11.2" in s.options and a.side == Side.FRENCH and s.turn >= ctx.td.ammo.first_turn
@@ -296,7 +296,7 @@ def do_fire(ctx: Queries, s: TbfState, a: Fire):
                 yield Log("11.2 B", f"ammunition short: {', '.join(gazan)} fire at half FF")
     cav, moved = fire_options(ctx, s, a.units, defensive)
     g = yield from fire_action(sc, s.game, tuple(a.units), a.target, defensive, cav, moved, short)
-    imp = s.impulse
+    imp = s.activation
     if defensive:
         imp = replace(imp, defensive_fired=imp.defensive_fired + tuple(a.units))
         # a defensive shot does not activate the firer

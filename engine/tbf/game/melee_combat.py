@@ -149,7 +149,7 @@ def charge_melee_possible(ctx: Queries, s: TbfState, cm: ChargeMelee) -> bool:
 
 def charge_melee_of(ctx: Queries, s: TbfState, a: Melee) -> ChargeMelee | None:
     """The pending charge melee that ``a`` fights (its charger alone, at its target), if any."""
-    for cm in s.impulse.charge_melees:
+    for cm in s.activation.charge_melees:
         if tuple(a.units) == (cm.charger,) and a.target == cm.target:
             return cm
     return None
@@ -158,7 +158,7 @@ def charge_melee_of(ctx: Queries, s: TbfState, a: Melee) -> ChargeMelee | None:
 def check_end_of_melee(ctx: Queries, s: TbfState) -> None:
     """6.2.8 E, H: a charge that reached a target that stood ends in a melee: the Melee Segment may not end
     before it is fought (unless it can no longer be, 6.2.8 K)."""
-    for cm in s.impulse.charge_melees:
+    for cm in s.activation.charge_melees:
         if charge_melee_possible(ctx, s, cm):
             raise RuleViolation("6.2.8 H", f"{cm.charger} charged {cm.target}: its melee must be fought before the "
                                            "Melee Segment ends")
@@ -167,7 +167,7 @@ def check_end_of_melee(ctx: Queries, s: TbfState) -> None:
 def melee_candidates(ctx: Queries, s: TbfState, side: str) -> list:
     sc, g = ctx.sc, s.game
     grid = sc.board.grid
-    imp = s.impulse
+    imp = s.activation
     out = [Melee(side, (cm.charger,), cm.target) for cm in imp.charge_melees if charge_melee_possible(ctx, s, cm)]
     ready = [u for u in imp.units if g.piece(u).hex and g.piece(u).status in ACTING
              and not book(imp, u).meleed and not book(imp, u).charged]
@@ -189,7 +189,7 @@ def melee_candidates(ctx: Queries, s: TbfState, side: str) -> list:
 
 
 def check_melee(ctx: Queries, s: TbfState, a: Melee):
-    sc, g, imp = ctx.sc, s.game, s.impulse
+    sc, g, imp = ctx.sc, s.game, s.activation
     if not a.units or len(set(a.units)) != len(a.units):
         raise RuleViolation("6.4 B", "name each attacking unit once")
     target = sc.board.check_hex(a.target, "6.4")
@@ -228,7 +228,7 @@ def do_melee(ctx: Queries, s: TbfState, a: Melee):
     else:                                   # the charge's melee (6.2.8 H, 6.2.9 B, 6.2.10 D)
         setup = charge_melee_setup(ctx.sc, s.game, cm.charger, cm.target, cm.mode)
         g = yield from melee_action(ctx.sc, s.game, (cm.charger,), cm.target, (cm.charger,), True, setup)
-    imp = s.impulse
+    imp = s.activation
     if cm is not None:
         imp = replace(imp, charge_melees=tuple(x for x in imp.charge_melees if x != cm))
     for u in a.units:

@@ -138,7 +138,7 @@ def _moving_now(ctx: Queries, s: TbfState, uid: str, what: str) -> UnitTurn:
         raise RuleViolation("9.2 I", f"{uid} belongs to Column VI, which never moves unless forced to retreat")
     if p.status == Status.ROUTED:
         raise RuleViolation("6.7 F", f"{uid} is routed: it rout-moves at the start of the Movement Segment")
-    bk = book(s.impulse, uid)
+    bk = book(s.activation, uid)
     if bk.charged:
         raise RuleViolation("6.2.8 L", f"{uid} has charged: its movement is over")
     if bk.done:
@@ -204,8 +204,8 @@ def do_move(ctx: Queries, s: TbfState, a: Move):
     sc = ctx.sc
     g = s.game
     mp, path = ctx.reach(s, a.unit)[a.to]
-    l2, l3 = ctx.levels_left(s.impulse, a.unit)
-    bk = book(s.impulse, a.unit)
+    l2, l3 = ctx.levels_left(s.activation, a.unit)
+    bk = book(s.activation, a.unit)
     used2 = used3 = 0
     for x, y in zip(path, path[1:]):
         cost, _ = sc.board.step_cost(x, y, sc.tables)
@@ -217,7 +217,7 @@ def do_move(ctx: Queries, s: TbfState, a: Move):
     else:
         g = yield from move_action(sc, g, a.unit, a.to, ((2, l2), (3, l3)), mp_left=ctx.mp_left(s, a.unit))
     stop = a.to in ctx.front(s.game, sc.side(a.unit))                       # 6.2.5 A
-    imp = finish_mover(s.impulse, a.unit)
+    imp = finish_mover(s.activation, a.unit)
     imp = with_book(imp, replace(bk, mp=bk.mp + mp, l2=bk.l2 + used2, l3=bk.l3 + used3, moved=True,
                                   done=stop or bk.done))
     yield Log("6.2", f"{a.unit} moves {'-'.join(path)} for {mp} MPs" + (" and stops in an enemy front (6.2.5 A)"
@@ -226,8 +226,8 @@ def do_move(ctx: Queries, s: TbfState, a: Move):
 
 
 def do_face(ctx: Queries, s: TbfState, a: Face):
-    bk = book(s.impulse, a.unit)
-    imp = finish_mover(s.impulse, a.unit)
+    bk = book(s.activation, a.unit)
+    imp = finish_mover(s.activation, a.unit)
     imp = with_book(imp, replace(bk, facings=bk.facings + 1, mp=bk.mp + ctx.td.facing_change.mp))
     yield Log("4.3", f"{a.unit} faces {ctx.sc.board.grid.direction_names[a.facing]}")
     return replace(s, game=s.game.with_piece(a.unit, facing=a.facing), impulse=imp)
@@ -248,7 +248,7 @@ def overstack_movers(ctx: Queries, s: TbfState) -> tuple[str, str] | None:
     if "overstack_movers" in memo:
         return memo["overstack_movers"]
     got = None
-    imp, sc = s.impulse, ctx.sc
+    imp, sc = s.activation, ctx.sc
     by_hex = ctx.units_in(s)
     for h in ctx.overstacks(s.game):
         for p in by_hex.get(h, ()):
@@ -276,7 +276,7 @@ def overstack_movers(ctx: Queries, s: TbfState) -> tuple[str, str] | None:
 def check_end_of_movement(ctx: Queries, s: TbfState, a):
     """4.1.10 A: a side's Movement Segment may not end while one of its hexes stays overstacked and a
     unit there that this activation moves could still leave it."""
-    if s.impulse.segment != Segment.MOVEMENT:
+    if s.activation.segment != Segment.MOVEMENT:
         return
     stuck = overstack_movers(ctx, s)
     if stuck:

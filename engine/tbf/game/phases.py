@@ -109,7 +109,7 @@ def do_pass(ctx: Queries, s: TbfState, a):
 
 
 def do_end(ctx: Queries, s: TbfState, a):
-    imp = s.impulse
+    imp = s.activation
     i = SEGMENTS.index(imp.segment)
     yield Log("3.3 B", f"end of the {imp.segment.replace('_', ' ')} segment")
     if i + 1 < len(SEGMENTS):
@@ -130,7 +130,7 @@ def do_end(ctx: Queries, s: TbfState, a):
 
 
 def end_impulse(ctx: Queries, s: TbfState):
-    s = replace(s, impulse=None, to_move=other(s.impulse.side), passes=0)
+    s = replace(s, impulse=None, to_move=other(s.activation.side), passes=0)
     if not any(any(ctx.can_activate(s, l) is None for l in ctx.side_leaders(side)) or ctx.leaderless(s, side)
                for side in SIDES):
         return (yield from end_phase(ctx, s, "every leader and command has been activated"))

@@ -163,7 +163,7 @@ def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[st
 # ------------------------------------------------------------------------------------------------
 def cavalry_retreat_candidates(ctx: Queries, s: TbfState, side: str) -> list:
     """11.8 B: every fall-back path of each cavalry unit of ``side`` that has not fallen back yet."""
-    sc, g, imp = ctx.sc, s.game, s.impulse
+    sc, g, imp = ctx.sc, s.game, s.activation
     out: list = []
     for p in g.on_map():
         if p.id in sc.units and sc.side(p.id) == side and p.id not in imp.evaded and sc.units[p.id].kind == "cavalry":
@@ -172,7 +172,7 @@ def cavalry_retreat_candidates(ctx: Queries, s: TbfState, side: str) -> list:
 
 
 def check_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat) -> None:
-    sc, imp = ctx.sc, s.impulse
+    sc, imp = ctx.sc, s.activation
     if "11.8" not in s.options:
         raise RuleViolation("11.8", "cavalry retreat before combat is an optional rule not chosen for this game")
     if a.unit not in sc.units or sc.side(a.unit) != a.side or sc.units[a.unit].kind != "cavalry":
@@ -190,4 +190,4 @@ def check_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat) -> None:
 
 def do_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat):
     g = yield from cavalry_retreat_action(ctx.sc, s.game, a.unit, tuple(a.path))
-    return replace(s, game=g, impulse=replace(s.impulse, evaded=s.impulse.evaded + (a.unit,)))
+    return replace(s, game=g, impulse=replace(s.activation, evaded=s.activation.evaded + (a.unit,)))

@@ -250,5 +250,5 @@ def continue_rout(sc: Scenario, s: TbfState, uid: str):
         g = g.with_piece(uid, hex=path.path[-1])
         g = yield from leaders_follow(sc, g, start, path.path[-1], uid, "rout")     # 6.5 D
         g = yield from overstack_checks(sc, g, path.path[-1])
-    imp = with_book(s.impulse, replace(book(s.impulse, uid), done=True, moved=True))
+    imp = with_book(s.activation, replace(book(s.activation, uid), done=True, moved=True))
     return replace(s, game=g, impulse=imp)
