@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from engine.core.errors import RuleViolation
 
+from ..steps import Steps
 from .actions import (ACTION_TYPES, RULE_OF, SEGMENT_OF, Activate, ActivateCommand, Attach, EndSegment, Fire, Move,
                       OutOfCommand, Pass, Place, TbfAction)
 from .activation import (check_activate, check_activate_command, check_attach, check_out_of_command, do_activate,
@@ -28,7 +29,7 @@ from .queries import Queries
 from .reinforcement import deploy_column_vi
 from .retreat import cavalry_retreat_candidates, check_cavalry_retreat, do_cavalry_retreat
 from .setup import check_place, do_place, end_setup, setup_candidates
-from .state import GameState, Steps, TbfState, fresh_book, replace, to_act
+from .state import GameState, TbfState, fresh_book, replace, to_act
 from .types import ACTING, LIVE, Segment, Status
 from .victory import automatic_victory
 

@@ -16,7 +16,7 @@ from ..turn import TurnData, turn_data
 from .exclusive import REAR_GUARD_ROWS, activation_allowed
 from .options import OPTIONS
 from .position import current_ma, enemy_front, frontal
-from .search import reachable
+from .search import Reach, reachable
 from .stacking import stacking_problem
 from .state import GameState, Impulse, Piece, TbfState, book
 from .types import LIVE, Side, Status
@@ -24,8 +24,6 @@ from .victory import victory_with_options
 
 __all__ = ["Queries", "Reach"]
 
-#: hex -> (MPs spent, cheapest path), the answer of a movement search (6.2)
-Reach = dict[str, tuple[int, tuple[str, ...]]]
 #: a position's pieces by id, and its live units in each hex
 Index = tuple[dict[str, Piece], dict[str, list[Piece]]]
 

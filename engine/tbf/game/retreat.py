@@ -9,6 +9,7 @@ from engine.core.procedure import Choose, Log
 
 from ..fatigue import CheckSpec, check_sub
 from ..scenario import Scenario
+from ..steps import Steps
 from .actions import CavalryRetreat
 from .position import current_fv, distance_to, enemy_front, frontal, leader_cvs, occupants, occupy, refuges
 from .queries import Queries
@@ -37,7 +38,7 @@ def retreat_options(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from
     front = enemy_front(sc, st, side)
     targets = refuges(sc, st, side)
     d0 = distance_to(sc, from_hex, targets)
-    out = []
+    out: list[tuple[str, int, str]] = []
     for h in g.neighbours(from_hex):
         if occupants(sc, st, h, other(side)):
             continue
@@ -68,11 +69,11 @@ class RetreatOutcome:
         return f"{where}: " + ", ".join(f"{u} {s}" for u, s in self.units)
 
 
-def retreat(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str):
+def retreat(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str) -> Steps[RetreatOutcome]:
     """6.6 as a procedure: the owner picks among the best hexes; checks for an enemy front (6.6 D) or
     for being unable to retreat (6.6 C, after becoming fatigued)."""
     opts = retreat_options(sc, st, unit_ids, from_hex)
-    results = []
+    results: list[tuple[str, str]] = []
     if not opts:
         for uid in unit_ids:
             p = st.piece(uid)
@@ -115,7 +116,7 @@ def cavalry_retreat_before_combat(sc: Scenario, st: GameState, uid: str) -> list
     on_level2_road = b.level(p.hex) == 2 and any(b.road(p.hex, n) for n in g.neighbours(p.hex))
     if b.level(p.hex) > 1 and not on_level2_road:
         return []
-    paths = []
+    paths: list[tuple[tuple[int, int], tuple[str, str]]] = []
     for h1, r1, _ in retreat_options(sc, st, (uid,), p.hex):
         if on_level2_road and not b.road(p.hex, h1):
             continue
@@ -131,7 +132,7 @@ def cavalry_retreat_before_combat(sc: Scenario, st: GameState, uid: str) -> list
 
 
 
-def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[str, ...]):
+def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[str, ...]) -> Steps[GameState]:
     """Optional 11.8 B-D: non-phasing cavalry falls back two hexes before the Defensive Fire Segment, by
     one of the paths :func:`rules.cavalry_retreat_before_combat` allows (6.6 priorities); a step into an
     enemy front takes the 6.6 D check. A procedure returning the new state."""
@@ -139,7 +140,9 @@ def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[st
     if tuple(path) not in paths:
         allowed = "; ".join("-".join(x) for x in paths) or "none"
         raise RuleViolation("11.8 B", f"{uid} may not fall back by {'-'.join(path)} (allowed: {allowed})")
-    here = start = st.piece(uid).hex
+    start = st.piece(uid).hex
+    assert start is not None, "a piece off the map has no path to fall back by (refused above)"
+    here = start
     side = sc.side(uid)
     for h in path:
         rank = {x: r for x, r, _ in retreat_options(sc, st, (uid,), here)}[h]
@@ -161,10 +164,10 @@ def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[st
 # ------------------------------------------------------------------------------------------------
 # In the game (optional 11.8)
 # ------------------------------------------------------------------------------------------------
-def cavalry_retreat_candidates(ctx: Queries, s: TbfState, side: str) -> list:
+def cavalry_retreat_candidates(ctx: Queries, s: TbfState, side: str) -> list[CavalryRetreat]:
     """11.8 B: every fall-back path of each cavalry unit of ``side`` that has not fallen back yet."""
     sc, g, imp = ctx.sc, s.game, s.activation
-    out: list = []
+    out: list[CavalryRetreat] = []
     for p in g.on_map():
         if p.id in sc.units and sc.side(p.id) == side and p.id not in imp.evaded and sc.units[p.id].kind == "cavalry":
             out += [CavalryRetreat(side, p.id, path) for path in cavalry_retreat_before_combat(sc, g, p.id)]
@@ -188,6 +191,6 @@ def check_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat) -> None:
         raise RuleViolation("11.8 B", f"{a.unit} may not fall back by {'-'.join(a.path)}; allowed: {allowed}")
 
 
-def do_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat):
+def do_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat) -> Steps[TbfState]:
     g = yield from cavalry_retreat_action(ctx.sc, s.game, a.unit, tuple(a.path))
     return replace(s, game=g, impulse=replace(s.activation, evaded=s.activation.evaded + (a.unit,)))

@@ -4,26 +4,19 @@ what one unit did in the activation under way (:class:`UnitTurn`), that activati
 and the whole game state (:class:`TbfState`). All are frozen values: a change makes a new one."""
 from __future__ import annotations
 
-from collections.abc import Generator
 from dataclasses import dataclass, field, replace as dc_replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.core.errors import RuleViolation
 from engine.core.game import Outcome
-from engine.core.procedure import Request
 
 from .types import Segment, Side, Status, other
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-__all__ = ["Piece", "GameState", "UnitTurn", "ChargeMelee", "Impulse", "TbfState", "Steps", "replace", "book",
-           "with_book", "to_act"]
-
-_T = TypeVar("_T")
-#: A rules procedure (one of the generators the drivers run): it yields its requests (dice, choices, log
-#: lines) and returns its result, e.g. ``Steps[TbfState]`` for an action's procedure.
-Steps = Generator[Request, Any, _T]
+__all__ = ["Piece", "GameState", "UnitTurn", "ChargeMelee", "Impulse", "TbfState", "replace", "book", "with_book",
+           "to_act"]
 
 
 # ------------------------------------------------------------------------------------------------
