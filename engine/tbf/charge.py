@@ -12,10 +12,10 @@ replay and the exact tree share it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from engine.core.errors import DataError, RuleViolation
 from engine.core.hexgrid import HexGrid
@@ -28,7 +28,7 @@ from .melee import Fighter, MeleeSetup, melee_sub
 from .steps import Steps
 from .tables import STATUSES, Tables
 
-__all__ = ["Target", "Reactor", "ChargeSetup", "ChargeOutcome", "charge", "charge_proc", "charge_tree",
+__all__ = ["Target", "Reactor", "ChargeSetup", "ChargeOutcome", "charge_outcome", "charge", "charge_proc", "charge_tree",
            "charge_from_spec", "charge_lines", "frontal_directions", "validate"]
 
 
@@ -81,6 +81,11 @@ class ChargeOutcome:
         if self.melee:
             bits.append(f"melee {self.melee}")
         return "; ".join(bits)
+
+
+def charge_outcome(o: Hashable) -> ChargeOutcome:
+    """An outcome of a charge's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(ChargeOutcome, o)
 
 
 def validate(setup: ChargeSetup, tables: Tables) -> None:

@@ -6,9 +6,10 @@ rolled with the net DRM (6.3.7 C-D). A natural 1 makes howitzers firing at 3-4 h
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 from engine.core.errors import RuleViolation
 from engine.core.dist import Dist
@@ -17,7 +18,7 @@ from engine.core.procedure import Log, Roll, Sub, distribution
 from .steps import Steps
 from .tables import Tables
 
-__all__ = ["Firer", "FireSetup", "FireOutcome", "fire_combat", "fire_proc", "fire_distribution",
+__all__ = ["Firer", "FireSetup", "FireOutcome", "fire_outcome", "fire_combat", "fire_proc", "fire_distribution",
            "effective_ff", "LeaderFate", "leader_casualty", "leader_casualty_sub", "FIRER_KINDS",
            "GRAND_BATTERY_FF"]
 
@@ -58,6 +59,11 @@ class FireOutcome:
 
     def __str__(self) -> str:
         return f"{self.result} (column {self.column})" if self.column else f"{self.result} (no fire)"
+
+
+def fire_outcome(o: Hashable) -> FireOutcome:
+    """An outcome of a fire's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(FireOutcome, o)
 
 
 def effective_ff(f: Firer, setup: FireSetup, tables: Tables) -> int:
