@@ -7,7 +7,7 @@ from collections.abc import Callable, Set
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -117,6 +117,11 @@ class TbfGrid(HexGrid):
     it (every hex of the map; other labels are worked out each time): the same answers, without hashing
     the frozen grid for the core's caches on every call (the game asks for hundreds of thousands of
     distances). Equal to, and hashed like, its HexGrid; nothing is written into it after construction."""
+
+    if TYPE_CHECKING:
+        # made in __post_init__, read by the bots' distances: not a field (the grid compares, hashes and
+        # prints as its HexGrid), so declared to the type checker alone
+        cube_of: ClassVar[dict[str, tuple[int, int, int]]]
 
     def __post_init__(self):
         super().__post_init__()
