@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import Field
 
@@ -137,7 +137,7 @@ class Board:
     # areas ---------------------------------------------------------------------------------------
     @property
     def areas(self) -> list[str]:
-        return self.graph.areas
+        return cast(list[str], self.graph.areas)          # (the graph's nodes are this map's area ids)
 
     def __contains__(self, area: str) -> bool:
         return area in self._terrain
@@ -159,7 +159,7 @@ class Board:
         return self._terrain[area] == "hill"
 
     def neighbours(self, area: str) -> list[str]:
-        return self.graph.neighbours(area)
+        return cast(list[str], self.graph.neighbours(area))
 
     def adjacent(self, a: str, b: str) -> bool:
         return self.graph.adjacent(a, b)

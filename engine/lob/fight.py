@@ -134,7 +134,7 @@ class Fight:
         new = {(role, u.area) for u in moved if u.area is not None}
         return replace(self, entered=self.entered | new) if new - self.entered else self
 
-    def unit(self, uid: str) -> Unit:
+    def unit(self, uid: str | None) -> Unit:
         for u in self.att + self.dfn:
             if u.uid == uid:
                 return u

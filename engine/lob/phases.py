@@ -24,6 +24,7 @@ def end_admin(g: Game):
                 g = g.with_leaders([replace(ld, area=None, status=LeaderStatus.WANDERED_OFF)])
             elif roll == 2:
                 # the opponent moves the leader one area
+                assert ld.area is not None, "a present leader stands in an area"
                 opts = tuple(sorted(g.board.neighbours(ld.area)))
                 dest = yield Choose(opts, rule="7.1.2", player=other_side(ld.side), label=f"move {ld.name} to",
                                     context=("leader-move", ld.name, opts))

@@ -223,7 +223,7 @@ def retreat_sets(others: tuple[str, ...]) -> tuple[str, ...]:
     return ("lead",) + mixed + ("all",)
 
 
-def retreat_set(choice: str, lead: str, units: tuple[Unit, ...]) -> tuple[Unit, ...]:
+def retreat_set(choice: str, lead: str | None, units: tuple[Unit, ...]) -> tuple[Unit, ...]:
     """The units a 5.2.2 / 5.2.3 answer sends back (the lead first)."""
     if choice == "all":
         return units

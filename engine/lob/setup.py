@@ -70,7 +70,7 @@ def free_setup_sides(options) -> tuple[str, ...]:
 def setup_locations(g: Game, side: str) -> tuple[str, ...]:
     """The areas the printed set-up uses for ``side`` (option 6: the Allies keep a unit in each)."""
     return tuple(sorted({u.area for u in initial_units(g.setup.scenario, g.setup.options, g.board)
-                         if u.side == side}))
+                         if u.side == side and u.area is not None}))
 
 
 def bank(side: str) -> str:
@@ -81,7 +81,7 @@ def bank(side: str) -> str:
 def check_place(g: Game, a: Action) -> None:
     """Albuera option 6: one of our units, to an area on our bank."""
     own_unit(g, a.units[0] if a.units else "")
-    if a.area not in g.board:
+    if a.area is None or a.area not in g.board:
         raise RuleViolation("Albuera option 6", f"no area {a.area!r} on the map")
     if g.board.attrs(a.area)["bank"] != bank(g.player):
         raise RuleViolation("Albuera option 6", f"the {g.player} set up {bank(g.player)} of the river "
@@ -91,6 +91,7 @@ def check_place(g: Game, a: Action) -> None:
 def place(g: Game, a: Action) -> Game:
     """Albuera option 6: the unit stands in the area (artillery deployed where it may be, terrain 2-3)."""
     u = g.unit(a.units[0])
+    assert a.area is not None, "a placement names its area (check_place)"
     return g.with_units([replace(u, area=a.area, approach=None, square=False,
                                  deployed=u.kind == ART and not g.board.is_close(a.area))])
 

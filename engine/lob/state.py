@@ -99,7 +99,8 @@ class Game:
                 return ld
         return None
 
-    def leaders_in(self, area: str, side: str | None = None) -> tuple[Leader, ...]:
+    def leaders_in(self, area: str | None, side: str | None = None) -> tuple[Leader, ...]:
+        """The leaders present in ``area`` (of ``side``); none in None (an eliminated unit's area)."""
         return tuple(ld for ld in self.leaders if ld.present and ld.area == area and (side is None or ld.side == side))
 
     def with_leaders(self, changed) -> "Game":

@@ -4,16 +4,28 @@ bots weigh (:meth:`TbfRules.odds_label`, :meth:`TbfRules.evaluate`; the odds the
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from engine.core.game import Outcome
 from engine.core.odds import metrics_label
 
+from ..scenario import Scenario
 from .actions import Charge, Fire, Melee, TbfAction
 from .state import TbfState
 from .types import other
 
-if TYPE_CHECKING:
-    from .protocol import TbfRules
+
+class RulesAsked(Protocol):
+    """What the words and the value ask of the game's rules (:class:`~.protocol.TbfRules` has it; the
+    protocol imports this module, never the reverse)."""
+
+    sc: Scenario
+
+    def metrics(self, s: TbfState) -> dict[str, float]: ...
+
+    def rule_of(self, a: object) -> str: ...
+
+    def outcome(self, s: TbfState) -> Outcome | None: ...
 
 __all__ = ["tbf_label", "tbf_value"]
 
@@ -25,7 +37,7 @@ _RULE = {"fire": "6.3", "melee": "6.4", "charge": "6.2.8"}
 _WORTH = {"normal": 0.0, "fatigued": -0.4, "routed": -1.2}
 
 
-def _changes(rules: TbfRules, before: TbfState, after: TbfState, ids: Iterable[str], role: str,
+def _changes(rules: RulesAsked, before: TbfState, after: TbfState, ids: Iterable[str], role: str,
              targets: Collection[str] = ()) -> list[str]:
     """What changed for the pieces ``ids`` of one role, counted: ``"target fatigued"``, ``"2 targets
     rout"``, ``"leader captured"`` (a leader in a hex concerned, 6.5)."""
@@ -53,7 +65,7 @@ def _changes(rules: TbfRules, before: TbfState, after: TbfState, ids: Iterable[s
     return out
 
 
-def tbf_label(rules: TbfRules, before: TbfState, after: TbfState, a: TbfAction) -> tuple[str, str]:
+def tbf_label(rules: RulesAsked, before: TbfState, after: TbfState, a: TbfAction) -> tuple[str, str]:
     """E.g. ``"charge fails; charger fatigued"``, ``"target routs"``, ``"attacker fatigued; target
     eliminated"``, ``"no effect"``; leaders hit in the hexes concerned are named. Another action: the
     changes of the game's metrics (core's label)."""
@@ -80,7 +92,7 @@ def tbf_label(rules: TbfRules, before: TbfState, after: TbfState, a: TbfAction) 
                                                                      if parts else "no effect"), _RULE[kind]
 
 
-def tbf_value(rules: TbfRules, s: TbfState, side: str) -> float:
+def tbf_value(rules: RulesAsked, s: TbfState, side: str) -> float:
     """A won game +1000 (lost -1000, drawn 0); else, per battalion (our weights): 3 points for each
     one the enemy has lost more than we have (10.2 counts them), 1.2 for each routed and 0.4 for each
     fatigued one the enemy has more of; and 2 per victory level reached (10.2) beyond the enemy's."""
