@@ -232,7 +232,8 @@ def parse_notation(text: str) -> Action:
     if t == Kind.FIRE and n == 4 and w[2] == "at":
         return Action(t, units=units(w[1]), target=w[3])
     if t == Kind.MOVE and n >= 2:
-        rest, path, end = w[2:], (), "area"
+        rest, end = w[2:], "area"
+        path: tuple[str, ...] = ()
         if rest[:1] == ["via"] and len(rest) >= 2:
             path, rest = tuple(w[3].split(">")), rest[2:]
         if rest[:1] == ["end"] and len(rest) == 2:
@@ -241,8 +242,8 @@ def parse_notation(text: str) -> Action:
             raise bad
         return Action(t, units=units(w[1]), path=path, end=end)
     if t == Kind.ATTACK and n in (4, 6) and w[2] == "with" and (n == 4 or w[4] == "via"):
-        path = tuple(w[5].split(">")) if n == 6 else ()
-        if not all(path):
+        via: tuple[str, ...] = tuple(w[5].split(">")) if n == 6 else ()
+        if not all(via):
             raise bad
-        return Action(t, target=w[1], units=units(w[3]), path=path)
+        return Action(t, target=w[1], units=units(w[3]), path=via)
     raise bad

@@ -7,8 +7,10 @@ record (it is created with ``--options``/``--seed``, and kept only if the action
 with no record (the set-up)."""
 from __future__ import annotations
 
+import argparse
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from engine.core.dist import prob_json
 from engine.core.errors import RuleViolation, VedetteError
@@ -233,7 +235,12 @@ def register_lob_game_verbs(verbs) -> None:
     p = verbs.choices["new"]
     p.add_argument("--bid", help=bid_help)
     core_new = p.get_default("handler")
-    p.set_defaults(handler=lambda a: (_bid_option(a), core_new(a))[1])
+
+    def new(a: argparse.Namespace) -> Any:
+        _bid_option(a)
+        return core_new(a)
+
+    p.set_defaults(handler=new)
     p = verbs.choices["legal"]
     p.set_defaults(handler=_legal(p.get_default("handler")))
     p = verbs.choices["act"]

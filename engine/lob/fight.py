@@ -7,12 +7,14 @@ whole combat return. Every value hashes by a key of what can matter, so exact en
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from .tables import Tables, default_tables
 from .units import CAV, Unit
 
-__all__ = ["Retreat", "CombatContext", "Fight", "End", "CombatResult", "Decision", "AfterRoll", "NextRound",
+__all__ = ["Retreat", "CombatContext", "Fight", "End", "CombatResult", "combat_result", "Decision", "AfterRoll", "NextRound",
            "ATTACKER", "DEFENDER", "replace_unit", "drop_unit", "by_id"]
 
 ATTACKER, DEFENDER = "attacker", "defender"
@@ -226,6 +228,11 @@ class CombatResult:
     def to_json(self) -> dict:
         return {"winner": self.winner, "stage": self.stage, "taken": self.taken,
                 "morale": self.morale(), "units": [u.to_json() for u in self.units]}
+
+
+def combat_result(o: Hashable) -> CombatResult:
+    """An outcome of a combat's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(CombatResult, o)
 
 
 @dataclass(frozen=True)

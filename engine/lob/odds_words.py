@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from engine.core.errors import VedetteError
-from engine.core.game import GameRules
+from engine.core.odds import metrics_label
 
 from .actions import Kind
 from .attack import combat_context
@@ -132,7 +132,7 @@ def lob_label(rules, before, after, action) -> tuple[str, str]:
             if t1.area != t0.area:
                 parts.append(f"target retreats to {t1.area}")
     else:
-        return GameRules.odds_label(rules, before, after, action), rules.rule_of(action)
+        return metrics_label(rules.metrics(before), rules.metrics(after)), rules.rule_of(action)
     for s in SIDES:
         d = after.morale_of(s) - before.morale_of(s)
         if d:

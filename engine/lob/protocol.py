@@ -208,6 +208,7 @@ class LobRules(GameRules[Game, Action]):
         if a.kind == "fire":
             return None
         att = sum(g.unit(u).strength for u in a.units)
+        assert a.target is not None, "an attack names its target area"
         dfn = sum(u.strength for u in g.in_area(a.target) if u.is_combat)
         return att / (1.0 + dfn)
 

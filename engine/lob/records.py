@@ -61,8 +61,12 @@ def replay_record(record: GameRecord, upto: int | None = None) -> list[Game]:
 class Session:
     """A game being played (core's :class:`~engine.core.game.Session`): its record and its states."""
 
-    def __init__(self, record: GameRecord | None = None, states: list | None = None, *, core_session=None):
-        self.core = core_session or core.Session(RULES, record, states)
+    def __init__(self, record: GameRecord | None = None, states: list[Game] | None = None, *,
+                 core_session: core.Session[Game, Action] | None = None) -> None:
+        if core_session is None:
+            assert record is not None, "a session is made from its record (or from core's session)"
+            core_session = core.Session(RULES, record, states)
+        self.core = core_session
 
     @classmethod
     def start(cls, options=(), seed: int | None = None, bid: dict | None = None) -> "Session":

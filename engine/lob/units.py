@@ -169,6 +169,13 @@ class Leader:
     def present(self) -> bool:
         return self.status == LeaderStatus.ACTIVE and self.area is not None
 
+    @property
+    def where(self) -> str:
+        """The area a present leader stands in (7.1); refused when he is off the map."""
+        if self.area is None:
+            raise RuleViolation("7.1", f"{self.name} is not on the map")
+        return self.area
+
     def can_command(self, u: Unit) -> bool:
         """Whom the leader may activate: a formation tag of the unit, or a whole kind ('any', 'infantry', ...)."""
         if u.side != self.side:
