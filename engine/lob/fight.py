@@ -14,8 +14,8 @@ from typing import cast
 from .tables import Tables, default_tables
 from .units import CAV, Unit
 
-__all__ = ["Retreat", "CombatContext", "Fight", "End", "CombatResult", "combat_result", "Decision", "AfterRoll", "NextRound",
-           "ATTACKER", "DEFENDER", "replace_unit", "drop_unit", "by_id"]
+__all__ = ["Retreat", "CombatContext", "Fight", "End", "CombatResult", "combat_result", "Decision", "AfterRoll",
+           "NextRound", "ATTACKER", "DEFENDER", "replace_unit", "drop_unit", "by_id"]
 
 ATTACKER, DEFENDER = "attacker", "defender"
 

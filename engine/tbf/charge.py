@@ -28,8 +28,8 @@ from .melee import Fighter, MeleeSetup, melee_sub
 from .steps import Steps
 from .tables import STATUSES, Tables
 
-__all__ = ["Target", "Reactor", "ChargeSetup", "ChargeOutcome", "charge_outcome", "charge", "charge_proc", "charge_tree",
-           "charge_from_spec", "charge_lines", "frontal_directions", "validate"]
+__all__ = ["Target", "Reactor", "ChargeSetup", "ChargeOutcome", "charge_outcome", "charge", "charge_proc",
+           "charge_tree", "charge_from_spec", "charge_lines", "frontal_directions", "validate"]
 
 
 @dataclass(frozen=True)

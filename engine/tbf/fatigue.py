@@ -21,8 +21,8 @@ from engine.core.procedure import Log, Roll, Sub, distribution, enumerate_tree
 from .steps import Steps
 from .tables import STATUSES, Tables, UnitStatus
 
-__all__ = ["CheckSpec", "CheckOutcome", "check_outcome", "fatigue_check", "check_proc", "check_sub", "check_distribution",
-           "apply_effect", "pass_chance"]
+__all__ = ["CheckSpec", "CheckOutcome", "check_outcome", "fatigue_check", "check_proc", "check_sub",
+           "check_distribution", "apply_effect", "pass_chance"]
 
 # Status after each effect, from the status before it.
 _AFTER = {
@@ -72,7 +72,9 @@ class CheckSpec:
 
     def total_drm(self, tables: Tables) -> int:
         cd = tables.check(self.check)
-        return (cd.drm + cd.status_drm.get(cast(UnitStatus, self.status), 0) + sum(cd.modifiers[m].drm for m in self.modifiers)
+        # (a status outside the three has no status DRM: validate refuses it)
+        status_drm = cd.status_drm.get(cast(UnitStatus, self.status), 0)
+        return (cd.drm + status_drm + sum(cd.modifiers[m].drm for m in self.modifiers)
                 + self.drm - sum(self.leader_cvs))
 
 

@@ -6,11 +6,12 @@ are 2-1 or more or a defender is routed (6.4 F, 6.7 J), final odds and column sh
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
 from math import ceil
+from typing import cast
 
 from engine.core.errors import RuleViolation
 from engine.core.dist import Dist
@@ -21,8 +22,8 @@ from .fire import leader_casualty_sub
 from .steps import Steps
 from .tables import Tables
 
-__all__ = ["Fighter", "MeleeSetup", "MeleeOutcome", "melee", "melee_proc", "melee_distribution", "melee_sub",
-           "UNIT_KINDS", "half_up"]
+__all__ = ["Fighter", "MeleeSetup", "MeleeOutcome", "melee_outcome", "melee", "melee_proc", "melee_distribution",
+           "melee_sub", "UNIT_KINDS", "half_up"]
 
 UNIT_KINDS = ("infantry", "cavalry", "artillery", "howitzer", "grand_battery")
 
@@ -84,6 +85,11 @@ class MeleeOutcome:
         if self.leaders:
             bits.append("; ".join(self.leaders))
         return "; ".join(bits)
+
+
+def melee_outcome(o: Hashable) -> MeleeOutcome:
+    """An outcome of a melee's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(MeleeOutcome, o)
 
 
 def _validate(setup: MeleeSetup, tables: Tables) -> None:

@@ -83,10 +83,10 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
                         "mf": u.mf, "ma": u.ma, "status": p.status, "leader_cvs": list(leader_cvs(sc, st, unit_id))},
             "path": list(path), "targets": targets, "mp_left": u.ma if mp_left is None else mp_left,
             "defensive_fire": True}
-    friendly = frozenset(q.hex for q in st.on_map() if q.hex is not None and sc.side(q.id) == side and not sc.is_leader(q.id)
-                         and q.id != unit_id)
-    enemy_h = frozenset(q.hex for q in st.on_map() if q.hex is not None and sc.side(q.id) == enemy and not sc.is_leader(q.id)
-                        and q.status in LIVE) - {path[-1]}
+    friendly = frozenset(q.hex for q in st.on_map() if q.hex is not None and sc.side(q.id) == side
+                         and not sc.is_leader(q.id) and q.id != unit_id)
+    enemy_h = frozenset(q.hex for q in st.on_map() if q.hex is not None and sc.side(q.id) == enemy
+                        and not sc.is_leader(q.id) and q.status in LIVE) - {path[-1]}
     setup = charge_from_spec(spec, g, "charge", terrain=b.charge_terrain(t),
                              los=lambda a, c: b.los(a, c, t, viewer="cavalry", enemy=enemy_h, friendly=friendly).clear)
     if outline:
@@ -105,7 +105,8 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
     setup = dc_replace(setup, targets=tuple(targets_arc))
     reactors: list[Reactor] = []
     for q in st.on_map():
-        if q.hex is None or sc.side(q.id) != enemy or sc.is_leader(q.id) or q.hex in hexes or q.status != Status.NORMAL or q.activated:
+        if (q.hex is None or sc.side(q.id) != enemy or sc.is_leader(q.id) or q.hex in hexes
+                or q.status != Status.NORMAL or q.activated):
             continue
         if sc.units[q.id].kind != "cavalry":
             continue

@@ -156,8 +156,9 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
         if len(_REACH) > 4096:
             _REACH.clear()
         seen = _REACH[key] = []
-    out, looked_e, looked_f, looked_s = _reach_search(sc, p, p.hex, is_leader, side, level_hexes, bridge_intact, mp_left,
-                                                      enemy_hexes, friend_hexes, front, restricted, elite_blocks)
+    out, looked_e, looked_f, looked_s = _reach_search(sc, p, p.hex, is_leader, side, level_hexes, bridge_intact,
+                                                      mp_left, enemy_hexes, friend_hexes, front, restricted,
+                                                      elite_blocks)
     seen.insert(0, (looked_e, looked_f, looked_s,
                     (enemy_hexes & looked_e, friend_hexes & looked_f, front & looked_s), out))
     del seen[8:]
