@@ -21,10 +21,12 @@ __all__ = ["retreat_options", "RetreatOutcome", "retreat", "cavalry_retreat_befo
            "check_cavalry_retreat", "do_cavalry_retreat", "cavalry_retreat_candidates"]
 
 
-def retreat_options(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str) -> list[tuple[str, int, str]]:
+def retreat_options(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str | None
+                    ) -> list[tuple[str, int, str]]:
     """Hexes a retreating stack may enter, best first: (hex, rank, rule). Rank 0 = toward the nearest
     friendly town or entry hex and out of enemy fronts (6.6 A); then the order of 6.6 B: 1 = empty or
-    friendly and out of enemy fronts, 2 = friendly-occupied in an enemy front, 3 = empty in an enemy front."""
+    friendly and out of enemy fronts, 2 = friendly-occupied in an enemy front, 3 = empty in an enemy front.
+    ``from_hex`` None (the units are off the map): refused (6.6)."""
     if not unit_ids or from_hex is None:
         raise RuleViolation("6.6", f"{', '.join(unit_ids) or 'no unit'}: a retreat starts from a hex of the map")
     for uid in unit_ids:
@@ -69,7 +71,7 @@ class RetreatOutcome:
         return f"{where}: " + ", ".join(f"{u} {s}" for u, s in self.units)
 
 
-def retreat(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str) -> Steps[RetreatOutcome]:
+def retreat(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str | None) -> Steps[RetreatOutcome]:
     """6.6 as a procedure: the owner picks among the best hexes; checks for an enemy front (6.6 D) or
     for being unable to retreat (6.6 C, after becoming fatigued)."""
     opts = retreat_options(sc, st, unit_ids, from_hex)
