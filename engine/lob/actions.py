@@ -138,7 +138,7 @@ class Action:
         return str(t)
 
 
-def _short(v) -> str:
+def _short(v: object) -> str:
     text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -215,7 +215,7 @@ def parse_notation(text: str) -> Action:
         raise VedetteError(f"action: unknown action {t[:30]!r}; one of {', '.join(ACTION_TYPES)}")
     t = Kind(t)
 
-    def units(x):
+    def units(x: str) -> tuple[str, ...]:
         us = tuple(x.split(","))
         if not all(us):
             raise bad

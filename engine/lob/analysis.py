@@ -35,7 +35,7 @@ __all__ = ["make_context", "CombatSpec", "UnitSpec", "load_combat", "combat_from
 def make_context(board: Board, target: str, origin: str, attacker_side: str,
                  occupied: dict[str, str] | None = None, *, charge: bool = False, rain: bool = False,
                  tables: Tables | None = None, approach_holders: tuple[str, ...] = (),
-                 att_traits=frozenset(), dfn_traits=frozenset()) -> CombatContext:
+                 att_traits: frozenset[str] = frozenset(), dfn_traits: frozenset[str] = frozenset()) -> CombatContext:
     """The fixed facts of a combat from the map. ``occupied`` maps areas to the side holding them."""
     board.check_area(target, "target area")
     board.check_area(origin, "origin area")
@@ -48,7 +48,7 @@ def make_context(board: Board, target: str, origin: str, attacker_side: str,
                                                  f"except at a bridge or ford")
     defender_side = other_side(attacker_side)
 
-    def retreat(area):
+    def retreat(area: str) -> Retreat:
         c = board.crossing(target, area)
         return Retreat(area, board.is_close(area), c.water, c.crossing)
 

@@ -4,7 +4,7 @@ the command line gives.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +15,7 @@ from .actions import Action
 from .command import own_unit
 from .scenario import OPTIONS, initial_leaders, initial_units
 from .state import Game, Setup
+from .steps import Steps
 from .units import ART, SIDES, Phase
 from .victory import track_albuera
 
@@ -37,7 +38,8 @@ assert set(OPTION_RULES) == set(OPTIONS)
 assert set(OPTION_RULES) == set(OPTIONS)
 
 
-def new_game(setup: Setup | None = None, options=(), morale_bid: dict | None = None) -> Game:
+def new_game(setup: Setup | None = None, options: Iterable[str] = (), morale_bid: dict[str, int] | None = None
+             ) -> Game:
     """The Albuera set-up (scenario), French to play first, turn 1, admin phase."""
     setup = setup or Setup(options=frozenset(options))
     sc = setup.scenario
@@ -60,7 +62,7 @@ def new_game(setup: Setup | None = None, options=(), morale_bid: dict | None = N
     return track_albuera(g)
 
 
-def free_setup_sides(options) -> tuple[str, ...]:
+def free_setup_sides(options: Collection[str]) -> tuple[str, ...]:
     """Albuera option 6: the sides that set up freely, the Allies first."""
     if "setup" in options:
         return ("Allied", "French")
@@ -105,7 +107,7 @@ def check_end_setup(g: Game, a: Action) -> None:
                                                     f"set-up area; empty: {', '.join(empty)}")
 
 
-def end_setup(g: Game, a: Action):
+def end_setup(g: Game, a: Action) -> Steps[Game]:
     """Albuera option 6: the French set up next if free to; else the first turn begins."""
     free = free_setup_sides(g.setup.options)
     if g.player == "Allied" and "French" in free:
