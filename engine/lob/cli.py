@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from .tables import Tables
     from .units import Unit
 
-    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]     # (what add_subparsers gives)
-
 def _frac(x: Fraction | int) -> dict[str, Any]:
     x = Fraction(x)
     return {"fraction": f"{x.numerator}/{x.denominator}", "float": float(x)}
@@ -232,7 +230,7 @@ def _replay(core_replay):
     return run
 
 
-def register_lob_game_verbs(verbs: SubParsers) -> None:
+def register_lob_game_verbs(verbs) -> None:
     """The protocol's game verbs under ``vedette lob``, plus what the older verbs took: ``--bid`` on
     ``play``/``new``/``act``, ``--units`` on ``replay``, ``--seed``/``--options`` on ``act`` (for a record it
     creates), ``legal`` with no record (the set-up)."""
@@ -269,7 +267,7 @@ def cmd_map(args: argparse.Namespace) -> dict[str, Any]:
     return _board(args).to_json()
 
 
-def register(subparsers: SubParsers) -> None:
+def register(subparsers) -> None:
     p = subparsers.add_parser("lob", help="Lines of Battle: Albuera 1811",
                               description="Lines of Battle (Albuera 1811): exact combat odds, artillery fire, "
                                           "command points, play and replay. JSON out.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.core.data import load_data
 from engine.core.errors import DataError, RuleViolation
@@ -36,8 +36,6 @@ from .tables import Tables, load_tables
 
 __all__ = ["register"]
 
-if TYPE_CHECKING:
-    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]     # (what add_subparsers gives)
 
 
 def _tables(args: argparse.Namespace) -> Tables:
@@ -127,7 +125,7 @@ def _map(args: argparse.Namespace) -> dict[str, Any]:
     return b.summary()
 
 
-def _register_calculators(subparsers: SubParsers) -> SubParsers:
+def _register_calculators(subparsers):
     p = subparsers.add_parser("tbf", help="These Brave Fellows (Dürenstein 1805): fatigue checks, fire, melee, charges",
                               description="These Brave Fellows: exact odds of Fatigue Checks, fire and melee, "
                                           "and charges as probability trees.")
@@ -313,7 +311,7 @@ def _victory(args: argparse.Namespace) -> Any:
     return victory_json(victory(sc, st, args.rear_guard_shortfall))
 
 
-def register(subparsers: SubParsers) -> None:
+def register(subparsers) -> None:
     """Add ``vedette tbf`` and its verbs: the calculators, the game verbs of the core protocol
     (new, legal, undo, replay, play; ``act`` serves both, see :func:`_act`), then the scenario verbs."""
     sub = _register_calculators(subparsers)
