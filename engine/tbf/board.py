@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 
 from engine.core.data import Source, Sourced, Strict, data_path, load_yaml, provenance_kind
 from engine.core.errors import RuleViolation
-from engine.core.hexgrid import HexGrid
+from engine.core.hexgrid import Cube, HexGrid
 
 from .tables import Tables, digest
 
@@ -121,9 +121,9 @@ class TbfGrid(HexGrid):
     if TYPE_CHECKING:
         # made in __post_init__, read by the bots' distances: not a field (the grid compares, hashes and
         # prints as its HexGrid), so declared to the type checker alone
-        cube_of: ClassVar[dict[str, tuple[int, int, int]]]
+        cube_of: ClassVar[dict[str, Cube]]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         labels = HexGrid.all_hexes(self)
         put = object.__setattr__
@@ -133,6 +133,8 @@ class TbfGrid(HexGrid):
         put(self, "_nbs", {})
         put(self, "_nbs", {h: HexGrid.neighbours(self, h) for h in labels})
 
+    # (left unannotated, as HexGrid's answers looked up: typed, they would ask each caller passing a piece's
+    # hex -- None off the map -- to narrow it where the piece is known to stand on the map)
     def to_cube(self, label):
         c = self.cube_of.get(label)
         return c if c is not None else HexGrid.to_cube(self, label)
