@@ -137,7 +137,7 @@ def _may_leave_a_stack(state: GameState, a: Action) -> bool:
         return bool(stacked) or (a.kind == "move" and bool(a.path) and a.path[-1] in state.occupants)
     if not stacked:
         return False
-    if a.kind != "move" or not a.path:
+    if a.kind != "move" or not a.path or a.unit is None:
         return True
     return M.could_trap_a_stack(state, a.unit, a.path[-1])
 
