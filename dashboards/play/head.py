@@ -253,6 +253,10 @@ class PlayHead(JSComponent):
                                              ensure_ascii=False), form_open=bool(open_))
 
     def _handle_msg(self, data) -> None:
+        # on the document's next tick, with its lock: Panel may hand a browser's message over without it (a
+        # message that comes while a change from the browser is still pending, e.g. a press right after the
+        # page loaded; any message under --num-threads), and the board's figure refuses a change made so
+        # ('_pending_writes should be non-None'): the new game was made but never drawn
         on_next_tick(self, partial(self.act, data))
 
     def act(self, msg: dict) -> None:

@@ -32,7 +32,7 @@ from engine.core.record import GameRecord
 from engine.core.values import jsonable
 
 from dashboards.play.live import HUB, Hub, LiveGame, Refused, Snapshot
-from dashboards.server.storage import OWNER, GameStore, StorageError
+from dashboards.server.storage import OWNER, GameStore
 
 __all__ = ["PlayParams", "GamePlayModel", "describe_request", "log_rows", "log_html", "LOG_CSS"]
 
@@ -195,10 +195,11 @@ class GamePlayModel(PlayParams):
                 self.position = len(snap.states) - 1
             else:
                 self.position = min(self.position, len(snap.states) - 1)
-            if snap.note:
+            if moved:                      # a refusal or a message about a position that is gone goes
+                self.refusal = ""          # with the pushed view (the game's own note stays)
                 self.message = snap.note
-            if moved:
-                self.refusal = ""          # a refusal of a position that is gone goes with the pushed view
+            elif snap.note:
+                self.message = snap.note
             self.thinking = snap.thinking
             self.rev = snap.rev
         self.changed = True

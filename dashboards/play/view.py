@@ -39,7 +39,6 @@ from dashboards.play.boards import Board, board_for
 from dashboards.play.controls import GameControls, action_key, on_next_tick
 from dashboards.play.head import PlayHead, decode_upload
 from dashboards.play.layout import CARD_TOUCH_CSS, TOUCH_CSS, WIDGET_TOUCH_CSS, board_and_actions
-from dashboards.play.live import Refused
 from dashboards.play.model import LOG_CSS, GamePlayModel, describe_request, log_html
 from dashboards.server.access import BrowserKeys, game_link
 from dashboards.server.storage import OWNER, GameStore, StorageError
@@ -102,6 +101,7 @@ class GamePlayView(pn.viewable.Viewer):
         self._entries: list[tuple[Any, str, str, Places]] = []    # (action, key, label, places) of the legal actions
         self._by_key: dict[str, Any] = {}
         self._shown: list[tuple[Any, Places]] = []   # the picked piece's (action, places) listed now
+        self._board_drawn: tuple | None = None       # what the board shows (it is drawn once per change)
         self._targets: set = set()   # the places highlighted now
         self.header: list = []        # what a page puts above the view (its intro), in the view's column
         self._root = None             # the view's column, once shown
@@ -547,9 +547,9 @@ class GamePlayView(pn.viewable.Viewer):
             self._draw_status()
             return
         self._fill_game_area()
+        self._draw_board()
         self._draw_actions()
         self._draw_pending()
-        self._draw_board()
         self._draw_seats()
         self._resolved()
         self._draw_replay()
@@ -598,7 +598,7 @@ class GamePlayView(pn.viewable.Viewer):
             # a click comes from the board's own model: handled on the document's next tick, with its lock
             board.on_pick(lambda place: on_next_tick(self.controls, partial(self._pick, place)))
             self.board_box[:] = [board.panel()]
-            self._entries_key = None
+            self._entries_key = self._board_drawn = None
         entries = self._legal_entries()
         picked = self.picked or None
         pairs = [(a, pl) for a, _, _, pl in entries]
@@ -610,6 +610,12 @@ class GamePlayView(pn.viewable.Viewer):
         for _, pl in self._shown:
             targets |= board.targets_of(st, pl)
         self._targets = targets - {picked or ""}
+        # drawn once per change: a board drawn again in the callback that made it (before the browser has
+        # it) is not shown by the browser (a new game's board, then the page's own refresh)
+        drawn = (id(board), id(m.game), m.rev, m.mode, m.position, picked, self.aim, id(m.pending), m.role)
+        if drawn == self._board_drawn:
+            return
+        self._board_drawn = drawn
         board.show(shown, picked, self._targets)
         p = m.pending
         if p is not None and m.mode == "play":

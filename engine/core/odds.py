@@ -15,7 +15,7 @@ otherwise plays as the system's greedy bot would without attacking. The policy i
 
 Enumerations are bounded: past ``max_steps`` enumeration steps (requests met, replays included) or
 ``max_outcomes`` end positions the answer is a :class:`~engine.core.errors.LimitError` naming the bound
-and how far the enumeration got (the ways to the end it had worked out, and their share of the chances),
+and how far the enumeration got (the branches it had run to the end, and their share of the chances),
 never a stalled process. The play page's quick path over these (a cache by position and action, small
 data, the tree on a second call) is :mod:`engine.core.quick_odds`.
 """
@@ -56,7 +56,7 @@ class OddsCancelled(VedetteError):
 
 class OddsLimitError(LimitError):
     """An action's odds past a bound (:class:`~engine.core.errors.LimitError`, the bound named), with how
-    far the enumeration got: ``steps`` made, ``ends`` (the ways to the end worked out) and ``mass`` (their
+    far the enumeration got: ``steps`` made, ``ends`` (the branches run to the end) and ``mass`` (their
     chance, as a float)."""
 
     def __init__(self, what: str, limit: int, got: object = None, why: str = "", *, steps: int = 0,
@@ -151,7 +151,7 @@ def metrics_value(rules: GameRules[Any, Any], state: Any, side: str) -> float:
 class _Budget:
     """Counts the requests the procedure yields, over every branch the driver replays (the work an
     enumeration does), and stops past the bound. With ``track`` it also follows how far the enumeration
-    got (the ways to the end it worked out and their chance), for the message of the bound."""
+    got (the branches it ran to the end and their chance), for the message of the bound."""
 
     def __init__(self, limit: int, what: str, track: bool = False, stop: Callable[[], bool] | None = None) -> None:
         self.limit, self.what, self.used, self.leaves = limit, what, 0, 0
@@ -159,9 +159,9 @@ class _Budget:
         self.stop = stop                # asked every 256 steps: True stops the enumeration (cancelled)
         #: the driver's memo of sub-procedure results (their chances): key -> (distribution, tree)
         self.memo: dict[Hashable, tuple[Dist, Any]] | None = None
-        self.ends = 0                   # ways to the end worked out (tracked only)
+        self.ends = 0                   # branches run to the end (tracked only)
         self.mass = 0.0                 # their chance (tracked only)
-        #: sub-procedure key -> [its request, ways worked out, their chance] (tracked only)
+        #: sub-procedure key -> [its request, branches run to its end, their chance] (tracked only)
         self.subs: dict[Hashable, list[Any]] = {}
 
     def tick(self) -> None:
@@ -172,36 +172,37 @@ class _Budget:
             raise OddsCancelled(f"odds of {self.what}: cancelled")
 
     def progress(self) -> str:
-        """How far the enumeration got, in a player's words ("" when not tracked): the ways to the end
-        worked out and their chance; before the first, the same inside the outermost sub-procedure not
+        """How far the enumeration got, in a player's words ("" when not tracked): the branches it ran to
+        the end and their chance; before the first, the same inside the outermost sub-procedure not
         finished yet (a Battle Commander assault spends its work in its card draws first)."""
         if not self.track:
             return ""
         if self.ends:
-            return f"it had worked out {_ways(self.ends, self.mass, 'the action can end', 'the')}, when it stopped"
+            return f"it had run {_branches(self.ends, self.mass, 'the end', 'the')}, when it stopped"
         for key, (req, n, mass) in self.subs.items():
             if self.memo is not None and key in self.memo:
                 continue                # finished: its result is known
             where = req.label or "a step"
-            inside = _ways(n, mass, "to its end", "its") if n else "not one way to its end"
-            return (f"it had not worked out one way to the end yet; inside {where} (rule {req.rule}) it had "
-                    f"worked out {inside}, when it stopped")
-        return "it had not worked out one way to the end yet"
+            return (f"it had run 0 branches to the end; inside {where} (rule {req.rule}) it had run "
+                    f"{_branches(n, mass, 'its end', 'its')}, when it stopped")
+        return "it had run 0 branches to the end"
 
-    def past(self, what: str, limit: int, got: object = None, why: str = "") -> LimitError:
-        """The error of a bound passed: the bound named, and how far the enumeration got."""
-        if not why:
+    def past(self, what: str, limit: int, got: object = None, *, steps: bool = True) -> LimitError:
+        """The error of a bound passed: the bound named, and (``steps``: the work bound) how far the
+        enumeration got; the end-position bound says how many it found (``got``)."""
+        why = ""
+        if steps:
             why = "this action has too many dice outcomes to enumerate exactly"
             done = self.progress()
             why = f"{why}; {done}" if done else why
         return OddsLimitError(what, limit, got, why=why, steps=self.used, ends=self.ends, mass=self.mass)
 
 
-def _ways(n: int, mass: float, how: str, whose: str) -> str:
-    """e.g. ``"1,234 ways the action can end, 37.5% of the chances"``."""
+def _branches(n: int, mass: float, end: str, whose: str) -> str:
+    """e.g. ``"1,234 branches to the end, 37.5% of the chances"``."""
     share = mass * 100
     shown = f"{share:.1f}%" if 0.05 <= share <= 99.95 or share in (0, 100) else f"{share:.2g}%"
-    return f"{n:,} way{'s' if n != 1 else ''} {how}, {shown} of {whose} chances"
+    return f"{n:,} branch{'es' if n != 1 else ''} to {end}, {shown} of {whose} chances"
 
 
 class _Keyed:
@@ -338,8 +339,7 @@ def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Poli
     build = keep if build is None else build
     tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build)
     if not keep and tree.leaves is not None and len(tree.leaves) > max_outcomes:
-        raise budget.past(f"odds of {what}: end positions", max_outcomes, len(tree.leaves),
-                          why="this action ends in too many different positions to list")
+        raise budget.past(f"odds of {what}: end positions", max_outcomes, len(tree.leaves), steps=False)
     return tree, budget
 
 

@@ -80,8 +80,10 @@ Every input is bounded: the action's text or JSON at most :data:`MAX_ACTION_CHAR
 most :data:`MAX_KEY_CHARS`, the work at most ``max_steps`` enumeration steps and ``max_outcomes`` end
 positions (the defaults of :mod:`engine.core.odds`), a tree at most ``max_nodes`` nodes. Past a bound the
 error is one line naming the bound and how far it got, e.g. ``odds of resolve 0: enumeration steps: at most
-400000: this action has too many dice outcomes to enumerate exactly; it had worked out 1,234 ways the
-action can end, 37.5% of the chances, when it stopped``. An illegal action raises its
+400000: this action has too many dice outcomes to enumerate exactly; it had run 1,234 branches to the end,
+37.5% of the chances, when it stopped`` (before the first branch ends, the same inside the sub-procedure it
+was working on: a Battle Commander assault's cards), an :class:`~engine.core.odds.OddsLimitError` with
+``steps``, ``ends`` and ``mass``. An illegal action raises its
 :class:`~engine.core.errors.RuleViolation` (the rule named); nothing is held, cached or changed by an
 error.
 

@@ -244,3 +244,34 @@ def test_a_bots_answer_to_a_persons_action_rolls_on_as_that_person_rolls(store):
     said = [(a["kind"], a["label"]) for a in m.events[10]["answers"] if a["kind"] != "log"]
     i = next(i for i, (k, label) in enumerate(said) if label.startswith("defender commits reserves"))
     assert said[i + 1][0] == "roll"                              # the bot's answer, then the CRT die
+
+
+# --------------------------------------------------------------------------------------------------
+# A stale page (issue 28, bad input): refused, with the fresh view pushed
+# --------------------------------------------------------------------------------------------------
+def test_a_press_on_a_list_another_page_moved_on_is_refused_and_the_page_shows_the_game_now(store):
+    """Two pages on one game (the owner's link in two tabs). Red's roll is on both lists; page A makes it;
+    page B, which still had the list before it, presses the same action: refused (the action is named by
+    its key, not by a place in a list that changed), nothing made twice, and B shows the game as it is
+    now: blue's roll listed, one event, A's roll in its state, no stale words from before."""
+    from dashboards.play.view import GamePlayView
+
+    a = GamePlayView(system="race", store=store)
+    a.__panel__()
+    a._start({"scenario": "short", "seed": "2"})
+    gid = a.model.game_id
+    b = GamePlayView(system="race", store=store)
+    b.__panel__()
+    b.open(gid, store.keys(gid)[OWNER])
+    assert "loaded (0 actions)" in b.model.message
+    (stale_key, label, _), = b.controls.items
+    assert label.startswith("red")
+    a._press({"op": "do", "key": a.controls.items[0][0]})
+    assert len(a.model.events) == 1
+    # pushed to B without a reload: its list, its status and its words are the game's now
+    assert [label for _, label, _ in b.controls.items] == [label for _, label, _ in a.controls.items]
+    assert [label for _, label, _ in b.controls.items][0].startswith("blue")
+    assert "data-events='1'" in b.head.status and b.model.message == ""
+    b._press({"op": "do", "key": stale_key})
+    assert "no longer on the list" in b.head.refusal
+    assert len(b.model.events) == 1 and store.load(gid).n_events == 1 and b.model.state == a.model.state

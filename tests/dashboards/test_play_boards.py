@@ -107,3 +107,45 @@ def test_lob_click_an_area_then_a_highlighted_area_moves_its_units(store):
     v.board._picked(j["path"][-1])
     assert len(v.model.events) == n + 1
     assert v.model.events[-1]["action"] == j
+
+
+def test_each_part_is_drawn_again_only_when_what_it_shows_changed(store):
+    """Issue 28 point 5: a pick on the board redraws the board, the list and the status line, not the log,
+    the replay controls or the seats; a move redraws each part once (the board too: a new game's board
+    drawn a second time in the same callback was not shown by the browser)."""
+    v = GamePlayView(system="tbf", store=store)
+    v.__panel__()
+    drawn: list[str] = []
+    for part in ("log", "replay", "seats", "actions", "status"):
+        def spy(part=part, real=getattr(v, f"_draw_{part}")):
+            drawn.append(part)
+            real()
+        setattr(v, f"_draw_{part}", spy)
+    from dashboards.play.boards.tbf import TbfBoard
+    real_show = TbfBoard.show
+
+    def show(board, *args):
+        drawn.append("board")
+        return real_show(board, *args)
+    TbfBoard.show = show
+    try:
+        v._start({"seed": "1"})
+        assert drawn.count("board") == 1 and "log" in drawn
+        st = v.model.state
+        hexes = sorted({p.hex for p in st.game.on_map()})
+        h = next(h for h in hexes if any(v.board.concerns(st, h, e[3]) for e in v._legal_entries()))
+        drawn.clear()
+        v._pick(h)
+        assert v.picked == h and {"board", "actions", "status"} <= set(drawn)
+        assert not {"log", "replay", "seats"} & set(drawn) and drawn.count("board") == 1
+        v._pick(None)
+        drawn.clear()
+        revs: list[int] = []
+        v.model.param.watch(lambda e: revs.append(e.new), "rev")
+        v._do(v.controls.items[-1][0])
+        while v.model.pending is not None:
+            v.model.answer(v.model.pending.request.options[0])
+        assert len(v.model.events) == 1
+        assert "log" in drawn and 1 <= drawn.count("board") <= len(revs)       # once per change of the game
+    finally:
+        TbfBoard.show = real_show

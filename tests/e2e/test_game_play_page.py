@@ -45,6 +45,20 @@ def test_start_move_undo_reload_replay(page: Page, app_url: str, system: str):
     expect(page.locator(".status-line [data-events='0']")).to_be_attached(timeout=60_000)
 
 
+def test_a_start_pressed_with_a_change_of_the_form_draws_the_new_game(page: Page, app_url: str):
+    """The dice mode changed and Start pressed in one moment (as a quick hand, or a press right after the
+    page loads): Panel hands the press over while the form's change is still on its way, without the
+    document's lock; the head takes it on the document's next tick, so the new game is made and drawn
+    (before, the board's figure refused the change and the page kept saying "No game")."""
+    page.goto(f"{app_url}/play?system=lob")
+    expect(page.locator(".status-line [data-state='no-game']")).to_be_attached(timeout=90_000)
+    page.locator(".dice-mode button[data-value='typed']").evaluate(
+        "(b) => { b.click(); b.getRootNode().querySelector('.start-game button').click(); }")
+    expect(page.locator(".status-line [data-state='ready'][data-events='0']")).to_be_attached(timeout=90_000)
+    expect(page.locator(".action-list select option").first).to_be_attached(timeout=30_000)
+    expect(page.locator(".dice-mode button[data-value='typed']")).to_have_class(re.compile("active"))
+
+
 def test_typed_card_then_an_import_naming_a_file_changes_nothing(page: Page, app_url: str, tmp_path):
     page.goto(f"{app_url}/play?system=bc")
     page.locator(".dice-mode button", has_text="I type").click()

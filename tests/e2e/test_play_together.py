@@ -87,6 +87,29 @@ def test_a_stale_refusal_goes_when_the_game_moves_on(browser: Browser, app_url: 
     ctx.close()
 
 
+def test_undo_in_a_live_game_takes_back_only_your_own_action(browser: Browser, app_url: str):
+    """The one undo policy of live games, stated on the page: each side by its own link; the French side
+    switches a battery (no dice, still its move); the Allied player's Undo is refused (a side takes back
+    its own actions only); the French player's Undo takes it back, and the Allied page is told."""
+    owner, a, b = browser.new_context().new_page(), browser.new_context().new_page(), browser.new_context().new_page()
+    links = start_game(owner, app_url, "lob", seed="3")
+    open_link(a, app_url, links["French"])
+    open_link(b, app_url, links["Allied"])
+    expect(a.locator(".undo-policy")).to_contain_text("your own last action")
+    do_first(a)
+    expect(b.locator(f"{STATUS}[data-events='1']")).to_be_attached(timeout=60_000)
+    b.locator(".undo button").click()
+    expect(b.locator(".refusal-box [data-state='refused']")).to_contain_text("takes back its own actions only",
+                                                                            timeout=30_000)
+    assert events(a) == 1
+    a.locator(".undo button").click()
+    expect(a.locator(f"{STATUS}[data-events='0']")).to_be_attached(timeout=60_000)
+    expect(b.locator(f"{STATUS}[data-events='0']")).to_be_attached(timeout=30_000)
+    expect(b.locator(".refusal-box [data-state='none']")).to_be_attached(timeout=30_000)
+    for p in (owner, a, b):
+        p.context.close()
+
+
 def test_a_person_against_a_greedy_bot_to_the_end_of_an_n20_turn(page: Page, app_url: str):
     """Bussaco, the Allied side to the greedy bot: the French player ends each of their phases (and
     answers what they are asked); the bot plays its phases on the server, each action shown as made,

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from dashboards.play.boards.base import Board, ListBoard, places_of
+from dashboards.play.boards.base import Board, ListBoard
 from dashboards.play.boards.bc import BcBoard
 from dashboards.play.boards.lob import LobBoard
 from dashboards.play.boards.n20 import N20Board
 from dashboards.play.boards.tbf import TbfBoard
 
-__all__ = ["board_for", "places_of", "Board", "N20Board", "LobBoard", "TbfBoard", "BcBoard", "ListBoard", "BOARDS"]
+__all__ = ["board_for", "Board", "N20Board", "LobBoard", "TbfBoard", "BcBoard", "ListBoard", "BOARDS"]
 
 #: each system's board on the play page (a system that is not here gets the :class:`ListBoard`)
 BOARDS: dict[str, Callable[[Any], Board]] = {"n20": N20Board, "lob": LobBoard, "tbf": TbfBoard, "bc": BcBoard}

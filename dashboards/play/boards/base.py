@@ -3,9 +3,8 @@ highlight the places the legal actions of a picked piece or place lead to, repor
 picked.
 
 A pick finds its actions through the rules' typed places of each action (:meth:`GameRules.places`:
-pieces, origin, targets, path), never through the action's JSON. A system whose rules do not say the
-places yet keeps the old path for now: its board reads them from the action's JSON
-(:meth:`Board.legacy_places`), and drops it once its ``places`` is merged.
+pieces, origin, targets, path), never through the action's JSON. A system whose rules say no places (the
+protocol's default) gets no help from the board: its list is not narrowed by a pick.
 """
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ import panel as pn
 
 from engine.core.game import GameRules, Places
 
-__all__ = ["Board", "ListBoard", "places_of", "says_places", "fit_to_width"]
+__all__ = ["Board", "ListBoard", "fit_to_width"]
 
 
 def fit_to_width(fig, name: str, most: int = 1100) -> None:
@@ -30,30 +29,6 @@ def fit_to_width(fig, name: str, most: int = 1100) -> None:
     wheel = next((t for t in fig.tools if isinstance(t, WheelZoomTool)), None)
     if wheel is not None:
         fig.toolbar.active_scroll = wheel
-
-
-def says_places(rules: GameRules) -> bool:
-    """Whether ``rules`` give the typed places of an action (else a board reads them from the JSON)."""
-    return type(rules).places is not GameRules.places
-
-
-def places_of(action_json: Any) -> set[str]:
-    """Every string an action's JSON names (unit ids, hexes, areas, zones, path steps): the old path, for a
-    system whose rules do not say the places of an action yet."""
-    out: set[str] = set()
-
-    def walk(v):
-        if isinstance(v, str):
-            out.add(v)
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                if k not in ("type", "kind"):
-                    walk(x)
-        elif isinstance(v, (list, tuple)):
-            for x in v:
-                walk(x)
-    walk(action_json)
-    return out
 
 
 class Board:
@@ -74,14 +49,8 @@ class Board:
         return set()
 
     def places(self, rules: GameRules, state, action) -> Places:
-        """The typed places of ``action`` (the rules'; the old JSON path where they give none yet)."""
-        if says_places(rules):
-            return rules.places(state, action)
-        return self.legacy_places(state, rules.action_to_json(action))
-
-    def legacy_places(self, state, action_json: Any) -> Places:
-        """The old path: every name in the action's JSON counts as a piece of it."""
-        return Places(pieces=tuple(sorted(places_of(action_json))))
+        """The typed places of ``action`` in ``state``: the rules' (:meth:`GameRules.places`)."""
+        return rules.places(state, action)
 
     def concerns(self, state, picked: str, places: Places) -> bool:
         """Whether an action is one of the picked piece's or place's (the list is narrowed to these)."""

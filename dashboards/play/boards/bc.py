@@ -5,9 +5,8 @@ import html
 
 import panel as pn
 
-from dashboards.play.boards.base import Board, places_of
+from dashboards.play.boards.base import Board
 from dashboards.play.layout import WIDGET_TOUCH_CSS
-from engine.core.game import Places
 
 __all__ = ["BcBoard"]
 
@@ -44,36 +43,14 @@ class BcBoard(Board):
             return set()                    # a Block stands for itself (its Zone's other Blocks are not picked)
         return {u.id for u in state.g.in_zone(place)} | {h.id for h in state.g.hqs_in(place)}
 
-    @staticmethod
-    def _dest(step: str) -> str:
-        return step.rpartition(">")[2]      # a roadway path A>B ends in B
-
-    def _json(self, action) -> dict:
-        j = self.rules.action_to_json(action) if self.rules is not None else {}
-        return j if isinstance(j, dict) else {}
-
-    def legacy_places(self, state, aj):
-        """The old JSON path (until the BC rules give their places): every name the action gives is one
-        of its pieces; it leads to the Zones its moves and HQs end in, or to its target Zone."""
-        aj = aj if isinstance(aj, dict) else {}
-        out = {self._dest(str(d)) for _, d in aj.get("moves") or () if d}
-        out |= {self._dest(str(d)) for _, d in aj.get("hqs") or () if d}
-        if aj.get("to"):
-            out.add(aj["to"])
-        named = places_of(aj)
-        return Places(pieces=tuple(sorted(named)), targets=tuple(sorted(out or named)))
-
     def action_at(self, state, picked, place, entries):
         """With a Block picked, the plain move of that Block alone into ``place`` (no HQ moving, no Roadway
-        formation); anything else, or more than one such move, leaves the choice to the list."""
+        formation: the move's places are that Block, that Zone, that Zone as its whole path); anything else,
+        or more than one such move, leaves the choice to the list."""
         if self._block(state, picked) is None:
             return None
-        found = []
-        for a, pl in entries:
-            aj = self._json(a)
-            if (aj.get("kind") == "move" and [list(m) for m in aj.get("moves") or ()] == [[picked, place]]
-                    and not aj.get("hqs") and not aj.get("roadway")):
-                found.append(a)
+        found = [a for a, pl in entries if getattr(a, "kind", None) == "move" and not getattr(a, "roadway", False)
+                 and pl.pieces == (picked,) and pl.targets == (place,) and pl.path == (place,)]
         return found[0] if len(found) == 1 else None
 
     def show(self, state, picked, targets):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import panel as pn
 
 from dashboards.play.boards.base import Board
-from engine.core.game import Places
 
 __all__ = ["N20Board"]
 
@@ -30,24 +29,6 @@ class N20Board(Board):
 
     def pieces_at(self, state, place):
         return set(state.occupants.get(place, ()))
-
-    def legacy_places(self, state, aj):
-        """The old JSON path (until the n20 rules give their places): a move's unit, its path and the hex
-        it ends in (a reinforcement's path starts at its entry hex); a placement's hex; a declaration's
-        attackers and defenders, and the defenders' hexes."""
-        aj = aj if isinstance(aj, dict) else {}
-        kind, unit, path = aj.get("kind"), aj.get("unit"), tuple(aj.get("path") or ())
-        if kind in self.MOVES and path and unit is not None:
-            return Places(pieces=(unit,), origin=(path[0],), targets=(path[-1],), path=path)
-        if kind == "place" and aj.get("hex"):
-            return Places(pieces=(unit,) if unit else (), origin=(aj["hex"],), targets=(aj["hex"],))
-        pieces = ([unit] if unit is not None else []) + list(aj.get("units") or ())
-        targets = []
-        for b in aj.get("battles") or ():
-            if isinstance(b, dict):
-                pieces += list(b.get("attackers", ())) + list(b.get("defenders", ()))
-                targets += [h for h in (getattr(state.by_id.get(u), "hex", None) for u in b.get("defenders", ())) if h]
-        return Places(pieces=tuple(dict.fromkeys(pieces)), targets=tuple(dict.fromkeys(targets)))
 
     def action_at(self, state, picked, place, entries):
         """The first move of the picked hex's unit that ends in ``place`` (two paths to one hex are two

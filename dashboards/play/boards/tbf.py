@@ -5,8 +5,7 @@ import html
 
 import panel as pn
 
-from dashboards.play.boards.base import Board, fit_to_width, places_of
-from engine.core.game import Places
+from dashboards.play.boards.base import Board, fit_to_width
 
 __all__ = ["TbfBoard"]
 
@@ -71,18 +70,6 @@ class TbfBoard(Board):
 
     def pieces_at(self, state, place):
         return {p.id for p in state.game.on_map() if p.hex == place}
-
-    def legacy_places(self, state, aj):
-        """The old JSON path (until the TBF rules give their places): the unit(s) and where the action
-        leads (a move's hex, a fire's or a melee's target, a charge's last hex)."""
-        aj = aj if isinstance(aj, dict) else {}
-        k = aj.get("kind")
-        lead = (aj.get("to") if k == "move" else aj.get("target") if k in ("fire", "melee")
-                else (aj.get("path") or [None])[-1] if k == "charge" else None)
-        pieces = tuple(x for x in [aj.get("unit"), *(aj.get("units") or ())] if isinstance(x, str))
-        if lead is None:
-            return Places(pieces=tuple(sorted(places_of(aj))))
-        return Places(pieces=pieces, targets=(lead,), path=tuple(aj.get("path") or ()))
 
     def show(self, state, picked, targets):
         from dashboards.render.hexmap import Counter, Marked

@@ -11,7 +11,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from engine.core.errors import VedetteError
+from engine.core.errors import RuleViolation, VedetteError
 from engine.core.game import GameRules, Outcome, Places, Position, RandomBot
 from engine.core.odds import OddsBot
 
@@ -182,6 +182,15 @@ class BcRules(GameRules[BcState, BcAction]):
         """The position to work ``side``'s odds from (:func:`~.view.odds_view`): pass it to core's
         :func:`~engine.core.odds.action_odds` so the odds a side is shown treat the cards it has not seen
         as unknown."""
+        return odds_view(st, side, self.deck)
+
+    def odds_position(self, st: BcState, a: BcAction, side: str | None) -> BcState:
+        """Core's quick-odds hook (engine/core/quick_odds.py): the position to work ``side``'s odds of ``a``
+        from, as that side knows the cards (:func:`~.view.odds_view`). Refused (15.0, 16.1) for Turn
+        Preparation, whose hands are cut by what each card is: the other hand's cards stay hidden."""
+        if a.kind == Kind.START_TURN:
+            raise RuleViolation("15.0", "Turn Preparation cuts each hand by what its cards are (16.1): the other "
+                                        "hand stays hidden, no odds are shown of it")
         return odds_view(st, side, self.deck)
 
     def odds_state(self, st: BcState) -> BcState:

@@ -16,7 +16,12 @@ from .phases import open_reform
 from .state import BcState, MapState, change_morale, set_block
 from .types import ENEMY, LEADER_ASSIST, Phase
 
-__all__ = ["rally_zone", "rally_army", "check_rally", "do_rally", "check_army_rally", "do_army_rally"]
+__all__ = ["rally_line", "rally_zone", "rally_army", "check_rally", "do_rally", "check_army_rally", "do_army_rally"]
+
+
+def rally_line(side: str, zone: str, icon: str) -> str:
+    """The position's log line of a Zone Rally and the icon of its card (21.1)."""
+    return f"{side} rally {zone}: {icon}"
 
 
 def _leader_card(st: MapState, side: str, card: int, deck: Deck) -> MapState:
@@ -79,6 +84,7 @@ def rally_zone(st: MapState, side: str, zone: str, deck: Deck | None = None, lea
     if not cube_back:
         st = replace(st, reserve=tuple((s, n - 1 if s == side else n) for s, n in st.reserve))
     yield Log("21.1", f"rally {zone}: {icon}")
+    st = replace(st, log=st.log + (rally_line(side, zone, icon),))
     return st, cube_back
 
 
@@ -129,9 +135,9 @@ def check_rally(st: BcState, a: Rally, deck: Deck) -> None:
 def do_rally(st: BcState, a: Rally, deck: Deck):
     """A Zone Rally, then a reform window in the Zone unless the card was a Death Head (20.0)."""
     g, cube_back = yield from rally_zone(st.g, a.side, a.frm, deck, a.leader or None)
-    icon = "officer" if a.leader else (deck.skill(g.pile.discard[-1]) if g.pile.discard else "")
+    death = g.log[-1:] == (rally_line(a.side, a.frm, "death_head"),)   # the card's icon, whatever the pile
     st = replace(st, g=g, passes=0, rallied=st.rallied + (() if cube_back else (a.frm,)))
-    if icon == "death_head":                 # 20.0: no reforming on a Death Head
+    if death:                                # 20.0: no reforming on a Death Head
         return replace(st, actor=ENEMY[a.side])
     return open_reform(st, (a.frm,), a.side, Phase.YELLOW_RALLY, ENEMY[a.side], deck)
 

@@ -128,10 +128,18 @@ def check(state: GameState, a: Action) -> None:
 
 
 def _may_leave_a_stack(state: GameState, a: Action) -> bool:
-    """Whether ``a`` could leave a stack behind it (6.9): a stack stands already, or a move ends on a unit."""
-    if M.stacks(state):
+    """Whether ``a`` could leave a stack unable to part (6.9), so that its result must be looked at. A move
+    that ends on a friend is offered only when that friend can move on (:func:`.movement.destinations`);
+    while a stack stands, a move matters only if it takes a stacked unit's last way out; on Bussaco's turn 1
+    every allied move counts against the Units Released counter (6.10)."""
+    stacked = M.stacks(state)
+    if state.release_left is not None and state.player == Side.ALLIED:
+        return bool(stacked) or (a.kind == "move" and bool(a.path) and a.path[-1] in state.occupants)
+    if not stacked:
+        return False
+    if a.kind != "move" or not a.path or a.unit is None:
         return True
-    return a.kind == "move" and bool(a.path) and a.path[-1] in state.occupants
+    return M.could_trap_a_stack(state, a.unit, a.path[-1])
 
 
 def perform(state: GameState, a: Action):

@@ -18,7 +18,8 @@ from .zoc import enemy_hexes, enemy_zoc, friendly_hexes, neighbours_map
 __all__ = ["check_can_move", "destinations", "check_move", "do_move", "check_forced_march", "do_forced_march",
            "check_form_square", "do_form_square", "check_breakdown", "do_breakdown", "check_add_dummy",
            "do_add_dummy", "build_up", "buildup_target", "free_dummies", "dummy_problem", "reinf_turn",
-           "can_square", "can_break_down", "any_unmoved", "stacks", "check_stacks_can_part"]
+           "can_square", "can_break_down", "any_unmoved", "stacks", "check_stacks_can_part",
+           "could_trap_a_stack"]
 
 
 def check_can_move(state: GameState, uid: str) -> None:
@@ -101,13 +102,36 @@ def _may_end_in(state: GameState, uid: str, h: str) -> bool:
 
 def _can_move_on(state: GameState, uid: str) -> bool:
     """``uid`` may still leave its hex this phase for a hex where it stands alone (6.4, 6.9)."""
+    return bool(_free_moves(state, uid))
+
+
+def _free_moves(state: GameState, uid: str) -> frozenset:
+    """The hexes ``uid`` could still move to and stand alone in this phase (empty when it may not move:
+    moved, building, 6.4; 6.10; 11.7), memoised beside the state."""
+    return memo(state, ("free_moves", uid), lambda: _compute_free_moves(state, uid))
+
+
+def _compute_free_moves(state: GameState, uid: str) -> frozenset:
     if state.unit(uid).moved or uid in state.builders:
-        return False
+        return frozenset()
     try:
         check_can_move(state, uid)
     except RuleViolation:
-        return False
-    return bool(search_moves(state, uid))
+        return frozenset()
+    return frozenset(search_moves(state, uid))
+
+
+def could_trap_a_stack(state: GameState, mover: str, dest: str) -> bool:
+    """Whether ``mover`` ending its move in ``dest`` might leave a stack unable to part (6.9): only when a
+    unit of a stack has no hex to go to but ``dest``. (Friendly moves change no enemy ZOC: every other hex a
+    stacked unit could go to stays open, and the hex the mover leaves is one more.) When False,
+    :func:`check_stacks_can_part` would pass; when True, it is asked."""
+    for _, stack in stacks(state):
+        for x in stack:
+            free = _free_moves(state, x) if x != mover else frozenset()
+            if free and free <= {dest}:
+                return True
+    return False
 
 
 def stacks(state: GameState) -> list[tuple[str, tuple[str, ...]]]:

@@ -21,20 +21,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from engine.core.codec import from_json, to_json
 from engine.core.errors import RecordError, RuleViolation, VedetteError
-from engine.core.game import GameRules, Places, Position, RandomBot, register
+from engine.core.dist import Dist
+from engine.core.game import Bot, GameRules, Options, Outcome, Places, Position, RandomBot, register
 from engine.core.odds import OddsBot
-from engine.core.procedure import distribution, first_option
+from engine.core.procedure import Choose, Policy, distribution, first_option
 from engine.core.record import GameRecord
 
 from ..scenario import Scenario
+from ..steps import Steps
 from . import handlers as H
 from . import words
 from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Face, Fire, Melee, Move,
                       OutOfCommand, Pass, RULE_OF, action_from_json, format_action, parse_action, TbfAction)
 from .melee_combat import cached_melee_setup
+from .movement import FaceBlock, MoveBlock
 from .odds_words import tbf_label, tbf_value
 from .options import GAME_OPTIONS
 from .places import places
@@ -59,7 +63,7 @@ REFUSED_VERSIONS = {"tbf-game-1": "made before the issue 29 readings (charges fo
 
 #: the game's bots by name besides core's random and odds bots: :mod:`.bots` adds its greedy bot here (it
 #: imports this module; this module never imports it)
-BOTS: dict[str, Callable] = {}
+BOTS: dict[str, Callable[..., Bot]] = {}
 
 
 class TbfRules(GameRules[TbfState, TbfAction]):
@@ -69,20 +73,20 @@ class TbfRules(GameRules[TbfState, TbfAction]):
     engine_version = ENGINE_VERSION
     default_scenario = "durenstein"
 
-    def __init__(self):
+    def __init__(self) -> None:
         #: what the rules, bots and boards ask of a state (memoised per state)
         self.queries = Queries()
         self.sc: Scenario = self.queries.sc
         self.td = self.queries.td
 
     # --- set-up ----------------------------------------------------------------------------------
-    def scenarios(self):
+    def scenarios(self) -> dict[str, str]:
         return {"durenstein": self.sc.file.name}
 
-    def options(self):
+    def options(self) -> dict[str, str]:
         return dict(GAME_OPTIONS)
 
-    def new_game(self, scenario=None, options=(), seed=0):
+    def new_game(self, scenario: str | None = None, options: Options = (), seed: int = 0) -> TbfState:
         return new_game(self.sc, scenario, options)
 
     def initial_state(self, record: GameRecord) -> TbfState:
@@ -95,13 +99,13 @@ class TbfRules(GameRules[TbfState, TbfAction]):
         return super().initial_state(record)
 
     # --- who acts, what is legal, what an action does ---------------------------------------------
-    def to_act(self, s: TbfState):
+    def to_act(self, s: TbfState) -> str | None:
         return to_act(s)
 
-    def outcome(self, s: TbfState):
+    def outcome(self, s: TbfState) -> Outcome | None:
         return s.result
 
-    def position(self, s: TbfState):
+    def position(self, s: TbfState) -> Position:
         if s.result is not None:
             return Position(s.turn, "over")
         if s.setting_up is not None:
@@ -110,63 +114,63 @@ class TbfRules(GameRules[TbfState, TbfAction]):
             return Position(s.turn, f"activation phase, {s.to_move} impulse")
         return Position(s.turn, f"{s.impulse.side} impulse ({s.impulse.leader}), {s.impulse.segment.replace('_', ' ')}")
 
-    def rule_of(self, a):
+    def rule_of(self, a: object) -> str:
         return RULE_OF.get(getattr(a, "kind", ""), "")
 
-    def is_pass(self, a):
+    def is_pass(self, a: object) -> bool:
         return isinstance(a, (Pass, EndSegment))
 
-    def candidates(self, s: TbfState):
+    def candidates(self, s: TbfState) -> list[TbfAction]:
         """Every candidate action, in a fixed order (legal actions are those of them that pass :meth:`check`)."""
         return H.candidates(self.queries, s)
 
-    def candidate_blocks(self, s: TbfState) -> list:
+    def candidate_blocks(self, s: TbfState) -> list[TbfAction | MoveBlock | FaceBlock]:
         """The candidates with each unit's moves and facings kept as one block (:class:`~.movement.MoveBlock`,
         :class:`~.movement.FaceBlock`): what a bot may weigh without spelling every move out."""
         return H.candidate_blocks(self.queries, s)
 
-    def is_legal(self, state, action) -> bool:
+    def is_legal(self, state: TbfState, action: object) -> bool:
         return H.is_legal(self.queries, state, action)
 
-    def check(self, s: TbfState, a) -> None:
+    def check(self, s: TbfState, a: object) -> None:
         H.check(self.queries, s, a)
 
-    def perform(self, s: TbfState, a):
+    def perform(self, s: TbfState, a: TbfAction) -> Steps[TbfState]:
         return H.perform(self.queries, s, a)
 
-    def places(self, s: TbfState, a) -> Places:
+    def places(self, s: TbfState, a: TbfAction) -> Places:
         """The pieces and hexes ``a`` concerns (see :mod:`.places`): what a board highlights and picks by."""
         return places(self.queries, s, a)
 
     # --- JSON, text ------------------------------------------------------------------------------------
-    def action_to_json(self, a):
+    def action_to_json(self, a: TbfAction) -> dict[str, Any]:
         return to_json(a)
 
-    def action_from_json(self, data):
+    def action_from_json(self, data: Any) -> TbfAction:
         return action_from_json(data)
 
-    def state_to_json(self, s):
+    def state_to_json(self, s: TbfState) -> dict[str, Any]:
         return to_json(s)
 
-    def state_from_json(self, data):
+    def state_from_json(self, data: Any) -> TbfState:
         return from_json(TbfState, data)
 
-    def format_action(self, a) -> str:
+    def format_action(self, a: TbfAction) -> str:
         return format_action(a, self.sc.board.grid.direction_names)
 
-    def parse_action(self, text: str):
+    def parse_action(self, text: str) -> TbfAction:
         if text.strip().startswith("{"):
             return super().parse_action(text)
         return parse_action(text, self.sc.board.grid.direction_names)
 
     # --- a player's words (:mod:`.words`) ---------------------------------------------------------------
-    def describe_action(self, a) -> str:
+    def describe_action(self, a: TbfAction) -> str:
         return words.describe(a, self.rule_of(a), self.sc.board.grid.direction_names, self.sc)
 
-    def describe_option(self, state, request, option) -> str:
+    def describe_option(self, state: TbfState, request: Choose, option: Any) -> str:
         return words.describe_option(self.sc, getattr(request, "rule", ""), option)
 
-    def describe_answer(self, state, answer: dict) -> str:
+    def describe_answer(self, state: TbfState, answer: dict[str, Any]) -> str:
         return words.describe_answer(self.sc, answer)
 
     def option_title(self, name: str) -> str:
@@ -175,11 +179,11 @@ class TbfRules(GameRules[TbfState, TbfAction]):
     def metric_title(self, key: str) -> str:
         return words.metric_title(key)
 
-    def piece_name(self, state, piece: str) -> str:
+    def piece_name(self, state: TbfState, piece: str) -> str:
         return words.piece_name(self.sc, piece)
 
     # --- what the CLI and studies show of a position ---------------------------------------------------
-    def state_summary(self, s: TbfState) -> dict:
+    def state_summary(self, s: TbfState) -> dict[str, Any]:
         q = self.queries
         imp = s.impulse
         v = victory_json(q.victory(s))
@@ -191,7 +195,7 @@ class TbfRules(GameRules[TbfState, TbfAction]):
                 "victory_now": {"french": v.get("french_level"), "coalition": v.get("coalition_level"),
                                 "french_battalions_lost": v.get("french_battalions_lost"), "rule": "10.2"}}
 
-    def metrics(self, s: TbfState) -> dict:
+    def metrics(self, s: TbfState) -> dict[str, float]:
         v = self.queries.victory(s)
         rank = {"none": 0, "tactical": 1, "strategic": 2}
         lost = sum(1 for u, d in self.sc.units.items() if d.side == Side.COALITION and s.game.piece(u).status in GONE)
@@ -200,7 +204,7 @@ class TbfRules(GameRules[TbfState, TbfAction]):
                 "level.coalition": float(rank.get(v.get("coalition_level", "none"), 0))}
 
     # --- odds ----------------------------------------------------------------------------------------
-    def odds(self, s: TbfState, a, policy=None):
+    def odds(self, s: TbfState, a: TbfAction | dict[str, Any] | str, policy: Policy | None = None) -> Dist:
         """The exact distribution of the positions a legal move, charge, fire, melee or Out of Command check
         leads to (the action's own procedure enumerated; the defenders' choices by ``policy``, default the
         first option). Ending a segment or passing may roll a whole end of turn, so it has no odds here."""
@@ -211,14 +215,14 @@ class TbfRules(GameRules[TbfState, TbfAction]):
         self.check(s, a)
         return distribution(partial(H.perform_only, self.queries, s, a), policy=policy or first_option)
 
-    def is_attack(self, a) -> bool:
+    def is_attack(self, a: TbfAction) -> bool:
         """Fire (6.3), melee (6.4) and a charge (6.2.8) are decided by the dice."""
         return isinstance(a, (Fire, Melee, Charge))
 
-    def odds_label(self, before: TbfState, after: TbfState, a):
+    def odds_label(self, before: TbfState, after: TbfState, a: TbfAction) -> tuple[str, str]:
         return tbf_label(self, before, after, a)
 
-    def attack_score(self, s: TbfState, a) -> float:
+    def attack_score(self, s: TbfState, a: TbfAction) -> float:
         """A cheap pre-score for the odds bot's shortlist (ours, not a rule; the greedy bot's weights): fire by
         the firers' fire factors (6.3), melee by the attackers' melee factors over the defenders' (6.4), a
         charge high (6.2.8)."""
@@ -236,17 +240,17 @@ class TbfRules(GameRules[TbfState, TbfAction]):
     def evaluate(self, s: TbfState, side: str) -> float:
         return tbf_value(self, s, side)
 
-    def bots(self):
+    def bots(self) -> dict[str, Callable[..., Bot]]:
         return {"random": RandomBot, **BOTS, "odds": OddsBot}
 
     # --- invariants ----------------------------------------------------------------------------------
     def invariants(self, s: TbfState) -> list[str]:
         sc, g = self.sc, s.game
-        out = []
+        out: list[str] = []
         if not 1 <= g.turn <= sc.file.turns:
             out.append(f"turn {g.turn} outside 1..{sc.file.turns}")
         live = [p for p in g.on_map() if p.id in sc.units and p.status in LIVE]
-        sides_in: dict[str, set] = {}
+        sides_in: dict[str | None, set[str]] = {}
         for p in live:
             sides_in.setdefault(p.hex, set()).add(sc.side(p.id))
             if not 0 <= p.facing <= 5:

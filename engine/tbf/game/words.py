@@ -10,10 +10,13 @@ reads back.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 from engine.core.values import spoken_list
 
 from ..scenario import Scenario
+from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Face, Fire, Melee, Move,
+                      OutOfCommand, Pass, Place, TbfAction)
 from .options import GAME_OPTIONS
 
 __all__ = ["describe", "piece_name", "side_name", "describe_option", "describe_answer", "option_title",
@@ -54,54 +57,55 @@ def _is_piece(sc: Scenario, token: str) -> bool:
     return token in sc.units or token in sc.leaders or (token.startswith("gb:") and token[3:].isdigit())
 
 
-def _names(sc: Scenario, ids) -> str:
+def _names(sc: Scenario, ids: Iterable[str]) -> str:
     return spoken_list(piece_name(sc, x) for x in ids)
 
 
-def _facing(direction_names, f) -> str:
+def _facing(direction_names: Sequence[str] | None, f: object) -> str:
     names = direction_names or ()
     return names[f] if isinstance(f, int) and 0 <= f < len(names) else str(f)
 
 
-def describe(a, rule: str, direction_names=None, sc: Scenario | None = None) -> str:
+def describe(a: TbfAction, rule: str, direction_names: Sequence[str] | None = None,
+             sc: Scenario | None = None) -> str:
     """The action as a sentence, with its side and rule (``direction_names``: the map's facing names; ``sc``:
     the scenario whose counters name the pieces)."""
-    def n(pid):
+    def n(pid: str) -> str:
         return piece_name(sc, pid) if sc is not None else str(pid)
 
-    def ns(ids):
+    def ns(ids: Iterable[str]) -> str:
         return _names(sc, ids) if sc is not None else spoken_list(ids)
 
     k = a.kind
-    if k == "activate":
+    if isinstance(a, Activate):
         text = f"activate {n(a.leader)}"
-    elif k == "activate_command":
+    elif isinstance(a, ActivateCommand):
         text = f"activate command {a.command} through {n(a.unit)}"
-    elif k == "pass":
+    elif isinstance(a, Pass):
         text = "pass this impulse"
-    elif k == "end":
+    elif isinstance(a, EndSegment):
         text = "end this segment"
-    elif k == "move":
+    elif isinstance(a, Move):
         steps = [h for h in a.path[1:] if h != a.to]
         via = f" by {', '.join(steps)}" if steps else ""
         cost = f" ({a.mp} MP)" if a.mp >= 0 else ""
         text = f"move {n(a.unit)} to {a.to}{via}{cost}"
-    elif k == "face":
+    elif isinstance(a, Face):
         text = f"turn {n(a.unit)} to face {_facing(direction_names, a.facing)}"
-    elif k == "charge":
+    elif isinstance(a, Charge):
         then = f", then on to {', '.join(a.next)}" if a.next else ""
         text = f"{n(a.unit)} charges {a.path[-1] if a.path else 'nowhere'} along {', '.join(a.path)}{then}"
-    elif k == "out_of_command":
+    elif isinstance(a, OutOfCommand):
         text = f"{n(a.unit)} acts out of command"
-    elif k == "attach":
+    elif isinstance(a, Attach):
         text = f"attach {n(a.unit)} to the activated leader"
-    elif k == "fire":
+    elif isinstance(a, Fire):
         text = f"{ns(a.units)} {'fires' if len(a.units) == 1 else 'fire'} at {a.target}"
-    elif k == "melee":
+    elif isinstance(a, Melee):
         text = f"{ns(a.units)} {'attacks' if len(a.units) == 1 else 'attack'} {a.target} in melee"
-    elif k == "place":
+    elif isinstance(a, Place):
         text = f"set {n(a.unit)} up in {a.hex} facing {_facing(direction_names, a.facing)}"
-    elif k == "cavalry_retreat":
+    elif isinstance(a, CavalryRetreat):
         text = f"{n(a.unit)} falls back by {', '.join(a.path)}"
     else:
         text = _KIND.get(k, str(k).replace("_", " "))
@@ -117,7 +121,7 @@ _OPTION_BY_RULE = {("8.3 B", "keep"): "keep the Elite battalion", ("6.1.1 B", "k
                    ("6.1.2 B", "keep"): "keep him back"}
 
 
-def describe_option(sc: Scenario, rule: str, option) -> str:
+def describe_option(sc: Scenario, rule: str, option: object) -> str:
     """One option of a question asked during an action (a unit to eliminate or advance, a hex to retreat
     into, a side to open the turn, go or stay ...) in a player's words."""
     o = str(option)
