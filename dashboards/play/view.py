@@ -546,8 +546,11 @@ class GamePlayView(pn.viewable.Viewer):
                 self._show_links()
             self._draw_status()
             return
-        self._fill_game_area()
+        # the board drawn and put in its box before the box goes on the page: the page's first game then
+        # reaches the browser in one message with its board (a board put in a box the browser was still
+        # building was sometimes never shown)
         self._draw_board()
+        self._fill_game_area()
         self._draw_actions()
         self._draw_pending()
         self._draw_seats()
@@ -597,8 +600,10 @@ class GamePlayView(pn.viewable.Viewer):
             board = self.board = board_for(m.rules, shown)
             # a click comes from the board's own model: handled on the document's next tick, with its lock
             board.on_pick(lambda place: on_next_tick(self.controls, partial(self._pick, place)))
-            self.board_box[:] = [board.panel()]
             self._entries_key = self._board_drawn = None
+            new = True
+        else:
+            new = False
         entries = self._legal_entries()
         picked = self.picked or None
         pairs = [(a, pl) for a, _, _, pl in entries]
@@ -620,6 +625,11 @@ class GamePlayView(pn.viewable.Viewer):
         p = m.pending
         if p is not None and m.mode == "play":
             board.show_request(shown, p.request)
+        if new:
+            # a new board goes on the page drawn: a change of its figure's data made after it is put there,
+            # in the same callback, reached the browser before the figure itself ("reference ... isn't
+            # known"), and a Lines of Battle or TBF board was then never shown
+            self.board_box[:] = [board.panel()]
 
     def _waiting_line(self) -> str:
         """Why this page has nothing to do now, in a player's words ('' when it has)."""

@@ -154,9 +154,8 @@ FORM = r"""
   const form = deep(document, 'details.new-game'), status = deep(document, '.status-line');
   const start = deep(document, '.start-game button'), board = deep(document, '.play-board');
   const r = (el) => el ? el.getBoundingClientRect() : null;
-  const s = r(start);
   return {open: !!(form && form.open), formHeight: form ? r(form).height : 0,
-          startShown: !!(s && s.width > 0 && s.height > 0),
+          startShown: !!(start && start.checkVisibility()),
           boardTop: board ? r(board).top + window.scrollY : null,
           statusBottom: status ? r(status).bottom + window.scrollY : null};
 }
