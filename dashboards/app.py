@@ -90,6 +90,11 @@ SHELL_CSS = """
 .vedette-nav {display:flex;flex-wrap:wrap;gap:2px 12px;list-style:none;margin:0;padding:0;font-size:13px}
 .vedette-nav a {color:#dfe9f3;text-decoration:none;white-space:nowrap}
 .vedette-nav a:hover {text-decoration:underline}
+@media (max-width: 700px) {
+  .vedette-header {padding:6px 12px}
+  .vedette-nav {flex-wrap:nowrap;overflow-x:auto;max-width:100%;gap:0 14px;padding-bottom:2px}
+  .vedette-nav a {display:inline-block;padding:8px 0}
+}
 """
 
 

@@ -90,8 +90,10 @@ export function render({ model, el }) {
   };
   // the form folds away once a game is shown (the server says so) and opens again from its title; a fold or
   // an opening by the player goes back to the server, so the next game's start folds it again
-  const fold = () => { if (setup.open !== !!model.form_open) setup.open = !!model.form_open; };
-  setup.addEventListener("toggle", () => { if (!!model.form_open !== setup.open) model.form_open = setup.open; });
+  const fold = () => { if (setup.open !== !!model.form_open) setup.open = !!model.form_open;
+                       root.dataset.form = model.form_open ? "open" : "folded"; };
+  setup.addEventListener("toggle", () => { if (!!model.form_open !== setup.open) model.form_open = setup.open;
+                                           root.dataset.form = setup.open ? "open" : "folded"; });
   const chosen = () => [...variants.querySelectorAll("input:checked")].map((x) => x.value);
   const seats = () => { const out = {}; for (const s of seatBox.querySelectorAll("select")) if (s.value) out[s.dataset.side] = s.value; return out; };
   // whose move: the tab's title, and a notification when it becomes this player's move (opt-in)
@@ -217,6 +219,7 @@ button:disabled {opacity:.5;cursor:default}
 .seat-choice label.seat-pick {flex-direction:row;align-items:center;gap:4px;font-size:13px;color:#1b1b1b}
 .notify-box {font-size:12px;color:#546e7a;margin:2px 0}
 .notify-box button {font-size:12px;padding:2px 8px}
+@media (max-width: 700px) {.play-head[data-form='folded'] .play-intro {display:none}}
 """ + TOUCH_CSS
 
 
