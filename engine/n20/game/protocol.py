@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from engine.core.codec import from_json as codec_from_json, to_json as codec_to_json
-from engine.core.data import data_path
+from engine.core.data import data_path, parse_json
 from engine.core.errors import DataError, RecordError, VedetteError
 from engine.core.game import Bot, GameRules, Outcome, Places, Position, RandomBot, register
 from engine.core.record import GameRecord
@@ -68,6 +68,10 @@ def _short(value, n: int = 40) -> str:
 # Actions as JSON, checked field by field
 # ------------------------------------------------------------------------------------------------
 _ACTION_FIELDS = ("kind", "unit", "hex", "path", "battles", "units", "index", "spend")
+
+
+def _json_error(what: str, _field: str, expected: str) -> VedetteError:
+    return VedetteError(f"{what}: expected {expected}")
 
 
 def _field_error(name: str, expected: str, got) -> VedetteError:
@@ -165,10 +169,8 @@ def format_action(a: Action) -> str:
 def parse_action(text: str) -> Action:
     text = str(text).strip()
     if text.startswith("{"):
-        try:
-            return action_from_json(json.loads(text))
-        except json.JSONDecodeError as exc:
-            raise VedetteError(f"action: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        # bounded as every JSON Vedette reads (nesting, digits, length): the page sends this text
+        return action_from_json(parse_json(text, "action", _json_error))
     words = text.split()
     if not words:
         raise VedetteError("action: empty; give a kind such as 'end' or 'move FFER 0713-0712'")
