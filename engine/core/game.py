@@ -29,15 +29,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .data import parse_json
 from .errors import RecordError, RuleViolation, VedetteError
 from .procedure import ChanceRequest, Choose, Event, NeedInput, RandomDice, Request, Stepper
 from .record import GameRecord
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .tables import ChartFile, GameTables
+
 __all__ = ["Outcome", "Position", "Places", "GameRules", "Pending", "Session", "Bot", "RandomBot", "action_seed", "EventDice",
-           "other_side", "replay", "initial_state", "undo", "play_game", "apply_event", "make_event",
+           "other_side", "replay", "initial_state", "check_tables", "undo", "play_game", "apply_event", "make_event",
            "system_of", "factory_of", "register", "systems", "parse_dice", "MAX_ACTIONS", "steady_heap"]
 
 #: A game loop stops after this many actions even when no one has won (a bot that never ends a phase).
@@ -282,6 +285,28 @@ class GameRules(ABC):
         """An event of an older accepted engine version in today's form (default: unchanged)."""
         return event
 
+    # --- a game's own charts (engine/core/tables.py) ----------------------------------------------
+    #: the player's tables these rules play with (None: the shipped charts); set by :meth:`with_tables`
+    game_tables: "GameTables | None" = None
+
+    def chart_files(self, state=None) -> tuple["ChartFile", ...]:
+        """The shipped chart files a game may replace with a player's printed values (``--tables FILE``),
+        first the one a file is taken for when nothing else claims it; with ``state``, those its game plays
+        with (n20: its edition's). Default: none."""
+        return ()
+
+    def with_tables(self, tables: "GameTables | None") -> "GameRules":
+        """The rules of a game played with ``tables`` (None: the shipped charts): ``self`` when they are
+        the ones these rules play with already. A system with :meth:`chart_files` makes new rules."""
+        if tables == self.game_tables:
+            return self
+        raise VedetteError(f"{self.system}: a game of this system plays with no chart a tables file replaces")
+
+    def tables_of(self, state) -> "GameTables | None":
+        """The player's tables ``state``'s game plays with (None: the shipped charts). Default: the rules'
+        own (:attr:`game_tables`); a system whose positions carry their charts reads the position."""
+        return self.game_tables
+
     # --- what boards and each side's page may use (the play layer) -----------------------------
     def places(self, state, action) -> Places:
         """The pieces and places ``action`` concerns in ``state`` (typed, for boards: a pick on the board
@@ -440,6 +465,20 @@ def initial_state(rules: GameRules, record: GameRecord) -> Any:
     return state
 
 
+def check_tables(rules: GameRules, record: GameRecord, state) -> None:
+    """The record's first position plays with the tables the record keeps (its own printed values, or the
+    shipped charts when it keeps none): rules made for other tables are refused, not used silently (take a
+    record's rules from :func:`~engine.core.tables.rules_for`)."""
+    from .tables import tables_from_record
+    kept = tables_from_record(rules, record)
+    if kept is None and isinstance((record.options or {}).get("tables"), str):
+        return                              # n20: shipped tables named by id (or a file), read by its rules
+    if rules.tables_of(state) != kept:
+        raise RecordError("field 'options.tables': the record's game plays with "
+                          + (f"the tables {kept.name} ({kept.fingerprint})" if kept else "the shipped charts")
+                          + ", these rules with other ones (take them from rules_for(record))")
+
+
 def check_setup(rules: GameRules, record: GameRecord, state) -> None:
     """A record's edition and options fit the game it sets up: an edition the scenario does not have, or
     an option key the system does not write (nor read in older records), is refused naming the field
@@ -458,8 +497,11 @@ def check_setup(rules: GameRules, record: GameRecord, state) -> None:
 def replay(rules: GameRules, record: GameRecord, upto: int | None = None) -> list[Any]:
     """Every state of a recorded game: the first, then one after each event (``upto`` events at most).
     A :class:`RecordError` names the first event that no longer fits."""
+    from .tables import rules_for
+    rules = rules_for(rules, record)
     states = [rules.initial_state(record)]
     check_setup(rules, record, states[0])
+    check_tables(rules, record, states[0])
     events = record.events if upto is None else record.events[:max(0, upto)]
     version = record.engine_version
     for i, ev in enumerate(events):
@@ -597,14 +639,17 @@ class Session:
 
     def __init__(self, rules: GameRules, record: GameRecord, states: list | None = None,
                  pending: Pending | None = None):
-        self.rules = rules
+        from .tables import rules_for
+        self.rules = rules_for(rules, record)          # the record's own tables, if it keeps any
         self.record = record
-        self.states = states if states is not None else replay(rules, record)
+        self.states = states if states is not None else replay(self.rules, record)
         self.pending = pending
 
     @classmethod
     def new(cls, rules: GameRules, scenario: str | None = None, options: Sequence[str] | Mapping = (),
-            seed: int = 0, meta: dict | None = None) -> "Session":
+            seed: int = 0, meta: dict | None = None, tables: "GameTables | None" = None) -> "Session":
+        """A new game; ``tables``: a player's printed values to play it with (the record keeps them)."""
+        rules = rules.with_tables(tables) if tables is not None else rules
         state = rules.new_game(scenario or rules.default_scenario, options, seed)
         return cls(rules, new_record(rules, state, seed, meta), [state])
 
@@ -695,7 +740,7 @@ class Session:
         rec = GameRecord.from_json(data, file=file)
         s = cls(rules, rec)
         if isinstance(data, dict) and data.get("pending"):
-            s.pending = Pending.from_json(rules, s.state, data["pending"])
+            s.pending = Pending.from_json(s.rules, s.state, data["pending"])
         return s
 
 
@@ -779,10 +824,12 @@ def steady_heap() -> None:
 def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None = None,
               options: Sequence[str] | Mapping = (), seed: int = 0, max_actions: int = MAX_ACTIONS,
               record: bool = True, on_action: Callable | None = None,
-              on_move: Callable | None = None) -> tuple[Any, GameRecord | None]:
+              on_move: Callable | None = None, tables: "GameTables | None" = None) -> tuple[Any, GameRecord | None]:
     """Play a whole game, bot against bot (``bots``: one per side, in the order of ``rules.sides``, as
     names or :class:`Bot` objects). Returns the final state and its record. After each action,
-    ``on_action(state, n)`` sees the new state and ``on_move(side, action)`` who played what."""
+    ``on_action(state, n)`` sees the new state and ``on_move(side, action)`` who played what. ``tables``:
+    a player's printed values to play with (the record keeps them)."""
+    rules = rules.with_tables(tables) if tables is not None else rules
     players = _make_bots(rules, bots, seed)
     state = rules.new_game(scenario or rules.default_scenario, options, seed)
     if STEADY_HEAP and gc.isenabled():

@@ -85,7 +85,7 @@ def check_rally(st: BcState, a: Rally, deck: Deck) -> None:
     """One Rally per Zone and Yellow cube (20.0), then the rally's own refusals."""
     if a.frm in st.rallied:
         raise RuleViolation("20.0", f"Zone {a.frm} was already rallied on this Yellow cube (one Rally per Zone)")
-    dry_run(rally_zone(st.g, a.side, a.frm, deck))
+    dry_run(rally_zone(st.g, a.side, a.frm, deck), deck)
 
 
 def do_rally(st: BcState, a: Rally, deck: Deck):
@@ -102,7 +102,7 @@ def check_army_rally(st: BcState, a: ArmyRally, deck: Deck) -> None:
     """One Army Rally per draw (20.0), then the rally's own refusals."""
     if a.side in st.army_rallied:
         raise RuleViolation("20.0", "one Army Rally per draw")
-    dry_run(rally_army(st.g, a.side, deck))
+    dry_run(rally_army(st.g, a.side, deck), deck)
 
 
 def do_army_rally(st: BcState, a: ArmyRally, deck: Deck):

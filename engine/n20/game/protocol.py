@@ -24,6 +24,7 @@ from engine.core.data import data_path, parse_json
 from engine.core.errors import DataError, RecordError, VedetteError
 from engine.core.game import Bot, GameRules, Outcome, Places, Position, RandomBot, register
 from engine.core.record import GameRecord
+from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
 
 from .actions import KINDS, Action
 from .handlers import candidates, check, perform
@@ -49,14 +50,32 @@ OLD_VERSIONS = ("n20-game-3",)
 SHIPPED_TABLES = {"v3": ("n20", "tables_v3.yaml"), "v2": ("n20", "tables_v2.yaml")}
 
 
-def _tables_id(path: str | None) -> str | None:
-    """A shipped tables file by its id (``v3``, ``v2``), any other file as it was named."""
+def _tables_id(path):
+    """A shipped tables file by its id (``v3``, ``v2``), any other file as it was named; a game's own
+    tables (:class:`~engine.core.tables.GameTables`) as their name, fingerprint and content."""
     if path is None:
         return None
+    if isinstance(path, GameTables):
+        return path.to_json()
     for tid, parts in SHIPPED_TABLES.items():
         if str(path) == str(data_path(*parts)):
             return tid
     return path
+
+
+def _chart_file(edition: str) -> ChartFile:
+    from ..tables import Tables, TablesModel
+
+    def validate(data, file):
+        from engine.core.data import validate as check
+        return Tables(check(data, TablesModel, file), file)
+    title = {"v3": "Napoleonic 20, v3.0 charts (CRT, TEC, Rally, Controlled Advance, Morale Chart)",
+             "v2": "Napoleonic 20, older edition charts (Bussaco)"}[edition]
+    return ChartFile(f"n20-{edition}", title, "charts", data_path(*SHIPPED_TABLES[edition]), validate,
+                     lambda d, e=edition: isinstance(d, dict) and d.get("edition") == e)
+
+
+CHART_FILES = (_chart_file("v3"), _chart_file("v2"))
 
 
 def _short(value, n: int = 40) -> str:
@@ -244,11 +263,28 @@ class N20Rules(GameRules):
     accepts_versions = OLD_VERSIONS
     default_scenario = "fuentes"
 
-    def __init__(self, allow_paths: bool = True, tables: str | None = None):
+    def __init__(self, allow_paths: bool = True, tables: str | GameTables | None = None):
         #: ``allow_paths=False`` (the served app): no scenario or tables file named by a record or a request
         self.allow_paths = allow_paths
-        #: a tables file replacing the scenario's charts when the options name none (``--tables``)
+        #: the charts a new game plays with when the options name none: a game's own tables (the record
+        #: keeps them), a shipped id, or (``allow_paths``) a tables file's path
         self.tables = tables
+        self.game_tables = tables if isinstance(tables, GameTables) else None
+
+    # --- a game's own charts (engine/core/tables.py) ---------------------------------------------
+    def chart_files(self, state: GameState | None = None) -> tuple[ChartFile, ...]:
+        """The v3.0 and the older edition's charts; a game plays with its scenario's edition's."""
+        if state is None:
+            return CHART_FILES
+        return tuple(f for f in CHART_FILES if f.key == f"n20-{state.scenario.edition}")
+
+    def with_tables(self, tables: GameTables | None) -> "N20Rules":
+        if tables == self.game_tables and (tables is not None or self.tables is None):
+            return self
+        return N20Rules(allow_paths=self.allow_paths, tables=own_tables(self, tables))
+
+    def tables_of(self, state: GameState) -> GameTables | None:
+        return state.tables_file if isinstance(state.tables_file, GameTables) else None
 
     # --- what the protocol asks for --------------------------------------------------------------
     def scenarios(self) -> dict[str, str]:
@@ -274,14 +310,22 @@ class N20Rules(GameRules):
         if scenario not in scenario_ids() and not self.allow_paths:
             raise RecordError(f"field 'scenario': expected one of {', '.join(scenario_ids())} (this server opens "
                               f"no file named by a record), got {_short(scenario)}")
+        if isinstance(tables, GameTables):
+            edition = load_scenario(scenario).edition
+            if tables.value.edition != edition:
+                raise VedetteError(f"tables: {tables.name} holds the {tables.value.edition} charts; the "
+                                   f"scenario {scenario} is played with the {edition} ones (rulebook "
+                                   f"{'000' if edition == 'v3' else '001'}): make the file from those on the charts page")
         return new_game(scenario, options=tuple(names), seed=seed, tables=tables)
 
     def _tables(self, tables):
-        if tables is None:
-            return None
+        if tables is None or isinstance(tables, GameTables):
+            return tables
+        if isinstance(tables, dict):               # a game's own tables, kept by its record
+            return tables_from_json(self, tables)
         if not isinstance(tables, str):
-            raise RecordError(f"field 'options.tables': expected a shipped tables id ({', '.join(SHIPPED_TABLES)}) "
-                              f"or nothing, got {_short(tables)}")
+            raise RecordError(f"field 'options.tables': expected a shipped tables id ({', '.join(SHIPPED_TABLES)}), "
+                              f"a game's own tables (file, chart, fingerprint, content) or nothing, got {_short(tables)}")
         if tables in SHIPPED_TABLES:
             return str(data_path(*SHIPPED_TABLES[tables]))
         if not self.allow_paths:
@@ -387,9 +431,15 @@ class N20Rules(GameRules):
     def state_from_json(self, data) -> GameState:
         if not isinstance(data, dict):
             raise VedetteError(f"a position is a JSON object (as state_to_json writes it), got {_short(data)}")
+        own = data.get("tables_file")
+        if isinstance(own, dict):                  # a game's own tables: validated again, fingerprint checked
+            own = self._tables(own)
+            data = {**data, "tables_file": None}
         st = codec_from_json(GameState, data)
         fix = {}
-        if st.tables_file is not None:
+        if isinstance(own, GameTables):
+            fix["tables_file"] = own
+        elif st.tables_file is not None:
             fix["tables_file"] = self._tables(st.tables_file)
         for name in ("event", "result", "last"):
             v = getattr(st, name)
@@ -427,7 +477,8 @@ class N20Rules(GameRules):
         return {"scenario": state.scenario_id, "turn_label": state.scenario.turn_label(state.turn),
                 "player": state.player, "morale": dict(state.morale), "actor": actor(state),
                 "result": None if state.result is None else
-                {"winner": state.result[0], "level": state.result[1], "reason": state.result[2]}}
+                {"winner": state.result[0], "level": state.result[1], "reason": state.result[2]},
+                "charts": charts_summary(self, state)}
 
     def invariants(self, state: GameState) -> list[str]:
         return invariants(state)

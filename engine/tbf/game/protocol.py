@@ -27,8 +27,10 @@ from engine.core.errors import RuleViolation, VedetteError
 from engine.core.game import GameRules, Places, Position, RandomBot, register
 from engine.core.odds import OddsBot
 from engine.core.procedure import distribution, first_option
+from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
 
-from ..scenario import Scenario
+from ..scenario import Scenario, load_scenario
+from ..tables import DEFAULT_TABLES
 from . import handlers as H
 from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Face, Fire, Melee, Move,
                       OutOfCommand, Pass, RULE_OF, action_from_json, format_action, parse_action)
@@ -54,6 +56,16 @@ ENGINE_VERSION = "tbf-game-1"
 BOTS: dict[str, Callable] = {}
 
 
+def _validate_tables(data, file):
+    from engine.core.data import validate
+    from ..tables import Tables
+    return validate(data, Tables, file)
+
+
+CHART_FILES = (ChartFile("tbf", "These Brave Fellows tables (Fatigue, Fire, Melee, Terrain, Levels)", "tables",
+                         DEFAULT_TABLES, _validate_tables),)
+
+
 class TbfRules(GameRules):
     system = "tbf"
     title = "These Brave Fellows: Dürenstein 1805"
@@ -61,11 +73,21 @@ class TbfRules(GameRules):
     engine_version = ENGINE_VERSION
     default_scenario = "durenstein"
 
-    def __init__(self):
+    def __init__(self, tables: GameTables | None = None):
+        #: the game's own tables (engine/core/tables.py), None for the shipped ones: the rules hold them (the
+        #: scenario, the queries), so a game with its own takes these rules (:func:`engine.core.tables.rules_for`)
+        self.game_tables = tables
         #: what the rules, bots and boards ask of a state (memoised per state)
-        self.queries = Queries()
+        self.queries = Queries(None if tables is None else load_scenario(tables=tables.value))
         self.sc: Scenario = self.queries.sc
         self.td = self.queries.td
+
+    # --- a game's own charts (engine/core/tables.py) ---------------------------------------------
+    def chart_files(self, state=None) -> tuple[ChartFile, ...]:
+        return CHART_FILES
+
+    def with_tables(self, tables: GameTables | None) -> "TbfRules":
+        return self if tables == self.game_tables else TbfRules(own_tables(self, tables))
 
     # --- set-up ----------------------------------------------------------------------------------
     def scenarios(self):
@@ -75,7 +97,23 @@ class TbfRules(GameRules):
         return dict(GAME_OPTIONS)
 
     def new_game(self, scenario=None, options=(), seed=0):
+        """``options``: optional rules, or a record's ``{"options": [...], "tables": ...}`` (the game's own
+        tables: they must be the ones these rules play with, :func:`engine.core.tables.rules_for`)."""
+        if isinstance(options, dict) and "tables" in options:
+            options = dict(options)
+            kept = options.pop("tables")
+            kept = None if kept is None else tables_from_json(self, kept)
+            if kept != self.game_tables:
+                raise VedetteError("field 'options.tables': the game plays with "
+                                   + (f"the tables {kept.name}" if kept else "the shipped tables")
+                                   + ", these rules with other ones (take them from rules_for(record))")
         return new_game(self.sc, scenario, options)
+
+    def record_options(self, s: TbfState) -> dict:
+        out = {"options": list(s.options)}
+        if self.game_tables is not None:
+            out["tables"] = self.game_tables.to_json()
+        return out
 
     # --- who acts, what is legal, what an action does ---------------------------------------------
     def to_act(self, s: TbfState):
@@ -156,7 +194,8 @@ class TbfRules(GameRules):
                 "leaders_to_activate": {side: q.leaders_left(s, side) for side in SIDES},
                 "leaderless_commands": {side: q.leaderless(s, side) for side in SIDES},
                 "victory_now": {"french": v.get("french_level"), "coalition": v.get("coalition_level"),
-                                "french_battalions_lost": v.get("french_battalions_lost"), "rule": "10.2"}}
+                                "french_battalions_lost": v.get("french_battalions_lost"), "rule": "10.2"},
+                "charts": charts_summary(self, s)}
 
     def metrics(self, s: TbfState) -> dict:
         v = self.queries.victory(s)
@@ -194,7 +233,7 @@ class TbfRules(GameRules):
             return 10 + sum(sc.units[u].ff or sc.units[u].ff_red for u in a.units if u in sc.units)
         if isinstance(a, Melee):
             try:
-                ms = cached_melee_setup(s.game, tuple(a.units), a.target)
+                ms = cached_melee_setup(s.game, tuple(a.units), a.target, self.sc)
             except RuleViolation:
                 return 0.0
             return 8 + sum(f.mf for f in ms.attackers) / (sum(f.mf for f in ms.defenders) or 1)
