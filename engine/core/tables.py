@@ -194,14 +194,18 @@ class TablesUpload:
         return self.tables is not None
 
 
-def upload_tables(system: str, data: bytes, filename: str = "tables.yaml") -> TablesUpload:
+def upload_tables(system: "str | GameRules", data: bytes, filename: str = "tables.yaml") -> TablesUpload:
     """The play page's upload: the bytes a browser sent (at most :data:`MAX_TABLES_BYTES`; never a path) as
-    the validated tables of a new ``system`` game, or the message to show. Panel-free; start the game with
-    ``Session.new(rules, scenario, options, seed, tables=upload.tables)`` (or
-    ``rules.with_tables(upload.tables)``) and take the rules of a saved game from :func:`rules_for`."""
-    from .game import system_of
+    the validated tables of a new game of ``system`` (its id, registered, or its rules), or the message to
+    show. Panel-free; start the game with ``Session.new(rules, scenario, options, seed,
+    tables=upload.tables)`` (or ``rules.with_tables(upload.tables)``) and take the rules of a saved game
+    from :func:`rules_for`."""
     try:
-        rules = system_of(system)
+        if isinstance(system, str):
+            from .game import system_of
+            rules = system_of(system)
+        else:
+            rules = system
         return TablesUpload(read_tables(rules, data, filename))
     except VedetteError as exc:
         return TablesUpload(None, str(exc))

@@ -262,3 +262,9 @@ def test_positions_of_a_game_with_its_own_tables_round_trip(key):
     back = rules.state_from_json(json.loads(json.dumps(rules.state_to_json(final))))
     assert back == final and rules.tables_of(back) == book.game_tables()
     assert replay(system_of(CHART_BOOKS[key].system), rec)[-1] == final
+
+
+def test_upload_api_takes_the_rules_too():
+    book = typed_book("bc-terrain")
+    up = upload_tables(system_of("bc"), book.to_bytes(), book.filename())
+    assert up.ok and up.tables.chart == "bc-terrain" and up.tables.name == "my_bc_terrain_charts.yaml"
