@@ -488,6 +488,8 @@ def check_setup(rules: GameRules, record: GameRecord, state) -> None:
         raise RecordError(f"field 'edition': the record says {record.edition[:20]!r}, the scenario is "
                           + (f"{edition!r}" if edition else "of no edition (leave the field empty)"))
     known = set(rules.record_options(state)) | set(rules.older_option_keys)
+    if rules.chart_files():
+        known.add("tables")                 # a game's own tables (null: the shipped charts)
     unknown = sorted(map(str, set(record.options or {}) - known))
     if unknown:
         raise RecordError(f"field 'options': unknown key {unknown[0][:40]!r}; a {rules.system} record's options "
@@ -496,9 +498,9 @@ def check_setup(rules: GameRules, record: GameRecord, state) -> None:
 
 def replay(rules: GameRules, record: GameRecord, upto: int | None = None) -> list[Any]:
     """Every state of a recorded game: the first, then one after each event (``upto`` events at most).
-    A :class:`RecordError` names the first event that no longer fits."""
-    from .tables import rules_for
-    rules = rules_for(rules, record)
+    A :class:`RecordError` names the first event that no longer fits. A record that keeps its own tables
+    replays with rules made for them (:func:`~engine.core.tables.rules_for`; a :class:`Session` takes them
+    itself): rules made for other charts are refused (:func:`check_tables`), not used silently."""
     states = [rules.initial_state(record)]
     check_setup(rules, record, states[0])
     check_tables(rules, record, states[0])

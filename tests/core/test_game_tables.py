@@ -88,7 +88,7 @@ def test_a_file_saved_on_the_charts_page_plays_a_game_and_its_record_replays_wit
     # every verb on the record plays with the typed values
     rules, record = system_of(system), GameRecord.load(rec)
     fitted = rules_for(rules, record)
-    state = replay(rules, record)[-1]
+    state = replay(fitted, record)[-1]
     assert fitted.tables_of(state) == book.game_tables()
     assert fitted.tables_of(state).content == json.loads(book.game_tables().text)
     for verb in (["replay", str(rec)], ["legal", "--record", str(rec)]):
@@ -208,7 +208,7 @@ def test_fuzz_any_kept_tables_value_is_one_clear_error(lob_record, value):
     except VedetteError as exc:
         assert "\n" not in str(exc) and len(str(exc)) <= 1000
     else:
-        assert value is None                            # no tables: the shipped charts
+        assert value is None                            # "tables": null: the shipped charts
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -261,7 +261,12 @@ def test_positions_of_a_game_with_its_own_tables_round_trip(key):
     final, rec = play_game(rules, ("random", "random"), SCENARIO.get(key), (), 4, max_actions=25)
     back = rules.state_from_json(json.loads(json.dumps(rules.state_to_json(final))))
     assert back == final and rules.tables_of(back) == book.game_tables()
-    assert replay(system_of(CHART_BOOKS[key].system), rec)[-1] == final
+    assert replay(rules_for(system_of(CHART_BOOKS[key].system), rec), rec)[-1] == final
+    if key in ("tbf", "bc-deck", "bc-terrain"):                # rules holding other charts: refused, loudly
+        with pytest.raises(RecordError, match="rules_for"):
+            replay(system_of(CHART_BOOKS[key].system), rec)
+    else:                                                      # the position carries its tables
+        assert replay(system_of(CHART_BOOKS[key].system), rec)[-1] == final
 
 
 def test_upload_api_takes_the_rules_too():
