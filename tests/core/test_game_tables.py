@@ -273,3 +273,25 @@ def test_upload_api_takes_the_rules_too():
     book = typed_book("bc-terrain")
     up = upload_tables(system_of("bc"), book.to_bytes(), book.filename())
     assert up.ok and up.tables.chart == "bc-terrain" and up.tables.name == "my_bc_terrain_charts.yaml"
+
+
+@pytest.mark.parametrize("key", ["n20-v3", "tbf", "bc-deck"])
+def test_the_play_pages_path_upload_start_save_open(key, tmp_path):
+    """What the play page does with the API: the upload's tables start a game, the store keeps the record's
+    options (the tables with them), and the game opened again plays with them through rules_for."""
+    from dashboards.server.storage import GameStore
+
+    book = typed_book(key)
+    system = CHART_BOOKS[key].system
+    up = upload_tables(system, book.to_bytes(), book.filename())
+    s = Session.new(system_of(system), None, (), 9, tables=up.tables)
+    s.act(s.legal_actions()[0])
+    store = GameStore(tmp_path / "games.sqlite3")
+    gid = store.create(system, s.record.scenario, edition=s.record.edition, options=s.record.options, seed=9,
+                       events=list(s.record.events), engine_version=s.record.engine_version)
+    saved = store.load(gid)
+    rec = GameRecord(game=saved.game, scenario=saved.scenario, edition=saved.edition, options=saved.options,
+                     seed=saved.seed, events=tuple(saved.events), engine_version=saved.engine_version)
+    rules = rules_for(system_of(system), rec)
+    assert replay(rules, rec)[-1] == s.state and rules.tables_of(s.state) == up.tables
+    assert rules.state_summary(s.state)["charts"][0]["file"] == book.filename()
