@@ -29,15 +29,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from .data import parse_json
 from .errors import RecordError, RuleViolation, VedetteError
 from .procedure import ChanceRequest, Choose, Event, NeedInput, RandomDice, Request, Stepper
 from .record import GameRecord
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .tables import ChartFile, GameTables
+from .tables import ChartFile, GameTables, check_tables, rules_for
 
 __all__ = ["Outcome", "Position", "Places", "GameRules", "Pending", "Session", "Bot", "RandomBot", "action_seed", "EventDice",
            "other_side", "replay", "initial_state", "check_tables", "undo", "play_game", "apply_event", "make_event",
@@ -287,22 +285,22 @@ class GameRules(ABC):
 
     # --- a game's own charts (engine/core/tables.py) ----------------------------------------------
     #: the player's tables these rules play with (None: the shipped charts); set by :meth:`with_tables`
-    game_tables: "GameTables | None" = None
+    game_tables: GameTables | None = None
 
-    def chart_files(self, state=None) -> tuple["ChartFile", ...]:
+    def chart_files(self, state=None) -> tuple[ChartFile, ...]:
         """The shipped chart files a game may replace with a player's printed values (``--tables FILE``),
         first the one a file is taken for when nothing else claims it; with ``state``, those its game plays
         with (n20: its edition's). Default: none."""
         return ()
 
-    def with_tables(self, tables: "GameTables | None") -> "GameRules":
+    def with_tables(self, tables: GameTables | None) -> "GameRules":
         """The rules of a game played with ``tables`` (None: the shipped charts): ``self`` when they are
         the ones these rules play with already. A system with :meth:`chart_files` makes new rules."""
         if tables == self.game_tables:
             return self
         raise VedetteError(f"{self.system}: a game of this system plays with no chart a tables file replaces")
 
-    def tables_of(self, state) -> "GameTables | None":
+    def tables_of(self, state) -> GameTables | None:
         """The player's tables ``state``'s game plays with (None: the shipped charts). Default: the rules'
         own (:attr:`game_tables`); a system whose positions carry their charts reads the position."""
         return self.game_tables
@@ -463,20 +461,6 @@ def initial_state(rules: GameRules, record: GameRecord) -> Any:
         raise RecordError(f"the record's game cannot be set up: {exc}") from None
     check_setup(rules, record, state)
     return state
-
-
-def check_tables(rules: GameRules, record: GameRecord, state) -> None:
-    """The record's first position plays with the tables the record keeps (its own printed values, or the
-    shipped charts when it keeps none): rules made for other tables are refused, not used silently (take a
-    record's rules from :func:`~engine.core.tables.rules_for`)."""
-    from .tables import tables_from_record
-    kept = tables_from_record(rules, record)
-    if kept is None and isinstance((record.options or {}).get("tables"), str):
-        return                              # n20: shipped tables named by id (or a file), read by its rules
-    if rules.tables_of(state) != kept:
-        raise RecordError("field 'options.tables': the record's game plays with "
-                          + (f"the tables {kept.name} ({kept.fingerprint})" if kept else "the shipped charts")
-                          + ", these rules with other ones (take them from rules_for(record))")
 
 
 def check_setup(rules: GameRules, record: GameRecord, state) -> None:
@@ -641,7 +625,6 @@ class Session:
 
     def __init__(self, rules: GameRules, record: GameRecord, states: list | None = None,
                  pending: Pending | None = None):
-        from .tables import rules_for
         self.rules = rules_for(rules, record)          # the record's own tables, if it keeps any
         self.record = record
         self.states = states if states is not None else replay(self.rules, record)
@@ -649,7 +632,7 @@ class Session:
 
     @classmethod
     def new(cls, rules: GameRules, scenario: str | None = None, options: Sequence[str] | Mapping = (),
-            seed: int = 0, meta: dict | None = None, tables: "GameTables | None" = None) -> "Session":
+            seed: int = 0, meta: dict | None = None, tables: GameTables | None = None) -> "Session":
         """A new game; ``tables``: a player's printed values to play it with (the record keeps them)."""
         rules = rules.with_tables(tables) if tables is not None else rules
         state = rules.new_game(scenario or rules.default_scenario, options, seed)
@@ -826,7 +809,7 @@ def steady_heap() -> None:
 def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None = None,
               options: Sequence[str] | Mapping = (), seed: int = 0, max_actions: int = MAX_ACTIONS,
               record: bool = True, on_action: Callable | None = None,
-              on_move: Callable | None = None, tables: "GameTables | None" = None) -> tuple[Any, GameRecord | None]:
+              on_move: Callable | None = None, tables: GameTables | None = None) -> tuple[Any, GameRecord | None]:
     """Play a whole game, bot against bot (``bots``: one per side, in the order of ``rules.sides``, as
     names or :class:`Bot` objects). Returns the final state and its record. After each action,
     ``on_action(state, n)`` sees the new state and ``on_move(side, action)`` who played what. ``tables``:

@@ -22,18 +22,28 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from .data import MAX_DEPTH, check_depth, decode_text, parse_data, provenance_kind, read_text
 from .errors import DataError, RecordError, VedetteError, one_line, short
+from .record import GameRecord
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .game import GameRules
-    from .record import GameRecord
+
+class GameRules(Protocol):
+    """What this module asks of a system's rules (:class:`engine.core.game.GameRules` has it; named here so
+    that core's game module imports this one and not the reverse)."""
+
+    system: str
+
+    def chart_files(self, state: Any = None) -> tuple["ChartFile", ...]: ...
+
+    def with_tables(self, tables: "GameTables | None") -> Any: ...
+
+    def tables_of(self, state: Any) -> "GameTables | None": ...
 
 __all__ = ["ChartFile", "GameTables", "TablesUpload", "MAX_TABLES_BYTES", "YOURS", "read_tables", "read_tables_file",
            "tables_from_content", "tables_from_json", "tables_from_record", "rules_for", "upload_tables",
-           "charts_summary", "fingerprint_of", "own_tables"]
+           "charts_summary", "fingerprint_of", "own_tables", "check_tables"]
 
 #: the largest tables file a game takes (the shipped ones are 3 to 23 KB; a record must stay under 1 MiB)
 MAX_TABLES_BYTES = 262_144
@@ -126,7 +136,7 @@ def _name(filename: Any) -> str:
     return name if len(name) <= 80 else name[:79] + "…"
 
 
-def tables_from_content(rules: "GameRules", data: Any, name: str, chart: str | None = None) -> GameTables:
+def tables_from_content(rules: GameRules, data: Any, name: str, chart: str | None = None) -> GameTables:
     """Parsed content (of a file, an upload or a record) as a game's tables: the chart file it replaces
     (``chart``, else the first of the system's that claims it), checked by that file's validation. Keys
     become text first (as JSON keeps them), so a file and the record made from it are validated alike."""
@@ -151,7 +161,7 @@ def tables_from_content(rules: "GameRules", data: Any, name: str, chart: str | N
     return GameTables(cf.key, name, text, fingerprint_of(text), value)
 
 
-def read_tables(rules: "GameRules", raw: bytes | str, filename: str = "tables.yaml") -> GameTables:
+def read_tables(rules: GameRules, raw: bytes | str, filename: str = "tables.yaml") -> GameTables:
     """A tables file's bytes (or text) as a game's tables: at most :data:`MAX_TABLES_BYTES`, UTF-8 text,
     YAML or JSON within core's bounds, then :func:`tables_from_content`. Any problem is one
     :class:`~engine.core.errors.VedetteError` line naming the file (its name only), the field and what was
@@ -170,7 +180,7 @@ def read_tables(rules: "GameRules", raw: bytes | str, filename: str = "tables.ya
     return tables_from_content(rules, data, name)
 
 
-def read_tables_file(rules: "GameRules", path: str | Path, flag: str = "--tables") -> GameTables:
+def read_tables_file(rules: GameRules, path: str | Path, flag: str = "--tables") -> GameTables:
     """``--tables FILE``: the file read within the bounds (a FIFO, a folder, a binary file refused), then
     :func:`read_tables`; errors name the file as given."""
     def fail(file, fld, expected):
@@ -194,24 +204,18 @@ class TablesUpload:
         return self.tables is not None
 
 
-def upload_tables(system: "str | GameRules", data: bytes, filename: str = "tables.yaml") -> TablesUpload:
+def upload_tables(rules: GameRules, data: bytes, filename: str = "tables.yaml") -> TablesUpload:
     """The play page's upload: the bytes a browser sent (at most :data:`MAX_TABLES_BYTES`; never a path) as
-    the validated tables of a new game of ``system`` (its id, registered, or its rules), or the message to
-    show. Panel-free; start the game with ``Session.new(rules, scenario, options, seed,
-    tables=upload.tables)`` (or ``rules.with_tables(upload.tables)``) and take the rules of a saved game
-    from :func:`rules_for`."""
+    the validated tables of a new game of ``rules``' system, or the one line to show. Panel-free; start the
+    game with ``Session.new(rules, scenario, options, seed, tables=upload.tables)`` (or
+    ``rules.with_tables(upload.tables)``) and take the rules of a saved game from :func:`rules_for`."""
     try:
-        if isinstance(system, str):
-            from .game import system_of
-            rules = system_of(system)
-        else:
-            rules = system
         return TablesUpload(read_tables(rules, data, filename))
     except VedetteError as exc:
         return TablesUpload(None, str(exc))
 
 
-def tables_from_json(rules: "GameRules", value: Any, where: str = "options.tables") -> GameTables:
+def tables_from_json(rules: GameRules, value: Any, where: str = "options.tables") -> GameTables:
     """A record's tables (``{"file", "chart", "fingerprint", "content"}``, as :meth:`GameTables.to_json`
     writes them): every field checked, the fingerprint taken again and compared (a content changed by hand
     is refused), the content validated as a file would be. A problem is one :class:`RecordError` naming the
@@ -254,7 +258,7 @@ def tables_from_json(rules: "GameRules", value: Any, where: str = "options.table
         raise RecordError(f"field '{where}.content': {exc}") from None
 
 
-def _cached(rules: "GameRules", chart: str, name: str, text: str) -> GameTables:
+def _cached(rules: GameRules, chart: str, name: str, text: str) -> GameTables:
     """Validated tables of a record, kept per system, chart, name and content (a session's verbs and pages
     read one record's tables many times)."""
     return _validated(rules.system, type(rules), chart, name, text, rules)
@@ -263,7 +267,7 @@ def _cached(rules: "GameRules", chart: str, name: str, text: str) -> GameTables:
 _VALIDATED: dict = {}      # (system, rules class, chart, name, content) -> GameTables, the 32 latest
 
 
-def _validated(system: str, cls: type, chart: str, name: str, text: str, rules: "GameRules") -> GameTables:
+def _validated(system: str, cls: type, chart: str, name: str, text: str, rules: GameRules) -> GameTables:
     key = (system, cls, chart, name, text)
     got = _VALIDATED.get(key)
     if got is None:
@@ -274,7 +278,7 @@ def _validated(system: str, cls: type, chart: str, name: str, text: str, rules: 
     return got
 
 
-def own_tables(rules: "GameRules", tables: GameTables | None) -> GameTables | None:
+def own_tables(rules: GameRules, tables: GameTables | None) -> GameTables | None:
     """``tables`` when they replace one of ``rules``' chart files (None passes): for ``with_tables``."""
     if tables is not None and tables.chart not in {f.key for f in rules.chart_files()}:
         raise VedetteError(f"{rules.system}: {tables.name} holds the {tables.chart} charts, not charts of this "
@@ -282,7 +286,7 @@ def own_tables(rules: "GameRules", tables: GameTables | None) -> GameTables | No
     return tables
 
 
-def tables_from_record(rules: "GameRules", record: "GameRecord") -> GameTables | None:
+def tables_from_record(rules: GameRules, record: GameRecord) -> GameTables | None:
     """The tables a record keeps (``options.tables`` as an object), or None (the shipped charts; an n20
     record may also name shipped tables by id, which its rules read themselves)."""
     opts = record.options if isinstance(record.options, dict) else {}
@@ -292,11 +296,24 @@ def tables_from_record(rules: "GameRules", record: "GameRecord") -> GameTables |
     return tables_from_json(rules, value)
 
 
-def rules_for(rules: "GameRules", record: "GameRecord") -> "GameRules":
+def rules_for(rules: GameRules, record: GameRecord) -> GameRules:
     """The rules ``record``'s game plays with: ``rules`` with the tables the record keeps (the shipped charts
     when it keeps none). Replay, sessions and the CLI verbs take their rules from here; so must a page that
     opens a saved game (the TBF and BC rules hold their charts, not their positions)."""
     return rules.with_tables(tables_from_record(rules, record))
+
+
+def check_tables(rules: GameRules, record: GameRecord, state: Any) -> None:
+    """The record's first position plays with the tables the record keeps (its own printed values, or the
+    shipped charts when it keeps none): rules made for other tables are refused, not used silently (take a
+    record's rules from :func:`~engine.core.tables.rules_for`)."""
+    kept = tables_from_record(rules, record)
+    if kept is None and isinstance((record.options or {}).get("tables"), str):
+        return                              # n20: shipped tables named by id (or a file), read by its rules
+    if rules.tables_of(state) != kept:
+        raise RecordError("field 'options.tables': the record's game plays with "
+                          + (f"the tables {kept.name} ({kept.fingerprint})" if kept else "the shipped charts")
+                          + ", these rules with other ones (take them from rules_for(record))")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -320,7 +337,7 @@ def _shipped_text(path: str) -> str:
     return _canonical(parse_data(Path(path).read_text(encoding="utf-8"), path), path)
 
 
-def charts_summary(rules: "GameRules", state) -> list[dict]:
+def charts_summary(rules: GameRules, state) -> list[dict]:
     """Where the charts of a game come from, one entry per chart file it plays with: ``values`` is
     :data:`YOURS` (with the file's name and fingerprint) or ``"shipped"``, and ``tables`` gives each chart
     its own provenance (rulebook, published chart, provisional, as its ``source`` says): what the play
