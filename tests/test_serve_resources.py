@@ -7,14 +7,14 @@ from bokeh.document import Document
 from panel.io.resources import Resources
 from panel.io.state import set_curdoc, state
 
-from dashboards.server import serve
+from dashboards.server import patches, serve
 
 
 def _page_scripts(viewable) -> list[str]:
     """The script URLs of the page ``vedette-serve`` would send for ``viewable``."""
     import panel.io.server as pn_server
 
-    serve._lean_page_resources()
+    patches.lean_page_resources()
     doc = Document()
     with set_curdoc(doc):
         viewable.server_doc(doc)
@@ -52,7 +52,7 @@ def test_page_with_an_esm_component_leaves_out_es_module_shims():
     from dashboards.calculators.n20.plan_view import PlanView
 
     js = _page_scripts(pn.Column(PlanView(config={"spec": [], "headers": []})))
-    assert not serve._import_maps_in_use()
+    assert not patches.import_maps_in_use()
     assert not any("es-module-shims" in u for u in js)
 
 
@@ -60,7 +60,7 @@ def test_a_component_with_an_import_map_brings_es_module_shims_back(monkeypatch)
     from dashboards.calculators.n20.plan_view import PlanView
 
     monkeypatch.setattr(PlanView, "_importmap", {"imports": {"lib": "./lib.js"}})
-    assert serve._import_maps_in_use()
+    assert patches.import_maps_in_use()
     js = _page_scripts(pn.Column(pn.pane.Markdown("odds")))
     assert any("es-module-shims" in u for u in js)   # a later (lazy) part of the page might build one
 
@@ -72,8 +72,8 @@ def test_our_esm_components_are_sent_untransformed():
 
     from dashboards.calculators.n20.plan_view import PlanView
 
-    serve._plain_esm_components()
-    serve._plain_esm_components()        # installing it twice wraps once
+    patches.plain_esm_components()
+    patches.plain_esm_components()        # installing it twice wraps once
     ours = PlanView(config={"spec": [], "headers": []})._get_model(Document())
     assert ours.bundle.startswith("vedette-") and ours.esm == PlanView._esm
 
@@ -96,7 +96,7 @@ def _page_bundle(viewable, extensions=()):
     """The resources bundle of the served page for ``viewable``, the page having asked for ``extensions``."""
     import panel.io.server as pn_server
 
-    serve._lean_page_resources()
+    patches.lean_page_resources()
     doc = Document()
     with set_curdoc(doc):
         if extensions:

@@ -29,19 +29,14 @@ def test_an_unknown_system_is_one_line_naming_the_known_ones():
     assert all(name in str(e.value) for name in ("bc", "lob", "n20", "tbf")) and "\n" not in str(e.value)
 
 
-def test_core_alone_imports_no_system_until_one_is_named():
-    # a fresh interpreter that imports core only: no game package is imported with it; naming a system
-    # (a notebook's system_of, a study) loads the shipped table, engine/systems.py, and nothing else
-    code = ("import sys\n"
-            "from engine.core.game import systems, system_of\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[:2] in (['engine','lob'],['engine','n20'],['engine','tbf'],['engine','bc'])))\n"
-            "print(type(system_of('lob')).__name__)\n"
+def test_core_alone_knows_no_system():
+    # a fresh interpreter that imports core only: nothing registered, and the error says where they come from
+    code = ("from engine.core.game import systems, system_of\n"
             "print(systems())\n"
-            "try:\n    system_of('chess')\nexcept Exception as e:\n    print(e)\n")
+            "try:\n    system_of('lob')\nexcept Exception as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
-    assert out.stdout.splitlines() == ["[]", "LobRules", "['bc', 'lob', 'n20', 'tbf']",
-                                       "unknown game system 'chess'; one of bc, lob, n20, tbf"]
+    assert out.stdout.splitlines() == ["[]", "unknown game system 'lob'; one of none registered: import engine.systems"]
     source = (ROOT / "engine/core/game.py").read_text()
     assert "engine.lob" not in source and "importlib" not in source
 

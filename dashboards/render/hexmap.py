@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable, Literal
 
 import numpy as np
 from bokeh import events
 from bokeh.core.properties import field as column
-from bokeh.models import (AllIndices, CDSView, ColumnDataSource, GlyphRenderer, HexTile, HoverTool, Legend,
-                          LegendItem, MultiLine, Range1d, Rect, Scatter, Segment, Text, UnionRenderers)
+from bokeh.models import (AllIndices, CDSView, ColumnDataSource, HexTile, HoverTool, MultiLine, Range1d, Rect, Scatter,
+                          Segment, Text, UnionRenderers)
+from bokeh.models.annotations import Legend, LegendItem      # (the names bokeh.models re-exports)
+from bokeh.models.renderers import GlyphRenderer
 from bokeh.plotting import figure
 
 from engine.core.hexgrid import HexGrid
@@ -108,7 +110,11 @@ def _axial(spec: MapSpec, hexes: Iterable[str]) -> tuple[np.ndarray, np.ndarray]
     return q, r
 
 
-def _frozen(a) -> np.ndarray:
+#: a layer's columns for a data source: lists, or read-only arrays shared by every figure of a map
+Columns = dict[str, list[Any] | np.ndarray]
+
+
+def _frozen(a: Any) -> np.ndarray:
     a = np.asarray(a)
     a.flags.writeable = False
     return a
@@ -168,7 +174,7 @@ def static_layers(spec: MapSpec) -> dict:
     return out
 
 
-def _hexside_lines(spec: MapSpec) -> dict[str, list]:
+def _hexside_lines(spec: MapSpec) -> Columns:
     by_feature: dict[str, tuple[list, list]] = {}
     ticks_x, ticks_y = [], []
     for a, b, features, upslope in spec.hexsides:
@@ -208,7 +214,7 @@ def _hexside_lines(spec: MapSpec) -> dict[str, list]:
     return {k: (_frozen(v) if k in ("x0", "y0", "x1", "y1", "width") else v) for k, v in cols.items()}
 
 
-def _with_roads(sides: dict[str, list], roads: tuple[list, list]) -> dict[str, list]:
+def _with_roads(sides: Columns, roads: tuple[list[Any], list[Any]]) -> Columns:
     """The hexside lines and the roads (each step of a road a dashed segment) as one set of columns."""
     cols = {k: list(v) for k, v in sides.items()}
     for xs, ys in zip(*roads):
@@ -252,7 +258,7 @@ class HexMapFigure:
         fig.background_fill_color = "#fafafa"
         fig.toolbar.logo = None
         # hexes as Bokeh hex tiles on their axial (q, r): two small integer arrays instead of six corners a hex
-        orient = "flattop" if spec.grid.orientation == "flat" else "pointytop"
+        orient: Literal["flattop", "pointytop"] = "flattop" if spec.grid.orientation == "flat" else "pointytop"
         self._orient = orient
         self._policy = UnionRenderers()      # one (stateless) selection policy and filter for every source
         self._all = AllIndices()
@@ -326,7 +332,8 @@ class HexMapFigure:
     # -- updates ------------------------------------------------------------------------------------
     def set_counters(self, counters: Iterable[Counter], selected: Iterable[str] = ()) -> None:
         spec, sel, s = self.spec, set(selected), 0.55
-        cols: dict[str, list] = {k: [] for k in self.counter_source.data}
+        cols: dict[str, list[Any]] = {k: [] for k in self.counter_source.data}
+        v: object                       # (a column's value: a text, a number)
         for c in counters:
             if c.hex not in spec.terrain:
                 continue

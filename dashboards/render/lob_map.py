@@ -7,10 +7,10 @@ game state.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable
 
 from bokeh import events
-from bokeh.models import ColumnDataSource, HoverTool
+from bokeh.models import ColumnDataSource, HoverTool, Range1d
 from bokeh.plotting import figure
 
 from engine.lob.board import Board
@@ -32,8 +32,9 @@ class AreaMapFigure:
         ys = [a.y for a in areas]
         self.pos = {a.id: (a.x, a.y) for a in areas}
         pad = 0.8
-        self.fig = fig = figure(width=width, height=height, x_range=(min(xs) - pad, max(xs) + pad),
-                                y_range=(min(ys) - pad, max(ys) + pad), tools="pan,wheel_zoom,reset,tap",
+        self.fig = fig = figure(width=width, height=height,
+                                x_range=Range1d(start=min(xs) - pad, end=max(xs) + pad),
+                                y_range=Range1d(start=min(ys) - pad, end=max(ys) + pad), tools="pan,wheel_zoom,reset,tap",
                                 toolbar_location="above", name="lob-area-map", title="Albuera: areas and borders")
         fig.axis.visible = False
         fig.grid.visible = False
@@ -79,10 +80,10 @@ class AreaMapFigure:
         style = {"plain": ("#9e9e9e", 1.5, "solid"), "river": ("#1565c0", 6, "solid"),
                  "stream": ("#64b5f6", 3, "solid"), "road": ("#7b5e3b", 2.5, "dashed"),
                  "bridge": ("#3e2723", 6, "solid"), "ford": ("#8d6e63", 5, "dotted")}
-        for kind in ("plain", "stream", "river", "road", "bridge", "ford"):
-            if kind in groups:
-                c, w, d = style[kind]
-                self.fig.multi_line(*groups[kind], line_color=c, line_width=w, line_dash=d, legend_label=kind)
+        for name in ("plain", "stream", "river", "road", "bridge", "ford"):
+            if name in groups:
+                c, w, d = style[name]
+                self.fig.multi_line(*groups[name], line_color=c, line_width=w, line_dash=d, legend_label=name)
         if ax:
             self.fig.scatter(ax, ay, marker="square", size=7, fill_color="white", line_color="#424242",
                              legend_label="approach")
@@ -94,8 +95,8 @@ class AreaMapFigure:
     def _area_data(self, units_by_area: dict, origin: str | None, target) -> dict:
         """``target``: one area, or a set of areas (every place the picked units' actions lead to)."""
         targets = {target} if isinstance(target, str) else set(target or ())
-        data = {k: [] for k in ("x", "y", "ly", "id", "name", "terrain", "fill", "ring", "lw", "holder",
-                                "units", "detail")}
+        data: dict[str, list[Any]] = {k: [] for k in ("x", "y", "ly", "id", "name", "terrain", "fill", "ring", "lw",
+                                                      "holder", "units", "detail")}
         for a in self.board.spec.areas:
             us = units_by_area.get(a.id, [])
             holder = us[0].side if us else None

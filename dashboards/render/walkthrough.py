@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter as _Tally
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from engine.core.game import GameRules
@@ -58,7 +58,7 @@ def phase_html(p: PhaseWalk, board: str | None, title: str | None = None) -> str
 
 
 def turn_html(turn: int, phases: list[PhaseWalk], boards: list[str | None], heading: str = "",
-              titles: list[str] | None = None) -> str:
+              titles: Sequence[str | None] | None = None) -> str:
     """One game turn: a ``Turn N`` heading, then each phase with its board (``None``: unchanged)."""
     head = f"Turn {turn}" + (f": {heading}" if heading else "")
     body = "".join(phase_html(p, b, (titles or [None] * len(phases))[i]) for i, (p, b) in enumerate(zip(phases, boards)))
@@ -79,7 +79,7 @@ def walk_html(rules: GameRules, record: GameRecord, key: Callable[[Any, Any], Ha
     out = []
     last = None
     for turn, ps in by_turn(phases).items():
-        boards = []
+        boards: list[str | None] = []
         for p in ps:
             pic = draw(p.after)
             boards.append(None if pic == last else pic)

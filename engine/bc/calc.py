@@ -23,8 +23,8 @@ from .terrain import Terrain, default_terrain
 from .cup import COLOURS, Cup, cup_policy, turn_procedure
 from .deck import COLUMNS, Deck, Pile, default_deck, draw_card, parse_card_list
 
-__all__ = ["load_card_file", "combat_odds", "check_odds", "cup_odds", "deck_summary", "combat_from_file",
-           "combat_from_text", "summarise_combat"]
+__all__ = ["load_card_file", "combat_odds", "check_odds", "next_card_odds", "cup_odds", "deck_summary",
+           "combat_from_file", "combat_from_text", "summarise_combat"]
 
 
 def load_card_file(path: str | Path, deck: Deck) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -209,6 +209,17 @@ def cup_odds(cup: Cup, own: str = "blue", max_track: bool = False, passes: tuple
             "turn_ended_within": within,
             "expected_own_before_end": str(d.expect(lambda r: r.count(own))),
             "expected_draws": str(d.expect(lambda r: r.draws))}
+
+
+def next_card_odds(table: str, column: int, net: int, deck: Deck | None = None, discards=(), hand=()) -> dict:
+    """Exact chance of each CRT result on the next card at ``column`` with ``net`` fixed shifts (23.2-23.4),
+    for a fresh deck or given a known discard pile and the drawer's own hand (15.0), the reshuffle card
+    drawn by the same procedure as a combat's."""
+    deck = deck or default_deck()
+    pile = Pile.for_odds(deck, discards, hand, tables=(table,))
+    d = distribution(lambda: draw_card(pile, deck, "23.2" if table == "fire" else "23.3", "next card"))
+    res = d.map(lambda fp: deck.results(fp[0], table, ((column, net),))[0][1])
+    return {r: prob_json(p) for r, p in sorted(res.items())}
 
 
 def deck_summary(deck: Deck | None = None, discards=(), hand=()) -> dict:

@@ -197,7 +197,12 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         me = side_of(role)
         who = owner(role)
         eligible = b.infantry and (b.skill >= 3 or b.russian)
-        if by_hit and me.no_retreat and eligible:          # 24.1 No Retreat!
+        want = me.no_retreat if by_hit and eligible else False
+        if want is None:                              # 24.1: the owner may try, in a game
+            want = yield Choose((False, True), rule="24.1", player=s.players[0 if who == "attacker" else 1],
+                                label=f"No Retreat! for the {role.replace('_', ' ')}: a Skill Check to stay, one "
+                                      "Morale for the Zone if it holds?")
+        if want:                                      # 24.1 No Retreat!
             skill = b.skill + (1 if me.steady_hq else 0) + (1 if b.russian else 0)
             chk = yield from check("general", skill, me.good_morale_for(b), "24.1",
                                    f"No Retreat! check for {role.replace('_', ' ')}")
@@ -408,7 +413,12 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         if summarised:          # odds: keep only what the draws below look at (icons, this table's rows)
             piles["p"] = piles["p"].summarise(deck, (s.attack, "fire") if redraw_rule else (s.attack,))
         # ---- 23.1 step 6: Square attempt against a Lead Cavalry assault --------------------------------
-        if s.attack == "assault" and a.lead.kind == "cavalry" and s.square_attempt and square_outcome(s, "officer"):
+        try_square = (s.attack == "assault" and a.lead.kind == "cavalry" and s.square_attempt is not False
+                      and bool(square_outcome(s, "officer")))
+        if try_square and s.square_attempt is None:   # 23.1 step 6: the defender may try, in a game
+            try_square = yield Choose((True, False), rule="23.1", player=s.players[1],
+                                      label="form Square against the Lead Cavalry (one Skill Check for the Zone)?")
+        if try_square:
             if summarised and not redraw_rule:
                 # odds: foresee the column and shifts after every possible Square check, and keep of each card
                 # only its icon and the results it can give; alike cards then share one branch
@@ -426,7 +436,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             s = replace(s, defender=replace(d, lead=blocks["defender_lead"], second=blocks["defender_second"]))
             d = s.defender
 
-    tally = prepare(s, terrain)
+    tally = prepare(s, terrain, declared=True)
     table = tally.table
     # neutral shifts (23.4): decided after the draw, non-initiative player first, initiative player last
     order = [(p, n) for p, n in (("attacker", s.neutral_attacker), ("defender", s.neutral_defender)) if n]
@@ -514,7 +524,7 @@ def _square_scenarios(s: CombatSetup, terrain: Terrain) -> tuple[tuple[int, int]
         new = square_outcome(s, icon)
         s2 = replace(s, defender=replace(d, lead=new.get("defender_lead", d.lead),
                                          second=new.get("defender_second", d.second)))
-        t = prepare(s2, terrain)
+        t = prepare(s2, terrain, declared=True)
         out |= {(t.column, n) for n in _nets(s2, t.net_shift)}
     return tuple(sorted(out))
 

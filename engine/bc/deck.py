@@ -474,26 +474,13 @@ class UnseenPile:
     def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "UnseenPile":
         return _project(self, deck, table, tuple(reads))
 
-    def _outcomes(self, with_reshuffle: bool) -> dict:
-        n = len(self.known) + self.in_draw + (1 if with_reshuffle else 0)
-        out: dict = {}
-        if with_reshuffle:
-            out[RESHUFFLE] = Fraction(1, n)
-        for k in self.known:
-            out[k] = out.get(k, Fraction(0)) + Fraction(1, n)
-        if self.in_draw:
-            each = Fraction(self.in_draw, n * len(self.pool))
-            for u in self.pool:
-                out[u] = out.get(u, Fraction(0)) + each
-        return out
-
     def draw_request(self, deck: Deck, rule: str, label: str):
-        return Chance(tuple(self._outcomes(True).items()), rule=rule, label=label)
+        return _unseen_draw(self, True, rule, label)
 
     def redraw_request(self, deck: Deck, rule: str, label: str):
         if not self.known and not self.in_draw:
             raise RuleViolation(rule, f"cannot draw from an empty pile ({label or 'draw'})")
-        return Chance(tuple(self._outcomes(False).items()), rule=rule, label=label)
+        return _unseen_draw(self, False, rule, label)
 
     def without(self, face) -> "UnseenPile":
         if face.reshuffle:
@@ -511,6 +498,22 @@ class UnseenPile:
 
     def to_json(self) -> dict:
         return {"draw": self.size, "discard": len(self.discard), "unseen": len(self.pool)}
+
+
+@lru_cache(maxsize=4096)
+def _unseen_draw(pile: UnseenPile, with_reshuffle: bool, rule: str, label: str) -> Chance:
+    """The draw from an :class:`UnseenPile` (made once per pile: enumeration asks for it at every replay)."""
+    n = len(pile.known) + pile.in_draw + (1 if with_reshuffle else 0)
+    out: dict = {}
+    if with_reshuffle:
+        out[RESHUFFLE] = Fraction(1, n)
+    for k in pile.known:
+        out[k] = out.get(k, Fraction(0)) + Fraction(1, n)
+    if pile.in_draw:
+        each = Fraction(pile.in_draw, n * len(pile.pool))
+        for u in pile.pool:
+            out[u] = out.get(u, Fraction(0)) + each
+    return Chance(tuple(out.items()), rule=rule, label=label)
 
 
 def draw_card(pile, deck: Deck, rule: str, label: str = ""):

@@ -116,7 +116,7 @@ class CombatSide:
     morale: str = "good"
     in_flanked_zone: bool = False
     terrain: str = "clear"
-    no_retreat: bool = False
+    no_retreat: bool | None = False   # 24.1 No Retreat! tried (None: the owner decides at each retreat, as in a game)
     redoubt: bool = False      # 28.5: defending in a Redoubt that covers the attacked interval
 
     @property
@@ -146,11 +146,13 @@ class CombatSetup:
     disciplined_infantry: bool = False            # defender's commander ability (27.8)
     attacker_disciplined_infantry: bool = False   # attacker's commander ability (27.8: Disrupted Inf fires)
     artillery_expert: bool = False                # attacker's commander ability (27.4, 27.6)
-    square_attempt: bool = True
+    square_attempt: bool | None = True            # 23.1 step 6 tried (None: the defender decides, as in a game)
     skirmish_gun_smoke: bool = True
     ordre_mixte_redraw: tuple[str, ...] = ("black_cross", "horse_head")
     wavering_troops: bool = False                 # optional rule 29.7
     red_cube: bool = True                         # False for a card-triggered combat (27.1)
+    large_battle: bool = False                    # 27.6: a scenario's Large Battle (Ordre Mixte unsupported)
+    players: tuple[str, str] = ("attacker", "defender")   # who answers each side's questions (a game: the sides)
 
     @classmethod
     def from_model(cls, m: CombatModel) -> "CombatSetup":
@@ -267,9 +269,9 @@ def check_attacker(s: CombatSetup) -> None:
         if b.skill < 2:
             raise RuleViolation("27.6", "Blocks of skill 0 or 1 cannot use this ability")
         supported = s.attacker.second is not None and second_supports(s.attacker.second, "assault")
-        if not (b.kind == "long_infantry" or (b.kind == "infantry" and supported)):
+        if not (b.kind == "long_infantry" or (b.kind == "infantry" and (supported or s.large_battle))):
             raise RuleViolation("27.6", "only a Steady Long Infantry, or a Short Infantry with support, may lead an "
-                                        "Ordre Mixte")
+                                        "Ordre Mixte (a Short Infantry alone in a Large Battle)")
 
 
 def second_supports(b: Block, table: str) -> bool:
@@ -301,8 +303,10 @@ def wing_supports(w: Wing, table: str) -> str | None:
     return None
 
 
-def prepare(s: CombatSetup, terrain: Terrain | None = None) -> Tally:
-    """Check the set-up and tally Combat Points, supports, terrain, the odds column and the fixed shifts."""
+def prepare(s: CombatSetup, terrain: Terrain | None = None, declared: bool = False) -> Tally:
+    """Check the set-up and tally Combat Points, supports, terrain, the odds column and the fixed shifts.
+    ``declared``: a Clash of Wills already declared keeps its shift, even if the Square check changed the Lead
+    since (27.7 is checked when it is declared)."""
     terrain = terrain or default_terrain()
     check_attacker(s)
     a, d = s.attacker, s.defender
@@ -429,7 +433,7 @@ def prepare(s: CombatSetup, terrain: Terrain | None = None) -> Tally:
             me, foe = (a, d) if s.clash_of_wills == "attacker" else (d, a)
             my = me.lead.skill + (1 if me.steady_hq else 0)
             theirs = foe.lead.skill + (1 if foe.steady_hq else 0)
-            if not me.lead.steady or my <= theirs:
+            if not declared and (not me.lead.steady or my <= theirs):
                 raise RuleViolation("27.7", f"a Clash of Wills needs a Steady Lead Block of higher skill than the "
                                             f"enemy Lead ({my} against {theirs}, HQ bonus included)")
             shifts.append(Shift(1 if s.clash_of_wills == "attacker" else -1, f"clash of wills ({s.clash_of_wills})",

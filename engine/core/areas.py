@@ -19,8 +19,8 @@ __all__ = ["AreaGraph", "Border"]
 class Border:
     """The border between two areas (an unordered pair) and its features."""
 
-    areas: frozenset
-    features: frozenset = frozenset()
+    areas: frozenset[Hashable]
+    features: frozenset[str] = frozenset()
     attrs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def has(self, feature: str) -> bool:
@@ -36,7 +36,7 @@ class AreaGraph:
 
     def __init__(self, areas: Mapping[Hashable, Mapping[str, Any]], borders: Iterable[Border]):
         self._areas = {a: MappingProxyType(dict(attrs)) for a, attrs in areas.items()}
-        self._borders: dict[frozenset, Border] = {}
+        self._borders: dict[frozenset[Hashable], Border] = {}
         self._adj: dict[Hashable, list[Hashable]] = {a: [] for a in self._areas}
         for b in borders:
             if len(b.areas) != 2:
@@ -58,9 +58,10 @@ class AreaGraph:
         """``borders`` as tuples ``(a, b)``, ``(a, b, features)`` or ``(a, b, features, attrs)``."""
         bs = []
         for t in borders:
-            a, b, *rest = t
+            a, b, *more = t
+            rest: list[Any] = more          # features, then attributes (each optional)
             feats = frozenset(rest[0]) if rest else frozenset()
-            attrs = MappingProxyType(dict(rest[1])) if len(rest) > 1 else MappingProxyType({})
+            attrs: Mapping[str, Any] = MappingProxyType(dict(rest[1])) if len(rest) > 1 else MappingProxyType({})
             bs.append(Border(frozenset((a, b)), feats, attrs))
         return cls(areas, bs)
 

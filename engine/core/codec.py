@@ -14,7 +14,7 @@ import types
 import typing
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Union, get_args, get_origin
+from typing import Any, NoReturn, Union, get_args, get_origin
 
 from .errors import VedetteError
 
@@ -56,7 +56,7 @@ def to_json(value: Any, skip: frozenset[str] = frozenset()) -> Any:
 
 
 @lru_cache(maxsize=None)
-def _hints(cls) -> dict[str, Any]:
+def _hints(cls: type) -> dict[str, Any]:
     module = sys.modules.get(cls.__module__)
     return typing.get_type_hints(cls, globalns=vars(module) if module else None)
 
@@ -159,9 +159,9 @@ def from_json(tp: Any, data: Any, path: str = "") -> Any:
     return data
 
 
-def _bad(path, expected, data):
+def _bad(path: str, expected: str, data: Any) -> NoReturn:
     raise CodecError(path, expected, data)
 
 
-def _frozen(data):
+def _frozen(data: Any) -> Any:
     return tuple(_frozen(d) for d in data) if isinstance(data, list) else data

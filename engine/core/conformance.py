@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, NoReturn
 
 from .errors import RuleViolation, VedetteError
-from .game import GameRules, RandomBot, action_seed, new_record, replay
-from .procedure import RandomDice
+from .game import Bot, GameRules, RandomBot, action_seed, new_record, replay
+from .procedure import Choose, RandomDice
 from .record import GameRecord
 
 __all__ = ["check_game", "Report", "ConformanceError"]
@@ -42,14 +43,14 @@ class Report:
     illegal_refused: int = 0
     over: bool = False
     outcome: Any = None
-    rules_cited: set = field(default_factory=set)
+    rules_cited: set[str] = field(default_factory=set)
 
 
-def _canon(rules: GameRules, state) -> str:
+def _canon(rules: GameRules[Any, Any], state: Any) -> str:
     return json.dumps(rules.state_to_json(state), sort_keys=True, default=str)
 
 
-def check_game(rules: GameRules, scenario: str | None = None, options=(), seed: int = 0,
+def check_game(rules: GameRules[Any, Any], scenario: str | None = None, options: Sequence[str] | Mapping[str, Any] = (), seed: int = 0,
                max_actions: int = 400, apply_sample: int = 3, illegal_sample: int = 4,
                full_state_every: int = 1) -> Report:
     """Play a random-legal game of at most ``max_actions`` actions and check the protocol at each state."""
@@ -58,11 +59,11 @@ def check_game(rules: GameRules, scenario: str | None = None, options=(), seed: 
     state = rules.new_game(scenario or rules.default_scenario, options, seed)
     record = new_record(rules, state, seed)
     rep = Report(rules.system, seed)
-    seen_actions: list = []
+    seen_actions: list[Any] = []
     states = [state]
     events = []
 
-    def fail(msg: str):
+    def fail(msg: str) -> NoReturn:
         raise ConformanceError(f"{rules.system} seed {seed} action {rep.actions} ({rules.position(state)}): {msg}")
 
     while rep.actions < max_actions:
@@ -143,5 +144,5 @@ def check_game(rules: GameRules, scenario: str | None = None, options=(), seed: 
     return rep
 
 
-def _pick(bot, req):
+def _pick(bot: Bot, req: Choose) -> Hashable:
     return bot.choose(req)

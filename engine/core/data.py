@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 import re
 import stat
 from pathlib import Path
@@ -77,7 +78,7 @@ def data_path(*parts: str) -> Path:
     return DATA_DIR.joinpath(*parts)
 
 
-def _field(loc: tuple) -> str:
+def _field(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
@@ -119,7 +120,7 @@ def short_field(name: str) -> str:
 
 
 # --- reading files: size, encoding, nesting and alias bounds ---------------------------------------
-def read_text(path: str | Path, error: type[Exception] | None = None) -> str:
+def read_text(path: str | Path, error: Callable[[str, str, str], Exception] | None = None) -> str:
     """The UTF-8 text of a user's file, refusing a missing or unreadable file, anything that is not a
     regular file (a FIFO, a device, a socket would block or never end), one over :data:`MAX_FILE_BYTES`,
     a binary file (NUL bytes) and text that is not UTF-8, each with one line.
@@ -150,7 +151,7 @@ def read_text(path: str | Path, error: type[Exception] | None = None) -> str:
     return decode_text(raw, str(p), fail)
 
 
-def decode_text(raw: bytes, file: str = "<input>", error: type[Exception] | None = None) -> str:
+def decode_text(raw: bytes, file: str = "<input>", error: Callable[[str, str, str], Exception] | None = None) -> str:
     """``raw`` decoded as UTF-8 (a BOM is dropped); binary data and other encodings are refused."""
     fail = error or DataError
     if b"\0" in raw:
@@ -162,23 +163,23 @@ def decode_text(raw: bytes, file: str = "<input>", error: type[Exception] | None
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _children(node) -> list:
+def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.SequenceNode):
-        return node.value
+        return list(node.value)
     if isinstance(node, yaml.MappingNode):
         return [x for kv in node.value for x in kv]
     return []
 
 
-def _check_expansion(root, file: str) -> None:
+def _check_expansion(root: yaml.Node, file: str) -> None:
     """Refuse a composed YAML graph whose aliases expand past :data:`MAX_NODES` values or
     :data:`MAX_DEPTH` levels, or that contains itself. Linear in the graph (sizes are memoised by
     node), so a 550-byte alias bomb is refused at once instead of being expanded."""
     # keyed by the node objects themselves (a YAML node hashes by identity, which is what an alias
     # shares; holding the node keeps its key from being reused, as an id() could be)
-    size: dict = {}
-    depth: dict = {}
-    visiting: set = set()
+    size: dict[yaml.Node, int] = {}
+    depth: dict[yaml.Node, int] = {}
+    visiting: set[yaml.Node] = set()
     stack = [(root, False)]
     while stack:
         node, done = stack.pop()
@@ -205,10 +206,13 @@ def _check_expansion(root, file: str) -> None:
                 stack.append((k, False))
 
 
-try:  # libyaml's scanner and parser are several times faster; the composer below stays in Python
-    from yaml._yaml import CParser as _Parser  # type: ignore[import-not-found]
+#: libyaml's refusal of flow collections nested past its own bound (PyYAML >= 6.0.4 with libyaml >= 0.2.6)
+LIBYAML_NESTING = "exceeded maximum nesting depth"
 
-    def _init_parser(self, text):
+try:  # libyaml's scanner and parser are several times faster; the composer below stays in Python
+    from yaml._yaml import CParser as _Parser
+
+    def _init_parser(self: Any, text: str) -> None:
         _Parser.__init__(self, text)
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml.reader import Reader
@@ -218,7 +222,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
     class _Parser(Reader, Scanner, _PyParser):  # type: ignore[no-redef]
         pass
 
-    def _init_parser(self, text):
+    def _init_parser(self: Any, text: str) -> None:
         Reader.__init__(self, text)
         Scanner.__init__(self)
         _PyParser.__init__(self)
@@ -227,7 +231,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
 class _BoundedLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
     """PyYAML's safe loader with the composer counting nesting depth and aliases as it goes."""
 
-    def __init__(self, text: str, file: str):
+    def __init__(self, text: str, file: str) -> None:
         _init_parser(self, text)
         yaml.composer.Composer.__init__(self)
         yaml.constructor.SafeConstructor.__init__(self)
@@ -236,7 +240,7 @@ class _BoundedLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConst
         self._depth = 0
         self._aliases = 0
 
-    def compose_node(self, parent, index):
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
@@ -244,7 +248,8 @@ class _BoundedLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConst
             return super().compose_node(parent, index)
         self._depth += 1
         if self._depth > MAX_DEPTH:
-            mark = self.peek_event().start_mark
+            event: Any = self.peek_event()          # the event that opens the level too deep
+            mark = event.start_mark
             raise DataError(self._file, f"line {mark.line + 1}", f"nesting at most {MAX_DEPTH} levels deep")
         try:
             return super().compose_node(parent, index)
@@ -272,6 +277,11 @@ def parse_data(text: str, file: str = "<input>") -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else ""
         problem = one_line(getattr(exc, "problem", None) or exc)
+        if problem == LIBYAML_NESTING:
+            # libyaml's scanner reads ahead of the composer, so its own bound (1000 levels since PyYAML 6.0.4)
+            # can stop a long run of brackets before the composer above sees level MAX_DEPTH + 1; past 1000
+            # levels is past ours, so the refusal is ours, in our words
+            raise DataError(file, where, f"nesting at most {MAX_DEPTH} levels deep") from None
         if len(problem) > 2 * SHOWN:
             problem = problem[:2 * SHOWN - 1] + "…"
         raise DataError(file, where, f"valid YAML/JSON ({problem})") from None
@@ -288,7 +298,8 @@ def load_data(path: str | Path) -> Any:
     return parse_data(read_text(path), str(path))
 
 
-def parse_json(text: str, what: str = "input", error: type[Exception] | None = None) -> Any:
+def parse_json(text: str, what: str = "input",
+               error: Callable[[str, str, str], Exception] | None = None) -> Any:
     """JSON text parsed within the bounds above: one line for invalid JSON, nesting past :data:`MAX_DEPTH`
     (never a RecursionError), a number past Python's digit limit. ``error(file, field, expected)`` as in
     :func:`read_text` (default :class:`DataError`); ``what`` names the input (an option, ``action``)."""
@@ -307,7 +318,8 @@ def parse_json(text: str, what: str = "input", error: type[Exception] | None = N
     return data
 
 
-def check_depth(data: Any, file: str = "<input>", limit: int = MAX_DEPTH, error: type[Exception] | None = None) -> None:
+def check_depth(data: Any, file: str = "<input>", limit: int = MAX_DEPTH,
+                error: Callable[[str, str, str], Exception] | None = None) -> None:
     """Refuse parsed data (e.g. from ``json.loads``) nested more than ``limit`` levels (checked without
     recursion, so a deep file gives this error instead of a RecursionError further on)."""
     fail = error or DataError

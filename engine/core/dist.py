@@ -11,19 +11,20 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import lru_cache
 import re
+from typing import Any
 
 __all__ = ["Dist", "die", "prob_json", "DIE_PATTERN"]
 
 DIE_PATTERN = re.compile(r"^(\d*)d(\d+)$")
 
 
-class Dist(Mapping):
+class Dist(Mapping[Any, Fraction]):
     """An exact probability distribution: outcome -> Fraction, weights summing to 1 (checked)."""
 
     __slots__ = ("_p",)
 
-    def __init__(self, weights: Mapping[Hashable, Fraction | int] | Iterable[tuple[Hashable, Fraction | int]] = (),
-                 *, normalise: bool = False):
+    def __init__(self, weights: Mapping[Any, Fraction | int] | Iterable[tuple[Any, Fraction | int]] = (),
+                 *, normalise: bool = False) -> None:
         items = weights.items() if isinstance(weights, Mapping) else weights
         p: dict[Hashable, Fraction] = {}
         for outcome, w in items:
@@ -75,7 +76,7 @@ class Dist(Mapping):
         """Probability that the outcome satisfies ``predicate``."""
         return sum((w for k, w in self._p.items() if predicate(k)), Fraction(0))
 
-    def expect(self, f: Callable[[Hashable], Fraction | int | float] = lambda x: x) -> Fraction:
+    def expect(self, f: Callable[[Any], Fraction | int] = lambda x: x) -> Fraction:
         """Expected value of ``f(outcome)`` (exact when ``f`` returns ints or Fractions)."""
         return sum((w * f(k) for k, w in self._p.items()), Fraction(0))
 
@@ -102,11 +103,11 @@ class Dist(Mapping):
         """Independent combination of two distributions."""
         return self.bind(lambda a: other.map(lambda b: combine(a, b)))
 
-    def sorted_items(self, key: Callable | None = None) -> list[tuple[Hashable, Fraction]]:
+    def sorted_items(self, key: Callable[[Any], Any] | None = None) -> list[tuple[Hashable, Fraction]]:
         """Items ordered by ``key`` (default: the outcome's ``repr``), for stable display."""
         return sorted(self._p.items(), key=(lambda kv: key(kv[0])) if key else (lambda kv: repr(kv[0])))
 
-    def to_json(self, key: Callable[[Hashable], str] = str) -> dict[str, dict]:
+    def to_json(self, key: Callable[[Any], str] = str) -> dict[str, dict[str, object]]:
         """``{str(outcome): prob_json(p)}`` for JSON output."""
         return {key(k): prob_json(w) for k, w in self.sorted_items()}
 

@@ -29,7 +29,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from .data import parse_json
 from .errors import RecordError, RuleViolation, VedetteError
@@ -43,6 +43,14 @@ __all__ = ["Outcome", "Position", "Places", "GameRules", "Pending", "Session", "
 
 #: A game loop stops after this many actions even when no one has won (a bot that never ends a phase).
 MAX_ACTIONS = 20000
+
+S = TypeVar("S")   #: a system's game state (a value)
+A = TypeVar("A")   #: a system's action (a value)
+#: a game's options: names (each with the rule it implements), or names with values
+Options = Sequence[str] | Mapping[str, Any]
+#: where a procedure's chance requests get their answers, and its choices
+Dice = Callable[[ChanceRequest], Hashable]
+Chooser = Callable[[Choose], Hashable]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -58,7 +66,7 @@ class Outcome:
     reason: str = ""
     rule: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"winner": self.winner, "level": self.level, "reason": self.reason, "rule": self.rule}
 
     def __str__(self) -> str:
@@ -120,7 +128,7 @@ class EventDice(RandomDice):
     """``RandomDice(action_seed(seed, index))``, the seed worked out at the first die only (an action that
     asks for none, as most do, costs neither the hash nor the seeding): the same dice either way."""
 
-    def __init__(self, seed: int, index: int):
+    def __init__(self, seed: int, index: int) -> None:
         super().__init__(None)
         self._game_seed = seed
         self._index = index
@@ -132,9 +140,10 @@ class EventDice(RandomDice):
 # ------------------------------------------------------------------------------------------------
 # The protocol
 # ------------------------------------------------------------------------------------------------
-class GameRules(ABC):
-    """One system's rules. Subclasses set :attr:`system`, :attr:`sides`, :attr:`engine_version` and
-    implement the abstract methods; everything else has a default written once here."""
+class GameRules(ABC, Generic[S, A]):
+    """One system's rules over its state type ``S`` and action type ``A``. Subclasses (``GameRules[MyState,
+    MyAction]``) set :attr:`system`, :attr:`sides`, :attr:`engine_version` and implement the abstract
+    methods; everything else has a default written once here."""
 
     system: ClassVar[str] = ""
     title: ClassVar[str] = ""
@@ -156,92 +165,92 @@ class GameRules(ABC):
         """Option and variant names with the rule each implements."""
 
     @abstractmethod
-    def new_game(self, scenario: str | None = None, options: Sequence[str] | Mapping = (), seed: int = 0) -> Any:
+    def new_game(self, scenario: str | None = None, options: Options = (), seed: int = 0) -> S:
         """The first state of ``scenario`` with ``options`` (names from :meth:`options`)."""
 
     @abstractmethod
-    def to_act(self, state) -> str | None:
+    def to_act(self, state: S) -> str | None:
         """The side to act now; ``None`` when the game is over."""
 
     @abstractmethod
-    def candidates(self, state) -> Iterable[Any]:
+    def candidates(self, state: S) -> Iterable[A]:
         """Actions to try in ``state``: :meth:`legal_actions` keeps those that pass :meth:`check`."""
 
     @abstractmethod
-    def check(self, state, action) -> None:
+    def check(self, state: S, action: A) -> None:
         """Raise :class:`RuleViolation` (naming the rule) if ``action`` is illegal in ``state``."""
 
     @abstractmethod
-    def perform(self, state, action) -> Generator:
+    def perform(self, state: S, action: A) -> Generator[Request, Any, S]:
         """The rules procedure of a checked ``action``: yields requests, returns the new state."""
 
     @abstractmethod
-    def outcome(self, state) -> Outcome | None:
+    def outcome(self, state: S) -> Outcome | None:
         """The game's :class:`Outcome`, or ``None`` while it goes on."""
 
     @abstractmethod
-    def action_to_json(self, action) -> dict:
+    def action_to_json(self, action: A) -> dict[str, Any]:
         ...
 
     @abstractmethod
-    def action_from_json(self, data: Any) -> Any:
+    def action_from_json(self, data: Any) -> A:
         """Rebuild an action; data of the wrong shape raises :class:`VedetteError` naming the field."""
 
     @abstractmethod
-    def state_to_json(self, state) -> dict:
+    def state_to_json(self, state: S) -> dict[str, Any]:
         ...
 
     @abstractmethod
-    def state_from_json(self, data: Any) -> Any:
+    def state_from_json(self, data: Any) -> S:
         ...
 
     @abstractmethod
-    def position(self, state) -> Position:
+    def position(self, state: S) -> Position:
         """The turn and phase of ``state``."""
 
     # --- defaults a system may refine ---------------------------------------------------------
-    def record_options(self, state) -> dict:
+    def record_options(self, state: S) -> dict[str, Any]:
         """What a record keeps of the game's options (given back to :meth:`new_game` on replay)."""
         return {"options": list(getattr(state, "options", ()))}
 
-    def edition(self, state) -> str:
+    def edition(self, state: S) -> str:
         return ""
 
-    def scenario_of(self, state) -> str:
-        return getattr(state, "scenario_id", "") or self.default_scenario
+    def scenario_of(self, state: S) -> str:
+        return str(getattr(state, "scenario_id", "") or self.default_scenario)
 
-    def rule_of(self, action) -> str:
+    def rule_of(self, action: A) -> str:
         """The rule an action belongs to (kept in the record beside it)."""
         return ""
 
-    def format_action(self, action) -> str:
+    def format_action(self, action: A) -> str:
         """The short text notation of ``action`` (like SAN): :meth:`parse_action` reads it back."""
         return json.dumps(self.action_to_json(action), separators=(",", ":"), sort_keys=True)
 
-    def parse_action(self, text: str) -> Any:
+    def parse_action(self, text: str) -> A:
         """An action from its text notation, or from its JSON (within core's bounds: nesting, digits)."""
         text = text.strip()
         if text.startswith("{"):
             return self.action_from_json(parse_json(text, "action", _action_error))
         raise VedetteError(f"action: cannot read {text[:60]!r}")
 
-    def describe_action(self, action) -> str:
+    def describe_action(self, action: A) -> str:
         """The action in a player's words (for lists and logs)."""
         return str(action)
 
-    def is_pass(self, action) -> bool:
+    def is_pass(self, action: A) -> bool:
         """True for actions that end a phase or pass (a random bot takes them now and then)."""
         return False
 
-    def state_summary(self, state) -> dict:
+    def state_summary(self, state: S) -> dict[str, Any]:
         """Extra keys the CLI prints about a position (beside system, position, turn, phase, to_act, outcome)."""
         return {}
 
-    def invariants(self, state) -> list[str]:
+    def invariants(self, state: S) -> list[str]:
         """What is wrong with ``state`` (empty when every invariant the system declares holds)."""
         return []
 
-    def metrics(self, state) -> dict[str, float]:
+    def metrics(self, state: S) -> dict[str, float]:
         """Numbers a study follows turn by turn, e.g. ``{"morale.french": 12, "losses.allied": 3}``."""
         return {}
 
@@ -250,36 +259,36 @@ class GameRules(ABC):
         return {"random": RandomBot}
 
     # --- odds of an action and what bots weigh (engine/core/odds.py) ----------------------------
-    def is_attack(self, action) -> bool:
+    def is_attack(self, action: A) -> bool:
         """True for actions whose dice decide a fight (a battle, a combat, fire, a charge): the odds
         panel shows their :func:`~engine.core.odds.action_odds` and the odds bot weighs them."""
         return False
 
-    def attack_candidates(self, state) -> list:
+    def attack_candidates(self, state: S) -> list[A]:
         """The legal attacks of the side to act (default: the legal candidates :meth:`is_attack` keeps);
         a system whose full candidate list is costly outside its combat steps may answer faster."""
         if self.to_act(state) is None:
             return []
         return [a for a in self.candidates(state) if self.is_attack(a) and self.is_legal(state, a)]
 
-    def odds_label(self, before, after, action) -> str | tuple[str, str]:
+    def odds_label(self, before: S, after: S, action: A) -> str | tuple[str, str]:
         """One outcome of ``action`` in a player's words (outcomes with one label are added up), or a
         ``(label, rule)`` pair. Default: the changes of :meth:`metrics`, e.g. ``"morale.french -1"``."""
         from .odds import metrics_label
         return metrics_label(self.metrics(before), self.metrics(after))
 
-    def evaluate(self, state, side: str) -> float:
+    def evaluate(self, state: S, side: str) -> float:
         """How good ``state`` is for ``side`` (bots compare it before and after an action). Default: a
         won game +1000 (lost -1000); else from :meth:`metrics` (see :func:`~engine.core.odds.metrics_value`)."""
         from .odds import metrics_value
         return metrics_value(self, state, side)
 
-    def initial_state(self, record: GameRecord) -> Any:
+    def initial_state(self, record: GameRecord) -> S:
         """The first state of a recorded game (default: :func:`initial_state`, which checks the system,
         the version, the scenario and the seed); a system whose records name files or tables refines it."""
         return initial_state(self, record)
 
-    def migrate_event(self, event: dict, version: str) -> dict:
+    def migrate_event(self, event: dict[str, Any], version: str) -> dict[str, Any]:
         """An event of an older accepted engine version in today's form (default: unchanged)."""
         return event
 
@@ -287,59 +296,59 @@ class GameRules(ABC):
     #: the player's tables these rules play with (None: the shipped charts); set by :meth:`with_tables`
     game_tables: GameTables | None = None
 
-    def chart_files(self, state=None) -> tuple[ChartFile, ...]:
+    def chart_files(self, state: S | None = None) -> tuple[ChartFile, ...]:
         """The shipped chart files a game may replace with a player's printed values (``--tables FILE``),
         first the one a file is taken for when nothing else claims it; with ``state``, those its game plays
         with (n20: its edition's). Default: none."""
         return ()
 
-    def with_tables(self, tables: GameTables | None) -> "GameRules":
+    def with_tables(self, tables: GameTables | None) -> GameRules[S, A]:
         """The rules of a game played with ``tables`` (None: the shipped charts): ``self`` when they are
         the ones these rules play with already. A system with :meth:`chart_files` makes new rules."""
         if tables == self.game_tables:
             return self
         raise VedetteError(f"{self.system}: a game of this system plays with no chart a tables file replaces")
 
-    def tables_of(self, state) -> GameTables | None:
+    def tables_of(self, state: S) -> GameTables | None:
         """The player's tables ``state``'s game plays with (None: the shipped charts). Default: the rules'
         own (:attr:`game_tables`); a system whose positions carry their charts reads the position."""
         return self.game_tables
 
     # --- what boards and each side's page may use (the play layer) -----------------------------
-    def places(self, state, action) -> Places:
+    def places(self, state: S, action: A) -> Places:
         """The pieces and places ``action`` concerns in ``state`` (typed, for boards: a pick on the board
         finds its actions through this, never through the action's JSON). Default: none."""
         return Places()
 
-    def hides(self, state) -> bool:
+    def hides(self, state: S) -> bool:
         """True when some side may not see all of ``state`` (n20 16.1 fog of war, BC 15 hands and pile):
         the play layer then sends each browser :meth:`view` and :meth:`visible_event` only."""
         return False
 
-    def view(self, state, side: str | None):
+    def view(self, state: S, side: str | None) -> S:
         """What ``side`` may see of ``state`` (``None``: a spectator, who sees what both sides may), as a
         value of the same type that boards draw and pages describe: hidden names, strengths, cards and
         piles masked. Default: everything is public."""
         return state
 
-    def visible_action(self, state, action, side: str | None):
+    def visible_action(self, state: S, action: A, side: str | None) -> A:
         """``action`` (played or legal in ``state``) as ``side`` may know it: hidden pieces named as
         :meth:`view` names them. Default: unchanged."""
         return action
 
-    def visible_event(self, state, event: dict, side: str | None) -> dict:
+    def visible_event(self, state: S, event: dict[str, Any], side: str | None) -> dict[str, Any]:
         """A record event (made in ``state``) as ``side`` may see it in the log: hidden action fields and
         hidden answers (a card drawn into the other hand) masked. Default: unchanged."""
         return event
 
     # --- a player's words (every page shows these: never JSON, a repr or an identifier) ----------
-    def describe_option(self, state, request, option) -> str:
+    def describe_option(self, state: S, request: Choose, option: Any) -> str:
         """One option of a :class:`~engine.core.procedure.Choose` request (a retreat path, an advance,
         a card to play) in a player's words. Default: :func:`engine.core.words.plain`."""
         from .words import plain
         return plain(option)
 
-    def describe_answer(self, state, answer: dict) -> str:
+    def describe_answer(self, state: S, answer: dict[str, Any]) -> str:
         """One answered request or note of a record event (``Event.to_json()``: a die, a card, a choice)
         in a player's words, e.g. "d6 shows 4: DR, the defender retreats". Default: its label and value."""
         from .words import plain
@@ -356,44 +365,44 @@ class GameRules(ABC):
         from .words import identifier_words
         return identifier_words(key)
 
-    def piece_name(self, state, piece: str) -> str:
+    def piece_name(self, state: S, piece: str) -> str:
         """The name a piece's counter or block shows (the lists and the board use the same)."""
         return piece
 
     # --- written once --------------------------------------------------------------------------
-    def is_legal(self, state, action) -> bool:
+    def is_legal(self, state: S, action: A) -> bool:
         try:
             self.check(state, action)
         except RuleViolation:
             return False
         return True
 
-    def legal_actions(self, state) -> list[Any]:
+    def legal_actions(self, state: S) -> list[A]:
         """Every legal action of the side to act: the candidates that pass :meth:`check`."""
         if self.to_act(state) is None:
             return []
         return [a for a in self.candidates(state) if self.is_legal(state, a)]
 
-    def coerce_action(self, action) -> Any:
+    def coerce_action(self, action: A | dict[str, Any] | str) -> A:
         if isinstance(action, dict):
             return self.action_from_json(action)
         if isinstance(action, str):
             return self.parse_action(action)
         return action
 
-    def begin(self, state, action) -> "Pending":
+    def begin(self, state: S, action: A | dict[str, Any] | str) -> Pending[S, A]:
         """Start ``action`` for answering one request at a time (checked first: nothing happens if illegal)."""
         return Pending.start(self, state, self.coerce_action(action))
 
-    def apply(self, state, action, dice: Callable | None = None, chooser: Callable | None = None,
-              seed: int | None = None) -> tuple[Any, dict]:
+    def apply(self, state: S, action: A | dict[str, Any] | str, dice: Dice | None = None,
+              chooser: Chooser | None = None, seed: int | None = None) -> tuple[S, dict[str, Any]]:
         """The state after ``action`` and its record event. Dice from ``dice`` (default: seeded by
         ``seed``), choices inside the procedure from ``chooser`` (default: the first option)."""
         p = self.begin(state, action)
         p = p.run(dice if dice is not None else RandomDice(seed), chooser or _first)
-        return p.state, p.event()
+        return cast(S, p.state), p.event()
 
-    def over(self, state) -> bool:
+    def over(self, state: S) -> bool:
         return self.to_act(state) is None
 
 
@@ -401,20 +410,20 @@ def _action_error(what: str, field: str, expected: str) -> VedetteError:
     return VedetteError(f"{what}: expected {expected}")
 
 
-def _first(req: Choose):
+def _first(req: Choose) -> Hashable:
     return req.options[0]
 
 
 # ------------------------------------------------------------------------------------------------
 # Events and records
 # ------------------------------------------------------------------------------------------------
-def make_event(rules: GameRules, state, action, answers: Iterable[Event]) -> dict:
+def make_event(rules: GameRules[S, A], state: S, action: A, answers: Iterable[Event]) -> dict[str, Any]:
     """The record event of ``action`` made by the side to act, with every answer and note its procedure had."""
     return {"kind": "action", "rule": rules.rule_of(action), "side": rules.to_act(state),
             "action": rules.action_to_json(action), "answers": [e.to_json() for e in answers]}
 
 
-def apply_event(rules: GameRules, state, event: Any) -> Any:
+def apply_event(rules: GameRules[S, A], state: S, event: Any) -> S:
     """Replay one recorded event on ``state``: the same check, the same procedure, the recorded answers."""
     if not isinstance(event, dict) or event.get("kind") != "action" or "action" not in event:
         raise RecordError("expected an object with kind 'action' and an 'action'")
@@ -426,7 +435,7 @@ def apply_event(rules: GameRules, state, event: Any) -> Any:
     for i, ev in enumerate(a for a in answers if a.get("kind") in ("roll", "draw", "chance", "choose")):
         if p.done:
             raise RecordError(f"answer {i}: left over after the action ended")
-        req = p.request
+        req = cast(Request, p.request)        # not done: a request waits
         if ev.get("kind") != req.kind or ev.get("rule") != req.rule:
             raise RecordError(f"answer {i}: recorded {ev.get('kind')} for rule {ev.get('rule')}, but the "
                               f"action asks for a {req.kind} for rule {req.rule}")
@@ -435,11 +444,12 @@ def apply_event(rules: GameRules, state, event: Any) -> Any:
         except RuleViolation as exc:
             raise RecordError(f"answer {i}: {exc}") from None
     if not p.done:
-        raise RecordError(f"the record ends while rule {p.request.rule} still waits for a {p.request.kind}")
-    return p.state
+        waiting = cast(Request, p.request)
+        raise RecordError(f"the record ends while rule {waiting.rule} still waits for a {waiting.kind}")
+    return cast(S, p.state)
 
 
-def initial_state(rules: GameRules, record: GameRecord) -> Any:
+def initial_state(rules: GameRules[S, Any], record: GameRecord) -> S:
     """The first state of a recorded game, after checking the record belongs to this system and version."""
     if record.game != rules.system:
         raise RecordError(f"field 'game': this is a record of {record.game!r}, not {rules.system!r}")
@@ -463,7 +473,7 @@ def initial_state(rules: GameRules, record: GameRecord) -> Any:
     return state
 
 
-def check_setup(rules: GameRules, record: GameRecord, state) -> None:
+def check_setup(rules: GameRules[S, A], record: GameRecord, state: S) -> None:
     """A record's edition and options fit the game it sets up: an edition the scenario does not have, or
     an option key the system does not write (nor read in older records), is refused naming the field
     (a misspelt key would otherwise be ignored, and kept by every later save)."""
@@ -480,7 +490,7 @@ def check_setup(rules: GameRules, record: GameRecord, state) -> None:
                           f"hold {', '.join(sorted(known))}")
 
 
-def replay(rules: GameRules, record: GameRecord, upto: int | None = None) -> list[Any]:
+def replay(rules: GameRules[S, Any], record: GameRecord, upto: int | None = None) -> list[S]:
     """Every state of a recorded game: the first, then one after each event (``upto`` events at most).
     A :class:`RecordError` names the first event that no longer fits. A record that keeps its own tables
     replays with rules made for them (:func:`~engine.core.tables.rules_for`; a :class:`Session` takes them
@@ -502,7 +512,7 @@ def replay(rules: GameRules, record: GameRecord, upto: int | None = None) -> lis
     return states
 
 
-def undo(rules: GameRules, record: GameRecord, n: int = 1) -> tuple[GameRecord, Any]:
+def undo(rules: GameRules[S, Any], record: GameRecord, n: int = 1) -> tuple[GameRecord, S]:
     """The record without its last ``n`` events, and the state it leads to."""
     if n < 0:
         raise VedetteError("undo: the number of events must not be negative")
@@ -510,7 +520,7 @@ def undo(rules: GameRules, record: GameRecord, n: int = 1) -> tuple[GameRecord, 
     return short, replay(rules, short)[-1]
 
 
-def new_record(rules: GameRules, state, seed: int, meta: dict | None = None) -> GameRecord:
+def new_record(rules: GameRules[S, Any], state: S, seed: int, meta: dict[str, Any] | None = None) -> GameRecord:
     return GameRecord(game=rules.system, scenario=rules.scenario_of(state), edition=rules.edition(state),
                       options=rules.record_options(state), seed=int(seed), events=(),
                       engine_version=rules.engine_version, meta=dict(meta or {}))
@@ -520,31 +530,32 @@ def new_record(rules: GameRules, state, seed: int, meta: dict | None = None) -> 
 # An action under way: a value
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Pending:
+class Pending(Generic[S, A]):
     """An action being resolved one request at a time (typed dice, a person's choices).
 
     A value: ``answers`` so far are kept, and :meth:`answer` returns a *new* Pending, so a half-answered
     action can be saved (:meth:`to_json`) and resumed (:meth:`from_json`). ``request`` is what waits
     (``None`` once ``done``); ``state`` is the new game state once done."""
 
-    rules: GameRules = field(repr=False, compare=False)
-    before: Any = field(repr=False, compare=False)
-    action: Any = None
-    answers: tuple = ()
+    rules: GameRules[S, A] = field(repr=False, compare=False)
+    before: S = field(repr=False, compare=False)
+    action: A
+    answers: tuple[Any, ...] = ()
     events: tuple[Event, ...] = ()
     request: Request | None = None
-    state: Any = field(default=None, repr=False, compare=False)
+    state: S | None = field(default=None, repr=False, compare=False)   # the new state, once done
     done: bool = False
-    _stepper: Any = field(default=None, repr=False, compare=False)
+    _stepper: Stepper | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def start(cls, rules: GameRules, state, action) -> "Pending":
+    def start(cls, rules: GameRules[S, A], state: S, action: A) -> Pending[S, A]:
         rules.check(state, action)
         step = Stepper(partial(rules.perform, state, action))
         return cls._from(rules, state, action, (), step)
 
     @classmethod
-    def _from(cls, rules, state, action, answers, step) -> "Pending":
+    def _from(cls, rules: GameRules[S, A], state: S, action: A, answers: Iterable[Any],
+              step: Stepper) -> Pending[S, A]:
         # the fields set directly (the frozen dataclass's __init__ sets them one by one, for every action
         # of every game): the same value as cls(rules=..., ...), as Pending has no __post_init__
         new = object.__new__(cls)
@@ -553,7 +564,7 @@ class Pending:
                             state=step.result if step.done else None, done=step.done, _stepper=step)
         return new
 
-    def answer(self, value) -> "Pending":
+    def answer(self, value: Any) -> Pending[S, A]:
         """Answer the waiting request (checked against it: a die off its faces raises and changes nothing)."""
         if self.done:
             raise VedetteError("this action is complete; nothing to answer")
@@ -569,7 +580,7 @@ class Pending:
             step.answer(v)
         return step
 
-    def run(self, dice: Callable | None, chooser: Callable | None) -> "Pending":
+    def run(self, dice: Dice | None, chooser: Chooser | None) -> Pending[S, A]:
         """Answer every remaining request from ``dice`` and ``chooser``, with the checks of :meth:`answer`
         (the Pendings in between are not made)."""
         if self.done:
@@ -579,24 +590,24 @@ class Pending:
             step = self._restart()           # this value was already answered along another branch
         answers = list(self.answers)
         while not step.done:
-            req = step.pending
-            source = chooser if isinstance(req, Choose) else dice
+            req = cast(Request, step.pending)     # not done: a request waits
+            source: Callable[[Any], Hashable] | None = chooser if isinstance(req, Choose) else dice
             if source is None:
                 raise NeedInput(req)
             answers.append(step.answer(source(req)))      # checked against the request by the stepper
         return Pending._from(self.rules, self.before, self.action, answers, step)
 
-    def event(self) -> dict:
+    def event(self) -> dict[str, Any]:
         if not self.done:
             raise VedetteError("the action is not complete")
         return make_event(self.rules, self.before, self.action, self.events)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"action": self.rules.action_to_json(self.action),
                 "answers": [e.to_json() for e in self.events if e.answers]}
 
     @classmethod
-    def from_json(cls, rules: GameRules, state, data: Any) -> "Pending":
+    def from_json(cls, rules: GameRules[S, A], state: S, data: Any) -> Pending[S, A]:
         if not isinstance(data, dict) or "action" not in data:
             raise RecordError("a pending action is an object with 'action' and 'answers'")
         p = Pending.start(rules, state, rules.action_from_json(data["action"]))
@@ -616,30 +627,30 @@ class Pending:
 # ------------------------------------------------------------------------------------------------
 # A game being played
 # ------------------------------------------------------------------------------------------------
-class Session:
+class Session(Generic[S, A]):
     """A game being played: its record, every state so far, and the action under way (if any).
 
     Every completed action appends one event to the record; an illegal action or a wrong die raises
     and changes nothing. ``dice="random"`` rolls with the one seeding rule, ``"typed"`` waits for
     :meth:`answer`."""
 
-    def __init__(self, rules: GameRules, record: GameRecord, states: list | None = None,
-                 pending: Pending | None = None):
+    def __init__(self, rules: GameRules[S, A], record: GameRecord, states: list[S] | None = None,
+                 pending: Pending[S, A] | None = None) -> None:
         self.rules = rules_for(rules, record)          # the record's own tables, if it keeps any
         self.record = record
         self.states = states if states is not None else replay(self.rules, record)
         self.pending = pending
 
     @classmethod
-    def new(cls, rules: GameRules, scenario: str | None = None, options: Sequence[str] | Mapping = (),
-            seed: int = 0, meta: dict | None = None, tables: GameTables | None = None) -> "Session":
+    def new(cls, rules: GameRules[S, A], scenario: str | None = None, options: Options = (),
+            seed: int = 0, meta: dict[str, Any] | None = None, tables: GameTables | None = None) -> Session[S, A]:
         """A new game; ``tables``: a player's printed values to play it with (the record keeps them)."""
         rules = rules.with_tables(tables) if tables is not None else rules
         state = rules.new_game(scenario or rules.default_scenario, options, seed)
         return cls(rules, new_record(rules, state, seed, meta), [state])
 
     @property
-    def state(self):
+    def state(self) -> S:
         return self.states[-1]
 
     @property
@@ -647,10 +658,10 @@ class Session:
         """The index the next event will have."""
         return len(self.record.events)
 
-    def legal_actions(self) -> list:
+    def legal_actions(self) -> list[A]:
         return [] if self.pending is not None else self.rules.legal_actions(self.state)
 
-    def begin(self, action) -> Pending:
+    def begin(self, action: A | dict[str, Any] | str) -> Pending[S, A]:
         """Start ``action`` and stop at its first request (typed dice, a person's choice)."""
         if self.pending is not None:
             raise VedetteError(f"an action is under way ({self.rules.describe_action(self.pending.action)}): "
@@ -660,7 +671,7 @@ class Session:
         self._commit_if_done()
         return p
 
-    def answer(self, value) -> Pending | None:
+    def answer(self, value: Any) -> Pending[S, A]:
         if self.pending is None:
             raise VedetteError("no action is waiting for an answer")
         self.pending = self.pending.answer(value)
@@ -672,7 +683,7 @@ class Session:
         """Drop the action under way (nothing of it was recorded)."""
         self.pending = None
 
-    def roll_pending(self, chooser: Callable | None = None) -> Pending:
+    def roll_pending(self, chooser: Chooser | None = None) -> Pending[S, A]:
         """Answer the action under way with the computer's dice (and ``chooser`` for its questions)."""
         if self.pending is None:
             raise VedetteError("no action is waiting for an answer")
@@ -681,7 +692,7 @@ class Session:
         self._commit_if_done()
         return p
 
-    def act(self, action, dice: Callable | None = None, chooser: Callable | None = None) -> Any:
+    def act(self, action: A | dict[str, Any] | str, dice: Dice | None = None, chooser: Chooser | None = None) -> S:
         """Play ``action`` through: dice from ``dice`` (default: the game's seeded dice for this event)."""
         if self.pending is not None:
             raise VedetteError("an action is under way: answer its request first or cancel it")
@@ -695,10 +706,10 @@ class Session:
         p = self.pending
         if p is not None and p.done:
             self.record = self.record.append(p.event())
-            self.states.append(p.state)
+            self.states.append(cast(S, p.state))
             self.pending = None
 
-    def undo(self, n: int = 1) -> Any:
+    def undo(self, n: int = 1) -> S:
         """Drop the action under way, or else the last ``n`` events."""
         if self.pending is not None:
             self.pending = None
@@ -713,7 +724,7 @@ class Session:
     def outcome(self) -> Outcome | None:
         return self.rules.outcome(self.state)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The record plus the action under way, so a half-answered action survives a save."""
         d = self.record.to_json()
         if self.pending is not None:
@@ -721,7 +732,7 @@ class Session:
         return d
 
     @classmethod
-    def from_json(cls, rules: GameRules, data: Any, file: str | None = None) -> "Session":
+    def from_json(cls, rules: GameRules[S, A], data: Any, file: str | None = None) -> Session[S, A]:
         rec = GameRecord.from_json(data, file=file)
         s = cls(rules, rec)
         if isinstance(data, dict) and data.get("pending"):
@@ -739,9 +750,13 @@ class Bot(Protocol):
 
     name: str
 
-    def choose_action(self, rules: GameRules, state, legal: list) -> Any: ...
+    def choose_action(self, rules: GameRules[Any, Any], state: Any, legal: list[Any] | None) -> Any: ...
 
-    def choose(self, request: Choose, state=None) -> Hashable: ...
+    def choose(self, request: Choose, state: Any = None) -> Hashable: ...
+
+
+#: the players of a game: one bot per side, in the order of ``rules.sides`` (names or bots), or by side
+Bots = Sequence[str | Bot] | Mapping[str, str | Bot]
 
 
 class RandomBot:
@@ -750,22 +765,25 @@ class RandomBot:
 
     name = "random"
 
-    def __init__(self, seed: int | None = None, pass_rate: float = 0.15):
+    def __init__(self, seed: int | None = None, pass_rate: float = 0.15) -> None:
         self.rng = random.Random(seed)
         self.pass_rate = pass_rate
 
-    def choose_action(self, rules: GameRules, state, legal: list):
+    def choose_action(self, rules: GameRules[Any, Any], state: Any, legal: list[Any] | None) -> Any:
+        if legal is None:        # play_game lists them for every bot but those with needs_legal = False
+            legal = rules.legal_actions(state)
         passes = [a for a in legal if rules.is_pass(a)]
         others = [a for a in legal if not rules.is_pass(a)]
         if passes and (not others or self.rng.random() < self.pass_rate):
             return passes[0]
         return self.rng.choice(others or legal)
 
-    def choose(self, request: Choose, state=None):
+    def choose(self, request: Choose, state: Any = None) -> Hashable:
         return self.rng.choice(request.options)
 
 
-def _make_bots(rules: GameRules, bots, seed: int) -> dict[str, Bot]:
+def _make_bots(rules: GameRules[Any, Any], bots: Bots, seed: int) -> dict[str, Bot]:
+    items: list[tuple[str, str | Bot]]
     if isinstance(bots, Mapping):
         items = list(bots.items())
     else:
@@ -773,7 +791,7 @@ def _make_bots(rules: GameRules, bots, seed: int) -> dict[str, Bot]:
         if len(names) != 2:
             raise VedetteError(f"--bots: expected two bots, one per side ({' and '.join(rules.sides)}), got {len(names)}")
         items = list(zip(rules.sides, names))
-    out = {}
+    out: dict[str, Bot] = {}
     factories = rules.bots()
     for i, (side, b) in enumerate(items):
         if isinstance(b, str):
@@ -806,10 +824,11 @@ def steady_heap() -> None:
         gc.freeze()
 
 
-def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None = None,
-              options: Sequence[str] | Mapping = (), seed: int = 0, max_actions: int = MAX_ACTIONS,
-              record: bool = True, on_action: Callable | None = None,
-              on_move: Callable | None = None, tables: GameTables | None = None) -> tuple[Any, GameRecord | None]:
+def play_game(rules: GameRules[S, A], bots: Bots = ("greedy", "greedy"), scenario: str | None = None,
+              options: Options = (), seed: int = 0, max_actions: int = MAX_ACTIONS,
+              record: bool = True, on_action: Callable[[S, int], object] | None = None,
+              on_move: Callable[[str, A], object] | None = None,
+              tables: GameTables | None = None) -> tuple[S, GameRecord | None]:
     """Play a whole game, bot against bot (``bots``: one per side, in the order of ``rules.sides``, as
     names or :class:`Bot` objects). Returns the final state and its record. After each action,
     ``on_action(state, n)`` sees the new state and ``on_move(side, action)`` who played what. ``tables``:
@@ -820,7 +839,7 @@ def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None 
     if STEADY_HEAP and gc.isenabled():
         steady_heap()
     rec = new_record(rules, state, seed, {"bots": {s: getattr(b, "name", str(b)) for s, b in players.items()}})
-    events = []
+    events: list[dict[str, Any]] = []
     n = 0
     while n < max_actions:
         side = rules.to_act(state)
@@ -836,7 +855,7 @@ def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None 
         p = rules.begin(state, a).run(EventDice(seed, n), partial(_bot_choose, players, bot, state))
         if record:
             events.append(p.event())
-        state = p.state
+        state = cast(S, p.state)
         n += 1
         if on_action is not None:
             on_action(state, n)
@@ -845,7 +864,7 @@ def play_game(rules: GameRules, bots=("greedy", "greedy"), scenario: str | None 
     return state, (replace(rec, events=tuple(events)) if record else None)
 
 
-def _bot_choose(players, bot, state, req):
+def _bot_choose(players: Mapping[Any, Bot], bot: Bot, state: Any, req: Choose) -> Hashable:
     """A question inside a procedure goes to the bot of the side it names (a defender's retreat, a
     fired-on unit's choice), else to the acting side's bot."""
     return players.get(getattr(req, "player", None), bot).choose(req, state)
@@ -854,44 +873,28 @@ def _bot_choose(players, bot, state, req):
 # ------------------------------------------------------------------------------------------------
 # Registry and shared parsing
 # ------------------------------------------------------------------------------------------------
-_SYSTEMS: dict[str, Callable[[], GameRules]] = {}
+_SYSTEMS: dict[str, Callable[[], GameRules[Any, Any]]] = {}
 
 
-def register(system: str, factory: Callable[[], GameRules]) -> None:
+def register(system: str, factory: Callable[[], GameRules[Any, Any]]) -> None:
     """Make a system's rules available by name (the CLI, the play page and simulations look them up)."""
     _SYSTEMS[system] = factory
 
 
-_SHIPPED_LOADED = False
-
-
-def _load_shipped() -> None:
-    """Fill the registry with the shipped systems (:mod:`engine.systems`, their one explicit table), the
-    first time a system is looked up by name: a notebook or script that calls :func:`system_of` or runs a
-    study needs no import of its own. Core itself imports no game package at import time."""
-    global _SHIPPED_LOADED
-    _SHIPPED_LOADED = True
-    import engine.systems  # noqa: F401  (the table registers each system as it is imported)
-
-
 def systems() -> list[str]:
-    """The registered systems' ids, sorted (the shipped ones included)."""
-    if not _SHIPPED_LOADED:
-        _load_shipped()
+    """The registered systems' ids, sorted."""
     return sorted(_SYSTEMS)
 
 
-def system_of(name: str) -> GameRules:
+def system_of(name: str) -> GameRules[Any, Any]:
     """The rules of the registered system ``name`` (``"n20"``, ``"lob"``, ``"tbf"``, ``"bc"`` once
     :mod:`engine.systems`, the table of the shipped systems, is imported)."""
     return factory_of(name)()
 
 
-def factory_of(name: str) -> Callable[[], GameRules]:
+def factory_of(name: str) -> Callable[[], GameRules[Any, Any]]:
     """What makes the rules of the registered system ``name`` (a class, picklable by reference: a Dask
     worker that receives it imports that system alone)."""
-    if name not in _SYSTEMS and not _SHIPPED_LOADED:
-        _load_shipped()
     try:
         return _SYSTEMS[name]
     except KeyError:

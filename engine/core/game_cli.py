@@ -27,14 +27,15 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
 
 from .data import parse_json
 from .errors import RecordError, VedetteError
 from .game import GameRules, Session, action_seed, parse_dice, play_game, replay
-from .procedure import NeedInput, RandomDice, TypedDice
+from .procedure import Choose, NeedInput, RandomDice, TypedDice
 from .record import GameRecord
-from .tables import read_tables_file, rules_for
+from .tables import GameTables, read_tables_file, rules_for
 
 __all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg", "record_path", "summary", "load_record",
            "record_rules",
@@ -64,7 +65,7 @@ def _flag_error(what: str, field: str, expected: str) -> VedetteError:
     return VedetteError(f"{what}: expected {expected}")
 
 
-def parse_choices(text: str | None) -> list | None:
+def parse_choices(text: str | None) -> list[Any] | None:
     """``--choices``: a JSON list of answers to the procedure's questions, in order (bounded as every
     JSON Vedette reads: nesting, digits, length)."""
     if text is None:
@@ -75,7 +76,7 @@ def parse_choices(text: str | None) -> list | None:
     return data
 
 
-def parse_action_arg(rules: GameRules, text: str):
+def parse_action_arg(rules: GameRules[Any, Any], text: str) -> Any:
     """The ACTION argument: JSON (bounded, as :func:`parse_choices`) or the system's text notation."""
     if text.strip().startswith("{"):
         return rules.action_from_json(parse_json(text.strip(), "action", _flag_error))
@@ -112,7 +113,7 @@ def check_record_path(path: str, flag: str = "--record") -> None:
     os.unlink(tmp)
 
 
-def load_record(rules: GameRules, path: str) -> GameRecord:
+def load_record(rules: GameRules[Any, Any], path: str) -> GameRecord:
     """The record at ``path``, refused (naming the file) when it is another system's."""
     rec = GameRecord.load(path)
     if rec.game != rules.system:
@@ -120,7 +121,7 @@ def load_record(rules: GameRules, path: str) -> GameRecord:
     return rec
 
 
-def record_rules(rules: GameRules, path: str) -> tuple[GameRules, GameRecord]:
+def record_rules(rules: GameRules[Any, Any], path: str) -> tuple[GameRules[Any, Any], GameRecord]:
     """The record at ``path`` and the rules its game plays with (the tables it keeps: bad or changed
     tables are refused naming the file and the field)."""
     rec = load_record(rules, path)
@@ -128,13 +129,13 @@ def record_rules(rules: GameRules, path: str) -> tuple[GameRules, GameRecord]:
         return rules_for(rules, rec), rec
 
 
-def _tables(rules: GameRules, args):
+def _tables(rules: GameRules[Any, Any], args: argparse.Namespace) -> GameTables | None:
     path = getattr(args, "tables", None)
     return None if path is None else read_tables_file(rules, path)
 
 
 @contextlib.contextmanager
-def _naming(path: str):
+def _naming(path: str) -> Iterator[None]:
     """A record that loads but does not replay (a bad event, an engine version, a scenario) is named by
     its file in the one-line error, as a record that does not load is."""
     try:
@@ -166,8 +167,8 @@ def save_record(rec: GameRecord, path: str) -> None:
         raise VedetteError(f"{path}: cannot write the record ({exc.strerror})") from None
 
 
-def summary(rules: GameRules, state, record: GameRecord | None = None) -> dict:
-    out = {"system": rules.system, "position": str(rules.position(state)),
+def summary(rules: GameRules[Any, Any], state: Any, record: GameRecord | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"system": rules.system, "position": str(rules.position(state)),
            "turn": rules.position(state).turn, "phase": rules.position(state).phase,
            "to_act": rules.to_act(state)}
     oc = rules.outcome(state)
@@ -180,7 +181,7 @@ def summary(rules: GameRules, state, record: GameRecord | None = None) -> dict:
     return out
 
 
-def state_at(rules: GameRules, rec: GameRecord, args) -> tuple[Any, int]:
+def state_at(rules: GameRules[Any, Any], rec: GameRecord, args: argparse.Namespace) -> tuple[Any, int]:
     """The position ``--upto`` / ``--turn`` name in the record, and how many events lead to it."""
     states = replay(rules, rec, upto=args.upto)
     if getattr(args, "turn", None) is not None:
@@ -193,25 +194,26 @@ def state_at(rules: GameRules, rec: GameRecord, args) -> tuple[Any, int]:
     return states[-1], len(states) - 1
 
 
-def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable[[], GameRules],
+def register_game_verbs(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+                        rules_factory: Callable[[], GameRules[Any, Any]],
                         aliases: dict[str, list[str]] | None = None, skip: tuple[str, ...] = ()) -> None:
     """Add the protocol's game verbs to a system's sub-command parser (``skip``: verbs the system
     keeps its own, older spelling of; ``aliases``: old verb names that mean the same)."""
     aliases = aliases or {}
 
-    def common(p, record_required: bool):
+    def common(p: argparse.ArgumentParser, record_required: bool) -> None:
         if record_required:
             _record_args(p)
         p.add_argument("--upto", type=int_arg("--upto", 0), default=None, help="use only the first N events")
         p.add_argument("--turn", type=int_arg("--turn", 0, 10_000), default=None,
                        help="the position at the start of game turn T")
 
-    def start_opts(p):
+    def start_opts(p: argparse.ArgumentParser) -> None:
         p.add_argument("--scenario", default=None, help="scenario id")
         p.add_argument("--options", default="", help="comma-separated optional rules and variants")
         p.add_argument("--seed", type=int_arg("--seed", 0, 2 ** 63 - 1), default=0, help="the game's seed")
 
-    def tables_opt(p):
+    def tables_opt(p: argparse.ArgumentParser) -> None:
         p.add_argument("--tables", metavar="FILE", default=None,
                        help="a tables file (as the charts page saves it) whose printed values the game plays "
                             "with; the record keeps its content")
@@ -273,7 +275,8 @@ def register_game_verbs(sub: argparse._SubParsersAction, rules_factory: Callable
         p.set_defaults(handler=lambda a: _simulate(rules_factory(), a))
 
 
-def _odds_verb(sub, rules_factory: Callable[[], GameRules], common) -> None:
+def _odds_verb(sub: Any, rules_factory: Callable[[], GameRules[Any, Any]],
+               common: Callable[[argparse.ArgumentParser, bool], None]) -> None:
     """``odds --record FILE ACTION``. A system with an ``odds`` verb of its own (n20: the odds of a battle
     file) keeps it: ``--record`` then makes its one argument the action to weigh in the record's position."""
     own = sub.choices.get("odds")
@@ -295,7 +298,7 @@ def _odds_verb(sub, rules_factory: Callable[[], GameRules], common) -> None:
     own.set_defaults(handler=lambda a: odds(rules_factory(), a, getattr(a, positional)) if a.record else theirs(a))
 
 
-def _bound_args(p) -> None:
+def _bound_args(p: argparse.ArgumentParser) -> None:
     from .odds import MAX_OUTCOMES, MAX_STEPS
     p.add_argument("--max-steps", type=int_arg("--max-steps", 1, 10 * MAX_STEPS), default=None,
                    help=f"stop the enumeration past this many steps (default {MAX_STEPS:,}, the page's bound)")
@@ -303,30 +306,30 @@ def _bound_args(p) -> None:
                    help=f"refuse odds with more end positions than this (default {MAX_OUTCOMES:,})")
 
 
-def _record_args(p) -> None:
+def _record_args(p: argparse.ArgumentParser) -> None:
     """``--record FILE``, or the file as the first argument (the older spelling: ``legal game.json``)."""
     p.add_argument("--record", "-r", default=None, metavar="FILE", help="the game record (JSON)")
     p.add_argument("record_file", nargs="?", default=None, metavar="RECORD", help="the game record, as --record")
 
 
-def record_path(args) -> str:
+def record_path(args: argparse.Namespace) -> str:
     """The record file named by ``--record`` or by the first argument (one of them, not two different ones)."""
     a, b = getattr(args, "record", None), getattr(args, "record_file", None)
     if a and b and a != b:
         raise VedetteError(f"--record: two different records given ({a[:40]!r} and {b[:40]!r})")
     if not (a or b):
         raise VedetteError("--record: name the game record file (--record FILE, or as the first argument)")
-    return a or b
+    return str(a or b)
 
 
-def _new(rules: GameRules, args) -> dict:
+def _new(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     check_record_path(args.record)
     s = Session.new(rules, args.scenario, parse_options(args.options), args.seed, tables=_tables(rules, args))
     save_record(s.record, args.record)
     return summary(s.rules, s.state, s.record)
 
 
-def _legal(rules: GameRules, args) -> dict:
+def _legal(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     path = record_path(args)
     rules, rec = record_rules(rules, path)
     with _naming(path):
@@ -338,7 +341,7 @@ def _legal(rules: GameRules, args) -> dict:
     return out
 
 
-def act(rules: GameRules, args) -> dict:
+def act(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     """``act``: play one action on the record's last position and append it (nothing written if refused)."""
     path = record_path(args)
     rec = load_record(rules, path)
@@ -348,18 +351,20 @@ def act(rules: GameRules, args) -> dict:
     action = parse_action_arg(rules, args.action)
     dice_faces = parse_dice(args.dice)
     choices = parse_choices(args.choices)
+    dice: RandomDice | TypedDice
     if dice_faces is None:
         dice = RandomDice(action_seed(rec.seed or 0, session.index))
     else:
         dice = TypedDice(dice_faces)
     queue = list(choices) if choices is not None else None
 
-    def chooser(req):
+    def chooser(req: Choose) -> Hashable:
         if queue is None:
             return req.options[0]
         if not queue:
             raise NeedInput(req)
-        return queue.pop(0)
+        answer: Hashable = queue.pop(0)
+        return answer
 
     try:
         session.act(action, dice=dice, chooser=chooser)
@@ -368,18 +373,18 @@ def act(rules: GameRules, args) -> dict:
         what = "die" if r.kind == "roll" else ("choice" if r.kind == "choose" else r.kind)
         raise VedetteError(f"[rule {r.rule}] the action needs another {what} ({r.label or r.kind}); "
                            f"give it with {'--choices' if r.kind == 'choose' else '--dice'}") from None
-    if dice_faces is not None and dice.used < len(dice_faces):
+    if dice_faces is not None and isinstance(dice, TypedDice) and dice.used < len(dice_faces):
         raise VedetteError(f"--dice: {len(dice_faces) - dice.used} die face(s) left over; the action used {dice.used}")
     if queue:
         raise VedetteError(f"--choices: {len(queue)} answer(s) left over; the action asked for "
-                           f"{len(choices) - len(queue)}")
+                           f"{len(choices or []) - len(queue)}")
     save_record(session.record, path)
     out = summary(rules, session.state, session.record)
     out["event"] = session.record.events[-1]
     return out
 
 
-def odds(rules: GameRules, args, action_text: str) -> dict:
+def odds(rules: GameRules[Any, Any], args: argparse.Namespace, action_text: str) -> dict[str, Any]:
     """``odds``: the exact odds of one action in the record's position (``--upto`` / ``--turn``), by the one
     :func:`~engine.core.odds.action_odds` the play page uses. An action the rules refuse in that position is
     one line naming the rule; an action past the enumeration bounds names the bound and how far it got."""
@@ -401,7 +406,7 @@ def odds(rules: GameRules, args, action_text: str) -> dict:
     return out
 
 
-def _undo(rules: GameRules, args) -> dict:
+def _undo(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     path = record_path(args)
     rec = load_record(rules, path)
     with _naming(path):
@@ -411,7 +416,7 @@ def _undo(rules: GameRules, args) -> dict:
     return summary(session.rules, session.state, session.record)
 
 
-def _replay(rules: GameRules, args) -> dict:
+def _replay(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     rules, rec = record_rules(rules, args.file)
     with _naming(args.file):
         state, i = state_at(rules, rec, args)
@@ -422,21 +427,21 @@ def _replay(rules: GameRules, args) -> dict:
     return out
 
 
-def _play(rules: GameRules, args) -> dict:
+def _play(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     bots = [b.strip() for b in args.bots.split(",")]
     if args.record:
         check_record_path(args.record)          # before the first action, not after the whole game
     rules = rules.with_tables(_tables(rules, args))
     final, rec = play_game(rules, bots, args.scenario, parse_options(args.options), args.seed,
                            max_actions=args.max_actions)
-    if args.record:
+    if args.record and rec is not None:
         save_record(rec, args.record)
     out = summary(rules, final, rec)
     out["bots"] = bots
     return out
 
 
-def _simulate(rules: GameRules, args) -> dict:
+def _simulate(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     from .simulate import Study, StudyInterrupted, compare, run_study, summarise, write_parquet
     bots = tuple(b.strip() for b in args.bots.split(","))
     study = Study(rules.system, args.scenario, tuple(parse_options(args.options)), bots, args.games, args.seed,

@@ -7,9 +7,9 @@ has spent so far. :func:`dijkstra` is the common case of it (places, fixed step 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 import heapq
 import itertools
 
@@ -19,7 +19,7 @@ __all__ = ["Reach", "StateReach", "search", "search_parents", "search_places", "
 @dataclass(frozen=True)
 class Reach:
     cost: float
-    path: tuple  # from the start (included) to this place (included)
+    path: tuple[Any, ...]  # from the start (included) to this place (included)
 
 
 class StateReach(NamedTuple):
@@ -27,14 +27,14 @@ class StateReach(NamedTuple):
     when that way was found (ties between states standing for one place go to the first found)."""
 
     cost: float
-    path: tuple
+    path: tuple[Any, ...]
     order: int
 
 
 def search(starts: Iterable[tuple[Hashable, float]],
-           successors: Callable[[Hashable, float], Iterable[tuple[Hashable, float]]],
+           successors: Callable[[Any, float], Iterable[tuple[Hashable, float]]],
            budget: float | None = None,
-           halts: Callable[[Hashable], bool] | None = None) -> dict[Hashable, StateReach]:
+           halts: Callable[[Any], bool] | None = None) -> dict[Any, StateReach]:
     """Every state reachable from ``starts`` (pairs of a state and the cost already spent there) within
     ``budget``, each with its cheapest path.
 
@@ -79,9 +79,9 @@ def search(starts: Iterable[tuple[Hashable, float]],
 
 
 def search_parents(starts: Iterable[tuple[Hashable, float]],
-                   successors: Callable[[Hashable, float], Iterable[tuple[Hashable, float]]],
+                   successors: Callable[[Any, float], Iterable[tuple[Hashable, float]]],
                    budget: float | None = None,
-                   halts: Callable[[Hashable], bool] | None = None) -> dict[Hashable, tuple[float, Hashable]]:
+                   halts: Callable[[Any], bool] | None = None) -> dict[Any, tuple[float, Hashable]]:
     """:func:`search` keeping for each state its cost and the state it was reached from (``None`` for a
     start) instead of its whole path: the same states in the same order, the same costs and the same ties,
     for less work where paths are long or many; :func:`path_of` rebuilds the path of a state."""
@@ -114,15 +114,15 @@ def search_parents(starts: Iterable[tuple[Hashable, float]],
     return best
 
 
-def search_parents_whole(start: Hashable, successors: Callable[[Hashable, int], Iterable[tuple[Hashable, int]]],
-                         budget: int, halts: Callable[[Hashable], bool]) -> dict[Hashable, tuple[int, Hashable]]:
+def search_parents_whole(start: Hashable, successors: Callable[[Any, int], Iterable[tuple[Hashable, int]]],
+                         budget: int, halts: Callable[[Any], bool]) -> dict[Any, tuple[int, Hashable]]:
     """:func:`search_parents` from one start when every step's price is a whole number and the budget too:
     one list of states per cost, each run in the order its states were put in (a free step joins the end of
     the list being run). That is the order the heap of :func:`search_parents` pops them in (by cost, then
     by when pushed), so the same states come out in the same order with the same costs, parents and ties
     (tests/tbf/test_tbf_search.py). ``halts(state)`` as in :func:`search_parents` (never asked of the start)."""
-    best = {start: (0, None)}
-    buckets: list[list] = [[] for _ in range(budget + 1)]
+    best: dict[Any, tuple[int, Any]] = {start: (0, None)}
+    buckets: list[list[Any]] = [[] for _ in range(budget + 1)]
     buckets[0].append(start)
     get = best.get
     for c in range(budget + 1):
@@ -147,15 +147,15 @@ def search_parents_whole(start: Hashable, successors: Callable[[Hashable, int], 
 
 
 def search_places(starts: Iterable[tuple[Hashable, float]],
-                  successors: Callable[[Hashable, float], Iterable[tuple[Hashable, float]]],
+                  successors: Callable[[Any, float], Iterable[tuple[Hashable, float]]],
                   budget: float | None,
-                  halts: Callable[[Hashable], bool] | None,
-                  place: Callable[[Hashable], Hashable]) -> dict[Hashable, tuple[float, tuple]]:
+                  halts: Callable[[Any], bool] | None,
+                  place: Callable[[Any], Hashable]) -> dict[Any, tuple[float, tuple[Any, ...]]]:
     """``by_place(search(...), place)`` with each path given as the places its states stand for:
     place -> (cost, path of places from the start), the cheapest state of each place (ties: the way found
     first), places in the order one of their states was first reached. The same search as :func:`search`
     (same states, costs and ties), the paths made of places as it goes."""
-    best: dict[Hashable, tuple[float, tuple, int]] = {}
+    best: dict[Hashable, tuple[float, tuple[Any, ...], int]] = {}
     counter = itertools.count()
     tick = counter.__next__
     heap = []
@@ -189,10 +189,10 @@ def search_places(starts: Iterable[tuple[Hashable, float]],
     return _cheapest_by_place(best, place)
 
 
-def _cheapest_by_place(best: dict, place: Callable[[Hashable], Hashable]) -> dict[Hashable, tuple]:
+def _cheapest_by_place(best: dict[Any, tuple[Any, ...]], place: Callable[[Any], Hashable]) -> dict[Any, tuple[Any, ...]]:
     """state -> (cost, path, order found) folded into place -> (cost, path): each place's cheapest state,
     ties to the one found first; places in the order their first state was reached."""
-    out: dict[Hashable, tuple] = {}
+    out: dict[Any, tuple[Any, ...]] = {}
     for st, r in best.items():
         p = place(st)
         o = out.get(p)
@@ -202,10 +202,10 @@ def _cheapest_by_place(best: dict, place: Callable[[Hashable], Hashable]) -> dic
 
 
 def search_places_whole(start: Hashable, base: int,
-                        successors: Callable[[Hashable, int], Iterable[tuple[Hashable, int]]],
-                        budget: int, halts: Callable[[Hashable], bool],
-                        place: Callable[[Hashable], Hashable],
-                        moved_on: list | None = None) -> dict[Hashable, tuple[int, tuple]]:
+                        successors: Callable[[Any, int], Iterable[tuple[Hashable, int]]],
+                        budget: int, halts: Callable[[Any], bool],
+                        place: Callable[[Any], Hashable],
+                        moved_on: list[tuple[Any, int]] | None = None) -> dict[Any, tuple[int, tuple[Any, ...]]]:
     """:func:`search_places` from one start (``base`` already spent there) when every step's price is a
     whole number (0 or more) and the budget too: one list of states per cost instead of the heap, run as
     :func:`search_parents_whole` runs them (the order the heap pops them in), so the same places come out
@@ -213,11 +213,11 @@ def search_places_whole(start: Hashable, base: int,
     ``moved_on``, when given, gets ``(state, cost)`` for each state the search went on from, in order
     (what a caller needs to know which places the answer read)."""
     first = (place(start),)
-    best: dict = {start: (base, first, 0)}
+    best: dict[Any, tuple[int, tuple[Any, ...], int]] = {start: (base, first, 0)}
     if base > budget:
         return {first[0]: (base, first)}
     tick = itertools.count(1).__next__
-    buckets: list[list] = [[] for _ in range(budget + 1)]
+    buckets: list[list[Any]] = [[] for _ in range(budget + 1)]
     buckets[base].append(start)
     get = best.get
     note = moved_on.append if moved_on is not None else None
@@ -242,7 +242,7 @@ def search_places_whole(start: Hashable, base: int,
     return _cheapest_by_place(best, place)
 
 
-def path_of(found: dict[Hashable, tuple[float, Hashable]], state: Hashable) -> tuple:
+def path_of(found: dict[Any, tuple[float, Any]], state: Hashable) -> tuple[Any, ...]:
     """The path (from its start, included, to ``state``, included) of a state of :func:`search_parents`."""
     out = [state]
     parent = found[state][1]
@@ -252,7 +252,7 @@ def path_of(found: dict[Hashable, tuple[float, Hashable]], state: Hashable) -> t
     return tuple(reversed(out))
 
 
-def by_place(found: dict[Hashable, StateReach], place: Callable[[Hashable], Hashable]) -> dict[Hashable, StateReach]:
+def by_place(found: dict[Any, StateReach], place: Callable[[Any], Hashable]) -> dict[Any, StateReach]:
     """Fold the states of :func:`search` into places: for each place the cheapest of its states (ties: the
     way found first); places listed in the order one of their states was first reached."""
     out: dict[Hashable, StateReach] = {}
@@ -264,16 +264,16 @@ def by_place(found: dict[Hashable, StateReach], place: Callable[[Hashable], Hash
     return out
 
 
-def dijkstra(start: Hashable, neighbours: Callable[[Hashable], Iterable[Hashable]],
-             cost: Callable[[Hashable, Hashable], float | None], budget: float | None = None,
-             stops: Callable[[Hashable], bool] = lambda place: False) -> dict[Hashable, Reach]:
+def dijkstra(start: Hashable, neighbours: Callable[[Any], Iterable[Hashable]],
+             cost: Callable[[Any, Any], float | None], budget: float | None = None,
+             stops: Callable[[Any], bool] = lambda place: False) -> dict[Any, Reach]:
     """Every place reachable from ``start`` within ``budget`` (:func:`search` with fixed step prices).
 
     ``cost(a, b)`` is the price of stepping from ``a`` to ``b`` (``None`` = prohibited);
     ``stops(b)`` says that a mover entering ``b`` must halt there (it may not continue).
     Ties between equal-cost paths keep the first found (neighbour order), so results are deterministic.
     """
-    def successors(here, _spent):
+    def successors(here: Any, _spent: float) -> Iterator[tuple[Any, float]]:
         for nxt in neighbours(here):
             step = cost(here, nxt)
             if step is not None:
@@ -283,8 +283,8 @@ def dijkstra(start: Hashable, neighbours: Callable[[Hashable], Iterable[Hashable
     return {p: Reach(r.cost, r.path) for p, r in found.items()}
 
 
-def bfs_distance(start: Hashable, neighbours: Callable[[Hashable], Iterable[Hashable]],
-                 passable: Callable[[Hashable], bool] = lambda place: True) -> dict[Hashable, int]:
+def bfs_distance(start: Hashable, neighbours: Callable[[Any], Iterable[Hashable]],
+                 passable: Callable[[Any], bool] = lambda place: True) -> dict[Any, int]:
     """Number of steps from ``start`` to every place reachable through ``passable`` places."""
     dist = {start: 0}
     frontier = [start]

@@ -7,6 +7,7 @@ neighbours, distances and lines are simple.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 import math
@@ -36,7 +37,7 @@ class HexGrid:
     first_col: int = 1
     first_row: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.orientation not in ("flat", "pointy"):
             raise ValueError(f"orientation must be 'flat' or 'pointy', not {self.orientation!r}")
         if self.shifted not in ("even", "odd"):
@@ -211,7 +212,8 @@ class HexGrid:
         return shared[0], shared[1]
 
     # Paths -----------------------------------------------------------------------------------------
-    def reachable(self, start: str, cost, budget=None, stops=lambda h: False) -> dict[str, Reach]:
+    def reachable(self, start: str, cost: Callable[[str, str], float | None], budget: float | None = None,
+                  stops: Callable[[str], bool] = lambda h: False) -> dict[str, Reach]:
         """Hexes reachable from ``start``: see :func:`engine.core.graph.dijkstra`."""
         return dijkstra(start, self.neighbours, cost, budget, stops)
 

@@ -14,23 +14,31 @@ otherwise plays as the system's greedy bot would without attacking. The policy i
 ``docs/bots.md``.
 
 Enumerations are bounded: past ``max_steps`` enumeration steps (requests met, replays included) or
-``max_outcomes`` end positions the answer is a :class:`~engine.core.errors.LimitError` naming the bound, never a stalled process.
+``max_outcomes`` end positions the answer is a :class:`~engine.core.errors.LimitError` naming the bound
+and how far the enumeration got (the branches it had run to the end, and their share of the chances),
+never a stalled process. The play page's quick path over these (a cache by position and action, small
+data, the tree on a second call) is :mod:`engine.core.quick_odds`.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Generator, Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .dist import Dist, prob_json
 from .errors import LimitError, VedetteError
-from .procedure import Choose, Sub, enumerate_tree, first_option
+from .procedure import ChanceRequest, Choose, Policy, Procedure, Roll, Sub, enumerate_tree, first_option
+from .tree import Node, Tree
 
-__all__ = ["OddsLine", "ActionOdds", "action_odds", "solve", "OddsBot", "metrics_label", "metrics_value",
-           "MAX_STEPS", "MAX_OUTCOMES"]
+if TYPE_CHECKING:
+    from .game import Bot, GameRules
+
+__all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "OddsLimitError", "action_odds", "solve", "OddsBot", "OddsCache",
+           "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES"]
 
 #: the most requests one enumeration may meet, over every branch it replays (the driver runs a branch
 #: again from the start for each sibling answer, so this bounds the work, about 50 us a request)
@@ -42,6 +50,22 @@ MAX_OUTCOMES = 4000
 # ------------------------------------------------------------------------------------------------
 # Values
 # ------------------------------------------------------------------------------------------------
+class OddsCancelled(VedetteError):
+    """An enumeration stopped because whoever asked no longer wants the answer (the page moved on)."""
+
+
+class OddsLimitError(LimitError):
+    """An action's odds past a bound (:class:`~engine.core.errors.LimitError`, the bound named), with how
+    far the enumeration got: ``steps`` made, ``ends`` (the branches run to the end) and ``mass`` (their
+    chance, as a float)."""
+
+    def __init__(self, what: str, limit: int, got: object = None, why: str = "", *, steps: int = 0,
+                 ends: int = 0, mass: float = 0.0) -> None:
+        super().__init__(what, limit, got, why=why)
+        self.why = why
+        self.steps, self.ends, self.mass = steps, ends, mass
+
+
 @dataclass(frozen=True)
 class OddsLine:
     """One outcome of an action: in a player's words, its exact probability, the rule that decides it."""
@@ -50,7 +74,7 @@ class OddsLine:
     probability: Fraction
     rule: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "probability": prob_json(self.probability), "rule": self.rule}
 
 
@@ -76,8 +100,8 @@ class ActionOdds:
     def expect(self, metric: str) -> Fraction | float:
         return dict(self.expected).get(metric, Fraction(0))
 
-    def to_json(self) -> dict:
-        def num(v):
+    def to_json(self) -> dict[str, Any]:
+        def num(v: Fraction | float) -> dict[str, Any]:
             if isinstance(v, Fraction):
                 return {"fraction": f"{v.numerator}/{v.denominator}", "float": float(v)}
             return {"float": float(v)}
@@ -89,9 +113,8 @@ class ActionOdds:
 # ------------------------------------------------------------------------------------------------
 # Defaults of the protocol hooks (GameRules.odds_label, GameRules.evaluate)
 # ------------------------------------------------------------------------------------------------
-def _num(v) -> str:
-    v = float(v)
-    return f"{v:+g}"
+def _num(v: float) -> str:
+    return f"{float(v):+g}"
 
 
 def metrics_label(before: Mapping[str, float], after: Mapping[str, float]) -> str:
@@ -105,7 +128,7 @@ def metrics_label(before: Mapping[str, float], after: Mapping[str, float]) -> st
 _BAD = ("loss", "lost", "gone", "broken", "hits", "eliminated", "disorder", "rout", "shaken")
 
 
-def metrics_value(rules, state, side: str) -> float:
+def metrics_value(rules: GameRules[Any, Any], state: Any, side: str) -> float:
     """The default position value for ``side``: +1000 for a game it has won (-1000 lost, 0 drawn); else
     the sum of its ``name.side`` metrics minus the opponent's, counting names that read as damage
     (losses, hits, broken ...) negatively."""
@@ -127,17 +150,59 @@ def metrics_value(rules, state, side: str) -> float:
 # ------------------------------------------------------------------------------------------------
 class _Budget:
     """Counts the requests the procedure yields, over every branch the driver replays (the work an
-    enumeration does), and stops past the bound."""
+    enumeration does), and stops past the bound. With ``track`` it also follows how far the enumeration
+    got (the branches it ran to the end and their chance), for the message of the bound."""
 
-    def __init__(self, limit: int, what: str):
-        self.limit, self.what, self.used, self.leaves, self.ends = limit, what, 0, 0, 0
+    def __init__(self, limit: int, what: str, track: bool = False, stop: Callable[[], bool] | None = None) -> None:
+        self.limit, self.what, self.used, self.leaves = limit, what, 0, 0
+        self.track = track
+        self.stop = stop                # asked every 256 steps: True stops the enumeration (cancelled)
+        #: the driver's memo of sub-procedure results (their chances): key -> (distribution, tree)
+        self.memo: dict[Hashable, tuple[Dist, Any]] | None = None
+        self.ends = 0                   # branches run to the end (tracked only)
+        self.mass = 0.0                 # their chance (tracked only)
+        #: sub-procedure key -> [its request, branches run to its end, their chance] (tracked only)
+        self.subs: dict[Hashable, list[Any]] = {}
 
     def tick(self) -> None:
         self.used += 1
         if self.used > self.limit:
-            raise LimitError(f"odds of {self.what}: enumeration steps", self.limit,
-                             why=f"this action has too many dice outcomes to enumerate exactly (it had run "
-                                 f"{self.ends} branch{'es' if self.ends != 1 else ''} to the end)")
+            raise self.past(f"odds of {self.what}: enumeration steps", self.limit)
+        if self.stop is not None and not self.used & 255 and self.stop():
+            raise OddsCancelled(f"odds of {self.what}: cancelled")
+
+    def progress(self) -> str:
+        """How far the enumeration got, in a player's words ("" when not tracked): the branches it ran to
+        the end and their chance; before the first, the same inside the outermost sub-procedure not
+        finished yet (a Battle Commander assault spends its work in its card draws first)."""
+        if not self.track:
+            return ""
+        if self.ends:
+            return f"it had run {_branches(self.ends, self.mass, 'the end', 'the')}, when it stopped"
+        for key, (req, n, mass) in self.subs.items():
+            if self.memo is not None and key in self.memo:
+                continue                # finished: its result is known
+            where = req.label or "a step"
+            return (f"it had run 0 branches to the end; inside {where} (rule {req.rule}) it had run "
+                    f"{_branches(n, mass, 'its end', 'its')}, when it stopped")
+        return "it had run 0 branches to the end"
+
+    def past(self, what: str, limit: int, got: object = None, *, steps: bool = True) -> LimitError:
+        """The error of a bound passed: the bound named, and (``steps``: the work bound) how far the
+        enumeration got; the end-position bound says how many it found (``got``)."""
+        why = ""
+        if steps:
+            why = "this action has too many dice outcomes to enumerate exactly"
+            done = self.progress()
+            why = f"{why}; {done}" if done else why
+        return OddsLimitError(what, limit, got, why=why, steps=self.used, ends=self.ends, mass=self.mass)
+
+
+def _branches(n: int, mass: float, end: str, whose: str) -> str:
+    """e.g. ``"1,234 branches to the end, 37.5% of the chances"``."""
+    share = mass * 100
+    shown = f"{share:.1f}%" if 0.05 <= share <= 99.95 or share in (0, 100) else f"{share:.2g}%"
+    return f"{n:,} branch{'es' if n != 1 else ''} to {end}, {shown} of {whose} chances"
 
 
 class _Keyed:
@@ -146,25 +211,29 @@ class _Keyed:
 
     __slots__ = ("state", "key")
 
-    def __init__(self, state, key: int):
+    def __init__(self, state: Any, key: int) -> None:
         self.state, self.key = state, key
 
     def __hash__(self) -> int:
         return hash(self.key)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, _Keyed) and other.key == self.key
 
 
-def _counted(factory: Callable, budget: _Budget, top: bool = False) -> Callable:
-    def proc():
-        return _relay(factory(), budget, top)
+def _counted(factory: Procedure, budget: _Budget, top: bool = False, within: Sub | None = None) -> Procedure:
+    def proc() -> Generator[Any, Any, Any]:
+        return _relay(factory(), budget, top, within)
     return proc
 
 
-def _relay(gen, budget: _Budget, top: bool = False):
+def _relay(gen: Generator[Any, Any, Any], budget: _Budget, top: bool = False,
+           within: Sub | None = None) -> Generator[Any, Any, Any]:
     """Pass every request of ``gen`` through unchanged, except sub-procedures, which are counted too;
-    at the ``top`` (the action's own procedure) an unhashable end position is given a key of its own."""
+    at the ``top`` (the action's own procedure) an unhashable end position is given a key of its own.
+    ``within``: the sub-procedure request ``gen`` answers (for the progress of a tracked budget)."""
+    if budget.track:
+        return (yield from _relay_tracked(gen, budget, top, within))
     try:
         req = next(gen)
         while True:
@@ -174,21 +243,70 @@ def _relay(gen, budget: _Budget, top: bool = False):
             req = gen.send((yield req))
     except StopIteration as stop:
         value = stop.value
-    if top:
-        budget.ends += 1
-        try:
-            hash(value)
-        except TypeError:
-            budget.leaves += 1
-            value = _Keyed(value, budget.leaves)
+    return _keyed(value, budget) if top else value
+
+
+def _keyed(value: Any, budget: _Budget) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        budget.leaves += 1
+        value = _Keyed(value, budget.leaves)
     return value
 
 
-def _unkey(x):
+def _relay_tracked(gen: Generator[Any, Any, Any], budget: _Budget, top: bool,
+                   within: Sub | None) -> Generator[Any, Any, Any]:
+    """:func:`_relay`, following the chance of the way taken (each die face, card or sub-procedure result
+    the driver sends back), added up as each way reaches the end: the action's own ways at the ``top``,
+    else the ways of the sub-procedure ``within`` (by its key, in the order they were first met)."""
+    if within is not None and within.key not in budget.subs:
+        budget.subs[within.key] = [within, 0, 0.0]
+    chance = 1.0
+    try:
+        req = next(gen)
+        while True:
+            budget.tick()
+            if isinstance(req, Sub):
+                req = Sub(req.key, _counted(req.proc, budget, within=req), req.rule, req.label)
+            answer = yield req
+            if isinstance(req, (ChanceRequest, Sub)):
+                chance *= _chance_of(req, answer, budget.memo)
+            req = gen.send(answer)
+    except StopIteration as stop:
+        value = stop.value
+    if top:
+        budget.ends += 1
+        budget.mass += chance
+        return _keyed(value, budget)
+    if within is not None:
+        done = budget.subs[within.key]
+        done[1] += 1
+        done[2] += chance
+    return value
+
+
+def _chance_of(req: ChanceRequest | Sub, answer: Any, memo: dict[Hashable, tuple[Dist, Any]] | None) -> float:
+    """The chance of ``answer`` to ``req`` as the enumerate driver weighs it (a banded roll's band)."""
+    if isinstance(req, Sub):
+        hit = memo.get(req.key) if memo is not None else None
+        return float(hit[0][answer]) if hit is not None else 1.0
+    if isinstance(req, Roll) and req.bands:
+        for face, p, _ in req.banded_outcomes():
+            if face == answer:
+                return float(p)
+        return 0.0
+    for v, p in req.outcomes():
+        if v == answer:
+            return float(p)
+    return 0.0
+
+
+def _unkey(x: Any) -> Any:
     return x.state if isinstance(x, _Keyed) else x
 
 
-def _policy(chooser, state) -> tuple[Callable, str]:
+def _policy(chooser: Any, state: Any) -> tuple[Policy, str]:
     """A policy for the driver and its name, from a callable ``chooser(request)``, a bot (its
     ``choose(request, state)``), a mapping side -> bot, or ``None`` (the first listed option)."""
     if chooser is None:
@@ -196,27 +314,36 @@ def _policy(chooser, state) -> tuple[Callable, str]:
     if isinstance(chooser, Mapping):
         bots = dict(chooser)
 
-        def by_side(req: Choose):
+        def by_side(req: Choose) -> Hashable:
             b = bots.get(req.player) or next(iter(bots.values()))
-            return b.choose(req, state)
+            pick: Hashable = b.choose(req, state)
+            return pick
         names = sorted({getattr(b, "name", "bot") for b in bots.values()})
         return by_side, f"the {' and '.join(names)} bot{'s' if len(names) > 1 else ''}"
     if hasattr(chooser, "choose") and not isinstance(chooser, type):
         return (lambda req: chooser.choose(req, state)), f"the {getattr(chooser, 'name', 'given')} bot"
-    return chooser, getattr(chooser, "__name__", "the given policy")
+    return chooser, str(getattr(chooser, "__name__", "the given policy"))
 
 
-def _enumerate(rules, state, action, policy, max_steps: int, max_outcomes: int, keep: bool = False):
+def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
+               max_outcomes: int, keep: bool = False, build: bool | None = None,
+               stop: Callable[[], bool] | None = None) -> tuple[Tree, _Budget]:
+    """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
+    (for :func:`solve`); ``build``: the nodes made too (default: with ``keep``). Past a bound the
+    :class:`LimitError` says how far it got."""
     what = rules.format_action(action)
-    budget = _Budget(max_steps, what)
+    budget = _Budget(max_steps, what, track=not keep, stop=stop)
+    memo: dict[Hashable, tuple[Dist, Any]] = {}
+    budget.memo = memo
     factory = _counted(partial(rules.perform, state, action), budget, top=True)
-    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo={}, build=keep)
-    if not keep and len(tree.leaves) > max_outcomes:
-        raise LimitError(f"odds of {what}: end positions", max_outcomes, len(tree.leaves))
-    return tree
+    build = keep if build is None else build
+    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build)
+    if not keep and tree.leaves is not None and len(tree.leaves) > max_outcomes:
+        raise budget.past(f"odds of {what}: end positions", max_outcomes, len(tree.leaves), steps=False)
+    return tree, budget
 
 
-def _summarise(rules, state, action, dist: Dist, note: str) -> ActionOdds:
+def _summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str) -> ActionOdds:
     before = rules.metrics(state)
     groups: dict[tuple[str, str], Fraction] = {}
     expected: dict[str, Fraction] = {k: Fraction(0) for k in before}
@@ -234,23 +361,26 @@ def _summarise(rules, state, action, dist: Dist, note: str) -> ActionOdds:
     return ActionOdds(rules.format_action(action), default_rule, lines, tuple(sorted(expected.items())), note)
 
 
-def action_odds(rules, state, action, *, chooser=None, max_outcomes: int = MAX_OUTCOMES,
-                max_steps: int = MAX_STEPS) -> ActionOdds:
+def action_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, chooser: Any = None,
+                max_outcomes: int = MAX_OUTCOMES, max_steps: int = MAX_STEPS,
+                stop: Callable[[], bool] | None = None) -> ActionOdds:
     """The exact odds of ``action`` (an action, its JSON or its text notation) in ``state``.
 
     The action is checked first (an illegal one raises its :class:`RuleViolation`); its procedure is
     enumerated with choices answered by ``chooser`` (see :func:`_policy`; default the first listed
     option). Raises :class:`LimitError` past ``max_steps`` enumeration steps or ``max_outcomes``
-    end positions."""
+    end positions, saying how far it got; :class:`OddsCancelled` once ``stop()`` (asked every 256 steps)
+    answers True."""
     action = rules.coerce_action(action)
     rules.check(state, action)
     policy, name = _policy(chooser, state)
-    tree = _enumerate(rules, state, action, policy, max_steps, max_outcomes)
+    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
     return _summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
 
 
-def solve(rules, state, action, value: Callable[[Any, str], float], *, fallback=None,
-          max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES):
+def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[Any, str], float], *, fallback: Any = None,
+          max_steps: int = MAX_STEPS, max_outcomes: int = MAX_OUTCOMES
+          ) -> tuple[tuple[tuple[Any, Fraction], ...], dict[Choose, Hashable | None]]:
     """The action's distribution of end positions when every choice of its own procedure is made by the
     side that decides it to maximise its expected ``value(end_state, side)`` (choices inside
     sub-procedures by ``fallback``). Returns ``(outcomes, plan)``: the end positions with their exact
@@ -258,51 +388,117 @@ def solve(rules, state, action, value: Callable[[Any, str], float], *, fallback=
     to the option taken, or to ``None`` where two branches met the same question and answered it
     differently. Bounded like :func:`action_odds`."""
     policy, _ = _policy(fallback, state)
-    tree = _enumerate(rules, state, action, policy, max_steps, max_outcomes, keep=True)
+    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, keep=True)
     sides = tuple(rules.sides)
-    cache: dict = {}
+    cache: dict[Any, tuple[float, ...]] = {}
 
-    def leaf_values(key):
+    def leaf_values(key: Any) -> tuple[float, ...]:
         v = cache.get(key)
         if v is None:
             v = cache[key] = tuple(value(_unkey(key), side) for side in sides)
         return v
 
-    plan: dict = {}
+    plan: dict[Choose, Hashable | None] = {}
 
-    def walk(node) -> tuple[tuple[float, ...], dict]:
+    def walk(node: Node) -> tuple[tuple[float, ...], dict[Any, Fraction]]:
         """(expected values per side, end-state weights) under ``node``."""
         if not node.children:
             return leaf_values(node.result), {node.result: Fraction(1)}
         if node.kind == "choose":
             req = node.request
             who = sides.index(req.player) if req.player in sides else sides.index(rules.to_act(state))
-            best = None
+            best: tuple[tuple[float, ...], dict[Any, Fraction], Any] | None = None
             for child in node.children:
                 vals, w = walk(child)
                 if best is None or vals[who] > best[0][who]:
                     best = (vals, w, child.outcome)
+            assert best is not None            # a choice has options
             key = req
             if key in plan and plan[key] != best[2]:
                 plan[key] = None
             elif key not in plan:
                 plan[key] = best[2]
             return best[0], best[1]
-        vals = [0.0] * len(sides)
-        weights: dict = {}
+        sums = [0.0] * len(sides)
+        weights: dict[Any, Fraction] = {}
         for child in node.children:
             cv, cw = walk(child)
             p = child.probability
+            assert p is not None               # a chance node's children have probabilities
             for i, v in enumerate(cv):
-                vals[i] += float(p) * v
+                sums[i] += float(p) * v
             for s, q in cw.items():
                 weights[s] = weights.get(s, Fraction(0)) + p * q
-        return tuple(vals), weights
+        return tuple(sums), weights
 
+    assert tree.root is not None               # keep=True builds the tree
     _, w = walk(tree.root)
     if len(w) > max_outcomes:
         raise LimitError(f"odds of {rules.format_action(action)}: end positions", max_outcomes, len(w))
     return tuple((_unkey(s), p) for s, p in w.items()), plan
+
+
+# ------------------------------------------------------------------------------------------------
+# A bounded cache by value
+# ------------------------------------------------------------------------------------------------
+class OddsCache:
+    """At most ``size`` answers kept by key, the least recently used dropped first. Keys are values
+    (a position and an action compare by what they hold, never by ``id``), so a key never goes stale;
+    an unhashable key (a position with a mutable part) is neither looked up nor kept. Safe to share
+    between threads."""
+
+    def __init__(self, size: int = 256) -> None:
+        if size < 0:
+            raise ValueError("an odds cache holds 0 entries or more")
+        self.size = size
+        self._entries: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def hashable(key: object) -> bool:
+        try:
+            hash(key)
+        except TypeError:
+            return False
+        return True
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """The answer kept for ``key`` (``default`` when none); a hit makes it the most recently used."""
+        if key is None or not self.hashable(key):
+            return default
+        with self._lock:
+            hit = self._entries.get(key, _MISSING)
+            if hit is _MISSING:
+                self.misses += 1
+                return default
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return hit
+
+    def put(self, key: Any, value: Any) -> None:
+        if key is None or not self.hashable(key):
+            return
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return self.hashable(key) and key in self._entries
+
+
+_MISSING = object()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -337,7 +533,7 @@ class OddsBot:
 
     def __init__(self, seed: int | None = None, base: str = "greedy", margin: float = 0.0,
                  cache_size: int = 512, max_steps: int = 4_000, solve_steps: int = 800, top_k: int = 4,
-                 solve_ratio: int = 4):
+                 solve_ratio: int = 4) -> None:
         self.seed = seed
         self.base_name = base
         self.margin = margin
@@ -346,30 +542,34 @@ class OddsBot:
         self.solve_steps = solve_steps
         self.top_k = top_k
         self.solve_ratio = solve_ratio
-        self._base = None
-        self._rules = None
-        self._cache: OrderedDict = OrderedDict()
-        self._plan: dict = {}
-        self._forced = None         # (position, {attack: value}) of the last forced set weighed
-        self._steps: dict = {}      # attack -> enumeration steps of its last weighing (to judge a solve)
+        self._base: Bot | None = None
+        self._rules: GameRules[Any, Any] | None = None
+        self._cache = OddsCache(cache_size)
+        self._plan: dict[Choose, Hashable | None] = {}
+        #: (position, {attack: value}) of the last forced set weighed
+        self._forced: tuple[Any, dict[Any, float | None]] | None = None
+        self._steps: dict[Any, int] = {}    # attack -> enumeration steps of its last weighing (to judge a solve)
+        #: (position, side, its value): the position the attacks are weighed in
+        self._now: tuple[Any, str, float] | None = None
         self.weighed = 0            # attacks whose odds were computed (not found in the cache)
         self.too_big = 0            # attacks past the bound (weighed as None)
         self.solved = 0             # attacks solved for their plan
+        self.steps = 0              # enumeration steps of the attacks weighed, all together
 
     # the greedy bot of the system, made once (on first use: the factory needs the rules)
-    def base(self, rules):
+    def base(self, rules: GameRules[Any, Any]) -> Bot:
         if self._base is None or self._rules is not rules:
             factories = rules.bots()
-            make = factories.get(self.base_name) or factories.get("random")
+            make = factories.get(self.base_name) or factories["random"]
             self._base = make(seed=self.seed)
             self._rules = rules
         return self._base
 
     @property
     def needs_legal(self) -> bool:
-        return getattr(self._base, "needs_legal", True) if self._base is not None else True
+        return bool(getattr(self._base, "needs_legal", True)) if self._base is not None else True
 
-    def choose(self, request: Choose, state=None) -> Hashable:
+    def choose(self, request: Choose, state: Any = None) -> Hashable:
         pick = self._plan.get(request)
         if pick is not None and pick in request.options:
             return pick
@@ -378,24 +578,16 @@ class OddsBot:
         return request.options[0]
 
     # --- the cache --------------------------------------------------------------------------------
-    def _entry(self, key):
+    def _entry(self, key: Any) -> list[Any] | None:
         """The cached [value, steps, plan] of ``key`` (None when absent or the key is unhashable)."""
-        if key is None:
-            return None
-        hit = self._cache.get(key)
-        if hit is not None:
-            self._cache.move_to_end(key)
+        hit: list[Any] | None = self._cache.get(key)
         return hit
 
-    def _store(self, key, entry) -> None:
-        if key is None:
-            return
-        self._cache[key] = entry
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+    def _store(self, key: Any, entry: list[Any]) -> None:
+        self._cache.put(key, entry)
 
     @staticmethod
-    def _key(state, action):
+    def _key(state: Any, action: Any) -> tuple[Any, Any] | None:
         key = (state, action)
         try:
             hash(key)
@@ -403,40 +595,52 @@ class OddsBot:
             return None
         return key
 
-    def attack_value(self, rules, state, action) -> float | None:
+    def attack_value(self, rules: GameRules[Any, Any], state: Any, action: Any) -> float | None:
         """The expected change of the acting side's position value if ``action`` is made, its inner
         questions answered as the greedy bot answers them (``None`` when its odds are past the bound)."""
         key = self._key(state, action)
         hit = self._entry(key)
         if hit is not None:
-            return hit[0]
-        side = rules.to_act(state)
+            known: float | None = hit[0]
+            return known
+        side = str(rules.to_act(state))
         policy, _ = _policy(self.base(rules), state)
         what = rules.format_action(action)
         budget = _Budget(self.max_steps, what)
         try:
             factory = _counted(partial(rules.perform, state, action), budget, top=True)
             tree = enumerate_tree(factory, policy=policy, memo={}, build=False)
+            assert tree.leaves is not None       # no decision nodes: a policy answers every choice
             if len(tree.leaves) > MAX_OUTCOMES:
                 raise LimitError(f"odds of {what}: end positions", MAX_OUTCOMES, len(tree.leaves))
-            v0 = rules.evaluate(state, side)
+            v0 = self._value_now(rules, state, side)
             value = sum(float(p) * (rules.evaluate(_unkey(s), side) - v0) for s, p in tree.leaves.items())
         except LimitError:
             self.too_big += 1
             value = None
         self.weighed += 1
+        self.steps += budget.used
         self._store(key, [value, budget.used, None])
         self._steps = {action: budget.used} if len(self._steps) > 64 else {**self._steps, action: budget.used}
         return value
 
-    def plan_of(self, rules, state, action) -> dict:
+    def _value_now(self, rules: GameRules[Any, Any], state: Any, side: str) -> float:
+        """``rules.evaluate(state, side)``, worked out once for the attacks of one decision."""
+        now = self._now
+        if now is None or now[0] != state or now[1] != side:
+            now = self._now = (state, side, rules.evaluate(state, side))
+        return now[2]
+
+    def plan_of(self, rules: GameRules[Any, Any], state: Any, action: Any) -> dict[Choose, Hashable | None]:
         """The answers :func:`solve` gives to the questions inside ``action`` (``{}`` when its tree is
         past ``solve_steps``). Solved once per (position, action)."""
         key = self._key(state, action)
         hit = self._entry(key)
         if hit is not None and hit[2] is not None:
-            return hit[2]
+            known: dict[Choose, Hashable | None] = hit[2]
+            return known
         steps = hit[1] if hit is not None else self._steps.get(action)
+        plan: dict[Choose, Hashable | None]
         if steps is None or steps * self.solve_ratio > self.solve_steps:
             plan = {}                          # not weighed here, or its tree is too big to solve
         else:
@@ -451,7 +655,7 @@ class OddsBot:
         return plan
 
     # --- choosing ---------------------------------------------------------------------------------
-    def _shortlist(self, rules, state, attacks: list) -> list:
+    def _shortlist(self, rules: GameRules[Any, Any], state: Any, attacks: list[Any]) -> list[Any]:
         """The attacks that get exact odds: all of them, or the ``top_k`` best by the system's cheap
         ``attack_score`` (ties in listed order) when it has one."""
         score = getattr(rules, "attack_score", None)
@@ -463,11 +667,11 @@ class OddsBot:
         keep = sorted(always | set(ranked[:self.top_k]))
         return [attacks[i] for i in keep]
 
-    def _make(self, rules, state, action):
+    def _make(self, rules: GameRules[Any, Any], state: Any, action: Any) -> Any:
         self._plan = self.plan_of(rules, state, action)
         return action
 
-    def choose_action(self, rules, state, legal: list | None):
+    def choose_action(self, rules: GameRules[Any, Any], state: Any, legal: list[Any] | None) -> Any:
         base = self.base(rules)
         if legal is None and getattr(base, "needs_legal", True):
             legal = rules.legal_actions(state)
@@ -489,7 +693,7 @@ class OddsBot:
                 return self._make(rules, state, attacks[best])
         short = self._shortlist(rules, state, attacks)
         values = [(self.attack_value(rules, state, a), i, a) for i, a in enumerate(short)]
-        scored = [t for t in values if t[0] is not None]
+        scored = [(v, i, a) for v, i, a in values if v is not None]
         if scored:
             value, _, best = max(scored, key=lambda t: (t[0], -t[1]))
             if value > self.margin:

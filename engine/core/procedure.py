@@ -28,7 +28,7 @@ from functools import lru_cache
 from fractions import Fraction
 from math import lcm
 import random
-from typing import Any
+from typing import Any, cast
 
 from .dist import Dist, die
 from .errors import RecordError, RuleViolation, VedetteError
@@ -41,7 +41,7 @@ __all__ = [
     "enumerate_tree", "distribution", "Policy", "first_option", "NeedInput", "jsonable",
 ]
 
-Procedure = Callable[[], Generator]
+Procedure = Callable[[], Generator[Any, Any, Any]]
 Policy = Callable[["Choose"], Hashable]
 
 
@@ -59,7 +59,7 @@ class Request:
         self.rule = rule
         self.label = label
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f) for f in self._fields)
 
     def __eq__(self, other: object) -> bool:
@@ -94,7 +94,7 @@ class ChanceRequest(Request):
 
 @lru_cache(maxsize=None)
 def _die_outcomes(spec: str) -> tuple[tuple[int, Fraction], ...]:
-    return tuple(die(spec).sorted_items(key=lambda v: v))
+    return cast("tuple[tuple[int, Fraction], ...]", tuple(die(spec).sorted_items(key=lambda v: v)))
 
 
 class Roll(ChanceRequest):
@@ -116,36 +116,36 @@ class Roll(ChanceRequest):
         self.label = label
         self.bands = None if bands is None else tuple(tuple(b) for b in bands)
 
-    def outcomes(self):
+    def outcomes(self) -> tuple[tuple[int, Fraction], ...]:
         return _die_outcomes(self.die)
 
     def banded_outcomes(self) -> tuple[tuple[int, Fraction, str], ...]:
         """(representative face, probability, display) per band -- or per face without bands."""
         return _banded(self.die, self.bands, self.rule)
 
-    def check(self, value):
+    def check(self, value: Any) -> int:
         try:
-            value = int(value)
+            face = int(value)
         except (TypeError, ValueError):
             raise RuleViolation(self.rule, f"a {self.die} roll must be a whole number, got {value!r}") from None
-        if value not in die(self.die):
+        if face not in die(self.die):
             faces = sorted(die(self.die))
-            raise RuleViolation(self.rule, f"a {self.die} shows {faces[0]}..{faces[-1]}, got {value}")
-        return value
+            raise RuleViolation(self.rule, f"a {self.die} shows {faces[0]}..{faces[-1]}, got {face}")
+        return face
 
-    def describe(self):
+    def describe(self) -> str:
         return f"{self.die} ({self.label})" if self.label else self.die
 
 
 @lru_cache(maxsize=4096)
-def _banded(spec: str, bands: tuple | None, rule: str) -> tuple[tuple[int, Fraction, str], ...]:
+def _banded(spec: str, bands: tuple[tuple[int, ...], ...] | None, rule: str) -> tuple[tuple[int, Fraction, str], ...]:
     d = die(spec)
     if not bands:
         return tuple((v, p, str(v)) for v, p in _die_outcomes(spec))
     seen = [f for b in bands for f in b]
     if sorted(seen) != sorted(d) or len(set(seen)) != len(seen):
         raise ValueError(f"bands {bands} of rule {rule} do not cover each face of {spec} once")
-    out = []
+    out: list[tuple[int, Fraction, str]] = []
     for b in bands:
         faces = sorted(b)
         if len(faces) == 1:
@@ -172,7 +172,7 @@ class Draw(ChanceRequest):
         if not self.cards:
             raise RuleViolation(rule, f"cannot draw from an empty pile ({label or 'draw'})")
 
-    def outcomes(self):
+    def outcomes(self) -> tuple[tuple[Hashable, Fraction], ...]:
         cards = self.cards
         return _draw_outcomes(cards, tuple(map(type, cards)))
 
@@ -186,7 +186,7 @@ class Draw(ChanceRequest):
 
 
 @lru_cache(maxsize=1024)
-def _draw_outcomes(cards: tuple, types: tuple) -> tuple:
+def _draw_outcomes(cards: tuple[Hashable, ...], types: tuple[type, ...]) -> tuple[tuple[Hashable, Fraction], ...]:
     # each distinct card with its share of the pile, keyed by the pile (a tuple of hashable cards) and the
     # cards' types (a pile of 1s is not a pile of Trues, although the tuples are equal)
     counts: dict[Hashable, int] = {}
@@ -211,7 +211,7 @@ class Chance(ChanceRequest):
         self.rule = rule
         self.label = label
 
-    def outcomes(self):
+    def outcomes(self) -> tuple[tuple[Hashable, Fraction], ...]:
         return self.options
 
 
@@ -307,8 +307,8 @@ class Event:
     detail: Any = None  # extra data: the die spec, a note's data (e.g. the modified roll)
     depth: int = 0      # nesting level of sub-procedures, for display
 
-    def to_json(self) -> dict:
-        d = {"kind": self.kind, "rule": self.rule, "label": self.label, "value": jsonable(self.value)}
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "rule": self.rule, "label": self.label, "value": jsonable(self.value)}
         if self.detail is not None:
             d["detail"] = jsonable(self.detail)
         if self.depth:
@@ -316,7 +316,7 @@ class Event:
         return d
 
     @classmethod
-    def from_json(cls, d: dict) -> "Event":
+    def from_json(cls, d: dict[str, Any]) -> "Event":
         try:
             return cls(kind=d["kind"], rule=d["rule"], label=d.get("label", ""), value=d.get("value"),
                        detail=d.get("detail"), depth=d.get("depth", 0))
@@ -368,7 +368,7 @@ class RandomDice:
         self._seed = seed
         self._rng: random.Random | None = None
 
-    def _seed_value(self):
+    def _seed_value(self) -> int | None:
         return self._seed
 
     @property
@@ -421,11 +421,11 @@ class Stepper:
     """
 
     def __init__(self, factory: Procedure):
-        self._stack: list[Generator] = [factory()]
+        self._stack: list[Generator[Any, Any, Any]] = [factory()]
         self._flat = [False]             # per stack entry: an inline sub-procedure (records no extra depth)
         self._inline = 0                 # how many entries of the stack are inline (sum of _flat)
         self.events: list[Event] = []
-        self.pending: Request | None = None
+        self.pending: ChanceRequest | Choose | None = None
         self.done = False
         self.result: Any = None
         self._advance(None, first=True)
@@ -489,9 +489,10 @@ class Stepper:
                     raise NeedInput(req)
                 self.answer(chooser(req))
             else:
+                chance = cast(ChanceRequest, req)     # not done: a request waits
                 if dice is None:
-                    raise NeedInput(req)
-                self.answer(dice(req))
+                    raise NeedInput(chance)
+                self.answer(dice(chance))
         return Played(self.result, tuple(self.events))
 
 
@@ -503,7 +504,7 @@ def play(factory: Procedure, dice: Callable[[ChanceRequest], Hashable] | None = 
     return Stepper(factory).run(dice, chooser)
 
 
-def replay(factory: Procedure, events: Sequence[Event | dict]) -> Played:
+def replay(factory: Procedure, events: Sequence[Event | dict[str, Any]]) -> Played:
     """Re-run a procedure with the answers recorded in ``events`` (notes are regenerated, not read).
 
     Raises :class:`RecordError` naming the event index when a recorded answer does not fit its request.
@@ -513,7 +514,7 @@ def replay(factory: Procedure, events: Sequence[Event | dict]) -> Played:
     step = Stepper(factory)
     k = 0
     while not step.done:
-        req = step.pending
+        req = cast(Request, step.pending)         # not done: a request waits
         if k >= len(answers):
             raise RecordError(f"the record ends while rule {req.rule} still waits for a {req.kind}")
         i, ev = answers[k]
@@ -537,7 +538,7 @@ def replay(factory: Procedure, events: Sequence[Event | dict]) -> Played:
 _START = object()
 
 
-def _advance(gen: Generator, value: Any) -> tuple[Request | None, Any, list[Log]]:
+def _advance(gen: Generator[Any, Any, Any], value: Any) -> tuple[Request | None, Any, list[Log]]:
     """Send ``value`` (or start, with ``_START``) and run to the next question; notes are collected."""
     notes: list[Log] = []
     try:
@@ -550,7 +551,7 @@ def _advance(gen: Generator, value: Any) -> tuple[Request | None, Any, list[Log]
     return req, None, notes
 
 
-def _replay_prefix(factory: Procedure, prefix: Sequence[Any]) -> tuple[Generator, Request | None, Any, list[Log]]:
+def _replay_prefix(factory: Procedure, prefix: Sequence[Any]) -> tuple[Generator[Any, Any, Any], Request | None, Any, list[Log]]:
     """A fresh generator run through a fixed prefix of answers (generators cannot be copied).
 
     Sub-procedures are *not* entered: their answers are their results, as the enumerator handles
@@ -564,13 +565,13 @@ def _replay_prefix(factory: Procedure, prefix: Sequence[Any]) -> tuple[Generator
 
 
 def distribution(factory: Procedure, policy: Policy | None = first_option,
-                 memo: dict | None = None) -> Dist:
+                 memo: dict[Any, Any] | None = None) -> Dist:
     """Exact distribution of the procedure's result (choices by ``policy``)."""
     return enumerate_tree(factory, policy=policy, memo=memo, build=False).distribution()
 
 
 def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, keep_decisions: bool = False,
-                   memo: dict | None = None, build: bool = True):
+                   memo: dict[Any, Any] | None = None, build: bool = True) -> Tree:
     """Enumerate every branch of the procedure exactly and return its probability :class:`~engine.core.tree.Tree`.
 
     ``policy`` answers :class:`Choose` requests; with ``keep_decisions=True`` (or ``policy=None``) every
@@ -591,7 +592,8 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             memo[req.key] = hit
         return hit
 
-    def explore(prefix: list, node, path_p: Fraction, live=None) -> None:
+    def explore(prefix: list[Any], node: Node | None, path_p: Fraction,
+                live: tuple[Any, Request | None, Any, list[Log]] | None = None) -> None:
         # ``live`` = (generator, request, result, notes) already positioned after ``prefix``: the first
         # child continues it, the others replay the prefix from the start.
         nonlocal has_decisions
@@ -609,7 +611,7 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
                 explore(prefix + [value], node, path_p, (gen, *_advance(gen, value)))
                 return
             has_decisions = True
-            kids = [(o, None) for o in req.options]
+            kids: list[tuple[Any, Fraction | None]] = [(o, None) for o in req.options]
         elif isinstance(req, Sub):
             dist, subtree = sub_dist(req)
             kids = list(dist.sorted_items())
@@ -617,7 +619,7 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             kids = [(face, p) for face, p, _ in req.banded_outcomes()]
             shown = {face: text for face, _, text in req.banded_outcomes()}
         else:
-            kids = list(req.outcomes())
+            kids = list(cast(ChanceRequest, req).outcomes())
         if node is not None:
             node.request = req
             node.kind = req.kind

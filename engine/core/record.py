@@ -25,13 +25,13 @@ class GameRecord:
     game: str                      # "n20", "lob", "tbf", "bc"
     scenario: str                  # scenario id, e.g. "fuentes"
     edition: str = ""
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
-    events: tuple = ()
+    events: tuple[dict[str, Any], ...] = ()
     engine_version: str = ""
-    meta: dict = field(default_factory=dict)   # players, bookmarks, notes, ...
+    meta: dict[str, Any] = field(default_factory=dict)   # players, bookmarks, notes, ...
 
-    def append(self, *events: dict) -> "GameRecord":
+    def append(self, *events: dict[str, Any]) -> "GameRecord":
         """A new record with ``events`` added at the end."""
         return replace(self, events=self.events + tuple(events))
 
@@ -40,7 +40,7 @@ class GameRecord:
         return replace(self, events=self.events[:n])
 
     # JSON ------------------------------------------------------------------------------------------
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": self.game, "scenario": self.scenario,
                 "edition": self.edition, "options": self.options, "seed": self.seed,
                 "engine_version": self.engine_version, "meta": self.meta, "events": list(self.events)}
@@ -56,7 +56,7 @@ class GameRecord:
         """A record from parsed JSON, every top-level field checked (one-line :class:`RecordError`)."""
         from .data import MAX_DEPTH, check_depth
 
-        def bad(message: str, index: int | None = None):
+        def bad(message: str, index: int | None = None) -> RecordError:
             return RecordError(message, index=index, file=file)
 
         check_depth(data, file or "<record>", MAX_DEPTH, error=lambda _f, _w, expected: bad(f"expected {expected}"))
@@ -123,7 +123,7 @@ _TYPE_NAMES = {str: "a string", list: "a list", dict: "an object"}
 
 
 def replay_states(record: GameRecord, initial: Callable[[GameRecord], Any],
-                  apply: Callable[[Any, dict], Any], upto: int | None = None) -> list[Any]:
+                  apply: Callable[[Any, dict[str, Any]], Any], upto: int | None = None) -> list[Any]:
     """Every state of a recorded game: ``[initial, after event 0, after event 1, ...]``.
 
     ``apply(state, event)`` must return the next state; any :class:`VedetteError` it raises becomes a

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Generator, Hashable
 from dataclasses import dataclass
 import math
+from typing import Any, cast
 
-from .procedure import ChanceRequest, Choose, Log, Policy, Procedure, RandomDice, Stepper, Sub, first_option
+from .procedure import ChanceRequest, Choose, Log, Policy, Procedure, RandomDice, Request, Stepper, Sub, first_option
 
 __all__ = ["PlayTree", "Sample", "sample", "wilson_interval"]
 
@@ -24,7 +25,7 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
 
 @dataclass(frozen=True)
 class Sample:
-    counts: Counter
+    counts: Counter[Hashable]
     n: int
 
     def prob(self, predicate: Callable[[Hashable], bool]) -> float:
@@ -40,7 +41,7 @@ class Sample:
 def sample(factory: Procedure, n: int, seed: int | None = None, chooser: Policy | None = first_option) -> Sample:
     """Play the procedure ``n`` times with one seeded RNG and count the results."""
     dice = RandomDice(seed)
-    counts: Counter = Counter()
+    counts: Counter[Hashable] = Counter()
     for _ in range(n):
         counts[Stepper(factory).run(dice, chooser).result] += 1
     return Sample(counts, n)
@@ -54,12 +55,14 @@ class _Node:
 
     __slots__ = ("req", "result", "answer", "kids", "sub")
 
-    def __init__(self, req, result, policy):
-        self.req, self.result, self.kids, self.sub = req, result, {}, None
+    def __init__(self, req: Request | None, result: Any, policy: Policy) -> None:
+        self.req, self.result = req, result
+        self.sub: _Node | None = None
+        self.kids: dict[Any, _Node] = {}
         self.answer = req.check(policy(req)) if isinstance(req, Choose) else None
 
 
-def _step(gen, value, policy, first: bool = False) -> _Node:
+def _step(gen: Generator[Any, Any, Any], value: Any, policy: Policy, first: bool = False) -> _Node:
     """Send ``value`` into the live procedure and run it to its next question (notes skipped)."""
     try:
         req = next(gen) if first else gen.send(value)
@@ -72,7 +75,8 @@ def _step(gen, value, policy, first: bool = False) -> _Node:
     return _Node(req, None, policy)
 
 
-def _play(tries: dict, limit: int, key, factory, dice, policy, node: _Node | None = None) -> tuple:
+def _play(tries: dict[Hashable, _Node], limit: int, key: Hashable, factory: Procedure, dice: RandomDice, policy: Policy,
+          node: _Node | None = None) -> tuple[Any, _Node | None]:
     """One play of the procedure ``factory`` (whose situation ``key`` names completely, as for the
     enumerator's memo), dice from ``dice``, choices from ``policy`` (a pure function of the request):
     the result core's Stepper would give with the same dice, which are asked the same requests in the
@@ -82,14 +86,15 @@ def _play(tries: dict, limit: int, key, factory, dice, policy, node: _Node | Non
     Returns the result and the first point (``node``, when the caller has it already)."""
     if node is None:
         node = tries.get(key)
-    root, gen = node, None
+    root = node
+    gen: Generator[Any, Any, Any] | None = None
     if node is None:
         gen = factory()
         node = _step(gen, None, policy, first=True)
         if len(tries) >= limit:
             tries.clear()          # the nodes of the plays under way live on in those plays
         tries[key] = root = node
-    path = []
+    path: list[Any] = []
     while True:
         req = node.req
         if req is None:
@@ -99,7 +104,8 @@ def _play(tries: dict, limit: int, key, factory, dice, policy, node: _Node | Non
         elif isinstance(req, Choose):
             value = node.answer
         else:
-            value = req.check(dice(req))
+            chance = cast(ChanceRequest, req)
+            value = chance.check(dice(chance))
         if gen is None:
             kid = node.kids.get(value)
             if kid is None:
@@ -123,14 +129,14 @@ class PlayTree:
 
     def __init__(self, limit: int = 50_000):
         self.limit = limit
-        self._roots: dict = {}
+        self._roots: dict[Hashable, _Node] = {}
 
     def __len__(self) -> int:
         return len(self._roots)
 
-    def sample_counts(self, key: Hashable, factory: Procedure, n: int, seed: int, policy: Policy) -> Counter:
+    def sample_counts(self, key: Hashable, factory: Procedure, n: int, seed: int, policy: Policy) -> Counter[Hashable]:
         dice = RandomDice(seed)
-        counts: Counter = Counter()
+        counts: Counter[Hashable] = Counter()
         for _ in range(n):
             counts[_play(self._roots, self.limit, key, factory, dice, policy)[0]] += 1
         return counts

@@ -23,10 +23,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import VedetteError
-from .game import MAX_ACTIONS, factory_of, play_game, system_of
+from .game import MAX_ACTIONS, GameRules, factory_of, play_game, system_of
 from .sampling import wilson_interval
 
 __all__ = ["Study", "game_seed", "play_one", "run_study", "summarise", "compare", "write_parquet",
@@ -36,13 +36,20 @@ __all__ = ["Study", "game_seed", "play_one", "run_study", "summarise", "compare"
 #: the most games one study may ask for (a bound on what a browser or a typo can start)
 MAX_GAMES = 1_000_000
 
+#: one game's row: its seed, winner, level, reason, last turn and metrics (see :func:`play_one`)
+Row = dict[str, Any]
+
+if TYPE_CHECKING:
+    from distributed import Client, Future, LocalCluster
+    from tqdm import tqdm
+
 
 @dataclass(frozen=True)
 class Study:
     system: str
     scenario: str | None = None
     options: tuple[str, ...] = ()
-    bots: tuple[str, str] = ("greedy", "greedy")
+    bots: tuple[str, ...] = ("greedy", "greedy")    # two: checked by validate
     games: int = 100
     seed: int = 0
     max_actions: int = MAX_ACTIONS
@@ -72,7 +79,7 @@ class Study:
         return Study(self.system, scenario, tuple(self.options), tuple(self.bots), self.games, self.seed,
                      self.max_actions, self.plugin)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -92,16 +99,16 @@ def game_seed(seed: int, index: int) -> int:
     return int.from_bytes(h, "big") >> 1
 
 
-def play_one(study: Study, index: int, factory: Callable[[], Any] | None = None) -> dict:
+def play_one(study: Study, index: int, factory: Callable[[], GameRules[Any, Any]] | None = None) -> Row:
     """Play game ``index`` of ``study`` and return its row (runs on a Dask worker). ``factory``: what makes
     the system's rules (its class, sent by reference: the worker imports that system alone); by default
     the registered one."""
     _import_plugin(study.plugin)
     rules = (factory or factory_of(study.system))()
     gseed = game_seed(study.seed, index)
-    by_turn: dict[int, dict] = {}
+    by_turn: dict[int, dict[str, float]] = {}
 
-    def watch(state, n):
+    def watch(state: Any, n: int) -> None:
         t = rules.position(state).turn
         if t not in by_turn:
             by_turn[t] = rules.metrics(state)
@@ -110,7 +117,7 @@ def play_one(study: Study, index: int, factory: Callable[[], Any] | None = None)
     # battle resolved, 9.0, or a countercharge, 8.2; LoB and TBF: fire and assaults; BC: its combats)
     attacks = {_side_name(side): 0 for side in rules.sides}
 
-    def moved(side, action):
+    def moved(side: str, action: Any) -> None:
         if rules.is_attack(action):
             attacks[_side_name(side)] += 1
 
@@ -128,7 +135,7 @@ def play_one(study: Study, index: int, factory: Callable[[], Any] | None = None)
             "metrics_by_turn": {str(t): m for t, m in sorted(by_turn.items())}}
 
 
-def _side_name(side) -> str:
+def _side_name(side: object) -> str:
     """A side as the metrics name it (an enum side by its value: ``morale.french``)."""
     return str(getattr(side, "value", side))
 
@@ -136,12 +143,12 @@ def _side_name(side) -> str:
 class StudyInterrupted(VedetteError):
     """Ctrl-C during a study: ``rows`` holds the games finished so far."""
 
-    def __init__(self, rows: list[dict]):
+    def __init__(self, rows: list[Row]) -> None:
         self.rows = rows
         super().__init__(f"stopped after {len(rows)} finished game(s)")
 
 
-def _progress(total: int, enabled: bool):
+def _progress(total: int, enabled: bool) -> tqdm | None:
     if not enabled:
         return None
     try:
@@ -151,12 +158,12 @@ def _progress(total: int, enabled: bool):
     return tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
 
 
-def _rates(wins: Counter, n: int) -> str:
+def _rates(wins: Counter[str], n: int) -> str:
     return " ".join(f"{k}={v / n:.0%}" for k, v in sorted(wins.items())) if n else ""
 
 
 def run_study(study: Study, workers: int | None = None, scheduler: str | None = None, progress: bool = False,
-              on_row: Callable[[dict], None] | None = None, indexes: Iterable[int] | None = None) -> list[dict]:
+              on_row: Callable[[Row], None] | None = None, indexes: Iterable[int] | None = None) -> list[Row]:
     """Play every game of ``study`` and return the rows sorted by game index.
 
     ``workers=0`` plays in this process; otherwise a Dask ``LocalCluster`` with ``workers`` processes
@@ -165,11 +172,11 @@ def run_study(study: Study, workers: int | None = None, scheduler: str | None = 
     """
     study = study.validate()
     todo = list(range(study.games)) if indexes is None else list(indexes)
-    rows: dict[int, dict] = {}
+    rows: dict[int, Row] = {}
     bar = _progress(len(todo), progress)
-    wins: Counter = Counter()
+    wins: Counter[str] = Counter()
 
-    def got(row):
+    def got(row: Row) -> None:
         if row["game"] in rows:
             return
         rows[row["game"]] = row
@@ -229,12 +236,13 @@ def probe_scheduler(address: str, wait: float | None = None) -> None:
         raise VedetteError(f"--scheduler: {text[:60]!r} closed the connection: not a Dask scheduler")
 
 
-def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str | None, got) -> None:
+def _run_dask(study: Study, todo: list[int], workers: int | None, scheduler: str | None,
+              got: Callable[[Row], None]) -> None:
     try:
         from distributed import Client, as_completed
     except ImportError as exc:  # pragma: no cover - a dependency
         raise VedetteError(f"Dask is not installed ({exc.name})") from None
-    cluster = None
+    cluster: LocalCluster | None = None
     try:
         if scheduler:
             probe_scheduler(scheduler)
@@ -292,7 +300,7 @@ MAX_CHUNK = 25
 TASKS_PER_WORKER = 32
 
 
-def local_cluster(n: int):
+def local_cluster(n: int) -> LocalCluster:
     """A Dask LocalCluster of ``n`` one-thread worker processes with :data:`LOCAL_DASK_CONFIG` (each
     worker process takes the configuration from its nanny when it starts)."""
     import dask
@@ -311,7 +319,7 @@ def batch_games(todo: Sequence[int], workers: int) -> list[list[int]]:
     return [list(todo[i:i + chunk]) for i in range(0, len(todo), chunk)]
 
 
-def submit_study(client, study: Study, todo: Sequence[int]) -> list:
+def submit_study(client: Client, study: Study, todo: Sequence[int]) -> list[Future[list[Row]]]:
     """Hand the games ``todo`` of ``study`` to the Dask ``client`` in :func:`batch_games` tasks, each
     retried up to 3 times on another worker when its worker dies (so no game is lost); returns the futures,
     each giving a list of rows. The one way a study reaches Dask: the CLI and the balance page share it."""
@@ -320,14 +328,15 @@ def submit_study(client, study: Study, todo: Sequence[int]) -> list:
     return client.map(_play_batch, [study] * len(batches), batches, [factory] * len(batches), pure=False, retries=3)
 
 
-def _play_batch(study: Study, indexes: list[int], factory: Callable[[], Any] | None = None) -> list[dict]:
+def _play_batch(study: Study, indexes: list[int],
+                factory: Callable[[], GameRules[Any, Any]] | None = None) -> list[Row]:
     return [play_one(study, i, factory) for i in indexes]
 
 
 # ------------------------------------------------------------------------------------------------
 # Summaries
 # ------------------------------------------------------------------------------------------------
-def _band(values: Sequence[float]) -> dict:
+def _band(values: Sequence[float]) -> dict[str, Any]:
     n = len(values)
     mean = statistics.fmean(values)
     sd = statistics.pstdev(values) if n > 1 else 0.0
@@ -335,7 +344,7 @@ def _band(values: Sequence[float]) -> dict:
     return {"n": n, "mean": mean, "sd": sd, "low": mean - half, "high": mean + half}
 
 
-def summarise(rows: Sequence[dict], study: Study | None = None) -> dict:
+def summarise(rows: Sequence[Row], study: Study | None = None) -> dict[str, Any]:
     """Counts of each outcome with a 95 % Wilson interval, mean game length, metrics per turn (mean and
     the 95 % interval of the mean), and the study's settings."""
     n = len(rows)
@@ -366,7 +375,7 @@ def summarise(rows: Sequence[dict], study: Study | None = None) -> dict:
     return out
 
 
-def compare(rows_a: Sequence[dict], rows_b: Sequence[dict], side: str) -> dict:
+def compare(rows_a: Sequence[Row], rows_b: Sequence[Row], side: str) -> dict[str, Any]:
     """``side``'s win rate in study B minus study A, with Newcombe's 95 % interval (from the two Wilson
     intervals; method 10 of Newcombe 1998)."""
     na, nb = len(rows_a), len(rows_b)
@@ -388,12 +397,12 @@ def compare(rows_a: Sequence[dict], rows_b: Sequence[dict], side: str) -> dict:
 # ------------------------------------------------------------------------------------------------
 # Files
 # ------------------------------------------------------------------------------------------------
-def write_parquet(rows: Sequence[dict], path: str | Path, study: Study | None = None) -> None:
+def write_parquet(rows: Sequence[Row], path: str | Path, study: Study | None = None) -> None:
     """One row per game; metrics flattened to columns (``metric.<name>``), per-turn metrics as JSON."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     keys = sorted({k for r in rows for k in r.get("metrics", {})})
-    cols: dict[str, list] = {c: [] for c in ("game", "seed", "winner", "level", "reason", "last_turn")}
+    cols: dict[str, list[Any]] = {c: [] for c in ("game", "seed", "winner", "level", "reason", "last_turn")}
     for k in keys:
         cols[f"metric.{k}"] = []
     cols["metrics_by_turn"] = []
@@ -412,7 +421,7 @@ def write_parquet(rows: Sequence[dict], path: str | Path, study: Study | None = 
         raise VedetteError(f"{path}: cannot write the results ({exc})"[:200]) from None
 
 
-def read_parquet(path: str | Path) -> list[dict]:
+def read_parquet(path: str | Path) -> list[Row]:
     import pyarrow.parquet as pq
     table = pq.read_table(str(path))
     out = []

@@ -18,5 +18,5 @@ class AtWorkerStart(WorkerPlugin):
     def __init__(self, fn: Callable[[], Any]):
         self.fn = fn
 
-    def setup(self, worker) -> None:
+    def setup(self, worker: Any) -> None:
         self.fn()

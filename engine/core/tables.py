@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, ClassVar, Protocol, TypeVar, cast
 
 from .data import MAX_DEPTH, check_depth, decode_text, parse_data, provenance_kind, read_text
 from .errors import DataError, RecordError, VedetteError, one_line, short
@@ -33,13 +33,16 @@ class GameRules(Protocol):
     """What this module asks of a system's rules (:class:`engine.core.game.GameRules` has it; named here so
     that core's game module imports this one and not the reverse)."""
 
-    system: str
+    system: ClassVar[str]
 
     def chart_files(self, state: Any = None) -> tuple["ChartFile", ...]: ...
 
     def with_tables(self, tables: "GameTables | None") -> Any: ...
 
     def tables_of(self, state: Any) -> "GameTables | None": ...
+
+
+R = TypeVar("R", bound=GameRules)
 
 __all__ = ["ChartFile", "GameTables", "TablesUpload", "MAX_TABLES_BYTES", "YOURS", "read_tables", "read_tables_file",
            "tables_from_content", "tables_from_json", "tables_from_record", "rules_for", "upload_tables",
@@ -81,12 +84,17 @@ class GameTables:
     cache keys. Not a dataclass: a position holding it is written as :meth:`to_json` says."""
 
     __slots__ = ("chart", "name", "text", "fingerprint", "value")
+    chart: str
+    name: str
+    text: str
+    fingerprint: str
+    value: Any
 
-    def __init__(self, chart: str, name: str, text: str, fingerprint: str, value: Any):
+    def __init__(self, chart: str, name: str, text: str, fingerprint: str, value: Any) -> None:
         for k, v in (("chart", chart), ("name", name), ("text", text), ("fingerprint", fingerprint), ("value", value)):
             object.__setattr__(self, k, v)
 
-    def __setattr__(self, key, value):
+    def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("a game's tables are a value: they never change")
 
     def __repr__(self) -> str:
@@ -97,7 +105,7 @@ class GameTables:
         """The content as data (a fresh copy: the value itself never changes)."""
         return json.loads(self.text)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """What a record keeps (``options.tables``): the file's name, the chart file, the fingerprint, the content."""
         return {"file": self.name, "chart": self.chart, "fingerprint": self.fingerprint, "content": self.content}
 
@@ -108,7 +116,7 @@ class GameTables:
     def __hash__(self) -> int:
         return hash(("tables", self.chart, self.fingerprint, self.name))
 
-    def provenance(self) -> dict[str, dict]:
+    def provenance(self) -> dict[str, dict[str, str]]:
         """Each chart of the file with its own provenance (the ``source`` typed for it)."""
         return _blocks(self.text, self.chart)
 
@@ -151,9 +159,10 @@ def tables_from_content(rules: GameRules, data: Any, name: str, chart: str | Non
     if chart is None:
         cf = next((f for f in files if f.claims(content)), files[0])
     else:
-        cf = next((f for f in files if f.key == chart), None)
-        if cf is None:
+        named = next((f for f in files if f.key == chart), None)
+        if named is None:
             raise DataError(name, "chart", f"one of {', '.join(f.key for f in files)}", chart)
+        cf = named
     try:
         value = cf.validate(content, name)
     except RecursionError:
@@ -183,7 +192,7 @@ def read_tables(rules: GameRules, raw: bytes | str, filename: str = "tables.yaml
 def read_tables_file(rules: GameRules, path: str | Path, flag: str = "--tables") -> GameTables:
     """``--tables FILE``: the file read within the bounds (a FIFO, a folder, a binary file refused), then
     :func:`read_tables`; errors name the file as given."""
-    def fail(file, fld, expected):
+    def fail(file: str, fld: str, expected: str) -> DataError:
         return DataError(f"{flag} {file}", fld, expected)
     text = read_text(path, error=fail)
     if len(text.encode("utf-8")) > MAX_TABLES_BYTES:
@@ -264,7 +273,7 @@ def _cached(rules: GameRules, chart: str, name: str, text: str) -> GameTables:
     return _validated(rules.system, type(rules), chart, name, text, rules)
 
 
-_VALIDATED: dict = {}      # (system, rules class, chart, name, content) -> GameTables, the 32 latest
+_VALIDATED: dict[tuple[str, type, str, str, str], GameTables] = {}      # (system, rules class, chart, name, content) -> GameTables, the 32 latest
 
 
 def _validated(system: str, cls: type, chart: str, name: str, text: str, rules: GameRules) -> GameTables:
@@ -296,11 +305,11 @@ def tables_from_record(rules: GameRules, record: GameRecord) -> GameTables | Non
     return tables_from_json(rules, value)
 
 
-def rules_for(rules: GameRules, record: GameRecord) -> GameRules:
+def rules_for(rules: R, record: GameRecord) -> R:
     """The rules ``record``'s game plays with: ``rules`` with the tables the record keeps (the shipped charts
     when it keeps none). Replay, sessions and the CLI verbs take their rules from here; so must a page that
     opens a saved game (the TBF and BC rules hold their charts, not their positions)."""
-    return rules.with_tables(tables_from_record(rules, record))
+    return cast(R, rules.with_tables(tables_from_record(rules, record)))     # a system's with_tables keeps its type
 
 
 def check_tables(rules: GameRules, record: GameRecord, state: Any) -> None:
@@ -320,9 +329,9 @@ def check_tables(rules: GameRules, record: GameRecord, state: Any) -> None:
 # provenance
 # --------------------------------------------------------------------------------------------------
 @lru_cache(maxsize=64)
-def _blocks(text: str, chart: str) -> dict[str, dict]:
+def _blocks(text: str, chart: str) -> dict[str, dict[str, str]]:
     content = json.loads(text)
-    out = {}
+    out: dict[str, dict[str, str]] = {}
     if isinstance(content, dict):
         for k, v in content.items():
             if isinstance(v, dict) and isinstance(v.get("source"), str):
@@ -337,13 +346,13 @@ def _shipped_text(path: str) -> str:
     return _canonical(parse_data(Path(path).read_text(encoding="utf-8"), path), path)
 
 
-def charts_summary(rules: GameRules, state) -> list[dict]:
+def charts_summary(rules: GameRules, state: Any) -> list[dict[str, Any]]:
     """Where the charts of a game come from, one entry per chart file it plays with: ``values`` is
     :data:`YOURS` (with the file's name and fingerprint) or ``"shipped"``, and ``tables`` gives each chart
     its own provenance (rulebook, published chart, provisional, as its ``source`` says): what the play
     page's provenance badge shows and what ``state_summary`` carries."""
     mine = rules.tables_of(state)
-    out = []
+    out: list[dict[str, Any]] = []
     for cf in rules.chart_files(state):
         if mine is not None and mine.chart == cf.key:
             out.append({"chart": cf.key, "title": cf.title, "values": YOURS, "file": mine.name,

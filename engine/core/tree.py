@@ -73,13 +73,13 @@ class Tree:
         return sum(1 for _ in self.nodes())
 
     def _convert(self, max_depth: int | None, result: Callable[[Any], Any] | None,
-                 outcome: Callable[[Any], Any] | None, subtrees: list | None) -> dict:
+                 outcome: Callable[[Any], Any] | None, subtrees: list[Any] | None) -> dict[str, Any]:
         """Nodes as dicts; with ``subtrees`` (a list to fill) sub-procedure trees are listed once and referred to."""
         result = result or jsonable
         outcome = outcome or jsonable
-        index: dict = {}    # sub-procedure key (a value: equal requests share one tree) -> position
+        index: dict[Any, int] = {}    # sub-procedure key (a value: equal requests share one tree) -> position
 
-        def conv(n: Node, depth: int) -> dict:
+        def conv(n: Node, depth: int) -> dict[str, Any]:
             d: dict[str, Any] = {"kind": n.kind if n.children else "leaf",
                                  "outcome": n.outcome_text if n.outcome_text is not None else outcome(n.outcome)}
             if n.probability is not None:
@@ -112,17 +112,17 @@ class Tree:
         return conv(self.root, 0)
 
     def to_dict(self, result: Callable[[Any], Any] | None = None, outcome: Callable[[Any], Any] | None = None,
-                max_depth: int | None = None) -> dict:
+                max_depth: int | None = None) -> dict[str, Any]:
         """JSON-able tree: each node has rule, request, outcome, probability (and result and text at leaves)."""
         return self._convert(max_depth, result, outcome, None)
 
-    def to_json(self, max_depth: int | None = None, result: Callable[[Any], Any] | None = None) -> dict:
+    def to_json(self, max_depth: int | None = None, result: Callable[[Any], Any] | None = None) -> dict[str, Any]:
         """JSON-able tree with its sub-procedures' trees: ``{"tree": ..., "subtrees": [...]}``.
 
         As :meth:`to_dict`, and a sub-procedure node names its own tree by index in ``subtrees`` (each
         sub-tree is listed once, however often its key recurs).
         """
-        listed: list = []
+        listed: list[Any] = []
         root = self._convert(max_depth, result, None, listed)
         return {"tree": root, "subtrees": listed}
 
@@ -133,7 +133,7 @@ class Tree:
         A sub-procedure's own tree is drawn (marked with ``:``) the first time it appears, then referred to.
         """
         lines: list[str] = []
-        shown: set = set()    # keys of the sub-procedures drawn so far (values, not object ids)
+        shown: set[Any] = set()    # keys of the sub-procedures drawn so far (values, not object ids)
 
         def fmt_p(n: Node) -> str:
             return "" if n.probability is None else f" [{n.probability}]"

@@ -90,7 +90,7 @@ def _rule(rule: str, text: str = "") -> str:
     return f" (rule {rule})" if rule and f"({rule}" not in text else ""
 
 
-def answer_sentence(answer: dict) -> str:
+def answer_sentence(answer: dict[str, Any]) -> str:
     """One recorded answer or note as a sentence: a die with its face, a card drawn, a choice made, a
     note a procedure wrote; each with its rule, e.g. ``"CRT column -2: a 5 on the d6 (rule 9.0 F)."``."""
     kind = answer.get("kind")
@@ -122,7 +122,7 @@ def _strip_side(desc: str, side: str) -> str:
     return desc
 
 
-def _action_words(rules: GameRules, event: dict) -> tuple[str, bool]:
+def _action_words(rules: GameRules[Any, Any], event: dict[str, Any]) -> tuple[str, bool]:
     """The event's action in a player's words without the side's name, and whether it passes."""
     side = str(event.get("side") or "")
     try:
@@ -135,13 +135,13 @@ def _action_words(rules: GameRules, event: dict) -> tuple[str, bool]:
     return (verb.replace("_", " ") + (" " + rest if rest else "")).strip(), bool(passing)
 
 
-def _kind(event: dict) -> str:
+def _kind(event: dict[str, Any]) -> str:
     a = event.get("action")
     k = (a.get("kind") or a.get("type")) if isinstance(a, dict) else None
     return str(k).replace("_", " ").replace("-", " ") if k else ""
 
 
-def action_sentence(rules: GameRules, event: dict) -> str:
+def action_sentence(rules: GameRules[Any, Any], event: dict[str, Any]) -> str:
     """The action of a recorded event as a sentence: who did what (``rules.describe_action``), and its
     rule, e.g. ``"French: move FFER 0713->0712 (rule 6.0)."``."""
     side = str(event.get("side") or "")
@@ -168,7 +168,7 @@ def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:.2f}"
 
 
-def metric_changes(before: dict, after: dict) -> list[str]:
+def metric_changes(before: dict[str, float], after: dict[str, float]) -> list[str]:
     """What moved between two ``rules.metrics`` snapshots, e.g. ``"french Morale went from 12 to 11."``."""
     out = []
     for k in sorted(set(before) | set(after)):
@@ -179,7 +179,7 @@ def metric_changes(before: dict, after: dict) -> list[str]:
     return out
 
 
-def outcome_sentence(rules: GameRules, state) -> str:
+def outcome_sentence(rules: GameRules[Any, Any], state: Any) -> str:
     """How the game ended, with the deciding rule, or where it stands if it did not end."""
     out = rules.outcome(state)
     if out is None:
@@ -193,15 +193,15 @@ def outcome_sentence(rules: GameRules, state) -> str:
 # ------------------------------------------------------------------------------------------------
 # The walk
 # ------------------------------------------------------------------------------------------------
-def _safe_metrics(rules: GameRules, state) -> dict:
+def _safe_metrics(rules: GameRules[Any, Any], state: Any) -> dict[str, float]:
     try:
         return dict(rules.metrics(state))
     except Exception:
         return {}
 
 
-def walk_record(rules: GameRules, record: GameRecord, key: Callable[[Any, Any], Hashable] | None = None,
-                states: Sequence | None = None,
+def walk_record(rules: GameRules[Any, Any], record: GameRecord, key: Callable[[Any, Any], Hashable] | None = None,
+                states: Sequence[Any] | None = None,
                 notes: Callable[[Any, Any], Iterable[str]] | None = None) -> list[PhaseWalk]:
     """The record's phases in order. ``key(before, after)`` says which phase an event belongs to (events
     in a row with equal keys make one phase); by default the :class:`Position` of the state it was made
@@ -250,7 +250,7 @@ def by_turn(phases: Iterable[PhaseWalk]) -> dict[int, list[PhaseWalk]]:
     return out
 
 
-def turns_of(rules: GameRules, states: Sequence) -> list[int]:
+def turns_of(rules: GameRules[Any, Any], states: Sequence[Any]) -> list[int]:
     """Every game turn in which a replayed record has an event (the positions of the states its events
     were made on: ``states[:-1]``), in order."""
     seen: list[int] = []

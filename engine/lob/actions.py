@@ -138,7 +138,7 @@ class Action:
         return str(t)
 
 
-def _short(v) -> str:
+def _short(v: object) -> str:
     text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -215,7 +215,7 @@ def parse_notation(text: str) -> Action:
         raise VedetteError(f"action: unknown action {t[:30]!r}; one of {', '.join(ACTION_TYPES)}")
     t = Kind(t)
 
-    def units(x):
+    def units(x: str) -> tuple[str, ...]:
         us = tuple(x.split(","))
         if not all(us):
             raise bad
@@ -232,7 +232,8 @@ def parse_notation(text: str) -> Action:
     if t == Kind.FIRE and n == 4 and w[2] == "at":
         return Action(t, units=units(w[1]), target=w[3])
     if t == Kind.MOVE and n >= 2:
-        rest, path, end = w[2:], (), "area"
+        rest, end = w[2:], "area"
+        path: tuple[str, ...] = ()
         if rest[:1] == ["via"] and len(rest) >= 2:
             path, rest = tuple(w[3].split(">")), rest[2:]
         if rest[:1] == ["end"] and len(rest) == 2:
@@ -241,8 +242,8 @@ def parse_notation(text: str) -> Action:
             raise bad
         return Action(t, units=units(w[1]), path=path, end=end)
     if t == Kind.ATTACK and n in (4, 6) and w[2] == "with" and (n == 4 or w[4] == "via"):
-        path = tuple(w[5].split(">")) if n == 6 else ()
-        if not all(path):
+        via: tuple[str, ...] = tuple(w[5].split(">")) if n == 6 else ()
+        if not all(via):
             raise bad
-        return Action(t, target=w[1], units=units(w[3]), path=path)
+        return Action(t, target=w[1], units=units(w[3]), path=via)
     raise bad

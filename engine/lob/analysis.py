@@ -22,7 +22,7 @@ from engine.core.procedure import distribution, enumerate_tree
 
 from .board import Board, default_board, load_board
 from .combat import combat
-from .fight import CombatContext, CombatResult, Retreat
+from .fight import CombatContext, CombatResult, Retreat, combat_result
 from .policies import CombatPolicy
 from .rounds import clear_roll_cache
 from .tables import Tables, default_tables
@@ -35,7 +35,7 @@ __all__ = ["make_context", "CombatSpec", "UnitSpec", "load_combat", "combat_from
 def make_context(board: Board, target: str, origin: str, attacker_side: str,
                  occupied: dict[str, str] | None = None, *, charge: bool = False, rain: bool = False,
                  tables: Tables | None = None, approach_holders: tuple[str, ...] = (),
-                 att_traits=frozenset(), dfn_traits=frozenset()) -> CombatContext:
+                 att_traits: frozenset[str] = frozenset(), dfn_traits: frozenset[str] = frozenset()) -> CombatContext:
     """The fixed facts of a combat from the map. ``occupied`` maps areas to the side holding them."""
     board.check_area(target, "target area")
     board.check_area(origin, "origin area")
@@ -48,7 +48,7 @@ def make_context(board: Board, target: str, origin: str, attacker_side: str,
                                                  f"except at a bridge or ford")
     defender_side = other_side(attacker_side)
 
-    def retreat(area):
+    def retreat(area: str) -> Retreat:
         c = board.crossing(target, area)
         return Retreat(area, board.is_close(area), c.water, c.crossing)
 
@@ -139,7 +139,7 @@ def combat_from_spec(spec: CombatSpec, board: Board | None = None, tables: Table
                                    f"an area holds one side only")
     if spec.origin in spec.friendly_adjacent:
         raise RuleViolation("1.1", f"friendly_adjacent lists {spec.origin}, the attackers' own area")
-    occupied = {a: spec.attacker_side for a in spec.enemy_adjacent}
+    occupied: dict[str, str] = {a: spec.attacker_side for a in spec.enemy_adjacent}
     occupied.update({a: other_side(spec.attacker_side) for a in spec.friendly_adjacent})
     occupied[spec.origin] = spec.attacker_side
     ctx = make_context(board, spec.target, spec.origin, spec.attacker_side, occupied, charge=spec.charge,
@@ -180,27 +180,27 @@ class Analysis:
 
     @property
     def attacker_takes_area(self) -> Fraction:
-        return self.dist.prob(lambda r: r.taken)
+        return self.dist.prob(lambda r: combat_result(r).taken)
 
     def hits_dist(self, uid: str) -> Dist:
         start = next(u for u in self.attackers + self.defenders if u.uid == uid).hits
-        return self.dist.map(lambda r: r.unit(uid).hits - start)
+        return self.dist.map(lambda r: combat_result(r).unit(uid).hits - start)
 
     def expected_hits(self, uid: str) -> Fraction:
         return self.hits_dist(uid).expect()
 
     def eliminated(self, uid: str) -> Fraction:
-        return self.dist.prob(lambda r: r.unit(uid).eliminated)
+        return self.dist.prob(lambda r: combat_result(r).unit(uid).eliminated)
 
     def expected_morale(self, side: str) -> Fraction:
-        return self.dist.expect(lambda r: r.morale()[side])
+        return self.dist.expect(lambda r: combat_result(r).morale()[side])
 
     @property
     def charge_chance(self) -> Fraction:
-        return self.dist.prob(lambda r: bool(r.charge_units()))
+        return self.dist.prob(lambda r: bool(combat_result(r).charge_units()))
 
     def stage_dist(self) -> Dist:
-        return self.dist.map(lambda r: r.stage)
+        return self.dist.map(lambda r: combat_result(r).stage)
 
     def to_json(self) -> dict:
         units = self.attackers + self.defenders

@@ -16,6 +16,7 @@ from .fire import FireSetup, artillery_fire
 from .leaders import leader_losses
 from .movement import step_cost
 from .state import Game
+from .steps import Steps
 from .units import ART, CAV, INF, Unit
 
 __all__ = ["check_toggle", "toggle", "fire_range", "check_fire", "check_fire_target", "fire_retreats",
@@ -27,7 +28,7 @@ def check_toggle(g: Game, a: Action) -> None:
     u = own_unit(g, a.units[0] if a.units else "")
     if u.kind != ART:
         raise RuleViolation("3", f"{u.uid} is not artillery")
-    if g.board.is_close(u.area):
+    if g.board.is_close(u.where):
         raise RuleViolation("Albuera terrain 2-3", f"artillery in {u.area} must stay limbered")
     if u.uid in g.toggled:
         raise RuleViolation("3", f"{u.uid} has already changed formation this admin phase")
@@ -41,9 +42,9 @@ def toggle(g: Game, a: Action) -> Game:
 
 def fire_range(g: Game, gun: Unit, target_area: str) -> str | None:
     """4.2.1: 'near' (an adjacent area), 'far' (two areas from a hill, Albuera terrain 1) or None."""
-    if g.board.adjacent(gun.area, target_area):
+    if g.board.adjacent(gun.where, target_area):
         return "near"
-    if g.board.is_hill(gun.area) and target_area in g.board.within_two(gun.area):
+    if g.board.is_hill(gun.where) and target_area in g.board.within_two(gun.where):
         return "far"
     return None
 
@@ -61,7 +62,7 @@ def check_fire_target(g: Game, a: Action) -> tuple[Unit, Unit, str]:
         raise RuleViolation("4.2.2", f"{gun.uid} deployed with a movement point this go and cannot fire")
     if g.rain:
         raise RuleViolation("Albuera option 5", "no artillery fire in a rain squall")
-    if g.board.is_close(gun.area):
+    if g.board.is_close(gun.where):
         raise RuleViolation("Albuera terrain 2-3", f"artillery in {gun.area} cannot fire")
     tgt = g.unit(a.target or "")
     if tgt.side == g.player or tgt.area is None:
@@ -84,12 +85,12 @@ def fire_retreats(g: Game, gun: Unit, tgt: Unit, rng: str) -> tuple[str, ...]:
     """Where a fired-on unit may retreat (4.2.1): an adjacent area free of enemies; from an approach only
     into its own area; after long-range fire not closer to the guns."""
     if tgt.approach is not None:
-        return (tgt.area,)
+        return (tgt.where,)
     out = []
-    for n in sorted(g.board.neighbours(tgt.area)):
+    for n in sorted(g.board.neighbours(tgt.where)):
         if g.holder(n) not in (None, tgt.side):
             continue
-        if rng == "far" and (n == gun.area or g.board.adjacent(n, gun.area)):
+        if rng == "far" and (n == gun.area or g.board.adjacent(n, gun.where)):
             continue
         if not could_move_into(g, tgt, n):
             continue                  # 4.2.1: only into an area the unit could normally move into
@@ -101,12 +102,13 @@ def could_move_into(g: Game, u: Unit, dest: str) -> bool:
     """4.2.1: a step ``u`` could make as an ordinary move from its area (its full allowance, 4.2.2; a
     river without a bridge takes all of it, Albuera terrain 6; a limbered gun, 4.2.1)."""
     mv = g.tables.movement
-    full = {INF: mv.infantry, CAV: mv.cavalry, ART: mv.artillery}[u.kind]
-    c = step_cost(g, replace(u, approach=None), u.area, dest)
+    by_arm: dict[str, int] = {INF: mv.infantry, CAV: mv.cavalry, ART: mv.artillery}
+    full = by_arm[u.kind]
+    c = step_cost(g, replace(u, approach=None), u.where, dest)
     return c is None or c <= full
 
 
-def fire(g: Game, a: Action):
+def fire(g: Game, a: Action) -> Steps[Game]:
     """4.2.1: the fire procedure (:func:`~.fire.artillery_fire`) at the target; its hits, retreat and
     elimination (morale as per combat, 5.3); a leader with the target takes a loss roll (7.1)."""
     gun, tgt, rng = check_fire_target(g, a)
@@ -118,7 +120,7 @@ def fire(g: Game, a: Action):
     setup = FireSetup(artilleryman=gunner is not None, arty=gun.arty, target_kind=tgt.kind, target_square=tgt.square,
                       target_on_approach=tgt.approach is not None,
                       target_deployed_artillery=tgt.kind == ART and tgt.deployed,
-                      target_in_town=g.board.terrain(tgt.area) == "town", long_range=rng == "far",
+                      target_in_town=g.board.terrain(tgt.where) == "town", long_range=rng == "far",
                       can_retreat=bool(dests), target_hits_left=1 if tgt.kind == ART else tgt.strength + 1)
     out = yield Sub(("fire", setup, g.tables.fingerprint, tgt.side), partial(artillery_fire, setup, g.tables, tgt.side,
                     f"{gun.uid} fires at {tgt.uid}"), rule="4.2.1", label=f"{gun.uid} fires at {tgt.uid}")
@@ -129,7 +131,7 @@ def fire(g: Game, a: Action):
             dests, rule="4.2.1", player=tgt.side, label=f"{tgt.uid} retreats to",
             context=("fire-retreat", tgt.uid, tgt.kind, dests)))
         if dest != tgt.area:
-            c = g.board.crossing(tgt.area, dest)
+            c = g.board.crossing(tgt.where, dest)
             if c.water == "river" and not c.crossing and tgt.kind != ART:
                 hit = hit.hit(1)                                     # Albuera terrain 6
         if not hit.eliminated:

@@ -16,6 +16,7 @@ from .fight import CombatContext, CombatResult
 from .leaders import leader_losses, split_leaders, step_away
 from .movement import check_group, check_step_back, move_cost, points_left
 from .state import Game
+from .steps import Steps
 from .units import Leader, Unit, other_side
 from .victory import sudden_check
 
@@ -25,7 +26,9 @@ __all__ = ["COMBAT_TRAITS", "combat_context", "apply_result", "run_combat", "che
 
 def check_attack(g: Game, a: Action) -> None:
     """5 and 4.2.2: the group's checks (:func:`~.movement.check_group`), then the target and the points."""
-    a, us = check_group(g, a)
+    group = check_group(g, a)
+    assert group is not None, "only a leader's own move has no group of units (7.1)"
+    a, us = group
     check_attack_target(g, a, us)
 
 
@@ -35,7 +38,7 @@ def check_attack_target(g: Game, a: Action, us: list[Unit]) -> None:
         raise RuleViolation("5", f"no target area {a.target!r} on the map")
     if g.holder(a.target) in (None, g.player):
         raise RuleViolation("5", f"area {a.target} holds no enemy unit")
-    origin = a.path[-1] if a.path else us[0].area
+    origin = a.path[-1] if a.path else us[0].where
     if not g.board.adjacent(origin, a.target):
         raise RuleViolation("5", f"area {origin} does not border {a.target}")
     check_step_back(a, us)
@@ -50,7 +53,7 @@ def check_attack_target(g: Game, a: Action, us: list[Unit]) -> None:
                                      f"{points_left(g, u)} left")
 
 
-def attack(g: Game, a: Action):
+def attack(g: Game, a: Action) -> Steps[Game]:
     """5: the attack, with the leaders named among its units joining it (7.1)."""
     names, leaders = split_leaders(g, a.units)
     return (yield from do_attack(g, replace(a, units=tuple(names)), tuple(leaders)))
@@ -60,7 +63,7 @@ COMBAT_TRAITS = frozenset({"inspiring", "demoralising", "foaming", "fearful"})
 
 
 def combat_context(g: Game, target: str, origin: str, attacker_side: str, charge: bool = False,
-                   joining: tuple = ()) -> CombatContext:
+                   joining: tuple[Leader, ...] = ()) -> CombatContext:
     """The fixed facts of a combat at ``target`` from ``origin`` in this position (5; 7.1.2 traits of the
     leaders joining the attack and of those with the defenders): what bots and the odds ask too."""
     holders = tuple(u.uid for u in g.units if u.area is not None and u.approach is not None
@@ -81,7 +84,7 @@ def apply_result(g: Game, res: CombatResult) -> Game:
 
 
 def run_combat(g: Game, target: str, origin: str, attackers: tuple[Unit, ...], side: str, charge: bool,
-                joining: tuple[Leader, ...] = ()):
+               joining: tuple[Leader, ...] = ()) -> Steps[tuple[Game, CombatResult]]:
     ctx = combat_context(g, target, origin, side, charge, joining)
     dfn = g.in_area(target)
     defending_leaders = g.leaders_in(target, other_side(side))
@@ -95,22 +98,23 @@ def run_combat(g: Game, target: str, origin: str, attackers: tuple[Unit, ...], s
     g = apply_result(g, res)
     if g.use_leaders:
         if res.taken:
-            g = g.with_leaders([replace(g.leader(ld.name), area=target) for ld in joining])
+            g = g.with_leaders([replace(now, area=target) for ld in joining if (now := g.leader(ld.name)) is not None])
         if res.stage == "rounds":
             g = yield from leader_losses(g, tuple(joining) + tuple(defending_leaders), "in the combat (7.1)")
         # a defending leader left alone with the enemy retreats with its side (7.1)
-        for ld in defending_leaders:
-            ld = g.leader(ld.name)
-            if ld.present and ld.area == target and g.holder(target) == side:
+        for was in defending_leaders:
+            ld = g.leader(was.name)
+            if ld is not None and ld.present and ld.area == target and g.holder(target) == side:
                 g = g.with_leaders([(yield from step_away(g, ld, "7.1"))])
     return g, res
 
 
-def do_attack(g: Game, a: Action, joining: tuple[Leader, ...] = ()):
+def do_attack(g: Game, a: Action, joining: tuple[Leader, ...] = ()) -> Steps[Game]:
     """5: the attackers move up to their origin and fight (leaders 7.1 joining); then 5.3 / 5.3.1 the
-    winner's fresh cavalry may charge on, again and again."""
+    winner's fresh cavalry may charge on, again and again. ``a`` passed :func:`check_attack`."""
+    assert a.target is not None, "an attack names its target area (check_attack_target)"
     us = [g.unit(uid) for uid in a.units]
-    origin = a.path[-1] if a.path else us[0].area
+    origin = a.path[-1] if a.path else us[0].where
     moved = [u.moved(origin, u.approach if not a.path else None,
                      u.square and not any(g.board.is_close(x) for x in (origin,) + tuple(a.path)))
              for u in us]
@@ -128,7 +132,7 @@ def do_attack(g: Game, a: Action, joining: tuple[Leader, ...] = ()):
         cav = tuple(u for u in cav if u.area == res.target and u.strength >= 1)
         if not cav:
             break
-        targets = []
+        targets: list[str] = []
         for n in sorted(g.board.neighbours(res.target)):
             c = g.board.crossing(res.target, n)
             if g.holder(n) not in (None, side) and not (c.water == "river" and not c.crossing):
@@ -153,7 +157,7 @@ def do_attack(g: Game, a: Action, joining: tuple[Leader, ...] = ()):
                 if ans == "charge":
                     group.append(u)
         # 7.1: leaders in the area may join the charge
-        riders = []
+        riders: list[Leader] = []
         for ld in (g.leaders_in(res.target, side) if g.use_leaders else ()):
             ans = yield Choose(("join", "stay"), rule="7.1", player=side, label=f"{ld.name}: join the charge on {pick}?",
                                context=("charge-leader", pick, ld.name))

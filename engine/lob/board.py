@@ -6,16 +6,18 @@ only, rule 1.1), water (river or stream), a crossing (bridge or ford) and the ro
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import Field
 
 from engine.core.areas import AreaGraph, Border
 from engine.core.data import Sourced, Strict, data_path, load_yaml, provenance_kind
 from engine.core.errors import DataError
+from engine.core.graph import Reach
 
 from .fingerprint import Fingerprinted
 
@@ -137,7 +139,7 @@ class Board:
     # areas ---------------------------------------------------------------------------------------
     @property
     def areas(self) -> list[str]:
-        return self.graph.areas
+        return cast(list[str], self.graph.areas)          # (the graph's nodes are this map's area ids)
 
     def __contains__(self, area: str) -> bool:
         return area in self._terrain
@@ -159,7 +161,14 @@ class Board:
         return self._terrain[area] == "hill"
 
     def neighbours(self, area: str) -> list[str]:
-        return self.graph.neighbours(area)
+        return cast(list[str], self.graph.neighbours(area))
+
+    def reachable(self, start: str, cost: Callable[[str, str], float | None], budget: float | None = None
+                  ) -> dict[str, Reach]:
+        """The areas reachable from ``start`` within ``budget`` at ``cost(area, next area)`` a step (None:
+        no step), each with its cheapest cost and path (the map's graph, its nodes this map's area ids)."""
+        step = cast(Callable[[Hashable, Hashable], float | None], cost)
+        return cast(dict[str, Reach], self.graph.reachable(start, step, budget))
 
     def adjacent(self, a: str, b: str) -> bool:
         return self.graph.adjacent(a, b)

@@ -6,18 +6,21 @@ inside a procedure. The rules come with each call: this module does not import t
 protocol imports it)."""
 from __future__ import annotations
 
-from collections import Counter
-from functools import partial
 import random
+from collections import Counter
+from collections.abc import Hashable
+from functools import partial
+from typing import Any
 
 from engine.core.errors import VedetteError
-from engine.core.game import RandomBot as CoreRandomBot
+from engine.core.game import GameRules, RandomBot as CoreRandomBot
 from engine.core.procedure import Choose, distribution
 from engine.core.sampling import PlayTree
 
 from .actions import PASSES, Action, Kind
 from .attack import combat_context
 from .combat import combat
+from .fight import combat_result
 from .handlers import keep_all, legal_actions
 from .policies import CombatPolicy
 from .state import Game
@@ -88,17 +91,17 @@ class GreedyBot:
     #: action from that shorter list as from the full one (the others are all worth 0 to it)
     needs_legal = False
 
-    def __init__(self, seed: int | None = None, combat_policy: CombatPolicy | None = None):
+    def __init__(self, seed: int | None = None, combat_policy: CombatPolicy | None = None) -> None:
         self.rng = random.Random(seed)
         self.policy = combat_policy or CombatPolicy("until:1", "until:1")
-        self._odds: dict = {}       # this bot's fights (a sampled fight draws its seed once per bot)
-        self._dist: dict = {}
-        self._board = None
-        self._rear: set = set()     # rear areas to guard, worked out at each Allied decision
-        self._weighed: set | None = None   # the attacks on this decision's shortlist (None: all)
+        self._odds: dict[Any, float] = {}   # this bot's fights (a sampled fight draws its seed once per bot)
+        self._dist: dict[str, dict[Hashable, int]] = {}     # area -> the areas' distances from it
+        self._board: str | None = None      # the map the distances are of (its fingerprint)
+        self._rear: set[str] = set()        # rear areas to guard, worked out at each Allied decision
+        self._weighed: set[Action] | None = None   # the attacks on this decision's shortlist (None: all)
 
     # --- decisions inside procedures ---------------------------------------------------------
-    def choose(self, req: Choose, state=None):
+    def choose(self, req: Choose, state: object = None) -> Hashable:
         ctx = req.context
         if isinstance(ctx, tuple) and ctx and ctx[0] == "charge":
             return self._charge(req)
@@ -107,7 +110,7 @@ class GreedyBot:
             return dests[0]
         return self.policy(req)
 
-    def _charge(self, req: Choose):
+    def _charge(self, req: Choose) -> Hashable:
         """5.3.1: charge the adjacent area where the charge is worth most, if that is above the margin;
         else stay ("none"). Needs the position the charge starts from (the request's context)."""
         if len(req.context) < 4 or not isinstance(req.context[3], Game):
@@ -115,9 +118,10 @@ class GreedyBot:
         _, origin, uids, g = req.context
         side = req.player or g.player
         us = tuple(g.unit(u) for u in uids)
-        best, best_w = "none", ATTACK_MARGIN
+        best: Hashable = "none"
+        best_w = ATTACK_MARGIN
         for target in req.options:
-            if target == "none":
+            if target == "none" or not isinstance(target, str):
                 continue
             w = self.fight_worth(g, us, origin, target, side, charge=True)
             if w > best_w:
@@ -144,7 +148,8 @@ class GreedyBot:
         foe = ctx.defender_side
         start = {u.uid: u.hits for u in us + dfn}
 
-        def balance(r) -> float:
+        def balance(o: Hashable) -> float:
+            r = combat_result(o)
             m = r.morale()
             hits = sum((u.hits - start[u.uid]) * (1 if u.side == foe else -1) for u in r.units)
             risk = COUNTER_CHARGE if not charge and r.winner_side() == foe and r.charge_units() else 0.0
@@ -166,7 +171,9 @@ class GreedyBot:
                     # the combat procedure enumerated exactly (as analyse does, but keeping the memo of
                     # sub-procedure results and the roll cache between fights and games: keys are values)
                     d = distribution(partial(combat, ctx, us, dfn), policy=self.policy, memo=memo)
-                    done = (float(d.expect(balance)), float(d.prob(lambda r: r.taken)))
+                    # (a float balance: core's Dist.expect is annotated for exact values; w * float works)
+                    done = (float(d.expect(balance)),  # type: ignore[arg-type]
+                            float(d.prob(lambda r: combat_result(r).taken)))
                     if len(_FIGHTS) > FIGHT_CACHE:
                         _FIGHTS.clear()
                     _FIGHTS[fkey] = done
@@ -196,13 +203,14 @@ class GreedyBot:
 
     def attack_value(self, g: Game, a: Action) -> float:
         """The worth of the attack ``a`` by the acting side (see :meth:`fight_worth`)."""
+        assert a.target is not None, "an attack names its target area"
         us = tuple(g.unit(u) for u in a.units)
-        origin = a.path[-1] if a.path else us[0].area
+        origin = a.path[-1] if a.path else us[0].where
         us = tuple(u.moved(origin, u.approach if not a.path else None, u.square) for u in us)
         return self.fight_worth(g, us, origin, a.target, g.player)
 
     # --- where the armies go ----------------------------------------------------------------------
-    def _distances(self, g: Game, area: str) -> dict:
+    def _distances(self, g: Game, area: str) -> dict[Hashable, int]:
         if self._board != g.board.fingerprint:      # distances are kept per map (by its content)
             self._board, self._dist = g.board.fingerprint, {}
         ds = self._dist.get(area)
@@ -218,7 +226,7 @@ class GreedyBot:
         ds = self._distances(g, area)
         return min(ds.get(x, 99) for x in goals)
 
-    def _threatened_rear(self, g: Game) -> set:
+    def _threatened_rear(self, g: Game) -> set[str]:
         """Empty rear areas (1, 2, 8) within four areas of fresh French infantry, counted over the map
         whatever stands between (in one go the French may attack their way through and then march on):
         the Allies guard them, since French infantry entering one wins at once (Albuera scenario play).
@@ -229,7 +237,7 @@ class GreedyBot:
         french = {u.area for u in g.live() if u.side == "French" and u.kind == INF and u.strength >= 1}
         return {w for w in wins if any(self._distances(g, w).get(a, 99) <= REAR_WATCH for a in french)}
 
-    def choose_action(self, rules, g: Game, acts: list | None) -> Action:
+    def choose_action(self, rules: GameRules[Any, Any], g: Game, acts: list[Action] | None) -> Action:
         """The best-valued legal action (the last one, ending the phase, when nothing is worth doing);
         ``acts=None``: it lists its own candidates and keeps those that pass ``rules.check``."""
         lazy = acts is None and g.phase not in (Phase.SETUP, Phase.ADMIN)
@@ -270,15 +278,15 @@ class GreedyBot:
                 best, best_v = a, v
         return best
 
-    def _shortlist(self, g: Game, acts: list) -> set:
+    def _shortlist(self, g: Game, acts: list[Action]) -> set[Action]:
         """The attacks whose odds are worked out: per target area, the SHORTLIST groups with the most
         strength (1.2) for the defenders' strength, in listed order on ties. An area next to a big
         stack offers dozens of groups of up to three units; the others are not weighed."""
-        by_target: dict = {}
+        by_target: dict[str, list[tuple[int, Action]]] = {}
         for i, a in enumerate(acts):
-            if a.kind == Kind.ATTACK and len(a.units) <= 3 and not a.path:
+            if a.kind == Kind.ATTACK and len(a.units) <= 3 and not a.path and a.target is not None:
                 by_target.setdefault(a.target, []).append((i, a))
-        keep = set()
+        keep: set[Action] = set()
         for target, cands in by_target.items():
             dfn = 1 + sum(max(0, u.strength) for u in g.in_area(target) if u.is_combat)
             ranked = sorted(cands, key=lambda t: (-sum(g.unit(u).strength for u in t[1].units) / dfn, t[0]))
@@ -288,6 +296,7 @@ class GreedyBot:
     def value(self, g: Game, a: Action) -> float:
         t = a.kind
         if t == Kind.FIRE:
+            assert a.target is not None, "a fire names the unit it fires at"
             tgt = g.unit(a.target)
             return 3.0 + (tgt.rating - tgt.strength) * 0.1 + (0.5 if tgt.kind == ART else 0)
         if t == Kind.ATTACK:
@@ -300,6 +309,7 @@ class GreedyBot:
             return 0.8 + 0.3 * u.hits
         rear = self._rear
         if t == Kind.ACTIVATE:
+            assert a.area is not None, "an activation names its area"
             us = [u for u in g.in_area(a.area) if u.side == g.player]
             enemy_near = any(g.holder(n) not in (None, g.player) for n in g.board.neighbours(a.area))
             fresh = sum(1 for u in us if u.strength >= 1)
@@ -309,10 +319,9 @@ class GreedyBot:
             if rear and fresh and any(self._distances(g, a.area).get(w, 99) <= 3 for w in rear):
                 base += 1.0            # units here can block the way to the rear
             return base + self.rng.random() * 0.2
-        if t == Kind.MOVE and g.leader(a.units[0]) is not None:
+        if t == Kind.MOVE and (ld := g.leader(a.units[0])) is not None:
             # a leader goes where units it may command are, when it has none where it stands
-            ld = g.leader(a.units[0])
-            here = [u for u in g.in_area(ld.area) if ld.can_command(u)]
+            here = [u for u in g.in_area(ld.where) if ld.can_command(u)]
             there = [u for u in g.in_area(a.path[-1]) if ld.can_command(u)]
             return 1.2 + 0.1 * len(there) if not here and there else 0.0
         if t == Kind.MOVE:
@@ -328,7 +337,7 @@ class GreedyBot:
                 if dest in rear and u.area not in ("Albuera", "28") and u.is_combat:
                     return 1.4
                 return 0.0
-            gain = self._goal_distance(g, u.area) - self._goal_distance(g, dest)
+            gain = self._goal_distance(g, u.where) - self._goal_distance(g, dest)
             return 0.5 + 0.3 * gain if gain > 0 else 0.0
         return 0.0
 

@@ -7,8 +7,10 @@ record (it is created with ``--options``/``--seed``, and kept only if the action
 with no record (the set-up)."""
 from __future__ import annotations
 
+import argparse
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from engine.core.dist import prob_json
 from engine.core.errors import RuleViolation, VedetteError
@@ -17,28 +19,37 @@ from engine.core.procedure import jsonable
 __all__ = ["register"]
 
 
-def _frac(x) -> dict:
+if TYPE_CHECKING:
+    from .board import Board
+    from .fight import CombatContext
+    from .policies import CombatPolicy
+    from .protocol import LobRules
+    from .tables import Tables
+    from .units import Unit
+
+def _frac(x: Fraction | int) -> dict[str, Any]:
     x = Fraction(x)
     return {"fraction": f"{x.numerator}/{x.denominator}", "float": float(x)}
 
 
-def _tables(args):
+def _tables(args: argparse.Namespace) -> Tables:
     from .tables import load_tables
     return load_tables(getattr(args, "tables", None))
 
 
-def _board(args):
+def _board(args: argparse.Namespace) -> Board:
     from .board import load_board
     return load_board(getattr(args, "map", None))
 
 
-def _policy(args):
+def _policy(args: argparse.Namespace) -> CombatPolicy:
     from .policies import CombatPolicy
     both = args.policy or "stay"
     return CombatPolicy(args.attacker_policy or both, args.defender_policy or both)
 
 
-def resolve_combat(spec: str, board, tables, record: str | None = None):
+def resolve_combat(spec: str, board: Board, tables: Tables, record: str | None = None
+                   ) -> tuple[CombatContext, tuple[Unit, ...], tuple[Unit, ...]]:
     """COMBAT: a YAML/JSON combat file, or ``albuera:FROM>TO[:UNIT,UNIT]`` on the set-up (or a record's end)."""
     from .analysis import load_combat
     from .attack import combat_context
@@ -80,7 +91,7 @@ def resolve_combat(spec: str, board, tables, record: str | None = None):
     return load_combat(spec, board, tables)
 
 
-def cmd_combat(args):
+def cmd_combat(args: argparse.Namespace) -> dict[str, Any]:
     from .analysis import analyse, combat_tree
     tables, board = _tables(args), _board(args)
     ctx, att, dfn = resolve_combat(args.combat, board, tables, args.record)
@@ -115,7 +126,7 @@ def cmd_fire(args):
     }
 
 
-def cmd_schedule(args):
+def cmd_schedule(args: argparse.Namespace) -> dict[str, Any]:
     from .command import cp_schedule
     if not 1 <= args.turns <= 200:
         raise VedetteError(f"--turns {args.turns}: give 1 to 200 turns (Albuera has 25, rule 2)")
@@ -134,12 +145,12 @@ def cmd_schedule(args):
 # ------------------------------------------------------------------------------------------------
 # Game verbs: core's new|legal|act|undo|replay|play (engine.core.game_cli), with the older LoB spellings
 # ------------------------------------------------------------------------------------------------
-def _rules():
+def _rules() -> LobRules:
     from .protocol import LobRules
     return LobRules()
 
 
-def _bid_option(args) -> None:
+def _bid_option(args: argparse.Namespace) -> None:
     """``--bid SIDE=N`` (scenario option 1) is the option ``bid:SIDE=N`` of ``--options``."""
     bid = getattr(args, "bid", None)
     if bid:
@@ -148,7 +159,7 @@ def _bid_option(args) -> None:
         args.options = ",".join(o for o in ((args.options or "").split(",") + [f"bid:{bid}"]) if o)
 
 
-def _old_state(out: dict) -> dict:
+def _old_state(out: dict[str, Any]) -> dict[str, Any]:
     """The position as the older verbs printed it under ``state``."""
     keys = ("turn", "player", "phase", "cp", "morale", "winner", "reason", "areas")
     return {k: out.get(k) for k in keys}
@@ -233,7 +244,12 @@ def register_lob_game_verbs(verbs) -> None:
     p = verbs.choices["new"]
     p.add_argument("--bid", help=bid_help)
     core_new = p.get_default("handler")
-    p.set_defaults(handler=lambda a: (_bid_option(a), core_new(a))[1])
+
+    def new(a: argparse.Namespace) -> Any:
+        _bid_option(a)
+        return core_new(a)
+
+    p.set_defaults(handler=new)
     p = verbs.choices["legal"]
     p.set_defaults(handler=_legal(p.get_default("handler")))
     p = verbs.choices["act"]
@@ -247,7 +263,7 @@ def register_lob_game_verbs(verbs) -> None:
     p.set_defaults(handler=_replay(p.get_default("handler")))
 
 
-def cmd_map(args):
+def cmd_map(args: argparse.Namespace) -> dict[str, Any]:
     return _board(args).to_json()
 
 
@@ -257,7 +273,7 @@ def register(subparsers) -> None:
                                           "command points, play and replay. JSON out.")
     verbs = p.add_subparsers(dest="verb", metavar="VERB")
 
-    def common(q):
+    def common(q: argparse.ArgumentParser) -> None:
         q.add_argument("--tables", help="a tables YAML file replacing data/lob/tables.yaml")
         q.add_argument("--map", help="a map YAML file replacing data/lob/albuera/map.yaml")
 

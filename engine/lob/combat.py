@@ -17,6 +17,7 @@ from .fight import ATTACKER, DEFENDER, CombatContext, CombatResult, Decision, Fi
 from .fire import FireSetup, artillery_fire
 from .retreats import attacker_retreat, choose_lead, defender_retreat, finish_defender_gone, pull_back
 from .rounds import rounds
+from .steps import Steps
 from .units import ART, CAV, INF, Unit
 
 __all__ = ["check_combat", "combat"]
@@ -50,7 +51,7 @@ def check_combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tup
         raise RuleViolation("5", "a unit is listed twice in the combat")
 
 
-def combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tuple[Unit, ...]):
+def combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tuple[Unit, ...]) -> Steps[CombatResult]:
     """Rule 5 from the declaration to the morale: returns a :class:`CombatResult`."""
     check_combat(ctx, attackers, defenders)
     if set(ctx.approach_holders) - {u.uid for u in attackers + defenders}:

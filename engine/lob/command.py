@@ -7,7 +7,9 @@ or recorded die is the face they saw. An activation (4.2) spends a command point
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 from functools import partial
+from typing import Any
 
 from engine.core.dist import Dist
 from engine.core.errors import RuleViolation
@@ -15,7 +17,8 @@ from engine.core.procedure import Log, Roll, distribution
 
 from .actions import Action
 from .state import Game
-from .tables import Tables, default_tables
+from .steps import Steps
+from .tables import CommandStep, Tables, default_tables
 from .units import CAV, Leader, Unit
 
 __all__ = ["d3_of", "command_points", "cp_step", "cp_schedule", "rain_squall", "own_unit", "need_active", "activatable",
@@ -27,31 +30,33 @@ def d3_of(d6: int) -> int:
     return (d6 + 1) // 2
 
 
-def cp_step(side: str, turn: int, tables: Tables | None = None):
+def cp_step(side: str, turn: int, tables: Tables | None = None) -> CommandStep:
     tables = tables or default_tables()
     steps = {"French": tables.command.French, "Allied": tables.command.Allied}[side]
     return [s for s in steps if s.from_turn <= turn][-1]
 
 
-def command_points(side: str, turn: int, tables: Tables | None = None):
+def command_points(side: str, turn: int, tables: Tables | None = None) -> Steps[int]:
     """Rule 3 with the scenario's schedule: fixed on some turns, D3 (+k) on others."""
     step = cp_step(side, turn, tables)
     if step.fixed is not None:
         yield Log("Albuera scenario play", f"{side} turn {turn}: {step.fixed} command points (fixed)")
         return step.fixed
-    roll = yield Roll("d6", rule="3", label=f"{side} command points (D3{step.d3_plus:+d})")
-    cp = d3_of(roll) + step.d3_plus
+    plus = step.d3_plus
+    assert plus is not None, "a step of the schedule gives fixed points or D3 plus a number"
+    roll = yield Roll("d6", rule="3", label=f"{side} command points (D3{plus:+d})")
+    cp = d3_of(roll) + plus
     yield Log("1", f"d6 {roll} gives D3 {d3_of(roll)}, {cp} command points", {"roll": roll, "cp": cp})
     return cp
 
 
-def cp_schedule(turns: int = 25, tables: Tables | None = None) -> dict:
+def cp_schedule(turns: int = 25, tables: Tables | None = None) -> dict[str, Any]:
     """Per side and turn, the exact distribution of command points; plus the expected total."""
     tables = tables or default_tables()
-    out = {}
+    out: dict[str, Any] = {}
     for side in ("French", "Allied"):
         rows = []
-        total = 0
+        total: Fraction | int = 0
         for t in range(1, turns + 1):
             d: Dist = distribution(partial(command_points, side, t, tables))
             total += d.expect()
@@ -61,7 +66,7 @@ def cp_schedule(turns: int = 25, tables: Tables | None = None) -> dict:
     return out
 
 
-def rain_squall(side: str, tables: Tables | None = None):
+def rain_squall(side: str, tables: Tables | None = None) -> Steps[bool]:
     """Scenario option 5: a d6 at the start of a player's go; the table's number makes it a squall."""
     tables = tables or default_tables()
     roll = yield Roll("d6", rule="Albuera option 5", label=f"{side}: rain squall roll")
@@ -115,7 +120,8 @@ def activation(g: Game, area: str, leader_name: str | None) -> tuple[tuple[Unit,
     if ld is None or ld.side != g.player or not ld.present:
         raise RuleViolation("7.1", f"{leader_name!r} is not a {g.player} leader on the map")
     if ld.area != area:
-        fine = "fine-rider" in ld.attributes and g.board.adjacent(ld.area, area) and not g.board.is_close(area)
+        fine = ("fine-rider" in ld.attributes and ld.area is not None and g.board.adjacent(ld.area, area)
+                and not g.board.is_close(area))
         if not fine:
             raise RuleViolation("7.1", f"{ld.name} is in {ld.area}: command points are spent in the leader's area"
                                        " (7.1.2 fine riders: also an adjacent open area)")
@@ -136,9 +142,10 @@ def check_activate(g: Game, a: Action) -> None:
                                    f"{', nor units the leader may not command' if leader else ''})")
 
 
-def activate(g: Game, a: Action):
+def activate(g: Game, a: Action) -> Steps[Game]:
     """4.2: spend the point(s) and wake the area's units (7.1.2 marcher / disorganised leaders change
-    their pace for the turn)."""
+    their pace for the turn). ``a`` passed :func:`check_activate`."""
+    assert a.area is not None, "an activation names its area (check_activate)"
     us, ld, cost = activation(g, a.area, a.units[0] if a.units else None)
     woken = {u.uid for u in us} | ({ld.name} if ld is not None and ld.area == a.area else set())
     g = replace(g, cp=g.cp - cost, activated=g.activated | woken)

@@ -7,13 +7,15 @@ whole combat return. Every value hashes by a key of what can matter, so exact en
 """
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 from .tables import Tables, default_tables
 from .units import CAV, Unit
 
-__all__ = ["Retreat", "CombatContext", "Fight", "End", "CombatResult", "Decision", "AfterRoll", "NextRound",
-           "ATTACKER", "DEFENDER", "replace_unit", "drop_unit", "by_id"]
+__all__ = ["Retreat", "CombatContext", "Fight", "End", "CombatResult", "combat_result", "Decision", "AfterRoll",
+           "NextRound", "ATTACKER", "DEFENDER", "replace_unit", "drop_unit", "by_id"]
 
 ATTACKER, DEFENDER = "attacker", "defender"
 
@@ -57,23 +59,23 @@ class CombatContext:
     dfn_traits: frozenset = frozenset() # ... and with the defenders
     tables: Tables = field(default_factory=default_tables, compare=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.origin_retreat is None:
             object.__setattr__(self, "origin_retreat", Retreat(self.origin, self.origin_close, self.water,
                                                                self.crossing))
         self._derive_key()
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         # a string hashes differently in another process (a Dask worker, a page's child process): the
         # key's hash is made again there, never carried over
         return {k: v for k, v in self.__dict__.items() if k not in ("_key", "_hash")}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             object.__setattr__(self, k, v)
         self._derive_key()
 
-    def _derive_key(self):
+    def _derive_key(self) -> None:
         key = (self.target, self.origin, self.attacker_side, self.target_close, self.target_town,
                self.target_open, self.origin_close, self.origin_terrain, self.approach, self.water, self.crossing,
                self.defender_retreats, self.cavalry_retreats, self.origin_retreat, self.approach_holders, self.charge,
@@ -82,6 +84,8 @@ class CombatContext:
         object.__setattr__(self, "_key", key)
         object.__setattr__(self, "_hash", hash(key))
 
+    # (``_key`` and ``_hash`` are set by _derive_key, not fields: these three stay unannotated, so that the
+    # type checker does not ask for fields the dataclass must not have)
     def __hash__(self):
         return self._hash
 
@@ -104,19 +108,19 @@ class Fight:
     first: bool = True
     entered: frozenset = frozenset()   # (role, area): where a side's units retreated during this fight
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         # equal fights have equal keys (the key reads some of the fields): the same contract as the
         # generated hash, without hashing every field of every unit (results are hashed at each lookup)
         return hash(self.key())
 
-    def key(self):
+    def key(self) -> tuple[Any, ...]:
         k = self.__dict__.get("_k")
         if k is None:
             k = self._make_key()
             object.__setattr__(self, "_k", k)
         return k
 
-    def _make_key(self):
+    def _make_key(self) -> tuple[Any, ...]:
         # every unit field that can matter (the same ids may name other units in another combat)
         return (tuple((u.uid, u.side, u.kind, u.cav, u.rating, u.hits, u.approach, u.square) for u in self.att),
                 tuple((u.uid, u.side, u.kind, u.cav, u.rating, u.hits, u.approach, u.square, u.deployed, u.arty)
@@ -130,11 +134,11 @@ class Fight:
         pool = ctx.defender_retreats if role == DEFENDER else ctx.cavalry_retreats
         return tuple(r for r in pool if r.area not in blocked)
 
-    def after_retreat(self, role: str, moved) -> "Fight":
+    def after_retreat(self, role: str, moved: Iterable[Unit]) -> "Fight":
         new = {(role, u.area) for u in moved if u.area is not None}
         return replace(self, entered=self.entered | new) if new - self.entered else self
 
-    def unit(self, uid: str) -> Unit:
+    def unit(self, uid: str | None) -> Unit:
         for u in self.att + self.dfn:
             if u.uid == uid:
                 return u
@@ -162,7 +166,7 @@ class Decision:
     fight: Fight | None = None
     extra: tuple = ()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.role, self.kind, self.ctx, self.fight.key() if self.fight else None, self.extra))
 
 
@@ -173,7 +177,7 @@ class End:
     units: tuple[Unit, ...]
     winner: str
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         # equal ends have equal ids, hits and winner: the generated hash's contract, at a fraction of its
         # cost (a result of the rounds is hashed at every memo and tree lookup)
         return hash((self.winner, tuple([(u.uid, u.hits) for u in self.units])))
@@ -228,6 +232,11 @@ class CombatResult:
                 "morale": self.morale(), "units": [u.to_json() for u in self.units]}
 
 
+def combat_result(o: Hashable) -> CombatResult:
+    """An outcome of a combat's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(CombatResult, o)
+
+
 @dataclass(frozen=True)
 class AfterRoll:
     """The state after one combat roll and its hits (the input of the decisions of 5.2.2-5.2.4)."""
@@ -239,10 +248,10 @@ class AfterRoll:
     dfn_total: int = 0
     first_round: bool = False
 
-    def key(self):
+    def key(self) -> tuple[Any, ...]:
         return (self.fight.key(), self.gone, self.winner, self.first_round)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.key())      # equal states have equal keys (see Fight.__hash__)
 
 
@@ -257,7 +266,7 @@ class NextRound:
     fight: Fight
     gone: tuple[Unit, ...]
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.fight.key(), self.gone))     # equal states have equal keys (see Fight.__hash__)
 
 
@@ -272,5 +281,5 @@ def drop_unit(units: tuple[Unit, ...], uid: str) -> tuple[Unit, ...]:
     return tuple(u for u in units if u.uid != uid)
 
 
-def by_id(units) -> tuple[Unit, ...]:
+def by_id(units: Iterable[Unit]) -> tuple[Unit, ...]:
     return tuple(sorted(units, key=lambda u: u.uid))

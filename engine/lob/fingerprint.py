@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Self
 
 from pydantic import BaseModel, PrivateAttr
 
@@ -31,7 +32,7 @@ class Fingerprinted(BaseModel):
     def model_post_init(self, context: Any, /) -> None:
         self._fingerprint = digest(self.model_dump(mode="json"))
 
-    def model_copy(self, *, update=None, deep: bool = False):
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         out = super().model_copy(update=update, deep=deep)
         if update:
             out._fingerprint = digest(out.model_dump(mode="json"))   # a changed copy is another value

@@ -6,12 +6,14 @@ between taking the second hit and retreating where the effect allows it.
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import partial
 
 from engine.core.dist import Dist
-from engine.core.procedure import Choose, Log, Roll, distribution
+from engine.core.procedure import Choose, Log, Policy, Roll, distribution
 
+from .steps import Steps
 from .tables import Tables, default_tables
 from .units import ART, INF
 
@@ -79,7 +81,8 @@ class FireOutcome:
         return {"hits": self.hits, "retreated": self.retreated}
 
 
-def artillery_fire(s: FireSetup, tables: Tables | None = None, player: str = "target", label: str = ""):
+def artillery_fire(s: FireSetup, tables: Tables | None = None, player: str = "target", label: str = ""
+                   ) -> Steps[FireOutcome]:
     """The fire procedure: d6 + modifiers, then the target's choice of an extra hit or a retreat."""
     tables = tables or default_tables()
     roll = yield Roll("d6", rule="4.2.1", label=label or "artillery fire")
@@ -98,12 +101,12 @@ def artillery_fire(s: FireSetup, tables: Tables | None = None, player: str = "ta
     return FireOutcome(min(certain + extra, s.target_hits_left), False)
 
 
-def prefer_retreat(req: Choose):
+def prefer_retreat(req: Choose) -> Hashable:
     """Policy: a fired-on unit retreats whenever it may."""
     return "retreat" if "retreat" in req.options else req.options[0]
 
 
-def prefer_hit(req: Choose):
+def prefer_hit(req: Choose) -> Hashable:
     """Policy: a fired-on unit stands and takes the hit unless that would eliminate it."""
     if req.context and req.context[0] == "fire-effect":
         _, certain, extra, left = req.context
@@ -112,6 +115,6 @@ def prefer_hit(req: Choose):
     return "hit" if "hit" in req.options else req.options[0]
 
 
-def fire_odds(s: FireSetup, tables: Tables | None = None, policy=prefer_hit) -> Dist:
+def fire_odds(s: FireSetup, tables: Tables | None = None, policy: Policy = prefer_hit) -> Dist:
     """Exact distribution of :class:`FireOutcome` (the enumerate driver over :func:`artillery_fire`)."""
     return distribution(partial(artillery_fire, s, tables), policy=policy)

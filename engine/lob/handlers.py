@@ -5,13 +5,14 @@ pass :func:`check`, so legality has one source).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.core.errors import RuleViolation
 
 from .actions import RULE_OF, Action, Kind
 from .state import Game
+from .steps import Steps
 from .units import ART, INF, Phase, Unit
 from . import artillery as AR
 from . import attack as AT
@@ -35,7 +36,7 @@ class Handler:
     phases: frozenset[str]
     check: Callable[[Game, Action], None]
     do: Callable[[Game, Action], Game] | None = None
-    procedure: Callable[[Game, Action], Generator] | None = None
+    procedure: Callable[[Game, Action], Steps[Game]] | None = None
 
     @property
     def rule(self) -> str:
@@ -90,7 +91,7 @@ def check(g: Game, a: Action) -> None:
     h.check(g, a)
 
 
-def perform(g: Game, a: Action):
+def perform(g: Game, a: Action) -> Steps[Game]:
     """The procedure of one action; returns the next :class:`Game` (after the leaders left alone, 7.1, and
     the scenario's sudden victory)."""
     check(g, a)
@@ -98,6 +99,7 @@ def perform(g: Game, a: Action):
     if h.procedure is not None:
         g = yield from h.procedure(g, a)
     else:
+        assert h.do is not None, "a handler has its change or its procedure"
         g = h.do(g, a)
     if g.use_leaders and not g.over:
         g = yield from L.lone_leaders(g)
@@ -142,7 +144,7 @@ def legal_actions(g: Game, limit_moves: bool = False, keep: Callable[[Game, Acti
         return out
     if g.phase == "admin":
         for u in mine:
-            if u.kind == ART and not g.board.is_close(u.area) and u.uid not in g.toggled:
+            if u.kind == ART and not g.board.is_close(u.where) and u.uid not in g.toggled:
                 out.append(Action(Kind.TOGGLE, side=side, units=(u.uid,)))
         out.append(Action(Kind.END_ADMIN, side=side))
         return out
@@ -153,28 +155,29 @@ def legal_actions(g: Game, limit_moves: bool = False, keep: Callable[[Game, Acti
                 if not g.use_leaders or keep(g, act):
                     out.append(act)
         if not g.use_leaders:
-            for area in sorted({u.area for u in mine}):
+            for area in sorted({u.where for u in mine}):
                 if C.activatable(g, area):
                     out.append(Action(Kind.ACTIVATE, side=side, area=area))
         else:
             for ld in g.leaders:
                 if ld.side == g.player and ld.present:
-                    areas = [ld.area] + (sorted(g.board.neighbours(ld.area)) if "fine-rider" in ld.attributes else [])
+                    here = ld.where
+                    areas = [here] + (sorted(g.board.neighbours(here)) if "fine-rider" in ld.attributes else [])
                     for area in areas:
                         act = Action(Kind.ACTIVATE, side=side, area=area, units=(ld.name,))
                         if keep(g, act):
                             out.append(act)
             if "light-cavalry" in g.setup.options:
-                for area in sorted({u.area for u in mine}):
+                for area in sorted({u.where for u in mine}):
                     act = Action(Kind.ACTIVATE, side=side, area=area)
                     if keep(g, act):
                         out.append(act)
     for ld in g.leaders:
         if ld.side == g.player and ld.present and ld.name in g.activated and ld.name not in g.acted:
             enemy = {a for a, s2 in g.occupied().items() if s2 != g.player}
-            reach = g.board.graph.reachable(
-                ld.area, lambda x, y: None if y in enemy else L.leader_step_cost(g, ld, x, y), ld.movement)
-            for dest, r in sorted(reach.items()):
+            goes = g.board.reachable(
+                ld.where, lambda x, y: None if y in enemy else L.leader_step_cost(g, ld, x, y), ld.movement)
+            for dest, r in sorted(goes.items()):
                 if dest != ld.area:
                     act = Action(Kind.MOVE, side=side, units=(ld.name,), path=tuple(r.path[1:]))
                     if keep(g, act):
@@ -182,7 +185,7 @@ def legal_actions(g: Game, limit_moves: bool = False, keep: Callable[[Game, Acti
     ready = [u for u in mine if u.uid in g.activated and u.uid not in g.acted]
     by_area: dict[str, list[Unit]] = {}
     for u in ready:
-        by_area.setdefault(u.area, []).append(u)
+        by_area.setdefault(u.where, []).append(u)
     for area, us in sorted(by_area.items()):
         # attacks: the whole eligible group, and each unit alone, into each adjacent enemy area
         for target in sorted(g.board.neighbours(area)):
@@ -227,15 +230,15 @@ def legal_actions(g: Game, limit_moves: bool = False, keep: Callable[[Game, Acti
                                 out.append(act)
             if u.kind == INF and u.approach is not None and u.strength >= 1:
                 # 4.2.2 NB: back off the approach into its own area, then attack another neighbour
-                for target in sorted(g.board.neighbours(u.area)):
+                for target in sorted(g.board.neighbours(u.where)):
                     if target != u.approach and g.holder(target) not in (None, g.player):
                         act = Action(Kind.ATTACK, side=side, units=(u.uid,), path=(u.area,), target=target)
                         if keep(g, act):
                             out.append(act)
             if u.kind == INF:
-                for facing in sorted(g.board.neighbours(u.area)):
+                for facing in sorted(g.board.neighbours(u.where)):
                     act = Action(Kind.MOVE, side=side, units=(u.uid,), end=f"approach:{facing}")
-                    if u.approach != facing and g.board.has_approach(u.area, facing) and keep(g, act):
+                    if u.approach != facing and g.board.has_approach(u.where, facing) and keep(g, act):
                         out.append(act)
                 for end in ("square", "line", "area"):
                     act = Action(Kind.MOVE, side=side, units=(u.uid,), end=end)

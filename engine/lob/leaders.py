@@ -4,12 +4,14 @@ wounded leaders stepping back).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log, Roll, Sub
 
+from .steps import Steps
 from .actions import Action
 from .state import Game
 from .units import Leader, LeaderStatus
@@ -20,7 +22,7 @@ __all__ = ["loss_roll", "LOSS_OUTCOMES", "step_away", "apply_loss", "split_leade
 LOSS_OUTCOMES = ("unhurt", "killed", "wounded", "slight")
 
 
-def loss_roll(leader: Leader):
+def loss_roll(leader: Leader) -> Steps[str]:
     """7.1.1: a d6; on a 1 (1-2 if foolhardy, 7.1.2) a second d6 decides: 1 killed, 2 badly wounded,
     3 slightly wounded (moves one area away), 4-6 unhurt."""
     first = yield Roll("d6", rule="7.1.1", label=f"{leader.name}: leader loss roll")
@@ -31,15 +33,17 @@ def loss_roll(leader: Leader):
     return {1: "killed", 2: "wounded", 3: "slight"}.get(second, "unhurt")
 
 
-def step_away(g: Game, leader: Leader, rule: str, anywhere: bool = False):
-    """Move ``leader`` to a free area (adjacent; with ``anywhere`` the nearest free ones), else capture it.
-    Returns the new leader value. 'Free' means no enemy units."""
+def step_away(g: Game, leader: Leader, rule: str, anywhere: bool = False) -> Steps[Leader]:
+    """Move ``leader`` (on the map) to a free area (adjacent; with ``anywhere`` the nearest free ones), else
+    capture it. Returns the new leader value. 'Free' means no enemy units."""
     board = g.board
+    here = leader.area
+    assert here is not None, "a leader who steps away stands on the map"
     enemy = {a for a, s in g.occupied().items() if s != leader.side}
-    options = [n for n in sorted(board.neighbours(leader.area)) if n not in enemy]
+    options = [n for n in sorted(board.neighbours(here)) if n not in enemy]
     if not options and anywhere:
-        dist = board.graph.distances(leader.area)
-        free = [a for a in board.areas if a not in enemy and a != leader.area]
+        dist = board.graph.distances(here)
+        free = [a for a in board.areas if a not in enemy and a != here]
         if free:
             best = min(dist.get(a, 10 ** 6) for a in free)
             options = sorted(a for a in free if dist.get(a, 10 ** 6) == best)
@@ -52,7 +56,7 @@ def step_away(g: Game, leader: Leader, rule: str, anywhere: bool = False):
     return replace(leader, area=dest)
 
 
-def apply_loss(g: Game, leader: Leader, outcome: str):
+def apply_loss(g: Game, leader: Leader, outcome: str) -> Steps[Leader]:
     """The result of a loss roll on the leader (a procedure: a slight wound asks where it goes)."""
     if outcome in ("killed", "wounded"):
         yield Log("7.1.1", f"{leader.name} is {'killed' if outcome == 'killed' else 'badly wounded'}")
@@ -66,9 +70,10 @@ def apply_loss(g: Game, leader: Leader, outcome: str):
 # ------------------------------------------------------------------------------------------------
 # A leader's own move (7.1)
 # ------------------------------------------------------------------------------------------------
-def split_leaders(g: Game, names) -> tuple[list[str], list[Leader]]:
+def split_leaders(g: Game, names: Iterable[str]) -> tuple[list[str], list[Leader]]:
     """The names of an action split into unit ids and the side to act's leaders on the map (7.1)."""
-    units, leaders = [], []
+    units: list[str] = []
+    leaders: list[Leader] = []
     for n in names:
         ld = g.leader(n) if g.use_leaders else None
         if ld is not None:
@@ -80,9 +85,10 @@ def split_leaders(g: Game, names) -> tuple[list[str], list[Leader]]:
     return units, leaders
 
 
-def leader_path_cost(g: Game, ld: Leader, path) -> int:
-    """7.1: a leader moves 4 and always pays the lowest terrain price (that of infantry)."""
+def leader_path_cost(g: Game, ld: Leader, path: Sequence[str]) -> int:
+    """7.1: a leader (on the map) moves 4 and always pays the lowest terrain price (that of infantry)."""
     here, total = ld.area, 0
+    assert here is not None, "a leader who moves stands on the map (split_leaders)"
     for i, nxt in enumerate(path):
         if not g.board.adjacent(here, nxt):
             raise RuleViolation("4.2.2", f"{here} and {nxt} do not border each other")
@@ -124,11 +130,11 @@ def move_leader(g: Game, ld: Leader, a: Action) -> Game:
     return replace(g.with_leaders([replace(ld, area=a.path[-1])]), acted=g.acted | {ld.name})
 
 
-def lone_leaders(g: Game):
+def lone_leaders(g: Game) -> Steps[Game]:
     """7.1: a leader left alone where enemy units now stand takes a loss roll, then goes to a free area
     (captured when there is none)."""
     for ld in g.leaders:
-        if not ld.present:
+        if not ld.present or ld.area is None:
             continue
         here = {u.side for u in g.in_area(ld.area)}
         if here and ld.side not in here:
@@ -140,11 +146,11 @@ def lone_leaders(g: Game):
     return g
 
 
-def leader_losses(g: Game, leaders, why: str):
-    """7.1.1 for each leader given (combat past pre-combat, a hit from artillery fire)."""
-    for ld in leaders:
-        ld = g.leader(ld.name)
-        if not ld.present:
+def leader_losses(g: Game, leaders: Iterable[Leader], why: str) -> Steps[Game]:
+    """7.1.1 for each leader given (combat past pre-combat, a hit from artillery fire), as he is in ``g``."""
+    for was in leaders:
+        ld = g.leader(was.name)
+        if ld is None or not ld.present:
             continue
         outcome = yield Sub(("loss", ld), partial(loss_roll, ld), rule="7.1.1", label=f"{ld.name}: {why}")
         g = g.with_leaders([(yield from apply_loss(g, ld, outcome))])

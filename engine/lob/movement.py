@@ -22,7 +22,8 @@ __all__ = ["allowance", "points_left", "step_cost", "move_cost", "approach_taken
 
 def allowance(g: Game, u: Unit) -> int:
     mv = g.tables.movement
-    base = {INF: mv.infantry, CAV: mv.cavalry, ART: mv.artillery}[u.kind]
+    by_arm: dict[str, int] = {INF: mv.infantry, CAV: mv.cavalry, ART: mv.artillery}
+    base = by_arm[u.kind]
     if g.rain and u.kind in (INF, ART):
         base = min(base, g.tables.optional.rain_infantry_artillery_movement)   # option 5
     return max(0, base + sum(d for uid, d in g.pace if uid == u.uid))          # 7.1.2 marcher / disorganised
@@ -56,7 +57,7 @@ def move_cost(g: Game, u: Unit, path: tuple[str, ...], end: str = "area", attack
 
     Raises RuleViolation for an impossible route."""
     mv = g.tables.movement
-    here = u.area
+    here: str | None = u.area
     total = 0
     steps = list(path) + ([attack] if attack else [])
     on_approach = u.approach is not None
@@ -71,7 +72,7 @@ def move_cost(g: Game, u: Unit, path: tuple[str, ...], end: str = "area", attack
         total += mv.approach_step                                # off the approach into its own area
     square = u.square
     for i, nxt in enumerate(steps):
-        if not g.board.adjacent(here, nxt):
+        if here is None or not g.board.adjacent(here, nxt):
             raise RuleViolation("4.2.2", f"{here} and {nxt} do not border each other")
         c = step_cost(g, u if u.square == square else replace(u, square=square), here, nxt)   # 4.2.2: +1 only in square
         if g.board.is_close(nxt):
@@ -145,6 +146,7 @@ def check_move(g: Game, a: Action) -> None:
 def check_move_end(g: Game, a: Action, us: list[Unit]) -> None:
     end = a.end
     final = a.path[-1] if a.path else us[0].area
+    assert final is not None, "the group stands in an area (own_unit)"
     if end.startswith("approach:"):
         facing = end.split(":", 1)[1]
         if len(us) != 1 or us[0].kind != INF:
@@ -200,6 +202,7 @@ def move(g: Game, a: Action) -> Game:
 
 def do_move(g: Game, a: Action) -> Game:
     final = a.path[-1] if a.path else g.unit(a.units[0]).area
+    assert final is not None, "the group stands in an area (check_move)"
     changed = []
     close = any(g.board.is_close(x) for x in a.path) or g.board.is_close(final)
     costs = {uid: move_cost(g, g.unit(uid), a.path, a.end) for uid in a.units}

@@ -4,24 +4,39 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Protocol
 
 from engine.core.errors import VedetteError
-from engine.core.game import GameRules
+from engine.core.game import Outcome
+from engine.core.odds import metrics_label
 
-from .actions import Kind
+from .actions import Action, Kind
 from .attack import combat_context
 from .fight import ATTACKER, DEFENDER, Fight
 from .rounds import round_hits, roll_modifier
-from .units import INF, SIDES, other_side
+from .state import Game
+from .units import INF, SIDES, Unit, other_side
 
 __all__ = ["lob_label", "lob_value"]
+
+
+
+class RulesAsked(Protocol):
+    """What the words and the value ask of the game's rules (:class:`~.protocol.LobRules` has it; the
+    protocol imports this module, never the reverse)."""
+
+    def metrics(self, g: Game) -> dict[str, float]: ...
+
+    def rule_of(self, a: Action) -> str: ...
+
+    def outcome(self, g: Game) -> Outcome | None: ...
 
 
 def _hits(n: int) -> str:
     return f"{n} hit{'s' if n != 1 else ''}"
 
 
-def _side_words(before, after, side: str, role: str) -> str:
+def _side_words(before: Game, after: Game, side: str, role: str) -> str:
     """``"attacker loses 1 hit"``, ``"defender loses 2 hits, 1 unit eliminated"``, ``"attacker unhurt"``
     (1.2: hits, and a unit past its rating eliminated)."""
     hits = gone = 0
@@ -42,7 +57,7 @@ def _side_words(before, after, side: str, role: str) -> str:
 
 
 @lru_cache(maxsize=256)        # asked once per outcome of the same action in the same position
-def certain_rounds(g, action) -> str:
+def certain_rounds(g: Game, action: Action) -> str:
     """Why every combat roll of an attack goes to the defender, when it does (5.2.1): whichever units lead,
     the attacker's best total (6 plus its modifiers) never beats the defender's worst (1 plus theirs; a draw
     goes to the defender), in every round, or in the first one when a lost roll eliminates the lead (1.2).
@@ -51,6 +66,8 @@ def certain_rounds(g, action) -> str:
     try:
         us = tuple(g.unit(u) for u in action.units)
         origin = action.path[-1] if action.path else us[0].area
+        if action.target is None or origin is None:
+            return ""                   # (no combat to speak of: the context would be refused)
         ctx = combat_context(g, action.target, origin, g.player)
     except (VedetteError, IndexError):
         return ""
@@ -59,7 +76,7 @@ def certain_rounds(g, action) -> str:
     if not att or not dfn:
         return ""
 
-    def mods(a, d, first):
+    def mods(a: Unit, d: Unit, first: bool) -> tuple[int, int]:
         f = Fight(att, dfn, a.uid, d.uid, first)
         return roll_modifier(ctx, f, ATTACKER), roll_modifier(ctx, f, DEFENDER)
 
@@ -75,17 +92,17 @@ def certain_rounds(g, action) -> str:
         return (f"the defender cannot win a combat roll: the attacker's worst total, 1{ma:+d} = {1 + ma}, always "
                 f"beats the defender's best, 6{md:+d} = {6 + md} (5.2.1)")
 
-    def loss_hits(a, d) -> int:
+    def loss_hits(a: Unit, d: Unit) -> int:
         """The fewest hits a lost first roll puts on lead ``a`` (5.2.1)."""
         ma, md = first[a.uid, d.uid]
         return min((round_hits(ctx, a, d, ra + ma, rd + md)[0] for ra in range(1, 7) for rd in range(1, 7)
                     if ra + ma <= rd + md), default=0)
 
-    def can_win(a, d, is_first: bool) -> bool:
+    def can_win(a: Unit, d: Unit, is_first: bool) -> bool:
         ma, md = (first if is_first else later)[a.uid, d.uid]
         return 6 + ma > 1 + md
 
-    def wins_after_a_loss(a, d) -> bool:
+    def wins_after_a_loss(a: Unit, d: Unit) -> bool:
         """Lead ``a`` lost the first roll: can it still win a later one, weakened by its hits (1.2, 5.2.1 a)?"""
         hurt = a.hit(loss_hits(a, d))
         if hurt.eliminated:
@@ -109,12 +126,13 @@ def certain_rounds(g, action) -> str:
     return ""
 
 
-def lob_label(rules, before, after, action) -> tuple[str, str]:
+def lob_label(rules: RulesAsked, before: Game, after: Game, action: Action) -> tuple[str, str]:
     """E.g. ``"attacker takes 17; attacker loses 1 hit; defender loses 2 hits, 1 unit eliminated"``
     (rule 5 for an attack, 4.2.1 for artillery fire); morale changes (5.3) and an ended game at the end."""
     side = before.player
     foe = other_side(side)
     if action.kind == Kind.ATTACK:
+        assert action.target is not None, "an attack names its target area"
         rule = "5"
         take = (f"attacker takes {action.target}" if after.holder(action.target) == side
                 else f"defender holds {action.target}")
@@ -123,6 +141,7 @@ def lob_label(rules, before, after, action) -> tuple[str, str]:
         if why:
             parts.append(why)
     elif action.kind == Kind.FIRE:
+        assert action.target is not None, "a fire names the unit it fires at"
         rule = "4.2.1"
         t0, t1 = before.unit(action.target), after.unit(action.target)
         if t1.area is None:
@@ -132,7 +151,7 @@ def lob_label(rules, before, after, action) -> tuple[str, str]:
             if t1.area != t0.area:
                 parts.append(f"target retreats to {t1.area}")
     else:
-        return GameRules.odds_label(rules, before, after, action), rules.rule_of(action)
+        return metrics_label(rules.metrics(before), rules.metrics(after)), rules.rule_of(action)
     for s in SIDES:
         d = after.morale_of(s) - before.morale_of(s)
         if d:
@@ -142,7 +161,7 @@ def lob_label(rules, before, after, action) -> tuple[str, str]:
     return "; ".join(parts), rule
 
 
-def lob_value(rules, g, side: str) -> float:
+def lob_value(rules: RulesAsked, g: Game, side: str) -> float:
     """A won game +1000 (lost -1000, drawn 0); else the morale balance (6: a side at zero loses), a
     quarter point per hit the enemy carries more than we do, and 1.5 per objective held (Albuera and 28,
     the scenario's end-of-game areas) -- our weights, not a rule."""

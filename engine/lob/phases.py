@@ -8,13 +8,14 @@ from engine.core.procedure import Choose, Log, Roll, Sub
 
 from .command import command_points, rain_squall
 from .state import Game
+from .steps import Steps
 from .units import LeaderStatus, Phase, other_side
 from .victory import end_of_game, victory_phase
 
 __all__ = ["end_admin", "end_phase"]
 
 
-def end_admin(g: Game):
+def end_admin(g: Game) -> Steps[Game]:
     """End of the admin phase (3): 7.1.2 wanderers roll, the rain squall roll (Albuera option 5), then the
     command points of the go (3, Albuera scenario play)."""
     for ld in g.leaders:
@@ -24,6 +25,7 @@ def end_admin(g: Game):
                 g = g.with_leaders([replace(ld, area=None, status=LeaderStatus.WANDERED_OFF)])
             elif roll == 2:
                 # the opponent moves the leader one area
+                assert ld.area is not None, "a present leader stands in an area"
                 opts = tuple(sorted(g.board.neighbours(ld.area)))
                 dest = yield Choose(opts, rule="7.1.2", player=other_side(ld.side), label=f"move {ld.name} to",
                                     context=("leader-move", ld.name, opts))
@@ -37,7 +39,7 @@ def end_admin(g: Game):
     return replace(g, phase=Phase.COMMAND, cp=cp, rain=rain)
 
 
-def end_phase(g: Game):
+def end_phase(g: Game) -> Steps[Game]:
     """End of a player's go: the victory phase (6), then the other player's go or the next turn (2), or
     the end of the game after the last turn."""
     g = victory_phase(g)

@@ -15,13 +15,14 @@ Side policies (``attacker=`` / ``defender=``):
 """
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.core.errors import VedetteError
 from engine.core.procedure import Choose
 
-from .fight import ATTACKER, DEFENDER, Decision
+from .fight import ATTACKER, DEFENDER, Decision, Fight, Retreat
 from .units import ART, CAV
 
 __all__ = ["CombatPolicy", "parse_side_policy", "SIDE_POLICIES", "best_retreat"]
@@ -44,9 +45,9 @@ def parse_side_policy(spec: str) -> tuple[str, int | None]:
     raise VedetteError(f"unknown policy {spec!r}: choose one of {', '.join(SIDE_POLICIES)}")
 
 
-def best_retreat(kind: str, options) -> str:
+def best_retreat(kind: str, options: Iterable[Retreat]) -> str:
     """The least costly retreat destination for a unit of ``kind`` (5.1.2, Albuera terrain 6-8)."""
-    def cost(r):
+    def cost(r: Retreat) -> tuple[int, str]:
         c = 0
         if r.water == "river" and not r.crossing:
             c += 10
@@ -65,7 +66,7 @@ class CombatPolicy:
     attacker: str = "stay"
     defender: str = "stay"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         parse_side_policy(self.attacker)
         parse_side_policy(self.defender)
 
@@ -73,12 +74,12 @@ class CombatPolicy:
     def name(self) -> str:
         return f"attacker={self.attacker}, defender={self.defender}"
 
-    def __call__(self, req: Choose):
+    def __call__(self, req: Choose) -> Hashable:
         choice = self._decide(req)
         # the rules may narrow the options (7.1.2 foaming / fearful leaders): never answer outside them
         return choice if choice in req.options else req.options[0]
 
-    def _decide(self, req: Choose):
+    def _decide(self, req: Choose) -> Hashable:
         d = req.context
         if isinstance(d, tuple) and d and d[0] == "fire-effect":
             _, certain, extra, left = d               # stand unless the hit would destroy the unit
@@ -109,6 +110,7 @@ class CombatPolicy:
         if d.kind == "retreat":
             me, foe = (ATTACKER, DEFENDER) if d.role == ATTACKER else (DEFENDER, ATTACKER)
             if kind in ("until", "spent"):
+                assert f is not None and k is not None, "a retreat decision carries its fight; until:K its K"
                 lead = f.a if d.role == ATTACKER else f.d
                 if lead.strength > k:
                     return "stay"
@@ -126,5 +128,6 @@ class CombatPolicy:
         return req.options[0]
 
 
-def _total(f, role) -> int:
+def _total(f: Fight | None, role: str) -> int:
+    assert f is not None, "a decision about strengths carries its fight"
     return sum(max(0, u.strength) for u in f.combat_units(role))

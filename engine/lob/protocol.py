@@ -16,6 +16,7 @@ from engine.core.codec import CodecError, from_json, to_json
 from engine.core.errors import VedetteError
 from engine.core.game import GameRules, Outcome, Places, Position
 from engine.core.odds import OddsBot
+from engine.core.procedure import Choose
 from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
 
 from .actions import ACTION_TYPES, PASSES, RULE_OF, Action, Kind, format_action, parse_notation
@@ -25,6 +26,7 @@ from .odds_words import lob_label, lob_value
 from .places import places
 from .setup import OPTION_RULES, bid_of, new_game, parse_options
 from .state import Game, Setup, invariants
+from .steps import Steps
 from .tables import TABLES_FILE
 from .units import SIDES
 from .victory import outcome
@@ -44,7 +46,7 @@ def _validate_tables(data, file):
 CHART_FILES = (ChartFile("lob", "Lines of Battle tables", "tables", TABLES_FILE, _validate_tables),)
 
 
-class LobRules(GameRules):
+class LobRules(GameRules[Game, Action]):
     system = "lob"
     title = "Lines of Battle"
     sides = SIDES
@@ -92,16 +94,16 @@ class LobRules(GameRules):
     def to_act(self, g: Game) -> str | None:
         return None if g.over else g.player
 
-    def candidates(self, g: Game):
+    def candidates(self, g: Game) -> list[Action]:
         # every candidate game.legal_actions lists, unfiltered: legal_actions (core) checks each once
         return legal_actions(g, keep=keep_all)
 
-    def check(self, g: Game, action) -> None:
+    def check(self, g: Game, action: object) -> None:
         if not isinstance(action, Action):
             raise VedetteError(f"expected a Lines of Battle action, got {type(action).__name__}")
         check(g, action)
 
-    def perform(self, g: Game, action):
+    def perform(self, g: Game, action: Action) -> Steps[Game]:
         return perform(g, action)
 
     def outcome(self, g: Game) -> Outcome | None:
@@ -125,7 +127,7 @@ class LobRules(GameRules):
     def describe_action(self, a: Action) -> str:
         return words.describe(a, self.rule_of(a))
 
-    def describe_option(self, g: Game, request, option) -> str:
+    def describe_option(self, g: Game, request: Choose, option: Any) -> str:
         return words.describe_option(request.rule, request.label, option)
 
     def describe_answer(self, g: Game, answer: dict) -> str:
@@ -248,10 +250,11 @@ class LobRules(GameRules):
         if a.kind == "fire":
             return None
         att = sum(g.unit(u).strength for u in a.units)
+        assert a.target is not None, "an attack names its target area"
         dfn = sum(u.strength for u in g.in_area(a.target) if u.is_combat)
         return att / (1.0 + dfn)
 
-    def odds_label(self, before: Game, after: Game, action):
+    def odds_label(self, before: Game, after: Game, action: Action) -> tuple[str, str]:
         return lob_label(self, before, after, action)
 
     def evaluate(self, g: Game, side: str) -> float:

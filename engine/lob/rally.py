@@ -9,6 +9,7 @@ from engine.core.procedure import Log
 from .actions import Action
 from .command import own_unit
 from .state import Game
+from .steps import Steps
 
 __all__ = ["check_rally", "rally"]
 
@@ -30,7 +31,7 @@ def check_rally(g: Game, a: Action) -> None:
                                    f"spent where a leader is")
 
 
-def rally(g: Game, a: Action):
+def rally(g: Game, a: Action) -> Steps[Game]:
     """4.1: one hit off, one command point spent."""
     u = g.unit(a.units[0])
     g = replace(g.with_units([replace(u, hits=u.hits - 1)]), cp=g.cp - 1, rallied=g.rallied | {u.uid})

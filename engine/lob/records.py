@@ -9,10 +9,14 @@ replay unchanged.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from engine.core import game as core
 from engine.core.errors import RecordError, VedetteError
+from engine.core.game import Chooser, Dice
+from engine.core.procedure import Event
 from engine.core.record import GameRecord
 
 from .actions import RULE_OF, Action
@@ -25,7 +29,7 @@ __all__ = ["action_event", "apply_event", "initial_state", "replay_record", "Ses
 RULES = LobRules()
 
 
-def action_event(action: Action, events, side: str | None = None) -> dict:
+def action_event(action: Action, events: Iterable[Event], side: str | None = None) -> dict[str, Any]:
     """The record event of ``action`` with the answers of its procedure's ``events``."""
     ev = {"kind": "action", "rule": RULE_OF.get(action.kind, "4"), "action": action.to_json(),
           "answers": [e.to_json() for e in events if e.answers]}
@@ -61,8 +65,12 @@ def replay_record(record: GameRecord, upto: int | None = None) -> list[Game]:
 class Session:
     """A game being played (core's :class:`~engine.core.game.Session`): its record and its states."""
 
-    def __init__(self, record: GameRecord | None = None, states: list | None = None, *, core_session=None):
-        self.core = core_session or core.Session(RULES, record, states)
+    def __init__(self, record: GameRecord | None = None, states: list[Game] | None = None, *,
+                 core_session: core.Session[Game, Action] | None = None) -> None:
+        if core_session is None:
+            assert record is not None, "a session is made from its record (or from core's session)"
+            core_session = core.Session(RULES, record, states)
+        self.core = core_session
 
     @classmethod
     def start(cls, options=(), seed: int | None = None, bid: dict | None = None) -> "Session":
@@ -87,7 +95,7 @@ class Session:
     def state(self) -> Game:
         return self.core.state
 
-    def do(self, action: Action, dice=None, chooser=None) -> Game:
+    def do(self, action: Action, dice: Dice | None = None, chooser: Chooser | None = None) -> Game:
         """Play ``action`` (dice from ``dice``, else the game's seeded dice; choices from ``chooser``);
         nothing changes if it is illegal."""
         return self.core.act(action, dice=dice, chooser=chooser)

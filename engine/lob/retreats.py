@@ -13,6 +13,7 @@ from itertools import combinations
 from engine.core.procedure import Choose, Log, Roll
 
 from .fight import ATTACKER, DEFENDER, CombatContext, Decision, End, Fight, Retreat, by_id, drop_unit, replace_unit
+from .steps import Steps
 from .units import ART, CAV, INF, Unit
 
 __all__ = ["choose_lead", "defender_retreat", "attacker_retreat", "pull_back", "finish_defender_gone",
@@ -67,7 +68,8 @@ def choose_lead(ctx: CombatContext, f: Fight, role: str):
     return (replace(f, dfn_lead=None), ())
 
 
-def _pick_dest(ctx: CombatContext, f: Fight | None, role: str, unit: Unit, options: tuple[Retreat, ...]):
+def _pick_dest(ctx: CombatContext, f: Fight | None, role: str, unit: Unit, options: tuple[Retreat, ...]
+               ) -> Steps[Retreat]:
     if len(options) == 1:
         return options[0]
     side = ctx.attacker_side if role == ATTACKER else ctx.defender_side
@@ -78,7 +80,7 @@ def _pick_dest(ctx: CombatContext, f: Fight | None, role: str, unit: Unit, optio
 
 
 def defender_retreat(ctx: CombatContext, f: Fight, units: tuple[Unit, ...], lead_uid: str | None,
-                      rule: str):
+                     rule: str) -> Steps[tuple[Unit, ...]]:
     """Retreat defending units as in 5.1.2 (also 5.2.3). Returns the units' new states."""
     r, terr, opt = ctx.tables.retreat, ctx.tables.terrain, ctx.tables.optional
     att_lead_cav = f.att_lead is not None and f.a.kind == CAV
@@ -133,13 +135,15 @@ def defender_retreat(ctx: CombatContext, f: Fight, units: tuple[Unit, ...], lead
     return tuple(out)
 
 
-def attacker_retreat(ctx: CombatContext, f: Fight, units: tuple[Unit, ...], to_origin: bool = False):
+def attacker_retreat(ctx: CombatContext, f: Fight, units: tuple[Unit, ...], to_origin: bool = False
+                     ) -> Steps[tuple[Unit, ...]]:
     """5.2.2: infantry go back to the origin, cavalry anywhere free (hit if close); 5.1.3: back to the origin."""
     out = []
     for u in units:
         if u.kind == CAV and f.routes(ctx, ATTACKER) and not to_origin:
             dest = yield from _pick_dest(ctx, f, ATTACKER, u, f.routes(ctx, ATTACKER))
         else:
+            assert ctx.origin_retreat is not None, "a combat's context has its way back (made with it)"
             dest = ctx.origin_retreat
         hits = 0
         if u.kind == CAV and dest.close:
@@ -151,7 +155,7 @@ def attacker_retreat(ctx: CombatContext, f: Fight, units: tuple[Unit, ...], to_o
     return tuple(out)
 
 
-def pull_back(ctx: CombatContext, f: Fight, rule: str, a_cav: bool):
+def pull_back(ctx: CombatContext, f: Fight, rule: str, a_cav: bool) -> Steps[Fight]:
     """All attackers gone back (feint 5.1.4, break-off 5.2.2): the lead defender, if infantry, goes onto
     the approach facing the attackers' area, or forms square against a cavalry lead. Returns the new defender lead unit."""
     d = f.d if f.dfn_lead else None
@@ -181,7 +185,7 @@ def pull_back(ctx: CombatContext, f: Fight, rule: str, a_cav: bool):
     return replace(f, dfn=replace_unit(f.dfn, nd))
 
 
-def finish_defender_gone(ctx: CombatContext, f: Fight, gone: list, lead_hit: bool):
+def finish_defender_gone(ctx: CombatContext, f: Fight, gone: list[Unit], lead_hit: bool) -> Steps[End]:
     """The defenders' combat units are all gone: artillery left must retreat (5.1.2, 5.2.3); the
     attackers occupy the area; the lead attacker takes a hit unless only artillery was left."""
     arts = tuple(u for u in f.dfn if u.kind == ART)
@@ -199,7 +203,7 @@ def finish_defender_gone(ctx: CombatContext, f: Fight, gone: list, lead_hit: boo
     return End(by_id(gone + att), ATTACKER)
 
 
-def finish_attacker_gone(ctx: CombatContext, f: Fight, gone: list):
+def finish_attacker_gone(ctx: CombatContext, f: Fight, gone: list[Unit]) -> End:
     """No attackers left: the defenders keep the area (and the lead defender may step forward)."""
     return End(by_id(gone + list(f.dfn)), DEFENDER)
 
@@ -223,7 +227,7 @@ def retreat_sets(others: tuple[str, ...]) -> tuple[str, ...]:
     return ("lead",) + mixed + ("all",)
 
 
-def retreat_set(choice: str, lead: str, units: tuple[Unit, ...]) -> tuple[Unit, ...]:
+def retreat_set(choice: str, lead: str | None, units: tuple[Unit, ...]) -> tuple[Unit, ...]:
     """The units a 5.2.2 / 5.2.3 answer sends back (the lead first)."""
     if choice == "all":
         return units

@@ -16,6 +16,7 @@ from .fight import (ATTACKER, DEFENDER, AfterRoll, CombatContext, Decision, End,
                     drop_unit, replace_unit)
 from .retreats import (attacker_retreat, choose_lead, defender_retreat, finish_attacker_gone, finish_defender_gone,
                        pull_back, retreat_options, retreat_set)
+from .steps import Steps
 from .units import CAV, INF, Unit
 
 __all__ = ["roll_modifier", "round_hits", "round_roll", "after_round", "rounds", "clear_roll_cache",
@@ -98,7 +99,7 @@ def _roll_state(ctx: CombatContext, f: Fight) -> tuple:
     return hit
 
 
-def _roll_dice(ctx: CombatContext, a: Unit, d: Unit, ma: int, md: int):
+def _roll_dice(ctx: CombatContext, a: Unit, d: Unit, ma: int, md: int) -> Steps[tuple[int, int, str]]:
     """5.2.1: the two dice, the modified totals, and what they do: (hits on the attacking lead, hits on
     the defending lead, winner). Everything it reads is in its key (see :func:`round_roll`): the leads'
     ids and kinds, the two modifiers, close terrain (5.2.1 NB) and the tables."""
@@ -111,7 +112,7 @@ def _roll_dice(ctx: CombatContext, a: Unit, d: Unit, ma: int, md: int):
     return (ha, hd, winner)
 
 
-def round_roll(ctx: CombatContext, f: Fight):
+def round_roll(ctx: CombatContext, f: Fight) -> Steps[AfterRoll]:
     """5.2.1: both sides roll a d6, add modifiers, the hits are applied. Returns :class:`AfterRoll`.
 
     The dice are an inline step of their own (the record is the same) keyed by what they read, not by
@@ -136,7 +137,7 @@ def clear_roll_cache() -> None:
     _ROLL_CACHE.clear()
 
 
-def after_round(ctx: CombatContext, ar: AfterRoll):
+def after_round(ctx: CombatContext, ar: AfterRoll) -> Steps[End]:
     """5.2.2 - 5.2.5 after a roll: new leads, attacker then defender retreats, replacement, repeat.
 
     The decisions are a step of their own (an inline sub-procedure: the record is the same), so that
@@ -151,7 +152,7 @@ def after_round(ctx: CombatContext, ar: AfterRoll):
     return End(by_id(nxt.gone + end.units), end.winner)
 
 
-def _decisions(ctx: CombatContext, ar: AfterRoll):
+def _decisions(ctx: CombatContext, ar: AfterRoll) -> Steps[End | NextRound]:
     """5.2.2 - 5.2.4 after a roll: new leads, attacker then defender retreats, replacement. Returns the
     :class:`End` when one side is gone, else the :class:`NextRound` round's state (5.2.5)."""
     f, gone = ar.fight, list(ar.gone)
@@ -226,7 +227,7 @@ def _decisions(ctx: CombatContext, ar: AfterRoll):
     return NextRound(f, tuple(gone))
 
 
-def rounds(ctx: CombatContext, f: Fight):
+def rounds(ctx: CombatContext, f: Fight) -> Steps[End]:
     """5.2: combat rounds until one side holds the area. Returns :class:`End`."""
     ar = yield Sub(("roll", ctx, f.key()), partial(round_roll, ctx, f), rule="5.2.1", label="combat roll")
     end = yield Sub(("after", ctx, ar.key()), partial(after_round, ctx, ar), rule="5.2.2",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -37,8 +37,10 @@ class UnitEntry(Strict):
     command: tuple[str, ...] = ()
 
 
-LEADER_ATTRIBUTES = ("fat", "obese", "fine-rider", "wanderer", "imbecile", "foolhardy", "inspiring", "demoralising",
-                     "foaming", "fearful", "artilleryman", "marcher", "disorganised")
+#: the leaders' attributes the engine implements (7.1.2)
+LeaderAttribute = Literal["fat", "obese", "fine-rider", "wanderer", "imbecile", "foolhardy", "inspiring",
+                          "demoralising", "foaming", "fearful", "artilleryman", "marcher", "disorganised"]
+LEADER_ATTRIBUTES: tuple[str, ...] = get_args(LeaderAttribute)
 
 
 class LeaderEntry(Strict):
@@ -46,7 +48,7 @@ class LeaderEntry(Strict):
     area: str
     side: Literal["French", "Allied"]
     commands: tuple[str, ...]
-    attributes: tuple[Literal[LEADER_ATTRIBUTES], ...] = ()   # 7.1.2 (the ones the engine implements)
+    attributes: tuple[LeaderAttribute, ...] = ()   # 7.1.2 (the ones the engine implements)
 
 
 class Morale(Strict):

@@ -4,7 +4,7 @@ the command line gives.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +15,7 @@ from .actions import Action
 from .command import own_unit
 from .scenario import OPTIONS, initial_leaders, initial_units
 from .state import Game, Setup
+from .steps import Steps
 from .units import ART, SIDES, Phase
 from .victory import track_albuera
 
@@ -37,7 +38,8 @@ assert set(OPTION_RULES) == set(OPTIONS)
 assert set(OPTION_RULES) == set(OPTIONS)
 
 
-def new_game(setup: Setup | None = None, options=(), morale_bid: dict | None = None) -> Game:
+def new_game(setup: Setup | None = None, options: Iterable[str] = (), morale_bid: dict[str, int] | None = None
+             ) -> Game:
     """The Albuera set-up (scenario), French to play first, turn 1, admin phase."""
     setup = setup or Setup(options=frozenset(options))
     sc = setup.scenario
@@ -60,7 +62,7 @@ def new_game(setup: Setup | None = None, options=(), morale_bid: dict | None = N
     return track_albuera(g)
 
 
-def free_setup_sides(options) -> tuple[str, ...]:
+def free_setup_sides(options: Collection[str]) -> tuple[str, ...]:
     """Albuera option 6: the sides that set up freely, the Allies first."""
     if "setup" in options:
         return ("Allied", "French")
@@ -70,7 +72,7 @@ def free_setup_sides(options) -> tuple[str, ...]:
 def setup_locations(g: Game, side: str) -> tuple[str, ...]:
     """The areas the printed set-up uses for ``side`` (option 6: the Allies keep a unit in each)."""
     return tuple(sorted({u.area for u in initial_units(g.setup.scenario, g.setup.options, g.board)
-                         if u.side == side}))
+                         if u.side == side and u.area is not None}))
 
 
 def bank(side: str) -> str:
@@ -81,7 +83,7 @@ def bank(side: str) -> str:
 def check_place(g: Game, a: Action) -> None:
     """Albuera option 6: one of our units, to an area on our bank."""
     own_unit(g, a.units[0] if a.units else "")
-    if a.area not in g.board:
+    if a.area is None or a.area not in g.board:
         raise RuleViolation("Albuera option 6", f"no area {a.area!r} on the map")
     if g.board.attrs(a.area)["bank"] != bank(g.player):
         raise RuleViolation("Albuera option 6", f"the {g.player} set up {bank(g.player)} of the river "
@@ -91,6 +93,7 @@ def check_place(g: Game, a: Action) -> None:
 def place(g: Game, a: Action) -> Game:
     """Albuera option 6: the unit stands in the area (artillery deployed where it may be, terrain 2-3)."""
     u = g.unit(a.units[0])
+    assert a.area is not None, "a placement names its area (check_place)"
     return g.with_units([replace(u, area=a.area, approach=None, square=False,
                                  deployed=u.kind == ART and not g.board.is_close(a.area))])
 
@@ -104,7 +107,7 @@ def check_end_setup(g: Game, a: Action) -> None:
                                                     f"set-up area; empty: {', '.join(empty)}")
 
 
-def end_setup(g: Game, a: Action):
+def end_setup(g: Game, a: Action) -> Steps[Game]:
     """Albuera option 6: the French set up next if free to; else the first turn begins."""
     free = free_setup_sides(g.setup.options)
     if g.player == "Allied" and "French" in free:

@@ -6,9 +6,9 @@ lists what must hold in every position.
 """
 from __future__ import annotations
 
-from typing import Any
-
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from engine.core.errors import RuleViolation
 
@@ -38,10 +38,10 @@ class Setup:
         return (self.board.fingerprint, self.scenario.fingerprint, self.tables.fingerprint, self.options,
                 self.morale_bid)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.key)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Setup) and self.key == other.key)
 
 
@@ -102,10 +102,11 @@ class Game:
                 return ld
         return None
 
-    def leaders_in(self, area: str, side: str | None = None) -> tuple[Leader, ...]:
+    def leaders_in(self, area: str | None, side: str | None = None) -> tuple[Leader, ...]:
+        """The leaders present in ``area`` (of ``side``); none in None (an eliminated unit's area)."""
         return tuple(ld for ld in self.leaders if ld.present and ld.area == area and (side is None or ld.side == side))
 
-    def with_leaders(self, changed) -> "Game":
+    def with_leaders(self, changed: Iterable[Leader]) -> "Game":
         by = {ld.name: ld for ld in changed}
         return replace(self, leaders=tuple(by.get(ld.name, ld) for ld in self.leaders))
 
@@ -136,7 +137,7 @@ class Game:
                 "leaders": [ld.to_json() for ld in self.leaders]}
 
     # --- updates (pure) -------------------------------------------------------------------------
-    def with_units(self, changed) -> "Game":
+    def with_units(self, changed: Iterable[Unit]) -> "Game":
         by = {u.uid: u for u in changed}
         return replace(self, units=tuple(by.get(u.uid, u) for u in self.units))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from engine.core.errors import RuleViolation
 from engine.core.game import other_side as _core_other_side
 
 __all__ = ["Leader", "Unit", "INF", "CAV", "ART", "Arm", "Side", "Phase", "LeaderStatus", "SIDES", "other_side"]
@@ -62,7 +63,7 @@ class LeaderStatus(StrEnum):
 
 #: The two sides, French first (the order every list of them uses).
 SIDES: tuple[str, str] = (Side.FRENCH, Side.ALLIED)
-_OTHER = {Side.FRENCH: Side.ALLIED, Side.ALLIED: Side.FRENCH}
+_OTHER: dict[str, Side] = {Side.FRENCH: Side.ALLIED, Side.ALLIED: Side.FRENCH}
 
 
 def other_side(side: str) -> Side:
@@ -109,6 +110,13 @@ class Unit:
     @property
     def is_combat(self) -> bool:
         return self.kind in (INF, CAV)
+
+    @property
+    def where(self) -> str:
+        """The area the unit stands in (1.1); refused (4.1) once it has been eliminated."""
+        if self.area is None:
+            raise RuleViolation("4.1", f"{self.uid} has been eliminated")
+        return self.area
 
     def hit(self, n: int = 1) -> "Unit":
         if n <= 0:
@@ -160,6 +168,13 @@ class Leader:
     @property
     def present(self) -> bool:
         return self.status == LeaderStatus.ACTIVE and self.area is not None
+
+    @property
+    def where(self) -> str:
+        """The area a present leader stands in (7.1); refused when he is off the map."""
+        if self.area is None:
+            raise RuleViolation("7.1", f"{self.name} is not on the map")
+        return self.area
 
     def can_command(self, u: Unit) -> bool:
         """Whom the leader may activate: a formation tag of the unit, or a whole kind ('any', 'infantry', ...)."""

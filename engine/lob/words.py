@@ -14,6 +14,8 @@ from typing import Any
 
 from engine.core.values import spoken_list as _list
 
+from .actions import Action
+
 __all__ = ["describe", "area", "option_title", "metric_title", "choice_words", "describe_option", "describe_answer",
            "OPTION_TITLES"]
 
@@ -49,7 +51,7 @@ def _ending(end: str) -> str:
             "deploy": ", ending deployed"}.get(end, f", ending {end}")
 
 
-def describe(a, rule: str) -> str:
+def describe(a: Action, rule: str) -> str:
     """The action as a sentence, with its rule."""
     t, us = a.kind, _list(a.units)
     if t == "move":

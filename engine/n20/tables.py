@@ -156,6 +156,7 @@ class EditionModel(Strict):
     reliability: Literal["unreliable", "portuguese"]
     leaders: bool
     fatigue: bool
+    light_infantry_through_rugged: bool
 
 
 class ParametersModel(Sourced):
@@ -184,6 +185,7 @@ class EditionRules:
     reliability: str
     leaders: bool
     fatigue: bool
+    light_infantry_through_rugged: bool
 
 
 @lru_cache(maxsize=None)

@@ -3,16 +3,17 @@ line of sight (4.4), movement costs (6.2.2-6.2.7).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from engine.core.data import Source, Sourced, Strict, data_path, load_yaml, provenance_kind
 from engine.core.errors import RuleViolation
-from engine.core.hexgrid import HexGrid
+from engine.core.hexgrid import Cube, HexGrid
 
 from .tables import Tables, digest
 
@@ -22,6 +23,9 @@ __all__ = ["GridSpec", "MapFile", "Board", "LosResult", "load_board", "default_b
 TERRAIN_LETTERS = {"0": "level0", "1": "level1", "2": "level2", "3": "level3", "v": "vineyard", "t": "town",
                    "~": "river"}
 DEFAULT_MAP = data_path("tbf", "durenstein", "map.yaml")
+#: the MPs of one step and whether it is along a road: an int, ``("level", n)`` for a Level 2/3 hex, None
+#: when prohibited (6.2.2-6.2.7)
+StepCost = tuple[int | tuple[str, int] | None, bool]
 
 
 class GridSpec(Strict):
@@ -61,7 +65,7 @@ class MapFile(Sourced):
     provenance: dict[str, Source] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _check(self):
+    def _check(self) -> MapFile:
         g = HexGrid(self.grid.orientation, self.grid.shifted, self.grid.cols, self.grid.rows)
         want = [f"{r:02d}" for r in range(1, self.grid.rows + 1)]
         if sorted(self.terrain_rows) != want:
@@ -73,7 +77,7 @@ class MapFile(Sourced):
             if bad:
                 raise ValueError(f"terrain row {k}: unknown letter {sorted(bad)[0]!r} (use {' '.join(TERRAIN_LETTERS)})")
 
-        def on_map(h, what):
+        def on_map(h: str, what: str) -> None:
             if not g.in_bounds(str(h)):
                 raise ValueError(f"{what}: {h!r} is not a hex of the map")
 
@@ -114,7 +118,12 @@ class TbfGrid(HexGrid):
     the frozen grid for the core's caches on every call (the game asks for hundreds of thousands of
     distances). Equal to, and hashed like, its HexGrid; nothing is written into it after construction."""
 
-    def __post_init__(self):
+    if TYPE_CHECKING:
+        # made in __post_init__, read by the bots' distances: not a field (the grid compares, hashes and
+        # prints as its HexGrid), so declared to the type checker alone
+        cube_of: ClassVar[dict[str, Cube]]
+
+    def __post_init__(self) -> None:
         super().__post_init__()
         labels = HexGrid.all_hexes(self)
         put = object.__setattr__
@@ -124,6 +133,8 @@ class TbfGrid(HexGrid):
         put(self, "_nbs", {})
         put(self, "_nbs", {h: HexGrid.neighbours(self, h) for h in labels})
 
+    # (left unannotated, as HexGrid's answers looked up: typed, they would ask each caller passing a piece's
+    # hex -- None off the map -- to narrow it where the piece is known to stand on the map)
     def to_cube(self, label):
         c = self.cube_of.get(label)
         return c if c is not None else HexGrid.to_cube(self, label)
@@ -158,7 +169,7 @@ def frontal_hexes(grid: HexGrid, hex_: str, facing: int, kind: str = "infantry",
         return frozenset()
     if all_round:
         return frozenset(grid.neighbours(hex_))
-    out = set()
+    out: set[str] = set()
     for d in ((facing - 1) % 6, facing % 6, (facing + 1) % 6):
         n = grid.neighbour(hex_, d)
         if n is not None:
@@ -169,7 +180,7 @@ def frontal_hexes(grid: HexGrid, hex_: str, facing: int, kind: str = "infantry",
 class Board:
     """A loaded map with its geometry."""
 
-    def __init__(self, data: MapFile, file: str = ""):
+    def __init__(self, data: MapFile, file: str = "") -> None:
         self.data = data
         self.file = file
         self.key = "board:" + digest(data.model_dump(mode="json"))     # the map's content, for memo keys
@@ -181,9 +192,9 @@ class Board:
             for i, ch in enumerate(s):
                 self._terrain[self.grid.label(i + 1, r)] = TERRAIN_LETTERS[ch]
         self.town_of: dict[str, str] = {h: name for name, hs in data.towns.items() for h in hs}
-        self._roads: dict[bool, frozenset] = {}
+        self._roads: dict[bool, frozenset[frozenset[str]]] = {}
         for intact in (False, True):
-            edges = set()
+            edges: set[frozenset[str]] = set()
             for road in data.roads:
                 if road.needs_bridge and not intact:
                     continue
@@ -191,9 +202,10 @@ class Board:
                     edges.add(frozenset((a, b)))
             self._roads[intact] = frozenset(edges)
         self._levels: dict[str, int] = {}
-        self._steps: dict[tuple, tuple] = {}        # step costs, for the tables in self._step_tables
-        self._step_tables = None
-        self._lines: dict = {}                      # (a, b) -> the two nudged lines between them (4.4 A)
+        self._steps: dict[tuple[str, str, bool, bool], StepCost] = {}   # step costs, for self._step_tables
+        self._step_tables: Tables | None = None
+        # (a, b) -> the two nudged lines between them (4.4 A)
+        self._lines: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self.dark_blue = frozenset(frozenset(p) for p in data.dark_blue_line)
         self.light_blue = frozenset(frozenset(p) for p in data.light_blue_line)
 
@@ -203,7 +215,8 @@ class Board:
 
     def check_hex(self, h: str, rule: str = "2.2") -> str:
         if not self.grid.in_bounds(str(h)):
-            raise RuleViolation(rule, f"{h!r} is not a hex of the map (XXYY, 0101..{self.grid.label(self.grid.cols, self.grid.rows)})")
+            last = self.grid.label(self.data.grid.cols, self.data.grid.rows)
+            raise RuleViolation(rule, f"{h!r} is not a hex of the map (XXYY, 0101..{last})")
         return str(h)
 
     def terrain(self, h: str) -> str:
@@ -241,8 +254,8 @@ class Board:
     def blocks(self, h: str, tables: Tables) -> bool:
         return tables.terrain.terrain[self.terrain(h)].blocks_los
 
-    def los(self, a: str, b: str, tables: Tables, viewer: str = "artillery", enemy: frozenset = frozenset(),
-            friendly: frozenset = frozenset()) -> LosResult:
+    def los(self, a: str, b: str, tables: Tables, viewer: str = "artillery", enemy: Set[str] = frozenset(),
+            friendly: Set[str] = frozenset()) -> LosResult:
         """Line of sight from the centre of ``a`` to the centre of ``b`` (4.4 A).
 
         Hexes between (not ``a`` or ``b``, 4.4 C) block when their terrain blocks (4.4 B: Level 0, river and
@@ -255,15 +268,15 @@ class Board:
         if got is None:                          # the geometry of the line: the map's alone, made once
             if len(self._lines) > 100_000:
                 self._lines.clear()
-            l1, l2 = self.grid.line_both(a, b)
-            if not all(self.grid.in_bounds(h) for h in l1):
-                l1, l2 = l2, l1                  # report the on-map one of the two nudged lines
-            got = self._lines[(a, b)] = (tuple(l1), tuple(l2))
+            n1, n2 = self.grid.line_both(a, b)
+            if not all(self.grid.in_bounds(h) for h in n1):
+                n1, n2 = n2, n1                  # report the on-map one of the two nudged lines
+            got = self._lines[(a, b)] = (tuple(n1), tuple(n2))
         l1, l2 = got
         if viewer == "howitzer":
             return LosResult(True, None, "4.4 F", tuple(l1))
 
-        def blocker(h):
+        def blocker(h: str) -> str | None:
             if not self.grid.in_bounds(h):
                 return None                      # a line along the map edge: the off-map side blocks nothing
             if h in enemy:
@@ -283,7 +296,7 @@ class Board:
         return LosResult(True, None, "4.4 C", tuple(l1))
 
     # Movement (6.2.2-6.2.7) ------------------------------------------------------------------------
-    def step_cost(self, a: str, b: str, tables: Tables, use_road: bool = True, bridge_intact: bool = False):
+    def step_cost(self, a: str, b: str, tables: Tables, use_road: bool = True, bridge_intact: bool = False) -> StepCost:
         """MPs to step from ``a`` into adjacent ``b``: an int, ``("level", n)`` for a Level 2/3 hex
         (moved by the Level 2/3 roll, 6.2.3), or None when prohibited. Returns (cost, on_road)."""
         if tables is not self._step_tables and (self._step_tables is None or tables.key != self._step_tables.key):
@@ -294,7 +307,7 @@ class Board:
             got = self._steps[key] = self.fresh_step_cost(a, b, tables, use_road, bridge_intact)
         return got
 
-    def fresh_step_cost(self, a: str, b: str, tables: Tables, use_road: bool, bridge_intact: bool):
+    def fresh_step_cost(self, a: str, b: str, tables: Tables, use_road: bool, bridge_intact: bool) -> StepCost:
         """:meth:`step_cost` worked out afresh (not memoised)."""
         on_road = use_road and self.road(a, b, bridge_intact)
         if (self.is_walled(a) or self.is_walled(b)) and not self.road(a, b, bridge_intact):
@@ -312,15 +325,15 @@ class Board:
         mp = tables.terrain.terrain[tb].mp
         return mp, False
 
-    def charge_terrain(self, tables: Tables):
+    def charge_terrain(self, tables: Tables) -> Callable[[str], tuple[bool, int]]:
         """``hex -> (charge_ok, mp)`` for charge checks (6.2.8 B)."""
-        def f(h):
+        def f(h: str) -> tuple[bool, int]:
             tt = tables.terrain.terrain[self.terrain(h)]
             return tt.charge_ok and self.level(h) <= 1, tt.mp or 1
         return f
 
     # Descriptions ----------------------------------------------------------------------------------
-    def describe(self, h: str) -> dict:
+    def describe(self, h: str) -> dict[str, Any]:
         h = self.check_hex(h)
         roads = [n for n in self.grid.neighbours(h) if self.road(h, n, True)]
         return {"hex": h, "terrain": self.terrain(h), "level": self.level(h), "town": self.town_of.get(h),
@@ -329,7 +342,7 @@ class Board:
                 "bridge": h in self.data.bridge,
                 "provenance": self.provenance("terrain_rows")}
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         counts: dict[str, int] = {}
         for t in self._terrain.values():
             counts[t] = counts.get(t, 0) + 1

@@ -12,21 +12,24 @@ replay and the exact tree share it.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from engine.core.errors import DataError, RuleViolation
 from engine.core.hexgrid import HexGrid
-from engine.core.procedure import Choose, Log, Sub, enumerate_tree, first_option
+from engine.core.procedure import Choose, Log, Policy, Sub, enumerate_tree, first_option
+from engine.core.tree import Tree
 
 from .fatigue import CheckSpec, check_sub
 from .fire import Firer, FireSetup, fire_combat
 from .melee import Fighter, MeleeSetup, melee_sub
+from .steps import Steps
 from .tables import STATUSES, Tables
 
-__all__ = ["Target", "Reactor", "ChargeSetup", "ChargeOutcome", "charge", "charge_proc", "charge_tree",
-           "charge_from_spec", "charge_lines", "frontal_directions", "validate"]
+__all__ = ["Target", "Reactor", "ChargeSetup", "ChargeOutcome", "charge_outcome", "charge", "charge_proc",
+           "charge_tree", "charge_from_spec", "charge_lines", "frontal_directions", "validate"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,11 @@ class ChargeOutcome:
         return "; ".join(bits)
 
 
+def charge_outcome(o: Hashable) -> ChargeOutcome:
+    """An outcome of a charge's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(ChargeOutcome, o)
+
+
 def validate(setup: ChargeSetup, tables: Tables) -> None:
     """Refuse a charge that may not be declared (6.2.8 A-C, 4.2.4 F), naming the rule; nothing is rolled."""
     c = setup.charger
@@ -102,12 +110,16 @@ def validate(setup: ChargeSetup, tables: Tables) -> None:
             raise RuleViolation("6.2.8 C", f"target hex {t.hex} holds no enemy unit")
 
 
+#: ``hex -> (charge_ok, mp)`` of a map, for charge files (6.2.8 B)
+TerrainOf = Callable[[str], tuple[bool, int]]
+
+
 def _counter_eligible(u: Fighter) -> bool:
     # 6.2.9 A: a non-activated cavalry unit that is neither fatigued nor routed.
     return u.kind == "cavalry" and u.status == "normal" and not u.activated
 
 
-def charge(tables: Tables, setup: ChargeSetup):
+def charge(tables: Tables, setup: ChargeSetup) -> Steps[ChargeOutcome]:
     """The charge procedure; returns a :class:`ChargeOutcome`."""
     validate(setup, tables)
     c = setup.charger
@@ -124,7 +136,7 @@ def charge(tables: Tables, setup: ChargeSetup):
     melee_result = ""
     charger_att = Fighter(c.name, c.mf, c.fv, "cavalry", "normal", c.leader_cvs, charging=True, ma=c.ma)
 
-    def finish():
+    def finish() -> ChargeOutcome:
         # 6.2.8 I: routers the charger ends next to surrender.
         if setup.grid is not None and here:
             for t, names in routers:
@@ -182,8 +194,8 @@ def charge(tables: Tables, setup: ChargeSetup):
                 o = yield check_sub(tables, CheckSpec("being_charged", u.fv, u.status, u.leader_cvs, u.modifiers,
                                                       unit=u.name), rule="6.2.8 E")
                 outs.append(o)
-        standing = []
-        fled = []
+        standing: list[Fighter] = []
+        fled: list[str] = []
         for u, o in zip(tgt.units, outs):
             if o.effect == "surrender":
                 surrendered.append(u.name)                                   # 6.2.8 F
@@ -224,12 +236,12 @@ def charge(tables: Tables, setup: ChargeSetup):
     return finish()
 
 
-def charge_proc(tables: Tables, setup: ChargeSetup):
+def charge_proc(tables: Tables, setup: ChargeSetup) -> Callable[[], Steps[ChargeOutcome]]:
     validate(setup, tables)
     return partial(charge, tables, setup)
 
 
-def charge_tree(tables: Tables, setup: ChargeSetup, policy=None):
+def charge_tree(tables: Tables, setup: ChargeSetup, policy: Policy | None = None) -> Tree:
     return enumerate_tree(charge_proc(tables, setup), policy=policy or first_option)
 
 
@@ -244,14 +256,16 @@ def frontal_directions(facing: int) -> tuple[int, int, int]:
 def charge_lines(grid: HexGrid, start: str, facing: int, length: int = 8) -> dict[int, list[str]]:
     """The straight charge lines out of the frontal arc (our reading of the 6.2.11 diagram: a charge runs
     along one of the three frontal hex rows), each as the list of hexes from the start outward."""
-    out = {}
+    out: dict[int, list[str]] = {}
     for d in frontal_directions(facing):
-        line, h = [], start
+        line: list[str] = []
+        h = start
         for _ in range(length):
-            h = grid.neighbour(h, d)
-            if h is None:
+            n = grid.neighbour(h, d)
+            if n is None:
                 break
-            line.append(h)
+            line.append(n)
+            h = n
         out[d] = line
     return out
 
@@ -274,14 +288,14 @@ MAX_REACTORS = 6
 MAX_NUMBER = 99   # FV, MF, MA, MP, costs and shifts are printed one- or two-digit values
 
 
-def _whole(value, file: str, where: str, lo: int = 0, hi: int = MAX_NUMBER) -> int:
+def _whole(value: Any, file: str, where: str, lo: int = 0, hi: int = MAX_NUMBER) -> int:
     """A whole number in [lo, hi] from the file, or a one-line DataError naming the field."""
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise DataError(file, where, f"a whole number from {lo} to {hi}", value)
     return value
 
 
-def _hex_label(grid: HexGrid, value, file: str, where: str) -> str:
+def _hex_label(grid: HexGrid, value: Any, file: str, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)       # an unquoted label such as 1611 (one with a leading zero must be quoted)
     if not isinstance(value, str) or not grid.in_bounds(value):
@@ -289,7 +303,7 @@ def _hex_label(grid: HexGrid, value, file: str, where: str) -> str:
     return value
 
 
-def _fighter(d: dict, where: str, file: str, default_kind: str = "infantry") -> Fighter:
+def _fighter(d: Any, where: str, file: str, default_kind: str = "infantry") -> Fighter:
     if not isinstance(d, dict):
         raise DataError(file, where, "a unit: {name, fv, mf, ...}", d)
     allowed = {"name", "fv", "mf", "kind", "status", "leader_cvs", "ma", "activated", "modifiers", "ff"}
@@ -324,8 +338,8 @@ def _fighter(d: dict, where: str, file: str, default_kind: str = "infantry") -> 
                    modifiers=tuple(mods), ff=d.get("ff", 0))
 
 
-def charge_from_spec(spec: dict, grid: HexGrid, file: str = "<charge>", terrain=None,
-                     los=None) -> ChargeSetup:
+def charge_from_spec(spec: Any, grid: HexGrid, file: str = "<charge>", terrain: TerrainOf | None = None,
+                     los: Callable[[str, str], bool] | None = None) -> ChargeSetup:
     """Build a charge from a CHARGE file (docs/tbf.md) and check its geometry.
 
     ``terrain(hex) -> (charge_ok, mp)`` and ``los(a, b) -> bool`` come from a map when one is used.
@@ -341,7 +355,8 @@ def charge_from_spec(spec: dict, grid: HexGrid, file: str = "<charge>", terrain=
         raise DataError(file, "", f"a CHARGE file in the documented format ({type(exc).__name__}: {exc})") from None
 
 
-def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
+def _charge_from_spec(spec: Any, grid: HexGrid, file: str, terrain: TerrainOf | None,
+                      los: Callable[[str, str], bool] | None) -> ChargeSetup:
     if not isinstance(spec, dict):
         raise DataError(file, "", "a mapping with charger, path and targets")
     for k in ("charger", "path", "targets"):
@@ -390,7 +405,7 @@ def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
     for h, c in costs.items():
         _hex_label(grid, h, file, "path_costs")
         _whole(c, file, f"path_costs.{h}")
-    targets = []
+    targets: list[Target] = []
     first_hex = path[-1]
     for i, t in enumerate(raw_targets):
         if not isinstance(t, dict) or "units" not in t:
@@ -438,7 +453,7 @@ def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
         if c is None and terrain is not None:
             c = terrain(h)[1]
         approach += int(c if c is not None else 1)
-    reactors = []
+    reacting: list[Reactor] = []
     raw_reactors = spec.get("reactors", []) or []
     if len(raw_reactors) > MAX_REACTORS:
         raise DataError(file, "reactors", f"at most {MAX_REACTORS} reacting units", f"{len(raw_reactors)} reactors")
@@ -446,9 +461,9 @@ def _charge_from_spec(spec, grid, file, terrain, los) -> ChargeSetup:
         if not isinstance(r, dict):
             raise DataError(file, f"reactors[{i}]", "a reactor: {unit: {...}, before: N}", r)
         body = r["unit"] if "unit" in r else {k: v for k, v in r.items() if k != "before"}
-        before = _whole(r.get("before", 0), file, f"reactors[{i}].before", 0, len(targets))
-        reactors.append(Reactor(_fighter(body, f"reactors[{i}]", file, "cavalry"), before))
-    reactors = tuple(reactors)
+        ahead = _whole(r.get("before", 0), file, f"reactors[{i}].before", 0, len(targets))
+        reacting.append(Reactor(_fighter(body, f"reactors[{i}]", file, "cavalry"), ahead))
+    reactors = tuple(reacting)
     mp_left = _whole(spec.get("mp_left", charger.ma), file, "mp_left")
     for k in ("melee", "defensive_fire"):
         if k in spec and not isinstance(spec[k], bool):

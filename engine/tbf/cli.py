@@ -11,7 +11,7 @@ from typing import Any
 from engine.core.data import load_data
 from engine.core.errors import DataError, RuleViolation
 from engine.core.game_cli import act as core_act, int_arg, register_game_verbs
-from engine.core.procedure import distribution, first_option
+from engine.core.procedure import Procedure, distribution, first_option
 
 from .board import default_grid, load_board
 from .calc import (action_summary, charge_summary, check_grid, check_summary, dist_rows, fighter_from_kv, fire_summary,
@@ -30,13 +30,15 @@ from .game.search import reachable
 from .game.victory import victory, victory_json
 from .melee import MeleeSetup
 from .policies import POLICIES, passive
-from .scenario import load_scenario
-from .tables import load_tables
+from .game.state import GameState
+from .scenario import Scenario, load_scenario
+from .tables import Tables, load_tables
 
 __all__ = ["register"]
 
 
-def _tables(args):
+
+def _tables(args: argparse.Namespace) -> Tables:
     return load_tables(getattr(args, "tables", None))
 
 
@@ -45,17 +47,17 @@ def _add_tables(p: argparse.ArgumentParser) -> None:
                    "(default: the shipped provisional charts)")
 
 
-def _check(args) -> dict[str, Any]:
+def _check(args: argparse.Namespace) -> dict[str, Any]:
     t = _tables(args)
     spec = CheckSpec(args.check, args.fv, args.status, tuple(args.leader_cv or ()), tuple(args.mod or ()), args.drm)
     return check_summary(t, spec)
 
 
-def _checks(args) -> dict[str, Any]:
+def _checks(args: argparse.Namespace) -> dict[str, Any]:
     return check_grid(_tables(args), tuple(args.leader_cv or ()), args.status)
 
 
-def _fire(args) -> dict[str, Any]:
+def _fire(args: argparse.Namespace) -> dict[str, Any]:
     t = _tables(args)
     firers = tuple(firer_from_kv(s, i) for i, s in enumerate(args.firer))
     terrain_drm = 0
@@ -70,7 +72,7 @@ def _fire(args) -> dict[str, Any]:
     return fire_summary(t, setup)
 
 
-def _melee(args) -> dict[str, Any]:
+def _melee(args: argparse.Namespace) -> dict[str, Any]:
     t = _tables(args)
     att = tuple(fighter_from_kv(s, "attacker", i) for i, s in enumerate(args.attacker))
     dfn = tuple(fighter_from_kv(s, "defender", i) for i, s in enumerate(args.defender))
@@ -86,14 +88,14 @@ def _melee(args) -> dict[str, Any]:
     return melee_summary(t, setup)
 
 
-def _read_spec(path: str) -> dict:
+def _read_spec(path: str) -> Any:
     data = load_data(path)   # size, encoding, nesting and alias bounds (core/data.py)
     if not isinstance(data, dict):
         raise DataError(path, "", "a mapping with charger, path and targets")
     return data
 
 
-def _charge(args) -> dict[str, Any]:
+def _charge(args: argparse.Namespace) -> dict[str, Any]:
     t = _tables(args)
     spec = _read_spec(args.charge)
     board = load_board(args.map) if (args.map or spec.get("map")) else None
@@ -108,7 +110,7 @@ def _charge(args) -> dict[str, Any]:
     return charge_summary(t, setup, tree=not args.no_tree, max_depth=args.depth, policy=policy or first_option)
 
 
-def _los(args) -> dict[str, Any]:
+def _los(args: argparse.Namespace) -> dict[str, Any]:
     t = _tables(args)
     b = load_board(args.map)
     r = b.los(args.a, args.b, t, viewer=args.kind, enemy=frozenset(args.enemy or ()), friendly=frozenset(args.friend or ()))
@@ -116,7 +118,7 @@ def _los(args) -> dict[str, Any]:
             "rule": r.rule, "path": r.path, "provenance": b.provenance("terrain_rows")}
 
 
-def _map(args) -> dict[str, Any]:
+def _map(args: argparse.Namespace) -> dict[str, Any]:
     b = load_board(args.map)
     if args.hex:
         return b.describe(args.hex)
@@ -203,13 +205,13 @@ def _register_calculators(subparsers):
 # ---------------------------------------------------------------------------------------------------
 # Scenario verbs: a Dürenstein state (set-up, changed with --place) and actions on it
 # ---------------------------------------------------------------------------------------------------
-def _state(args):
+def _state(args: argparse.Namespace) -> tuple[Scenario, GameState]:
     sc = load_scenario(getattr(args, "scenario_dir", None), tables=_tables(args))
     return sc, state_from_placements(sc, getattr(args, "place", None) or (), getattr(args, "turn", None),
                                      getattr(args, "alert", False))
 
 
-def _add_state(p):
+def _add_state(p: argparse.ArgumentParser) -> None:
     p.add_argument("--place", action="append", metavar="ID=HEX[:FACING[:STATUS]]",
                    help="change a piece of the set-up (repeat); HEX 'off' takes it off the map")
     p.add_argument("--turn", type=int, help="game turn (night from turn 11)")
@@ -219,7 +221,7 @@ def _add_state(p):
     _add_tables(p)
 
 
-def _scenario(args):
+def _scenario(args: argparse.Namespace) -> Any:
     sc, st = _state(args)
     return {"scenario": sc.file.name, "turns": sc.file.turns, "night_from": sc.file.night_from,
             "first_impulse": sc.file.first_impulse,
@@ -229,19 +231,19 @@ def _scenario(args):
             "provenance": {"units": sc.oob.source, "scenario": sc.file.source, "map": sc.board.data.source}}
 
 
-def _activate(args):
+def _activate(args: argparse.Namespace) -> Any:
     sc, st = _state(args)
     return activation_plan(sc, st, args.leader)
 
 
-def _reach(args):
+def _reach(args: argparse.Namespace) -> Any:
     sc, st = _state(args)
     r = reachable(sc, st, args.unit, {2: args.level2, 3: args.level3})
     return {"unit": args.unit, "from": st.piece(args.unit).hex,
             "reachable": {h: {"mp": c, "path": list(p)} for h, (c, p) in sorted(r.items())}}
 
 
-def _retreat(args):
+def _retreat(args: argparse.Namespace) -> Any:
     sc, st = _state(args)
     h = st.piece(args.units[0]).hex
     opts = retreat_options(sc, st, tuple(args.units), h)
@@ -250,7 +252,7 @@ def _retreat(args):
             "outcomes": dist_rows(d)}
 
 
-def _rout(args):
+def _rout(args: argparse.Namespace) -> Any:
     sc, st = _state(args)
     r = rout_path(sc, st, args.unit, just_routed=not args.continuing)
     return {"unit": args.unit, "path": list(r.path), "fate": r.fate, "entered_friends": list(r.entered_friends),
@@ -260,7 +262,7 @@ def _rout(args):
 _ACT_WHATS = ("move", "fire", "melee", "charge")
 
 
-def _act(args):
+def _act(args: argparse.Namespace) -> Any:
     """``act``: with ``--record`` the game verb (play one action of a recorded game, through the core
     protocol); without it the older calculator (the odds of a move, fire, melee or charge on the set-up)."""
     if args.record:
@@ -277,10 +279,11 @@ def _act(args):
                           ((2, args.level2), (3, args.level3)))
 
 
-def _roll(args):
+def _roll(args: argparse.Namespace) -> Any:
     sc, st = _state(args)
     turn = args.turn or st.turn
     what = args.what
+    f: Procedure
     if what == "dupont":
         f, rule = partial(dupont_arrival, sc, turn), "9.6.2"
     elif what == "second-group":
@@ -298,12 +301,12 @@ def _roll(args):
     return {"roll": what, "turn": turn, "rule": rule, "outcomes": dist_rows(distribution(f))}
 
 
-def _phase(args):
+def _phase(args: argparse.Namespace) -> Any:
     sc, st = _state(args)
     return phase_summary(sc, st, args.what, args.side, args.leader, args.unit)
 
 
-def _victory(args):
+def _victory(args: argparse.Namespace) -> Any:
     sc, st = _state(args)
     return victory_json(victory(sc, st, args.rear_guard_shortfall))
 

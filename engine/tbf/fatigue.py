@@ -8,17 +8,21 @@ and comes from the Fatigue Check Table (4.2.2 B).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import partial
+from typing import cast
 
 from engine.core.dist import Dist
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Log, Roll, Sub, distribution, enumerate_tree
 
-from .tables import STATUSES, Tables
+from .steps import Steps
+from .tables import STATUSES, Tables, UnitStatus
 
-__all__ = ["CheckSpec", "CheckOutcome", "fatigue_check", "check_proc", "check_sub", "check_distribution",
-           "apply_effect", "pass_chance"]
+__all__ = ["CheckSpec", "CheckOutcome", "check_outcome", "fatigue_check", "check_proc", "check_sub",
+           "check_distribution", "apply_effect", "pass_chance"]
 
 # Status after each effect, from the status before it.
 _AFTER = {
@@ -68,7 +72,9 @@ class CheckSpec:
 
     def total_drm(self, tables: Tables) -> int:
         cd = tables.check(self.check)
-        return (cd.drm + cd.status_drm.get(self.status, 0) + sum(cd.modifiers[m].drm for m in self.modifiers)
+        # (a status outside the three has no status DRM: validate refuses it)
+        status_drm = cd.status_drm.get(cast(UnitStatus, self.status), 0)
+        return (cd.drm + status_drm + sum(cd.modifiers[m].drm for m in self.modifiers)
                 + self.drm - sum(self.leader_cvs))
 
 
@@ -89,7 +95,12 @@ class CheckOutcome:
         return f"{who}{'pass' if self.passed else 'fail'} -> {self.effect}{tail}"
 
 
-def fatigue_check(tables: Tables, spec: CheckSpec):
+def check_outcome(o: Hashable) -> CheckOutcome:
+    """An outcome of a check's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(CheckOutcome, o)
+
+
+def fatigue_check(tables: Tables, spec: CheckSpec) -> Steps[CheckOutcome]:
     """The procedure (4.2.2): one d6, modified; pass at or under the current FV."""
     spec.validate(tables)
     cd = tables.check(spec.check)
@@ -110,7 +121,7 @@ def fatigue_check(tables: Tables, spec: CheckSpec):
     return CheckOutcome(spec.check, passed, effect, apply_effect(spec.status, effect), doubled, spec.unit)
 
 
-def check_proc(tables: Tables, spec: CheckSpec):
+def check_proc(tables: Tables, spec: CheckSpec) -> Callable[[], Steps[CheckOutcome]]:
     """A zero-argument factory for the check (for the drivers)."""
     spec.validate(tables)
     return partial(fatigue_check, tables, spec)
@@ -127,6 +138,6 @@ def check_distribution(tables: Tables, spec: CheckSpec) -> Dist:
     return distribution(check_proc(tables, spec))
 
 
-def pass_chance(tables: Tables, spec: CheckSpec):
+def pass_chance(tables: Tables, spec: CheckSpec) -> Fraction:
     """Exact chance to pass (a Fraction)."""
-    return check_distribution(tables, spec).prob(lambda o: o.passed)
+    return check_distribution(tables, spec).prob(lambda o: check_outcome(o).passed)

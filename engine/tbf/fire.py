@@ -6,15 +6,19 @@ rolled with the net DRM (6.3.7 C-D). A natural 1 makes howitzers firing at 3-4 h
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 from engine.core.errors import RuleViolation
+from engine.core.dist import Dist
 from engine.core.procedure import Log, Roll, Sub, distribution
 
+from .steps import Steps
 from .tables import Tables
 
-__all__ = ["Firer", "FireSetup", "FireOutcome", "fire_combat", "fire_proc", "fire_distribution",
+__all__ = ["Firer", "FireSetup", "FireOutcome", "fire_outcome", "fire_combat", "fire_proc", "fire_distribution",
            "effective_ff", "LeaderFate", "leader_casualty", "leader_casualty_sub", "FIRER_KINDS",
            "GRAND_BATTERY_FF"]
 
@@ -55,6 +59,11 @@ class FireOutcome:
 
     def __str__(self) -> str:
         return f"{self.result} (column {self.column})" if self.column else f"{self.result} (no fire)"
+
+
+def fire_outcome(o: Hashable) -> FireOutcome:
+    """An outcome of a fire's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(FireOutcome, o)
 
 
 def effective_ff(f: Firer, setup: FireSetup, tables: Tables) -> int:
@@ -106,7 +115,7 @@ def _column_shift(setup: FireSetup, firers: tuple[Firer, ...]) -> int:
     return shift
 
 
-def fire_combat(tables: Tables, setup: FireSetup):
+def fire_combat(tables: Tables, setup: FireSetup) -> Steps[FireOutcome]:
     """The fire combat procedure (6.3.7)."""
     ft = tables.fire
     if not setup.firers:
@@ -140,13 +149,13 @@ def fire_combat(tables: Tables, setup: FireSetup):
     return FireOutcome(ft.column_label(idx), code)
 
 
-def fire_proc(tables: Tables, setup: FireSetup):
+def fire_proc(tables: Tables, setup: FireSetup) -> Callable[[], Steps[FireOutcome]]:
     for f in setup.firers:
         effective_ff(f, setup, tables)    # validate before any driver runs
     return partial(fire_combat, tables, setup)
 
 
-def fire_distribution(tables: Tables, setup: FireSetup):
+def fire_distribution(tables: Tables, setup: FireSetup) -> Dist:
     return distribution(fire_proc(tables, setup))
 
 
@@ -164,7 +173,7 @@ class LeaderFate:
         return f"{self.leader}: {self.fate}{tail}"
 
 
-def leader_casualty(leader: str = "", roll_turns: bool = True):
+def leader_casualty(leader: str = "", roll_turns: bool = True) -> Steps[LeaderFate]:
     """6.5 A: a 6 leads to a second roll; 5 = wounded for 2d6 turns, 6 = killed.
 
     With ``roll_turns=False`` the 2d6 for the turns out is left to the moment the wound is applied

@@ -6,20 +6,24 @@ are 2-1 or more or a defender is routed (6.4 F, 6.7 J), final odds and column sh
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
 from math import ceil
+from typing import cast
 
 from engine.core.errors import RuleViolation
+from engine.core.dist import Dist
 from engine.core.procedure import Log, Roll, Sub, distribution
 
 from .fatigue import CheckSpec, check_sub
 from .fire import leader_casualty_sub
+from .steps import Steps
 from .tables import Tables
 
-__all__ = ["Fighter", "MeleeSetup", "MeleeOutcome", "melee", "melee_proc", "melee_distribution", "melee_sub",
-           "UNIT_KINDS", "half_up"]
+__all__ = ["Fighter", "MeleeSetup", "MeleeOutcome", "melee_outcome", "melee", "melee_proc", "melee_distribution",
+           "melee_sub", "UNIT_KINDS", "half_up"]
 
 UNIT_KINDS = ("infantry", "cavalry", "artillery", "howitzer", "grand_battery")
 
@@ -83,6 +87,11 @@ class MeleeOutcome:
         return "; ".join(bits)
 
 
+def melee_outcome(o: Hashable) -> MeleeOutcome:
+    """An outcome of a melee's distribution as the value it is (a :class:`Dist` holds hashables)."""
+    return cast(MeleeOutcome, o)
+
+
 def _validate(setup: MeleeSetup, tables: Tables) -> None:
     if not setup.attackers:
         raise RuleViolation("6.4 B", "a melee needs at least one attacking unit")
@@ -116,7 +125,7 @@ def _defender_mf(d: Fighter) -> int:
     return mf
 
 
-def melee(tables: Tables, setup: MeleeSetup):
+def melee(tables: Tables, setup: MeleeSetup) -> Steps[MeleeOutcome]:
     """The melee procedure (6.4)."""
     _validate(setup, tables)
     mt = tables.melee
@@ -156,7 +165,12 @@ def melee(tables: Tables, setup: MeleeSetup):
     return MeleeOutcome(column, code, tuple(att_log), def_log, leaders)
 
 
-def _resolve(tables: Tables, setup: MeleeSetup, att_mf: int):
+#: what :func:`_resolve` returns: the final column (None: the hex was vacated), the table's code, the
+#: defenders' checks and the leaders' fates
+Resolved = tuple[str | None, str, tuple[tuple[str, str], ...], tuple[str, ...]]
+
+
+def _resolve(tables: Tables, setup: MeleeSetup, att_mf: int) -> Steps[Resolved]:
     """After the attackers' checks: defenders' checks (6.4 F, 6.7 J), final odds and the d10 (6.4 G-H),
     leader casualties (6.4 I). Memoised by the attack strength, so attackers' different check results
     that give the same strength share it."""
@@ -183,7 +197,7 @@ def _resolve(tables: Tables, setup: MeleeSetup, att_mf: int):
         else:
             def_log.append((d.name, "in hex"))
         def_mf += _defender_mf(Fighter(d.name, d.mf, d.fv, d.kind, status, half_mf=half))
-    leaders = []
+    leaders: list[str] = []
     if def_mf == 0 and all(s in ("surrenders", "routs") for _, s in def_log):
         yield Log("6.4 J", "the defending hex is vacated: the attacker must advance into it")
         for ldr in setup.attacker_leaders + setup.defender_leaders:
@@ -209,7 +223,7 @@ def _resolve(tables: Tables, setup: MeleeSetup, att_mf: int):
 
 
 
-def melee_proc(tables: Tables, setup: MeleeSetup):
+def melee_proc(tables: Tables, setup: MeleeSetup) -> Callable[[], Steps[MeleeOutcome]]:
     _validate(setup, tables)
     return partial(melee, tables, setup)
 
@@ -218,5 +232,5 @@ def melee_sub(tables: Tables, setup: MeleeSetup, rule: str = "6.4") -> Sub:
     return Sub(("tbf-melee", tables.key, setup), partial(melee, tables, setup), rule=rule, label="Melee")
 
 
-def melee_distribution(tables: Tables, setup: MeleeSetup):
+def melee_distribution(tables: Tables, setup: MeleeSetup) -> Dist:
     return distribution(melee_proc(tables, setup))

@@ -1,19 +1,21 @@
 """Named policies for the decisions inside procedures (the enumerate driver and bots use them)."""
 from __future__ import annotations
 
-from engine.core.procedure import Choose
+from collections.abc import Hashable
+
+from engine.core.procedure import Choose, Policy
 
 __all__ = ["aggressive", "passive", "POLICIES"]
 
 _PASSIVE = ("hold", "stand")
 
 
-def aggressive(req: Choose):
+def aggressive(req: Choose) -> Hashable:
     """Always counter charge and reaction charge when offered (the solitaire Coalition, 12.5)."""
     return req.options[0]
 
 
-def passive(req: Choose):
+def passive(req: Choose) -> Hashable:
     """Never counter or reaction charge; otherwise the first listed option."""
     for o in req.options:
         if o in _PASSIVE:
@@ -21,4 +23,4 @@ def passive(req: Choose):
     return req.options[0]
 
 
-POLICIES = {"aggressive": aggressive, "passive": passive}
+POLICIES: dict[str, Policy] = {"aggressive": aggressive, "passive": passive}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -55,7 +55,7 @@ class OrderOfBattle(Sourced):
     units: list[UnitDef]
 
     @model_validator(mode="after")
-    def _ids(self):
+    def _ids(self) -> OrderOfBattle:
         ids = [x.id for x in self.leaders] + [x.id for x in self.units]
         dup = {i for i in ids if ids.count(i) > 1}
         if dup:
@@ -107,10 +107,23 @@ class Alert(Sourced):
     drm_per_turn: int
 
 
+class VictoryLevel(Strict):
+    """French battalions (or their equivalents) the Coalition must eliminate for a level (10.2.3): of Gazan's
+    division, or of all French forces."""
+    gazan: int = Field(ge=0)
+    total: int = Field(ge=0)
+
+
+class RearGuard(Strict):
+    """The full Rear Guard (9.2 F)."""
+    infantry: int = Field(ge=0)
+    cavalry: int = Field(ge=0)
+
+
 class Victory(Sourced):
-    coalition_strategic: dict[str, int]
-    coalition_tactical: dict[str, int]
-    rear_guard: dict[str, int]
+    coalition_strategic: VictoryLevel
+    coalition_tactical: VictoryLevel
+    rear_guard: RearGuard
 
 
 class ScenarioFile(Strict):
@@ -132,14 +145,15 @@ class ScenarioFile(Strict):
 class Scenario:
     """Board + tables + order of battle + scenario file."""
 
-    def __init__(self, file: ScenarioFile, oob: OrderOfBattle, board: Board, tables: Tables):
+    def __init__(self, file: ScenarioFile, oob: OrderOfBattle, board: Board, tables: Tables) -> None:
         self.file, self.oob, self.board, self.tables = file, oob, board, tables
         # a value for memo keys: the digest of what it is loaded from (no object identity in any key)
         self.key = "scenario:" + digest([file.model_dump(mode="json"), oob.model_dump(mode="json"), board.key,
                                          tables.key])
         self.units = {u.id: u for u in oob.units}
-        self.front_memo: dict = {}      # enemy fronts of recent positions (engine.tbf.game.position.enemy_front), bounded
-        self._chains: dict = {}         # unit id -> its chain of command (the order of battle's, never changes)
+        # enemy fronts of recent positions (engine.tbf.game.position.enemy_front), bounded
+        self.front_memo: dict[Any, frozenset[str]] = {}
+        self._chains: dict[str, frozenset[str]] = {}   # unit id -> its chain of command (never changes)
         self.leaders = {x.id: x for x in oob.leaders}
         # piece id -> side, asked in every loop over the map (units first, as :meth:`side` read them)
         self.side_of = {**{x.id: x.side for x in oob.leaders}, **{u.id: u.side for u in oob.units}}
@@ -177,13 +191,13 @@ class Scenario:
 
     def _chain_of_command(self, unit_id: str) -> set[str]:
         u = self.units[unit_id]
-        out = set()
+        out: set[str] = set()
         direct = [x for x in self.leaders.values() if x.side == u.side and x.command == u.command]
         if not direct:  # corps troops of a division (6.1.1 D): the division leader and his brigades
             direct = [x for x in self.leaders.values() if x.side == u.side
                       and (x.command == u.command or x.command.split("-")[0] == u.command)]
         for x in direct:
-            cur = x
+            cur: LeaderDef | None = x
             while cur is not None:
                 out.add(cur.id)
                 cur = self.leaders.get(cur.superior) if cur.superior else None

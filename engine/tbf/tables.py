@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
@@ -33,7 +34,9 @@ def digest(data: Any) -> str:
     text = json.dumps(data, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-STATUSES = ("normal", "fatigued", "routed")
+#: The statuses a unit checks in (4.2.4 fatigued, 6.7 routed).
+UnitStatus = Literal["normal", "fatigued", "routed"]
+STATUSES: tuple[UnitStatus, ...] = ("normal", "fatigued", "routed")
 
 # What a check's pass or fail does to the unit (docs/tbf.md lists them).
 EFFECTS = (
@@ -84,8 +87,8 @@ class CheckDef(Strict):
     name: str
     rule: str
     drm: int = 0
-    status_drm: dict[Literal["normal", "fatigued", "routed"], int] = Field(default_factory=dict)
-    allowed: list[Literal["normal", "fatigued", "routed"]] = Field(default_factory=lambda: list(STATUSES))
+    status_drm: dict[UnitStatus, int] = Field(default_factory=dict)
+    allowed: list[UnitStatus] = Field(default_factory=lambda: list(STATUSES))
     passed: PerStatus
     failed: PerStatus
     modifiers: dict[str, Modifier] = Field(default_factory=dict)
@@ -102,7 +105,7 @@ class FatigueTable(Sourced):
     checks: dict[str, CheckDef]
 
     @model_validator(mode="after")
-    def _range(self):
+    def _range(self) -> Self:
         if self.fv_max < self.fv_min:
             raise ValueError("fv_max must be at least fv_min")
         return self
@@ -120,7 +123,7 @@ class FireTable(Sourced):
     drms: dict[str, Modifier] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _shape(self):
+    def _shape(self) -> Self:
         if self.columns != sorted(set(self.columns)) or not self.columns or self.columns[0] < 1:
             raise ValueError("columns must be increasing fire strengths starting at 1 or more")
         for r in range(self.roll_min, self.roll_max + 1):
@@ -191,8 +194,8 @@ class MeleeTable(Sourced):
 
     @field_validator("columns")
     @classmethod
-    def _cols(cls, v):
-        ratios = []
+    def _cols(cls, v: list[str]) -> list[str]:
+        ratios: list[Fraction] = []
         for c in v:
             try:
                 a, d = c.split("-")
@@ -204,7 +207,7 @@ class MeleeTable(Sourced):
         return v
 
     @model_validator(mode="after")
-    def _shape(self):
+    def _shape(self) -> Self:
         for r in range(self.roll_min, self.roll_max + 1):
             if r not in self.rows:
                 raise ValueError(f"rows must cover every modified roll {self.roll_min}..{self.roll_max} (row {r} missing)")
@@ -256,7 +259,7 @@ class TerrainChart(Sourced):
     walled_road_melee_shift: int = -1
 
     @model_validator(mode="after")
-    def _every_terrain(self):
+    def _every_terrain(self) -> Self:
         # 2.2: the map's terrain letters name these TEC rows; a chart without one of them would fail
         # later, deep inside a move or a fire, so it is refused here, naming the missing row.
         need = ("level0", "level1", "level2", "level3", "vineyard", "town", "river")
@@ -279,7 +282,7 @@ class LevelChart(Sourced):
     level3: dict[int, LevelRow]
 
     @model_validator(mode="after")
-    def _faces(self):
+    def _faces(self) -> Self:
         for name in ("level2", "level3"):
             if sorted(getattr(self, name)) != [1, 2, 3, 4, 5, 6]:
                 raise ValueError(f"{name} must give a row for each d6 face 1..6")
@@ -298,6 +301,8 @@ class Tables(Strict):
     terrain: TerrainChart
     levels: LevelChart
     _key: str = PrivateAttr(default="")
+    if TYPE_CHECKING:       # (what the type checker knows of it; at run time an entry of __dict__, see below)
+        key: str
 
     # ``key``, the content digest, is what memo keys hold instead of the object. It is kept as a plain
     # entry of the instance's __dict__ (not a field: never dumped, compared or validated) because memo keys
@@ -305,7 +310,7 @@ class Tables(Strict):
     def model_post_init(self, context: Any, /) -> None:
         self._key = self.__dict__["key"] = "tables:" + digest(self.model_dump(mode="json"))
 
-    def model_copy(self, *, update=None, deep: bool = False):
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         out = super().model_copy(update=update, deep=deep)
         if update:                      # a changed copy is another value
             out._key = out.__dict__["key"] = "tables:" + digest(out.model_dump(mode="json"))

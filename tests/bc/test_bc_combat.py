@@ -5,6 +5,7 @@ import math
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from sizes import examples
 
 from engine.bc.calc import combat_odds
 from engine.bc.blocks import Block
@@ -257,7 +258,7 @@ BLOCKS = st.builds(Block, kind=st.sampled_from(["long_infantry", "infantry", "ca
                    burst=st.booleans(), shots=st.booleans())
 
 
-@settings(max_examples=12)
+@settings(max_examples=examples(6))
 @given(st.sampled_from(["long_infantry", "infantry", "cavalry"]), BLOCKS, st.one_of(st.none(), BLOCKS),
        st.integers(-2, 2), st.booleans())
 def test_assault_distributions_sum_to_one(lead, defender, second, shifts, bad):

@@ -43,6 +43,11 @@ def test_random_games_keep_the_invariants_small():
         assert not broken and R.outcome(final) is not None
 
 
+def test_conformance_with_leader_assisted_rallies_29_6():
+    rep = check_game(R, seed=3, options=("leader_assist",), max_actions=400, apply_sample=2, illegal_sample=2)
+    assert rep.actions > 0 and rep.rules_cited
+
+
 @pytest.mark.slow
 def test_200_random_games_keep_the_invariants():
     for seed in range(200):
@@ -59,13 +64,14 @@ def test_conformance_large(seed):
 
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
+from sizes import examples  # noqa: E402
 
 from engine.core.game import action_seed  # noqa: E402
 from engine.core.procedure import RandomDice  # noqa: E402
 import json  # noqa: E402
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(1, 120))
 def test_any_position_round_trips_and_keeps_the_invariants(seed, n):
     from engine.core.game import RandomBot

@@ -120,7 +120,9 @@ def test_turn_preparation_and_last_black_cube(st):
     while s.cup is not None:
         s, colour, over = play(lambda s=s: order_cube_draw(s), seed=steps).result
         steps += 1
-    assert over and colour == "black" and s.turn == 2 and steps <= 19
+    # 16.2: the last Black cube ends the turn; 16.3: the turn marker moves on only in the End of Turn Phase, after
+    # the Give Ground withdrawals (24.3) of this turn (issue 29: it used to show turn 2 already)
+    assert over and colour == "black" and s.turn == 1 and steps <= 19
 
 
 def test_reserve_and_ready_arms_caps_18_0(st):

@@ -184,3 +184,39 @@ def test_unseen_pile_is_the_average_over_every_other_hand(example):
     # other hand's size is not known) draws the reshuffle card 1 time in 8 instead of 1 in 5: not exact here
     pooled = distribution(lambda: resolve(setup, DECK, UnseenPile.of(DECK, unseen, 7, discard)), policy=neutral_policy)
     assert pooled != got
+
+
+def test_quick_odds_hook_gives_a_sides_view_and_refuses_turn_preparation():
+    """Core's quick odds ask the system for the position a side's odds come from (odds_position): BC gives
+    the side's odds_view; Turn Preparation is refused (its hands are cut by what each card is, 16.1)."""
+    from engine.core.errors import RuleViolation
+    from engine.core.quick_odds import quick_odds
+    st, a = _attack_position()
+    assert RULES.odds_position(st, a, a.side) == RULES.odds_view(st, a.side)
+    # the play page's quick odds for the attacking side (core refused them with OddsHidden without the hook)
+    got = quick_odds(RULES, st, a, seen_by=a.side, cache=None)
+    want = action_odds(RULES, RULES.odds_view(st, a.side), a)
+    assert [(x["label"], Fraction(x["fraction"])) for x in got["lines"]] == \
+        [(o.label, o.probability) for o in want.outcomes]
+    with pytest.raises(RuleViolation) as e:
+        RULES.odds_position(RULES.new_game(), action("start_turn", "french"), "french")
+    assert e.value.rule == "15.0"
+
+
+def test_a_rally_odds_see_its_own_cards_icon_whatever_the_piles_order():
+    """20.0: a Zone Rally on a Death Head opens no reform window. Over the cards by their numbers and over
+    their summaries (whose discard pile is kept sorted) the phases that follow have the same chances."""
+    from engine.bc.game.state import set_block
+    from engine.core.procedure import distribution
+    st = RULES.new_game()
+    g = set_block(st.g, "F2", replace(st.g.unit("F2").block, state="disrupted"))     # M2: F1 and F2 may swap
+    g = replace(g, reserve=(("french", 2), ("coalition", 0)), pile=Pile(g.pile.draw, tuple(DECK.event_numbers[60:])),
+                cup=RULES.new_game().g.cup)
+    g = replace(g, pile=Pile(tuple(c for c in g.pile.draw if c not in g.pile.discard), g.pile.discard))
+    st = replace(st, g=g, phase="yellow_rally", actor="french")
+    a = action("rally", "french", frm="M2")
+
+    def phases(pos):
+        return distribution(lambda: RULES.perform(pos, a)).map(lambda s: (s.phase, s.actor))
+    assert phases(RULES.odds_state(st)) == phases(st)
+    assert len(phases(st)) == 2          # a reform window or the enemy's turn to rally

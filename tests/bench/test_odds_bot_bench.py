@@ -1,6 +1,9 @@
-"""Speed of the odds-aware bot (engine/core/odds.py OddsBot, engine/n20/game/odds_bot.py; issue 16 point 3):
-whole games, the odds bot against the greedy bot, per system, timed in process CPU time as the other
-benchmarks; and one decision of each kind on its own (a Napoleonic 20 declaration by odds, a weighed attack).
+"""Speed of the odds-aware bot (engine/core/odds.py OddsBot, engine/n20/game/odds_bot.py; issues 16 point 3
+and 26 point 4): whole games, the odds bot against the greedy bot, per system, timed in process CPU time as
+the other benchmarks; and one decision of each system on its own, with a fresh bot (nothing cached): the
+first decision of the odds bot's seed-1 game in which it weighs two attacks or more (for Napoleonic 20 a
+declaration, 9.1-9.2). ``extra_info`` says what the decision weighed: attacks, those past the bound,
+enumeration steps.
 
 Whole games take seconds each, so they are marked ``slow``. Run:
 ``python -m pytest tests/bench/test_odds_bot_bench.py --benchmark-enable -m "" -p no:cacheprovider``.
@@ -8,21 +11,76 @@ Whole games take seconds each, so they are marked ``slow``. Run:
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 import pytest
 
-from engine.core.game import play_game, system_of
+from engine.core.game import _make_bots, play_game, system_of
+
+SYSTEMS = ["n20", "lob", "tbf", "bc"]
 
 
 @pytest.mark.slow
 @pytest.mark.benchmark(group="odds-bot-game", timer=time.process_time)
-@pytest.mark.parametrize("system", ["n20", "lob", "tbf", "bc"])
+@pytest.mark.parametrize("system", SYSTEMS)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_bench_odds_vs_greedy_game(benchmark, system, seed):
     rules = system_of(system)
-    final, _ = benchmark.pedantic(lambda: play_game(rules, ("odds", "greedy"), seed=seed, record=False),
+    players = _make_bots(rules, ("odds", "greedy"), seed)          # the bots play_game makes from the names
+    final, _ = benchmark.pedantic(lambda: play_game(rules, players, seed=seed, record=False),
                                   rounds=1, iterations=1)
     assert rules.outcome(final) is not None
+    bot = players[rules.sides[0]]
+    benchmark.extra_info.update(weighed=bot.weighed, too_big=bot.too_big, solved=bot.solved,
+                                steps=getattr(bot, "steps", None))
+
+
+class _Watch:
+    """The odds bot of one seat, noting the first position where a decision weighed two attacks or more."""
+
+    def __init__(self, bot):
+        self.bot, self.name, self.found = bot, bot.name, None
+
+    @property
+    def needs_legal(self):
+        return self.bot.needs_legal
+
+    def choose(self, request, state=None):
+        return self.bot.choose(request, state)
+
+    def choose_action(self, rules, state, legal):
+        before = self.bot.weighed
+        a = self.bot.choose_action(rules, state, legal)
+        if self.found is None and self.bot.weighed - before >= 2:
+            self.found = (state, legal)
+        return a
+
+
+@lru_cache(maxsize=None)
+def weighing_position(system: str):
+    """(rules, state, legal) of the first decision of the seed-1 odds-vs-greedy game that weighs 2+ attacks."""
+    rules = system_of(system)
+    watch = _Watch(rules.bots()["odds"](seed=1))
+    play_game(rules, (watch, "greedy"), seed=1, record=False, max_actions=2000)
+    assert watch.found is not None
+    return (rules, *watch.found)
+
+
+@pytest.mark.benchmark(group="odds-bot-decision", timer=time.process_time)
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_bench_odds_bot_decision(benchmark, system):
+    rules, st, legal = weighing_position(system)
+    bots = []
+
+    def decide():
+        bot = rules.bots()["odds"](seed=1)               # a fresh bot: nothing cached
+        bots.append(bot)
+        return bot.choose_action(rules, st, legal)
+    benchmark.pedantic(decide, rounds=3, iterations=1)
+    bot = bots[-1]
+    benchmark.extra_info.update(weighed=bot.weighed, too_big=bot.too_big, solved=bot.solved,
+                                steps=getattr(bot, "steps", None))
+    assert bot.weighed >= 2
 
 
 @pytest.mark.benchmark(group="odds-bot-decision", timer=time.process_time)

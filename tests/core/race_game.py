@@ -35,7 +35,7 @@ class RaceState:
     options: tuple[str, ...] = ()
 
 
-class RaceRules(GameRules):
+class RaceRules(GameRules[RaceState, RaceAction]):
     system = "race"
     sides = ("red", "blue")
     engine_version = "race-1"

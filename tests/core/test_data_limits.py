@@ -62,6 +62,48 @@ def test_deep_yaml_nesting_is_refused_without_recursion_error():
     assert parse_data("[" * (MAX_DEPTH - 1) + "1" + "]" * (MAX_DEPTH - 1)) is not None
 
 
+def _libyaml_nest_level() -> int:
+    """libyaml's own bound on flow nesting (PyYAML >= 6.0.4); -1 where there is none."""
+    import yaml
+
+    return getattr(getattr(yaml, "_yaml", None), "_get_max_nest_level", lambda: -1)()
+
+
+def test_libyamls_own_bound_is_above_ours():
+    # its refusal is turned into ours (engine.core.data.parse_data): true only while its bound is the larger
+    level = _libyaml_nest_level()
+    assert level == -1 or level > MAX_DEPTH
+
+
+def test_libyamls_nesting_refusal_is_given_in_our_words(monkeypatch):
+    # PyYAML 6.0.4's libyaml scans ahead of our composer and stops a long run of brackets at its own bound
+    # (1000) first, with its own words; the refusal the user sees is ours, whichever PyYAML is installed
+    import yaml
+
+    from engine.core import data
+
+    def scanner_stops(self):
+        raise yaml.scanner.ScannerError("while increasing flow level", None, "exceeded maximum nesting depth",
+                                        yaml.Mark("<input>", 1500, 0, 1500, None, None))
+
+    monkeypatch.setattr(data._BoundedLoader, "get_single_node", scanner_stops)
+    with pytest.raises(DataError, match=f"^<input>: line 1: expected nesting at most {MAX_DEPTH} levels deep$"):
+        parse_data("[" * 2000 + "]" * 2000)
+
+
+@pytest.mark.skipif(_libyaml_nest_level() == -1, reason="this PyYAML/libyaml has no nesting bound of its own")
+def test_libyamls_nesting_bound_set_low_still_gives_our_refusal():
+    import yaml
+
+    level = _libyaml_nest_level()
+    yaml._yaml._set_max_nest_level(MAX_DEPTH + 8)      # libyaml stops at level 41, before our composer's 33
+    try:
+        with pytest.raises(DataError, match=f"nesting at most {MAX_DEPTH} levels deep"):
+            parse_data("[" * (MAX_DEPTH + 20) + "]" * (MAX_DEPTH + 20))
+    finally:
+        yaml._yaml._set_max_nest_level(level)
+
+
 def test_deep_nesting_through_aliases_is_refused():
     # 20 levels in text, then each alias adds the depth of what it names: depth grows past the bound
     lines = ["a0: &a0 " + "[" * 20 + "1" + "]" * 20]

@@ -24,7 +24,19 @@ def test_start_move_undo_reload_replay(page: Page, app_url: str, system: str):
     expect(options.first).to_be_attached(timeout=30_000)
     page.locator(".action-list select").select_option(index=0)
     page.locator(".do-action button").click()
-    expect(page.locator(".status-line [data-events='1']")).to_be_attached(timeout=60_000)
+    # the action's questions (if any: a TBF activation asks about each subordinate leader, 6.1.1 B-C) answered
+    # with the first button
+    done = page.locator(".status-line [data-events='1']")
+    for _ in range(20):
+        choice = page.locator(".pending .choice button").first
+        expect(done.or_(choice)).to_be_attached(timeout=60_000)
+        if done.count():
+            break
+        answered = page.locator(".pending-request").get_attribute("data-answered")
+        choice.click()
+        moved_on = page.locator(f".pending-request:not([data-answered='{answered}'])")
+        expect(done.or_(moved_on)).to_be_attached(timeout=60_000)
+    expect(done).to_be_attached(timeout=60_000)
     # the address bar now holds the game's link: a reload reopens the same game
     expect(page).to_have_url(re.compile(r"game=\w+&key="), timeout=30_000)
     page.reload()

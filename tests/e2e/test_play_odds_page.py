@@ -18,7 +18,7 @@ pytestmark = pytest.mark.e2e
 
 
 def test_tbf_fire_odds_before_committing(page: Page, app_url: str, tmp_path):
-    rec, state, fire, rules = record_until("tbf", tbf_long_range_artillery_fire)
+    rec, state, fire, rules = record_until("tbf", tbf_long_range_artillery_fire, bot_seed=2)
     open_record(page, app_url, "tbf", rec, tmp_path)
     select_action(page, rules.describe_action(fire))
     ready = page.locator(".odds-panel .action-odds[data-state='ready']")

@@ -7,6 +7,7 @@ from fractions import Fraction as F
 import math
 
 from hypothesis import given, settings, strategies as st
+from sizes import examples
 
 from engine import n20
 from engine.core.procedure import replay
@@ -58,7 +59,7 @@ units = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(20))
 @given(att=st.lists(units, min_size=1, max_size=3), dfd=st.lists(units, min_size=1, max_size=2),
        terrain=st.sampled_from(["clear", "forest", "town", "fortified"]),
        hazards=st.lists(st.integers(0, 2), max_size=4), reserve=st.booleans(), edition=st.sampled_from(["v3", "v2"]))

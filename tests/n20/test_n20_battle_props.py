@@ -6,6 +6,7 @@ from fractions import Fraction as F
 import math
 
 from hypothesis import assume, given, settings, strategies as st
+from sizes import examples
 
 from engine import n20
 from engine.core.errors import RuleViolation
@@ -35,7 +36,7 @@ def situations(draw):
     return board, start, friends, enemies, ezoc, draw(st.integers(1, 6)), draw(st.booleans())
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(50))
 @given(situations())
 def test_9_8_retreat_paths_obey_the_restrictions(sit):
     board, start, friends, enemies, ezoc, distance, loc_breaks = sit
@@ -115,7 +116,7 @@ def two_against_two(draw):
     return data, code
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(20))
 @given(two_against_two())
 def test_9_9_1_no_two_units_end_a_battle_in_one_hex(case):
     # After every retreat and advance of a battle, no hex holds two units (6.9; 9.9.1 advances only

@@ -9,6 +9,7 @@ what working it out afresh gives:
 from dataclasses import replace
 
 from hypothesis import given, settings, strategies as st
+from sizes import examples
 
 from engine.n20.game import bots as BO, reach as RC
 from engine.n20.game.scenario import load_scenario
@@ -25,7 +26,7 @@ def _full(board, terrain_changes):
     return replace(board, terrain_of=terrain)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(st.lists(st.sampled_from(HEXES), min_size=1, max_size=4, unique=True))
 def test_fieldworks_board_has_the_zocs_and_steps_of_a_board_built_in_full(fieldworks):
     changes = {h: "redoubt" for h in fieldworks}

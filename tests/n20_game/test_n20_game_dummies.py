@@ -51,7 +51,7 @@ def test_16_1_3_dummy_arrives_with_a_reinforcement_and_6_9_makes_them_part(tmp_p
     assert e.value.rule == "6.9" and "FD1" in str(e.value)
     assert s.step == "movement" and s.unit("FD1").hex == "0707"
     # the dummy (movement 3, like cavalry) steps off to 0706 (1 MP); now the phase may end
-    s = apply_action(s, {"kind": "move", "unit": "FD1", "path": ["0706"]})
+    s = apply_action(s, {"kind": "move", "unit": "FD1", "path": ["0707", "0706"]})
     assert any(a.kind == "end_phase" for a in legal(s))
     s = apply_action(s, {"kind": "end_phase"})
     # (no reaction or battle is possible, so play passes on to the allied player turn)
@@ -62,7 +62,7 @@ def test_16_1_3_at_most_one_dummy_per_turn(tmp_path):
     s = _game(tmp_path)
     s = apply_action(s, {"kind": "move", "unit": "F1", "path": ["0807", "0707"]})
     s = apply_action(s, {"kind": "add_dummy", "unit": "F1", "units": ["FD1"]})
-    s = apply_action(s, {"kind": "move", "unit": "FD1", "path": ["0706"]})
+    s = apply_action(s, {"kind": "move", "unit": "FD1", "path": ["0707", "0706"]})
     # FC (cavalry, movement 3) enters at 0808 and goes to 0708 (2 MP); FD2 is still off the map
     s = apply_action(s, {"kind": "move", "unit": "FC", "path": ["0808", "0708"]})
     assert s.unit("FD2").status == "hidden_off"
@@ -122,7 +122,7 @@ def test_16_1_3_dummy_with_a_rallied_leader_16_9_6(tmp_path):
         apply_action(s, {"kind": "end_phase"})
     assert e.value.rule == "6.9"
     # this time the leader moves off (one of the two is enough): 0808 -> 0708 (1 MP)
-    s = apply_action(s, {"kind": "move", "unit": "FL", "path": ["0708"]})
+    s = apply_action(s, {"kind": "move", "unit": "FL", "path": ["0808", "0708"]})
     s = apply_action(s, {"kind": "end_phase"})
     assert s.step != "movement" and s.unit("FD1").hex == "0808" and s.unit("FL").hex == "0708"
 
@@ -141,7 +141,7 @@ def test_16_1_3_dummy_arrival_is_recorded_and_replays(tmp_path):
     events, states = [], [s0]
     s = s0
     for a in ({"kind": "move", "unit": "F1", "path": ["0807", "0707"]}, {"kind": "add_dummy", "unit": "F1"},
-              {"kind": "move", "unit": "FD1", "path": ["0706"]}):
+              {"kind": "move", "unit": "FD1", "path": ["0707", "0706"]}):
         s, ev = apply_logged(s, a)
         events.append(ev)
         states.append(s)
@@ -160,9 +160,9 @@ def test_16_1_3_6_9_a_parted_pair_may_not_stack_again(tmp_path):
     s = s.with_units({"FL": s.unit("FL").__class__("FL", status="broken", revealed=False)})
     s = apply_action(s, {"kind": "draw_event"})
     s = apply_action(s, {"kind": "add_dummy", "unit": "FL"})
-    s = apply_action(s, {"kind": "move", "unit": "FD1", "path": ["0708"]})
+    s = apply_action(s, {"kind": "move", "unit": "FD1", "path": ["0808", "0708"]})
     assert "0708" not in [a.path[-1] for a in legal(s, unit="FL") if a.kind == "move"]
     with pytest.raises(RuleViolation) as e:
-        apply_action(s, {"kind": "move", "unit": "FL", "path": ["0708"]})
+        apply_action(s, {"kind": "move", "unit": "FL", "path": ["0808", "0708"]})
     assert e.value.rule == "6.9"
     assert s.unit("FL").hex == "0808"

@@ -84,12 +84,28 @@ def test_7_0_zoc_not_into_fortified_nor_across_major_river(tmp_path):
     assert g.reachable(s, "F1") != {}        # not stuck: the ZOC does not enter the fortified hex (9.4.3)
 
 
-def test_6_9_no_ending_stacked_but_passing_through(tmp_path):
+def test_6_9_stacking_is_judged_at_the_end_of_the_movement_phase(tmp_path):
+    # F1 (MA 2) in 0301 passes through F2 in 0302 to 0303 (6.9: at no extra cost), or stops on F2: a move may
+    # end on a friend that moves on, for units "cannot end the Movement Phase stacked" (6.9)
     sc = make_scenario(tmp_path)
-    s = put(g.new_game(sc), F1="0301", F2="0302")
+    s = put(g.new_game(sc), F1="0301", F2="0302", A1="0308")
     r = g.reachable(s, "F1")
-    assert "0302" not in r
-    assert r["0303"].path == ("0301", "0302", "0303")
+    assert r["0303"].path == ("0301", "0302", "0303") and r["0302"].cost == 1
+    s2 = apply_action(s, {"kind": "move", "unit": "F1", "path": ["0301", "0302"]})
+    assert s2.unit("F1").hex == s2.unit("F2").hex == "0302"
+    # the phase cannot end while the two share 0302 (6.9); F2 moves on, then it may
+    assert all(a.kind != "end_phase" for a in legal(s2))
+    with pytest.raises(g.RuleViolation) as e:
+        apply_action(s2, {"kind": "end_phase"})
+    assert e.value.rule == "6.9"
+    s3 = apply_action(s2, {"kind": "move", "unit": "F2", "path": ["0302", "0402"]})
+    assert any(a.kind == "end_phase" for a in legal(s3))
+    # a friend that has moved cannot move on (6.4): no move may end on it
+    moved = apply_action(s, {"kind": "move", "unit": "F2", "path": ["0302", "0402"]})
+    assert "0402" not in g.reachable(moved, "F1") and "0401" in g.reachable(moved, "F1")
+    with pytest.raises(g.RuleViolation) as e:
+        apply_action(moved, {"kind": "move", "unit": "F1", "path": ["0301", "0402"]})
+    assert e.value.rule == "6.9"
 
 
 def test_6_4_no_take_backs(tmp_path):

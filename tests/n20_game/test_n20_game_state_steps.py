@@ -36,7 +36,8 @@ def test_entering_reaction_and_combat_equal_the_whole_units_made_again():
         marked = tuple(replace(u, moved=True) if i % 3 == 0 else u for i, u in enumerate(s.units))
         s2 = evolve(s, units=marked)
         old_reaction = evolve(s2, step="reaction", reacted=(),
-                              units=tuple(replace(u, moved=False) if u.moved else u for u in s2.units))
+                              units=tuple(replace(u, moved=False, mp_left=0) if u.moved or u.mp_left else u
+                                          for u in s2.units))
         _same(P._enter_reaction(s2), old_reaction)
         tired = evolve(old_reaction, units=tuple(replace(u, exhausted=True) if i % 4 == 1 else u
                                                  for i, u in enumerate(old_reaction.units)))

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from sizes import examples
 
 from engine.cli import main
 from engine.core.errors import RecordError, VedetteError
@@ -42,7 +43,7 @@ def test_registered_and_found_by_name():
     rules = system_of("n20")
     assert isinstance(rules, N20Rules) and rules.sides == ("french", "allied")
     assert set(rules.scenarios()) == {"fuentes", "fuentes-5may", "bussaco"}
-    assert rules.engine_version == ENGINE_VERSION == "n20-game-4"
+    assert rules.engine_version == ENGINE_VERSION == "n20-game-5"
 
 
 @settings(max_examples=200, deadline=None)
@@ -317,7 +318,7 @@ b_actions = st.builds(Action, kind=st.sampled_from(sorted(KINDS)), unit=st.none(
                       spend=st.booleans())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.sampled_from(STATES), b_actions)
 def test_any_action_is_checked_without_crashing_and_a_passed_check_applies(s, a):
     """check either passes or raises RuleViolation naming a rule (nothing else escapes); what passes is

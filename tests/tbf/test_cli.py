@@ -225,3 +225,37 @@ def test_game_play_verb_and_bad_record(capsys, tmp_path):
     bad.write_text('{"format": "vedette-record", "game": "n20"}')
     code, _, err = run(capsys, "replay", str(bad))
     assert code == 2 and err.count("\n") == 1
+
+
+def test_scenario_dir_without_a_victory_total_names_the_file_and_field(capsys, tmp_path):
+    # issue 29 bad input: 10.2.3's thresholds are read as {gazan, total}; one missing was a KeyError
+    import shutil
+    for f in ("map.yaml", "units.yaml", "scenario.yaml"):
+        shutil.copy(REPO / "data/tbf/durenstein" / f, tmp_path / f)
+    text = (tmp_path / "scenario.yaml").read_text()
+    assert "coalition_strategic: {gazan: 10, total: 16}" in text
+    (tmp_path / "scenario.yaml").write_text(text.replace("coalition_strategic: {gazan: 10, total: 16}",
+                                                         "coalition_strategic: {gazan: 10}"))
+    code, out, err = run(capsys, "scenario", "--scenario-dir", str(tmp_path))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "scenario.yaml" in err and "victory.coalition_strategic.total" in err
+
+
+@pytest.mark.parametrize("argv,rule", [
+    (["rout", "mortier"], "6.7 A"),                          # a leader's id where a unit's is expected
+    (["retreat", "mortier"], "6.6"),
+    (["retreat", "ci-1", "--place", "ci-1=off"], "6.6"),
+    (["act", "charge", "--unit", "mortier", "--path", "1417", "1416", "1415"], "6.2.8 A"),
+    (["scenario", "--place", "mortier=1418:N:routed"], "6.5"),
+    (["scenario", "--place", "ci-1=2411:N:captured"], "4.2.4"),
+])
+def test_a_leader_where_a_unit_is_expected_is_refused_naming_the_rule(capsys, argv, rule):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and f"[rule {rule}]" in err, err
+
+
+def test_a_leader_may_be_moved_by_the_move_calculator(capsys):
+    # 6.2: leaders move (before: a KeyError looking up a unit's command)
+    code, out, err = run(capsys, "act", "move", "--unit", "mortier", "--to", "1417")
+    assert code == 0, err
+    assert json.loads(out)["pieces"]["mortier"][0]["outcome"] == "normal in 1417"

@@ -67,6 +67,8 @@ def test_walkthrough_record_replays():
     path = Path(__file__).resolve().parents[2] / "data" / "records" / "tbf_durenstein_greedy_seed4.json"
     states = replay(R, GameRecord.load(path))
     oc = R.outcome(states[-1])
-    # since the Rear Guard (9.2 E) and leaders' defensive fire (6.3.5) came in, seed 4 ends on turn 11:
-    # a French dragoon enters the hex where Kutusov stands alone (6.5 C), an automatic win (10.1 B)
-    assert (oc.winner, oc.level, oc.rule) == ("french", "strategic", "10.1 B") and states[-1].turn == 11
+    # since the issue 29 readings (leaders going with routers 6.5 D, charges in their segments, exact losses),
+    # seed 4 is played to its end: the French hold the three towns (10.2.1.1, Strategic) against a Coalition
+    # Tactical level (7 2/3 of Gazan's battalions lost, 10.2.3.2): the higher level wins (10.2.4 A)
+    assert (oc.winner, oc.level, oc.rule) == ("french", "strategic", "10.2") and states[-1].turn == 13
+    assert "7 2/3 battalions" in oc.reason

@@ -409,3 +409,16 @@ def test_9_1_and_9_3_B_the_players_set_up_then_turn_1_begins():
     assert s.setting_up is None and R.to_act(s) == "coalition" and s.impulse is None and s.turn == 1
     assert R.is_legal(s, Activate("coalition", "miloradovich"))
     assert not R.is_legal(s, Place("coalition", "ci-1", "2411", 3))
+
+
+# --- the record version -------------------------------------------------------------------------------------
+def test_a_record_of_the_engine_before_these_readings_is_refused_naming_its_version():
+    import pytest
+    from engine.core.errors import RecordError
+    from engine.core.game import replay
+    from engine.core.record import GameRecord
+    old = GameRecord("tbf", "durenstein", options={"options": []}, seed=4, engine_version="tbf-game-1")
+    with pytest.raises(RecordError) as e:
+        replay(R, old)
+    assert "tbf-game-1" in str(e.value) and "tbf-game-2" in str(e.value) and "engine_version" in str(e.value)
+    assert R.engine_version == "tbf-game-2"

@@ -94,23 +94,29 @@ class BcSession(param.Parameterized):
 # Combat
 # ------------------------------------------------------------------------------------------------
 class CombatForm(param.Parameterized):
-    attack = param.Selector(default="fire", objects=["fire", "assault"])
-    a_kind = param.Selector(default="artillery", objects=list(BLOCK_KINDS), label="Lead attacker")
+    attack: param.Selector[str] = param.Selector(default="fire", objects=["fire", "assault"])
+    a_kind: param.Selector[str] = param.Selector(default="artillery", objects=list(BLOCK_KINDS), label="Lead attacker")
     a_skill = param.Integer(default=2, bounds=(0, 4), label="Attacker skill")
-    a_state = param.Selector(default="steady", objects=["steady", "shaken", "disrupted"], label="Attacker state")
-    a_second = param.Selector(default=NONE, objects=[NONE, *BLOCK_KINDS], label="Attacker second line")
+    a_state: param.Selector[str] = param.Selector(default="steady", objects=["steady", "shaken", "disrupted"],
+                                                  label="Attacker state")
+    a_second: param.Selector[str] = param.Selector(default=NONE, objects=[NONE, *BLOCK_KINDS],
+                                                   label="Attacker second line")
     a_hq = param.Boolean(default=False, label="Steady HQ with the attacker")
     wings_adjacent = param.Integer(default=0, bounds=(0, 4), label="Wing supports next to the attacker")
     wings_far = param.Integer(default=0, bounds=(0, 3), label="Wing supports not next to the attacker (9.4 II)")
-    a_morale = param.Selector(default="good", objects=["good", "bad"], label="Attacker army morale")
-    d_kind = param.Selector(default="infantry", objects=list(BLOCK_KINDS), label="Lead defender")
+    a_morale: param.Selector[str] = param.Selector(default="good", objects=["good", "bad"],
+                                                   label="Attacker army morale")
+    d_kind: param.Selector[str] = param.Selector(default="infantry", objects=list(BLOCK_KINDS), label="Lead defender")
     d_skill = param.Integer(default=2, bounds=(0, 4), label="Defender skill")
-    d_state = param.Selector(default="steady", objects=["steady", "shaken", "disrupted"], label="Defender state")
+    d_state: param.Selector[str] = param.Selector(default="steady", objects=["steady", "shaken", "disrupted"],
+                                                  label="Defender state")
     d_square = param.Boolean(default=False, label="Defender in Square")
-    d_second = param.Selector(default=NONE, objects=[NONE, *BLOCK_KINDS], label="Defender second line")
-    d_morale = param.Selector(default="good", objects=["good", "bad"], label="Defender army morale")
-    terrain = param.Selector(default="clear", objects=["clear"], label="Defender's zone terrain")
-    interval = param.Selector(default="none", objects=["none"], label="Interval terrain")
+    d_second: param.Selector[str] = param.Selector(default=NONE, objects=[NONE, *BLOCK_KINDS],
+                                                   label="Defender second line")
+    d_morale: param.Selector[str] = param.Selector(default="good", objects=["good", "bad"],
+                                                   label="Defender army morale")
+    terrain: param.Selector[str] = param.Selector(default="clear", objects=["clear"], label="Defender's zone terrain")
+    interval: param.Selector[str] = param.Selector(default="none", objects=["none"], label="Interval terrain")
     card_shifts = param.Integer(default=0, bounds=(-4, 4), label="Event card shifts (+ right)")
     neutral_attacker = param.Integer(default=0, bounds=(0, 2), label="Attacker's neutral shifts")
     neutral_defender = param.Integer(default=0, bounds=(0, 2), label="Defender's neutral shifts")
@@ -287,7 +293,7 @@ def _combat_view(sess, tally, dist, disc) -> list:
 # Skill checks
 # ------------------------------------------------------------------------------------------------
 class CheckForm(param.Parameterized):
-    table = param.Selector(default="general", objects=["general", "rally", "command"],
+    table: param.Selector[str] = param.Selector(default="general", objects=["general", "rally", "command"],
                            label="Table (21.2 general, 21.1 rally, 21.3 out of command)")
     bad_morale = param.Boolean(default=False, label="Army in Bad Morale (13.1)")
     enemy_adjacent = param.Boolean(default=False, label="Rally: enemy-adjacent Zone")
@@ -337,9 +343,10 @@ class CupForm(param.Parameterized):
     yellow = param.Integer(default=2, bounds=(0, 4), label="Yellow")
     red = param.Integer(default=3, bounds=(0, 4), label="Red")
     black = param.Integer(default=3, bounds=(1, 4), label="Black")
-    own = param.Selector(default="blue", objects=["blue", "white"], label="Count orders of")
+    own: param.Selector[str] = param.Selector(default="blue", objects=["blue", "white"], label="Count orders of")
     passes = param.ListSelector(default=[], objects=["blue", "white"], label="Pass on every own cube (18.0)")
-    gold_next = param.Selector(default="event card", objects=["event card", "blue", "white", "yellow", "red",
+    gold_next: param.Selector[str] = param.Selector(default="event card",
+                                                    objects=["event card", "blue", "white", "yellow", "red",
                                                               "black"], label="Gold cube names (18.0)")
 
 
@@ -420,9 +427,9 @@ def deck_panel(sess: BcSession) -> pn.Column:
 # Demonstration battle (our invented scenario): the zone map and a combat set up from it
 # ------------------------------------------------------------------------------------------------
 class MapCombatForm(param.Parameterized):
-    attacker_zone = param.Selector(default="M2", objects=["M2"], label="Attacking Zone")
-    target_zone = param.Selector(default="E2", objects=["E2"], label="Target Zone")
-    attack = param.Selector(default="assault", objects=["fire", "assault", "bombardment (27.5)"])
+    attacker_zone: param.Selector[str] = param.Selector(default="M2", objects=["M2"], label="Attacking Zone")
+    target_zone: param.Selector[str] = param.Selector(default="E2", objects=["E2"], label="Target Zone")
+    attack: param.Selector[str] = param.Selector(default="assault", objects=["fire", "assault", "bombardment (27.5)"])
     perspective = param.ListSelector(default=[], objects=["french", "coalition"],
                                      label="Command Perspective (29.1)")
 

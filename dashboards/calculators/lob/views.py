@@ -59,15 +59,16 @@ class LobSession(param.Parameterized):
 
     origin = param.String(default="16")
     target = param.String(default="Albuera")
-    start = param.Selector(default=EXAMPLE_START, objects=[EXAMPLE_START, SETUP_START],
+    start: param.Selector[str] = param.Selector(default=EXAMPLE_START, objects=[EXAMPLE_START, SETUP_START],
                            doc="the position the combat is set up in")
     attackers = param.List(default=[])
-    attacker_policy = param.Selector(default="stay", objects=POLICY_CHOICES)
-    defender_policy = param.Selector(default="stay", objects=POLICY_CHOICES)
+    attacker_policy: param.Selector[str] = param.Selector(default="stay", objects=POLICY_CHOICES)
+    defender_policy: param.Selector[str] = param.Selector(default="stay", objects=POLICY_CHOICES)
     rain = param.Boolean(default=False)
     tables = param.ClassSelector(class_=Tables)
     uploaded = param.Boolean(default=False)
-    click_sets = param.Selector(default="attacker's area", objects=["attacker's area", "defender's area"])
+    click_sets: param.Selector[str] = param.Selector(default="attacker's area",
+                                                     objects=["attacker's area", "defender's area"])
     version = param.Integer(default=0)
 
     def __init__(self, **params):
@@ -323,7 +324,9 @@ def fire_panel(sess: LobSession):
     far = pn.widgets.Checkbox(name="two areas away, from a hill")
     prefer = pn.widgets.RadioButtonGroup(name="target's choice", options=["stand", "retreat"], value="stand")
 
-    @pn.depends(kind, strength, arty, square, approach, deployed, town, far, prefer, sess.param.version)
+    # (Panel's annotations of depends name fewer arguments than it takes)
+    @pn.depends(kind, strength, arty, square, approach, deployed, town, far, prefer,  # type: ignore[call-overload]
+                sess.param.version)
     def view(k, st, ar, sq, ap, dep, tw, fr, pr, _v):
         left = 1 if k == "art" else st + 1
         s = FireSetup(arty=ar, target_kind=k, target_square=sq, target_on_approach=ap and k == "inf",
@@ -607,6 +610,7 @@ def custom_panel(sess: LobSession):
         flow(pick, add_att, add_dfn),
         enemy_adj, friendly_adj, flow(charge, rain), advanced, sizing_mode="stretch_width")
     col = pn.Column(form, bg.panel(), out, name="Any combat", sizing_mode="stretch_width")
-    col._tables = (att, dfn)      # handles for the view-model tests
-    col._text = text
+    # handles for the view-model tests (a Column takes any attribute: the type checker is told so)
+    col._tables = (att, dfn)  # type: ignore[attr-defined]
+    col._text = text  # type: ignore[attr-defined]
     return col

@@ -12,7 +12,7 @@ import time
 from fractions import Fraction
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import param
 import yaml
@@ -20,6 +20,9 @@ import yaml
 from engine import n20
 from engine.core.data import data_path
 from engine.core.errors import VedetteError
+
+if TYPE_CHECKING:
+    from dashboards.server.background import Background
 
 __all__ = ["UnitEntry", "BattlePlan", "apply_edit", "EDIT_COLUMNS", "side_probabilities", "UNIT_FLAGS", "FLAG_HELP", "scenario_units", "example_battles",
            "entry_from_unitdef"]
@@ -72,7 +75,7 @@ class UnitEntry(param.Parameterized):
     """One unit in the plan (as on its counter) and, for a context-free retreat, its path's hazards."""
 
     uid = param.String(default="unit", doc="unit id")
-    type = param.Selector(default="infantry", objects=UNIT_TYPES)
+    type: param.Selector[str] = param.Selector(default="infantry", objects=UNIT_TYPES)
     strength = param.Integer(default=2, bounds=(0, 30))
     movement = param.Integer(default=2, bounds=(0, 12))
     flags = param.ListSelector(default=[], objects=UNIT_FLAGS)
@@ -112,11 +115,13 @@ class BattlePlan(param.Parameterized):
     """One attack plan. Any change recomputes the exact odds (a few milliseconds)."""
 
     title = param.String(default="Plan A")
-    edition = param.Selector(default="v3", objects=["v3", "v2"], doc="v3 = rulebook 000 (Fuentes); v2 = 001 (Bussaco)")
-    attacker_side = param.Selector(default="french", objects=["french", "allied"])
+    edition: param.Selector[str] = param.Selector(default="v3", objects=["v3", "v2"],
+                                                  doc="v3 = rulebook 000 (Fuentes); v2 = 001 (Bussaco)")
+    attacker_side: param.Selector[str] = param.Selector(default="french", objects=["french", "allied"])
     attackers = param.List(default=[], item_type=UnitEntry)
     defenders = param.List(default=[], item_type=UnitEntry)
-    terrain = param.Selector(default="clear", objects=["clear", "forest", "rough", "marsh", "town", "fortified",
+    terrain: param.Selector[str] = param.Selector(default="clear",
+                                                  objects=["clear", "forest", "rough", "marsh", "town", "fortified",
                                                        "redoubt"])
     hexside = param.ListSelector(default=[], objects=["minor_river", "major_river", "bridge", "ford", "slope",
                                                       "steep_slope"], doc="features of the hexside attacked across")
@@ -124,7 +129,8 @@ class BattlePlan(param.Parameterized):
     reserves_attacker = param.Boolean(default=False, doc="12.5: the attacker spends a Morale Point for +1")
     reserves_defender = param.Boolean(default=False, doc="12.5: the defender spends a Morale Point for +1")
     countercharge = param.Boolean(default=False, doc="8.2.2: a reaction-phase countercharge")
-    command = param.Selector(default="none", objects=["none", "in", "out"], doc="16.9.4 leader command")
+    command: param.Selector[str] = param.Selector(default="none", objects=["none", "in", "out"],
+                                                  doc="16.9.4 leader command")
     artillery_support = param.Integer(default=0, bounds=(0, 3), doc="16.3.1: supported defenders")
     reduce_to = param.Integer(default=None, allow_None=True, bounds=(-10, 10), doc="9.5 voluntary reduction")
     fatigue = param.Boolean(default=False, doc="16.8 fatigue (v3 only)")
@@ -270,7 +276,7 @@ class BattlePlan(param.Parameterized):
 
     #: a dashboards ``Background`` set by a served page: the odds are then worked out off the event loop, in
     #: a worker process, with a busy line (issue 12.3); without one (tests, notebooks) here and now
-    runner = None
+    runner: Background | None = None
 
     def recompute(self) -> None:
         try:

@@ -57,5 +57,5 @@ def plan_uploader(plan: BattlePlan) -> FileLoader:
 
         up = FileLoader(loader, on_loaded=plan.use_tables, on_reset=plan.reset_tables,
                         label="Your own tables file (CRT, TEC, ...)")
-        plan._uploader = up  # keep a handle for tests
+        plan._uploader = up  # type: ignore[attr-defined]  # (a handle for the tests, kept on the plan)
     return up

@@ -19,6 +19,8 @@ from __future__ import annotations
 import base64
 import binascii
 import html
+from collections.abc import Callable
+from typing import Any
 
 import param
 from panel.custom import JSComponent
@@ -415,7 +417,8 @@ class PlanView(JSComponent):
         self._handlers: dict = {}
         self.param.watch(self._dispatch, ["msg"])
 
-    def on_msg(self, kind: str, handler) -> None:
+    # (by kind of message: Panel's own ``on_msg(callback)`` is not used on this view)
+    def on_msg(self, kind: str, handler: Callable[[dict[str, Any]], None]) -> None:  # type: ignore[override]
         """Call ``handler(msg)`` for each message of ``kind`` from the browser."""
         self._handlers.setdefault(kind, []).append(handler)
 
@@ -519,6 +522,7 @@ def plan_view(plan: BattlePlan, *, with_results: bool = True, with_picker: bool 
 
         plan.param.watch(recomputed, ["revision"])
         runner = plan.runner
+        assert runner is not None, "a view with results has its plan's runner (set above)"
 
         def busy(*_):
             flush()

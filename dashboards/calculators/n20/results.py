@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from fractions import Fraction
+from typing import Any
 
 from dashboards.calculators.n20.battle_form import BattlePlan, side_probabilities
 from dashboards.common.provenance import STYLESHEET as BADGE_CSS, badge_html
@@ -89,7 +90,8 @@ def odds_html(r, error: str = "", revision: int = 0, title: str = "", elapsed_ms
     if r.strength_lines:
         parts.append("<ul class='odds-lines'>" + "".join(f"<li>{html.escape(t)} {_rule(rule)}</li>"
                                                         for rule, t in r.strength_lines) + "</ul>")
-    crt_rows = [(code, r.crt[code], CRT_COLOURS.get(code), note("9.6")) for code in CRT_ORDER if r.crt[code]]
+    crt_rows: list[tuple[Any, ...]] = [(code, r.crt[code], CRT_COLOURS.get(code), note("9.6")) for code in CRT_ORDER
+                                       if r.crt[code]]
     crt_rows += [(str(k), p, "#607d8b") for k, p in r.crt.items() if k not in CRT_ORDER]
     parts.append(bars_html(crt_rows, f"Combat result (one d6 on CRT column {r.column:+d})", css_class="crt-bars",
                            extra=" " + _badge(prov, "crt", "CRT", up)))

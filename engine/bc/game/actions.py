@@ -52,7 +52,7 @@ class Kind(StrEnum):
 
 #: the order the fields of every kind are written in (JSON and notation)
 FIELD_ORDER = ("zones", "moves", "roadway", "hqs", "frm", "to", "attack", "special", "block", "cards", "buy",
-               "facing", "formation", "units", "colour")
+               "facing", "formation", "units", "colour", "leader")
 _PAIRS = ("moves", "hqs")
 _TUPLES = ("zones", "roadway", "facing", "units")
 
@@ -146,15 +146,18 @@ class Purchase(BcAction):
 
 @dataclass(frozen=True)
 class Rally(BcAction):
-    """A Zone Rally Order (20.0) in Zone ``frm``."""
+    """A Zone Rally Order (20.0) in Zone ``frm``; ``leader``: the friendly Leader card discarded for an
+    automatic Officer (optional 29.6), 0 for none."""
     frm: str = ""
+    leader: int = 0
     kind: ClassVar[Kind] = Kind.RALLY
     rule: ClassVar[str] = "20.0"
 
 
 @dataclass(frozen=True)
 class ArmyRally(BcAction):
-    """An Army Rally Order (20.0)."""
+    """An Army Rally Order (20.0); ``leader``: the friendly Leader card used for an automatic Officer (29.6)."""
+    leader: int = 0
     kind: ClassVar[Kind] = Kind.ARMY_RALLY
     rule: ClassVar[str] = "20.0"
 
@@ -317,6 +320,11 @@ def parse_action_text(text: str) -> dict:
                 d[k] = [int(x) for x in items]
             except ValueError:
                 raise VedetteError("action: field cards: expected card numbers") from None
+        elif k == "leader":
+            try:
+                d[k] = int(v)
+            except ValueError:
+                raise VedetteError("action: field leader: expected a card number") from None
         elif k in _TUPLES:
             d[k] = items
         else:

@@ -24,7 +24,7 @@ from .phases import open_reform
 from .retreat import cavalry_withdrawal
 from .movement import combat_move
 from .state import BcState, MapState, change_morale
-from .types import ENEMY, Phase
+from .types import ENEMY, LEADER_ASSIST, Phase, other
 from .zones import needs_facing
 
 __all__ = ["attack_setup", "check_attack", "do_attack", "check_combat_move", "do_combat_move", "check_advance",
@@ -44,8 +44,9 @@ def attack_setup(st: BcState, a: Attack) -> tuple[CombatSetup, Tally]:
         raise RuleViolation("23.1", f"Zone {a.frm} already holds an Attack Token this Red cube: one attack per Zone")
     if g.side_of_zone(a.frm) != a.side:
         raise RuleViolation("23.1", f"Zone {a.frm} holds no {a.side} Lead Block")
-    if a.special not in ("none", "ordre_mixte", "grand_charge"):
+    if a.special not in ("none", "ordre_mixte", "artillery_assault", "grand_charge"):
         raise RuleViolation("27.0", f"unknown special attack {a.special!r}")
+    _check_special(st, a)
     if a.attack == "bombard":
         if a.special != "none":
             raise RuleViolation("27.5", "a Bombardment has no other special type")
@@ -55,10 +56,70 @@ def attack_setup(st: BcState, a: Attack) -> tuple[CombatSetup, Tally]:
                                 tuple(z for z in st.engaged if z != a.frm) if moved else st.engaged)
         if a.special != "none":
             setup = replace(setup, special=a.special)
+        setup = _used_abilities(st, a, setup)
     else:
         raise RuleViolation("23.1", f"the attack type is fire, assault or bombard, not {a.attack!r}")
     tally = prepare(setup)                  # table 23.6 and 27.x: may this Lead make this attack?
     return setup, tally
+
+
+def _check_special(st: BcState, a: Attack) -> None:
+    """27.6: an Ordre Mixte needs the Army Commander's ability (or a Grognard Lead, 29.8, which is outside the
+    limit), an Artillery Assault the Artillery Expert's (the tally checks it); each once per Red cube draw."""
+    if a.special == "ordre_mixte":
+        if st.g.lead(a.frm).block.grognard:
+            return
+        if "ordre_mixte" not in st.g.commander(a.side).abilities:
+            raise RuleViolation("27.6", f"the {a.side} Army Commander has no Ordre Mixte ability (28.9)")
+    if a.special in ("ordre_mixte", "artillery_assault") and f"{a.side}:{a.special}" in st.specials:
+        raise RuleViolation("27.6", f"one {a.special.replace('_', ' ')} per Red cube draw: {a.side} made one already")
+
+
+def _used_abilities(st: BcState, a: Attack, setup: CombatSetup) -> CombatSetup:
+    """27.8: the defender's Disciplined Infantry shift is used once per Red cube draw; 29.7 Wavering Troops comes
+    with the optional rule 29.6."""
+    if f"{other(a.side)}:disciplined_infantry" in st.specials:
+        setup = replace(setup, disciplined_infantry=False)
+    if LEADER_ASSIST in st.options:
+        setup = replace(setup, wavering_troops=True)
+    return setup
+
+
+def _specials_used(st: BcState, a: Attack, setup: CombatSetup) -> tuple[str, ...]:
+    """The once-per-Red-cube abilities this attack used (27.6, 27.8, 29.8: a Grognard's Ordre Mixte is free)."""
+    used = []
+    if a.special == "artillery_assault" or (a.special == "ordre_mixte" and not setup.attacker.lead.grognard):
+        used.append(f"{a.side}:{a.special}")
+    if any(sh.rule == "27.8" and sh.amount < 0 for sh in prepare(setup, declared=True).shifts):
+        used.append(f"{other(a.side)}:disciplined_infantry")
+    return tuple(dict.fromkeys(st.specials + tuple(used)))
+
+
+def may_clash(g: MapState, setup: CombatSetup, who: str, side: str) -> bool:
+    """27.7: may ``side`` (the ``who`` of the Assault) declare a Clash of Wills? A Steady Lead of higher skill
+    than the enemy Lead, HQ bonus included (the tally's own check), a Commander without the Unsteady ability,
+    an army whose Morale is not frozen at zero (28.6)."""
+    if setup.attack != "assault" or "unsteady" in g.commander(side).abilities:
+        return False
+    m = g.morale_of(side)
+    if m.resilient and m.value == 0:
+        return False
+    try:
+        prepare(replace(setup, clash_of_wills=who))
+    except RuleViolation:
+        return False
+    return True
+
+
+def _clash_of_wills(g: MapState, a: Attack, setup: CombatSetup):
+    """Procedure: the side that may declare a Clash of Wills (27.7) is asked, before the combat."""
+    for who, side in (("attacker", a.side), ("defender", other(a.side))):
+        if may_clash(g, setup, who, side) and (yield Choose(
+                (False, True), rule="27.7", player=side,
+                label=f"{side}: declare a Clash of Wills (one Morale now, the result one shift your way)?")):
+            yield Log("27.7", f"{side} declares a Clash of Wills")
+            return replace(setup, clash_of_wills=who)
+    return setup
 
 
 def check_attack(st: BcState, a: Attack, deck: Deck) -> None:
@@ -115,8 +176,11 @@ def do_attack(st: BcState, a: Attack, deck: Deck):
         setup = combat_from_map(g, a.frm, a.to, a.attack, st.engaged)
         if a.special != "none":
             setup = replace(setup, special=a.special)
+        setup = _used_abilities(st, a, setup)
+    specials = _specials_used(st, a, setup)
+    setup = yield from _clash_of_wills(g, a, setup)
     out, g = yield from _combat(g, a, setup, deck)
-    st = replace(st, g=g, engaged=tuple(dict.fromkeys(st.engaged + (a.frm,))), passes=0)
+    st = replace(st, g=g, engaged=tuple(dict.fromkeys(st.engaged + (a.frm,))), passes=0, specials=specials)
     fate = out.fate("defender_lead")
     art = ""
     if d_lead.block.artillery and fate is not None and fate.retreats and not fate.eliminated \

@@ -7,7 +7,7 @@ from .actions import (Advance, ArmyRally, Attack, BcAction, ChangeFormation, Com
                       Surrender, Swap)
 from .reinforcements import due_reinforcements
 from .state import STACK_LIMIT, BcState, MapState
-from .types import ENEMY, Phase
+from .types import ENEMY, LEADER_ASSIST, Phase
 from .zones import facing_options, road_zone, shortest_path, side_zones
 
 __all__ = ["candidates", "move_candidates", "reinforce_candidates", "reform_candidates", "attack_candidates",
@@ -98,6 +98,10 @@ def attack_candidates(g: MapState, side: str, follow: str = "") -> list[BcAction
             for t in g.scenario.graph.neighbours(z):
                 if g.side_of_zone(t) == ENEMY[side]:
                     out.append(Attack(side, frm=z, to=t, attack="assault", special="ordre_mixte"))
+        if lead is not None and lead.block.kind == "horse_artillery":        # 27.6 Artillery Expert
+            for t in g.scenario.graph.neighbours(z):
+                if g.side_of_zone(t) == ENEMY[side]:
+                    out.append(Attack(side, frm=z, to=t, attack="assault", special="artillery_assault"))
     return out
 
 
@@ -150,6 +154,9 @@ def candidates(st: BcState) -> list[BcAction]:
         zones = sorted({u.zone for u in g.units if u.side == side} | {h.zone for h in g.hqs if h.side == side})
         out += [Rally(side, frm=z) for z in zones]
         out.append(ArmyRally(side))
+        if LEADER_ASSIST in st.options:                 # 29.6: a friendly Leader card for an automatic Officer
+            for c in sorted(set(g.hand(side))):
+                out += [Rally(side, frm=z, leader=c) for z in zones] + [ArmyRally(side, leader=c)]
         return out + [Pass(side)]
     if ph == Phase.RED:
         return attack_candidates(g, side, st.follow) + [Pass(side)]

@@ -74,14 +74,29 @@ def combat_from_map(st: MapState, attacker_zone: str, target_zone: str, attack: 
         hq = st.hqs_in(zone, s)
         m = st.morale_of(s)
         return CombatSide(units[0].block, units[1].block if len(units) > 1 else None, hq[0].hq if hq else None,
-                    tuple(wings) if s == side else (), "good" if m.good else "bad",
-                    in_flanked_zone=(attacker_zone in fz) if s == side else False,
-                    terrain=sc.zone(zone).terrain,
-                    redoubt=(s != side and attacker_zone in sc.zone(zone).redoubt))     # 28.5
-    return CombatSetup(attack, side_of(att, attacker_zone, side), side_of(dfn, target_zone, dfn[0].side),
+                          tuple(wings) if s == side else (), "good" if m.good else "bad",
+                          in_flanked_zone=(attacker_zone in fz) if s == side else False,
+                          terrain=sc.zone(zone).terrain,
+                          no_retreat=None,                                           # 24.1: the owner's choice
+                          redoubt=(s != side and attacker_zone in sc.zone(zone).redoubt))     # 28.5
+    foe = dfn[0].side
+    return CombatSetup(attack, side_of(att, attacker_zone, side), side_of(dfn, target_zone, foe),
                        interval=sc.interval(attacker_zone, target_zone),
                        defender_higher=defender_higher(sc, attacker_zone, target_zone),
-                       initiative="attacker" if st.initiative == side else "defender")
+                       initiative="attacker" if st.initiative == side else "defender",
+                       **_abilities(st, side, foe), square_attempt=None, players=(side, foe))
+
+
+def _abilities(st: MapState, side: str, foe: str) -> dict:
+    """What the two Army Commanders' abilities (28.9, scenario data) bring to a combat: the attacker's Artillery
+    Expert (27.4, 27.6) and Disciplined Infantry firing when Disrupted (27.8), the defender's Disciplined
+    Infantry in an Assault (27.8: once per Red cube, which the game's attack keeps count of), and the
+    scenario's Large Battle (27.6)."""
+    mine, theirs = st.commander(side).abilities, st.commander(foe).abilities
+    return {"artillery_expert": "artillery_expert" in mine,
+            "attacker_disciplined_infantry": "disciplined_infantry" in mine,
+            "disciplined_infantry": "disciplined_infantry" in theirs,
+            "large_battle": st.scenario.model.large_battle}
 
 
 def defender_higher(sc: Scenario, attacker_zone: str, target_zone: str) -> bool:
@@ -142,10 +157,12 @@ def bombardment_from_map(st: MapState, art_zone: str, target_zone: str, terrain:
     def side_of(units, zone, s):
         hq = st.hqs_in(zone, s)
         return CombatSide(units[0].block, units[1].block if len(units) > 1 else None, hq[0].hq if hq else None,
-                    (), "good" if st.morale_of(s).good else "bad", terrain=sc.zone(zone).terrain)
+                          (), "good" if st.morale_of(s).good else "bad", terrain=sc.zone(zone).terrain,
+                          no_retreat=None)                                           # 24.1: the owner's choice
     return CombatSetup("fire", side_of(att, art_zone, side), side_of(dfn, target_zone, foe), special="bombardment",
                        bombard_range=2, interval="none",
-                       initiative="attacker" if st.initiative == side else "defender")
+                       initiative="attacker" if st.initiative == side else "defender",
+                       **_abilities(st, side, foe), players=(side, foe))
 
 
 def map_bombardment(st: MapState, art_zone: str, target_zone: str, deck: Deck | None = None,

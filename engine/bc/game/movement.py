@@ -68,6 +68,15 @@ def check_road_stacking(st: MapState, zone: str) -> None:
         raise RuleViolation("19.3", f"a Lane Zone ({zone}) holds a single Roadway Block")
 
 
+def _once(pieces: tuple[str, ...]) -> None:
+    """19.1: a Move Order moves each Block (and HQ marker) once: one Zone (two by Roadway, 19.3); naming it
+    again would chain its moves."""
+    twice = sorted({p for p in pieces if pieces.count(p) > 1})
+    if twice:
+        raise RuleViolation("19.1", f"{twice[0]} is named twice: a Move Order moves each Block once, one Zone "
+                                    "(two along a road in Roadway formation, 19.3)")
+
+
 def move_order(st: MapState, side: str, zones: list[str], moves: list[tuple], deck: Deck | None = None,
                reaction: bool = False, roadway: tuple[str, ...] = (), free_in_command: bool = False,
                hq_moves: tuple = ()):
@@ -94,6 +103,7 @@ def move_order(st: MapState, side: str, zones: list[str], moves: list[tuple], de
     com = st.commander(side)
     if st.order_cube_back:
         st = replace(st, order_cube_back=False)
+    _once(tuple(m[0] for m in moves) + tuple(h for h, _ in hq_moves))
     hq_paths = []
     for hid, to in hq_moves:
         h = next((x for x in st.hqs if x.id == hid), None)

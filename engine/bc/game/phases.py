@@ -99,14 +99,15 @@ def open_reform(st: BcState, zones, side: str, resume: str, resume_actor: str | 
 
 
 def end_turn(st: BcState) -> BcState:
-    """16.3: the turn marker moved on when the last Black cube came out; past the last turn box the game
-    ends on Flag Control (17.0)."""
+    """16.3, the End of Turn Phase after the Give Ground withdrawals (24.3): the turn marker moves one box on;
+    when it is already in the last box the game ends, on Flag Control (17.0), in that last turn."""
     g = st.g
-    if g.turn > g.scenario.model.turns:
+    if g.turn >= g.scenario.model.turns:
         v = flag_victory(g, dict(st.control))
         why = f"flags held at the end: {v['flags']}" + ("" if v["winner"] else " (a tie that stands)")
         return replace(st, phase=Phase.OVER, actor=None, winner=v["winner"], result=why, result_rule="17.0")
-    return replace(st, phase=Phase.PREPARE, actor=g.initiative, passes=0, surrendered=())
+    return replace(st, g=replace(g, turn=g.turn + 1), phase=Phase.PREPARE, actor=g.initiative, passes=0,
+                   surrendered=())
 
 
 def do_start_turn(st: BcState, a: StartTurn, deck: Deck):
@@ -131,7 +132,7 @@ def do_draw(st: BcState, a: DrawCube, deck: Deck):
     g, colour, over = yield from order_cube_draw(st.g, deck)
     if over:
         return replace(st, g=g, phase=Phase.GIVE_GROUND, actor=g.initiative, passes=0, cube="", engaged=())
-    base = dict(cube=colour, passes=0, engaged=(), rallied=(), army_rallied=(), bought=())
+    base = dict(cube=colour, passes=0, engaged=(), rallied=(), army_rallied=(), bought=(), specials=())
     if g.cup == st.g.cup:                   # 18.0: the passed colour came out again and went back
         return replace(st, g=g, phase=Phase.DRAW, actor=g.initiative)
     if colour in COLOUR_SIDE:

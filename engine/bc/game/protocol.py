@@ -11,7 +11,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from engine.core.errors import VedetteError
+from engine.core.errors import RuleViolation, VedetteError
 from engine.core.game import GameRules, Outcome, Places, Position, RandomBot
 from engine.core.odds import OddsBot
 from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
@@ -26,14 +26,21 @@ from .odds import card_odds, result_value
 from .places import places
 from .scenario import SCENARIOS, scenario_by_id
 from .state import BcState, invariants, new_map, state_from_json, state_to_json
-from .types import SIDES, Phase
+from .types import LEADER_ASSIST, SIDES, Phase
 from .victory import flag_control
 from .view import odds_state, odds_view, view, visible_action, visible_event
-from .words import bc_label, bc_metrics, bc_value, describe
+from .words import (bc_label, bc_metrics, bc_value, describe, describe_answer, describe_option, metric_title,
+                    option_title, piece_name)
 
-__all__ = ["BcRules", "ENGINE_VERSION"]
+__all__ = ["BcRules", "ENGINE_VERSION", "GAME_OPTIONS"]
 
-ENGINE_VERSION = "bc-game-2"
+#: bc-game-3 (issue 29): Square attempts (23.1), No Retreat! (24.1) and Clash of Wills (27.7) are the players'
+#: choices, Ordre Mixte once per Red cube with the Commander's ability (27.6), the turn marker moves after the
+#: Give Ground step (16.3); bc-game-2 records are refused, naming their version
+ENGINE_VERSION = "bc-game-3"
+#: the optional rules a game may be played with
+GAME_OPTIONS = {LEADER_ASSIST: "Leader-assisted Skill Checks for Rally Orders (optional rule 29.6), with Wavering "
+                               "Troops (29.7)"}
 
 
 def _deck(data, file):
@@ -60,7 +67,7 @@ def _chart_files() -> tuple[ChartFile, ...]:
 CHART_FILES = _chart_files()
 
 
-class BcRules(GameRules):
+class BcRules(GameRules[BcState, BcAction]):
     system = "bc"
     title = "Battle Commander"
     sides = SIDES
@@ -72,19 +79,18 @@ class BcRules(GameRules):
         #: rules hold the deck (a game with its own takes these rules, :func:`engine.core.tables.rules_for`);
         #: the terrain chart travels with the map's scenario
         self.game_tables = tables
-        mine = tables.chart if tables is not None else ""
-        self.deck = tables.value if mine == "bc-deck" else default_deck()
-        self.terrain = tables.value if mine == "bc-terrain" else None
+        self.deck = tables.value if tables is not None and tables.chart == "bc-deck" else default_deck()
+        self.terrain = tables.value if tables is not None and tables.chart == "bc-terrain" else None
 
     # --- a game's own charts (engine/core/tables.py) ---------------------------------------------
-    def chart_files(self, state=None) -> tuple[ChartFile, ...]:
+    def chart_files(self, state: BcState | None = None) -> tuple[ChartFile, ...]:
         return CHART_FILES
 
     def with_tables(self, tables: GameTables | None) -> "BcRules":
         return self if tables == self.game_tables else BcRules(own_tables(self, tables))
 
-    def record_options(self, st: BcState) -> dict:
-        out = {"options": list(st.options)}
+    def record_options(self, st: BcState) -> dict[str, Any]:
+        out: dict[str, Any] = {"options": list(st.options)}
         if self.game_tables is not None:
             out["tables"] = self.game_tables.to_json()
         return out
@@ -98,22 +104,30 @@ class BcRules(GameRules):
         return dict(SCENARIOS)
 
     def options(self) -> dict[str, str]:
-        return {}
+        return dict(GAME_OPTIONS)
 
     def new_game(self, scenario=None, options=(), seed: int = 0) -> BcState:
-        """``options``: none here, or a record's ``{"options": [], "tables": ...}`` (the game's own tables:
-        they must be the ones these rules play with, :func:`engine.core.tables.rules_for`)."""
+        """``options``: a list of optional rules, or a record's ``{"options": [...], "tables": ...}`` (the
+        game's own tables: they must be the ones these rules play with, :func:`engine.core.tables.rules_for`)."""
+        if isinstance(options, dict) and set(options) - {"options", "tables"}:
+            extra = sorted(map(str, set(options) - {"options", "tables"}))
+            raise VedetteError(f"field options: unknown key {extra[0][:40]!r}; a Battle Commander game's options "
+                               "hold only 'options' (a list of optional rules) and 'tables' (its own charts)")
         if isinstance(options, dict) and options.get("tables") is not None:
             kept = tables_from_json(self, options["tables"])
             if kept != self.game_tables:
                 raise VedetteError(f"field 'options.tables': the game plays with the tables {kept.name}, these "
                                    "rules with other ones (take them from rules_for(record))")
         names = options.get("options", []) if isinstance(options, dict) else list(options)
+        if not isinstance(names, (list, tuple)):
+            raise VedetteError(f"field options: expected a list of optional rules, got {str(names)[:40]!r}")
         for o in names:
-            raise VedetteError(f"unknown option {str(o)[:30]!r}: Battle Commander has no options here")
+            if o not in GAME_OPTIONS:
+                raise VedetteError(f"unknown option {str(o)[:30]!r}: Battle Commander offers "
+                                   f"{', '.join(GAME_OPTIONS)}")
         sid = scenario or self.default_scenario
         g = new_map(self._scenario(scenario_by_id(sid)), self.deck)
-        st = BcState(g, sid, Phase.PREPARE, g.initiative, options=tuple(names))
+        st = BcState(g, sid, Phase.PREPARE, g.initiative, options=tuple(sorted(set(names))))
         return replace(st, control=tuple(sorted(flag_control(g).items())))
 
     # --- who acts -----------------------------------------------------------------------------------
@@ -181,6 +195,21 @@ class BcRules(GameRules):
     def describe_action(self, a: BcAction) -> str:
         return describe(a)
 
+    def describe_option(self, st: BcState, request, option) -> str:
+        return describe_option(st, request, option, self.deck)
+
+    def describe_answer(self, st: BcState, answer: dict) -> str:
+        return describe_answer(st, answer, self.deck)
+
+    def option_title(self, name: str) -> str:
+        return option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return metric_title(key)
+
+    def piece_name(self, st: BcState, piece: str) -> str:
+        return piece_name(st, piece)
+
     def state_to_json(self, st: BcState) -> dict:
         return state_to_json(st)
 
@@ -211,6 +240,15 @@ class BcRules(GameRules):
         """The position to work ``side``'s odds from (:func:`~.view.odds_view`): pass it to core's
         :func:`~engine.core.odds.action_odds` so the odds a side is shown treat the cards it has not seen
         as unknown."""
+        return odds_view(st, side, self.deck)
+
+    def odds_position(self, st: BcState, a: BcAction, side: str | None) -> BcState:
+        """Core's quick-odds hook (engine/core/quick_odds.py): the position to work ``side``'s odds of ``a``
+        from, as that side knows the cards (:func:`~.view.odds_view`). Refused (15.0, 16.1) for Turn
+        Preparation, whose hands are cut by what each card is: the other hand's cards stay hidden."""
+        if a.kind == Kind.START_TURN:
+            raise RuleViolation("15.0", "Turn Preparation cuts each hand by what its cards are (16.1): the other "
+                                        "hand stays hidden, no odds are shown of it")
         return odds_view(st, side, self.deck)
 
     def odds_state(self, st: BcState) -> BcState:

@@ -20,7 +20,7 @@ from engine.core.errors import DataError, RuleViolation, VedetteError
 
 from ..blocks import BlockModel
 
-__all__ = ["ZoneModel", "CommanderModel", "MoraleModel", "PlacedBlock", "PlacedHQ", "ReinforcementModel",
+__all__ = ["ABILITIES", "ZoneModel", "CommanderModel", "MoraleModel", "PlacedBlock", "PlacedHQ", "ReinforcementModel",
            "ScenarioModel", "Scenario", "load_scenario", "SCENARIOS", "scenario_by_id"]
 
 SCENARIOS = {"demo": "Vedette demonstration: the bridge at the mill (our own invented scenario, not the Playbook's)"}
@@ -37,12 +37,20 @@ class ZoneModel(Strict):
     redoubt: tuple[str, ...] = ()    # 28.5: the bordering Zones whose intervals this Zone's Redoubt covers
 
 
+#: the Army Commander abilities (28.9) whose workings the rulebook itself gives; the others are described on the
+#: player aid only (docs/bc.md lists them as missing)
+ABILITIES = ("ordre_mixte", "artillery_expert", "disciplined_infantry", "unsteady")
+Ability = Literal["ordre_mixte", "artillery_expert", "disciplined_infantry", "unsteady"]
+
+
 class CommanderModel(Strict):
     name: str
     cubes: int = Field(ge=0)
     tokens: int = Field(ge=0)
     skill: int = Field(ge=0, le=4)
     range: int = Field(ge=0)
+    abilities: tuple[Ability, ...] = ()   # 28.9: Ordre Mixte and Artillery Expert 27.6, Disciplined Infantry 27.8,
+                                          # Unsteady 27.7 (no Clash of Wills)
 
 
 class MoraleModel(Strict):
@@ -88,6 +96,7 @@ class ScenarioModel(Sourced):
     night: tuple[int, ...] = ()                       # 14.0: turns that are not Daylight (no 13.2 bonus)
     gold: Literal["french", "coalition"] | None = None   # 16.1, 18.0: a Gold cube, named by this player
     massed_column: bool = False                       # 28.2: Massed Columns allowed by the scenario
+    large_battle: bool = False                        # 27.6: a Large Battle (Short Infantry leads Ordre Mixte alone)
 
 
 @dataclass(frozen=True)

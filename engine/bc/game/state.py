@@ -68,6 +68,7 @@ class MapState:
     redoubt_held: tuple[str, ...] = ()  # 28.5: Redoubt Blocks that had to retreat and stayed (until an advance)
     hqs_out: tuple[tuple[HQMarker, int], ...] = ()  # 27.10: eliminated HQ markers and the turn they come back
     order_cube_back: bool = False   # 21.3: the last Out of Command check was an Officer (cube back in the cup)
+    out_of_play: tuple[int, ...] = ()   # 27.12: Leader cards Hors de Combat (under the Army Commander card)
 
     def hand(self, side: str) -> tuple[int, ...]:
         return dict(self.hands)[side]
@@ -208,6 +209,7 @@ class BcState:
     cube: str = ""                              # the cube acted on (order, reaction)
     passes: int = 0                             # passes in succession (18.0, 23.0, 24.3)
     engaged: tuple[str, ...] = ()               # Zones holding an Attack Token this Red cube (8.0, 23.1)
+    specials: tuple[str, ...] = ()              # "side:ability" used this Red cube (27.6, 27.8: once per draw)
     rallied: tuple[str, ...] = ()               # Zones rallied this Yellow cube (20.0)
     army_rallied: tuple[str, ...] = ()          # sides that made an Army Rally this draw (20.0)
     bought: tuple[str, ...] = ()                # sides done with purchases this Yellow cube
@@ -285,7 +287,7 @@ def invariants(st: BcState, deck: Deck) -> list[str]:
             check_stacking(g, z)
         except RuleViolation as exc:
             bad.append(str(exc))
-    cards = list(g.pile.draw) + list(g.pile.discard) + [c for _, h in g.hands for c in h]
+    cards = list(g.pile.draw) + list(g.pile.discard) + [c for _, h in g.hands for c in h] + list(g.out_of_play)
     if sorted(cards) != list(deck.numbers):
         bad.append("15.0: the cards in the piles and hands are not the deck")
     in_turn = st.phase not in (Phase.PREPARE, Phase.GIVE_GROUND, Phase.OVER) and not (

@@ -76,7 +76,7 @@ def order_cube_draw(st: MapState, deck: Deck | None = None):
     st = replace(st, cup=left if left.size else None, drawn=st.drawn + (colour,))
     if last:
         yield Log("16.3", "the last Black cube ends the turn")
-        return replace(st, turn=st.turn + 1, cup=None), colour, True
+        return replace(st, cup=None), colour, True          # 16.3: the turn marker moves at the turn's end
     if colour == "black":
         for side in (st.initiative, ENEMY[st.initiative]):
             st = yield from draw_cards(st, side, 1, deck)

@@ -12,7 +12,7 @@ from engine.core.game import other_side
 
 from ..cup import SIDE_COLOUR
 
-__all__ = ["Side", "SIDES", "ENEMY", "other", "Phase", "PHASE_RULE", "SIDE_COLOUR", "COLOUR_SIDE"]
+__all__ = ["Side", "SIDES", "ENEMY", "other", "Phase", "PHASE_RULE", "LEADER_ASSIST", "SIDE_COLOUR", "COLOUR_SIDE"]
 
 
 class Side(StrEnum):
@@ -63,6 +63,9 @@ PHASE_RULE: dict[str, str] = {
     Phase.PREPARE: "16.1", Phase.DRAW: "16.2", Phase.ORDER: "18.0", Phase.REACTION: "19.2", Phase.GOLD: "18.0",
     Phase.YELLOW_REINF: "18.0", Phase.YELLOW_BUY: "18.0", Phase.YELLOW_RALLY: "20.0", Phase.RED: "23.0",
     Phase.ADVANCE: "25.0", Phase.REFORM: "9.4", Phase.GIVE_GROUND: "24.3", Phase.OVER: "16.3"}
+
+#: the game option of optional rule 29.6, Leader-assisted Skill Checks (with 29.7, as the rule asks)
+LEADER_ASSIST = "leader_assist"
 
 #: 8.0: the side whose order cube each colour is (SIDE_COLOUR the other way)
 COLOUR_SIDE: dict[str, Side] = {c: Side(s) for s, c in SIDE_COLOUR.items()}

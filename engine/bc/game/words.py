@@ -1,81 +1,208 @@
-"""Battle Commander in a player's words: actions as short sentences (what the play page lists and the logs say),
-an attack's outcomes as the odds panel groups them, the figures a study follows, and the position value bots
-weigh (:meth:`BcRules.describe_action`, :meth:`BcRules.odds_label`, :meth:`BcRules.metrics`,
-:meth:`BcRules.evaluate`). The text notation (``format_action``) is not here: it is what the command line reads.
+"""Battle Commander in a player's words, from one place: every identifier of the rules as the rulebook names it
+(:data:`WORDS`: results, icons, Block types, states, formations, attacks, phases, cubes), actions as short
+sentences (what the play page lists and the logs say), the options and answers of a procedure's questions, an
+attack's outcomes as the odds panel groups them, the figures a study follows, and the position value bots weigh
+(the protocol's ``describe_action``, ``describe_option``, ``describe_answer``, ``piece_name``, ``option_title``,
+``metric_title``, ``odds_label``, ``metrics``, ``evaluate``). The text notation (``format_action``) is not here:
+it is what the command line reads back. Nothing here writes JSON, a repr or an identifier with an underscore.
 """
 from __future__ import annotations
 
-from engine.core.game import GameRules
-from engine.core.values import spoken_list as _list
+import ast
+import re
+from collections.abc import Callable
+from typing import Any
 
+from engine.core.game import GameRules
+from engine.core.values import spoken_list
+from engine.core.words import identifier_words, plain
+
+from ..deck import Deck
+from .actions import BcAction, Kind
 from .types import ENEMY, SIDES
 
-__all__ = ["describe", "bc_label", "bc_metrics", "bc_value", "HITS"]
+__all__ = ["WORDS", "word", "words_in", "describe", "describe_option", "describe_answer", "piece_name",
+           "option_title", "metric_title", "bc_label", "bc_metrics", "bc_value", "HITS"]
 
+#: each identifier of the rules in the words of the rulebook
+WORDS: dict[str, str] = {
+    # sides (7.2)
+    "french": "French", "coalition": "Coalition",
+    # Fire and Assault results (23.5)
+    "gun_smoke": "Gun Smoke", "muskets_shot": "Muskets & Shot", "round_shot": "Round Shot",
+    "skull_bones": "Skull & Bones", "black_cross": "Black Cross", "horse_head": "Horse Head", "bayonets": "Bayonets",
+    "bayonets_burst": "Bayonets & Burst", "burst": "Burst", "retreat_flag": "Retreat Flag",
+    # Skill Check icons (21.0)
+    "officer": "Officer", "flags_1": "1 Flag", "flags_2": "2 Flags", "flags_3": "3 Flags", "flags_4": "4 Flags",
+    "crossed_flags": "Crossed Flags", "death_head": "Death Head",
+    # Blocks (9.0, 28.3), Battle States (9.2), formations (9.2, 19.3, 27.2-27.4, 28.2)
+    "long_infantry": "Long Infantry", "infantry": "Infantry", "cavalry": "Cavalry", "artillery": "Artillery",
+    "horse_artillery": "Horse Artillery", "garrison": "Garrison", "steady": "Steady", "shaken": "Shaken",
+    "disrupted": "Disrupted", "square": "Square", "massed_column": "Massed Column", "roadway": "Roadway",
+    "grand_charge": "Grand Charge", "grand_battery": "Grand Battery",
+    # attacks (23.0, 27.5, 27.6)
+    "fire": "Fire", "assault": "Assault", "bombard": "Bombardment", "bombardment": "Bombardment",
+    "ordre_mixte": "Ordre Mixte", "artillery_assault": "Artillery Assault",
+    # order cubes (8.0)
+    "blue": "Blue", "white": "White", "gold": "Gold", "yellow": "Yellow", "red": "Red", "black": "Black",
+    # purchases (18.0), commander abilities (28.9), optional rules
+    "tokens": "Attack Tokens", "cubes": "order cubes", "artillery_expert": "Artillery Expert",
+    "disciplined_infantry": "Disciplined Infantry", "unsteady": "Unsteady",
+    "leader_assist": "Leader-assisted Skill Checks (29.6, with Wavering Troops 29.7)",
+}
+#: the phases of the turn (16.0-18.0, 23.0, 24.3) in a player's words
+PHASE_WORDS: dict[str, str] = {
+    "prepare": "Turn Preparation", "draw": "cube draw", "order": "order cube", "reaction": "Reaction",
+    "gold": "Gold cube", "yellow_reinf": "reinforcements", "yellow_buy": "purchases", "yellow_rally": "rallies",
+    "red": "combats", "advance": "advance after combat", "reform": "reforming", "give_ground": "Give Ground",
+    "over": "game over"}
 _FORMATION = {"square": "Square", "massed_column": "Massed Column", "none": "no special formation"}
-_ATTACK = {"fire": "Fire", "assault": "Assault", "bombard": "Bombardment"}
+_IDENT = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+_MAPPING = re.compile(r"\{[^{}]*\}")
+
+
+def word(x: Any) -> str:
+    """One identifier (a result, an icon, a side ...) in the rulebook's words."""
+    if isinstance(x, str):
+        return WORDS.get(x) or identifier_words(x)
+    return plain(x)
+
+
+def _mapping_words(m: re.Match) -> str:
+    try:
+        d = ast.literal_eval(m.group(0))
+    except (ValueError, SyntaxError):
+        return m.group(0)
+    if not isinstance(d, dict):
+        return m.group(0)
+    return ", ".join(f"{word(k)} {v}" for k, v in d.items())
+
+
+def words_in(text: str) -> str:
+    """A note of the rules procedures in a player's words: each identifier replaced by its word, each small
+    mapping (``{'blue': 6}``) written as ``Blue 6``."""
+    text = _MAPPING.sub(_mapping_words, str(text))
+    return _IDENT.sub(lambda m: word(m.group(0)), text)
 
 
 def _step(path: str) -> str:
     return " then ".join(path.split(">"))
 
 
-def describe(a) -> str:
-    """The action as a sentence, with its rule."""
-    k, side = a.kind, a.side
-    if k == "start_turn":
-        text = "start the turn: fill the cup, cut the hands and draw the cards (16.1, 15.0)"
-    elif k == "draw":
-        text = "draw an order cube from the cup (16.2)"
-    elif k == "move":
-        parts = [f"{b} to {_step(d)}" for b, d in a.moves] + [f"HQ {h} to {_step(d)}" for h, d in a.hqs]
-        road = f"; in Roadway formation: {_list(a.roadway)}" if a.roadway else ""
-        text = f"Move Order in {_list(a.zones)}: {_list(parts) or 'nothing moves'}{road} (19.0)"
-    elif k == "ready_arms":
-        text = "Ready Arms with this cube (18.0)"
-    elif k == "in_reserve":
-        text = "keep this cube In Reserve (18.0)"
-    elif k == "pass":
-        text = "pass"
-    elif k == "gold":
-        text = ("take a card with the Gold cube (18.0)" if a.colour == "card"
-                else f"name the {a.colour} cube with the Gold cube (18.0)")
-    elif k == "reinforce":
-        placed = [u.replace(":", " enters at ") for u in a.units]
-        text = ("bring on the reinforcements due: " + _list(placed) if placed
-                else "bring on the reinforcements due") + " (18.0)"
-    elif k == "purchase":
-        cards = _list(str(c) for c in a.cards)
-        what = {"tokens": "Attack Tokens", "cubes": "order cubes"}.get(a.buy, a.buy or "a purchase")
-        text = f"spend card{'s' if len(a.cards) > 1 else ''} {cards} on {what} (18.0)"
-    elif k == "rally":
-        text = f"Rally in {a.frm or a.to} (20.0)"
-    elif k == "army_rally":
-        text = "Army Rally (20.0)"
-    elif k == "attack":
-        how = _ATTACK.get(a.attack, a.attack)
-        extra = "" if a.special in ("", "none") else f", {a.special.replace('_', ' ')}"
-        text = f"{how} from {a.frm} at {a.to}{extra} (23.1)"
-    elif k == "combat_move":
-        text = f"Combat Move from {a.frm} to {a.to} (19.4)"
-    elif k == "advance":
-        who = _list(a.units) if a.units else "nobody"
-        text = f"advance from {a.frm} into {a.to}: {who} (25.0)"
-    elif k == "face":
-        text = f"face {a.block} toward {_list(a.facing) or 'no Zone'} (9.4)"
-    elif k == "swap":
-        text = f"swap the lead and second line in {a.frm} (9.4)"
-    elif k == "formation":
-        text = f"Blocks in {a.frm}: {_FORMATION.get(a.formation, a.formation)} (9.2)"
-    elif k == "done":
-        text = "done reforming (9.4)"
-    elif k == "give_ground":
-        text = f"{a.block} gives ground (24.3)"
-    elif k == "surrender":
-        text = f"{a.block} surrenders (26.0)"
-    else:
-        text = k.replace("_", " ")
-    return f"{side}: {text}"
+def _side(side: str) -> str:
+    return str(side)
+
+
+_SAY: dict[str, Callable[[Any], str]] = {
+    Kind.START_TURN: lambda a: "start the turn: fill the cup, cut the hands and draw the cards (16.1, 15.0)",
+    Kind.DRAW: lambda a: "draw an order cube from the cup (16.2)",
+    Kind.MOVE: lambda a: (f"Move Order in {spoken_list(a.zones)}: "
+                          f"{spoken_list([f'{b} to {_step(d)}' for b, d in a.moves] + [f'HQ {h} to {_step(d)}' for h, d in a.hqs]) or 'nothing moves'}"
+                          + (f"; in Roadway formation: {spoken_list(a.roadway)}" if a.roadway else "") + " (19.0)"),
+    Kind.READY_ARMS: lambda a: "Ready Arms with this cube (18.0)",
+    Kind.IN_RESERVE: lambda a: "keep this cube In Reserve (18.0)",
+    Kind.PASS: lambda a: "pass",
+    Kind.GOLD: lambda a: ("take a card with the Gold cube (18.0)" if a.colour == "card"
+                          else f"name the {word(a.colour)} cube with the Gold cube (18.0)"),
+    Kind.REINFORCE: lambda a: (("bring on the reinforcements due: "
+                                + spoken_list(u.replace(":", " enters at ") for u in a.units)) if a.units
+                               else "bring on the reinforcements due") + " (18.0)",
+    Kind.PURCHASE: lambda a: (f"spend card{'s' if len(a.cards) > 1 else ''} {spoken_list(str(c) for c in a.cards)} "
+                              f"on {WORDS.get(a.buy, a.buy or 'a purchase')} (18.0)"),
+    Kind.RALLY: lambda a: f"Rally in {a.frm} (20.0)" + (f", discarding the Leader card {a.leader} for an Officer "
+                                                        "(29.6)" if a.leader else ""),
+    Kind.ARMY_RALLY: lambda a: "Army Rally (20.0)" + (f", with the Leader card {a.leader} for an Officer (29.6)"
+                                                      if a.leader else ""),
+    Kind.ATTACK: lambda a: (f"{word(a.attack)} from {a.frm} at {a.to}"
+                            + ("" if a.special in ("", "none") else f", {word(a.special)}") + " (23.1)"),
+    Kind.COMBAT_MOVE: lambda a: f"Combat Move from {a.frm} to {a.to} (19.4)",
+    Kind.ADVANCE: lambda a: f"advance from {a.frm} into {a.to}: {spoken_list(a.units) if a.units else 'nobody'} (25.0)",
+    Kind.FACE: lambda a: f"face {a.block} toward {spoken_list(a.facing) or 'no Zone'} (9.4)",
+    Kind.SWAP: lambda a: f"swap the lead and second line in {a.frm} (9.4)",
+    Kind.FORMATION: lambda a: f"Blocks in {a.frm}: {_FORMATION.get(a.formation, word(a.formation))} (9.2)",
+    Kind.DONE: lambda a: "done reforming (9.4)",
+    Kind.GIVE_GROUND: lambda a: f"{a.block} gives ground (24.3)",
+    Kind.SURRENDER: lambda a: f"{a.block} surrenders (26.0)",
+}
+assert set(_SAY) == set(Kind), "every action kind has its words"
+
+
+def describe(a: BcAction) -> str:
+    """The action as a sentence, with its rule, after its side (``"coalition: Move Order in E2: C1 to E1
+    (19.0)"``)."""
+    return f"{_side(a.side)}: {_SAY[a.kind](a)}"
+
+
+def piece_name(st, piece: str) -> str:
+    """A Block or HQ marker as its counter shows it: its scenario name, else its id and its type
+    (``"F1 (Long Infantry)"``, ``"FHQ (HQ)"``)."""
+    g = st.g
+    for u in g.units:
+        if u.id == piece:
+            return u.block.name or f"{piece} ({word(u.block.kind)})"
+    h = g.hq(piece)
+    if h is not None:
+        return f"{piece} ({h.hq.kind.upper()})"
+    return str(piece)
+
+
+def option_title(name: str) -> str:
+    """A game option as a player names it."""
+    return WORDS.get(name) or identifier_words(name).capitalize()
+
+
+_METRICS = {"morale": "Morale", "blocks": "Blocks on the map", "hits": "hits carried"}
+
+
+def metric_title(key: str) -> str:
+    """``"morale.french"`` -> ``"French Morale"``."""
+    name, _, side = key.partition(".")
+    return f"{word(side)} {_METRICS.get(name, identifier_words(name))}".strip()
+
+
+def describe_option(st, request, option, deck: Deck) -> str:
+    """One option of a question inside an action, in a player's words: yes or no, a Zone, a card, a number of
+    cubes, a direction of neutral shifts (23.4)."""
+    rule = getattr(request, "rule", "")
+    if isinstance(option, bool):
+        return "yes" if option else "no"
+    if rule == "23.4" and isinstance(option, int):
+        if option == 0:
+            return "no shift"
+        return f"{abs(option)} shift{'s' if abs(option) > 1 else ''} {'right' if option > 0 else 'left'}"
+    if rule == "16.1" and "reserve" in getattr(request, "label", "") and isinstance(option, int):
+        return f"{option} cube{'s' if option != 1 else ''} into the cup"
+    if rule in ("15.0", "16.1") and isinstance(option, int):
+        return card_words(deck, option)
+    if isinstance(option, str) and option in st.g.scenario.model.zones:
+        return f"Zone {option}"
+    return word(option)
+
+
+def card_words(deck: Deck, number: int) -> str:
+    """``"card 7, Officer (French Leader)"``."""
+    try:
+        c = deck.card(number)
+    except Exception:  # noqa: BLE001 - an unknown number is still said, not raised
+        return f"card {number}"
+    who = word(c.side) if c.side != "shared" else "shared"
+    return f"card {number}, {word(c.skill) if c.skill else 'the reshuffle card'} ({who}{' Leader' if c.leader else ''})"
+
+
+def describe_answer(st, answer: dict, deck: Deck) -> str:
+    """One answered question or note of a record event in a player's words (a card face down when masked)."""
+    kind = answer.get("kind")
+    label = words_in(answer.get("label") or "")
+    value = answer.get("value")
+    if kind == "draw" and answer.get("rule") == "16.2":
+        return f"{label}: {word(value)}"
+    if kind == "draw":
+        return f"{label}: {'a card, face down' if value is None else card_words(deck, value)}"
+    if kind == "choose":
+        return f"{label} {('yes' if value else 'no') if isinstance(value, bool) else word(value)}"
+    if kind == "log":
+        return label
+    return f"{label}: {word(value)}"
 
 
 #: hits a Block carries by its state (9.1: Steady, Shaken, Disrupted), as the labels count them
@@ -86,10 +213,11 @@ def _hits(n: int) -> str:
     return f"{n} hit{'s' if n != 1 else ''}"
 
 
-def _block_words(u0, u1, role: str, target: str) -> str | None:
-    """``"defender block takes 1 hit"``, ``"attacker block eliminated"``, ``"defender block retreats"``."""
+def _block_words(u0, u1, role: str, target: str) -> tuple[str, tuple[str, ...]] | None:
+    """``("defender", ("takes 1 hit",))``, ``("attacker", ("eliminated",))``, ``("defender", ("retreats to
+    M3",))``: what became of one Block, by role."""
     if u1 is None:
-        return f"{role} block eliminated"
+        return role, ("eliminated",)
     bits = []
     d = HITS.get(u1.block.state, 0) - HITS.get(u0.block.state, 0) + (u1.block.steps_lost - u0.block.steps_lost)
     if u1.block.square_hits > u0.block.square_hits:
@@ -102,23 +230,38 @@ def _block_words(u0, u1, role: str, target: str) -> str | None:
         bits.append("square broken")
     if u1.zone != u0.zone:
         bits.append(f"advances into {u1.zone}" if u1.zone == target else f"retreats to {u1.zone}")
-    return f"{role} block " + " and ".join(bits) if bits else None
+    return (role, tuple(bits)) if bits else None
+
+
+#: each thing a Block does in a label, said of several Blocks
+_MANY = {"takes": "take", "recovers": "recover", "advances": "advance", "retreats": "retreat"}
+
+
+def _said(role: str, bits: tuple[str, ...], n: int) -> str:
+    """``"defender block takes 1 hit"``; the same said of ``n`` Blocks: ``"2 defender blocks take 1 hit each"``."""
+    if n == 1:
+        return f"{role} block " + " and ".join(bits)
+    many = [" ".join([_MANY.get(b.split(" ")[0], b.split(" ")[0])] + b.split(" ")[1:]) for b in bits]
+    each = " each" if any(b.startswith("take") for b in many) else ""
+    return f"{n} {role} blocks " + " and ".join(many) + each
 
 
 def bc_label(rules, before, after, a) -> tuple[str, str]:
     """E.g. ``"defender block takes 1 hit"``, ``"defender block retreats to M3; attacker block advances
-    into M2"``, ``"no effect"`` (rule 23.0), with morale changes (13.0) and the end of the game."""
+    into M2"``, ``"2 attacker blocks take 1 hit each"``, ``"no effect"`` (rule 23.0), with morale changes (13.0)
+    and the end of the game."""
     if a.kind != "attack":
         return GameRules.odds_label(rules, before, after, a), rules.rule_of(a)
     g0, g1 = before.g, after.g
     now = {u.id: u for u in g1.units}
-    parts: list[str] = []
+    seen: dict[tuple[str, tuple[str, ...]], int] = {}
     for u0 in g0.units:
         if u0.zone not in (a.frm, a.to):
             continue
         w = _block_words(u0, now.get(u0.id), "attacker" if u0.side == a.side else "defender", a.to)
         if w:
-            parts.append(w)
+            seen[w] = seen.get(w, 0) + 1            # the same said of several Blocks is said once, counted
+    parts: list[str] = [_said(role, bits, n) for (role, bits), n in seen.items()]
     for side in SIDES:
         d = g1.morale_of(side).value - g0.morale_of(side).value
         if d:

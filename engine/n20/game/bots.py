@@ -16,8 +16,10 @@ from engine.core.procedure import Choose
 from .actions import Action
 from .exclusive import fieldworks_possible, needs_release_pick
 from .memo import memo
+from .movement import stacks
 from .protocol import RULES, N20Rules
 from .queries import reachable
+from .reach import cadre_meets_cadre
 from .state import GameState
 from .types import is_garrison, other
 from .zoc import distance, neighbours_map, on_map_units
@@ -220,6 +222,11 @@ class GreedyBot:
             return Action("fieldworks")
         sc = state.scenario
         side = state.player
+        for _, stack in stacks(state):                  # 6.9: a stack left by another player's move parts
+            for uid in stack:
+                best = self._best_reach(state, state.unit(uid), threshold=None)
+                if best is not None:
+                    return Action.move("move", uid, best.path)
         for u in state.units:
             if u.id in skip or u.moved or u.status not in ("map", "due") or sc.units[u.id].side != side:
                 continue
@@ -232,16 +239,22 @@ class GreedyBot:
             skip.add(u.id)
         return Action("end_phase")
 
-    def _best_reach(self, state: GameState, u):
+    def _best_reach(self, state: GameState, u, threshold: float | None = 0.25):
         """The best of the unit's moves (as :meth:`_best_move` would pick among its move actions): the
-        highest gain above the threshold, ties to the first hex in label order; None when none is worth it."""
+        highest gain above ``threshold`` (None: any move), ties to the first hex in label order; None when
+        none is worth it. It never ends a move on a friendly unit (6.9 would then oblige it to move that one
+        on), save a leader's (stack-free, 16.9.2) or a Cadre's build-up (16.6.2)."""
         where = reachable(state, u.id)
         if not where:
             return None
         score = self._scorer(state, u.id)
         here = score(u.hex) if u.status == "map" else -99.0
-        best_h, best_gain = None, 0.25
+        best_h, best_gain = None, (float("-inf") if threshold is None else threshold)
+        d = state.scenario.units[u.id]
         for h in where:
+            if h in state.occupants and d.type != "leader" and not cadre_meets_cadre(state, d, h) \
+                    and any(state.scenario.units[x].type != "leader" for x in state.occupants[h]):
+                continue
             gain = score(h) - here
             if gain > best_gain or (gain == best_gain and best_h is not None and h < best_h):
                 best_h, best_gain = h, gain

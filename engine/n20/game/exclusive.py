@@ -144,7 +144,7 @@ def roll_fieldworks(state: GameState, a: Action):
 
 
 def finish_fieldworks(state: GameState, a: Action, n) -> GameState:
-    return replace(state, fieldworks_used=True, fieldworks_left=n)
+    return replace(state, fieldworks_used=True, fieldworks_left=n, fieldworks_turn=state.turn)
 
 
 def check_place_fieldworks(state: GameState, a: Action) -> None:
@@ -212,6 +212,8 @@ def check_night_move(state: GameState, a: Action) -> None:
     if d.side != Side.FRENCH or d.type == "leader" or a.unit in state.night_marched \
             or state.unit(a.unit).status != Status.MAP:
         raise RuleViolation("14.1", f"{a.unit} cannot night-march")
+    if a.unit == state.scenario.spec.exclusive.supply_column and not state.night_march_forced:
+        raise RuleViolation("6.10", "the Supply Column moves at night only by forced march")
     if a.path[-1] not in search_moves(state, a.unit):
         raise RuleViolation("14.1", f"{a.unit} cannot reach {a.path[-1]} on its night march")
 

@@ -67,7 +67,7 @@ HANDLERS: dict[str, Handler] = dict([
     _h("draw_event", {Step.EVENT}, _ok, procedure=S.draw_event, finish=S.finish_event),
     _h("pick_released", {Step.MOVEMENT}, X.check_pick_released, procedure=X.draw_released,
        finish=X.finish_released),
-    _h("forced_march", {Step.MOVEMENT}, M.check_forced_march, M.do_forced_march),
+    _h("forced_march", {Step.MOVEMENT, Step.REACTION}, M.check_forced_march, M.do_forced_march),
     _h("move", {Step.MOVEMENT}, M.check_move, M.do_move, needs=("unit", "path")),
     _h("add_dummy", {Step.MOVEMENT}, M.check_add_dummy, M.do_add_dummy, needs=("unit",)),
     _h("form_square", {Step.MOVEMENT}, M.check_form_square, M.do_form_square, needs=("unit",)),
@@ -123,6 +123,23 @@ def check(state: GameState, a: Action) -> None:
         if state.fieldworks_left and a.kind not in ("place_fieldworks", "end_phase"):
             raise RuleViolation("14.2", "place the Fieldworks markers first (or end the placement)")
     h.check(state, a)
+    if s == Step.MOVEMENT and h.do is not None and a.kind != "end_phase" and _may_leave_a_stack(state, a):
+        M.check_stacks_can_part(state, h.do(state, a))      # 6.9: every stack must still be able to part
+
+
+def _may_leave_a_stack(state: GameState, a: Action) -> bool:
+    """Whether ``a`` could leave a stack unable to part (6.9), so that its result must be looked at. A move
+    that ends on a friend is offered only when that friend can move on (:func:`.movement.destinations`);
+    while a stack stands, a move matters only if it takes a stacked unit's last way out; on Bussaco's turn 1
+    every allied move counts against the Units Released counter (6.10)."""
+    stacked = M.stacks(state)
+    if state.release_left is not None and state.player == Side.ALLIED:
+        return bool(stacked) or (a.kind == "move" and bool(a.path) and a.path[-1] in state.occupants)
+    if not stacked:
+        return False
+    if a.kind != "move" or not a.path or a.unit is None:
+        return True
+    return M.could_trap_a_stack(state, a.unit, a.path[-1])
 
 
 def perform(state: GameState, a: Action):
@@ -196,6 +213,11 @@ def _movement(state, unit):
             out.append(Action("form_square", unit=u.id))
         if state.has("breakdown") and u.status == Status.MAP and M.can_break_down(state, u.id):
             out.append(Action("breakdown", unit=u.id))
+    if state.has("squares"):                                    # 17.1: square after a move, a point left
+        for u in state.units:
+            if u.moved and u.mp_left and (not unit or u.id == unit) and sc.units[u.id].side == side \
+                    and M.can_square(state, u.id):
+                out.append(Action("form_square", unit=u.id))
     for uid in state.arrived:                                   # 16.1.3
         if unit and uid != unit:
             continue
@@ -210,6 +232,8 @@ def _reaction(state, unit):
     if state.night_march_left is not None:
         if state.night_march_left > 0:
             sc = state.scenario
+            if not unit and not state.night_march_forced:
+                out.append(Action("forced_march"))                     # 14.1 with 12.3
             for u in on_map_units(state, Side.FRENCH):
                 if (unit and u.id != unit) or u.id in state.night_marched or sc.units[u.id].type == "leader":
                     continue

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 from engine.core.errors import RuleViolation
 
+from ..board import RUGGED
 from .actions import Action
 from .memo import memo
-from .state import GameState, replace_any as replace
+from .state import GameState, refuse_older_reading, replace_any as replace
 from .turn import actor
-from .types import Side, Status
+from .types import Side, Status, Step
 from .victory import morale_change
-from .reach import entry_options, search_moves
+from .reach import cadre_meets_cadre, entry_options, movement_allowance, path_cost, search_moves
 from .zoc import enemy_hexes, enemy_zoc, friendly_hexes, neighbours_map
 
 __all__ = ["check_can_move", "destinations", "check_move", "do_move", "check_forced_march", "do_forced_march",
            "check_form_square", "do_form_square", "check_breakdown", "do_breakdown", "check_add_dummy",
            "do_add_dummy", "build_up", "buildup_target", "free_dummies", "dummy_problem", "reinf_turn",
-           "can_square", "can_break_down", "any_unmoved"]
+           "can_square", "can_break_down", "any_unmoved", "stacks", "check_stacks_can_part",
+           "could_trap_a_stack"]
 
 
 def check_can_move(state: GameState, uid: str) -> None:
@@ -69,12 +71,102 @@ def destinations(state: GameState, uid: str) -> dict:
 
 def _compute_reach(state: GameState, uid: str) -> dict:
     u = state.unit(uid)
-    hit = entry_options(state, uid, u.areas) if u.status == Status.DUE else search_moves(state, uid)
+    phase = state.step == Step.MOVEMENT and state.night_march_left is None      # 6.9 is judged at its end
+    hit = entry_options(state, uid, u.areas, phase) if u.status == Status.DUE else search_moves(state, uid, phase)
     if uid in state.dummy_pair:            # 16.1.3 / 6.9: the pair, once parted, may not stack again
         mate = state.unit(next(x for x in state.dummy_pair if x != uid))
         if mate.status == Status.MAP and mate.hex in hit:
             hit = {h: r for h, r in hit.items() if h != mate.hex}
+    if phase:
+        hit = {h: r for h, r in hit.items() if _may_end_in(state, uid, h)}
     return hit
+
+
+def _may_end_in(state: GameState, uid: str, h: str) -> bool:
+    """6.9: units may not *end the Movement Phase* stacked, so a move may end on one friendly unit that can
+    still move on (not moved yet, free to move, with a hex to go to: it must part before the phase ends,
+    :func:`check_end_phase`); 16.6.2: a Cadre may end on a lone Cadre it will build up with; leaders are
+    stack-free (16.9.2)."""
+    sc = state.scenario
+    if sc.units[uid].type == "leader":
+        return True
+    others = [x for x in state.occupants.get(h, ()) if x != uid and sc.units[x].type != "leader"]
+    if not others:
+        return True
+    if cadre_meets_cadre(state, sc.units[uid], h):
+        return True
+    if len(others) != 1:
+        return False
+    return _can_move_on(state, others[0])
+
+
+def _can_move_on(state: GameState, uid: str) -> bool:
+    """``uid`` may still leave its hex this phase for a hex where it stands alone (6.4, 6.9)."""
+    return bool(_free_moves(state, uid))
+
+
+def _free_moves(state: GameState, uid: str) -> frozenset:
+    """The hexes ``uid`` could still move to and stand alone in this phase (empty when it may not move:
+    moved, building, 6.4; 6.10; 11.7), memoised beside the state."""
+    return memo(state, ("free_moves", uid), lambda: _compute_free_moves(state, uid))
+
+
+def _compute_free_moves(state: GameState, uid: str) -> frozenset:
+    if state.unit(uid).moved or uid in state.builders:
+        return frozenset()
+    try:
+        check_can_move(state, uid)
+    except RuleViolation:
+        return frozenset()
+    return frozenset(search_moves(state, uid))
+
+
+def could_trap_a_stack(state: GameState, mover: str, dest: str) -> bool:
+    """Whether ``mover`` ending its move in ``dest`` might leave a stack unable to part (6.9): only when a
+    unit of a stack has no hex to go to but ``dest``. (Friendly moves change no enemy ZOC: every other hex a
+    stacked unit could go to stays open, and the hex the mover leaves is one more.) When False,
+    :func:`check_stacks_can_part` would pass; when True, it is asked."""
+    for _, stack in stacks(state):
+        for x in stack:
+            free = _free_moves(state, x) if x != mover else frozenset()
+            if free and free <= {dest}:
+                return True
+    return False
+
+
+def stacks(state: GameState) -> list[tuple[str, tuple[str, ...]]]:
+    """6.9: the hexes where units stand stacked now, with the units that count (leaders are stack-free,
+    16.9.2; two Cadres that will build up at the end of the phase, 16.6.2, may stay together); memoised
+    beside the state."""
+    return memo(state, ("stacks",), lambda: _stacks(state))
+
+
+def _stacks(state: GameState) -> list[tuple[str, tuple[str, ...]]]:
+    units = state.scenario.units
+    out = []
+    for h, ids in sorted(state.occupants.items()):
+        if len(ids) < 2:
+            continue
+        stack = tuple(i for i in ids if units[i].type != "leader")
+        if len(stack) > 1 and buildup_target(state, stack) is None:
+            out.append((h, stack))
+    return out
+
+
+def check_stacks_can_part(state: GameState, after: GameState) -> None:
+    """6.9: an action of the movement phase may not leave a stack that can no longer part before the phase
+    ends: the units of it that cannot move on any more (moved, formed square, hemmed in) must be one at
+    most, or two Cadres that will build up (16.6.2). :class:`RuleViolation` if so."""
+    moves_needed = 0
+    for h, stack in stacks(after):
+        stay = tuple(x for x in stack if not _can_move_on(after, x))
+        if len(stay) > 1 and not (len(stay) == 2 and buildup_target(after, stay) is not None):
+            raise RuleViolation("6.9", f"units {', '.join(stay)} could no longer part before the end of the "
+                                       f"movement phase ({h})")
+        moves_needed += len(stack) - max(len(stay), 1)
+    if after.release_left is not None and after.player == Side.ALLIED and moves_needed > after.release_left:
+        raise RuleViolation("6.9", f"the stacks could no longer part: {moves_needed} more allied units would have "
+                                   f"to move, and the Units Released counter lets {after.release_left} (6.10)")
 
 
 def check_move(state: GameState, a: Action) -> None:
@@ -84,6 +176,8 @@ def check_move(state: GameState, a: Action) -> None:
     reach = destinations(state, a.unit)
     dest = a.path[-1]
     r = reach.get(dest)
+    if r is not None and r.guard_cost and state.unit(a.unit).status == Status.DUE:
+        refuse_older_reading(state, "12.2.1", "a Guard reinforcement entering next to an enemy paid nothing")
     if r is not None and r.path == a.path:
         return                                  # the listed move itself
     on_map = neighbours_map(state.board)
@@ -92,6 +186,7 @@ def check_move(state: GameState, a: Action) -> None:
             raise RuleViolation("6.0", f"hex {h} is not on the map")
     if r is None:
         raise RuleViolation(*_why_not(state, a.unit, dest))
+    path_cost(state, a.unit, a.path)            # 6.0: every step of the path, not only where it ends
 
 
 def _why_not(state: GameState, uid: str, dest: str) -> tuple[str, str]:
@@ -120,11 +215,12 @@ def do_move(state: GameState, a: Action) -> GameState:
     u = state.unit(a.unit)
     r = destinations(state, a.unit)[a.path[-1]]
     changes = {}
-    nu = replace(u, status="map", hex=r.hex, moved=True, square=False)
+    cost = r.cost if r.path == a.path else path_cost(state, a.unit, a.path)
+    nu = replace(u, status="map", hex=r.hex, moved=True, square=False, mp_left=_left_after(state, a.unit, r.hex, cost))
     st = state
     if u.status == "due":
         entered = dict(state.entered)
-        entered[r.entry] = entered.get(r.entry, 0) + 1          # 11.2
+        entered[a.path[0]] = entered.get(a.path[0], 0) + 1      # 11.2: at the hex it entered by
         st = replace(st, entered=tuple(sorted(entered.items())))
         if st.has("fog_of_war"):
             st = replace(st, arrived=st.arrived + (a.unit,))    # 16.1.3: may bring a dummy along
@@ -140,6 +236,16 @@ def do_move(state: GameState, a: Action) -> GameState:
         st = replace(st, supply_delivered=True)                 # Fuentes 12.6
         st = morale_change(st, dict(ex.resupply_morale), "12.6")
     return st
+
+
+def _left_after(state: GameState, uid: str, dest: str, cost: int) -> int:
+    """The Movement Points a unit has left after a move costing ``cost`` (17.1 may spend one to form square):
+    none once it entered an enemy ZOC (6.7) or a rugged hex (6.5: unspent points are forfeit); the road
+    bonus (6.6) is for road movement and is not counted (a rules choice, docs/n20-game.md)."""
+    u = state.unit(uid)
+    if dest in enemy_zoc(state, state.scenario.units[uid].side) or state.board.terrain(dest) in RUGGED:
+        return 0
+    return max(0, movement_allowance(state, uid) - (1 if u.square else 0) - cost)
 
 
 def _reinf(state: GameState, uid: str):
@@ -180,10 +286,12 @@ def any_unmoved(state: GameState) -> bool:
 
 
 def can_square(state: GameState, uid: str) -> bool:
+    """17.1: infantry in a Clear hex, not in square yet, with the Movement Point it costs: before it moves,
+    or after a move that left it one (:attr:`UnitState.mp_left`)."""
     d = state.scenario.units[uid]
     u = state.unit(uid)
     return d.type in ("infantry", "cadre") and not u.square and u.status == "map" and \
-        state.scenario.board.terrain(u.hex) == "clear" and not u.moved
+        state.scenario.board.terrain(u.hex) == "clear" and (not u.moved or u.mp_left >= 1)
 
 
 def _is_large_infantry(d) -> bool:
@@ -307,6 +415,16 @@ def check_add_dummy(state: GameState, a: Action) -> None:
 # Handlers of the movement-phase actions (check before any change; do = the new state)
 # ------------------------------------------------------------------------------------------------
 def check_forced_march(state: GameState, a: Action) -> None:
+    """12.3 in the phasing player's movement phase; and in the French night march (Fuentes 14.1: its one
+    hex "can be increased by Roads and/or Forced Marching"), a French forced march of its own."""
+    if state.step == Step.REACTION:
+        if state.night_march_left is None or state.night_march_left <= 0:
+            raise RuleViolation("12.3", "a forced march belongs to a movement phase (or the French night march, 14.1)")
+        if state.night_march_forced:
+            raise RuleViolation("12.3", "already forced-marched for this night march")
+        if state.morale_of(Side.FRENCH) < 1:
+            raise RuleViolation("12.3", "no Morale Point to spend")
+        return
     if state.forced_march:
         raise RuleViolation("12.3", "already forced-marched this movement phase")
     if not state.free_forced_march and state.morale_of(state.player) < 1:
@@ -314,6 +432,8 @@ def check_forced_march(state: GameState, a: Action) -> None:
 
 
 def do_forced_march(state: GameState, a: Action) -> GameState:
+    if state.step == Step.REACTION:                                   # 14.1: the French night march
+        return morale_change(replace(state, night_march_forced=True), {Side.FRENCH: -1}, "12.3")
     st = replace(state, forced_march=True)
     if not state.free_forced_march:
         st = morale_change(st, {state.player: -1}, "12.3")
@@ -324,13 +444,18 @@ def check_form_square(state: GameState, a: Action) -> None:
     if not state.has("squares"):
         raise RuleViolation("17.1", "the squares variant is not in use")
     _need_unit(a, "17.1")
-    check_can_move(state, a.unit)
+    u = state.unit(a.unit)
+    if u.moved and u.status == Status.MAP and state.scenario.units[a.unit].side == state.player:
+        if u.mp_left < 1:                       # 17.1: moved, and a point left to form square with
+            raise RuleViolation("17.1", f"{a.unit} has no Movement Point left to form square after its move")
+    else:
+        check_can_move(state, a.unit)
     if not can_square(state, a.unit):
         raise RuleViolation("17.1", f"only infantry in a Clear hex may form square ({a.unit})")
 
 
 def do_form_square(state: GameState, a: Action) -> GameState:
-    return state.with_units({a.unit: replace(state.unit(a.unit), square=True, moved=True)})
+    return state.with_units({a.unit: replace(state.unit(a.unit), square=True, moved=True, mp_left=0)})
 
 
 def check_breakdown(state: GameState, a: Action) -> None:

@@ -9,10 +9,10 @@ from engine.core.procedure import Roll
 
 from .actions import Action
 from .exclusive import needs_release_pick, night_march_possible, withdraw_candidates
-from .movement import build_up, buildup_target, reinf_turn
+from .movement import build_up, reinf_turn, stacks
 from .rally import rally_candidates
 from .reaction import any_reaction
-from .state import GameState, replace_any as replace
+from .state import GameState, refuse_older_reading, replace_any as replace
 from .types import Side, other
 from .victory import check_victory, end_of_game, morale_change
 from . import combat as C
@@ -39,13 +39,9 @@ def check_end_phase(state: GameState, a: Action | None = None) -> None:
             raise RuleViolation("6.9", f"the dummy {dummy.id} and {mate.id}, which arrived together (16.1.3), "
                                        f"are still stacked in {dummy.hex}: one of them must move off first")
     if s == "movement":
-        units = state.scenario.units
-        for h, ids in state.occupants.items():
-            if len(ids) < 2:
-                continue                  # one unit alone is no stack (6.9)
-            stack = [i for i in ids if units[i].type != "leader"]
-            if len(stack) > 1 and buildup_target(state, stack) is None:
-                raise RuleViolation("6.9", f"units {', '.join(stack)} may not end the movement phase stacked in {h}")
+        for h, stack in stacks(state):
+            raise RuleViolation("6.9", f"units {', '.join(stack)} may not end the movement phase stacked in {h}: "
+                                       f"one of them must move on first")
 
 
 def end_phase(state: GameState) -> GameState:
@@ -60,7 +56,7 @@ def end_phase(state: GameState) -> GameState:
         return _enter_reaction(st)
     if s == "reaction":
         if state.night_march_left is not None:
-            return _enter_combat(replace(state, night_march_left=None))
+            return _enter_combat(replace(state, night_march_left=None, night_march_forced=False))
         return _enter_combat(state)
     if s == "combat":
         return end_combat(state)
@@ -74,7 +70,8 @@ def start_turn_bookkeeping(state: GameState) -> GameState:
     sc = state.scenario
     st = replace(state, forced_march=False, free_forced_march=False, rally_on=None, battle_rolls=(), entered=(),
                  event=(), declared=None, done_battles=(), reacted=(), withdrew=False, builders=(),
-                 dummies_added=False, arrived=(), dummy_pair=(), night_march_left=None, night_marched=())
+                 dummies_added=False, arrived=(), dummy_pair=(), night_march_left=None, night_marched=(),
+                 night_march_forced=False)
     if state.step != "event":
         return st
     first_turn = state.turn == sc.spec.start_turn or (state.bessieres in (4, 6) and state.turn == 1)
@@ -89,8 +86,8 @@ def go_movement(state: GameState) -> GameState:
     rallied = []
     for u in state.units:
         nu = u
-        if u.moved or u.exhausted or u.fought:
-            nu = replace(nu, moved=False, exhausted=False, fought=False)
+        if u.moved or u.exhausted or u.fought or u.mp_left:
+            nu = replace(nu, moved=False, exhausted=False, fought=False, mp_left=0)
         if u.status not in ("later", "broken"):        # only reinforcements (11.0) and broken leaders change
             if nu is not u:
                 changes[u.id] = nu
@@ -120,7 +117,8 @@ def go_movement(state: GameState) -> GameState:
 def _enter_reaction(state: GameState) -> GameState:
     # 6.4: the moved marks of the movement phase are cleared (only the marked units are made again, so the
     # unit indexes and the hash are updated for them alone)
-    st = state.with_units({u.id: replace(u, moved=False) for u in state.units if u.moved}, carry=False)
+    st = state.with_units({u.id: replace(u, moved=False, mp_left=0) for u in state.units if u.moved or u.mp_left},
+                          carry=False)
     return replace(st, step="reaction", reacted=())
 
 
@@ -201,7 +199,10 @@ def night_operations(state: GameState) -> GameState:
     st = state
     if loss:
         st = morale_change(st, {enemy: loss}, "14.0")
-    rested = not (side == "allied" and state.builders)           # 14.2 forgoes the night's rest
+    # Fuentes 14.2: declaring Fieldworks forgoes the night's rest, whether or not a marker was placed
+    rested = not (side == Side.ALLIED and state.fieldworks_turn == state.turn)
+    if not rested and not state.builders:
+        refuse_older_reading(state, "14.2", "declaring Fieldworks and placing no marker kept the night's rest")
     if rested:
         st = morale_change(st, {side: sc.tables.morale("night_rest").points}, "14.0")
     if st.has("fog_of_war"):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from engine.core.codec import from_json as codec_from_json, to_json as codec_to_json
 from engine.core.data import data_path, parse_json
@@ -31,26 +32,30 @@ from .handlers import candidates, check, perform
 from .odds_words import n20_label, n20_value
 from .queries import places
 from .scenario import load_scenario, scenario_ids
-from .setup import new_game
+from .setup import new_game, option_problem
 from .state import OPTIONS, Battle, GameState
 from .turn import actor
 from .types import SIDES, Status, Step
 from .view import hides, odds_view, view, visible_action, visible_event
-from .words import describe
+from .words import describe, describe_answer, describe_option, metric_title, option_title, piece_name
 
 __all__ = ["N20Rules", "RULES", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json",
            "register_bot"]
 
-#: n20-game-4: the core record (events name the side that acted) and the core seeding rule
-#: (:func:`engine.core.game.action_seed`); n20-game-3 records carry all their answers and still replay.
-ENGINE_VERSION = "n20-game-4"
-OLD_VERSIONS = ("n20-game-3",)
+#: n20-game-5: the readings of issue 29 (6.0 every step of a path, 6.9 judged at the end of the movement
+#: phase, 12.2.1 a Guard reinforcement, 14.1 the night march's own forced march, 14.2 the night's rest,
+#: Bussaco 16.8, 17.1 a square after a move). Records of n20-game-4 (the core record and seeding rule) and
+#: n20-game-3 (all answers, no sides) replay under these readings as far as they still mean what they
+#: meant: an event whose meaning a reading changed is refused naming the version and the rule
+#: (:attr:`GameState.made_by`), as is one these readings no longer allow.
+ENGINE_VERSION = "n20-game-5"
+OLD_VERSIONS = ("n20-game-4", "n20-game-3")
 
 #: shipped tables a record may name by id (``options.tables``) instead of by a file path
 SHIPPED_TABLES = {"v3": ("n20", "tables_v3.yaml"), "v2": ("n20", "tables_v2.yaml")}
 
 
-def _tables_id(path):
+def _tables_id(path: str | GameTables | None) -> str | dict[str, Any] | None:
     """A shipped tables file by its id (``v3``, ``v2``), any other file as it was named; a game's own
     tables (:class:`~engine.core.tables.GameTables`) as their name, fingerprint and content."""
     if path is None:
@@ -71,8 +76,10 @@ def _chart_file(edition: str) -> ChartFile:
         return Tables(check(data, TablesModel, file), file)
     title = {"v3": "Napoleonic 20, v3.0 charts (CRT, TEC, Rally, Controlled Advance, Morale Chart)",
              "v2": "Napoleonic 20, older edition charts (Bussaco)"}[edition]
-    return ChartFile(f"n20-{edition}", title, "charts", data_path(*SHIPPED_TABLES[edition]), validate,
-                     lambda d, e=edition: isinstance(d, dict) and d.get("edition") == e)
+
+    def claims(data: Any) -> bool:
+        return isinstance(data, dict) and data.get("edition") == edition
+    return ChartFile(f"n20-{edition}", title, "charts", data_path(*SHIPPED_TABLES[edition]), validate, claims)
 
 
 CHART_FILES = (_chart_file("v3"), _chart_file("v2"))
@@ -255,7 +262,7 @@ def register_bot(name: str, factory: Callable[..., Bot]) -> None:
 _RESULT_RULES = (("12.1.2", "12.1.2"), ("sudden death", "4.0"), ("12.7", "12.7"))
 
 
-class N20Rules(GameRules):
+class N20Rules(GameRules[GameState, Action]):
     system = "n20"
     title = "Napoleonic 20 (Fuentes de Oñoro 20, Bussaco 20)"
     sides = SIDES
@@ -363,6 +370,8 @@ class N20Rules(GameRules):
         if record.edition and record.edition != st.scenario.edition:
             raise RecordError(f"field 'edition': the scenario {record.scenario} is played with edition "
                               f"{st.scenario.edition}, the record says {_short(record.edition)}")
+        if record.engine_version in OLD_VERSIONS:
+            st = replace(st, made_by=record.engine_version)      # its readings: refused where they differ
         return st
 
     def to_act(self, state: GameState) -> str | None:
@@ -412,6 +421,31 @@ class N20Rules(GameRules):
     def describe_action(self, action: Action) -> str:
         return describe(action)
 
+    # --- a player's words (engine/n20/game/words.py) ---------------------------------------------
+    def describe_option(self, state: GameState, request, option) -> str:
+        return describe_option(state, request, option)
+
+    def describe_answer(self, state: GameState, answer: dict) -> str:
+        return describe_answer(state, answer)
+
+    def option_title(self, name: str) -> str:
+        return option_title(name)
+
+    def metric_title(self, key: str) -> str:
+        return metric_title(key)
+
+    def piece_name(self, state: GameState, piece: str) -> str:
+        return piece_name(state, piece)
+
+    def scenario_options(self, scenario: str) -> dict[str, str]:
+        """The options (:meth:`options`) a game of ``scenario`` may be played with, in a player's words: a
+        new-game form offers these only (the Fuentes variants are not Bussaco's, nor Bussaco's 16.9
+        Fuentes'); a new game refuses the others with the same reason (:func:`.setup.option_problem`)."""
+        if scenario not in scenario_ids() and not self.allow_paths:
+            raise VedetteError(f"scenario: one of {', '.join(scenario_ids())}")
+        sc = load_scenario(scenario)
+        return {name: option_title(name) for name in OPTIONS if option_problem(sc, name) is None}
+
     def rule_of(self, action: Action) -> str:
         return KINDS[action.kind]
 
@@ -436,7 +470,7 @@ class N20Rules(GameRules):
             own = self._tables(own)
             data = {**data, "tables_file": None}
         st = codec_from_json(GameState, data)
-        fix = {}
+        fix: dict[str, Any] = {}
         if isinstance(own, GameTables):
             fix["tables_file"] = own
         elif st.tables_file is not None:
@@ -570,11 +604,10 @@ def invariants(s: GameState) -> list[str]:
             sides.setdefault(u.hex, set()).add(d.side)
             if d.type != "leader":
                 other_id = seen.get(u.hex)
-                if other_id is not None:
-                    cadres = d.type == "cadre" and sc.units[other_id].type == "cadre"      # 16.6.2
-                    pair = {u.id, other_id} == set(s.dummy_pair)                         # 16.1.3
-                    if not ((cadres or pair) and s.step in (Step.MOVEMENT, Step.OVER)):
-                        out.append(f"6.9: {u.id} and {other_id} stacked in {u.hex} ({s.step}, turn {s.turn})")
+                # 6.9 is judged at the end of the movement phase: within it a move may end on a friend that
+                # moves on (a dummy pair 16.1.3, Cadres to build up 16.6.2 alike); a game may end within it
+                if other_id is not None and s.step not in (Step.MOVEMENT, Step.OVER):
+                    out.append(f"6.9: {u.id} and {other_id} stacked in {u.hex} ({s.step}, turn {s.turn})")
                 seen[u.hex] = u.id
             g = board.garrisons.get(u.hex)
             if g is not None and not s.garrison_gone and g.side != d.side:

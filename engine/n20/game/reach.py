@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine.core.errors import RuleViolation
 from engine.core.graph import search_places, search_places_whole
 
 from ..board import Board, RUGGED
@@ -20,7 +21,7 @@ from .state import GameState, other
 from .zoc import combat_adjacent, distance, enemy_hexes, enemy_zoc, friendly_hexes, neighbours_map, on_map_units, \
     stackers
 
-__all__ = ["Reach", "movement_allowance", "search_moves", "entry_options"]
+__all__ = ["Reach", "movement_allowance", "search_moves", "entry_options", "cadre_meets_cadre", "path_cost"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ def _reach_value(hex_: str, cost: int, path: tuple, entry: str | None, road: boo
 def movement_allowance(state: GameState, uid: str) -> int:
     """The unit's allowance this phase: printed value (16.9.2 leaders move like cavalry, as printed),
     1 at night (14.0; 0 for the Fuentes supply column, exclusive 6.10), +1 forced march (12.3) unless
-    Tired or worse (16.8.3), -1 when Weary or Spent (16.8.3)."""
+    Tired or worse (16.8.3), -1 when Weary or Spent (16.8.3). In the French night march (Fuentes 14.1)
+    the forced march that counts is the French one made for it, never the allied one of the phase before."""
     sc = state.scenario
     d = sc.units[uid]
     u = state.unit(uid)
@@ -64,7 +66,8 @@ def movement_allowance(state: GameState, uid: str) -> int:
     if state.night:
         ma = 0 if (d.id == sc.spec.exclusive.supply_column) else min(ma, 1)
     fatigue = u.fatigue if state.has("fatigue") else 0
-    if state.forced_march and fatigue < 2:
+    forced = state.night_march_forced if state.night_march_left is not None else state.forced_march
+    if forced and fatigue < 2:
         ma += 1
     if fatigue >= 3:
         ma -= 1
@@ -81,11 +84,18 @@ def _rugged_stop(state: GameState, d, board: Board, a: str | None, b: str) -> bo
         return False
     if a is not None and board.is_road_link(a, b):
         return False
-    if state.has("special_units") and d.has("light") and d.type == "infantry":
+    if _light_through_rugged(state, d):
         return False      # 16.7.1
     if state.has("special_units") and d.has("cossack") and d.type == "cavalry":
         return False      # 16.7.2
     return True
+
+
+def _light_through_rugged(state: GameState, d) -> bool:
+    """16.7.1: with special units, light infantry need not stop in a rugged hex; not in the older edition,
+    whose Light Division only disengages (Bussaco exclusive 16.8)."""
+    return state.has("special_units") and d.has("light") and d.type == "infantry" \
+        and state.scenario.tables.rules.light_infantry_through_rugged
 
 
 def _cossack_surcharge(state: GameState, d, board: Board, a: str | None, b: str) -> int:
@@ -218,12 +228,12 @@ def _within(board: Board, tables, road: bool) -> _Within:
 
 
 def _rugged_free(state: GameState, d) -> bool:
-    """Movers a rugged hex does not stop (6.5): leaders (16.9.2), light infantry (16.7.1) and cossacks
-    (16.7.2, who pay for it instead) with the special units rule."""
+    """Movers a rugged hex does not stop (6.5): leaders (16.9.2), light infantry (16.7.1; not Bussaco's,
+    16.8 of 001) and cossacks (16.7.2, who pay for it instead) with the special units rule."""
     if d.type == "leader":
         return True
-    special = state.has("special_units")
-    return special and ((d.has("light") and d.type == "infantry") or (d.has("cossack") and d.type == "cavalry"))
+    return _light_through_rugged(state, d) or (state.has("special_units") and d.has("cossack")
+                                               and d.type == "cavalry")
 
 
 def _successors(edges, road_only: bool, blocked, stop_in, rugged_free: bool, road_bound: bool,
@@ -328,10 +338,11 @@ def _run_search(start: str, base: int, budget: int, successors, moved_on: list |
 _hex_of_node = operator.itemgetter(0)         # a search state (hex, must stop) -> its hex
 
 
-def search_moves(state: GameState, uid: str, mode: str = "move") -> dict[str, Reach]:
+def search_moves(state: GameState, uid: str, end_on_friends: bool = False) -> dict[str, Reach]:
     """Every hex the unit may end its move in this phase, with the cheapest legal path (6.x, 7.x, 11.x).
 
-    ``mode``: ``move`` (movement phase), ``night_march`` (Fuentes 14.1: one more night move).
+    ``end_on_friends``: also the hexes a friendly unit holds (a movement phase judges 6.9 at its end, so a
+    move may end on a friend that moves on: :func:`engine.n20.game.movement.destinations` decides which).
     Rules applied: 6.2 (allowance, one hex always), 6.3 (no enemy hex), 6.5/6.6 (rugged stop, road),
     6.7/6.8 (EZOC stop, stuck; leaders 16.9.2), 6.9 (no ending stacked; leaders stack-free), 7.6/14.0
     (night: v3 EZOC hexes prohibited and exits free; v2 no ZOCs), 9.6.3 (a Routed! unit only moves on
@@ -362,14 +373,14 @@ def search_moves(state: GameState, uid: str, mode: str = "move") -> dict[str, Re
     key = (board, sc.tables, start, ma, night_v3, spent, leader, road_bound, _rugged_free(state, d),
            _may_pay_surcharge(state, d), side if routed else None)
     merged, extra = _reach_looked(key, enemy_hexes(state, side), ezoc)
-    if not leader:
+    if not leader and not end_on_friends:
         # 6.9: no ending stacked. The hexes reached never include the start, so a hex is taken when a unit
         # of the side that counts for stacking stands there (what friendly_hexes(exclude=uid) holds),
         # asked of the hexes reached only
         occ = state.occupants.get
         stacking = stackers(sc, side)
         out = {h: r for h, r in merged if (ids := occ(h)) is None or stacking.isdisjoint(ids)
-               or _cadre_meets_cadre(state, d, h)}
+               or cadre_meets_cadre(state, d, h)}
         for n, r in extra:
             if (ids := occ(n)) is None or stacking.isdisjoint(ids):
                 out[n] = r
@@ -504,7 +515,7 @@ def _reach_search(board: Board, tables, start: str, ma: int, enemies: frozenset,
     return (tuple(out.items()), tuple(extra)), frozenset(looked)
 
 
-def _cadre_meets_cadre(state: GameState, d, h: str) -> bool:
+def cadre_meets_cadre(state: GameState, d, h: str) -> bool:
     """16.6.2: with the breakdown rule a Cadre may end its move on a lone Cadre of its nationality."""
     if not state.has("breakdown") or d.type != "cadre" or state.step != "movement":
         return False    # only a movement phase ends with the build-up (not a night march, 14.1)
@@ -523,7 +534,8 @@ _must_stop = operator.itemgetter(1)           # a search state (hex, must stop) 
 
 def _guard_flags(state: GameState, uid: str, out: dict[str, Reach]) -> dict[str, Reach]:
     """12.2.1: moving the Guard into a hex from which it could attack an enemy unit costs a Morale Point
-    (free when either side has 1 point left); already able to attack from where it stands: no cost."""
+    (free when either side has 1 point left); already able to attack from where it stands: no cost (a
+    reinforcement stands nowhere yet, so entering next to an enemy commits it)."""
     if min(m for _, m in state.morale) <= 1:
         return out
     side = state.scenario.units[uid].side
@@ -538,7 +550,8 @@ def _guard_flags(state: GameState, uid: str, out: dict[str, Reach]) -> dict[str,
     return {h: (Reach(r.hex, r.cost, r.path, r.entry, r.road, True) if can_attack(h) else r) for h, r in out.items()}
 
 
-def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[str, Reach]:
+def entry_options(state: GameState, uid: str, areas: tuple[str, ...], end_on_friends: bool = False) \
+        -> dict[str, Reach]:
     """Where a reinforcement can get to this phase (11.1-11.4): it enters at a hex of its areas, paying
     that hex's cost plus one more point for each unit that already entered there this phase (11.2);
     it may not enter an enemy-occupied hex (11.4); entering an EZOC stops it (6.7)."""
@@ -550,7 +563,7 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
     out: dict[str, Reach] = {}
     hexes = [h for a in areas for h in board.entry_areas.get(a, ())]
     enemies = enemy_hexes(state, side)
-    friends = friendly_hexes(state, side, exclude=uid)
+    friends = friendly_hexes(state, side, exclude=uid) if not end_on_friends else frozenset()
     night_v3 = state.night and sc.tables.rules.night_zoc == "reversed"
     ezoc = enemy_zoc(state, side) if not (state.night and sc.tables.rules.night_zoc == "none") else frozenset()
     ma = movement_allowance(state, uid)
@@ -591,6 +604,8 @@ def entry_options(state: GameState, uid: str, areas: tuple[str, ...]) -> dict[st
                     continue
                 if h not in out or cost < out[h].cost:
                     out[h] = Reach(h, cost, path, e, road_only)
+    if d.has("guard") and out:
+        out = _guard_flags(state, uid, out)      # 12.2.1: entering next to an enemy commits the Guard too
     return out
 
 
@@ -606,3 +621,100 @@ def _entry_search(state, uid, e, first, budget, road_only, enemies, ezoc, night_
     looked = {e}
     _looked_at(state.board, sc.tables, moved_on, budget, road_only or d.has("road_bound"), looked)
     return tuple(res.items()), frozenset(looked)
+
+
+# ------------------------------------------------------------------------------------------------
+# A move's path, step by step (6.0)
+# ------------------------------------------------------------------------------------------------
+def path_cost(state: GameState, uid: str, path: tuple[str, ...]) -> int:
+    """The Movement Points ``uid`` spends along ``path`` (its hex first; a reinforcement's entry hex first,
+    11.1), every step checked by the rules of the search itself (:func:`_successors`: 6.3, 6.5-6.7, 7.6,
+    9.6.3, 16.7, 16.8.3, 16.9.2) and the whole within the allowance (6.2, +1 wholly along a road 6.6; one
+    hex always). Raises :class:`RuleViolation` naming the rule of the first step that breaks one (6.0)."""
+    sc = state.scenario
+    board = state.board
+    d = sc.units[uid]
+    u = state.unit(uid)
+    rules = sc.tables.rules
+    night_v3 = state.night and rules.night_zoc == "reversed"
+    ezoc = enemy_zoc(state, d.side) if not (state.night and rules.night_zoc == "none") else frozenset()
+    enemies = enemy_hexes(state, d.side)
+    leader, road_bound = d.type == "leader", d.has("road_bound")
+    spent = state.has("fatigue") and u.fatigue >= 4
+    ma = movement_allowance(state, uid) - (1 if u.square else 0)           # 17.1
+    edges = _edges(board, sc.tables)
+    if not path or any(h not in edges for h in path):
+        raise RuleViolation("6.0", f"a path of hexes on the map, from where {uid} stands")
+    if u.status == "map":
+        if path[0] != u.hex:
+            raise RuleViolation("6.0", f"{uid}'s move starts in {u.hex}, not {path[0]}")
+        base, road_start, onward, lz = 0, True, _onward(board, d.side) if u.routed and rules.routed_markers else None, \
+            ezoc if leader else None
+        blocked = enemies | ezoc if (night_v3 or spent) else enemies           # 6.3; 7.6/14.0; 16.8.3
+        stop_in = ezoc if not night_v3 else frozenset()                        # 6.7
+    else:
+        e = path[0]                                                            # 11.1 the entry hex
+        if e not in {h for a in u.areas for h in board.entry_areas.get(a, ())}:
+            raise RuleViolation("11.1", f"{uid} enters at a hex of its entry areas ({', '.join(u.areas)}), not {e}")
+        if e in enemies or (night_v3 and e in ezoc) or (road_bound and e not in board.road_hexes) \
+                or _step_cost(state, board, None, e) is None:
+            raise RuleViolation("11.4", f"{uid} may not enter at {e}")
+        base = _step_cost(state, board, None, e) + dict(state.entered).get(e, 0)   # 11.2 march order
+        road_start, onward, lz = e in board.road_hexes, None, None
+        if len(path) > 1 and (e in ezoc or (_rugged_stop(state, d, board, None, e) and not road_start)):
+            raise RuleViolation("6.7" if e in ezoc else "6.5", f"{uid} must stop in {e}, where it enters")
+        if not road_start:
+            base += _cossack_surcharge(state, d, board, None, e)                 # 16.7.2
+        blocked, stop_in = (enemies | ezoc if night_v3 else enemies), ezoc
+    roads = road_start and all(board.is_road_link(a, b) for a, b in zip(path, path[1:]))
+    problem = None
+    for road_only in ((False, True) if roads else (False,)):
+        budget = ma + (1 if road_only else 0)
+        succ = _successors(edges, road_only, blocked, stop_in, _rugged_free(state, d), road_bound,
+                           budget if _may_pay_surcharge(state, d) else None, onward, lz, board, sc.tables)
+        node, cost = (path[0], False), base
+        for a, b in zip(path, path[1:]):
+            step = None if node[1] else next((((n, stop), c) for (n, stop), c in succ(node, cost) if n == b), None)
+            if node[1]:
+                problem = ("6.7" if a in stop_in else "6.5", f"{uid} must stop in {a}: it may not go on to {b}")
+            elif step is None:
+                problem = _step_refused(state, d, a, b, enemies, ezoc, night_v3, spent, road_bound, onward, lz)
+            else:
+                node, cost = step[0], cost + step[1]
+                continue
+            break
+        else:
+            if cost <= budget or len(path) == (2 if u.status == "map" else 1):
+                return cost                                                    # 6.2: one hex always
+            problem = problem or ("6.2", f"the path costs {cost} Movement Points, more than {uid}'s {budget}")
+    raise RuleViolation(*problem)
+
+
+def _onward(board: Board, side: str):
+    """9.6.3: a Routed! unit moves only onward, away toward its LOC (the rule :func:`_reach_search` reads)."""
+    locs = board.loc_hexes(side)
+
+    def onward(a, b):
+        return min((distance(board, b, x) for x in locs), default=0) < min((distance(board, a, x) for x in locs),
+                                                                        default=0)
+    return onward
+
+
+def _step_refused(state, d, a, b, enemies, ezoc, night_v3, spent, road_bound, onward, lz) -> tuple[str, str]:
+    """The rule that refuses the step from ``a`` to ``b`` (for :func:`path_cost`'s message)."""
+    uid = d.id
+    if b not in neighbours_map(state.board)[a]:
+        return "6.0", f"{a} and {b} are not next to each other"
+    if b in enemies:
+        return "6.3", f"{b} holds an enemy unit or garrison: {uid} may not enter it"
+    if _step_cost(state, state.board, a, b) is None:
+        return "6.0", f"the terrain chart prohibits {uid} stepping from {a} into {b}"
+    if (night_v3 or spent) and b in ezoc:
+        return ("7.6" if night_v3 else "16.8.3"), f"{b} is in an enemy ZOC, which {uid} may not enter now"
+    if road_bound and not state.board.is_road_link(a, b):
+        return "16.7.6", f"{uid} keeps to the road: {a} to {b} is not along it"
+    if onward is not None and not onward(a, b):
+        return "9.6.3", f"{uid} is Routed!: it moves only onward, away toward its LOC"
+    if lz is not None and a in lz and b in lz:
+        return "16.9.2", f"{uid} may not move straight from one enemy ZOC ({a}) into another ({b})"
+    return "6.0", f"{uid} may not step from {a} into {b}"

@@ -18,10 +18,9 @@ from pydantic import Field
 
 from engine.core.data import Source, Sourced, Strict, data_path, load_yaml
 from engine.core.errors import DataError
-
-from ..board import Board, load_board
 from engine.core.tables import GameTables
 
+from ..board import Board, load_board
 from ..tables import Tables, load_tables
 
 __all__ = ["Scenario", "UnitDef", "load_scenario", "scenario_ids", "scenario_path", "SIDES"]

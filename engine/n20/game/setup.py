@@ -15,7 +15,7 @@ from .types import Status
 from .victory import morale_change
 from .zoc import enemy_hexes, enemy_zoc, friendly_hexes
 
-__all__ = ["new_game", "zone_hexes", "can_place", "check_place", "do_place", "draw_event", "finish_event",
+__all__ = ["new_game", "option_problem", "zone_hexes", "can_place", "check_place", "do_place", "draw_event", "finish_event",
            "roll_bessieres", "finish_bessieres"]
 
 
@@ -27,16 +27,10 @@ def new_game(scenario_id: str = "fuentes", options=(), seed: int = 0, tables: st
     for o in opts:
         if o not in OPTIONS:
             raise VedetteError(f"unknown option {o!r}; options are: {', '.join(OPTIONS)}")
-    if "bessieres" in opts and not (sc.spec.exclusive.bessieres and sc.spec.bessieres_allowed):
-        raise RuleViolation("17.2", f"the Bessieres variant is not used in scenario {sc.id}")
-    if "squares" in opts and sc.edition != "v3":
-        raise RuleViolation("17.1", "the squares variant belongs to Fuentes de Onoro 20")
-    if "portuguese_reliability" in opts and not sc.spec.exclusive.portuguese_reliability:
-        raise RuleViolation("16.9", "Portuguese reliability is a Bussaco 20 optional rule")
-    if "leaders" in opts and not sc.tables.rules.leaders:
-        raise RuleViolation("16.9", f"the {sc.edition} rules have no leaders")
-    if "fatigue" in opts and not sc.tables.rules.fatigue:
-        raise RuleViolation("16.8", f"the {sc.edition} rules have no fatigue")
+    for o in opts:
+        problem = option_problem(sc, o)
+        if problem is not None:
+            raise RuleViolation(*problem)
     spec = sc.spec
     placed = {p.unit: p.hex for p in spec.setup}
     for z in spec.zones:
@@ -74,6 +68,22 @@ def new_game(scenario_id: str = "fuentes", options=(), seed: int = 0, tables: st
     if state.step == "event" and "bessieres" in opts:
         state = replace(state, step="bessieres")
     return settle(start_turn_bookkeeping(state) if state.step == "event" else state)
+
+
+def option_problem(sc, option: str) -> tuple[str, str] | None:
+    """Why ``option`` (a name of :data:`OPTIONS`) is not played in scenario ``sc``, as (rule, reason), or
+    None when it is: the one source for what a new game refuses and what a new-game form offers."""
+    if option == "bessieres" and not (sc.spec.exclusive.bessieres and sc.spec.bessieres_allowed):
+        return "17.2", f"the Bessieres variant is not used in scenario {sc.id}"
+    if option == "squares" and sc.edition != "v3":
+        return "17.1", "the squares variant belongs to Fuentes de Onoro 20"
+    if option == "portuguese_reliability" and not sc.spec.exclusive.portuguese_reliability:
+        return "16.9", "Portuguese reliability is a Bussaco 20 optional rule"
+    if option == "leaders" and not sc.tables.rules.leaders:
+        return "16.9", f"the {sc.edition} rules have no leaders"
+    if option == "fatigue" and not sc.tables.rules.fatigue:
+        return "16.8", f"the {sc.edition} rules have no fatigue"
+    return None
 
 
 def zone_hexes(state: GameState, z) -> list[str]:

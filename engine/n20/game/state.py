@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from types import MappingProxyType
 
-from engine.core.errors import VedetteError
+from engine.core.errors import RuleViolation, VedetteError
 from engine.core.tables import GameTables
 
 from . import memo as _memo
@@ -77,6 +77,7 @@ class UnitState:
     fought: bool = False      # took part in a battle this phase (9.1.2)
     areas: tuple[str, ...] = ()   # entry areas of a reinforcement (11.0)
     placed: int = 0           # times put on the map (16.1: each time a new face-down piece to the enemy)
+    mp_left: int = 0          # Movement Points left after its move this phase (17.1: enough to form square)
 
     def to_json(self) -> dict:
         d = {"id": self.id, "status": self.status}
@@ -146,9 +147,11 @@ class GameState:
     fieldworks_left: int = 0                 # markers still to place this phase
     builders: tuple[str, ...] = ()           # units building fieldworks this turn (may not move)
     fieldworks_used: bool = False
+    fieldworks_turn: int | None = None       # Fuentes 14.2: the turn the allies declared Fieldworks
     night_march_used: bool = False
     night_march_left: int | None = None      # units that may still night-march (14.1), None = not declared
     night_marched: tuple[str, ...] = ()
+    night_march_forced: bool = False         # 14.1 / 12.3: the French forced-marched their night march
     declared: tuple[Battle, ...] | None = None   # 9.2: battles declared this combat phase
     done_battles: tuple[int, ...] = ()
     reacted: tuple[str, ...] = ()            # cavalry that acted in this reaction phase (8.0)
@@ -164,6 +167,7 @@ class GameState:
     dummy_pair: tuple[str, ...] = ()         # 16.1.3: (dummy, companion) that must part by the end of this phase (6.9)
     result: tuple | None = None              # (winner or "draw", level, reason)
     last: tuple = ()                         # short log of the last action's notes
+    made_by: str = ""                        # a replayed record's older engine version (its readings, 29)
 
     # ---- derived at construction (see _derive): not init arguments, not compared, not in repr ----------
     scenario: Scenario = field(init=False, repr=False, compare=False)
@@ -243,6 +247,14 @@ class GameState:
             "result": None if self.result is None else
             {"winner": self.result[0], "level": self.result[1], "reason": self.result[2]},
         }
+
+
+def refuse_older_reading(state: GameState, rule: str, what: str) -> None:
+    """Refuse (:class:`RuleViolation`) an event of a record made by an older engine version
+    (:attr:`GameState.made_by`) at the point where a reading of ``rule`` changed what it means."""
+    if state.made_by:
+        raise RuleViolation(rule, f"the record was made by {state.made_by}, which read {rule} otherwise ({what}); "
+                                  f"it replays only up to this event")
 
 
 _FIELDS = tuple(f.name for f in fields(GameState) if f.init)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, Union
+from collections.abc import Sequence
+from typing import Any, Literal, Union
 
 from engine.core.codec import from_json
 from engine.core.errors import VedetteError
@@ -145,10 +146,10 @@ class CavalryRetreat:
 TbfAction = Union[Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee, EndSegment,
                   CavalryRetreat, Place]
 #: kind -> its action type
-KINDS: dict[str, type] = {c.__dataclass_fields__["kind"].default: c for c in
-                          (Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire, Melee,
-                           EndSegment, CavalryRetreat, Place)}
-ACTION_TYPES: tuple[type, ...] = tuple(KINDS.values())
+KINDS: dict[str, type[TbfAction]] = {c.kind: c for c in
+                                     (Activate, ActivateCommand, Pass, Move, Face, Charge, OutOfCommand, Attach, Fire,
+                                      Melee, EndSegment, CavalryRetreat, Place)}
+ACTION_TYPES: tuple[type[TbfAction], ...] = tuple(KINDS.values())
 #: kind -> the rule it belongs to (kept in the record beside it)
 RULE_OF = {"activate": "6.1", "activate_command": "6.1.4", "pass": "3.3 B", "move": "6.2", "face": "4.3",
            "charge": "6.2.8", "out_of_command": "6.1.3 C", "attach": "6.1.3 A", "fire": "6.3", "melee": "6.4",
@@ -162,7 +163,7 @@ SEGMENT_OF = {"move": Segment.MOVEMENT, "face": Segment.MOVEMENT, "charge": Segm
 # ------------------------------------------------------------------------------------------------
 # JSON
 # ------------------------------------------------------------------------------------------------
-def action_from_json(data) -> TbfAction:
+def action_from_json(data: Any) -> TbfAction:
     """An action from its JSON, the kind first (a wrong field: :class:`VedetteError` naming it)."""
     if not isinstance(data, dict):
         raise VedetteError(f"action: expected an object with a 'kind', got {str(data)[:40]!r}")
@@ -184,36 +185,36 @@ EXAMPLES = {"activate": "coalition: activate miloradovich", "move": "french: mov
             "activate_command": "coalition: activate_command I ci-3", "place": "coalition: place ci-1 2412 SW"}
 
 
-def format_action(a: TbfAction, direction_names) -> str:
+def format_action(a: TbfAction, direction_names: Sequence[str]) -> str:
     """The notation of ``a`` (``direction_names``: the map's hexside names, for facings)."""
     k = a.kind
-    if k == "activate":
+    if isinstance(a, Activate):
         rest = a.leader
-    elif k == "activate_command":
+    elif isinstance(a, ActivateCommand):
         rest = f"{a.command} {a.unit}"
-    elif k in ("pass", "end"):
+    elif isinstance(a, (Pass, EndSegment)):
         rest = ""
-    elif k == "move":
+    elif isinstance(a, Move):
         rest = f"{a.unit} {a.to}"
-    elif k == "face":
+    elif isinstance(a, Face):
         rest = f"{a.unit} {direction_names[a.facing] if 0 <= a.facing <= 5 else a.facing}"
-    elif k == "charge":
+    elif isinstance(a, Charge):
         rest = f"{a.unit} {','.join(a.path)}" + (f" then {','.join(a.next)}" if a.next else "")
-    elif k in ("out_of_command", "attach"):
+    elif isinstance(a, (OutOfCommand, Attach)):
         rest = a.unit
-    elif k == "cavalry_retreat":
+    elif isinstance(a, CavalryRetreat):
         rest = f"{a.unit} {','.join(a.path)}"
-    elif k == "place":
+    elif isinstance(a, Place):
         rest = f"{a.unit} {a.hex} {direction_names[a.facing] if 0 <= a.facing <= 5 else a.facing}"
     else:
         rest = f"{'+'.join(a.units)} at {a.target}"
     text = f"{a.side}: {k}" + (f" {rest}" if rest else "")
-    if k == "move" and (a.path or a.mp != -1):
+    if isinstance(a, Move) and (a.path or a.mp != -1):
         text += f" via {','.join(a.path)} mp {a.mp}"
     return text
 
 
-def parse_action(text: str, direction_names) -> TbfAction:
+def parse_action(text: str, direction_names: Sequence[str]) -> TbfAction:
     """An action from its notation (JSON is read by the protocol before this is asked)."""
     t = text.strip()
     m = re.fullmatch(r"(french|coalition)\s*:\s*(\w+)\s*(.*)", t)

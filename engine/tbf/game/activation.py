@@ -4,11 +4,15 @@ in the game, opening an impulse by a leader or a leaderless command, taking a un
 whether a unit is one of the impulse's (every action of a unit asks)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log, Roll
 
 from ..fatigue import CheckSpec, check_sub
 from ..scenario import Scenario
+from ..steps import Steps
 from ..turn import turn_data
 from .actions import Activate, ActivateCommand, Attach, OutOfCommand
 from .exclusive import activation_allowed
@@ -18,12 +22,14 @@ from .rout import apply_status, continue_rout
 from .state import GameState, Impulse, TbfState, replace
 from .types import LIVE, Segment, Side, Status
 
-__all__ = ["activation_plan", "choose_subordinates", "leaderless_activation", "may_activate", "activate", "out_of_command_check",
+__all__ = ["activation_plan", "choose_subordinates", "leaderless_activation", "may_activate", "activate",
+           "out_of_command_check",
            "check_activate", "check_activate_command", "do_activate", "do_activate_command", "check_actor",
            "check_out_of_command", "do_out_of_command", "check_attach", "do_attach"]
 
 
-def activation_plan(sc: Scenario, st: GameState, leader_id: str, declined: frozenset[str] = frozenset()) -> dict:
+def activation_plan(sc: Scenario, st: GameState, leader_id: str, declined: frozenset[str] = frozenset()
+                    ) -> dict[str, Any]:
     """Which leaders and units a leader's activation reaches (6.1.1-6.1.3), and which units of his
     command are out of range and would need an Out of Command Fatigue Check (6.1.3 C). ``declined``: the
     subordinate leaders his owner chose not to activate with him (6.1.1 B-C, 6.1.2 A-B say "may"); they
@@ -46,10 +52,13 @@ def activation_plan(sc: Scenario, st: GameState, leader_id: str, declined: froze
             "extra_units_allowed": sc.leaders[leader_id].cv, "extra_candidates": list(extra), "rule": "6.1.1-6.1.3"}
 
 
-_PLANS: dict = {}           # (scenario, position, leader) -> his plan, as tuples (the answer's lists are copies)
+#: the leaders reached, the units in command, those out of range (6.1.3 C), the extra candidates (6.1.3 A)
+Plan = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+#: (scenario, position, leader, declined) -> his plan, as tuples (the answer's lists are copies)
+_PLANS: dict[tuple[str, GameState, str, frozenset[str]], Plan] = {}
 
 
-def _activation_plan(sc: Scenario, st: GameState, leader_id: str, declined: frozenset[str] = frozenset()) -> tuple:
+def _activation_plan(sc: Scenario, st: GameState, leader_id: str, declined: frozenset[str] = frozenset()) -> Plan:
     g = sc.board.grid
     lp = st.piece(leader_id)
     ldr = sc.leaders[leader_id]
@@ -87,23 +96,25 @@ def _activation_plan(sc: Scenario, st: GameState, leader_id: str, declined: froz
     return tuple(leaders), tuple(in_cmd), tuple(out_cmd), tuple(extra)
 
 
-_COMMAND_TABLES: dict = {}
+#: each leader's direct subordinates; the units each leader commands, with the reach he commands them at
+CommandTables = tuple[dict[str, tuple[str, ...]], dict[str, tuple[tuple[str, int], ...]]]
+_COMMAND_TABLES: dict[str, CommandTables] = {}
 
 
-def _command_tables(sc: Scenario) -> tuple[dict, dict]:
+def _command_tables(sc: Scenario) -> CommandTables:
     """From the order of battle alone (made once per scenario): each leader's direct subordinates (6.1.1
     B-C, 6.1.2), in the order of battle's order, and the units each leader commands with the reach he
     commands them at: (unit, hexes), 6.1.1 A, 6.1.2 A."""
     got = _COMMAND_TABLES.get(sc.key)
     if got is None:
         reach_units = turn_data().command_reach.units
-        subs: dict[str, list] = {}
+        subs: dict[str, list[str]] = {}
         for x in sc.leaders.values():
             if x.superior:
                 subs.setdefault(x.superior, []).append(x.id)
-        owns: dict[str, list] = {}
+        owns: dict[str, tuple[tuple[str, int], ...]] = {}
         for x in sc.leaders.values():
-            mine = []
+            mine: list[tuple[str, int]] = []
             for uid, u in sc.units.items():
                 if (x.command == u.command
                         or (x.rank == "division" and x.command == u.command.split("-")[0])
@@ -128,7 +139,8 @@ def leaderless_activation(sc: Scenario, st: GameState, command: str, designated:
     if designated not in sc.units or sc.units[designated].command != command or d.hex is None:
         raise RuleViolation("6.1.4 A", f"{designated} is not a unit of command {command} on the map")
     g = sc.board.grid
-    inside, outside = [], []
+    inside: list[str] = []
+    outside: list[str] = []
     for uid, u in sc.units.items():
         p = st.piece(uid)
         if u.command != command or p.hex is None or p.status not in LIVE or p.activated:
@@ -143,7 +155,7 @@ def leaderless_activation(sc: Scenario, st: GameState, command: str, designated:
 _SUBORDINATES_RULE = {"corps": "6.1.1 C", "division": "6.1.1 B", "army": "6.1.2 B", "column": "6.1.2 A"}
 
 
-def choose_subordinates(sc: Scenario, st: GameState, leader_id: str):
+def choose_subordinates(sc: Scenario, st: GameState, leader_id: str) -> Steps[frozenset[str]]:
     """6.1.1 B-C, 6.1.2 A-B: the leaders within reach below ``leader_id`` *may* be activated with him (each
     one then activates his own, and so on down): his owner is asked about each, in the order the command
     chain reaches them, activating first (as before). A leader kept back may open an impulse of his own later
@@ -152,7 +164,8 @@ def choose_subordinates(sc: Scenario, st: GameState, leader_id: str):
     reach_leader = turn_data().command_reach.leaders
     subs, _ = _command_tables(sc)
     side = sc.side(leader_id)
-    reached, frontier, declined = [leader_id], [leader_id], set()
+    reached, frontier = [leader_id], [leader_id]
+    declined: set[str] = set()
     while frontier:
         cur = frontier.pop()
         r = reach_leader[sc.leaders[cur].rank]
@@ -174,7 +187,7 @@ def choose_subordinates(sc: Scenario, st: GameState, leader_id: str):
     return frozenset(declined)
 
 
-def may_activate(sc: Scenario, st: GameState, ids) -> None:
+def may_activate(sc: Scenario, st: GameState, ids: Iterable[str]) -> None:
     """The scenario's activation limits (9.1 E, 9.2, 9.4) for units acting in their own impulse."""
     for i in ids:
         if i.startswith("gb:") or i in sc.leaders:
@@ -184,7 +197,7 @@ def may_activate(sc: Scenario, st: GameState, ids) -> None:
             raise RuleViolation(why.split(":")[0], f"{i} may not act yet ({why})")
 
 
-def activate(sc: Scenario, st: GameState, leader_id: str) -> tuple[dict, GameState]:
+def activate(sc: Scenario, st: GameState, leader_id: str) -> tuple[dict[str, Any], GameState]:
     """6.1: activate a leader during an impulse. Returns who the activation reaches (6.1.1-6.1.3, see
     ``rules.activation_plan``) and the new state with every leader it reaches flipped to his activated
     side (6.1.3 B), so none of them activates again this turn (6.1.3 E). The scenario's limits
@@ -200,7 +213,7 @@ def activate(sc: Scenario, st: GameState, leader_id: str) -> tuple[dict, GameSta
     return plan, st
 
 
-def out_of_command_check(sc: Scenario, st: GameState, uid: str):
+def out_of_command_check(sc: Scenario, st: GameState, uid: str) -> Steps[tuple[bool, GameState]]:
     """6.1.3 C: a unit outside its leader's command range checks to act this impulse; returns
     (may act, new state) -- a fatigued unit that fails routs (6.7 A)."""
     p = st.piece(uid)
@@ -232,7 +245,7 @@ def check_activate(ctx: Queries, s: TbfState, a: Activate) -> None:
         raise RuleViolation(why, f"{a.leader} may not activate yet ({reason})")
 
 
-def check_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand):
+def check_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand) -> None:
     sc, g = ctx.sc, s.game
     if a.unit not in sc.units or sc.side(a.unit) != a.side:
         raise RuleViolation("6.1.4 A", f"{a.unit!r} is not a {a.side} unit")
@@ -248,7 +261,7 @@ def check_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand):
         raise RuleViolation(why.split(":")[0], f"{a.unit} may not activate yet ({why})")
 
 
-def do_activate(ctx: Queries, s: TbfState, a: Activate):
+def do_activate(ctx: Queries, s: TbfState, a: Activate) -> Steps[TbfState]:
     sc = ctx.sc
     g = s.game
     declined = yield from choose_subordinates(sc, g, a.leader)                # 6.1.1 B-C, 6.1.2 A-B
@@ -266,7 +279,7 @@ def do_activate(ctx: Queries, s: TbfState, a: Activate):
     levels = tuple((k, getattr(ch.level2[r], k), getattr(ch.level3[r], k)) for k in ("infantry", "cavalry", "artillery"))
     yield Log("6.1", f"{a.leader} activates {', '.join(leaders)}: {len(units)} units in command, "
                      f"{len(ooc)} out of range")
-    imp = Impulse(a.side, a.leader, Segment.MOVEMENT, leaders, units, ooc, (), extra,
+    imp = Impulse(Side(a.side), a.leader, Segment.MOVEMENT, leaders, units, ooc, (), extra,
                   sc.leaders[a.leader].cv if extra else 0, levels)
     s = replace(s, game=g, impulse=imp, passes=0, activations=s.activations + (a.leader,))
     for u in units:                                                       # 6.7 F: routed units run on
@@ -276,7 +289,7 @@ def do_activate(ctx: Queries, s: TbfState, a: Activate):
     return s
 
 
-def do_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand):
+def do_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand) -> Steps[TbfState]:
     sc, g = ctx.sc, s.game
     plan = leaderless_activation(sc, g, a.command, a.unit)
     units = tuple(u for u in plan["units"] if activation_allowed(sc, g, u)[0])
@@ -288,7 +301,7 @@ def do_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand):
     levels = tuple((k, getattr(ch.level2[r], k), getattr(ch.level3[r], k)) for k in ("infantry", "cavalry", "artillery"))
     yield Log("6.1.4 A", f"command {a.command} has no leader left: {a.unit} takes local command; "
                          f"{len(units)} units in or next to its hex, {len(ooc)} must check (6.1.3 C)")
-    imp = Impulse(a.side, f"command {a.command}", Segment.MOVEMENT, (), units, ooc, (), (), 0, levels)
+    imp = Impulse(Side(a.side), f"command {a.command}", Segment.MOVEMENT, (), units, ooc, (), (), 0, levels)
     s = replace(s, game=g, impulse=imp, passes=0, activations=s.activations + (f"command {a.command}",))
     for u in units:
         p = s.game.piece(u)
@@ -299,7 +312,7 @@ def do_activate_command(ctx: Queries, s: TbfState, a: ActivateCommand):
 
 def check_actor(ctx: Queries, s: TbfState, uid: str, what: str, leaders_ok: bool = False) -> None:
     """``uid`` is one of the activated units (or leaders) of this impulse and may act."""
-    sc, imp = ctx.sc, s.impulse
+    sc, imp = ctx.sc, s.activation
     if uid not in sc.units and uid not in sc.leaders:
         raise RuleViolation("2.4", f"no unit or leader {uid!r} in this game")
     if sc.side(uid) != imp.side:
@@ -322,17 +335,17 @@ def check_actor(ctx: Queries, s: TbfState, uid: str, what: str, leaders_ok: bool
     raise RuleViolation("6.1", f"{uid} is not activated in this impulse (leader {imp.leader})")
 
 
-def check_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand):
-    imp = s.impulse
+def check_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand) -> None:
+    imp = s.activation
     if a.unit not in imp.out_of_command:
         raise RuleViolation("6.1.3 C", f"{a.unit} is not a unit of this command outside its leader's range")
     if a.unit in imp.tried:
         raise RuleViolation("6.1.3 C", f"{a.unit} has already taken its Out of Command check this turn")
 
 
-def do_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand):
+def do_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand) -> Steps[TbfState]:
     ok, g = yield from out_of_command_check(ctx.sc, s.game, a.unit)
-    imp = replace(s.impulse, tried=s.impulse.tried + (a.unit,))
+    imp = replace(s.activation, tried=s.activation.tried + (a.unit,))
     if ok and g.piece(a.unit).hex is not None:
         imp = replace(imp, units=imp.units + (a.unit,))
         g = g.with_piece(a.unit, activated=True)
@@ -342,8 +355,8 @@ def do_out_of_command(ctx: Queries, s: TbfState, a: OutOfCommand):
     return replace(s, game=g, impulse=imp)
 
 
-def check_attach(ctx: Queries, s: TbfState, a: Attach):
-    imp = s.impulse
+def check_attach(ctx: Queries, s: TbfState, a: Attach) -> None:
+    imp = s.activation
     if a.unit in imp.units:
         raise RuleViolation("6.1.3 E", f"{a.unit} is already activated in this impulse")
     if a.unit not in imp.extra:
@@ -353,7 +366,8 @@ def check_attach(ctx: Queries, s: TbfState, a: Attach):
         raise RuleViolation("6.1.3 A", f"{imp.leader} has taken along as many extra units as his CV allows")
 
 
-def do_attach(ctx: Queries, s: TbfState, a: Attach):
-    imp = replace(s.impulse, units=s.impulse.units + (a.unit,), extra_left=s.impulse.extra_left - 1)
-    yield Log("6.1.3 A", f"{s.impulse.leader} takes {a.unit} along")
+def do_attach(ctx: Queries, s: TbfState, a: Attach) -> Steps[TbfState]:
+    was = s.activation
+    imp = replace(was, units=was.units + (a.unit,), extra_left=was.extra_left - 1)
+    yield Log("6.1.3 A", f"{s.activation.leader} takes {a.unit} along")
     return replace(s, game=s.game.with_piece(a.unit, activated=True), impulse=imp)

@@ -5,18 +5,23 @@ to the protocol's bots on import)."""
 from __future__ import annotations
 
 import heapq
-
 import random
+from collections.abc import Hashable
+from typing import Any
 
 from engine.core.errors import RuleViolation, VedetteError
+from engine.core.game import GameRules
+from engine.core.procedure import Choose
+
+from ..board import TbfGrid
 
 from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Fire, Melee, Move,
-                      OutOfCommand, Pass)
+                      OutOfCommand, Pass, TbfAction)
 from .activation import activation_plan, leaderless_activation
 from .melee_combat import cached_melee_setup
 from .movement import FaceBlock, MoveBlock, overstack_movers
 from .protocol import BOTS, TbfRules
-from .search import min_step_mp
+from .search import Reach, min_step_mp
 from .state import TbfState
 from .types import Segment, other
 
@@ -30,8 +35,14 @@ class Extreme:
     out once (99 when the set is empty). ``got`` holds those worked out (callers may read it first)."""
 
     __slots__ = ("grid", "hexes", "far", "got", "cubes", "_floor")
+    grid: TbfGrid
+    hexes: tuple[str, ...]
+    far: bool
+    got: dict[str, int]
+    cubes: list[tuple[int, int, int]]
+    _floor: int | None
 
-    def __init__(self, grid, hexes: tuple, far: bool):
+    def __init__(self, grid: TbfGrid, hexes: tuple[str, ...], far: bool) -> None:
         self.grid, self.hexes, self.far, self.got = grid, hexes, far, {}
         cubes = grid.cube_of
         # (stacked pieces share a hex: each hex counted once)
@@ -70,21 +81,27 @@ class GreedyBot:
     the distance to the side's objective; otherwise it ends the segment or passes."""
 
     name = "greedy"
+    # what the bot asks once per decision (:meth:`begin_decision`): its answers, the units that moved this
+    # segment, the overstack to resolve (4.1.10 A)
+    _dist: dict[Any, Any]
+    _moved: frozenset[str]
+    _ovs: tuple[str, str] | None
 
-    def __init__(self, seed: int | None = None):
+    def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
         # (hexes, far) -> {hex: distance to the nearest (far: farthest) of hexes}, kept between decisions
-        self._far: dict = {}
+        self._far: dict[tuple[tuple[str, ...], bool], Extreme] = {}
         # hex -> the levels in or next to it (6.2.3 B-C), of the one map
-        self._start_levels: dict = {}
+        self._start_levels: dict[str, frozenset[int]] = {}
         # unit -> (hex, objectives, reach, the scores of its moves) at the last decision that scored them
-        self._scored: dict = {}
-        self._towns = None              # the French objectives (the same all game)
+        self._scored: dict[str, tuple[str, tuple[str, ...], Reach, list[tuple[float, str]]]] = {}
+        self._towns: tuple[str, ...] | None = None      # the French objectives (the same all game)
         # (unit, hex, status, its book, the Level 2/3 roll) -> (MPs left, free steps): see _budget
-        self._budgets: dict = {}
-        self._unit_info = None          # unit -> (side, command), of the order of battle (see where)
+        self._budgets: dict[tuple[Any, ...], tuple[int, int]] = {}
+        # unit -> (side, command), of the order of battle (see where)
+        self._unit_info: dict[str, tuple[str, str]] | None = None
 
-    def _extremes(self, grid, hexes: tuple, far: bool) -> "Extreme":
+    def _extremes(self, grid: TbfGrid, hexes: tuple[str, ...], far: bool) -> Extreme:
         key = (hexes, far)
         got = self._far.get(key)
         if got is None:
@@ -93,11 +110,11 @@ class GreedyBot:
             got = self._far[key] = Extreme(grid, hexes, far)
         return got
 
-    def _extreme(self, grid, hexes: tuple, h: str, far: bool) -> int:
+    def _extreme(self, grid: TbfGrid, hexes: tuple[str, ...], h: str, far: bool) -> int:
         """The distance from ``h`` to the nearest (or, ``far``, the farthest) of ``hexes`` (99 when none)."""
         return self._extremes(grid, hexes, far)(h)
 
-    def choose(self, request, state=None):
+    def choose(self, request: Choose, state: object = None) -> Hashable:
         """The first option (the rules list the sensible one first: advance after fire, 6.3.8; a leader left
         alone goes with his routing unit, 6.5 D ...), except that it always tries to regroup a unit (5.3 B)."""
         opts = request.options
@@ -124,7 +141,9 @@ class GreedyBot:
         """The units that have moved this Movement Segment (their moves score 0), as of the last decision."""
         return self._moved
 
-    def choose_action(self, rules: TbfRules, s: TbfState, legal: list | None):
+    def choose_action(self, rules: GameRules[Any, Any], s: TbfState, legal: list[TbfAction] | None) -> TbfAction:
+        if not isinstance(rules, TbfRules):
+            raise VedetteError(f"the greedy TBF bot plays These Brave Fellows, not {rules.system}")
         self.begin_decision(rules, s)
         if legal is not None:
             best, score = None, 0.0
@@ -144,8 +163,9 @@ class GreedyBot:
         # each unit's moves get a bound no move of it can beat (worked out without its movement search);
         # a unit's moves are scored only while its bound could still beat the best candidate not yet
         # checked, and that candidate is checked only once no unscored unit could come before it.
-        heap = []                       # (-score, place in the candidate order, hex of a move, block)
-        waiting = []                    # (-bound, place, block): units whose moves are not scored yet
+        # (-score, place in the candidate order, hex of a move, its block; or -score, place, "", action)
+        heap: list[tuple[float, int, str, TbfAction | MoveBlock]] = []
+        waiting: list[tuple[float, int, MoveBlock]] = []    # (-bound, place, block): units not scored yet
         for i, item in enumerate(blocks):
             if isinstance(item, FaceBlock):
                 continue                # a facing change scores 0 (see _score)
@@ -177,18 +197,18 @@ class GreedyBot:
                     heapq.heappush(heap, (-v, i, h, blk))
                 continue
             _, _, h, item = heapq.heappop(heap)
-            a = item.move(h) if h else item
+            a = item.move(h) if isinstance(item, MoveBlock) else item     # (a block's entries name a hex)
             if rules.is_legal(s, a):
                 return a
-        for a in blocks:                # ending or passing comes before any block's move or facing
-            if isinstance(a, (EndSegment, Pass)) and rules.is_legal(s, a):
-                return a
-        for a in rules.candidates(s):
-            if rules.is_legal(s, a):
-                return a
+        for b in blocks:                # ending or passing comes before any block's move or facing
+            if isinstance(b, (EndSegment, Pass)) and rules.is_legal(s, b):
+                return b
+        for c in rules.candidates(s):
+            if rules.is_legal(s, c):
+                return c
         raise VedetteError(f"tbf: no legal action for {rules.to_act(s)} at {rules.position(s)}")
 
-    def move_scores(self, rules, s, blk: "MoveBlock") -> list[tuple[float, str]]:
+    def move_scores(self, rules: TbfRules, s: TbfState, blk: MoveBlock) -> list[tuple[float, str]]:
         """(score, hex) of the moves of ``blk`` that score above 0: what :meth:`_score` gives each of them,
         worked out from the unit's reach without making the moves."""
         sc = rules.sc
@@ -212,7 +232,7 @@ class GreedyBot:
         seen = self._scored.get(uid)
         if seen is not None and seen[0] == here and seen[1] == targets and seen[2] == reach:
             return seen[3]
-        out = []
+        out: list[tuple[float, str]] = []
         known = near.got
         for h, (mp, _) in reach.items():
             if h != here:
@@ -223,7 +243,7 @@ class GreedyBot:
         self._scored[uid] = (here, targets, reach, out)     # (one entry a unit: bounded by the units)
         return out
 
-    def move_bound(self, rules, s, blk: "MoveBlock") -> float:
+    def move_bound(self, rules: TbfRules, s: TbfState, blk: MoveBlock) -> float:
         """A score no move of ``blk`` exceeds (0: none scores), without its movement search: a unit's gain
         toward its objective is at most that distance and at most the hexes it may still step through
         (its MPs left over the cheapest step's MPs, plus its Level 2/3 hexes, 6.2.2-6.2.3), plus the 0.1
@@ -261,13 +281,13 @@ class GreedyBot:
             return 0
         return g + 0.01 * (10 - max(0, g - free) * least)
 
-    def _budget(self, rules, s, uid: str, here: str) -> tuple[int, int]:
+    def _budget(self, rules: TbfRules, s: TbfState, uid: str, here: str) -> tuple[int, int]:
         """The unit's MPs left (4.2.4 B, 6.2.2) and at most how many steps of its move cost no MP: Level 2/3
         hexes, as many as the Level 2/3 roll leaves it (6.2.3 A), and only of a level found in or next to
         its starting hex (6.2.3 B-C). Both as the rules say; kept while what they depend on (its hex and
         status, its own book this segment, the segment's Level 2/3 roll) stays the same, so a unit that
         stands still while the others move is not asked again at every decision."""
-        imp = s.impulse
+        imp = s.activation
         books = self._dist.get("books")
         if books is None:
             books = self._dist["books"] = {b.unit: b for b in imp.book}
@@ -291,7 +311,7 @@ class GreedyBot:
             got = self._budgets[key] = (rules.queries.mp_left(s, uid), free)
         return got
 
-    def _steps(self, rules, s, uid: str, here: str) -> int:
+    def _steps(self, rules: TbfRules, s: TbfState, uid: str, here: str) -> int:
         """At most how many hexes a move of ``uid`` may step through now (see :meth:`move_bound`)."""
         least = min_step_mp(rules.sc)
         if not least:
@@ -299,7 +319,7 @@ class GreedyBot:
         mp_left, free = self._budget(rules, s, uid, here)
         return mp_left // least + free
 
-    def leader_bound(self, rules, s, blk: "MoveBlock") -> float:
+    def leader_bound(self, rules: TbfRules, s: TbfState, blk: MoveBlock) -> float:
         """A score no move of a leader's block exceeds, before the hexes he might score a move to are
         looked at (:meth:`_leader_pre`): each step changes a distance by one hex at most, so fleeing
         (6.5 C) gains at most his steps, and keeping up with his people at most his steps and his distance
@@ -319,7 +339,7 @@ class GreedyBot:
         g = min(steps, far(here) - far.floor())
         return 0.5 * g if g > 0 else 0
 
-    def leader_scores(self, rules, s, blk: "MoveBlock") -> list[tuple[float, str]]:
+    def leader_scores(self, rules: TbfRules, s: TbfState, blk: MoveBlock) -> list[tuple[float, str]]:
         """:meth:`_leader_move` for each move of a leader's block: only a hex holding friendly units can
         score (a lone leader is captured by any enemy entering, 6.5 C), so only those are looked at."""
         out = self._leader_pre(rules, s, blk)
@@ -328,7 +348,7 @@ class GreedyBot:
         reach = blk.reach
         return [(v, h) for v, h in out if h in reach]
 
-    def _leader_pre(self, rules, s, blk: "MoveBlock") -> list[tuple[float, str]]:
+    def _leader_pre(self, rules: TbfRules, s: TbfState, blk: MoveBlock) -> list[tuple[float, str]]:
         """The scores of a leader's moves to every hex he might reach, before his movement search says
         which he can (asked twice per decision: once kept)."""
         key = ("pre", blk.unit)
@@ -337,7 +357,7 @@ class GreedyBot:
             got = self._dist[key] = self._leader_pre_now(rules, s, blk)
         return got
 
-    def _leader_pre_now(self, rules, s, blk: "MoveBlock") -> list[tuple[float, str]]:
+    def _leader_pre_now(self, rules: TbfRules, s: TbfState, blk: MoveBlock) -> list[tuple[float, str]]:
         here = blk.here
         side = blk.side
         grid = rules.sc.board.grid
@@ -348,6 +368,7 @@ class GreedyBot:
         # kept, so that his bound is that of the hexes he might reach
         steps = self._steps(rules, s, blk.unit, here)
         dist = grid.distance
+        out: list[tuple[float, str]]
         if n_here <= 2:                     # in danger of capture (6.5 C) or a melee (6.5 A): get away
             out = [(20 + n_to - n_here, h) for h, n_to in spots if n_to > n_here and h != here
                    and dist(here, h) <= steps]
@@ -366,7 +387,7 @@ class GreedyBot:
                             out.append((0.5 * gain, h))
         return out
 
-    def _leader_spots(self, rules, s, side: str, near) -> list[tuple[str, int]]:
+    def _leader_spots(self, rules: TbfRules, s: TbfState, side: str, near: Extreme) -> list[tuple[str, int]]:
         """The hexes a leader of ``side`` may score a move to (the same for each of his side's leaders this
         decision): hexes holding units, all of them friendly, more than one hex from any enemy unit;
         with that distance, in the order of the position's pieces by hex."""
@@ -385,7 +406,7 @@ class GreedyBot:
             self._dist[key] = got
         return got
 
-    def where(self, rules, s) -> dict:
+    def where(self, rules: TbfRules, s: TbfState) -> dict[str, Any]:
         """Where the live units stand this decision, from one pass over them: each side's hexes (sorted,
         each once: the same key for the same hexes at the next decision) and each command's hexes."""
         got = self._dist.get("where")
@@ -394,16 +415,16 @@ class GreedyBot:
             if info is None:            # unit -> (its side, its command): the order of battle's, made once
                 sc = rules.sc
                 info = self._unit_info = {u: (sc.side_of[u], d.command) for u, d in sc.units.items()}
-            sides: dict = {}
-            only: dict = {}             # side -> the hexes holding its units and no other side's
-            by_cmd: dict = {}
+            sides: dict[str, dict[str, None]] = {}
+            only: dict[str, list[str]] = {}     # side -> the hexes holding its units and no other side's
+            by_cmd: dict[str, list[str]] = {}
             for h, ps in rules.queries.units_in(s).items():        # (live units only, by hex)
                 if len(ps) == 1:        # (most hexes hold one unit: the loop below, for one)
                     side, cmd = info[ps[0].id]
-                    row = sides.get(side)
-                    if row is None:
-                        row = sides[side] = {}
-                    row[h] = None
+                    seen = sides.get(side)
+                    if seen is None:
+                        seen = sides[side] = {}
+                    seen[h] = None
                     row = by_cmd.get(cmd)
                     if row is None:
                         by_cmd[cmd] = [h]
@@ -428,10 +449,10 @@ class GreedyBot:
                                          "only": only, "by_command": by_cmd}
         return got
 
-    def _foes(self, rules, s, enemy: str) -> tuple:
+    def _foes(self, rules: TbfRules, s: TbfState, enemy: str) -> tuple[str, ...]:
         return self.where(rules, s)["sides"].get(enemy, ())
 
-    def _mine(self, rules, s, uid: str) -> tuple:
+    def _mine(self, rules: TbfRules, s: TbfState, uid: str) -> tuple[str, ...]:
         """Where the leader's own people are: subordinate leaders (higher ranks) or his command's units."""
         key = ("mine", uid)
         if key not in self._dist:
@@ -447,15 +468,16 @@ class GreedyBot:
                                         for h in by_cmd.get(c, ()))
         return self._dist[key]
 
-    def _leader_move(self, rules, s, a) -> float:
+    def _leader_move(self, rules: TbfRules, s: TbfState, a: Move) -> float:
         """Leaders keep up with the units they command (units, or subordinate leaders for the higher
         ranks) and keep out of the enemy's reach: never next to an enemy unit."""
         sc = rules.sc
         grid = sc.board.grid
         foes = self._foes(rules, s, other(a.side))
         here = rules.queries.pieces(s)[a.unit].hex
+        assert here is not None, "a leader who moves stands on the map"
 
-        def near(h):
+        def near(h: str) -> int:
             return self._extreme(grid, foes, h, False)
 
         if near(a.to) <= 1:
@@ -470,7 +492,7 @@ class GreedyBot:
         gain = self._extreme(grid, mine, here, True) - self._extreme(grid, mine, a.to, True)
         return 0.5 * gain if gain > 0 else 0
 
-    def _objective_near(self, rules, s, side: str) -> "Extreme":
+    def _objective_near(self, rules: TbfRules, s: TbfState, side: str) -> Extreme:
         """Distances to the side's objectives (:meth:`_objectives`), looked up once per decision."""
         key = ("objective near", side)
         got = self._dist.get(key)
@@ -478,7 +500,7 @@ class GreedyBot:
             got = self._dist[key] = self._extremes(rules.sc.board.grid, self._objectives(rules, s, side), False)
         return got
 
-    def _objectives(self, rules, s, side):
+    def _objectives(self, rules: TbfRules, s: TbfState, side: str) -> tuple[str, ...]:
         """The French hold the three towns (10.2.1); the Coalition goes for the French units (10.2.3)."""
         if side == "french":
             got = self._towns
@@ -489,7 +511,7 @@ class GreedyBot:
             return got
         return self._foes(rules, s, "french")
 
-    def _score(self, rules, s, a) -> float:
+    def _score(self, rules: TbfRules, s: TbfState, a: TbfAction) -> float:
         sc, g = rules.sc, s.game
         grid = sc.board.grid
         if isinstance(a, Activate):
@@ -529,6 +551,7 @@ class GreedyBot:
             if not targets:
                 return 0
             here = rules.queries.pieces(s)[a.unit].hex
+            assert here is not None, "a unit that moves stands on the map"
             d0, d1 = self._extreme(grid, targets, here, False), self._extreme(grid, targets, a.to, False)
             if a.side == "french" and d0 == 0:
                 return 0

@@ -6,15 +6,19 @@ candidates of the Movement Segment, the check (6.2.8 A-C) and the charge action.
 from __future__ import annotations
 
 from dataclasses import replace as dc_replace
+from typing import Any
 from functools import lru_cache, partial
 
 from engine.core.errors import DataError, RuleViolation
+from engine.core.hexgrid import HexGrid
 from engine.core.procedure import Log, Sub
 
-from ..charge import ChargeSetup, Reactor, charge as charge_proc_fn, charge_from_spec, charge_lines, frontal_directions
+from ..charge import (ChargeOutcome, ChargeSetup, Reactor, Target, charge as charge_proc_fn, charge_from_spec,
+                      charge_lines, frontal_directions)
 from ..charge import validate as charge_validate
 from ..melee import Fighter
 from ..scenario import Scenario, default_scenario
+from ..steps import Steps
 from .actions import Charge
 from .activation import may_activate
 from .leaders import capture_leaders
@@ -41,14 +45,16 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
     whether the charge may be declared (the charger, path, MPs and targets, 6.2.8 A-C), leaving out where
     routers would run, the counter-charge arcs and the reactors (none of which can refuse it)."""
     p = st.piece(unit_id)
-    u = sc.units[unit_id]
+    u = sc.units.get(unit_id)
+    if u is None:
+        raise RuleViolation("6.2.8 A", f"{unit_id} is a leader: only cavalry units charge")
     if p.hex is None:
         raise RuleViolation("6.2.8", f"{unit_id} is not on the map")
     side = u.side
     enemy = other(side)
     g, b, t = sc.board.grid, sc.board, sc.tables
 
-    def units_of(h, stop):
+    def units_of(h: str, stop: str) -> list[dict[str, Any]]:
         us = []
         for q in occupants(sc, st, h, enemy):
             d = sc.units[q.id]
@@ -61,14 +67,14 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
         return us
 
     hexes = [path[-1], *next_targets]
-    targets = []
+    targets: list[dict[str, Any]] = []
     for i, h in enumerate(hexes):
         us = units_of(h, path[-2] if i == 0 else hexes[i - 1])
         rout_to = None
         if us and not outline:
             trial = st
-            for q in us:
-                trial = trial.with_piece(q["name"], status=Status.ROUTED)
+            for x in us:
+                trial = trial.with_piece(x["name"], status=Status.ROUTED)
             rp = rout_path(sc, trial, us[0]["name"])
             rout_to = rp.path[-1] if rp.fate not in ("eliminated", "exited") else None
         targets.append({"hex": h, "units": us, "rout_to": rout_to})
@@ -77,16 +83,16 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
                         "mf": u.mf, "ma": u.ma, "status": p.status, "leader_cvs": list(leader_cvs(sc, st, unit_id))},
             "path": list(path), "targets": targets, "mp_left": u.ma if mp_left is None else mp_left,
             "defensive_fire": True}
-    friendly = frozenset(q.hex for q in st.on_map() if sc.side(q.id) == side and not sc.is_leader(q.id)
-                         and q.id != unit_id)
-    enemy_h = frozenset(q.hex for q in st.on_map() if sc.side(q.id) == enemy and not sc.is_leader(q.id)
-                        and q.status in LIVE) - {path[-1]}
+    friendly = frozenset(q.hex for q in st.on_map() if q.hex is not None and sc.side(q.id) == side
+                         and not sc.is_leader(q.id) and q.id != unit_id)
+    enemy_h = frozenset(q.hex for q in st.on_map() if q.hex is not None and sc.side(q.id) == enemy
+                        and not sc.is_leader(q.id) and q.status in LIVE) - {path[-1]}
     setup = charge_from_spec(spec, g, "charge", terrain=b.charge_terrain(t),
                              los=lambda a, c: b.los(a, c, t, viewer="cavalry", enemy=enemy_h, friendly=friendly).clear)
     if outline:
         return setup
     lane = {p.hex, *path[:-1]}
-    targets_arc = []
+    targets_arc: list[Target] = []
     for i, tgt in enumerate(setup.targets):
         qs = occupants(sc, st, tgt.hex, enemy)
         arc = False
@@ -97,9 +103,10 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
             arc = bool(seen & (lane if i == 0 else {hexes[i - 1]}))
         targets_arc.append(dc_replace(tgt, counter_arc=arc))
     setup = dc_replace(setup, targets=tuple(targets_arc))
-    reactors = []
+    reactors: list[Reactor] = []
     for q in st.on_map():
-        if sc.side(q.id) != enemy or sc.is_leader(q.id) or q.hex in hexes or q.status != Status.NORMAL or q.activated:
+        if (q.hex is None or sc.side(q.id) != enemy or sc.is_leader(q.id) or q.hex in hexes
+                or q.status != Status.NORMAL or q.activated):
             continue
         if sc.units[q.id].kind != "cavalry":
             continue
@@ -110,11 +117,11 @@ def charge_setup(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...
     return dc_replace(setup, reactors=tuple(reactors))
 
 
-def reaction_wedge(g, hex_: str, facing: int) -> frozenset[str]:
+def reaction_wedge(g: HexGrid, hex_: str, facing: int) -> frozenset[str]:
     """6.2.10 A: the hexes within two of a cavalry unit inside its frontal charge arc -- the whole
     120-degree wedge (three hexes at one, five at two), not only the three straight lines."""
     dirs = frontal_directions(facing)
-    out = set()
+    out: set[str] = set()
     for a in dirs:
         h1 = g.neighbour(hex_, a)
         if h1 is None:
@@ -144,7 +151,8 @@ def counter_charge_meeting(line: tuple[str, ...], charger_ma: int, counter_ma: i
 
 
 def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
-                  next_targets: tuple[str, ...] = (), mp_left: int | None = None, auto_fatigue: bool = True):
+                  next_targets: tuple[str, ...] = (), mp_left: int | None = None, auto_fatigue: bool = True
+                  ) -> Steps[GameState]:
     """A charge and all it leads to, as one step (the calculators' charge: ``act charge``, the page's
     Situation tab): routs and rout moves, surrenders, the charger's final hex, a standing target's
     defensive fire at it (6.2.8 K) and the melee, and the Charged marker with automatic fatigue (4.2.3,
@@ -156,7 +164,8 @@ def charge_action(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ..
 
 
 def charge_movement(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...],
-                    next_targets: tuple[str, ...] = (), mp_left: int | None = None):
+                    next_targets: tuple[str, ...] = (), mp_left: int | None = None
+                    ) -> Steps[tuple[GameState, ChargeMelee | None]]:
     """A charge in the game's Movement Segment (3.3 B, 6.2.8): the attempt, the targets' checks, routs and
     surrenders, counter and reaction charges, the charger's final hex and the Charged markers. The defensive
     fire at the charger comes in the Defensive Fire Segment (6.3.1 A; a charger it fatigues cannot melee,
@@ -166,10 +175,11 @@ def charge_movement(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
 
 
 def _charge(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...], next_targets: tuple[str, ...],
-            mp_left: int | None, auto_fatigue: bool, segments: bool):
+            mp_left: int | None, auto_fatigue: bool, segments: bool) -> Steps[tuple[GameState, ChargeMelee | None]]:
     may_activate(sc, st, (unit_id,))
     start_hex = st.piece(unit_id).hex
     setup = cached(charge_setup)(sc, st, unit_id, tuple(path), tuple(next_targets), mp_left)
+    assert start_hex is not None, "a charger off the map is refused by charge_setup (6.2.8)"
     setup = dc_replace(setup, resolve_melee=False, defensive_fire=setup.defensive_fire and not segments)
     out = yield Sub(("tbf-charge", sc.tables.key, setup), partial(charge_proc_fn, sc.tables, setup), rule="6.2.8",
                     label="Charge")
@@ -183,11 +193,12 @@ def _charge(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...], ne
                       rule="6.2.8", label="the charge's results"))
 
 
-def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...], setup: ChargeSetup, out,
-                    start_hex: str, auto_fatigue: bool = True, segments: bool = False):
+def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, ...], setup: ChargeSetup,
+                    out: ChargeOutcome, start_hex: str, auto_fatigue: bool = True, segments: bool = False
+                    ) -> Steps[tuple[GameState, ChargeMelee | None]]:
     """What a charge that went in does to the map (6.2.8 E-L, 6.2.9 B, 6.2.10): a procedure returning the
     new state and the melee left for the Melee Segment (``segments``; else the melee is fought here)."""
-    pending = None
+    pending: ChargeMelee | None = None
     for step in out.steps:
         h, _, rest = step.partition(": ")
         for part in rest.split(", "):
@@ -204,7 +215,9 @@ def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
         code = next(x for x in out.steps if x.startswith("defensive fire ")).split()[-1]
         eff = sc.tables.fire.results[code]
         here = st.piece(unit_id).hex
-        st = yield from apply_effect(sc, st, here, sc.side(unit_id), eff.fatigue, eff.retreat, eff.eliminate, "6.2.8 K")
+        if here is not None:                    # (a hex with none of the side's units: nothing happens there)
+            st = yield from apply_effect(sc, st, here, sc.side(unit_id), eff.fatigue, eff.retreat, eff.eliminate,
+                                         "6.2.8 K")
     if out.stopped == "target stands":
         target = next(t.hex for t in setup.targets if any(s.startswith(t.hex) and "stands" in s for s in out.steps))
         if segments:
@@ -217,6 +230,7 @@ def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
         step = next(x for x in out.steps if x.endswith(" counter charges") or x.endswith(" reaction charges"))
         name = step.rsplit(" ", 2)[0].split(": ")[-1]
         here = st.piece(unit_id).hex
+        assert here is not None, "the charger stands next to the unit that met its charge"
         g = sc.board.grid
         if out.stopped == "reaction charge":
             spots = [h for h in g.neighbours(here) if not occupants(sc, st, h)
@@ -231,13 +245,13 @@ def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
             st = st.with_piece(unit_id, hex=mine).with_piece(name, hex=theirs)
             here = mine
         st = st.with_piece(name, charged=True)                                  # 6.2.9 B, 6.2.10 E
-        target = st.piece(name).hex
-        if target and g.distance(target, here) == 1:
+        met = st.piece(name).hex
+        if met and g.distance(met, here) == 1:
             mode = "counter" if out.stopped == "counter charge" else "reaction"
             if segments:
-                pending = ChargeMelee(unit_id, target, mode)
+                pending = ChargeMelee(unit_id, met, mode)
             else:
-                st = yield sub_melee(sc, st, (unit_id,), target, setup=charge_melee_setup(sc, st, unit_id, target, mode))
+                st = yield sub_melee(sc, st, (unit_id,), met, setup=charge_melee_setup(sc, st, unit_id, met, mode))
     if st.piece(unit_id).hex is not None:
         now = st.piece(unit_id).status
         st = st.with_piece(unit_id, charged=True, activated=True,
@@ -255,16 +269,17 @@ def cached_charge_setup(game: GameState, uid: str, path: tuple[str, ...], nxt: t
 # ------------------------------------------------------------------------------------------------
 # In the game: charges in the Movement Segment (6.2.8)
 # ------------------------------------------------------------------------------------------------
-def charge_candidates(ctx: Queries, s: TbfState, uid: str) -> list:
+def charge_candidates(ctx: Queries, s: TbfState, uid: str) -> list[Charge]:
     sc, g = ctx.sc, s.game
     grid = sc.board.grid
     p = g.piece(uid)
     side = sc.side(uid)
     enemy = other(side)
     occupied = ctx.units_in(s)            # hexes with live units in them (leaders do not block)
-    out = []
+    out: list[Charge] = []
     for d in frontal_directions(p.facing):
-        line, h = [], p.hex
+        line: list[str] = []
+        h = p.hex
         for _ in range(ctx.mp_left(s, uid) + 1):
             h = grid.neighbour(h, d)
             if h is None:
@@ -282,7 +297,7 @@ def charge_candidates(ctx: Queries, s: TbfState, uid: str) -> list:
     return out
 
 
-def check_charge(ctx: Queries, s: TbfState, a: Charge):
+def check_charge(ctx: Queries, s: TbfState, a: Charge) -> None:
     bk = moving(ctx, s, a.unit, "charge")
     sc, g = ctx.sc, s.game
     u = sc.units.get(a.unit)
@@ -315,14 +330,14 @@ def check_charge(ctx: Queries, s: TbfState, a: Charge):
     charge_validate(setup, sc.tables)
 
 
-def do_charge(ctx: Queries, s: TbfState, a: Charge):
+def do_charge(ctx: Queries, s: TbfState, a: Charge) -> Steps[TbfState]:
     sc = ctx.sc
     mp_left = ctx.mp_left(s, a.unit)
-    bk = book(s.impulse, a.unit)
+    bk = book(s.activation, a.unit)
     g, melee = yield from charge_movement(sc, s.game, a.unit, tuple(a.path), tuple(a.next), mp_left)
     p = g.piece(a.unit)
     charged = p.charged
-    imp = finish_mover(s.impulse, a.unit)
+    imp = finish_mover(s.activation, a.unit)
     imp = with_book(imp, replace(bk, charge_tried=True, charged=charged, done=charged or bk.done,
                                   mp=bk.mp + (mp_left if charged else 0)))
     if melee is not None:                                                 # 6.2.8 H: in the Melee Segment

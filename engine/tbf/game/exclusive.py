@@ -3,12 +3,14 @@ those limits), the Elite battalion's parent regiments (8.3 A-C), where mustering
 the Rear Guard's rows (9.2 G) and the Coalition block of the Danube road (11.2 A, 10.2.1)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from engine.core.errors import RuleViolation
+from engine.core.hexgrid import HexGrid
 
 from ..scenario import Scenario
-from .state import GameState
+from .state import GameState, Piece
 from .types import LIVE, Side
 
 __all__ = ["releases", "releases_now", "ALL_RELEASED", "activation_allowed", "ELITE_PARENTS", "factors", "road_blocked",
@@ -29,12 +31,12 @@ def road_blocked(sc: Scenario, st: GameState, town: str = "Dürenstein") -> bool
 
 
 @lru_cache(maxsize=64)
-def _zone(grid, centres: tuple[str, ...], radius: int) -> frozenset[str]:
+def _zone(grid: HexGrid, centres: tuple[str, ...], radius: int) -> frozenset[str]:
     """Every hex within ``radius`` of one of ``centres``."""
     return frozenset(h for c in centres for h in grid.within(c, radius))
 
 
-_RELEASES: dict = {}
+_RELEASES: dict[tuple[str, GameState], tuple[Scenario, GameState]] = {}
 
 
 def releases(sc: Scenario, st: GameState) -> GameState:
@@ -60,7 +62,7 @@ def releases_now(sc: Scenario, st: GameState) -> GameState:
     zone_v, zone_vi, column_i, west = _release_zones(sc)
     units, side_of, occ = sc.units, sc.side_of, st.by_hex
 
-    def any_unit(hexes, ok) -> bool:
+    def any_unit(hexes: Iterable[str], ok: Callable[[Piece], bool]) -> bool:
         """A live unit (not a leader) in one of ``hexes`` for which ``ok(piece)`` holds."""
         for h in hexes:
             for p in occ.get(h, ()):
@@ -68,7 +70,7 @@ def releases_now(sc: Scenario, st: GameState) -> GameState:
                     return True
         return False
 
-    def french(p) -> bool:
+    def french(p: Piece) -> bool:
         return side_of[p.id] == Side.FRENCH
 
     # only the occupied hexes of each zone are looked at (the position's hexes with pieces in them)
@@ -94,10 +96,12 @@ def releases_now(sc: Scenario, st: GameState) -> GameState:
 ALL_RELEASED = frozenset({"column_V_released", "column_VI_deployed", "french_released", "elite_released"})
 
 
-_RELEASE_ZONES: dict = {}
+#: Column V's zone, Column VI's (None without one), Column I's units, the hexes up to the release row
+Zones = tuple[frozenset[str], frozenset[str] | None, frozenset[str], frozenset[str]]
+_RELEASE_ZONES: dict[str, Zones] = {}
 
 
-def _release_zones(sc: Scenario) -> tuple:
+def _release_zones(sc: Scenario) -> Zones:
     """What :func:`releases_now` measures against, from the scenario alone (made once per scenario): the hexes
     within three of Column V's set-up (9.2 H) and of Column VI's (9.2 I; None without one), Column I's
     units, and the hexes of the hex rows up to the release row (9.4 C)."""
@@ -119,8 +123,11 @@ def activation_allowed(sc: Scenario, st: GameState, pid: str) -> tuple[bool, str
     act = sc.file.activation
     st = releases(sc, st)
     if sc.side(pid) == Side.COALITION:
-        d = sc.leaders.get(pid) or sc.units.get(pid)
-        col = d.command if pid in sc.units else (d.command if d.rank == "column" else "army")
+        if pid in sc.units:
+            col = sc.units[pid].command
+        else:
+            ld = sc.leaders[pid]                    # (ids are unique: a leader; sc.side knew it)
+            col = ld.command if ld.rank == "column" else "army"
         if col == "army":
             return True, "6.1.2 B: Kutusov"
         if col in act.coalition_start:

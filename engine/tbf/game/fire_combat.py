@@ -4,15 +4,18 @@
 candidates, the check and the fire action of both Fire Segments (6.3.1)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Set
 from functools import lru_cache, partial
 from itertools import combinations
 
 from engine.core.errors import RuleViolation
+from engine.core.hexgrid import HexGrid
 from engine.core.procedure import Log, Roll, Sub
 
 from ..charge import frontal_directions
 from ..fire import Firer, FireSetup, fire_combat
 from ..scenario import Scenario, default_scenario
+from ..steps import Steps
 from ..turn import turn_data
 from .actions import Fire
 from .activation import check_actor, may_activate
@@ -22,7 +25,7 @@ from .memo import cached
 from .position import acting_side, frontal, occupants, occupied
 from .queries import Queries
 from .results import apply_effect, choose_advance
-from .state import GameState, TbfState, book, replace, with_book
+from .state import GameState, Piece, TbfState, book, replace, with_book
 from .types import ACTING, GONE, LIVE, Segment, Side, Status, other
 
 __all__ = ["fire_setup", "fire_action", "ammo_shortage", "cached_fire_setup", "fire_candidates", "check_fire",
@@ -43,10 +46,12 @@ def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: 
     if not enemies:
         raise RuleViolation("6.3", f"no enemy unit in {target}")
     enemy_hexes = occupied(sc, st, side)[0]                  # hexes of live enemy units (kept per position)
-    firers = []
+    firers: list[Firer] = []
+    from_hexes: list[str] = []          # the Grand Batteries' and the units' hexes, in the firers' order
     for fid in firer_ids:
         if fid.startswith("gb:"):
             firers.append(_grand_battery_firer(sc, st, fid, target, enemy_hexes))
+            from_hexes.append(fid[3:])
             continue
         p = st.piece(fid)
         if p.hex is not None and sc.is_leader(fid):
@@ -56,6 +61,8 @@ def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: 
             continue
         if p.hex is None:
             raise RuleViolation("6.3", f"{fid} is not on the map")
+        if fid in sc.units:
+            from_hexes.append(p.hex)
         u = sc.units[fid]
         d = g.distance(p.hex, target)
         kind = "howitzer" if u.howitzer else u.kind
@@ -78,19 +85,18 @@ def fire_setup(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: 
         firers.append(Firer(ff, kind, d, p.status, fid in moved, True, fid))
     tt = t.terrain.terrain[b.terrain(target)]
     drm = tt.fire_drm
-    if any(b.level(target) > b.level(f[3:] if f.startswith("gb:") else st.piece(f).hex) for f in firer_ids
-           if f.startswith("gb:") or f in sc.units):
+    if any(b.level(target) > b.level(h) for h in from_hexes):
         drm += t.terrain.uphill_fire_drm
     if target == b.data.strong_point and any(p.id == "elite" for p in enemies):
         drm += t.terrain.strong_point_fire_drm                      # 8.4 B, TEC
-    mods = ("target_stacked",) if len(enemies) >= 2 and "target_stacked" in t.fire.drms else ()
+    mods: tuple[str, ...] = ("target_stacked",) if len(enemies) >= 2 and "target_stacked" in t.fire.drms else ()
     if any(f.kind == "artillery" and f.range == 1 for f in firers) and "point_blank_artillery" in t.fire.drms:
         mods += ("point_blank_artillery",)                          # 6.3.6
     return FireSetup(tuple(firers), defensive=defensive, night=st.turn >= sc.file.night_from, terrain_drm=drm,
                      modifiers=mods, cavalry_fire=cavalry_fire)
 
 
-def _grand_battery_firer(sc: Scenario, st: GameState, fid: str, target: str, enemy_hexes) -> Firer:
+def _grand_battery_firer(sc: Scenario, st: GameState, fid: str, target: str, enemy_hexes: frozenset[str]) -> Firer:
     """8.2 C: a Grand Battery hex fires at FF 20 out of each hexside that has a gun (artillery range and LOS)."""
     b, g = sc.board, sc.board.grid
     h = fid[3:]
@@ -111,10 +117,10 @@ def _grand_battery_firer(sc: Scenario, st: GameState, fid: str, target: str, ene
 
 
 @lru_cache(maxsize=8192)
-def _arc(g, hex_: str, facing: int, dist: int) -> frozenset[str]:
+def _arc(g: HexGrid, hex_: str, facing: int, dist: int) -> frozenset[str]:
     """Hexes at ``dist`` inside the 120-degree wedge in front of a unit (its frontal arc extended); pure
     geometry, memoised (the grid is a value)."""
-    out = set()
+    out: set[str] = set()
     dirs = frontal_directions(facing)
     for h in g.ring(hex_, dist):
         line = g.line(hex_, h)
@@ -124,7 +130,8 @@ def _arc(g, hex_: str, facing: int, dist: int) -> frozenset[str]:
 
 
 def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target: str, defensive: bool = False,
-                cavalry_fire: bool = False, moved: tuple[str, ...] = (), short_ammo: tuple[str, ...] = ()):
+                cavalry_fire: bool = False, moved: tuple[str, ...] = (), short_ammo: tuple[str, ...] = ()
+                ) -> Steps[GameState]:
     """Fire at ``target`` and apply the result (6.3.7 F), advance into a vacated hex (6.3.8)."""
     setup = cached(fire_setup)(sc, st, tuple(firer_ids), target, defensive, cavalry_fire, tuple(moved),
                                 tuple(short_ammo))
@@ -150,7 +157,7 @@ def fire_action(sc: Scenario, st: GameState, firer_ids: tuple[str, ...], target:
 
 
 
-def ammo_shortage():
+def ammo_shortage() -> Steps[bool]:
     """11.2 B (optional): on 3-6 Gazan's infantry fire at half FF."""
     r = yield Roll("d6", rule="11.2 B", label="French ammunition")
     return r in turn_data().rolls.ammo_short_on
@@ -168,15 +175,16 @@ def cached_fire_setup(game: GameState, units: tuple[str, ...], target: str, defe
 # ------------------------------------------------------------------------------------------------
 # In the game: both Fire Segments (6.3.1)
 # ------------------------------------------------------------------------------------------------
-def fire_candidates(ctx: Queries, s: TbfState, side: str, defensive: bool) -> list:
+def fire_candidates(ctx: Queries, s: TbfState, side: str, defensive: bool) -> list[Fire]:
     sc, g = ctx.sc, s.game
     grid = sc.board.grid
-    imp = s.impulse
+    imp = s.activation
+    targets: Set[str]
     if defensive:
         side_of, units = sc.side_of, sc.units
         shooters = [q for q in g.placed if side_of[q.id] == side and q.id in units
                     and q.id not in imp.defensive_fired]
-        targets = {g.piece(u).hex for u in imp.units if g.piece(u).hex and g.piece(u).status in LIVE}
+        targets = {h for u in imp.units if (h := g.piece(u).hex) and g.piece(u).status in LIVE}
     else:
         shooters = [g.piece(u) for u in imp.units if g.piece(u).hex and not book(imp, u).fired]
         targets = occupied(sc, g, side)[0]         # the hexes of live enemy units
@@ -184,22 +192,24 @@ def fire_candidates(ctx: Queries, s: TbfState, side: str, defensive: bool) -> li
     shooters = [q for q in shooters if q.status in ACTING and (
         (sc.units[q.id].ff > 0 and sc.units[q.id].kind != "cavalry")
         or (cav and sc.units[q.id].kind == "cavalry" and sc.units[q.id].ff_red > 0))]        # 11.1 A
-    lone = []
+    lone: list[Piece] = []
     if defensive:                   # 6.3.5: a leader alone in his hex may fire defensively
         by_hex = ctx.units_in(s)
         lone = [q for q in g.on_map() if q.id in sc.leaders and sc.side(q.id) == side and q.status == Status.NORMAL
-                and q.id not in imp.defensive_fired and not by_hex.get(q.hex)]
-    out = []
+                and q.id not in imp.defensive_fired and q.hex is not None and not by_hex.get(q.hex)]
+    out: list[Fire] = []
     # 6.3.3: artillery reaches 4 hexes in offensive fire; everyone else fires at adjacent hexes only.
     # Each target's firers, in the order of the shooters (each shooter asks about the targets it reaches)
-    by_target: dict[str, list] = {}
-    alone: dict[str, list] = {}
+    by_target: dict[str, list[str]] = {}
+    alone: dict[str, list[str]] = {}
     nbs = grid.neighbours
     for q in lone:
         for t in nbs(q.hex):
             if t in targets:
                 alone.setdefault(t, []).append(q.id)
     for q in shooters:
+        if q.hex is None:
+            continue                                # (shooters stand on the map)
         if not defensive and sc.units[q.id].kind == "artillery":
             ring = ctx.artillery_hexes(q.hex)
             reached = [t for t in targets if t in ring]
@@ -219,8 +229,8 @@ def fire_candidates(ctx: Queries, s: TbfState, side: str, defensive: bool) -> li
     return out
 
 
-def check_fire(ctx: Queries, s: TbfState, a: Fire):
-    sc, g, imp = ctx.sc, s.game, s.impulse
+def check_fire(ctx: Queries, s: TbfState, a: Fire) -> None:
+    sc, g, imp = ctx.sc, s.game, s.activation
     defensive = imp.segment == Segment.DEFENSIVE_FIRE
     if not a.units or len(set(a.units)) != len(a.units):
         raise RuleViolation("6.3.7 A", "name each firing unit once")
@@ -273,19 +283,19 @@ def check_fire(ctx: Queries, s: TbfState, a: Fire):
     cached_fire_setup(g, tuple(a.units), target, defensive, *fire_options(ctx, s, a.units, defensive), sc=sc)
 
 
-def fire_options(ctx: Queries, s: TbfState, units, defensive) -> tuple[bool, tuple[str, ...]]:
+def fire_options(ctx: Queries, s: TbfState, units: Iterable[str], defensive: bool) -> tuple[bool, tuple[str, ...]]:
     """11.1: cavalry may fire when the option is on; those that moved this segment take -1 (11.1 C)."""
     if "11.1" not in s.options:
         return False, ()
     moved = () if defensive else tuple(u for u in units if u in ctx.sc.units
-                                       and ctx.sc.units[u].kind == "cavalry" and book(s.impulse, u).moved)
+                                       and ctx.sc.units[u].kind == "cavalry" and book(s.activation, u).moved)
     return True, moved
 
 
-def do_fire(ctx: Queries, s: TbfState, a: Fire):
-    defensive = s.impulse.segment == Segment.DEFENSIVE_FIRE
+def do_fire(ctx: Queries, s: TbfState, a: Fire) -> Steps[TbfState]:
+    defensive = s.activation.segment == Segment.DEFENSIVE_FIRE
     sc = ctx.sc
-    short = ()
+    short: tuple[str, ...] = ()
     if ("11.2" in s.options and a.side == Side.FRENCH and s.turn >= ctx.td.ammo.first_turn
             and road_blocked(sc, s.game, "Dürenstein")):                   # 11.2 A
         gazan = tuple(u for u in a.units if u in sc.units and sc.units[u].kind == "infantry"
@@ -296,7 +306,7 @@ def do_fire(ctx: Queries, s: TbfState, a: Fire):
                 yield Log("11.2 B", f"ammunition short: {', '.join(gazan)} fire at half FF")
     cav, moved = fire_options(ctx, s, a.units, defensive)
     g = yield from fire_action(sc, s.game, tuple(a.units), a.target, defensive, cav, moved, short)
-    imp = s.impulse
+    imp = s.activation
     if defensive:
         imp = replace(imp, defensive_fired=imp.defensive_fired + tuple(a.units))
         # a defensive shot does not activate the firer

@@ -7,11 +7,13 @@ what follows from the new position: the scenario's releases (9.2 H-I, 9.4), Colu
 combat left (4.1.8 A)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from engine.core.errors import RuleViolation
 
+from ..steps import Steps
 from .actions import (ACTION_TYPES, RULE_OF, SEGMENT_OF, Activate, ActivateCommand, Attach, EndSegment, Fire, Move,
                       OutOfCommand, Pass, Place, TbfAction)
 from .activation import (check_activate, check_activate_command, check_attach, check_out_of_command, do_activate,
@@ -34,18 +36,17 @@ from .victory import automatic_victory
 __all__ = ["Handler", "HANDLERS", "check", "perform", "perform_only", "is_legal", "candidate_blocks", "candidates",
            "after"]
 
-Check = Callable[[Queries, TbfState, TbfAction], None]
-Perform = Callable[[Queries, TbfState, TbfAction], Generator]
+_A = TypeVar("_A", bound=TbfAction)
 
 
 @dataclass(frozen=True)
-class Handler:
+class Handler(Generic[_A]):
     """How one action kind is played: its rule, the check of its own conditions (the turn, the impulse and
     the segment are checked for every kind by :func:`check`) and its procedure."""
 
     kind: str
-    check: Check
-    perform: Perform
+    check: Callable[[Queries, TbfState, _A], None]
+    perform: Callable[[Queries, TbfState, _A], Steps[TbfState]]
     fights: bool = False            # fire, melee, charge: a leader hit there rolls his turns out (6.5 A)
 
     @property
@@ -57,26 +58,26 @@ def _no_check(ctx: Queries, s: TbfState, a: TbfAction) -> None:
     return None
 
 
-def _do_end(ctx: Queries, s: TbfState, a: TbfAction):
+def _do_end(ctx: Queries, s: TbfState, a: EndSegment) -> Steps[TbfState]:
     """The end of a set-up (9.1, 9.3 A) or of a segment (3.3 B)."""
     if s.setting_up is not None:
         return (yield from end_setup(ctx, s))
     return (yield from do_end(ctx, s, a))
 
 
-def _check_end(ctx: Queries, s: TbfState, a: TbfAction) -> None:
+def _check_end(ctx: Queries, s: TbfState, a: EndSegment) -> None:
     """3.3 B: a segment ends when its side says so, unless an overstack its movers can still resolve keeps
     the Movement Segment open (4.1.10 A) or a charge's melee waits in the Melee Segment (6.2.8 H); a side
     setting up may end its set-up at any time (9.1, 9.3)."""
     if s.setting_up is not None:
         return
-    if s.impulse.segment == Segment.MOVEMENT:
+    if s.activation.segment == Segment.MOVEMENT:
         check_end_of_movement(ctx, s, a)
-    elif s.impulse.segment == Segment.MELEE:
+    elif s.activation.segment == Segment.MELEE:
         check_end_of_melee(ctx, s)
 
 
-HANDLERS: dict[str, Handler] = {h.kind: h for h in (
+HANDLERS: dict[str, Handler[Any]] = {h.kind: h for h in (
     Handler("activate", check_activate, do_activate),
     Handler("activate_command", check_activate_command, do_activate_command),
     Handler("pass", _no_check, do_pass),
@@ -97,7 +98,7 @@ assert set(HANDLERS) == set(RULE_OF), "every action kind has its handler"
 # ------------------------------------------------------------------------------------------------
 # Check and perform
 # ------------------------------------------------------------------------------------------------
-def check(ctx: Queries, s: TbfState, a) -> None:
+def check(ctx: Queries, s: TbfState, a: object) -> None:
     """Raise :class:`RuleViolation` (naming the rule) if ``a`` may not be played in ``s``; nothing changes."""
     if not isinstance(a, ACTION_TYPES):
         raise RuleViolation("3.0", f"not a TBF action: {type(a).__name__}")
@@ -136,7 +137,7 @@ def check(ctx: Queries, s: TbfState, a) -> None:
     HANDLERS[a.kind].check(ctx, s, a)
 
 
-def is_legal(ctx: Queries, s: TbfState, a) -> bool:
+def is_legal(ctx: Queries, s: TbfState, a: object) -> bool:
     """:func:`check` passes (the answer kept per state and action: a segment's end, the bot and the game
     ask about the same candidates)."""
     memo = ctx.memo(s)
@@ -150,7 +151,7 @@ def is_legal(ctx: Queries, s: TbfState, a) -> bool:
     return got
 
 
-def _legal(ctx: Queries, s: TbfState, a) -> bool:
+def _legal(ctx: Queries, s: TbfState, a: object) -> bool:
     try:
         check(ctx, s, a)
     except RuleViolation:
@@ -158,12 +159,12 @@ def _legal(ctx: Queries, s: TbfState, a) -> bool:
     return True
 
 
-def perform_only(ctx: Queries, s: TbfState, a: TbfAction):
+def perform_only(ctx: Queries, s: TbfState, a: TbfAction) -> Steps[TbfState]:
     """The action's own procedure, without what follows every action (the odds of an action are these)."""
     return (yield from HANDLERS[a.kind].perform(ctx, s, a))
 
 
-def perform(ctx: Queries, s: TbfState, a: TbfAction):
+def perform(ctx: Queries, s: TbfState, a: TbfAction) -> Steps[TbfState]:
     """The rules procedure of a checked action: its own procedure, the turns out of a leader wounded in a
     fight (6.5 A), then :func:`after`."""
     before = s.game
@@ -174,7 +175,7 @@ def perform(ctx: Queries, s: TbfState, a: TbfAction):
     return (yield from after(ctx, s, a, before))
 
 
-def after(ctx: Queries, s: TbfState, a: TbfAction, before: GameState | None = None):
+def after(ctx: Queries, s: TbfState, a: TbfAction, before: GameState | None = None) -> Steps[TbfState]:
     """What follows from the position an action made (see the module's docstring)."""
     g = releases(ctx.sc, s.game)
     if "light_blue_crossed" in g.flags and s.alert_from is None:
@@ -193,10 +194,12 @@ def after(ctx: Queries, s: TbfState, a: TbfAction, before: GameState | None = No
     return s
 
 
-def _skip_empty_segments(ctx: Queries, s: TbfState):
+def _skip_empty_segments(ctx: Queries, s: TbfState) -> Steps[TbfState]:
     """A Fire or Melee Segment in which the side has nothing it could do ends by itself (3.3 B)."""
     while s.result is None and s.impulse is not None and s.impulse.segment != Segment.MOVEMENT:
         side = to_act(s)
+        if side is None:            # (nobody acts: only once the game is over)
+            break
         if any(not isinstance(c, EndSegment) and is_legal(ctx, s, c) for c in candidates(ctx, s)):
             return s
         s = yield from do_end(ctx, s, EndSegment(side))
@@ -259,7 +262,7 @@ def _candidate_blocks_now(ctx: Queries, s: TbfState) -> list:
 
 def _movement_blocks(ctx: Queries, s: TbfState, side: str) -> list:
     """6.1.3 C checks, 6.1.3 A extra units, then each unit's moves, facings and charges (6.2, 4.3, 6.2.8)."""
-    sc, g, imp = ctx.sc, s.game, s.impulse
+    sc, g, imp = ctx.sc, s.game, s.activation
     out: list = []
     for uid in imp.out_of_command:
         if uid not in imp.tried:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from engine.core.procedure import Choose, Log, Roll
 
 from ..fatigue import CheckSpec, check_sub
+from ..fire import LeaderFate
 from ..scenario import Scenario
+from ..steps import Steps
 from .position import current_fv, leader_cvs, leaders_in
 from .queries import Queries
 from .rout import apply_status
@@ -16,7 +18,7 @@ from .types import LIVE, Status
 __all__ = ["leader_fate", "leader_loss", "capture_leaders", "leader_fire_retreat", "roll_wounds", "wounded_return"]
 
 
-def leader_fate(sc: Scenario, st: GameState, ldr: str, fate) -> GameState:
+def leader_fate(sc: Scenario, st: GameState, ldr: str, fate: LeaderFate) -> GameState:
     if fate.fate == "killed":
         return st.with_piece(ldr, status=Status.KILLED, hex=None)
     if fate.fate == "wounded":
@@ -24,7 +26,7 @@ def leader_fate(sc: Scenario, st: GameState, ldr: str, fate) -> GameState:
     return st
 
 
-def leader_loss(sc: Scenario, st: GameState, ldr: str, where: str, rule: str = "6.5 B"):
+def leader_loss(sc: Scenario, st: GameState, ldr: str, where: str, rule: str = "6.5 B") -> Steps[GameState]:
     """6.5 B: a killed leader's subordinates in or next to his hex check for leader loss (6.5 C: the
     same check for a captured leader's subordinates next to him)."""
     g = sc.board.grid
@@ -39,7 +41,7 @@ def leader_loss(sc: Scenario, st: GameState, ldr: str, where: str, rule: str = "
     return st
 
 
-def capture_leaders(sc: Scenario, st: GameState, hex_: str, side: str):
+def capture_leaders(sc: Scenario, st: GameState, hex_: str, side: str) -> Steps[GameState]:
     """6.5 C: enemy leaders left in a hex that ``side`` enters are captured; each one's subordinate units
     next to the hex take a Leader Loss check (6.5 C, applied as 6.5 B). A procedure."""
     for ldr in leaders_in(sc, st, hex_):
@@ -56,6 +58,7 @@ def leader_fire_retreat(sc: Scenario, st: GameState, ldr: str) -> GameState:
     side = sc.side(ldr)
     enemies = [p.hex for p in st.on_map() if sc.side(p.id) != side and not sc.is_leader(p.id) and p.status in LIVE]
     here = st.piece(ldr).hex
+    assert here is not None, "a leader who fired stands on the map"
     for _ in range(2):
         options = [n for n in g.neighbours(here) if n not in enemies and b.step_cost(here, n, sc.tables)[0] is not None]
         if not options:
@@ -65,7 +68,7 @@ def leader_fire_retreat(sc: Scenario, st: GameState, ldr: str) -> GameState:
 
 
 
-def roll_wounds(ctx: Queries, s: TbfState):
+def roll_wounds(ctx: Queries, s: TbfState) -> Steps[TbfState]:
     """6.5 A: a wounded leader is out for 2d6 turns, rolled as the wound is applied; he comes back in
     the Reinforcement Phase of the turn that many turns on (never, past the last turn)."""
     known = {l for l, _ in s.wounded}
@@ -80,18 +83,18 @@ def roll_wounds(ctx: Queries, s: TbfState):
     return s
 
 
-def wounded_return(ctx: Queries, s: TbfState):
+def wounded_return(ctx: Queries, s: TbfState) -> Steps[TbfState]:
     """6.5 A: a wounded leader whose turns out are over comes back in the Reinforcement Phase, set down
     with a unit he commands (our reading: the rule gives no place; his owner picks the hex)."""
     sc = ctx.sc
     g = s.game
-    keep = []
+    keep: list[tuple[str, int]] = []
     for l, back in s.wounded:
         if g.turn < back or g.piece(l).status != Status.WOUNDED:
             keep.append((l, back))
             continue
         side = sc.side(l)
-        hexes = sorted({p.hex for p in g.on_map() if p.id in sc.units and sc.side(p.id) == side
+        hexes = sorted({p.hex for p in g.on_map() if p.hex is not None and p.id in sc.units and sc.side(p.id) == side
                         and p.status in LIVE and l in sc.chain_of_command(p.id)})
         if not hexes:
             keep.append((l, back))

@@ -4,6 +4,7 @@ mandatory advance (6.4 J); in the game, the candidates, the check and the melee 
 Segment (6.4 A, K)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace as dc_replace
 from functools import lru_cache, partial
 
@@ -12,6 +13,7 @@ from engine.core.procedure import Choose, Sub
 
 from ..melee import Fighter, MeleeSetup, melee
 from ..scenario import Scenario, default_scenario
+from ..steps import Steps
 from .actions import Melee
 from .activation import check_actor, may_activate
 from .exclusive import factors
@@ -36,11 +38,13 @@ def melee_setup(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], targ
     defenders = occupants(sc, st, target, other(side))
     if not defenders:
         raise RuleViolation("6.4 B", f"no enemy unit in {target}")
-    atts = []
+    atts: list[Fighter] = []
+    att_hexes: list[str] = []                   # each attacker's hex, in the attackers' order
     for aid in attacker_ids:
         p = st.piece(aid)
         if p.hex is None or sc.is_leader(aid):
             raise RuleViolation("6.4 B", f"{aid} cannot attack")
+        att_hexes.append(p.hex)
         if g.distance(p.hex, target) != 1:
             raise RuleViolation("6.4 B", f"{aid} is not adjacent to {target}")
         u = sc.units[aid]
@@ -51,19 +55,20 @@ def melee_setup(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], targ
                          leader_cvs(sc, st, d.id), checked=defenders_checked) for d in defenders)
     tt = t.terrain.terrain[b.terrain(target)]
     shift = tt.melee_shift
-    if any(b.level(target) > b.level(st.piece(a).hex) for a in attacker_ids):
+    if any(b.level(target) > b.level(h) for h in att_hexes):
         shift += t.terrain.uphill_melee_shift
     if target == b.data.strong_point and any(d.id == "elite" for d in defenders):
         shift += t.terrain.strong_point_melee_shift
     if b.is_walled(target):
         shift += t.terrain.walled_road_melee_shift
-    att_leaders = tuple(sorted({l for a in attacker_ids for l in leaders_in(sc, st, st.piece(a).hex)}))
+    att_leaders = tuple(sorted({l for h in att_hexes for l in leaders_in(sc, st, h)}))
     return MeleeSetup(tuple(atts), defs, shift=shift, attacker_leaders=att_leaders,
                       defender_leaders=leaders_in(sc, st, target))
 
 
 def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], target: str,
-                 charging: tuple[str, ...] = (), defenders_checked: bool = False, setup: MeleeSetup | None = None):
+                 charging: tuple[str, ...] = (), defenders_checked: bool = False, setup: MeleeSetup | None = None
+                 ) -> Steps[GameState]:
     """Melee against ``target`` and apply everything (6.4 D-J, 6.5, 6.7 J)."""
     if not charging and setup is None:
         may_activate(sc, st, attacker_ids)
@@ -83,7 +88,7 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
             st = st.with_piece(name, status=Status.FATIGUED)
     if out.result in sc.tables.melee.results:
         eff = sc.tables.melee.results[out.result]
-        att_hexes = sorted({st.piece(a).hex for a in attacker_ids if st.piece(a).hex})
+        att_hexes = sorted({h for a in attacker_ids if (h := st.piece(a).hex)})
         st = yield from apply_effect(sc, st, target, enemy, eff.defender_fatigue, eff.defender_retreat,
                                       eff.defender_eliminate, "6.4 H", leader_checks=False)
         live = [a for a in attacker_ids if st.piece(a).hex and st.piece(a).status in LIVE]
@@ -112,8 +117,8 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
     return st
 
 
-def sub_melee(sc: Scenario, st: GameState, attackers: tuple[str, ...], target: str, charging=(),
-               defenders_checked=False, setup=None) -> Sub:
+def sub_melee(sc: Scenario, st: GameState, attackers: tuple[str, ...], target: str, charging: Iterable[str] = (),
+              defenders_checked: bool = False, setup: MeleeSetup | None = None) -> Sub:
     return Sub(("tbf-melee-action", sc.key, st, attackers, target, tuple(charging), defenders_checked, setup),
                partial(melee_action, sc, st, attackers, target, tuple(charging), defenders_checked, setup),
                rule="6.4", label="melee")
@@ -150,7 +155,7 @@ def charge_melee_possible(ctx: Queries, s: TbfState, cm: ChargeMelee) -> bool:
 
 def charge_melee_of(ctx: Queries, s: TbfState, a: Melee) -> ChargeMelee | None:
     """The pending charge melee that ``a`` fights (its charger alone, at its target), if any."""
-    for cm in s.impulse.charge_melees:
+    for cm in s.activation.charge_melees:
         if tuple(a.units) == (cm.charger,) and a.target == cm.target:
             return cm
     return None
@@ -159,21 +164,21 @@ def charge_melee_of(ctx: Queries, s: TbfState, a: Melee) -> ChargeMelee | None:
 def check_end_of_melee(ctx: Queries, s: TbfState) -> None:
     """6.2.8 E, H: a charge that reached a target that stood ends in a melee: the Melee Segment may not end
     before it is fought (unless it can no longer be, 6.2.8 K)."""
-    for cm in s.impulse.charge_melees:
+    for cm in s.activation.charge_melees:
         if charge_melee_possible(ctx, s, cm):
             raise RuleViolation("6.2.8 H", f"{cm.charger} charged {cm.target}: its melee must be fought before the "
                                            "Melee Segment ends")
 
 
-def melee_candidates(ctx: Queries, s: TbfState, side: str) -> list:
+def melee_candidates(ctx: Queries, s: TbfState, side: str) -> list[Melee]:
     sc, g = ctx.sc, s.game
     grid = sc.board.grid
-    imp = s.impulse
+    imp = s.activation
     out = [Melee(side, (cm.charger,), cm.target) for cm in imp.charge_melees if charge_melee_possible(ctx, s, cm)]
     ready = [u for u in imp.units if g.piece(u).hex and g.piece(u).status in ACTING
              and not book(imp, u).meleed and not book(imp, u).charged]
     targets = occupied(sc, g, side)[0]            # the hexes of live enemy units
-    by_target: dict[str, list] = {}                 # each target's adjacent attackers, in ready's order
+    by_target: dict[str, list[str]] = {}               # each target's adjacent attackers, in ready's order
     for u in ready:
         for t in grid.neighbours(g.piece(u).hex):
             if t in targets:
@@ -189,8 +194,8 @@ def melee_candidates(ctx: Queries, s: TbfState, side: str) -> list:
     return out
 
 
-def check_melee(ctx: Queries, s: TbfState, a: Melee):
-    sc, g, imp = ctx.sc, s.game, s.impulse
+def check_melee(ctx: Queries, s: TbfState, a: Melee) -> None:
+    sc, g, imp = ctx.sc, s.game, s.activation
     if not a.units or len(set(a.units)) != len(a.units):
         raise RuleViolation("6.4 B", "name each attacking unit once")
     target = sc.board.check_hex(a.target, "6.4")
@@ -201,7 +206,7 @@ def check_melee(ctx: Queries, s: TbfState, a: Melee):
                                            "fire, moved off or the hex is empty)")
         cached_melee_setup(g, tuple(a.units), target, sc)
         return
-    kinds = set()
+    kinds: set[str] = set()
     for uid in a.units:
         check_actor(ctx, s, uid, "melee")
         p = g.piece(uid)
@@ -222,14 +227,14 @@ def check_melee(ctx: Queries, s: TbfState, a: Melee):
     cached_melee_setup(g, tuple(a.units), target, sc)
 
 
-def do_melee(ctx: Queries, s: TbfState, a: Melee):
+def do_melee(ctx: Queries, s: TbfState, a: Melee) -> Steps[TbfState]:
     cm = charge_melee_of(ctx, s, a)
     if cm is None:
         g = yield from melee_action(ctx.sc, s.game, tuple(a.units), a.target)
     else:                                   # the charge's melee (6.2.8 H, 6.2.9 B, 6.2.10 D)
         setup = charge_melee_setup(ctx.sc, s.game, cm.charger, cm.target, cm.mode)
         g = yield from melee_action(ctx.sc, s.game, (cm.charger,), cm.target, (cm.charger,), True, setup)
-    imp = s.impulse
+    imp = s.activation
     if cm is not None:
         imp = replace(imp, charge_melees=tuple(x for x in imp.charge_melees if x != cm))
     for u in a.units:

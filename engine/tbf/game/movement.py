@@ -9,7 +9,8 @@ from engine.core.errors import RuleViolation
 from engine.core.procedure import Log
 
 from ..scenario import Scenario
-from .actions import Face, Move
+from ..steps import Steps
+from .actions import EndSegment, Face, Move
 from .activation import check_actor, may_activate
 from .leaders import capture_leaders
 from .position import occupy
@@ -25,7 +26,8 @@ __all__ = ["move_action", "MoveBlock", "FaceBlock", "moving", "check_move", "che
 
 
 def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: tuple[tuple[int, int], ...] = (),
-                facing: int | None = None, bridge_intact: bool = False, mp_left: int | None = None):
+                facing: int | None = None, bridge_intact: bool = False, mp_left: int | None = None
+                ) -> Steps[GameState]:
     """Move a unit to ``dest`` by its cheapest legal path (6.2), capturing lone enemy leaders on the way
     (6.2.5 B, 6.5 C), removing the Strong Point when the Elite leaves it (8.4 C), noting Column II
     crossing the light blue line (9.5.2) or coming within four hexes of the French at-start units
@@ -46,7 +48,7 @@ def move_action(sc: Scenario, st: GameState, uid: str, dest: str, level_hexes: t
         st = yield from capture_leaders(sc, st, h, side)                       # 6.2.5 B, 6.5 C
     if uid == "elite" and st.piece(uid).hex == b.data.strong_point:
         st = st.with_flag("strong_point_removed")                               # 8.4 C
-    if sc.units[uid].command == "II" and side == Side.COALITION:
+    if uid in sc.units and sc.units[uid].command == "II" and side == Side.COALITION:
         if any(frozenset(pair) in b.light_blue for pair in zip(path, path[1:])):
             st = st.with_flag("light_blue_crossed")                            # 9.5.2
         at_start = [st.piece(f).hex for f in sc.file.setup.french if st.piece(f).hex]
@@ -70,7 +72,7 @@ class MoveBlock:
 
     __slots__ = ("side", "unit", "here", "queries", "state")
 
-    def __init__(self, side: str, unit: str, here: str, queries: Queries, state: TbfState):
+    def __init__(self, side: str, unit: str, here: str, queries: Queries, state: TbfState) -> None:
         self.side, self.unit, self.here, self.queries, self.state = side, unit, here, queries, state
 
     def __repr__(self) -> str:
@@ -83,7 +85,7 @@ class MoveBlock:
         except RuleViolation:
             return {}
 
-    def actions(self) -> list:
+    def actions(self) -> list[Move]:
         side, uid, here = self.side, self.unit, self.here
         return [Move(side, uid, h, path, mp) for h, (mp, path) in sorted(self.reach.items()) if h != here]
 
@@ -98,13 +100,13 @@ class FaceBlock:
 
     __slots__ = ("side", "unit", "facing")
 
-    def __init__(self, side: str, unit: str, facing: int):
+    def __init__(self, side: str, unit: str, facing: int) -> None:
         self.side, self.unit, self.facing = side, unit, facing
 
     def __repr__(self) -> str:
         return f"FaceBlock(side={self.side!r}, unit={self.unit!r}, facing={self.facing})"
 
-    def actions(self) -> list:
+    def actions(self) -> list[Face]:
         return [Face(self.side, self.unit, f) for f in range(6) if f != self.facing]
 
 
@@ -138,7 +140,7 @@ def _moving_now(ctx: Queries, s: TbfState, uid: str, what: str) -> UnitTurn:
         raise RuleViolation("9.2 I", f"{uid} belongs to Column VI, which never moves unless forced to retreat")
     if p.status == Status.ROUTED:
         raise RuleViolation("6.7 F", f"{uid} is routed: it rout-moves at the start of the Movement Segment")
-    bk = book(s.impulse, uid)
+    bk = book(s.activation, uid)
     if bk.charged:
         raise RuleViolation("6.2.8 L", f"{uid} has charged: its movement is over")
     if bk.done:
@@ -146,7 +148,7 @@ def _moving_now(ctx: Queries, s: TbfState, uid: str, what: str) -> UnitTurn:
     return bk
 
 
-def check_move(ctx: Queries, s: TbfState, a: Move):
+def check_move(ctx: Queries, s: TbfState, a: Move) -> None:
     moving(ctx, s, a.unit, "move")
     sc, g = ctx.sc, s.game
     dest = sc.board.check_hex(a.to, "6.2.1")
@@ -180,7 +182,7 @@ def check_move(ctx: Queries, s: TbfState, a: Move):
             raise RuleViolation(problem.split(":")[0], f"{a.unit} may not end its move in {dest}: {problem} (4.1.7)")
 
 
-def check_face(ctx: Queries, s: TbfState, a: Face):
+def check_face(ctx: Queries, s: TbfState, a: Face) -> None:
     bk = moving(ctx, s, a.unit, "change facing")
     if isinstance(a.facing, bool) or not isinstance(a.facing, int) or not 0 <= a.facing <= 5:
         raise RuleViolation("4.3 B", f"a facing is a hexside 0..5 (N, NE, SE, S, SW, NW), not {a.facing!r}")
@@ -200,12 +202,12 @@ def finish_mover(imp: Impulse, uid: str) -> Impulse:
     return replace(imp, mover=uid)
 
 
-def do_move(ctx: Queries, s: TbfState, a: Move):
+def do_move(ctx: Queries, s: TbfState, a: Move) -> Steps[TbfState]:
     sc = ctx.sc
     g = s.game
     mp, path = ctx.reach(s, a.unit)[a.to]
-    l2, l3 = ctx.levels_left(s.impulse, a.unit)
-    bk = book(s.impulse, a.unit)
+    l2, l3 = ctx.levels_left(s.activation, a.unit)
+    bk = book(s.activation, a.unit)
     used2 = used3 = 0
     for x, y in zip(path, path[1:]):
         cost, _ = sc.board.step_cost(x, y, sc.tables)
@@ -217,7 +219,7 @@ def do_move(ctx: Queries, s: TbfState, a: Move):
     else:
         g = yield from move_action(sc, g, a.unit, a.to, ((2, l2), (3, l3)), mp_left=ctx.mp_left(s, a.unit))
     stop = a.to in ctx.front(s.game, sc.side(a.unit))                       # 6.2.5 A
-    imp = finish_mover(s.impulse, a.unit)
+    imp = finish_mover(s.activation, a.unit)
     imp = with_book(imp, replace(bk, mp=bk.mp + mp, l2=bk.l2 + used2, l3=bk.l3 + used3, moved=True,
                                   done=stop or bk.done))
     yield Log("6.2", f"{a.unit} moves {'-'.join(path)} for {mp} MPs" + (" and stops in an enemy front (6.2.5 A)"
@@ -225,9 +227,9 @@ def do_move(ctx: Queries, s: TbfState, a: Move):
     return replace(s, game=g, impulse=imp)
 
 
-def do_face(ctx: Queries, s: TbfState, a: Face):
-    bk = book(s.impulse, a.unit)
-    imp = finish_mover(s.impulse, a.unit)
+def do_face(ctx: Queries, s: TbfState, a: Face) -> Steps[TbfState]:
+    bk = book(s.activation, a.unit)
+    imp = finish_mover(s.activation, a.unit)
     imp = with_book(imp, replace(bk, facings=bk.facings + 1, mp=bk.mp + ctx.td.facing_change.mp))
     yield Log("4.3", f"{a.unit} faces {ctx.sc.board.grid.direction_names[a.facing]}")
     return replace(s, game=s.game.with_piece(a.unit, facing=a.facing), impulse=imp)
@@ -248,7 +250,7 @@ def overstack_movers(ctx: Queries, s: TbfState) -> tuple[str, str] | None:
     if "overstack_movers" in memo:
         return memo["overstack_movers"]
     got = None
-    imp, sc = s.impulse, ctx.sc
+    imp, sc = s.activation, ctx.sc
     by_hex = ctx.units_in(s)
     for h in ctx.overstacks(s.game):
         for p in by_hex.get(h, ()):
@@ -273,10 +275,10 @@ def overstack_movers(ctx: Queries, s: TbfState) -> tuple[str, str] | None:
     return got
 
 
-def check_end_of_movement(ctx: Queries, s: TbfState, a):
+def check_end_of_movement(ctx: Queries, s: TbfState, a: EndSegment) -> None:
     """4.1.10 A: a side's Movement Segment may not end while one of its hexes stays overstacked and a
     unit there that this activation moves could still leave it."""
-    if s.impulse.segment != Segment.MOVEMENT:
+    if s.activation.segment != Segment.MOVEMENT:
         return
     stuck = overstack_movers(ctx, s)
     if stuck:

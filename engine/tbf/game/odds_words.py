@@ -3,9 +3,29 @@ bots weigh (:meth:`TbfRules.odds_label`, :meth:`TbfRules.evaluate`; the odds the
 :func:`engine.core.odds.action_odds` over the game's own fire, melee and charge procedures)."""
 from __future__ import annotations
 
-from engine.core.game import GameRules
+from collections.abc import Collection, Iterable
+from typing import Protocol
 
+from engine.core.game import Outcome
+from engine.core.odds import metrics_label
+
+from ..scenario import Scenario
+from .actions import Charge, Fire, Melee, TbfAction
+from .state import TbfState
 from .types import other
+
+
+class RulesAsked(Protocol):
+    """What the words and the value ask of the game's rules (:class:`~.protocol.TbfRules` has it; the
+    protocol imports this module, never the reverse)."""
+
+    sc: Scenario
+
+    def metrics(self, s: TbfState) -> dict[str, float]: ...
+
+    def rule_of(self, a: object) -> str: ...
+
+    def outcome(self, s: TbfState) -> Outcome | None: ...
 
 __all__ = ["tbf_label", "tbf_value"]
 
@@ -17,7 +37,8 @@ _RULE = {"fire": "6.3", "melee": "6.4", "charge": "6.2.8"}
 _WORTH = {"normal": 0.0, "fatigued": -0.4, "routed": -1.2}
 
 
-def _changes(rules, before, after, ids, role: str, targets=()) -> list[str]:
+def _changes(rules: RulesAsked, before: TbfState, after: TbfState, ids: Iterable[str], role: str,
+             targets: Collection[str] = ()) -> list[str]:
     """What changed for the pieces ``ids`` of one role, counted: ``"target fatigued"``, ``"2 targets
     rout"``, ``"leader captured"`` (a leader in a hex concerned, 6.5)."""
     counts: dict[tuple[str, str], int] = {}
@@ -44,15 +65,16 @@ def _changes(rules, before, after, ids, role: str, targets=()) -> list[str]:
     return out
 
 
-def tbf_label(rules, before, after, a) -> tuple[str, str]:
+def tbf_label(rules: RulesAsked, before: TbfState, after: TbfState, a: TbfAction) -> tuple[str, str]:
     """E.g. ``"charge fails; charger fatigued"``, ``"target routs"``, ``"attacker fatigued; target
-    eliminated"``, ``"no effect"``; leaders hit in the hexes concerned are named."""
-    kind = getattr(a, "kind", "")
-    if kind not in _RULE:
-        return GameRules.odds_label(rules, before, after, a), rules.rule_of(a)
+    eliminated"``, ``"no effect"``; leaders hit in the hexes concerned are named. Another action: the
+    changes of the game's metrics (core's label)."""
+    if not isinstance(a, (Fire, Melee, Charge)):
+        return metrics_label(rules.metrics(before), rules.metrics(after)), rules.rule_of(a)
+    kind = a.kind
     g0 = before.game
     parts: list[str] = []
-    if kind == "charge":
+    if isinstance(a, Charge):
         mover = a.unit
         parts.append("charge goes in" if after.game.piece(mover).charged else "charge fails")
         targets = [a.path[-1], *a.next]
@@ -70,7 +92,7 @@ def tbf_label(rules, before, after, a) -> tuple[str, str]:
                                                                      if parts else "no effect"), _RULE[kind]
 
 
-def tbf_value(rules, s, side: str) -> float:
+def tbf_value(rules: RulesAsked, s: TbfState, side: str) -> float:
     """A won game +1000 (lost -1000, drawn 0); else, per battalion (our weights): 3 points for each
     one the enemy has lost more than we have (10.2 counts them), 1.2 for each routed and 0.4 for each
     fatigued one the enemy has more of; and 2 per victory level reached (10.2) beyond the enemy's."""

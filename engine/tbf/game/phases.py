@@ -3,7 +3,9 @@ passing, ending a segment, the end of an impulse and of the phase with the 4.1.1
 Phase (7.0) and the end of the game after turn 13 (3.4 C, 10.2)."""
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import replace as dc_replace
+from typing import cast
 
 from engine.core.dist import die
 from engine.core.errors import RuleViolation
@@ -12,7 +14,9 @@ from engine.core.procedure import Chance, Choose, Log, Roll
 
 from ..fatigue import CheckSpec, check_sub
 from ..scenario import Scenario
+from ..steps import Steps
 from ..turn import turn_data
+from .actions import EndSegment, Pass
 from .position import leader_cvs
 from .queries import Queries
 from .reinforcement import reinforcement_segment
@@ -25,7 +29,7 @@ __all__ = ["initiative", "recovery", "initiative_phase", "recovery_phase", "do_p
            "end_phase", "initiative_segment"]
 
 
-def recovery(sc: Scenario, st: GameState, unit_id: str):
+def recovery(sc: Scenario, st: GameState, unit_id: str) -> Steps[str]:
     """7.0 for one unit: Remove Fatigue, or Rally from Rout (not next to an enemy, 7.0 G); charged
     cavalry may not remove fatigue (4.2.5, 7.0 C)."""
     p = st.piece(unit_id)
@@ -47,7 +51,7 @@ def recovery(sc: Scenario, st: GameState, unit_id: str):
     raise RuleViolation("7.0 D", f"{unit_id} is {p.status}: only fatigued or routed units recover")
 
 
-def initiative(turn: int, mortier_on_map: bool):
+def initiative(turn: int, mortier_on_map: bool) -> Steps[str]:
     """3.2: both roll a d6, the French +1 with Mortier on the map, ties rerolled; turn 1 the Coalition
     goes first without a roll. Returns the side with the initiative.
 
@@ -60,13 +64,18 @@ def initiative(turn: int, mortier_on_map: bool):
     c = yield Roll("d6", rule="3.2 A", label="Coalition initiative")
     if f + bonus != c:
         return "french" if f + bonus > c else "coalition"
-    pairs = die("d6").product(die("d6")).given(lambda fc: fc[0] + bonus != fc[1])
-    odds = pairs.map(lambda fc: "french" if fc[0] + bonus > fc[1] else "coalition")
+    pairs = die("d6").product(die("d6")).given(lambda fc: _dice(fc)[0] + bonus != _dice(fc)[1])
+    odds = pairs.map(lambda fc: "french" if _dice(fc)[0] + bonus > _dice(fc)[1] else "coalition")
     return (yield Chance(tuple(odds.items()), rule="3.2 A", label="tie: reroll until the dice differ"))
 
 
 
-def initiative_phase(sc: Scenario, st: GameState):
+def _dice(fc: Hashable) -> tuple[int, int]:
+    """An outcome of the two initiative dice (the French d6, the Coalition d6) as the pair it is."""
+    return cast(tuple[int, int], fc)
+
+
+def initiative_phase(sc: Scenario, st: GameState) -> Steps[str]:
     """3.2 on a game state: the French add 1 while Mortier is on the map; turn 1 goes to the Coalition
     without a roll. A procedure returning the side that has the initiative."""
     m = st.piece("mortier") if "mortier" in sc.leaders else None
@@ -74,7 +83,7 @@ def initiative_phase(sc: Scenario, st: GameState):
     return (yield from initiative(st.turn, on_map))
 
 
-def recovery_phase(sc: Scenario, st: GameState):
+def recovery_phase(sc: Scenario, st: GameState) -> Steps[GameState]:
     """7.0: every fatigued unit tries to remove fatigue (not cavalry that charged, 7.0 C) and every
     routed unit not next to an enemy tries to rally (7.0 G); then Charged markers come off, leaders and
     units are ready again and the turn advances (7.0 H)."""
@@ -100,7 +109,7 @@ def recovery_phase(sc: Scenario, st: GameState):
 # ------------------------------------------------------------------------------------------------
 # In the game
 # ------------------------------------------------------------------------------------------------
-def do_pass(ctx: Queries, s: TbfState, a):
+def do_pass(ctx: Queries, s: TbfState, a: Pass) -> Steps[TbfState]:
     s = replace(s, passes=s.passes + 1)
     yield Log("3.3 B", f"the {a.side} passes")
     if s.passes >= 2:
@@ -108,8 +117,8 @@ def do_pass(ctx: Queries, s: TbfState, a):
     return replace(s, to_move=other(a.side))
 
 
-def do_end(ctx: Queries, s: TbfState, a):
-    imp = s.impulse
+def do_end(ctx: Queries, s: TbfState, a: EndSegment) -> Steps[TbfState]:
+    imp = s.activation
     i = SEGMENTS.index(imp.segment)
     yield Log("3.3 B", f"end of the {imp.segment.replace('_', ' ')} segment")
     if i + 1 < len(SEGMENTS):
@@ -129,15 +138,15 @@ def do_end(ctx: Queries, s: TbfState, a):
     return (yield from end_impulse(ctx, replace(s, game=g)))
 
 
-def end_impulse(ctx: Queries, s: TbfState):
-    s = replace(s, impulse=None, to_move=other(s.impulse.side), passes=0)
+def end_impulse(ctx: Queries, s: TbfState) -> Steps[TbfState]:
+    s = replace(s, impulse=None, to_move=other(s.activation.side), passes=0)
     if not any(any(ctx.can_activate(s, l) is None for l in ctx.side_leaders(side)) or ctx.leaderless(s, side)
                for side in SIDES):
         return (yield from end_phase(ctx, s, "every leader and command has been activated"))
     return s
 
 
-def end_phase(ctx: Queries, s: TbfState, why: str):
+def end_phase(ctx: Queries, s: TbfState, why: str) -> Steps[TbfState]:
     sc = ctx.sc
     yield Log("3.3 B", f"end of the Activation Phase of turn {s.turn}: {why}")
     g = s.game
@@ -159,7 +168,7 @@ def end_phase(ctx: Queries, s: TbfState, why: str):
     return (yield from initiative_segment(ctx, s))
 
 
-def initiative_segment(ctx: Queries, s: TbfState):
+def initiative_segment(ctx: Queries, s: TbfState) -> Steps[TbfState]:
     sc = ctx.sc
     winner = yield from initiative_phase(sc, s.game)                      # 3.2 A
     first = winner

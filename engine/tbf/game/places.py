@@ -6,7 +6,8 @@ back, the hexes entered in order (``path``: the start hex left out, the end incl
 places all the same (a board may ask about any candidate)."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from engine.core.errors import RuleViolation
 from engine.core.game import Places
@@ -28,19 +29,19 @@ def _hex(s: TbfState, pid: str) -> tuple[str, ...]:
     return (h,) if h else ()
 
 
-def _hexes(s: TbfState, ids) -> tuple[str, ...]:
+def _hexes(s: TbfState, ids: Iterable[str]) -> tuple[str, ...]:
     """The hexes of ``ids``, each once, in the order of the ids."""
     return tuple(dict.fromkeys(h for pid in ids for h in _hex(s, pid)))
 
 
-def _one(ctx: Queries, s: TbfState, a) -> Places:
+def _one(ctx: Queries, s: TbfState, a: Activate | ActivateCommand | OutOfCommand | Attach) -> Places:
     """Activate (6.1: the leader), ActivateCommand (6.1.4 A: the designated unit), OutOfCommand (6.1.3 C),
     Attach (6.1.3 A): one piece where it stands."""
     pid = a.leader if isinstance(a, Activate) else a.unit
     return Places((pid,), _hex(s, pid))
 
 
-def _none(ctx: Queries, s: TbfState, a) -> Places:
+def _none(ctx: Queries, s: TbfState, a: Pass | EndSegment) -> Places:
     """Pass and end (3.3 B) concern no piece and no hex."""
     return Places()
 
@@ -63,7 +64,7 @@ def _face(ctx: Queries, s: TbfState, a: Face) -> Places:
     """4.3: the unit, its hex, and the hex across the hexside it turns to face (none off the map's edge)."""
     here = _hex(s, a.unit)
     grid = ctx.sc.board.grid
-    faced = ()
+    faced: tuple[str, ...] = ()
     if here and isinstance(a.facing, int) and not isinstance(a.facing, bool) and 0 <= a.facing <= 5:
         n = grid.neighbour(here[0], a.facing)
         faced = (n,) if n is not None and grid.in_bounds(n) else ()
@@ -76,7 +77,7 @@ def _charge(ctx: Queries, s: TbfState, a: Charge) -> Places:
     return Places((a.unit,), _hex(s, a.unit), tuple(a.path[-1:]) + tuple(a.next), tuple(a.path))
 
 
-def _shot(ctx: Queries, s: TbfState, a) -> Places:
+def _shot(ctx: Queries, s: TbfState, a: Fire | Melee) -> Places:
     """Fire (6.3) and melee (6.4): the units (and a lone firing leader, 6.3.5), their hexes, the target hex."""
     return Places(tuple(a.units), _hexes(s, a.units), (a.target,))
 
@@ -92,7 +93,7 @@ def _fall_back(ctx: Queries, s: TbfState, a: CavalryRetreat) -> Places:
 
 
 #: action type -> how its places are found (one entry per kind)
-PLACES: dict[type, Callable[[Queries, TbfState, TbfAction], Places]] = {
+PLACES: dict[type[TbfAction], Callable[[Queries, TbfState, Any], Places]] = {
     Activate: _one, ActivateCommand: _one, OutOfCommand: _one, Attach: _one, Pass: _none, EndSegment: _none,
     Move: _move, Face: _face, Charge: _charge, Fire: _shot, Melee: _shot, CavalryRetreat: _fall_back, Place: _place,
 }

@@ -5,11 +5,13 @@ reckon with (6.2.5 A), the leaders whose CV helps a check (4.2.2 C), where retre
 the position (memoised by value)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace as dc_replace
 from itertools import compress
 from operator import is_not
 
 from engine.core.errors import RuleViolation
+from engine.core.hexgrid import HexGrid
 
 from ..board import frontal_hexes
 from ..scenario import Scenario
@@ -21,7 +23,7 @@ __all__ = ["occupants", "current_fv", "current_ma", "frontal", "enemy_front", "f
 
 
 def occupants(sc: Scenario, st: GameState, hex_: str, side: str | None = None, units_only: bool = True) -> list[Piece]:
-    out = []
+    out: list[Piece] = []
     for p in st.in_hex(hex_):
         if p.status not in LIVE:
             continue
@@ -99,7 +101,7 @@ def fronts_of(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
             front = frozenset(counts)
             _FRONT_LAST[key] = (on, kept, counts, front)
             return front
-    counts: dict[str, int] = {}
+    counts = {}
     for p in st.placed:
         for h in _piece_front(sc, fronts, p, side, kept):
             counts[h] = counts.get(h, 0) + 1
@@ -108,13 +110,14 @@ def fronts_of(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
     return front
 
 
-_NO_FRONT: frozenset = frozenset()
+_NO_FRONT: frozenset[str] = frozenset()
 
 
-_FRONT_LAST: dict = {}      # (scenario, side) -> (pieces on the map, Strong Point kept, hex -> fronts on it, union)
+# (scenario, side) -> (pieces on the map, Strong Point kept, hex -> fronts on it, union)
+_FRONT_LAST: dict[tuple[str, str], tuple[tuple[Piece, ...], bool, dict[str, int], frozenset[str]]] = {}
 
 
-def _piece_front(sc: Scenario, fronts: dict, p, side: str, kept: bool) -> frozenset:
+def _piece_front(sc: Scenario, fronts: Fronts, p: Piece, side: str, kept: bool) -> frozenset[str]:
     """The hexes of a piece's front that ``side`` must reckon with (4.3 C): none for a leader, a piece of
     ``side`` or a unit out of play; the Elite in the Strong Point faces all round while it is kept (8.4 B-C,
     as :func:`frontal`)."""
@@ -129,7 +132,9 @@ def _piece_front(sc: Scenario, fronts: dict, p, side: str, kept: bool) -> frozen
     return f
 
 
-_FRONTS: dict = {}          # scenario -> (piece, all round) -> the hexes in its front (4.3 C)
+#: (piece, all round) -> the hexes in its front (4.3 C)
+Fronts = dict[tuple[Piece, bool], frozenset[str]]
+_FRONTS: dict[str, Fronts] = {}          # scenario -> its pieces' fronts
 
 
 def leader_cvs(sc: Scenario, st: GameState, unit_id: str) -> tuple[int, ...]:
@@ -158,10 +163,10 @@ def refuges(sc: Scenario, st: GameState, side: str) -> frozenset[str]:
     return frozenset(towns | entries)
 
 
-_NEAREST: dict = {}
+_NEAREST: dict[tuple[HexGrid, str, frozenset[str]], int] = {}
 
 
-def nearest(g, h: str, hexes: frozenset) -> int:
+def nearest(g: HexGrid, h: str, hexes: frozenset[str]) -> int:
     """Distance from ``h`` to the nearest of ``hexes`` (99 when none), memoised by value."""
     key = (g, h, hexes)
     got = _NEAREST.get(key)
@@ -177,10 +182,10 @@ def distance_to(sc: Scenario, h: str, targets: frozenset[str]) -> int:
     return min((g.distance(h, t) for t in targets), default=99)
 
 
-_OCCUPIED: dict = {}
+_OCCUPIED: dict[tuple[str, GameState, str], tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
 
 
-def occupied(sc: Scenario, st: GameState, side: str) -> tuple[frozenset, frozenset, frozenset]:
+def occupied(sc: Scenario, st: GameState, side: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """Hexes of live enemy units, of live friendly units, and of those friendly hexes holding two or more
     (leaders left out), for ``side`` in position ``st`` (memoised by value)."""
     key = (sc.key, st, side)
@@ -201,15 +206,15 @@ def occupied(sc: Scenario, st: GameState, side: str) -> tuple[frozenset, frozens
                 crowded[s_].add(q.hex)
             else:
                 hs.add(q.hex)
-        for s_ in (Side.FRENCH, Side.COALITION):
-            enemy = frozenset().union(*[hs for k, hs in hexes.items() if k != s_])
-            _OCCUPIED[(sc.key, st, s_)] = (enemy, frozenset(hexes[s_]), frozenset(crowded[s_]))
+        for sd in (Side.FRENCH, Side.COALITION):
+            enemy = frozenset().union(*[hs for k, hs in hexes.items() if k != sd])
+            _OCCUPIED[(sc.key, st, sd)] = (enemy, frozenset(hexes[sd]), frozenset(crowded[sd]))
         got = _OCCUPIED[key]
     return got
 
 
 
-def acting_side(sc: Scenario, ids) -> str:
+def acting_side(sc: Scenario, ids: Iterable[str]) -> str:
     sides = {Side.COALITION if i.startswith("gb:") else sc.side(i) for i in ids}
     if len(sides) != 1:
         raise RuleViolation("6.3.7 A", "all acting units must belong to one side")

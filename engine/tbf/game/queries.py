@@ -7,6 +7,7 @@ battle or the map are made once."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from engine.core.errors import RuleViolation
 
@@ -15,7 +16,7 @@ from ..turn import TurnData, turn_data
 from .exclusive import REAR_GUARD_ROWS, activation_allowed
 from .options import OPTIONS
 from .position import current_ma, enemy_front, frontal
-from .search import reachable
+from .search import Reach, reachable
 from .stacking import stacking_problem
 from .state import GameState, Impulse, Piece, TbfState, book
 from .types import LIVE, Side, Status
@@ -23,8 +24,8 @@ from .victory import victory_with_options
 
 __all__ = ["Queries", "Reach"]
 
-#: hex -> (MPs spent, cheapest path), the answer of a movement search (6.2)
-Reach = dict[str, tuple[int, tuple[str, ...]]]
+#: a position's pieces by id, and its live units in each hex
+Index = tuple[dict[str, Piece], dict[str, list[Piece]]]
 
 
 # keyed by the scenario too (a value, by its content's digest): a game with its own tables moves and
@@ -35,28 +36,29 @@ def _reach(sc: Scenario, game: GameState, uid: str, l2: int, l3: int, mp_left: i
 
 
 @lru_cache(maxsize=512)
-def _front(sc: Scenario, game: GameState, side: str) -> frozenset:
+def _front(sc: Scenario, game: GameState, side: str) -> frozenset[str]:
     return enemy_front(sc, game, side)
 
 
 class Queries:
     """The questions asked of a Dürenstein game (one per :class:`~.protocol.TbfRules`)."""
 
-    def __init__(self, sc: Scenario | None = None):
+    def __init__(self, sc: Scenario | None = None) -> None:
         self.sc: Scenario = sc or default_scenario()
         self.td: TurnData = turn_data()
         #: piece id -> its side (units and leaders)
         self.side_of: dict[str, str] = {**{u: d.side for u, d in self.sc.units.items()},
                                         **{x: d.side for x, d in self.sc.leaders.items()}}
-        self._memo_state = None         # the state the memo below belongs to (held, compared by value)
-        self._memo: dict = {}
+        self._memo_state: TbfState | None = None    # the state the memo below belongs to (held, compared by value)
+        self._memo: dict[Any, Any] = {}
         self._rear_rows: dict[str, bool] = {}      # hex -> inside the Rear Guard's rows (9.2 G)
-        self._memo_rear = None                      # the hexes of those rows
-        self._index_memo: dict = {}                 # position -> (pieces by id, live units by hex)
-        self._index_last: tuple = ({}, {})          # the last position indexed: (its pieces by hex, its units by hex)
-        self._columns: dict = {}                    # Coalition column -> its units
-        self._overstack_memo: dict = {}             # position -> its overstacked hexes (4.1)
-        self._command_lists: dict = {}              # side -> its commands, their leaders and units
+        self._memo_rear: frozenset[str] | None = None     # the hexes of those rows
+        self._index_memo: dict[GameState, Index] = {}     # position -> (pieces by id, live units by hex)
+        # the last position indexed: (its pieces by hex, its units by hex)
+        self._index_last: tuple[dict[str, tuple[Piece, ...]], dict[str, list[Piece]]] = ({}, {})
+        self._columns: dict[str, tuple[str, ...]] = {}      # Coalition column -> its units
+        self._overstack_memo: dict[GameState, tuple[str, ...]] = {}   # position -> its overstacked hexes (4.1)
+        self._command_lists: dict[Any, Any] = {}    # side -> its commands, their leaders and units
 
     def forget(self) -> None:
         """Empty the memos about positions (answers are the same afterwards, only worked out again)."""
@@ -66,14 +68,14 @@ class Queries:
         self._overstack_memo.clear()
 
     # --- one state, asked about many times ------------------------------------------------------------
-    def memo(self, s) -> dict:
+    def memo(self, s: TbfState) -> dict[Any, Any]:
         """Answers about one state (reach of each unit ...), computed once while that state is asked
         about again and again (candidates, then a check per candidate)."""
         if self._memo_state is not s and self._memo_state != s:      # by value (the same object: at once)
             self._memo_state, self._memo = s, {}
         return self._memo
 
-    def index(self, s: TbfState) -> tuple[dict[str, Piece], dict[str, list[Piece]]]:
+    def index(self, s: TbfState) -> Index:
         """Pieces by id, and the live units in each hex, of state ``s`` (memoised with it)."""
         memo = self.memo(s)
         got = memo.get("index")
@@ -86,7 +88,7 @@ class Queries:
                 pos = g.index               # piece id -> its place in the pieces (ids are unique, 2.4)
                 by_id = dict(zip(pos, g.pieces)) if len(pos) == len(g.pieces) else {p.id: p for p in g.pieces}
                 units = self.sc.units
-                by_hex = {}                 # (from the position's pieces by hex, each in the pieces' order)
+                by_hex: dict[str, list[Piece]] = {}     # (from the position's pieces by hex, each in the pieces' order)
                 # a hex holding the very pieces it held in the last position indexed keeps its live units
                 last_in_hex, last_by_hex = self._index_last
                 for h, ps in g.by_hex.items():
@@ -118,7 +120,7 @@ class Queries:
         if got is None:
             p = self.index(s)[0][uid]
             ma = self.sc.leaders[uid].ma if self.sc.is_leader(uid) else current_ma(self.sc, p)
-            got = memo[key] = max(0, ma - book(s.impulse, uid).mp)
+            got = memo[key] = max(0, ma - book(s.activation, uid).mp)
         return got
 
     def levels_left(self, imp: Impulse, uid: str) -> tuple[int, int]:
@@ -136,7 +138,7 @@ class Queries:
         memo = self.memo(s)
         key = ("reach", uid)
         if key not in memo:
-            l2, l3 = self.levels_left(s.impulse, uid)
+            l2, l3 = self.levels_left(s.activation, uid)
             try:
                 r = _reach(self.sc, s.game, uid, l2, l3, self.mp_left(s, uid))
                 if uid in s.rear_guard:         # 9.2 G: the Rear Guard moves only inside rows XX01-XX06
@@ -152,7 +154,7 @@ class Queries:
 
     def reaches_outside_rear_rows(self, s: TbfState, uid: str, dest: str) -> bool:
         """Whether ``dest`` is in reach once the Rear Guard's rows are left aside (9.2 G, for refusals)."""
-        l2, l3 = self.levels_left(s.impulse, uid)
+        l2, l3 = self.levels_left(s.activation, uid)
         try:
             return dest in _reach(self.sc, s.game, uid, l2, l3, self.mp_left(s, uid))
         except RuleViolation:
@@ -229,7 +231,7 @@ class Queries:
                 out.append(c)           # (units of it on the map)
         return out
 
-    def commands(self, side: str) -> tuple:
+    def commands(self, side: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
         """The side's commands in order, each with the leaders of that command and its units (the order of
         battle's: made once)."""
         got = self._command_lists.get(side)
@@ -267,7 +269,7 @@ class Queries:
             sc = self.sc
             now = g.by_hex
             before = self._overstack_memo.get(prev) if prev is not None else None
-            if before is None:
+            if before is None or prev is None:
                 got = tuple(sorted(h for h, ps in now.items() if len(ps) > 1 and stacking_problem(sc, g, h) is not None))
             else:
                 was = prev.by_hex
@@ -277,7 +279,7 @@ class Queries:
             self._overstack_memo[g] = got
         return list(got)
 
-    def victory(self, s: TbfState, g: GameState | None = None) -> dict:
+    def victory(self, s: TbfState, g: GameState | None = None) -> dict[str, Any]:
         """10.2 now, with the Rear Guard's shortfall (9.2 G) and Column IV in play (11.4.2)."""
         g = g if g is not None else s.game
         forces = frozenset({"bagration"}) if "optional_11.4" in g.flags and "11.4" in s.options else frozenset()

@@ -4,10 +4,13 @@ arrival is set down (9.2 C-G with the Rear Guard, 9.2 I Column VI, 9.6.2 C-D Dup
 wounded leaders); in the game, the whole phase run at the start of a turn."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log, Roll
 
 from ..scenario import Scenario
+from ..steps import Steps
 from ..turn import turn_data
 from .exclusive import muster_hexes
 from .leaders import wounded_return
@@ -22,7 +25,7 @@ __all__ = ["dupont_arrival", "second_group_delay", "column_muster", "mortier_ale
            "reinforcement_segment", "rear_guard", "regroup_segment"]
 
 
-def dupont_arrival(sc: Scenario, turn: int):
+def dupont_arrival(sc: Scenario, turn: int) -> Steps[bool]:
     """9.6.2 A-B: from turn 6, a d6 each turn; the needed range widens each turn."""
     dp = sc.file.dupont
     if turn < dp.first_turn:
@@ -32,13 +35,13 @@ def dupont_arrival(sc: Scenario, turn: int):
     return r >= dp.needs[i]
 
 
-def second_group_delay(sc: Scenario):
+def second_group_delay(sc: Scenario) -> Steps[int]:
     """9.6.2 D: turns until Dupont's second group arrives."""
     r = yield Roll("d6", rule="9.6.2 D", label="second group delay")
     return sc.file.dupont.second_group_delay[r]
 
 
-def column_muster(sc: Scenario, column: str, turn: int):
+def column_muster(sc: Scenario, column: str, turn: int) -> Steps[bool]:
     """9.2 B: Columns II and III muster on a roll within the turn's range."""
     table = getattr(sc.file.mustering, column, None)
     if table is None:
@@ -50,20 +53,20 @@ def column_muster(sc: Scenario, column: str, turn: int):
     return r in rng
 
 
-def mortier_alert(sc: Scenario, turns_since_first: int):
+def mortier_alert(sc: Scenario, turns_since_first: int) -> Steps[bool]:
     """9.5.2: 4+ (+1 per turn after the first roll) lifts the dark blue line restriction."""
     a = sc.file.alert
     r = yield Roll("d6", rule="9.5.2 A", label="Mortier's Alert")
     return r + a.drm_per_turn * turns_since_first >= a.need
 
 
-def regroup():
+def regroup() -> Steps[bool]:
     """5.3 D: an eliminated infantry unit returns on a 1."""
     r = yield Roll("d6", rule="5.3 D", label="Regroup")
     return r in turn_data().rolls.regroup_on
 
 
-def column_iv_release(turn: int):
+def column_iv_release(turn: int) -> Steps[bool]:
     """Optional 11.4.1: from turn 6 Column IV musters on a d6 inside the turn's range (``turn.yaml``)."""
     c = turn_data().column_iv
     if turn < c.first_turn:
@@ -73,7 +76,7 @@ def column_iv_release(turn: int):
     return r in rng
 
 
-def optional_arrival(which: str, turn: int = 0):
+def optional_arrival(which: str, turn: int = 0) -> Steps[tuple[bool, str]]:
     """Optional forces: Klein (11.6.1: a 6 then 1-4 entry A next turn, 5-6 entry B two turns later),
     Murat (11.7.1: a 6), Dumonceau (11.5.2: Dupont's progression). Returns (arrives, detail)."""
     rolls = turn_data().rolls
@@ -107,9 +110,10 @@ def regroup_hexes(sc: Scenario, st: GameState, uid: str) -> list[str]:
     not within two hexes of an enemy unit (and on ground it could stand on)."""
     g, b = sc.board.grid, sc.board
     side = sc.side(uid)
-    leaders = [st.piece(l).hex for l in sc.chain_of_command(uid) if st.piece(l).hex and st.piece(l).status == Status.NORMAL]
+    leaders = [lp.hex for lp in (st.piece(l) for l in sc.chain_of_command(uid))
+               if lp.hex and lp.status == Status.NORMAL]
     enemies = [p.hex for p in st.on_map() if sc.side(p.id) != side and not sc.is_leader(p.id) and p.status in LIVE]
-    out = set()
+    out: set[str] = set()
     for lh in leaders:
         for h in g.within(lh, 2):
             if b.terrain(h) == "river":
@@ -122,7 +126,7 @@ def regroup_hexes(sc: Scenario, st: GameState, uid: str) -> list[str]:
 
 
 def reinforcement_phase(sc: Scenario, st: GameState, alert_first_turn: int | None = None,
-                        dupont_arrived: bool = False):
+                        dupont_arrived: bool = False) -> Steps[GameState]:
     """The scenario's rolls of the Reinforcement Phase, as flags on the state: Columns II and III
     mustering (9.2 B, from turn 2), Mortier's Alert (9.5.2, once Column II crossed the light blue
     line), Dupont's arrival (9.6.2, from turn 6). Placing the arriving units is the players' job."""
@@ -143,7 +147,7 @@ def reinforcement_phase(sc: Scenario, st: GameState, alert_first_turn: int | Non
 
 
 
-def deploy_column_vi(ctx: Queries, g: GameState):
+def deploy_column_vi(ctx: Queries, g: GameState) -> Steps[GameState]:
     """9.2 I: Column VI, once a French unit comes within three hexes of its hex, is set down on or next to
     it (once; a column with units gone is not set down again)."""
     if "column_VI_deployed" in g.flags and not any(g.piece(u).hex for u in ctx.column("VI")) \
@@ -156,7 +160,7 @@ def deploy_column_vi(ctx: Queries, g: GameState):
 # ------------------------------------------------------------------------------------------------
 # In the game: the phase at the start of a turn
 # ------------------------------------------------------------------------------------------------
-def deploy(ctx: Queries, g: GameState, ids, hexes) -> GameState:
+def deploy(ctx: Queries, g: GameState, ids: Iterable[str], hexes: Iterable[str]) -> GameState:
     """Set units on the first of ``hexes`` where they stack legally (4.1), enemy-free, passable."""
     sc = ctx.sc
     spots = [h for h in hexes if sc.board.terrain(h) != "river"]
@@ -175,7 +179,7 @@ def deploy(ctx: Queries, g: GameState, ids, hexes) -> GameState:
     return g
 
 
-def reinforcement_segment(ctx: Queries, s: TbfState):
+def reinforcement_segment(ctx: Queries, s: TbfState) -> Steps[TbfState]:
     sc = ctx.sc
     g = s.game
     yield Log("3.1", f"Reinforcement Phase of turn {g.turn}")
@@ -227,7 +231,7 @@ def reinforcement_segment(ctx: Queries, s: TbfState):
     return (yield from regroup_segment(ctx, s))
 
 
-def rear_guard(ctx: Queries):
+def rear_guard(ctx: Queries) -> Steps[tuple[tuple[str, ...], int]]:
     """9.2 E: as Column II musters the Coalition names its Rear Guard, up to four battalions and two
     cavalry units of the column; each one short raises the Coalition's victory thresholds by one
     (9.2 G; more gives nothing). Returns (the units, the shortfall)."""
@@ -237,7 +241,7 @@ def rear_guard(ctx: Queries):
     short = 0
     for kind in ("infantry", "cavalry"):
         n = 0
-        while n < need.get(kind, 0):
+        while n < getattr(need, kind):
             left = tuple(u for u in col if ctx.sc.units[u].kind == kind and u not in picked)
             if not left:
                 break
@@ -247,14 +251,14 @@ def rear_guard(ctx: Queries):
                 break
             picked.append(pick)
             n += 1
-        short += need.get(kind, 0) - n
+        short += getattr(need, kind) - n
     yield Log("9.2 E", f"Rear Guard: {', '.join(picked) or 'none'}" + (
         f"; {short} short, so the Coalition needs {short} more French battalions per level (9.2 G)" if short
         else " (the full 4 battalions and 2 cavalry: victory unchanged, 9.2 F)"))
     return tuple(picked), short
 
 
-def regroup_segment(ctx: Queries, s: TbfState):
+def regroup_segment(ctx: Queries, s: TbfState) -> Steps[TbfState]:
     """5.3: each side may try to bring back one eliminated (not surrendered) infantry unit. A unit that
     returns is placed within two hexes of one of its leaders, two away from the enemy (5.3 E), and still
     counts as lost for the Coalition's levels (10.2.6, kept in ``TbfState.regrouped``). The Elite battalion

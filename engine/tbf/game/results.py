@@ -9,6 +9,7 @@ from engine.core.procedure import Choose, Sub
 
 from ..fire import leader_casualty_sub
 from ..scenario import Scenario
+from ..steps import Steps
 from .leaders import capture_leaders, leader_fate, leader_loss
 from .position import leaders_in, occupants, occupy
 from .retreat import retreat
@@ -21,7 +22,7 @@ __all__ = ["apply_effect", "advance", "choose_advance"]
 
 
 def apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bool, retreat_n: int,
-                 eliminate: int, rule: str, leader_checks: bool = True):
+                 eliminate: int, rule: str, leader_checks: bool = True) -> Steps[GameState]:
     """Apply one side's part of a combat result to the units of ``side`` in ``hex_`` (a procedure)."""
     units = [p.id for p in occupants(sc, st, hex_, side)]
     eliminated = []
@@ -66,7 +67,8 @@ def apply_effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: boo
     return st
 
 
-def choose_advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str, must: bool):
+def choose_advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str, must: bool
+                   ) -> Steps[GameState]:
     """Advance after combat into the vacated ``target``: the attacker picks the units that advance, one at a
     time, up to the stacking limits (4.1): after fire any of the firing non-artillery units, or none (6.3.8,
     ``must=False``: advancing comes first, as before); after melee at least one infantry or cavalry attacker
@@ -94,7 +96,7 @@ def choose_advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target:
     return st
 
 
-def advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str):
+def advance(sc: Scenario, st: GameState, movers: tuple[str, ...], target: str) -> Steps[GameState]:
     """Advance after combat (6.3.8, 6.4 J) up to the stacking limits; a lone enemy leader in the hex is
     captured and his subordinates next to him check for leader loss (6.5 C). A procedure."""
     for m in movers:

@@ -9,6 +9,7 @@ from engine.core.procedure import Choose, Log
 
 from ..fatigue import CheckSpec, check_sub
 from ..scenario import Scenario
+from ..steps import Steps
 from .actions import CavalryRetreat
 from .position import current_fv, distance_to, enemy_front, frontal, leader_cvs, occupants, occupy, refuges
 from .queries import Queries
@@ -20,16 +21,26 @@ __all__ = ["retreat_options", "RetreatOutcome", "retreat", "cavalry_retreat_befo
            "check_cavalry_retreat", "do_cavalry_retreat", "cavalry_retreat_candidates"]
 
 
-def retreat_options(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str) -> list[tuple[str, int, str]]:
+def retreat_options(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str | None
+                    ) -> list[tuple[str, int, str]]:
     """Hexes a retreating stack may enter, best first: (hex, rank, rule). Rank 0 = toward the nearest
     friendly town or entry hex and out of enemy fronts (6.6 A); then the order of 6.6 B: 1 = empty or
-    friendly and out of enemy fronts, 2 = friendly-occupied in an enemy front, 3 = empty in an enemy front."""
+    friendly and out of enemy fronts, 2 = friendly-occupied in an enemy front, 3 = empty in an enemy front.
+    ``from_hex`` None (the units are off the map): refused (6.6)."""
+    if not unit_ids or from_hex is None:
+        raise RuleViolation("6.6", f"{', '.join(unit_ids) or 'no unit'}: a retreat starts from a hex of the map")
+    for uid in unit_ids:
+        if uid not in sc.units:
+            sc.side(uid)                                  # (no such piece: RuleViolation 2.4)
+            raise RuleViolation("6.6", f"{uid} is a leader: units retreat (a leader may go with them, 6.5 D)")
+        if st.piece(uid).hex != from_hex:
+            raise RuleViolation("6.6", f"{uid} is not in {from_hex}: a retreating stack is the units of one hex")
     side = sc.side(unit_ids[0])
     g, board = sc.board.grid, sc.board
     front = enemy_front(sc, st, side)
     targets = refuges(sc, st, side)
     d0 = distance_to(sc, from_hex, targets)
-    out = []
+    out: list[tuple[str, int, str]] = []
     for h in g.neighbours(from_hex):
         if occupants(sc, st, h, other(side)):
             continue
@@ -60,11 +71,11 @@ class RetreatOutcome:
         return f"{where}: " + ", ".join(f"{u} {s}" for u, s in self.units)
 
 
-def retreat(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str):
+def retreat(sc: Scenario, st: GameState, unit_ids: tuple[str, ...], from_hex: str | None) -> Steps[RetreatOutcome]:
     """6.6 as a procedure: the owner picks among the best hexes; checks for an enemy front (6.6 D) or
     for being unable to retreat (6.6 C, after becoming fatigued)."""
     opts = retreat_options(sc, st, unit_ids, from_hex)
-    results = []
+    results: list[tuple[str, str]] = []
     if not opts:
         for uid in unit_ids:
             p = st.piece(uid)
@@ -107,7 +118,7 @@ def cavalry_retreat_before_combat(sc: Scenario, st: GameState, uid: str) -> list
     on_level2_road = b.level(p.hex) == 2 and any(b.road(p.hex, n) for n in g.neighbours(p.hex))
     if b.level(p.hex) > 1 and not on_level2_road:
         return []
-    paths = []
+    paths: list[tuple[tuple[int, int], tuple[str, str]]] = []
     for h1, r1, _ in retreat_options(sc, st, (uid,), p.hex):
         if on_level2_road and not b.road(p.hex, h1):
             continue
@@ -123,7 +134,7 @@ def cavalry_retreat_before_combat(sc: Scenario, st: GameState, uid: str) -> list
 
 
 
-def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[str, ...]):
+def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[str, ...]) -> Steps[GameState]:
     """Optional 11.8 B-D: non-phasing cavalry falls back two hexes before the Defensive Fire Segment, by
     one of the paths :func:`rules.cavalry_retreat_before_combat` allows (6.6 priorities); a step into an
     enemy front takes the 6.6 D check. A procedure returning the new state."""
@@ -131,7 +142,9 @@ def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[st
     if tuple(path) not in paths:
         allowed = "; ".join("-".join(x) for x in paths) or "none"
         raise RuleViolation("11.8 B", f"{uid} may not fall back by {'-'.join(path)} (allowed: {allowed})")
-    here = start = st.piece(uid).hex
+    start = st.piece(uid).hex
+    assert start is not None, "a piece off the map has no path to fall back by (refused above)"
+    here = start
     side = sc.side(uid)
     for h in path:
         rank = {x: r for x, r, _ in retreat_options(sc, st, (uid,), here)}[h]
@@ -153,10 +166,10 @@ def cavalry_retreat_action(sc: Scenario, st: GameState, uid: str, path: tuple[st
 # ------------------------------------------------------------------------------------------------
 # In the game (optional 11.8)
 # ------------------------------------------------------------------------------------------------
-def cavalry_retreat_candidates(ctx: Queries, s: TbfState, side: str) -> list:
+def cavalry_retreat_candidates(ctx: Queries, s: TbfState, side: str) -> list[CavalryRetreat]:
     """11.8 B: every fall-back path of each cavalry unit of ``side`` that has not fallen back yet."""
-    sc, g, imp = ctx.sc, s.game, s.impulse
-    out: list = []
+    sc, g, imp = ctx.sc, s.game, s.activation
+    out: list[CavalryRetreat] = []
     for p in g.on_map():
         if p.id in sc.units and sc.side(p.id) == side and p.id not in imp.evaded and sc.units[p.id].kind == "cavalry":
             out += [CavalryRetreat(side, p.id, path) for path in cavalry_retreat_before_combat(sc, g, p.id)]
@@ -164,7 +177,7 @@ def cavalry_retreat_candidates(ctx: Queries, s: TbfState, side: str) -> list:
 
 
 def check_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat) -> None:
-    sc, imp = ctx.sc, s.impulse
+    sc, imp = ctx.sc, s.activation
     if "11.8" not in s.options:
         raise RuleViolation("11.8", "cavalry retreat before combat is an optional rule not chosen for this game")
     if a.unit not in sc.units or sc.side(a.unit) != a.side or sc.units[a.unit].kind != "cavalry":
@@ -180,6 +193,6 @@ def check_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat) -> None:
         raise RuleViolation("11.8 B", f"{a.unit} may not fall back by {'-'.join(a.path)}; allowed: {allowed}")
 
 
-def do_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat):
+def do_cavalry_retreat(ctx: Queries, s: TbfState, a: CavalryRetreat) -> Steps[TbfState]:
     g = yield from cavalry_retreat_action(ctx.sc, s.game, a.unit, tuple(a.path))
-    return replace(s, game=g, impulse=replace(s.impulse, evaded=s.impulse.evaded + (a.unit,)))
+    return replace(s, game=g, impulse=replace(s.activation, evaded=s.activation.evaded + (a.unit,)))

@@ -5,6 +5,7 @@ Overstack checks (4.1.9, 4.1.10 B) -- one module, since a failed Overstack check
 may overstack the hex it stops in."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 
@@ -13,6 +14,8 @@ from engine.core.procedure import Choose, Log, Sub
 
 from ..fatigue import CheckSpec, apply_effect, check_sub
 from ..scenario import Scenario
+from ..steps import Steps
+from ..tables import Tables
 from .memo import cached
 from .position import current_fv, enemy_front, leader_cvs, leaders_in, nearest, occupants, occupied, refuges
 from .stacking import stacking_problem
@@ -35,6 +38,9 @@ def rout_path(sc: Scenario, st: GameState, unit_id: str, just_routed: bool = Tru
     friendly town or entry hex; never into an enemy front; each step as far from the enemy as it can.
     Level 2/3 hexes cost 2 MPs here (our simplification of the 6.7 clarification)."""
     p = st.piece(unit_id)
+    if unit_id not in sc.units:
+        raise RuleViolation("6.7 A", f"{unit_id} is a leader: only units rout (a leader may go with a routing unit, "
+                                     "6.5 D)")
     if p.hex is None:
         raise RuleViolation("6.7", f"{unit_id} is not on the map")
     side = sc.side(unit_id)
@@ -45,15 +51,16 @@ def rout_path(sc: Scenario, st: GameState, unit_id: str, just_routed: bool = Tru
     targets = frozenset(refuges(sc, st, side))
     entries = set(getattr(board.data.entry_hexes, side))
     mp = 2 * sc.units[unit_id].ma_f if just_routed else sc.units[unit_id].ma_f
-    here, path, friends = p.hex, [p.hex], []
+    here, path = p.hex, [p.hex]
+    friends: list[str] = []
 
-    def far(h):
+    def far(h: str) -> int:
         return nearest(g, h, enemies)
 
     if any(g.distance(here, t) <= 1 for t in towns) and not just_routed:
         return RoutPath(tuple(path), "safe")
     while mp > 0:
-        cands = []
+        cands: list[tuple[int, int, str, int]] = []
         for n in g.neighbours(here):
             if n in path or n in front or n in enemies:
                 continue
@@ -82,14 +89,14 @@ def rout_path(sc: Scenario, st: GameState, unit_id: str, just_routed: bool = Tru
 
 
 
-def rout_unit(sc: Scenario, st: GameState, uid: str):
+def rout_unit(sc: Scenario, st: GameState, uid: str) -> Steps[GameState]:
     """A unit that has just routed moves at once (6.7 C-H). Friends in the hexes it enters check (6.7 K);
     any of them routed by that check runs at once too (6.7 C), after the first router has finished its
     move and in the order their hexes were entered; then any overstack left where the router stopped is
     checked (6.7 K: that check comes after the 6.7 K checks, and only if still needed; 4.1.9).
     A procedure returning the new state."""
     _, path, checks = cached(_rout_start)(sc, st, uid)
-    outs = ()
+    outs: tuple[str, ...] = ()
     if checks:
         outs = yield Sub(("tbf-6.7K", sc.tables.key, checks), partial(checks_in_turn, sc.tables, checks, "6.7 K"),
                          rule="6.7 K", label="checks of the units the router runs through")
@@ -104,13 +111,14 @@ def rout_unit(sc: Scenario, st: GameState, uid: str):
     return st
 
 
-def _rout_moved(sc: Scenario, st: GameState, uid: str, outs: tuple):
+def _rout_moved(sc: Scenario, st: GameState, uid: str, outs: tuple[str, ...]
+                ) -> tuple[GameState, tuple[tuple[str, str | None], ...], str | None]:
     """The position once a fresh router has run (6.7 C-H) and the friends it ran through took their checks
     with statuses ``outs`` (6.7 K): (the position, the friends those checks routed with their hexes, in
     the order entered, the router's last hex or None). A pure function of its arguments (memoised: exact
     odds replay a procedure from its start for every branch)."""
     st, path, checks = cached(_rout_start)(sc, st, uid)
-    newly_routed = []
+    newly_routed: list[tuple[str, str | None]] = []
     for spec, status in zip(checks, outs):
         if status == spec.status:
             continue
@@ -122,14 +130,14 @@ def _rout_moved(sc: Scenario, st: GameState, uid: str, outs: tuple):
             newly_routed.append((spec.unit, st.piece(spec.unit).hex))   # runs at once, in rout_unit (6.7 C)
     if path.fate in ("eliminated", "exited"):
         st = st.with_piece(uid, status=Status.ELIMINATED, hex=None)          # 6.7 D, 6.7 H
-        end = None
+        end: str | None = None
     else:
         end = path.path[-1]
         st = st.with_piece(uid, hex=end)
     return st, tuple(newly_routed), end
 
 
-def _rout_start(sc: Scenario, st: GameState, uid: str):
+def _rout_start(sc: Scenario, st: GameState, uid: str) -> tuple[GameState, RoutPath, tuple[CheckSpec, ...]]:
     """What a fresh router's move starts from (6.7 C, 6.7 K): the state with it routed, its rout path and
     the checks of the friends it runs through. A pure function of its arguments (memoised: exact odds
     replay a procedure from its start for every branch)."""
@@ -141,7 +149,7 @@ def _rout_start(sc: Scenario, st: GameState, uid: str):
     return st, path, checks
 
 
-def takes_check(tables, check: str, status: str) -> bool:
+def takes_check(tables: Tables, check: str, status: str) -> bool:
     """Whether a unit in this status has anything at stake in the check: its status may take it and
     passing or failing may change it (per the tables file). A routed unit on the shipped Overstack or
     Hex Entered rows has nothing at stake, so no die is rolled for it; a player's table may differ."""
@@ -151,7 +159,7 @@ def takes_check(tables, check: str, status: str) -> bool:
     return any(apply_effect(status, eff.get(status)) != status for eff in (cd.passed, cd.failed))
 
 
-def checks_in_turn(tables, specs, rule):
+def checks_in_turn(tables: Tables, specs: Iterable[CheckSpec], rule: str) -> Steps[tuple[str, ...]]:
     """Several units' checks one after the other; returns their statuses (memoised as one step)."""
     out = []
     for spec in specs:
@@ -160,13 +168,14 @@ def checks_in_turn(tables, specs, rule):
     return tuple(out)
 
 
-def overstack_checks(sc: Scenario, st: GameState, hex_: str, rule: str = "4.1.9", side: str | None = None):
+def overstack_checks(sc: Scenario, st: GameState, hex_: str, rule: str = "4.1.9", side: str | None = None
+                     ) -> Steps[GameState]:
     """4.1.9: every unit of an overstacked hex checks at once (failing: fatigued, or routed if already
     fatigued, 6.7 A). All the stack checks first; then units routed by a check run at once (6.7 C).
     ``rule`` is 4.1.10 B for the check at the end of the Activation Phase. A procedure."""
     if stacking_problem(sc, st, hex_) is None:
         return st
-    routed = []
+    routed: list[str] = []
     for q in occupants(sc, st, hex_, side):
         if not takes_check(sc.tables, "overstack", q.status):
             continue
@@ -182,12 +191,12 @@ def overstack_checks(sc: Scenario, st: GameState, hex_: str, rule: str = "4.1.9"
     return st
 
 
-def end_of_activation_overstack(sc: Scenario, st: GameState, side: str):
+def end_of_activation_overstack(sc: Scenario, st: GameState, side: str) -> Steps[GameState]:
     """4.1.10 B: at the end of a side's Activation Phase, every unit of that side still in an overstacked
     hex takes an Overstack check (each turn it stays overstacked). A procedure returning the new state."""
     if side not in SIDES:
         raise RuleViolation("4.1.10 B", f"side must be french or coalition, not {side!r}")
-    hexes = sorted({p.hex for p in st.on_map() if not sc.is_leader(p.id) and sc.side(p.id) == side
+    hexes = sorted({p.hex for p in st.on_map() if p.hex is not None and not sc.is_leader(p.id) and sc.side(p.id) == side
                     and p.status in LIVE})
     for h in hexes:
         problem = stacking_problem(sc, st, h)
@@ -197,7 +206,7 @@ def end_of_activation_overstack(sc: Scenario, st: GameState, side: str):
     return st
 
 
-def apply_status(sc: Scenario, st: GameState, uid: str, status: str):
+def apply_status(sc: Scenario, st: GameState, uid: str, status: str) -> Steps[GameState]:
     """Set a unit's status after a check; routing units run (6.7 C), surrendered ones leave the game.
     A procedure returning the new state."""
     p = st.piece(uid)
@@ -210,7 +219,8 @@ def apply_status(sc: Scenario, st: GameState, uid: str, status: str):
     return st.with_piece(uid, status=status)
 
 
-def leaders_follow(sc: Scenario, st: GameState, start: str, end: str, unit: str, how: str = "retreat"):
+def leaders_follow(sc: Scenario, st: GameState, start: str, end: str, unit: str, how: str = "retreat"
+                  ) -> Steps[GameState]:
     """6.5 D: each leader of ``unit``'s side in ``start`` may go with it to ``end`` as it retreats or routs
     (``how``), the owner's choice. The first option is the sensible one: to go when no friendly unit is left
     in his hex (else he would stand alone, and an enemy entering would capture him, 6.5 C), to stay with
@@ -235,7 +245,7 @@ def sub_rout(sc: Scenario, st: GameState, uid: str) -> Sub:
 
 
 
-def continue_rout(sc: Scenario, s: TbfState, uid: str):
+def continue_rout(sc: Scenario, s: TbfState, uid: str) -> Steps[TbfState]:
     """6.7 F: a unit in rout when its command activates rout-moves at its MA, then its movement is over."""
     g = s.game
     path = rout_path(sc, g, uid, just_routed=False)
@@ -243,9 +253,9 @@ def continue_rout(sc: Scenario, s: TbfState, uid: str):
     if path.fate in ("eliminated", "exited"):
         g = g.with_piece(uid, status=Status.ELIMINATED, hex=None)
     elif path.path[-1] != g.piece(uid).hex:
-        start = g.piece(uid).hex
+        start = path.path[0]                # (where it stands: the rout path starts there)
         g = g.with_piece(uid, hex=path.path[-1])
         g = yield from leaders_follow(sc, g, start, path.path[-1], uid, "rout")     # 6.5 D
         g = yield from overstack_checks(sc, g, path.path[-1])
-    imp = with_book(s.impulse, replace(book(s.impulse, uid), done=True, moved=True))
+    imp = with_book(s.activation, replace(book(s.activation, uid), done=True, moved=True))
     return replace(s, game=g, impulse=imp)

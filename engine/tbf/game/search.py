@@ -4,17 +4,28 @@ the Strong Point 8.4 A), as one exact search over tables made once per map. The 
 checks and the MPs a unit has left are in :mod:`.movement`."""
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any
+
 from engine.core import graph
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Roll
 
+from ..board import Board
 from ..scenario import Scenario
+from ..steps import Steps
+from ..tables import Tables
 from .position import current_ma, enemy_front, occupied
-from .state import GameState
+from .state import GameState, Piece
 from .types import Side, Status
 
-__all__ = ["reachable", "min_step_mp", "dark_blue_north", "crosses_dark_blue", "north_hexes", "level_roll",
+__all__ = ["Reach", "reachable", "min_step_mp", "dark_blue_north", "crosses_dark_blue", "north_hexes", "level_roll",
            "search_rows", "plain_row", "NO_ALT", "forget", "reach_memo_entries"]
+
+#: hex -> (MPs spent, cheapest path), the answer of a movement search (6.2)
+Reach = dict[str, tuple[int, tuple[str, ...]]]
+#: what one step costs (a step cost of :class:`~engine.tbf.board.Board` without its road flag)
+Cost = int | tuple[str, int] | None
 
 
 def dark_blue_north(sc: Scenario) -> dict[int, int]:
@@ -29,7 +40,7 @@ def dark_blue_north(sc: Scenario) -> dict[int, int]:
     return out
 
 
-_NORTH: dict = {}           # board -> the hexes north of its dark blue line (the map never changes)
+_NORTH: dict[str, frozenset[str]] = {}      # board -> the hexes north of its dark blue line (never changes)
 
 
 def north_hexes(sc: Scenario) -> frozenset[str]:
@@ -50,10 +61,10 @@ def crosses_dark_blue(sc: Scenario, here: str, nxt: str, north_rows: dict[int, i
     return nxt in north and here not in north
 
 
-_STEP_TABLES: dict = {}
+_STEP_TABLES: dict[tuple[str, str, bool], tuple[Board, Tables, _Lazy]] = {}
 
 
-def _step_table(sc: Scenario, bridge_intact: bool) -> dict:
+def _step_table(sc: Scenario, bridge_intact: bool) -> _Lazy:
     """For each hex, its neighbours with what never changes during a game: the step cost on the road and
     off it (6.2.2, 6.2.6-6.2.7), whether the neighbour is on the west edge road (6.2.5 C) or the Strong
     Point (8.4 A). Kept per board, tables and bridge state (the board and tables are loaded once)."""
@@ -64,7 +75,7 @@ def _step_table(sc: Scenario, bridge_intact: bool) -> dict:
     b, g, t = sc.board, sc.board.grid, sc.tables
     west, strong = set(b.data.west_edge_road), b.data.strong_point
 
-    def row_of(h):
+    def row_of(h: str) -> tuple[tuple[str, Cost, bool, Cost, bool, bool], ...]:
         row = []
         for n in g.neighbours(h):
             # (each pair is asked once here, so Board.step_cost's memo is not needed)
@@ -83,12 +94,15 @@ class _Lazy(dict):
     the map; the rows are the same as made all at once). Only the rows made so far are listed."""
 
     __slots__ = ("make", "hexes", "whole_mps")
+    make: Callable[[str], Any]
+    hexes: frozenset[str]
+    whole_mps: bool
 
-    def __init__(self, make, hexes: frozenset, whole_mps: bool = False):
+    def __init__(self, make: Callable[[str], Any], hexes: frozenset[str], whole_mps: bool = False) -> None:
         super().__init__()
         self.make, self.hexes, self.whole_mps = make, hexes, whole_mps
 
-    def __missing__(self, h):
+    def __missing__(self, h: str) -> Any:
         if h not in self.hexes:
             raise KeyError(h)
         row = self[h] = self.make(h)
@@ -96,7 +110,7 @@ class _Lazy(dict):
 
 
 def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, int] | None = None,
-              bridge_intact: bool = False, mp_left: int | None = None) -> dict[str, tuple[int, tuple[str, ...]]]:
+              bridge_intact: bool = False, mp_left: int | None = None) -> Reach:
     """Hexes the unit (or leader) can reach this Movement Segment: hex -> (MPs spent, path).
 
     MA (fatigued side when fatigued, 4.2.4 B; ``mp_left`` when part of it is spent already); TEC costs and
@@ -142,21 +156,24 @@ def reachable(sc: Scenario, st: GameState, unit_id: str, level_hexes: dict[int, 
         if len(_REACH) > 4096:
             _REACH.clear()
         seen = _REACH[key] = []
-    out, looked_e, looked_f, looked_s = _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left,
-                                                      enemy_hexes, friend_hexes, front, restricted, elite_blocks)
+    out, looked_e, looked_f, looked_s = _reach_search(sc, p, p.hex, is_leader, side, level_hexes, bridge_intact,
+                                                      mp_left, enemy_hexes, friend_hexes, front, restricted,
+                                                      elite_blocks)
     seen.insert(0, (looked_e, looked_f, looked_s,
                     (enemy_hexes & looked_e, friend_hexes & looked_f, front & looked_s), out))
     del seen[8:]
     return dict(out)
 
 
-_REACH: dict = {}
+#: the movers' searches: what decides a search -> its latest answers, each with the hexes it looked at
+_REACH: dict[tuple[Any, ...], list[tuple[frozenset[str], frozenset[str], frozenset[str], tuple[frozenset[str], ...],
+                                         Reach]]] = {}
 
 
-_START_LEVELS: dict = {}
+_START_LEVELS: dict[tuple[str, str], frozenset[int]] = {}
 
 
-def _start_levels(sc: Scenario, h: str) -> frozenset:
+def _start_levels(sc: Scenario, h: str) -> frozenset[int]:
     """6.2.3 B-C: the levels of hex ``h`` and of its neighbours (the map never changes: kept per board)."""
     key = (sc.board.key, h)
     got = _START_LEVELS.get(key)
@@ -171,10 +188,10 @@ def _start_levels(sc: Scenario, h: str) -> frozenset:
 NO_ALT = object()          # a road step whose cost off the road is the same (friends there change nothing)
 
 
-_SEARCH_ROWS: dict = {}
+_SEARCH_ROWS: dict[tuple[str, bool, bool, bool, bool], _Lazy] = {}
 
 
-def search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_blocks: bool, restricted: bool) -> dict:
+def search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_blocks: bool, restricted: bool) -> _Lazy:
     """:func:`_step_table` with the steps this mover may never take left out (6.2.5 C: the Coalition off
     the west edge road; 8.4 A: the Strong Point while the Elite holds it; 9.5.1: north across the dark blue
     line before the Alert), each step as ``(next hex, (MPs, level) or None, cost off the road or NO_ALT)``
@@ -211,10 +228,10 @@ def search_rows(sc: Scenario, bridge_intact: bool, coalition: bool, elite_blocks
     return table
 
 
-_SEARCH_PLAIN: dict = {}
+_SEARCH_PLAIN: dict[tuple[str, bool, bool, bool, bool], _Lazy] = {}
 
 
-def plain_row(steps: tuple):
+def plain_row(steps: tuple[Any, ...]) -> tuple[frozenset[str], tuple[Any, ...], tuple[tuple[str, int], ...]] | None:
     """A row of :func:`_search_rows` whose every step is an ordinary one (a whole MP price, no Level 2/3
     hex, the same price on and off the road): (its next hexes, its steps as ``((hex, 0, 0), MPs)`` in the
     row's order, its steps as ``(hex, MPs)``); None for any other row. The search takes the made-up
@@ -229,17 +246,20 @@ def plain_row(steps: tuple):
     return (frozenset(r[0] for r in steps), tuple(((n, 0, 0), mp) for n, mp in plain), tuple(plain))
 
 
-def _whole_mps(t) -> bool:
+def _whole_mps(t: Tables) -> bool:
     """Whether every MP cost a step can have (the road's, each terrain's: 6.2.2, 6.2.6) is a whole number."""
     return type(t.terrain.road_mp) is int and all(x.mp is None or type(x.mp) is int for x in t.terrain.terrain.values())
 
 
-def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, enemy_hexes, friend_hexes, front,
-                  restricted, elite_blocks):
+def _reach_search(sc: Scenario, p: Piece, here: str, is_leader: bool, side: str, level_hexes: dict[int, int],
+                  bridge_intact: bool, mp_left: int | None, enemy_hexes: frozenset[str], friend_hexes: frozenset[str],
+                  front: frozenset[str], restricted: bool, elite_blocks: bool
+                  ) -> tuple[Reach, frozenset[str], frozenset[str], frozenset[str]]:
     """The cheapest-path search behind :func:`reachable`, from the values it depends on: its answer, and
     the hexes it asked about: whether enemy-occupied (every neighbour of a hex it reached), whether
-    friendly-occupied (the road neighbours), whether in an enemy front (the hexes it reached)."""
-    start_levels = _start_levels(sc, p.hex)
+    friendly-occupied (the road neighbours), whether in an enemy front (the hexes it reached). ``here``: the
+    mover's hex."""
+    start_levels = _start_levels(sc, here)
     ma = sc.leaders[p.id].ma if is_leader else current_ma(sc, p)
     if mp_left is not None:
         ma = min(ma, mp_left)
@@ -296,10 +316,14 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
         # (hex, 0, 0) states here, the Level 2/3 steps being closed
         return [(nxt[0], mp) for nxt, mp in successors((here, 0, 0), spent)]
 
+    start: Hashable
+    step_fn: Callable[[Any, int], Iterable[tuple[Hashable, int]]]
+    halts: Callable[[Any], bool]
     if flat:
-        start, step_fn, halts = p.hex, flat_successors, front.__contains__        # 6.2.5 A: must stop
+        start, step_fn, halts = here, flat_successors, front.__contains__        # 6.2.5 A: must stop
     else:
-        start, step_fn, halts = (p.hex, 0, 0), successors, (lambda place: place[0] in front)
+        start, step_fn, halts = (here, 0, 0), successors, (lambda place: place[0] in front)
+    best: Mapping[Any, tuple[float, Hashable]]
     if type(ma) is int and ma >= 0 and rows.whole_mps:
         best = graph.search_parents_whole(start, step_fn, ma, halts)
     else:
@@ -343,7 +367,7 @@ def _reach_search(sc, p, is_leader, side, level_hexes, bridge_intact, mp_left, e
     return out, looked_e, looked_f, reached
 
 
-_MIN_STEP: dict = {}
+_MIN_STEP: dict[tuple[str, bool], int] = {}
 
 
 def min_step_mp(sc: Scenario, bridge_intact: bool = False) -> int:
@@ -359,10 +383,10 @@ def min_step_mp(sc: Scenario, bridge_intact: bool = False) -> int:
     return got
 
 
-_AROUND: dict = {}
+_AROUND: dict[tuple[str, bool], tuple[_Lazy, _Lazy]] = {}
 
 
-def _around(sc: Scenario, bridge_intact: bool) -> tuple[dict, dict]:
+def _around(sc: Scenario, bridge_intact: bool) -> tuple[_Lazy, _Lazy]:
     """For each hex: its neighbours, and those entered by a road step whose cost off the road differs."""
     key = (sc.key, bridge_intact)
     got = _AROUND.get(key)
@@ -373,7 +397,7 @@ def _around(sc: Scenario, bridge_intact: bool) -> tuple[dict, dict]:
     return got
 
 
-def level_roll(sc: Scenario, kind: str):
+def level_roll(sc: Scenario, kind: str) -> Steps[tuple[int, int]]:
     """6.2.3 A: the Level 2/3 Movement Chart roll at the start of a Movement Segment."""
     r = yield Roll("d6", rule="6.2.3 A", label="Level 2/3 Movement Chart")
     ch = sc.tables.levels

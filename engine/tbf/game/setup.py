@@ -4,9 +4,11 @@ optional rules (11.0)."""
 from __future__ import annotations
 
 from engine.core.errors import RuleViolation, VedetteError
+from engine.core.game import Options
 from engine.core.procedure import Log
 
-from ..scenario import Scenario
+from ..scenario import LeaderDef, Scenario, UnitDef
+from ..steps import Steps
 from .actions import Place
 from .exclusive import releases
 from .options import GAME_OPTIONS
@@ -27,7 +29,7 @@ def initial_state(sc: Scenario) -> GameState:
     g = sc.board.grid
     names = [n.upper() for n in g.direction_names]
     placed = {**sc.file.setup.coalition, **sc.file.setup.french}
-    pieces = []
+    pieces: list[Piece] = []
     for pid in list(sc.units) + list(sc.leaders):
         side = sc.side(pid)
         facing = names.index(sc.file.setup.facing.get(side, names[0]).upper())
@@ -45,10 +47,10 @@ def setup_problems(sc: Scenario, st: GameState) -> list[str]:
     col_i_area = COLUMN_I_AREA
     v_centre = sc.board.data.setup_numbers.get("V", "2810")
     for p in st.on_map():
-        d = sc.units.get(p.id) or sc.leaders.get(p.id)
-        if d.side != Side.COALITION:
+        d: UnitDef | LeaderDef = sc.units.get(p.id) or sc.leaders[p.id]
+        if d.side != Side.COALITION or p.hex is None:
             continue
-        cmd = d.command if p.id in sc.units else d.command
+        cmd = d.command
         if cmd == "I" and p.hex not in col_i_area:
             out.append(f"9.1 C: {p.id} must set up in 2411-12 or 2511-13, not {p.hex}")
         if (cmd == "V" or p.id == "kutusov") and (g.distance(p.hex, v_centre) > 2 or g.parse(p.hex)[0] < 28):
@@ -56,7 +58,7 @@ def setup_problems(sc: Scenario, st: GameState) -> list[str]:
     for pid, h in sc.file.setup.french.items():
         if st.piece(pid).hex != h:
             out.append(f"9.3 B: {pid} sets up in {h}, not {st.piece(pid).hex}")
-    for h in sorted({p.hex for p in st.on_map()}):
+    for h in sorted({p.hex for p in st.on_map() if p.hex is not None}):
         problem = stacking_problem(sc, st, h)
         if problem is not None:
             out.append(f"{problem.split(':')[0]}: the set-up overstacks {h} ({problem})")
@@ -64,7 +66,7 @@ def setup_problems(sc: Scenario, st: GameState) -> list[str]:
 
 
 
-def new_game(sc: Scenario, scenario: str | None = None, options=()) -> TbfState:
+def new_game(sc: Scenario, scenario: str | None = None, options: Options = ()) -> TbfState:
     """Turn 1's first impulse (9.0) with the optional rules ``options`` (a list, or a record's
     ``{"options": [...]}``)."""
     if scenario not in (None, "durenstein"):
@@ -83,7 +85,7 @@ def new_game(sc: Scenario, scenario: str | None = None, options=()) -> TbfState:
                                "(11.3, 11.5-11.7 need counters the order of battle lacks)")
     g = releases(sc, initial_state(sc))
     # option 9.1: the Coalition sets up first (9.1), then the French (9.3 A), from the historical set-up
-    return TbfState(game=g, to_move=sc.file.first_impulse, activations=("gaindorge",),       # 9.0
+    return TbfState(game=g, to_move=Side(sc.file.first_impulse), activations=("gaindorge",),       # 9.0
                     options=tuple(sorted(set(names))), setting_up=Side.COALITION if "9.1" in names else None)
 
 
@@ -116,7 +118,7 @@ def setup_candidates(ctx: Queries, s: TbfState, side: str) -> list:
     for pid in _setup_pieces(sc, side):
         p = g.piece(pid)
         out += [Place(side, pid, h, p.facing) for h in sorted(setup_area(sc, pid)) if h != p.hex]
-        if pid in sc.units:
+        if pid in sc.units and p.hex is not None:
             out += [Place(side, pid, p.hex, f) for f in range(6) if f != p.facing]
     return out
 
@@ -144,13 +146,13 @@ def check_place(ctx: Queries, s: TbfState, a: Place) -> None:
             raise RuleViolation(problem.split(":")[0], f"{a.unit} may not set up in {a.hex}: {problem}")
 
 
-def do_place(ctx: Queries, s: TbfState, a: Place):
+def do_place(ctx: Queries, s: TbfState, a: Place) -> Steps[TbfState]:
     yield Log("9.1" if a.side == Side.COALITION else "9.3 B",
               f"{a.unit} sets up in {a.hex} facing {ctx.sc.board.grid.direction_names[a.facing]}")
     return replace(s, game=s.game.with_piece(a.unit, hex=a.hex, facing=a.facing))
 
 
-def end_setup(ctx: Queries, s: TbfState):
+def end_setup(ctx: Queries, s: TbfState) -> Steps[TbfState]:
     """The side setting up is done: the French set up next (9.3 A), then turn 1 begins (9.0)."""
     side = s.setting_up
     yield Log("9.1" if side == Side.COALITION else "9.3 A", f"the {side} set-up is done")

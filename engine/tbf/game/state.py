@@ -5,13 +5,18 @@ and the whole game state (:class:`TbfState`). All are frozen values: a change ma
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace as dc_replace
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.core.errors import RuleViolation
 from engine.core.game import Outcome
 
 from .types import Segment, Side, Status, other
 
-__all__ = ["Piece", "GameState", "UnitTurn", "ChargeMelee", "Impulse", "TbfState", "replace", "book", "with_book", "to_act"]
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+__all__ = ["Piece", "GameState", "UnitTurn", "ChargeMelee", "Impulse", "TbfState", "replace", "book", "with_book",
+           "to_act"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -30,7 +35,7 @@ class Piece:
     digest: int = field(init=False, repr=False, compare=False, hash=False)   # its hash, made at construction
     shown: str = field(init=False, repr=False, compare=False, hash=False)    # its repr, made at construction
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         put = object.__setattr__
         put(self, "digest", hash((self.id, self.hex, self.facing, self.status, self.activated, self.charged)))
         # exact odds sort their outcomes by repr, many times over: written out once, by hand
@@ -40,11 +45,11 @@ class Piece:
     def __hash__(self) -> int:
         return self.digest
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         # a string hash differs from process to process: only the fields travel in a pickle
         return {k: v for k, v in self.__dict__.items() if k not in ("digest", "shown")}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             object.__setattr__(self, k, v)
         self.__post_init__()
@@ -65,12 +70,13 @@ class GameState:
     flags: frozenset[str] = frozenset()
     _hash: int = field(init=False, repr=False, compare=False, hash=False)
     _mix: int = field(init=False, repr=False, compare=False, hash=False)       # the pieces' part of the hash
-    index: dict = field(init=False, repr=False, compare=False, hash=False)      # piece id -> index in pieces
-    placed: tuple = field(init=False, repr=False, compare=False, hash=False)
-    _om_pos: dict = field(init=False, repr=False, compare=False, hash=False)   # piece id -> index in placed
-    by_hex: dict = field(init=False, repr=False, compare=False, hash=False)   # hex -> pieces there
+    # piece id -> index in pieces; the pieces on the map; piece id -> index in placed; hex -> pieces there
+    index: dict[str, int] = field(init=False, repr=False, compare=False, hash=False)
+    placed: tuple[Piece, ...] = field(init=False, repr=False, compare=False, hash=False)
+    _om_pos: dict[str, int] = field(init=False, repr=False, compare=False, hash=False)
+    by_hex: dict[str, tuple[Piece, ...]] = field(init=False, repr=False, compare=False, hash=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _derive(self)
 
     def __repr__(self) -> str:
@@ -81,11 +87,11 @@ class GameState:
     def __hash__(self) -> int:
         return self._hash
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         # a string hash differs from process to process: only the four fields travel in a pickle
         return {"turn": self.turn, "pieces": self.pieces, "control": self.control, "flags": self.flags}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             object.__setattr__(self, k, v)
         _derive(self)
@@ -96,7 +102,7 @@ class GameState:
             raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
         return self.pieces[i]
 
-    def with_piece(self, pid: str, **changes) -> "GameState":
+    def with_piece(self, pid: str, **changes: Any) -> "GameState":
         i = self.index.get(pid)
         if i is None:
             raise RuleViolation("2.4", f"no unit or leader {pid!r} in this game")
@@ -187,7 +193,8 @@ def _hash_key(i: int) -> int:
     return _KEYS[i]
 
 
-_PIECES: dict = {}           # (id, hex, facing, status, activated, charged) -> the one Piece of these values
+#: (id, hex, facing, status, activated, charged) -> the one Piece of these values
+_PIECES: dict[tuple[Any, ...], Piece] = {}
 _PIECE_FIELDS = frozenset({"hex", "facing", "status", "activated", "charged"})
 
 
@@ -196,7 +203,7 @@ def _derive(s: GameState) -> None:
     piece's hash times a multiplier for its place (mod 2**61 - 1), so :meth:`GameState.with_piece`
     updates it from the one piece that changed; equal positions get equal hashes either way."""
     pos: dict[str, int] = {}
-    idx: dict[str, list] = {}
+    idx: dict[str, list[Piece]] = {}
     mix = 0
     for i, p in enumerate(s.pieces):
         pos.setdefault(p.id, i)
@@ -214,7 +221,7 @@ def _derive(s: GameState) -> None:
     put(s, "by_hex", {h: tuple(ps) for h, ps in idx.items()})
 
 
-def _om_positions(on_map: tuple) -> dict:
+def _om_positions(on_map: tuple[Piece, ...]) -> dict[str, int]:
     """Piece id -> its place in the pieces on the map (the first, as ``index``)."""
     out: dict[str, int] = {}
     for j, p in enumerate(on_map):
@@ -299,6 +306,13 @@ class TbfState:
     def turn(self) -> int:
         return self.game.turn
 
+    @property
+    def activation(self) -> Impulse:
+        """The impulse under way (3.3 B), for the rules that act only inside one."""
+        if self.impulse is None:
+            raise RuleViolation("3.3 B", "no activation is under way")
+        return self.impulse
+
 
 def to_act(s: TbfState) -> Side | None:
     """The side to act: the one whose impulse it is, the other one in the Defensive Fire Segment (6.3.1 A),
@@ -314,10 +328,11 @@ def to_act(s: TbfState) -> Side | None:
     return s.impulse.side
 
 
-_QUICK: dict = {}            # class -> its field names, for the game's own values below
+_V = TypeVar("_V", bound="DataclassInstance")
+_QUICK: dict[type, frozenset[str]] = {}   # class -> its field names, for the game's own values below
 
 
-def replace(obj, **changes):
+def replace(obj: _V, **changes: Any) -> _V:
     """:func:`dataclasses.replace` for the game's bookkeeping values (:class:`TbfState`, :class:`Impulse`,
     :class:`UnitTurn`: frozen, no ``__post_init__``, every field set by ``__init__``), made without a
     call to ``__init__``; anything else (a GameState, which derives fields) goes through the real one."""
@@ -342,7 +357,7 @@ def book(imp: Impulse, uid: str) -> UnitTurn:
     return fresh_book(uid)
 
 
-_FRESH_BOOKS: dict = {}          # unit -> the book of a unit that has done nothing yet (a value: shared)
+_FRESH_BOOKS: dict[str, UnitTurn] = {}   # unit -> the book of a unit that has done nothing yet (a value: shared)
 
 
 def fresh_book(uid: str) -> UnitTurn:

@@ -69,7 +69,7 @@ ACTING: tuple[Status, ...] = (Status.NORMAL, Status.FATIGUED)
 #: Out of the game, for now or for good.
 GONE: tuple[Status, ...] = (Status.ELIMINATED, Status.SURRENDERED, Status.KILLED, Status.CAPTURED, Status.WOUNDED)
 
-_OTHER = {Side.FRENCH: Side.COALITION, Side.COALITION: Side.FRENCH}
+_OTHER: dict[str, Side] = {Side.FRENCH: Side.COALITION, Side.COALITION: Side.FRENCH}
 
 
 def other(side: str) -> Side:

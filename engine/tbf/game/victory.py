@@ -81,19 +81,19 @@ def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0, regroupe
     v = sc.file.victory
     bump = rear_guard_shortfall                        # 9.2 G
     coal = "none"
-    if gazan_eq >= v.coalition_strategic["gazan"] + bump or eq >= v.coalition_strategic["total"] + bump:
+    if gazan_eq >= v.coalition_strategic.gazan + bump or eq >= v.coalition_strategic.total + bump:
         coal = "strategic"
-    elif gazan_eq >= v.coalition_tactical["gazan"] + bump or eq >= v.coalition_tactical["total"] + bump:
+    elif gazan_eq >= v.coalition_tactical.gazan + bump or eq >= v.coalition_tactical.total + bump:
         coal = "tactical"
 
-    def bns(town, side):
+    def bns(town: str, side: str) -> int:
         hs = sc.board.data.towns.get(town, [])
         return sum(1 for p in st.on_map() if p.hex in hs and sc.side(p.id) == side and not sc.is_leader(p.id)
                    and p.status in LIVE and sc.units[p.id].kind == "infantry")
 
     road = [h for r in sc.board.data.roads if r.name.startswith("Danube") for h in r.hexes]
 
-    def road_free(from_town):
+    def road_free(from_town: str) -> bool:
         hs = sc.board.data.towns.get(from_town, [])
         idx = max((road.index(h) for h in hs if h in road), default=len(road))
         seg = road[:idx + 1]

@@ -1,0 +1,114 @@
+"""The odds bot picks what it picked before its speed work (issue 26 point 4): whole bot games, the odds
+bot against the greedy bot (either seat) and against itself, for several seeds of every system, replay to
+the very same record.
+
+Each digest is the sha256 of the game's record events (``json.dumps(events, sort_keys=True)``: every
+action, every die, every answer to a question inside a procedure), with the number of actions beside it.
+Any changed pick (an attack weighed to another value, an attack found too big where it was not, another
+tie broken, another answer inside an attack) changes the record from that action on, so the digest.
+
+How they were made: first at commit 4284ca7, before engine/core/odds.py was changed; the changed bot gave
+the same 52 records there. Then the issue 29 readings changed the games themselves (engine versions
+n20-game-5, tbf-game-2, bc-game-3: 24 of the 52 records, every TBF one), so they were made again at
+213e6b2 with the changed bot, and the bot as it was before (its cache and its evaluation of the position
+put back) gave the same 52 records there too. A rule fix that changes records changes these as well:
+make them again with ``python tests/core/test_odds_bot_records.py`` and say so in the commit.
+
+Battle Commander: the bot weighs an attack over the cards themselves, and most are past its bound (4,000
+steps), so its picks are mostly the greedy bot's (seeds 1-4: the same record in either seat).
+
+Cheap games run by default, the rest under ``-m slow``."""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import pytest
+
+from engine.core.game import play_game, system_of
+
+#: "system:bots:seed" -> (actions in the game, sha256 of its record events), made at 213e6b2 (see above)
+GAMES = {
+    "bc:greedy,odds:1": (211, "595c6c199dde2c284a8b5a4e595bbebd35f94b91a0e1becb6a05242dd94dba61"),
+    "bc:greedy,odds:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
+    "bc:greedy,odds:3": (261, "986ac6952e4a2ab9c36d3696cb51fab1b6b1bedbaf666cfb2b4e09d9b75ee9be"),
+    "bc:greedy,odds:4": (188, "90929febad719db5c0ec6e15f8001142385e826c57103f3a74e193aa14331774"),
+    "bc:greedy,odds:5": (281, "3329024ab2bb945565d75d2f1b795801fa7087a12b0ed88e9ea99169e44946d5"),
+    "bc:odds,greedy:1": (211, "595c6c199dde2c284a8b5a4e595bbebd35f94b91a0e1becb6a05242dd94dba61"),
+    "bc:odds,greedy:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
+    "bc:odds,greedy:3": (261, "986ac6952e4a2ab9c36d3696cb51fab1b6b1bedbaf666cfb2b4e09d9b75ee9be"),
+    "bc:odds,greedy:4": (188, "90929febad719db5c0ec6e15f8001142385e826c57103f3a74e193aa14331774"),
+    "bc:odds,greedy:5": (283, "d1a3987ef98d01ed5a55fff696af19f056b6ced4131b0aecf5056bc806210d14"),
+    "bc:odds,odds:1": (211, "595c6c199dde2c284a8b5a4e595bbebd35f94b91a0e1becb6a05242dd94dba61"),
+    "bc:odds,odds:2": (291, "aa668f591d8c8a07e15cb0aae77fab44d0b73e6e1c7163ace1d27beb5d51e7b8"),
+    "bc:odds,odds:3": (261, "986ac6952e4a2ab9c36d3696cb51fab1b6b1bedbaf666cfb2b4e09d9b75ee9be"),
+    "lob:greedy,odds:1": (130, "e8b782292a11dcb2bce564844e03a77096a6fc6f1d09f76ededefc1501245db1"),
+    "lob:greedy,odds:2": (112, "456311233aea0c62f444e9506042ff1ea510f00022e745b789e3c57157944276"),
+    "lob:greedy,odds:3": (274, "69e8ed415cd602afd3c7446bdd32fc2d85f68eb8e8a552c7c83fbefdfa28d1cb"),
+    "lob:greedy,odds:4": (278, "ccea2c77c362ca1c795a633e4d7fb06401bffff245fd54e276be0aa4ed562278"),
+    "lob:greedy,odds:5": (263, "adb2e1a30c6478117c0adf1e588f298bef33cd5b62a5030cda3ebc8293f0c8b4"),
+    "lob:odds,greedy:1": (80, "9186b692f75a35d292e3ed27e447acfd821f5e0852f2f8f9fed23e7faefd0dff"),
+    "lob:odds,greedy:2": (96, "f8525da60a88e729533affca219c78cb887437cf94c9ecfca872e1d8e3e9a311"),
+    "lob:odds,greedy:3": (123, "997bd7565cc28f906be1fbe7761570f707b92e1c7c811c5e0f52fbcf3fe79b2c"),
+    "lob:odds,greedy:4": (287, "40ac25c5442e870b673c8271b89cea2202542e87c483953971949bea96213a63"),
+    "lob:odds,greedy:5": (103, "13cd5bdc80d0af6564f87fdb4583697a16fca78f98ab2e1c5ab80d1c4accac15"),
+    "lob:odds,odds:1": (218, "3526a8c3d85d567b9c3c92919947d4f5e7e2bdd979c80b490f2123ec2f4ecd74"),
+    "lob:odds,odds:2": (288, "f2eaa97672fbf7ec8906ec5dd2fed24e8856cd7cc2775173ad76213ea34edeb4"),
+    "lob:odds,odds:3": (125, "226ee511d5e06c47ed5c7de7dc89f34879edf37f1537d1830a77b92889070e71"),
+    "n20:greedy,odds:1": (452, "f514c95fd8fcd59cf00779725eccf309148706541cc614789e83cc3bcf808d88"),
+    "n20:greedy,odds:2": (427, "3ed878bb8354472844e76855908aaa90b8e874ed62ef7ef955a997b85ed8d037"),
+    "n20:greedy,odds:3": (468, "4458e45dadf75ccc3cb9c9e3ed69a3b6cea2e6f9b9e482a6f2544c0da4c4e0b8"),
+    "n20:greedy,odds:4": (169, "8053f8cfd8aeaf12bf0dfd02508d5f59e7bb02ba78110d90e7369fb629732460"),
+    "n20:greedy,odds:5": (397, "43c8b0e9d1fb8437f8a8856fee2c52a48e5183fe912775a8f4c196eeab28d220"),
+    "n20:odds,greedy:1": (421, "3975c782374ffc655abf28e539a918a282f932e3c9a4fef5ff3238a39146cff9"),
+    "n20:odds,greedy:2": (412, "73cfeef83bd1eb6888d6b5900204e111f50f0dff9965f77df84573d19f01fceb"),
+    "n20:odds,greedy:3": (334, "bca156e0aa87cdbde6938b5017b4301124ad07693b786cf2209ab849674d0554"),
+    "n20:odds,greedy:4": (431, "adfd1f4224f2442388b502f84faa91129cc66a20606c998189823aff2a696854"),
+    "n20:odds,greedy:5": (397, "f78a6cb6ad5e0ca55c0c5caa5556f1cefd48045df73e8f9774abcd3e30d844e2"),
+    "n20:odds,odds:1": (77, "b375ee2fedc27907c50376d8d6bfa258d632aafc97c15c02843f1bf2858efa1d"),
+    "n20:odds,odds:2": (451, "e01f254b8fb04c92fb41f9d075aef8daeb080657a519a88cc3c6e5ae38f3eba1"),
+    "n20:odds,odds:3": (415, "77d4c4dff6fc9c4f080b206ded8ced307d9949fc998eec0ed6639196ea63b7f7"),
+    "tbf:greedy,odds:1": (567, "69a4630cfedcf182f7e071895bf6d17382e354e097266ac44d0a4f84329310ae"),
+    "tbf:greedy,odds:2": (651, "d2283e057cc02847106017e871cdf810e1d3ac1742e482c7450011645117c7ca"),
+    "tbf:greedy,odds:3": (160, "651c6df36c44507f698d60e6f217ccf003d48118c21ace2cf9f3be476802aa9f"),
+    "tbf:greedy,odds:4": (652, "8d360f3dc470127638eba1e8c12af8ff18d0f0ed2a3e9e05161f864765e029b5"),
+    "tbf:greedy,odds:5": (683, "faee446e25e7c370bc9fd39153f7cb76d2531a0c22fdd762fcbfb9721c7701b8"),
+    "tbf:odds,greedy:1": (717, "bfe6dc14768dc654e3d3af08619358da81618d803a43c77e421d5e26ebec19b7"),
+    "tbf:odds,greedy:2": (709, "cfd3caadff87cb3c579aadaa9fa71e8055aef6b6ab4ed8f0bf361e971e0bca16"),
+    "tbf:odds,greedy:3": (741, "a5fed577b01b52e15244d105e205466ad8c6ef6444d6294ca3137cd80a233eb4"),
+    "tbf:odds,greedy:4": (654, "7ecf77e8b1ab331ba80c90d09dedc7d2e94786913653c546a46037c41e3b4869"),
+    "tbf:odds,greedy:5": (691, "7f6ab124cfd70d34dd40431001a21bedc8eba25aede560c11dfd31884730e41f"),
+    "tbf:odds,odds:1": (616, "64435458209eafc81f2b030d175a826bc52597f6701b3f822bf3187d496c21fd"),
+    "tbf:odds,odds:2": (700, "c2e80a33daa6c43c53272c421ff030b38e0c03882661a3769dee23148ebfb07f"),
+    "tbf:odds,odds:3": (307, "08dc2f1f5fd741ecc23fe84f7852bd2c3d2ed75a6106fc25625c872b5f9643f7"),
+}
+
+#: run by default (about 7 s of CPU together on this machine); every other game is marked slow
+FAST = ("n20:odds,greedy:1", "n20:greedy,odds:2", "lob:odds,greedy:1", "lob:odds,greedy:5",
+        "tbf:odds,greedy:3", "tbf:greedy,odds:4", "bc:greedy,odds:4")
+
+
+def record_digest(key: str) -> tuple[int, str]:
+    system, bots, seed = key.split(":")
+    _, rec = play_game(system_of(system), tuple(bots.split(",")), seed=int(seed))
+    events = json.loads(json.dumps(list(rec.events), sort_keys=True))
+    return len(events), hashlib.sha256(json.dumps(events, sort_keys=True).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("key", [k for k in GAMES if k in FAST] +
+                         [pytest.param(k, marks=pytest.mark.slow) for k in GAMES if k not in FAST])
+def test_odds_bot_game_record_is_unchanged(key):
+    assert record_digest(key) == GAMES[key]
+
+
+def test_the_fast_games_are_listed_games():
+    assert set(FAST) <= set(GAMES)
+    assert {k.split(":")[0] for k in FAST} == {"n20", "lob", "tbf", "bc"}
+
+
+if __name__ == "__main__":                  # print the table again (after a rule fix that changes records)
+    import engine.systems  # noqa: F401
+    for k in sorted(sys.argv[1:] or GAMES):
+        n, digest = record_digest(k)
+        print(f'    "{k}": ({n}, "{digest}"),')
