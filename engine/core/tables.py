@@ -202,24 +202,29 @@ def read_tables_file(rules: GameRules, path: str | Path, flag: str = "--tables")
 
 @dataclass(frozen=True)
 class TablesUpload:
-    """What :func:`upload_tables` gives the play page: the tables to start the game with, or ``error``, the
-    one line to show (then ``tables`` is None and nothing should change)."""
+    """What :func:`upload_tables` gives the play page: the validated ``tables`` and the ``rules`` of a new
+    game played with them, or ``error``, the one line to show (then both are None and nothing should
+    change)."""
 
     tables: GameTables | None
     error: str = ""
+    rules: Any = None
 
     @property
     def ok(self) -> bool:
         return self.tables is not None
 
 
-def upload_tables(rules: GameRules, data: bytes, filename: str = "tables.yaml") -> TablesUpload:
-    """The play page's upload: the bytes a browser sent (at most :data:`MAX_TABLES_BYTES`; never a path) as
-    the validated tables of a new game of ``rules``' system, or the one line to show. Panel-free; start the
-    game with ``Session.new(rules, scenario, options, seed, tables=upload.tables)`` (or
-    ``rules.with_tables(upload.tables)``) and take the rules of a saved game from :func:`rules_for`."""
+def upload_tables(rules: R, data: bytes, filename: str = "tables.yaml") -> TablesUpload:
+    """The play page's one entry point for a player's tables: the bytes a browser sent (at most
+    :data:`MAX_TABLES_BYTES`; the file's name is only shown, never opened) as the validated tables of a new
+    game of ``rules``' system, and those rules with the tables (``upload.rules``: start the game with them
+    as with any rules, ``new_game`` then ``new_record``, or ``Session.new(upload.rules, ...)``; the record
+    keeps the tables). On a problem: ``upload.error``, one line naming the file, the field and what was
+    expected. Panel-free. A saved game is opened with the rules of :func:`rules_for`."""
     try:
-        return TablesUpload(read_tables(rules, data, filename))
+        tables = read_tables(rules, data, filename)
+        return TablesUpload(tables, "", cast(R, rules.with_tables(tables)))
     except VedetteError as exc:
         return TablesUpload(None, str(exc))
 

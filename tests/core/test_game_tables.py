@@ -190,6 +190,27 @@ def test_upload_api_gives_the_tables_or_the_line_to_show():
         assert "\n" not in up.error and "/tmp" not in up.error
 
 
+@pytest.mark.parametrize("key", sorted(EDITS))
+def test_upload_api_gives_the_rules_a_new_game_plays_with(key):
+    """The page's one entry point: ``upload.rules`` start a game as any rules do (new_game, new_record) and
+    that game plays with the upload's tables: its summary says 'your printed values' with the file's name,
+    its record keeps them. A bad upload gives no rules, only the line to show."""
+    from engine.core.game import new_record
+
+    book = typed_book(key)
+    system = CHART_BOOKS[key].system
+    up = upload_tables(system_of(system), book.to_bytes(), book.filename())
+    assert up.ok and type(up.rules) is type(system_of(system))
+    state = up.rules.new_game(SCENARIO.get(key) or up.rules.default_scenario, (), 4)
+    assert up.rules.tables_of(state) == up.tables
+    kept = new_record(up.rules, state, 4).options["tables"]
+    assert (kept["file"], kept["fingerprint"]) == (book.filename(), up.tables.fingerprint)
+    mine = [c for c in up.rules.state_summary(state)["charts"] if c["chart"] == key]
+    assert [(c["values"], c["file"]) for c in mine] == [(YOURS, book.filename())]
+    bad = upload_tables(system_of(system), b"edition: v3\n", "mine.yaml")
+    assert (bad.tables, bad.rules) == (None, None) and "mine.yaml" in bad.error
+
+
 # ---- fuzz -------------------------------------------------------------------------------------------
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8),
                            lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=6), kids,
