@@ -320,9 +320,10 @@ class N20Rules(GameRules[GameState, Action]):
         if isinstance(tables, GameTables):
             edition = load_scenario(scenario).edition
             if tables.value.edition != edition:
+                rules = "the v3.0 Standard Rules" if edition == "v3" else "the older edition of the rules"
                 raise VedetteError(f"tables: {tables.name} holds the {tables.value.edition} charts; the "
-                                   f"scenario {scenario} is played with the {edition} ones (rulebook "
-                                   f"{'000' if edition == 'v3' else '001'}): make the file from those on the charts page")
+                                   f"scenario {scenario} is played with the {edition} ones ({rules}): make the "
+                                   "file from those on the charts page")
         return new_game(scenario, options=tuple(names), seed=seed, tables=tables)
 
     def _tables(self, tables):
