@@ -629,6 +629,7 @@ class Background(param.Parameterized):
         # and its button are made when first shown (a page that draws its own busy line watches busy/label)
         self._views: list = []
         self._own = None
+        self._session_watched = False
 
     def _first_view(self):
         if self._own is None:
@@ -703,6 +704,22 @@ class Background(param.Parameterized):
         self._stop_job()
         self._show(False, "")
 
+    def _watch_session(self) -> None:
+        """Once per runner, on a server: when its session ends (the tab closed, the server stopping), the
+        request in flight is stopped, as a cancel stops it, instead of running on in its worker until its
+        answer or its budget."""
+        if self._session_watched:
+            return
+        self._session_watched = True
+        try:
+            pn.state.on_session_destroyed(self._session_gone)
+        except Exception:  # noqa: BLE001 - no session to watch: the budget still ends the request
+            log.debug("no session to watch for a page computation", exc_info=True)
+
+    def _session_gone(self, session_context) -> None:
+        self._generation += 1             # nobody is there to show the answer to
+        self._stop_job()
+
     # -- running ---------------------------------------------------------------------------------------
     def _run_inline(self, fn, on_result, on_error, label: str) -> None:
         marks, epoch = {"start": time.perf_counter()}, time.time()
@@ -752,6 +769,7 @@ class Background(param.Parameterized):
             self._run_inline(fn, on_result, on_error, label)
             return
         self._stop_job()               # a newer request replaces the one in flight (its worker is stopped)
+        self._watch_session()
         self._generation += 1
         gen = self._generation
         job = self._job = _Job()

@@ -196,3 +196,23 @@ def test_the_waiting_past_its_budget_stops_its_job_and_says_so():
     ok, value = asyncio.run(main())
     assert not ok and isinstance(value, bg.OverBudget) and "time budget" in str(value)
     assert job.stopped and w.killed
+
+
+def test_a_session_that_ends_stops_its_request(monkeypatch):
+    """The tab closed while a request runs: the runner, watching its session once (on the session's Bokeh
+    document), stops the job (its worker is not left on it until the answer or the budget) and drops the
+    answer."""
+    from bokeh.document import Document
+
+    doc = Document()
+    monkeypatch.setattr(bg.pn.state, "curdoc", doc)
+    runner = bg.Background()
+    runner._watch_session()
+    runner._watch_session()                   # once per runner, however many requests it starts
+    assert doc.session_destroyed_callbacks == {runner._session_gone}
+    job = runner._job = bg._Job(grace_s=60)
+    w = job.worker = _FakeWorker(asks=False)
+    gen = runner._generation
+    for callback in doc.session_destroyed_callbacks:
+        callback(None)                        # what Bokeh does with the session's context
+    assert job.stopped and w.killed and runner._job is None and runner._generation == gen + 1
