@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .game import Bot, GameRules
 
 __all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "OddsLimitError", "action_odds", "solve", "OddsBot", "OddsCache",
-           "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES"]
+           "compact_position", "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES"]
 
 #: the most requests one enumeration may meet, over every branch it replays (the driver runs a branch
 #: again from the start for each sibling answer, so this bounds the work, about 50 us a request)
@@ -143,6 +143,16 @@ def metrics_value(rules: GameRules[Any, Any], state: Any, side: str) -> float:
         sign = -1.0 if any(b in name for b in _BAD) else 1.0
         total += sign * float(v) * (1.0 if who == side else -1.0)
     return total
+
+
+def compact_position(rules: GameRules[Any, Any], state: Any) -> Any:
+    """The position to work exact odds from with everything known: the system's optional
+    ``rules.odds_state(state)`` hook -- the same fractions as ``state`` itself with fewer branches, e.g.
+    Battle Commander's piles as card summaries (21.0, 23.2-23.3) -- or ``state`` where it has none. The
+    play page's quick odds (:func:`engine.core.quick_odds.odds_position`, the whole position) and the odds
+    bot both start from it."""
+    compact = getattr(rules, "odds_state", None)
+    return compact(state) if compact is not None else state
 
 
 # ------------------------------------------------------------------------------------------------
@@ -525,9 +535,13 @@ class OddsBot:
       rest of the set (same :meth:`~engine.core.game.GameRules.position`, still no alternative) is
       ordered without weighing again.
 
-    Values are kept per (position, action) in a bounded cache of ``cache_size`` entries (least recently
-    used dropped first): positions are values, so a key never goes stale. Deterministic given ``seed``
-    (the greedy bot it defers to is made with the same seed; no dice are sampled)."""
+    Attacks are weighed, solved and kept from the position the play page's quick odds start from
+    (:func:`compact_position`: the system's ``odds_state``, e.g. Battle Commander's piles as card
+    summaries, 21.0, 23.2-23.3): the same fractions as the position itself, far fewer steps, so an attack
+    the bound used to cut is weighed within it, and positions alike in what decides the odds share an
+    answer. Values are kept per (that position, action) in a bounded cache of ``cache_size`` entries
+    (least recently used dropped first): positions are values, so a key never goes stale. Deterministic
+    given ``seed`` (the greedy bot it defers to is made with the same seed; no dice are sampled)."""
 
     name = "odds"
 
@@ -551,6 +565,8 @@ class OddsBot:
         self._steps: dict[Any, int] = {}    # attack -> enumeration steps of its last weighing (to judge a solve)
         #: (position, side, its value): the position the attacks are weighed in
         self._now: tuple[Any, str, float] | None = None
+        #: (position, its compact form) of the last position weighed in (the attacks of one decision share it)
+        self._compact: tuple[Any, Any] | None = None
         self.weighed = 0            # attacks whose odds were computed (not found in the cache)
         self.too_big = 0            # attacks past the bound (weighed as None)
         self.solved = 0             # attacks solved for their plan
@@ -595,15 +611,24 @@ class OddsBot:
             return None
         return key
 
+    def _position(self, rules: GameRules[Any, Any], state: Any) -> Any:
+        """:func:`compact_position` of ``state``, made once for the attacks of one decision."""
+        last = self._compact
+        if last is None or last[0] is not state:
+            last = self._compact = (state, compact_position(rules, state))
+        return last[1]
+
     def attack_value(self, rules: GameRules[Any, Any], state: Any, action: Any) -> float | None:
         """The expected change of the acting side's position value if ``action`` is made, its inner
-        questions answered as the greedy bot answers them (``None`` when its odds are past the bound)."""
+        questions answered as the greedy bot answers them (``None`` when its odds are past the bound),
+        worked out from the compact position (:func:`compact_position`)."""
+        side = str(rules.to_act(state))
+        state = self._position(rules, state)
         key = self._key(state, action)
         hit = self._entry(key)
         if hit is not None:
             known: float | None = hit[0]
             return known
-        side = str(rules.to_act(state))
         policy, _ = _policy(self.base(rules), state)
         what = rules.format_action(action)
         budget = _Budget(self.max_steps, what)
@@ -633,7 +658,10 @@ class OddsBot:
 
     def plan_of(self, rules: GameRules[Any, Any], state: Any, action: Any) -> dict[Choose, Hashable | None]:
         """The answers :func:`solve` gives to the questions inside ``action`` (``{}`` when its tree is
-        past ``solve_steps``). Solved once per (position, action)."""
+        past ``solve_steps``). Solved once per (position, action), from the compact position as
+        :meth:`attack_value` weighs it (a system's ``odds_state`` summarises what decides the odds, never what a
+        question inside offers, so the plan's questions are the ones play asks)."""
+        state = self._position(rules, state)
         key = self._key(state, action)
         hit = self._entry(key)
         if hit is not None and hit[2] is not None:

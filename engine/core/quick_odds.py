@@ -87,10 +87,12 @@ was working on: a Battle Commander assault's cards), an :class:`~engine.core.odd
 :class:`~engine.core.errors.RuleViolation` (the rule named); nothing is held, cached or changed by an
 error.
 
-The odds bot (:class:`~engine.core.odds.OddsBot`) keeps a cache of its own, per game: it answers the
-questions inside an attack as its greedy bot does, not with the first listed option, and a greedy bot's
-answers may depend on what it has already worked out in its game (Lines of Battle's sampled charges), so
-its values are not the page's and are never mixed with them.
+The odds bot (:class:`~engine.core.odds.OddsBot`) works its odds out from the same position as the whole
+position's quick odds (:func:`~engine.core.odds.compact_position`: the system's ``odds_state``), so it runs
+as fast, but keeps a cache of its own, per game: it answers the questions inside an attack as its greedy
+bot does, not with the first listed option, and a greedy bot's answers may depend on what it has already
+worked out in its game (Lines of Battle's sampled charges), so its values are not the page's and are never
+mixed with them.
 """
 from __future__ import annotations
 
@@ -106,7 +108,7 @@ from typing import TYPE_CHECKING, Any, Union
 from .dist import prob_json
 from .errors import LimitError, VedetteError
 from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, _enumerate, _policy, _summarise,
-                   _unkey)
+                   _unkey, compact_position)
 from .tree import Tree
 from .words import plain
 
@@ -159,8 +161,7 @@ def odds_position(rules: GameRules[Any, Any], state: Any, action: Any, seen_by: 
             raise OddsHidden(f"odds of {rules.format_action(action)}: {rules.title} hides part of this position "
                              f"from {who}, and does not say which odds {who} may be shown")
         return hook(state, action, seen_by)
-    compact = getattr(rules, "odds_state", None)
-    return compact(state) if compact is not None else state
+    return compact_position(rules, state)
 
 
 class PositionNotHeld(VedetteError):
