@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from .data import parse_json
 from .errors import RecordError, RuleViolation, VedetteError
+from .metrics import metrics_label, metrics_value
 from .procedure import ChanceRequest, Choose, Event, NeedInput, RandomDice, Request, Stepper
 from .record import GameRecord
 from .tables import ChartFile, GameTables, check_tables, rules_for
@@ -274,13 +275,11 @@ class GameRules(ABC, Generic[S, A]):
     def odds_label(self, before: S, after: S, action: A) -> str | tuple[str, str]:
         """One outcome of ``action`` in a player's words (outcomes with one label are added up), or a
         ``(label, rule)`` pair. Default: the changes of :meth:`metrics`, e.g. ``"morale.french -1"``."""
-        from .odds import metrics_label
         return metrics_label(self.metrics(before), self.metrics(after))
 
     def evaluate(self, state: S, side: str) -> float:
         """How good ``state`` is for ``side`` (bots compare it before and after an action). Default: a
         won game +1000 (lost -1000); else from :meth:`metrics` (see :func:`~engine.core.odds.metrics_value`)."""
-        from .odds import metrics_value
         return metrics_value(self, state, side)
 
     def initial_state(self, record: GameRecord) -> S:

@@ -33,12 +33,14 @@ from .dist import Dist, prob_json
 from .errors import LimitError, VedetteError
 from .procedure import ChanceRequest, Choose, Policy, Procedure, Roll, Sub, enumerate_tree, first_option
 from .tree import Node, Tree
+from .metrics import metrics_label, metrics_value
 
 if TYPE_CHECKING:
     from .game import Bot, GameRules
 
 __all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "OddsLimitError", "action_odds", "solve", "OddsBot", "OddsCache",
-           "compact_position", "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES"]
+           "compact_position", "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES",
+           "enumerate_action", "choice_policy", "summarise", "unkey"]
 
 #: the most requests one enumeration may meet, over every branch it replays (the driver runs a branch
 #: again from the start for each sibling answer, so this bounds the work, about 50 us a request)
@@ -108,41 +110,6 @@ class ActionOdds:
         return {"action": self.action, "rule": self.rule, "outcomes": [o.to_json() for o in self.outcomes],
                 "expected": {k: num(v) for k, v in self.expected}, "note": self.note,
                 "total_probability": prob_json(self.total)}
-
-
-# ------------------------------------------------------------------------------------------------
-# Defaults of the protocol hooks (GameRules.odds_label, GameRules.evaluate)
-# ------------------------------------------------------------------------------------------------
-def _num(v: float) -> str:
-    return f"{float(v):+g}"
-
-
-def metrics_label(before: Mapping[str, float], after: Mapping[str, float]) -> str:
-    """A generic outcome label: every metric that changed and by how much (``"no change"`` if none)."""
-    bits = [f"{k} {_num(after.get(k, 0) - before.get(k, 0))}" for k in sorted(set(before) | set(after))
-            if after.get(k, 0) != before.get(k, 0)]
-    return ", ".join(bits) if bits else "no change"
-
-
-#: metric names (the part before ``.side``) that count against their side in :func:`metrics_value`
-_BAD = ("loss", "lost", "gone", "broken", "hits", "eliminated", "disorder", "rout", "shaken")
-
-
-def metrics_value(rules: GameRules[Any, Any], state: Any, side: str) -> float:
-    """The default position value for ``side``: +1000 for a game it has won (-1000 lost, 0 drawn); else
-    the sum of its ``name.side`` metrics minus the opponent's, counting names that read as damage
-    (losses, hits, broken ...) negatively."""
-    out = rules.outcome(state)
-    if out is not None:
-        return 0.0 if out.winner is None else (1000.0 if out.winner == side else -1000.0)
-    total = 0.0
-    for k, v in rules.metrics(state).items():
-        name, _, who = k.rpartition(".")
-        if not name or who not in rules.sides:
-            continue
-        sign = -1.0 if any(b in name for b in _BAD) else 1.0
-        total += sign * float(v) * (1.0 if who == side else -1.0)
-    return total
 
 
 def compact_position(rules: GameRules[Any, Any], state: Any) -> Any:
@@ -312,11 +279,11 @@ def _chance_of(req: ChanceRequest | Sub, answer: Any, memo: dict[Hashable, tuple
     return 0.0
 
 
-def _unkey(x: Any) -> Any:
+def unkey(x: Any) -> Any:
     return x.state if isinstance(x, _Keyed) else x
 
 
-def _policy(chooser: Any, state: Any) -> tuple[Policy, str]:
+def choice_policy(chooser: Any, state: Any) -> tuple[Policy, str]:
     """A policy for the driver and its name, from a callable ``chooser(request)``, a bot (its
     ``choose(request, state)``), a mapping side -> bot, or ``None`` (the first listed option)."""
     if chooser is None:
@@ -335,7 +302,7 @@ def _policy(chooser: Any, state: Any) -> tuple[Policy, str]:
     return chooser, str(getattr(chooser, "__name__", "the given policy"))
 
 
-def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
+def enumerate_action(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
                max_outcomes: int, keep: bool = False, build: bool | None = None,
                stop: Callable[[], bool] | None = None) -> tuple[Tree, _Budget]:
     """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
@@ -353,13 +320,13 @@ def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Poli
     return tree, budget
 
 
-def _summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str) -> ActionOdds:
+def summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str) -> ActionOdds:
     before = rules.metrics(state)
     groups: dict[tuple[str, str], Fraction] = {}
     expected: dict[str, Fraction] = {k: Fraction(0) for k in before}
     default_rule = rules.rule_of(action)
     for after, p in dist.items():
-        after = _unkey(after)
+        after = unkey(after)
         lab = rules.odds_label(state, after, action)
         label, rule = (lab if isinstance(lab, tuple) else (lab, default_rule))
         groups[(label, rule)] = groups.get((label, rule), Fraction(0)) + p
@@ -383,9 +350,9 @@ def action_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, chooser:
     answers True."""
     action = rules.coerce_action(action)
     rules.check(state, action)
-    policy, name = _policy(chooser, state)
-    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
-    return _summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
+    policy, name = choice_policy(chooser, state)
+    tree, _ = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
+    return summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
 
 
 def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[Any, str], float], *, fallback: Any = None,
@@ -397,15 +364,15 @@ def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[
     probabilities, and ``plan`` maps each choice met on the way
     to the option taken, or to ``None`` where two branches met the same question and answered it
     differently. Bounded like :func:`action_odds`."""
-    policy, _ = _policy(fallback, state)
-    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, keep=True)
+    policy, _ = choice_policy(fallback, state)
+    tree, _ = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, keep=True)
     sides = tuple(rules.sides)
     cache: dict[Any, tuple[float, ...]] = {}
 
     def leaf_values(key: Any) -> tuple[float, ...]:
         v = cache.get(key)
         if v is None:
-            v = cache[key] = tuple(value(_unkey(key), side) for side in sides)
+            v = cache[key] = tuple(value(unkey(key), side) for side in sides)
         return v
 
     plan: dict[Choose, Hashable | None] = {}
@@ -445,7 +412,7 @@ def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[
     _, w = walk(tree.root)
     if len(w) > max_outcomes:
         raise LimitError(f"odds of {rules.format_action(action)}: end positions", max_outcomes, len(w))
-    return tuple((_unkey(s), p) for s, p in w.items()), plan
+    return tuple((unkey(s), p) for s, p in w.items()), plan
 
 
 # ------------------------------------------------------------------------------------------------
@@ -629,7 +596,7 @@ class OddsBot:
         if hit is not None:
             known: float | None = hit[0]
             return known
-        policy, _ = _policy(self.base(rules), state)
+        policy, _ = choice_policy(self.base(rules), state)
         what = rules.format_action(action)
         budget = _Budget(self.max_steps, what)
         try:
@@ -639,7 +606,7 @@ class OddsBot:
             if len(tree.leaves) > MAX_OUTCOMES:
                 raise LimitError(f"odds of {what}: end positions", MAX_OUTCOMES, len(tree.leaves))
             v0 = self._value_now(rules, state, side)
-            value = sum(float(p) * (rules.evaluate(_unkey(s), side) - v0) for s, p in tree.leaves.items())
+            value = sum(float(p) * (rules.evaluate(unkey(s), side) - v0) for s, p in tree.leaves.items())
         except LimitError:
             self.too_big += 1
             value = None

@@ -107,8 +107,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 from .dist import prob_json
 from .errors import LimitError, VedetteError
-from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, _enumerate, _policy, _summarise,
-                   _unkey, compact_position)
+from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, choice_policy, compact_position,
+                   enumerate_action, summarise, unkey)
 from .tree import Tree
 from .words import plain
 
@@ -273,15 +273,15 @@ def quick_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, max_steps
             raise hit.again()
         known: dict[str, Any] = copy.deepcopy(hit)
         return known
-    policy, name = _policy(None, state)
+    policy, name = choice_policy(None, state)
     try:
-        tree, budget = _enumerate(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
+        tree, budget = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
     except OddsLimitError as exc:
         if cache is not None and key is not None:
             cache.put(key, _Refused(exc))
         raise
     dist = tree.distribution()
-    odds = _summarise(rules, state, action, dist, f"choices inside answered by {name}")
+    odds = summarise(rules, state, action, dist, f"choices inside answered by {name}")
     data = odds_data(rules, state, action, odds, end_positions=len(dist), steps=budget.used)
     if cache is not None and key is not None:
         cache.put(key, data)
@@ -321,8 +321,8 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
     action = read_action(rules, action)
     rules.check(state, action)
     state = odds_position(rules, state, action, seen_by)
-    policy, _ = _policy(None, state)
-    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
+    policy, _ = choice_policy(None, state)
+    tree, _ = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
     trees = _trees(tree)
     nodes = sum(t.size() for t in trees)
     if nodes > max_nodes:
@@ -331,7 +331,7 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
     state_type = type(state)
 
     def words(value: Any, top: bool) -> _Said:
-        value = _unkey(value)
+        value = unkey(value)
         if top and isinstance(value, state_type):
             lab = rules.odds_label(state, value, action)
             return _Said(lab[0] if isinstance(lab, tuple) else lab)
