@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from engine.core.game import RandomDice, play_game, system_of
-from engine.core.odds import OddsBot, _enumerate, _policy, _unkey, action_odds
+from engine.core.odds import OddsBot, action_odds, choice_policy, enumerate_action, unkey
 
 
 def _actions(rec):
@@ -101,10 +101,10 @@ def test_bc_odds_bot_weighs_an_attack_from_the_card_summaries_to_the_exact_value
     assert value is not None and bot.too_big == 0
     assert bot.steps < bot.max_steps
     greedy = OddsBot(seed=1).base(rules)
-    tree, budget = _enumerate(rules, st, a, _policy(greedy, st)[0], 10**6, 10**5)
+    tree, budget = enumerate_action(rules, st, a, choice_policy(greedy, st)[0], 10**6, 10**5)
     assert budget.used > bot.max_steps                       # over the cards themselves: past the bound
     now = Fraction(rules.evaluate(st, "french"))
-    exact = sum((p * (Fraction(rules.evaluate(_unkey(s), "french")) - now)
+    exact = sum((p * (Fraction(rules.evaluate(unkey(s), "french")) - now)
                  for s, p in tree.distribution().items()), Fraction(0))
     assert value == pytest.approx(float(exact), abs=1e-12)
 
