@@ -4,7 +4,9 @@ Each game system's charts live in YAML files under ``data/`` (one block per char
 ``source:``). :class:`ChartBook` reads the shipped file as plain data, shows every block as a table (a grid
 for a chart printed as a grid, such as the n20 CRT; otherwise one row per value, named by its path), lets a
 player change values and sources, and writes the whole file back in the same format that ``--tables FILE``
-and the upload widgets read. The engine's own loader checks the result, so the same messages as the CLI.
+and the upload widgets read: the calculators' and a game's (``vedette GAME new --tables FILE``, the play page's
+upload), whose record keeps the values. The engine's own loaders check the result, so the same messages as
+the CLI.
 
 No rule is computed here; this is data entry with provenance.
 """
@@ -59,21 +61,26 @@ class ChartFile:
     path: Path                       # the shipped file
     loader: Callable[[Path], Any]    # the engine's loader (the same as --tables FILE)
     option: str                      # how the CLI takes it
+    system: str = ""                 # the game system whose games take it (``vedette SYSTEM new --tables FILE``)
+
+    @property
+    def game_option(self) -> str:
+        return f"vedette {self.system} new --tables FILE"
 
 
 SYSTEMS: dict[str, ChartFile] = {f.key: f for f in (
     ChartFile("n20-v3", "Napoleonic 20, v3.0 charts (CRT, TEC, Rally, Controlled Advance, Morale Chart)",
-              data_path("n20", "tables_v3.yaml"), _n20_loader, "vedette n20 odds BATTLE --tables FILE"),
+              data_path("n20", "tables_v3.yaml"), _n20_loader, "vedette n20 odds BATTLE --tables FILE", "n20"),
     ChartFile("n20-v2", "Napoleonic 20, older edition charts (Bussaco)", data_path("n20", "tables_v2.yaml"),
-              _n20_loader, "vedette n20 odds BATTLE --tables FILE"),
+              _n20_loader, "vedette n20 odds BATTLE --tables FILE", "n20"),
     ChartFile("lob", "Lines of Battle tables", data_path("lob", "tables.yaml"), _lob_loader,
-              "vedette lob combat FILE --tables FILE"),
+              "vedette lob combat FILE --tables FILE", "lob"),
     ChartFile("tbf", "These Brave Fellows tables (Fatigue, Fire, Melee, Terrain, Levels)",
-              data_path("tbf", "tables.yaml"), _tbf_loader, "vedette tbf … --tables FILE"),
+              data_path("tbf", "tables.yaml"), _tbf_loader, "vedette tbf … --tables FILE", "tbf"),
     ChartFile("bc-deck", "Battle Commander event deck (Skill icons, Fire and Assault CRT rows)",
-              data_path("bc", "deck.yaml"), _bc_deck_loader, "vedette bc … --deck FILE"),
+              data_path("bc", "deck.yaml"), _bc_deck_loader, "vedette bc … --deck FILE", "bc"),
     ChartFile("bc-terrain", "Battle Commander Terrain Effects Chart", data_path("bc", "terrain.yaml"),
-              _bc_terrain_loader, "vedette bc … --terrain FILE"),
+              _bc_terrain_loader, "vedette bc … --terrain FILE", "bc"),
 )}
 
 
@@ -333,9 +340,31 @@ class ChartBook:
 
     def to_yaml(self) -> str:
         head = (f"# {self.file.title}: values typed in on the Vedette charts page.\n"
-                f"# Use it with: {self.file.option}\n")
+                f"# Use it with: {self.file.option}, or play a game with it: {self.file.game_option}\n")
         return head + yaml.safe_dump(self.data, sort_keys=False, allow_unicode=True, width=110)
 
+    def to_bytes(self) -> bytes:
+        """The file the page saves (what ``--tables FILE`` and the play page's upload take)."""
+        return self.to_yaml().encode("utf-8")
+
+    def filename(self) -> str:
+        return f"my_{self.key.replace('-', '_')}_charts.yaml"
+
+    def game_tables(self):
+        """The file as a game takes it (:func:`engine.core.tables.read_tables`, the loader ``vedette GAME
+        new --tables FILE`` and the play page use): a :class:`~engine.core.tables.GameTables` of this chart
+        file, or the engine's one-line error."""
+        from engine.core.game import system_of
+        from engine.core.tables import read_tables
+        got = read_tables(system_of(self.file.system), self.to_bytes(), self.filename())
+        if got.chart != self.key:
+            raise VedetteError(f"{self.filename()}: read as the {got.chart} charts, not the {self.key} ones "
+                               f"(check its 'edition')")
+        return got
+
     def check(self) -> Any:
-        """Load the file as the CLI would (raises the engine's one-line error when it is not valid)."""
-        return load_bytes(self.to_yaml().encode("utf-8"), self.file.path.name, self.file.loader)
+        """Load the file as the CLI would, the calculators' loader and a game's (raises the engine's one-line
+        error when it is not valid)."""
+        loaded = load_bytes(self.to_bytes(), self.file.path.name, self.file.loader)
+        self.game_tables()
+        return loaded

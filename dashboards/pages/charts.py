@@ -20,8 +20,9 @@ HELP = ("The charts printed on the player aids are not in the rulebooks' text, s
         "**provisional** (orange): our own estimate. Pick a file, open a chart, type the printed values into "
         "its table (double-click a cell), set its *source* to say where they come from (for instance "
         "`published chart player aid of my copy`), then check and save. The saved file loads with the "
-        "command shown, or with the upload box on each calculator page. Only the values change: the file "
-        "keeps the shipped layout.")
+        "command shown, with the upload box on each calculator page, or as a new game's tables: the game "
+        "then plays with your values and its record keeps them. Only the values change: the file keeps the "
+        "shipped layout.")
 
 
 COUNTS_CSS = """
@@ -81,7 +82,7 @@ class ChartsView:
         self._fill()
 
     def _filename(self) -> str:
-        return f"my_{self.book.key.replace('-', '_')}_charts.yaml"
+        return self.book.filename()
 
     def _file(self):
         return io.StringIO(self.book.to_yaml())
@@ -94,7 +95,9 @@ class ChartsView:
                                   f"{html.escape(str(exc))}</div>")
             return False
         self.status.object = (f"<div class='charts-ok' style='color:#1b5e20'>The engine loads this file. Save it, "
-                              f"then use it with <code>{html.escape(self.book.file.option)}</code>.</div>")
+                              f"then use it with <code>{html.escape(self.book.file.option)}</code>, or start a "
+                              f"game with it: <code>{html.escape(self.book.file.game_option)}</code> (or the "
+                              f"play page's tables upload); the game's record keeps your values.</div>")
         return True
 
     # -- views -----------------------------------------------------------------------------------

@@ -38,7 +38,8 @@ from dashboards.common.rule_notes import note as n20_note, rule_note_for, rule_n
 
 __all__ = ["PlotNode", "TreeLayout", "layout_tree", "positions", "auto_open_depth", "tree_figure", "outline_html", "TreePlot",
            "describe", "frac_text", "MAX_NODES", "OUTLINE_CSS", "figure_data", "outline_for", "prepare",
-           "TreeCanvas", "canvas_data", "canvas_params", "CANVAS_JS"]
+           "TreeCanvas", "canvas_data", "canvas_params", "CANVAS_JS", "text_px", "Geometry", "geometry", "label_boxes",
+           "ROW_PX"]
 
 #: nodes drawn at most (a computing limit of the page, not a rule): the rest is marked "not drawn"
 MAX_NODES = 1500
@@ -333,6 +334,97 @@ def _tip(n: PlotNode) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
+# the drawing's geometry: label boxes that never overlap
+# --------------------------------------------------------------------------------------------------
+#: the drawing in pixels at scale 1 (the browser scales all of it alike, text included, so what does not
+#: overlap at scale 1 overlaps at no zoom): one row of ends every ROW_PX, a node's two label lines from
+#: LABEL_UP above its dot to LABEL_DOWN below it, LABEL_DX right of it; each column of one depth as wide as
+#: its widest label and COL_GAP_PX more
+ROW_PX = 36
+TOP_PX = 22
+LEFT_PX = 16
+LABEL_DX = 10
+LABEL_UP = 16
+LABEL_DOWN = 16
+COL_GAP_PX = 26
+LABEL_SIZE, SUB_SIZE = 12, 11
+
+# advance widths in em of DejaVu Sans (Debian's sans-serif, wider than Arial or Helvetica): an estimate
+# that errs wide; the browser measures the drawn text and only ever widens a column past it
+_EM = {**dict.fromkeys("abdghnopqu", 0.636), **dict.fromkeys("ceksvxyz", 0.615), "m": 0.974, "w": 0.818,
+       **dict.fromkeys("fijlrt", 0.411), **dict.fromkeys("0123456789", 0.636), **dict.fromkeys("IJ", 0.295),
+       **dict.fromkeys("ABCDEGHKNOQRUVXZ", 0.787), **dict.fromkeys("FLPSTY", 0.635), "M": 0.863, "W": 0.989,
+       **dict.fromkeys(" .,:;'|", 0.337), **dict.fromkeys("()[]/-!", 0.401), "%": 0.95, "+": 0.838,
+       "\u21d2": 0.838, "\u2026": 1.0, "\u2013": 0.5, "\u2212": 0.838}
+
+
+def text_px(text: str, size: float) -> float:
+    """The width in pixels of ``text`` set in a ``size``-pixel sans-serif (an estimate that errs wide, plus
+    the 3 px white halo the labels are drawn with)."""
+    return sum(_EM.get(ch, 0.65 if ch.isascii() else 1.0) for ch in text) * size * 1.04 + 3
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Where the drawing puts things at scale 1: the left edge of each depth's column and each node's label
+    width (pixels)."""
+
+    colx: tuple[float, ...]
+    widths: tuple[float, ...]
+
+
+def _texts(layout: TreeLayout) -> tuple[list[str], list[str]]:
+    """Each node's two label lines: what happened with its chance, and what comes next (or the outcome)."""
+    def make():
+        labels, subs = [], []
+        for n in layout.nodes:
+            head = n.answer + (f" ⇒ {n.gives}" if n.gives and n.gives != n.answer else "")
+            p = _p_label(n)
+            labels.append(_short(head, 34) + (f"  {p}" if p else ""))
+            under = f"⇒ {n.result}" if n.result else (
+                n.ask + (f" ({rule_number(n.rule)})" if n.rule and rule_number(n.rule) else "") if n.ask else "")
+            subs.append(_short(under, 48))
+        return labels, subs
+    return _memo(layout, "texts", None, make)
+
+
+def geometry(layout: TreeLayout) -> Geometry:
+    """Columns wide enough for their widest label (every node of that depth, folded or not, so a fold never
+    moves a column), made once per layout."""
+    def make() -> Geometry:
+        labels, subs = _texts(layout)
+        widths = tuple(max(text_px(a, LABEL_SIZE), text_px(b, SUB_SIZE)) for a, b in zip(labels, subs))
+        deepest = max((n.depth for n in layout.nodes), default=0)
+        widest = [0.0] * (deepest + 1)
+        for n, w in zip(layout.nodes, widths):
+            widest[n.depth] = max(widest[n.depth], w)
+        colx = [float(LEFT_PX)]
+        for w in widest:
+            colx.append(colx[-1] + LABEL_DX + w + COL_GAP_PX)
+        return Geometry(tuple(colx), widths)
+    return _memo(layout, "geometry", None, make)
+
+
+def _folded(layout: TreeLayout, open_depth: int | None) -> set[int]:
+    depth = auto_open_depth(layout) if open_depth is None else open_depth
+    return {n.id for n in layout.nodes if n.children and n.depth >= depth}
+
+
+def label_boxes(layout: TreeLayout, open_depth: int | None = None) -> dict[int, tuple[float, float, float, float]]:
+    """The rectangle ``(left, top, right, bottom)`` in pixels, at the drawing's first scale, of each shown
+    node's two label lines, with ``open_depth`` levels unfolded (None: as the page first shows the tree). Rows
+    are ROW_PX apart and two nodes of one depth at least one row apart; columns are their widest label
+    apart: no two boxes meet."""
+    g = geometry(layout)
+    out = {}
+    for i, (_, y) in positions(layout, _folded(layout, open_depth)).items():
+        n = layout.nodes[i]
+        sx, sy = g.colx[n.depth], TOP_PX + (-y) * ROW_PX
+        out[i] = (sx + LABEL_DX, sy - LABEL_UP, sx + LABEL_DX + g.widths[i], sy + LABEL_DOWN)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
 # the picture
 # --------------------------------------------------------------------------------------------------
 _JS_LAYOUT = """
@@ -345,15 +437,15 @@ if (tapped !== null) {
 const kids = Array.from({length: n}, () => []);
 for (let i = 1; i < n; i++) { kids[d.parent[i]].push(i); }
 const x = new Array(n).fill(NaN), y = new Array(n).fill(NaN);
-let row = 0, maxdepth = 0, shown = 0;
+let row = 0, shown = 0;
 function place(i) {
   shown += 1;
   let yy;
   if (kids[i].length && !d.folded[i]) {
     const ys = kids[i].map(place);
     yy = (ys[0] + ys[ys.length - 1]) / 2;
-  } else { yy = -row; row += 1; }
-  x[i] = d.depth[i]; y[i] = yy; maxdepth = Math.max(maxdepth, d.depth[i]);
+  } else { yy = -(TOP + row * ROW); row += 1; }
+  x[i] = d.cx[i]; y[i] = yy;
   return yy;
 }
 place(0);
@@ -363,42 +455,43 @@ for (let i = 0; i < n; i++) {
   fill[i] = d.nkids[i] == 0 ? (d.cut[i] ? '#bdbdbd' : '#2e7d32') : (d.folded[i] ? '#ffb300' : '#1f4e79');
 }
 src.data = Object.assign({}, d, {x: x, y: y, px: px, py: py, fill: fill});
-xr.start = -0.35; xr.end = maxdepth + 1.9;
-yr.start = -(row - 1) - 0.8; yr.end = 0.8;
-info.text = info.text.replace(/<span class="tree-shown"[^>]*>[^<]*<\/span>/,
+info.text = info.text.replace(/<span class="tree-shown"[^>]*>[^<]*<\\/span>/,
   `<span class="tree-shown" data-shown="${shown}" data-rows="${row}">${shown} of ${n} nodes shown</span>`);
-"""
+""".replace("TOP", str(TOP_PX)).replace("ROW", str(ROW_PX))
 
 
 def _columns(layout: TreeLayout, open_depth: int) -> tuple[dict, set[int]]:
+    """The drawing's columns, in pixels at scale 1 (x right, y up for Bokeh): see :func:`label_boxes`."""
     folded = {n.id for n in layout.nodes if n.children and n.depth >= open_depth}
     pos = positions(layout, folded)
+    g = geometry(layout)
+    labels, subs = _texts(layout)
     nan = float("nan")
-    cols: dict[str, list] = {k: [] for k in ("x", "y", "px", "py", "parent", "depth", "nkids", "folded", "cut",
-                                             "fill", "label", "sub", "tip")}
+
+    def at(i: int) -> tuple[float, float]:
+        _, y = pos[i]
+        return g.colx[layout.nodes[i].depth], -(TOP_PX + (-y) * ROW_PX)
+
+    cols: dict[str, list] = {k: [] for k in ("x", "y", "px", "py", "cx", "parent", "depth", "nkids", "folded", "cut",
+                                             "fill", "label", "sub", "tip", "w")}
     for n in layout.nodes:
-        x, y = pos.get(n.id, (nan, nan))
-        if n.parent >= 0 and n.id in pos:
-            ppx, ppy = pos[n.parent]
-        else:
-            ppx = ppy = nan
+        x, y = at(n.id) if n.id in pos else (nan, nan)
+        ppx, ppy = at(n.parent) if n.parent >= 0 and n.id in pos else (nan, nan)
         cols["x"].append(x)
         cols["y"].append(y)
         cols["px"].append(ppx)
         cols["py"].append(ppy)
+        cols["cx"].append(g.colx[n.depth])
         cols["parent"].append(n.parent)
         cols["depth"].append(n.depth)
         cols["nkids"].append(len(n.children))
         cols["folded"].append(1 if n.id in folded else 0)
         cols["cut"].append(1 if n.truncated else 0)
         cols["fill"].append("#2e7d32" if not n.children else ("#ffb300" if n.id in folded else "#1f4e79"))
-        head = n.answer + (f" ⇒ {n.gives}" if n.gives and n.gives != n.answer else "")
-        p = _p_label(n)
-        cols["label"].append(_short(head, 34) + (f"  {p}" if p else ""))
-        under = f"⇒ {n.result}" if n.result else (n.ask + (f" ({rule_number(n.rule)})" if n.rule and rule_number(n.rule) else "")
-                                                    if n.ask else "")
-        cols["sub"].append(_short(under, 48))
+        cols["label"].append(labels[n.id])
+        cols["sub"].append(subs[n.id])
         cols["tip"].append(_tip(n))
+        cols["w"].append(round(g.widths[n.id], 1))
     return cols, folded
 
 
@@ -415,13 +508,15 @@ def _memo(layout: TreeLayout, kind: str, key, make):
 
 @dataclass(frozen=True)
 class FigureData:
-    """What the picture of a layout needs: its columns (read-only, shared), rows, depth, height, status."""
+    """What the picture of a layout needs: its columns (read-only, shared), rows, depth, size, status.
+    ``width`` and ``height`` are the drawing's at scale 1 (pixels); ``height`` is also the box's, at most 860."""
 
     cols: dict
     rows: int
     maxdepth: int
     height: int
     status: str
+    width: int = 0
 
 
 def figure_data(layout: TreeLayout, open_depth: int | None = None, height: int | None = None) -> FigureData:
@@ -429,17 +524,18 @@ def figure_data(layout: TreeLayout, open_depth: int | None = None, height: int |
     def make() -> FigureData:
         depth = auto_open_depth(layout) if open_depth is None else open_depth
         cols, _ = _columns(layout, depth)
-        xs = [x for x in cols["x"] if not math.isnan(x)]
-        rows = max(1, int(-min((y for y in cols["y"] if not math.isnan(y)), default=0)) + 1)
-        maxdepth = max((d for d, x in zip(cols["depth"], cols["x"]) if not math.isnan(x)), default=0)
-        h = height or int(min(860, max(300, 26 * rows + 90)))
+        shown = [i for i, x in enumerate(cols["x"]) if not math.isnan(x)]
+        rows = 1 + max((round((-cols["y"][i] - TOP_PX) / ROW_PX) for i in shown), default=0)
+        maxdepth = max((cols["depth"][i] for i in shown), default=0)
+        width = int(max((cols["cx"][i] + LABEL_DX + cols["w"][i] for i in shown), default=0) + LEFT_PX)
+        h = height or int(min(860, max(200, TOP_PX + ROW_PX * rows)))
         cut = (f" {layout.truncated} branch(es) not drawn (the page draws at most {MAX_NODES} nodes)."
                if layout.truncated else "")
-        status = (f'<span class="tree-shown" data-shown="{len(xs)}" data-rows="{rows}">{len(xs)} of {len(layout)} '
-                  f'nodes shown</span> <span class="tree-help" data-nodes="{len(layout)}">· click a node to fold or '
-                  f'unfold what follows it; wheel to zoom, drag to pan; rest the mouse on a node for its rule.'
-                  f'{cut}</span>')
-        return FigureData(cols, rows, maxdepth, h, status)
+        status = (f'<span class="tree-shown" data-shown="{len(shown)}" data-rows="{rows}">{len(shown)} of '
+                  f'{len(layout)} nodes shown</span> <span class="tree-help" data-nodes="{len(layout)}">· click a '
+                  f'node to fold or unfold what follows it; wheel to zoom, drag to pan; rest the mouse on a node '
+                  f'for its rule.{cut}</span>')
+        return FigureData(cols, rows, maxdepth, h, status, width)
     return _memo(layout, "figure", (open_depth, height), make)
 
 
@@ -462,8 +558,10 @@ def _figure_models(data: FigureData):
     from bokeh.plotting import figure
 
     src = ColumnDataSource(dict(data.cols), name="tree-nodes")
-    xr, yr = Range1d(-0.35, data.maxdepth + 1.9), Range1d(-(data.rows - 1) - 0.8, 0.8)
-    fig = figure(x_range=xr, y_range=yr, height=data.height, sizing_mode="stretch_width", toolbar_location="above",
+    # one unit one pixel: the frame is the drawing's size (its height at most the box's), so the labels,
+    # set in pixels, keep the spacing :func:`label_boxes` gives them; a drag shows the rest
+    xr, yr = Range1d(0, data.width), Range1d(-data.height, 0)
+    fig = figure(x_range=xr, y_range=yr, frame_width=data.width, frame_height=data.height, toolbar_location="above",
                  tools=[], min_border=10, name="tree-figure", output_backend="canvas", x_axis_type=None,
                  y_axis_type=None, title=None)
     fig.outline_line_color = None
@@ -496,7 +594,7 @@ if (tapped === null) { return; }
 """ + _JS_LAYOUT)
     fig.js_on_event(Tap, cb)
     fig.js_on_event(DoubleTap, cb)
-    return column(info, fig, sizing_mode="stretch_width"), (src, xr, yr, fig, info)
+    return column(info, fig), (src, xr, yr, fig, info)
 
 
 def _update_models(parts, data: FigureData) -> None:
@@ -504,9 +602,9 @@ def _update_models(parts, data: FigureData) -> None:
     status line change in place)."""
     src, xr, yr, fig, info = parts
     src.data = dict(data.cols)
-    xr.update(start=-0.35, end=data.maxdepth + 1.9)
-    yr.update(start=-(data.rows - 1) - 0.8, end=0.8)
-    fig.height = data.height
+    xr.update(start=0, end=data.width)
+    yr.update(start=-data.height, end=0)
+    fig.update(frame_width=data.width, frame_height=data.height)
     info.text = data.status
 
 
@@ -545,7 +643,7 @@ function drawTree(model, el) {
     b.setAttribute("aria-label", title); b.className = cls; bar.appendChild(b); return b;
   };
   const zin = button("+", "zoom in", "tree-zoom-in"), zout = button("\u2212", "zoom out", "tree-zoom-out");
-  const reset = button("whole tree", "show the whole tree again", "tree-reset");
+  const reset = button("first view", "back to the first view (scale and place)", "tree-reset");
   const box = document.createElement("div"); box.className = "tree-box";
   const svg = svgEl("svg", "tree-svg"); svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", "probability tree: the text outline beside it says the same");
@@ -556,29 +654,52 @@ function drawTree(model, el) {
   svg.append(gE, gN); box.append(svg, tip); pic.append(status, bar, box); root.append(pic, side); el.appendChild(root);
   const outline = () => { side.innerHTML = model.outline || ""; side.hidden = !model.outline; };
 
-  let d = {parent: []}, n = 0, folded = [], kids = [], x = [], y = [], shown = 0, rows = 1, maxdepth = 0;
-  let xr = [0, 1], yr = [0, 1], edges = [], nodes = [], dots = [];
+  // The drawing is laid out in pixels at scale 1 (tree_plot.label_boxes): columns as wide as their widest
+  // label, rows ROW px apart. Zoom scales all of it alike (text included), so labels that do not overlap at
+  // scale 1 overlap at no zoom. The first view is scale 1, or less (down to 0.8) when the tree is wider than
+  // the box; a drag shows the rest.
+  let d = {parent: []}, n = 0, folded = [], kids = [], x = [], y = [], shown = 0, rows = 1;
+  let colx = [0], widths = [], k = 1, tx = 0, ty = 0, moved = false, edges = [], nodes = [], dots = [], t1s = [], t2s = [];
+  const ROW = () => d.row || 36, TOP = () => d.top || 22;
 
   function place() {                      // leaves (and folded nodes) one row apart, a parent between its children
     x = new Array(n).fill(NaN); y = new Array(n).fill(NaN);
-    let row = 0; maxdepth = 0; shown = 0;
+    let row = 0; shown = 0;
     const visit = (i) => {
       shown += 1;
       let yy;
       if (kids[i].length && !folded[i]) {
         const ys = kids[i].map(visit);
         yy = (ys[0] + ys[ys.length - 1]) / 2;
-      } else { yy = -row; row += 1; }
-      x[i] = d.depth[i]; y[i] = yy; maxdepth = Math.max(maxdepth, d.depth[i]);
+      } else { yy = row; row += 1; }
+      x[i] = d.depth[i]; y[i] = yy;
       return yy;
     };
     if (n) visit(0);
     rows = Math.max(1, row);
   }
-  function fit() { xr = [-0.35, maxdepth + 1.9]; yr = [-(rows - 1) - 0.8, 0.8]; }
+  function measure() {                    // the drawn text's widths: a column only ever widens past the estimate
+    widths = d.w ? d.w.slice() : new Array(n).fill(0);
+    for (let i = 0; i < n; i++) {
+      try {
+        widths[i] = Math.max(widths[i], t1s[i].getComputedTextLength() + 3, t2s[i].getComputedTextLength() + 3);
+      } catch (e) { /* not drawn yet: the estimate stands */ }
+    }
+    const base = d.colx || [16], deepest = Math.max(0, ...(d.depth.length ? d.depth : [0]));
+    const widest = new Array(deepest + 1).fill(0);
+    for (let i = 0; i < n; i++) widest[d.depth[i]] = Math.max(widest[d.depth[i]], widths[i]);
+    colx = [base[0]];
+    for (let j = 0; j <= deepest; j++) colx.push(Math.max(base[j + 1] || 0, colx[j] + (d.dx || 10) + widest[j] + (d.gap || 26)));
+  }
+  function contentWidth() {
+    let w = 0;
+    for (let i = 0; i < n; i++) if (!isNaN(x[i])) w = Math.max(w, colx[d.depth[i]] + (d.dx || 10) + widths[i]);
+    return w + 16;
+  }
+  function fit() { k = Math.max(0.8, Math.min(1, W() / contentWidth())); tx = 0; ty = 0; moved = false; }
   const W = () => Math.max(1, box.clientWidth), H = () => Math.max(1, box.clientHeight);
-  const sx = (v) => (v - xr[0]) / (xr[1] - xr[0]) * W();
-  const sy = (v) => (yr[1] - v) / (yr[1] - yr[0]) * H();
+  const SX = (i) => tx + k * colx[d.depth[i]];
+  const SY = (i) => ty + k * (TOP() + y[i] * ROW());
   function colour(i) {
     return d.nkids[i] == 0 ? (d.cut[i] ? "#bdbdbd" : "#2e7d32") : (folded[i] ? "#ffb300" : "#1f4e79");
   }
@@ -589,14 +710,15 @@ function drawTree(model, el) {
       nodes[i].style.display = on ? "" : "none";
       edges[i].style.display = on && i > 0 ? "" : "none";
       if (!on) continue;
-      const X = sx(x[i]), Y = sy(y[i]);
-      nodes[i].setAttribute("transform", `translate(${X.toFixed(1)},${Y.toFixed(1)})`);
+      const X = SX(i), Y = SY(i);
+      nodes[i].setAttribute("transform", `translate(${X.toFixed(1)},${Y.toFixed(1)}) scale(${k.toFixed(3)})`);
       dots[i].setAttribute("fill", colour(i));
       dots[i].setAttribute("data-folded", folded[i] ? "1" : "0");
-      if (i > 0) {
-        const p = d.parent[i];
-        edges[i].setAttribute("x1", sx(x[p]).toFixed(1)); edges[i].setAttribute("y1", sy(y[p]).toFixed(1));
-        edges[i].setAttribute("x2", X.toFixed(1)); edges[i].setAttribute("y2", Y.toFixed(1));
+      if (i > 0) {                        // from the end of the parent's label, down the gap between columns
+        const p = d.parent[i], mid = tx + k * (colx[d.depth[p] + 1] - (d.gap || 26) / 2);
+        const from = SX(p) + k * ((d.dx || 10) + widths[p] + 2);
+        edges[i].setAttribute("d", `M${from.toFixed(1)},${SY(p).toFixed(1)}H${mid.toFixed(1)}V${Y.toFixed(1)}` +
+                                   `H${(X - 7 * k).toFixed(1)}`);
       }
     }
     status.innerHTML = `<span class="tree-shown" data-shown="${shown}" data-rows="${rows}">${shown} of ${n} nodes ` +
@@ -609,9 +731,9 @@ function drawTree(model, el) {
     n = d.parent.length; folded = d.folded.slice();
     kids = Array.from({length: n}, () => []);
     for (let i = 1; i < n; i++) kids[d.parent[i]].push(i);
-    gE.replaceChildren(); gN.replaceChildren(); edges = []; nodes = []; dots = [];
+    gE.replaceChildren(); gN.replaceChildren(); edges = []; nodes = []; dots = []; t1s = []; t2s = [];
     for (let i = 0; i < n; i++) {
-      edges.push(gE.appendChild(svgEl("line", "tree-edge")));
+      edges.push(gE.appendChild(svgEl("path", "tree-edge")));
       const g = svgEl("g", "tree-node"); g.setAttribute("data-node", i);
       if (d.nkids[i]) { g.setAttribute("tabindex", "0"); g.setAttribute("role", "button"); }
       const c = svgEl("circle", "tree-dot"); c.setAttribute("r", "6.5"); c.setAttribute("data-node", i);
@@ -619,42 +741,40 @@ function drawTree(model, el) {
       const t2 = svgEl("text", "tree-sub"); t2.setAttribute("x", "10"); t2.setAttribute("y", "12"); t2.textContent = d.sub[i];
       const title = svgEl("title"); title.textContent = d.tip[i];
       c.appendChild(title); g.append(c, t1, t2); gN.appendChild(g);
-      nodes.push(g); dots.push(c);
+      nodes.push(g); dots.push(c); t1s.push(t1); t2s.push(t2);
     }
     box.style.height = `${d.height || 400}px`;
-    place(); fit(); draw();
+    measure(); place(); fit(); draw();
   }
   function toggle(i) {
     if (!(i >= 0 && i < n) || !d.nkids[i]) return;
     folded[i] = folded[i] ? 0 : 1;
-    place(); fit(); draw();
-  }
-  function zoom(f, cx, cy) {              // about the data point (cx, cy)
-    xr = [cx - (cx - xr[0]) * f, cx + (xr[1] - cx) * f];
-    yr = [cy - (cy - yr[0]) * f, cy + (yr[1] - cy) * f];
+    place();
+    if (!moved) fit();
     draw();
   }
-  const centre = () => [(xr[0] + xr[1]) / 2, (yr[0] + yr[1]) / 2];
+  function zoom(f, px, py) {              // about the point (px, py) of the box
+    const k2 = Math.max(0.25, Math.min(4, k * f));
+    tx = px - (px - tx) * k2 / k; ty = py - (py - ty) * k2 / k; k = k2; moved = true;
+    draw();
+  }
   const nodeOf = (t) => { const g = t && t.closest ? t.closest(".tree-node") : null; return g ? +g.getAttribute("data-node") : -1; };
-  zin.addEventListener("click", () => zoom(0.8, ...centre()));
-  zout.addEventListener("click", () => zoom(1.25, ...centre()));
+  zin.addEventListener("click", () => zoom(1.25, W() / 2, H() / 2));
+  zout.addEventListener("click", () => zoom(0.8, W() / 2, H() / 2));
   reset.addEventListener("click", () => { fit(); draw(); });
   svg.addEventListener("wheel", (ev) => {
     ev.preventDefault();
     const r = svg.getBoundingClientRect();
-    const cx = xr[0] + (ev.clientX - r.left) / W() * (xr[1] - xr[0]);
-    const cy = yr[1] - (ev.clientY - r.top) / H() * (yr[1] - yr[0]);
-    zoom(Math.exp(Math.max(-1, Math.min(1, ev.deltaY * 0.002))), cx, cy);
+    zoom(Math.exp(-Math.max(-1, Math.min(1, ev.deltaY * 0.002))), ev.clientX - r.left, ev.clientY - r.top);
   }, {passive: false});
   let drag = null, dragged = false;
-  svg.addEventListener("pointerdown", (ev) => { drag = [ev.clientX, ev.clientY, xr.slice(), yr.slice()]; dragged = false; });
+  svg.addEventListener("pointerdown", (ev) => { drag = [ev.clientX, ev.clientY, tx, ty]; dragged = false; });
   svg.addEventListener("pointermove", (ev) => {
     if (drag && (ev.buttons & 1)) {
       const dx = ev.clientX - drag[0], dy = ev.clientY - drag[1];
       if (!dragged && dx * dx + dy * dy < 16) return;
-      dragged = true; tip.hidden = true;
-      const fx = dx / W() * (drag[2][1] - drag[2][0]), fy = dy / H() * (drag[3][1] - drag[3][0]);
-      xr = [drag[2][0] - fx, drag[2][1] - fx]; yr = [drag[3][0] + fy, drag[3][1] + fy];
+      dragged = true; moved = true; tip.hidden = true;
+      tx = drag[2] + dx; ty = drag[3] + dy;
       draw();
     }
   });
@@ -667,7 +787,7 @@ function drawTree(model, el) {
     const i = nodeOf(ev.target);
     if (i < 0 || drag && dragged) { tip.hidden = true; return; }
     tip.textContent = d.tip[i];
-    const X = sx(x[i]), Y = sy(y[i]);
+    const X = SX(i), Y = SY(i);
     tip.hidden = false;
     tip.style.left = `${Math.max(0, Math.min(W() - tip.offsetWidth - 4, X + 12))}px`;
     tip.style.top = `${Y + 14 + tip.offsetHeight > H() ? Math.max(0, Y - 14 - tip.offsetHeight) : Y + 14}px`;
@@ -676,7 +796,8 @@ function drawTree(model, el) {
   svg.addEventListener("focusin", showTip);
   svg.addEventListener("pointerout", (ev) => { if (nodeOf(ev.relatedTarget) < 0) tip.hidden = true; });
   svg.addEventListener("focusout", () => { tip.hidden = true; });
-  const resized = new ResizeObserver(() => draw());
+  // once the box has its size (and the text can be measured), the first view is worked out again
+  const resized = new ResizeObserver(() => { if (!moved) { measure(); fit(); } draw(); });
   resized.observe(box);
   model.on("data", load);
   model.on("outline", outline);
@@ -699,7 +820,7 @@ _CANVAS_CSS = """
   cursor:pointer;white-space:nowrap}
 .tree-box {position:relative;overflow:hidden;border:1px solid #e0e0e0;border-radius:3px;background:#fff;touch-action:none}
 .tree-svg {display:block;cursor:grab;user-select:none}
-.tree-edge {stroke:#9e9e9e;stroke-width:1.5}
+.tree-edge {stroke:#9e9e9e;stroke-width:1.5;fill:none}
 .tree-dot {stroke:#263238;stroke-width:1;cursor:pointer}
 .tree-node:focus {outline:none}
 .tree-node:focus .tree-dot {stroke:#000;stroke-width:2.5}
@@ -713,7 +834,8 @@ _CANVAS_CSS = """
 class TreeCanvas(JSComponent):
     """The tree picture drawn in the browser (SVG): the same nodes, labels, colours and hover text as
     :func:`tree_figure`; a click on a dot (or Enter on it) folds or unfolds what follows, the wheel or the
-    + and − buttons zoom, a drag pans, "whole tree" shows all that is unfolded again. ``data`` is the JSON of
+    + and − buttons zoom (the whole drawing alike, text included: labels that do not overlap at first overlap
+    at no zoom, :func:`label_boxes`), a drag pans, "first view" goes back to the first scale and place. ``data`` is the JSON of
     :func:`canvas_data`, made once per layout and shared by every session showing it."""
 
     data = param.String(default="", doc="JSON: parent, depth, nkids, cut, folded, label, sub, tip columns; the "
@@ -729,8 +851,9 @@ def canvas_data(layout: TreeLayout, open_depth: int | None = None) -> str:
     many as fit), made once per layout and depth."""
     def make() -> str:
         fd = figure_data(layout, open_depth)
-        out = {k: fd.cols[k] for k in ("parent", "depth", "nkids", "cut", "folded", "label", "sub", "tip")}
-        out.update(height=fd.height, notice=_cut_notice(layout))
+        out = {k: fd.cols[k] for k in ("parent", "depth", "nkids", "cut", "folded", "label", "sub", "tip", "w")}
+        out.update(height=fd.height, notice=_cut_notice(layout), colx=[round(x, 1) for x in geometry(layout).colx],
+                   row=ROW_PX, top=TOP_PX, dx=LABEL_DX, gap=COL_GAP_PX)
         return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
     return _memo(layout, "canvas", open_depth, make)
 

@@ -22,6 +22,14 @@ other sessions meanwhile; the page shows a spinner, what is being computed and a
   answered, so quick requests (a Fatigue Check, a fire) keep their fresh worker at the normal priority. :func:`shutdown` (at exit, and on SIGTERM/SIGINT in
   ``vedette-serve``) stops them all, and each worker also watches a pipe to its server: when the server
   goes away, however it dies, the worker ends.
+* Work that can stop early (an exact enumeration: :func:`engine.core.quick_odds.quick_odds` and
+  ``OddsDesk.odds`` take ``stop=``) passes ``stop=``:func:`stop_requested`. Once it has asked, a cancel,
+  the budget or a newer request sets the worker's stop flag instead of killing it at once: the work ends
+  at its next look (every 256 enumeration steps), the worker answers and stays warm for the next request
+  (a desk's held positions, the engine's caches); one that has not ended within :data:`GRACE_S` seconds is
+  killed all the same. Work that never asks is killed at once, as before. In a pool thread (work that
+  does not pickle, ``process=False``) :func:`stop_requested` answers for that thread's request, so a
+  cancelled request leaves no worker, process or thread, busy.
 * The work is sent to the worker pickled: a module-level function, or a ``functools.partial`` of one, with
   picklable arguments and a picklable result. Work that does not pickle (a closure or a lambda) runs in a
   pool thread instead (it then holds the interpreter lock while it runs pure Python, and cancel can only
@@ -56,8 +64,8 @@ import param
 from engine.core import game as _core_game
 from engine.core.errors import VedetteError
 
-__all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "QUICK_S", "run_now", "warm_up",
-           "shutdown", "worker_pids", "step_aside", "run_in_worker"]
+__all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "QUICK_S", "GRACE_S", "run_now",
+           "warm_up", "shutdown", "worker_pids", "step_aside", "stop_requested", "run_in_worker"]
 
 log = logging.getLogger("vedette.dashboards")
 
@@ -89,6 +97,8 @@ LONG_AUTOGROUP = os.environ.get("VEDETTE_LONG_AUTOGROUP", "0") not in ("0", "", 
 LOG_HOPS = os.environ.get("VEDETTE_LOG_HOPS", "0") not in ("0", "", "no")
 #: whether a worker running a long request keeps to one CPU ("0" to let it use them all)
 LONG_PIN = os.environ.get("VEDETTE_LONG_PIN", "1") not in ("0", "", "no")
+#: seconds a worker whose request asked :func:`stop_requested` is given to end it once stopped, before it is killed
+GRACE_S = float(os.environ.get("VEDETTE_GRACE_S", "1") or 1)
 POOL = ThreadPoolExecutor(max_workers=PROCESSES + WORKERS, thread_name_prefix="vedette-calc")
 #: what the fork server imports once (each worker then starts with it loaded)
 PRELOAD = ["dashboards.server.calc_preload"]
@@ -111,6 +121,29 @@ def _context():
 # ---------------------------------------------------------------------------------------------------
 # In a worker process
 # ---------------------------------------------------------------------------------------------------
+#: in a worker process: its two shared flags (``[0]`` stop requested, ``[1]`` the request asked), set by
+#: :func:`_worker_main`; ``None`` in the server
+_FLAGS = None
+#: in a pool thread running a request: ``given_up`` of that request (see :func:`_in_thread`)
+_HERE = threading.local()
+
+#: the flags' places
+_STOP, _ASKED = 0, 1
+
+
+def stop_requested() -> bool:
+    """Whether the request this code runs for has been given up (cancelled, past its budget, replaced by a
+    newer one): pass it as ``stop=`` to work that can end early. In a worker process it reads the stop
+    flag the server sets, and tells the server this request asks (so it is stopped, not killed); in a pool
+    thread it asks that thread's request; elsewhere (outside a server) it is False."""
+    flags = _FLAGS
+    if flags is not None:
+        flags[_ASKED] = 1
+        return bool(flags[_STOP])
+    given_up = getattr(_HERE, "given_up", None)
+    return bool(given_up is not None and given_up())
+
+
 def _watch_lifeline(lifeline) -> None:
     """A worker's watchdog thread: the server holds the other end of this pipe; EOF means it is gone."""
     try:
@@ -196,11 +229,13 @@ def worker_state(wait_s: float = 0.0) -> dict:
             "sid": os.getsid(0) if hasattr(os, "getsid") else 0, "cpus": cpus}
 
 
-def _worker_main(conn, lifeline) -> None:
+def _worker_main(conn, lifeline, flags=None) -> None:
     """A worker process: run the jobs that arrive on ``conn``, one at a time, answering ``(ok, value,
     retire)``. A job still running after :data:`QUICK_S` is a long one: the worker steps aside
     (:func:`step_aside`) and, once it has answered, ends (``retire``): a fresh worker at the normal worker
     priority serves the next request, so a quick request never waits behind a demoted one."""
+    global _FLAGS
+    _FLAGS = flags
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C reaches the server, which stops the workers
     lower_priority()    # (the fork server has done it already: then this changes nothing)
     threading.Thread(target=_watch_lifeline, args=(lifeline,), name="vedette-lifeline", daemon=True).start()
@@ -258,7 +293,10 @@ class _Worker:
     def __init__(self, ctx):
         conn, child_conn = ctx.Pipe(duplex=True)
         life_r, life_w = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_worker_main, args=(child_conn, life_r), name="vedette-calc", daemon=True)
+        #: shared with the worker: [stop requested, its request asked stop_requested()] (see stop_requested)
+        self.flags = ctx.RawArray("b", 2)
+        self.proc = ctx.Process(target=_worker_main, args=(child_conn, life_r, self.flags), name="vedette-calc",
+                                daemon=True)
         self.proc.start()
         child_conn.close()
         life_r.close()
@@ -281,6 +319,18 @@ class _Worker:
         self.retired = bool(rest and rest[0])
         self.last_compute_s = rest[1] if len(rest) > 1 else None
         return ok, value
+
+    def ready(self) -> None:
+        """Clear the flags for a new request (the worker is idle: nothing reads them meanwhile)."""
+        self.flags[_STOP] = 0
+        self.flags[_ASKED] = 0
+
+    def asks(self) -> bool:
+        """Whether its request has asked :func:`stop_requested` (then it can be stopped, not killed)."""
+        return bool(self.flags[_ASKED])
+
+    def request_stop(self) -> None:
+        self.flags[_STOP] = 1
 
     def kill(self) -> None:
         try:
@@ -525,19 +575,40 @@ def _on_server() -> bool:
 
 
 class _Job:
-    """One request in flight: the worker running it, so that cancel or the budget can kill it."""
+    """One request in flight: the worker running it, so that cancel or the budget can stop it. A request
+    that asks :func:`stop_requested` is told to stop and given :data:`GRACE_S` seconds to end before its
+    worker is killed; any other is killed at once. ``killed``: whether its worker was."""
 
-    def __init__(self):
+    def __init__(self, grace_s: float | None = None):
         self.lock = threading.Lock()
         self.worker: _Worker | None = None
         self.stopped = False
+        self.killed = False
+        self.grace_s = GRACE_S if grace_s is None else grace_s
+        self.timer: threading.Timer | None = None      # the grace's end, once stopped with a grace
 
     def stop(self) -> None:
-        with self.lock:
+        with self.lock:         # under the lock: the worker cannot be handed to another request meanwhile
+            first = not self.stopped
             self.stopped = True
             w = self.worker
-        if w is not None:
+            if w is None:
+                return
+            if first and w.asks() and self.grace_s > 0:
+                w.request_stop()
+                self.timer = threading.Timer(self.grace_s, self._kill_if_running, args=(w,))
+                self.timer.daemon = True
+                self.timer.start()
+                return
+            self.killed = True
             w.kill()
+
+    def _kill_if_running(self, w: _Worker) -> None:
+        """The grace is over: a worker still on this request is killed."""
+        with self.lock:
+            if self.worker is w:
+                self.killed = True
+                w.kill()
 
 
 class Background(param.Parameterized):
@@ -558,6 +629,7 @@ class Background(param.Parameterized):
         # and its button are made when first shown (a page that draws its own busy line watches busy/label)
         self._views: list = []
         self._own = None
+        self._session_watched = False
 
     def _first_view(self):
         if self._own is None:
@@ -632,6 +704,22 @@ class Background(param.Parameterized):
         self._stop_job()
         self._show(False, "")
 
+    def _watch_session(self) -> None:
+        """Once per runner, on a server: when its session ends (the tab closed, the server stopping), the
+        request in flight is stopped, as a cancel stops it, instead of running on in its worker until its
+        answer or its budget."""
+        if self._session_watched:
+            return
+        self._session_watched = True
+        try:
+            pn.state.on_session_destroyed(self._session_gone)
+        except Exception:  # noqa: BLE001 - no session to watch: the budget still ends the request
+            log.debug("no session to watch for a page computation", exc_info=True)
+
+    def _session_gone(self, session_context) -> None:
+        self._generation += 1             # nobody is there to show the answer to
+        self._stop_job()
+
     # -- running ---------------------------------------------------------------------------------------
     def _run_inline(self, fn, on_result, on_error, label: str) -> None:
         marks, epoch = {"start": time.perf_counter()}, time.time()
@@ -681,6 +769,7 @@ class Background(param.Parameterized):
             self._run_inline(fn, on_result, on_error, label)
             return
         self._stop_job()               # a newer request replaces the one in flight (its worker is stopped)
+        self._watch_session()
         self._generation += 1
         gen = self._generation
         job = self._job = _Job()
@@ -719,17 +808,9 @@ class Background(param.Parameterized):
             if use_process:
                 work = partial(_in_process, fn, job, given_up, self, marks)
             else:
-                work = partial(_in_thread, fn, self, marks)
+                work = partial(_in_thread, fn, self, marks, given_up)
             fut = loop.run_in_executor(POOL, work)
-            try:
-                ok, value = await asyncio.wait_for(asyncio.shield(fut), budget)
-            except asyncio.TimeoutError:
-                ok, value = False, OverBudget(f"stopped: this needs more than the page's time budget of "
-                                              f"{budget:g} s; make the input smaller")
-            except Exception:  # noqa: BLE001 - the waiting itself failed
-                log.exception("a page computation could not be awaited")
-                ok, value = False, VedetteError("this could not be computed (the details are in the server's log)")
-            job.stop()                    # over budget: its worker is killed (a no-op once it has answered)
+            ok, value = await _answer(fut, job, budget)
             if ok:
                 finish(result=value)
             else:
@@ -739,6 +820,23 @@ class Background(param.Parameterized):
             pn.state.execute(waiter)
         else:   # built with the page: start once the browser is connected, so the result is not lost
             pn.state.onload(waiter)
+
+
+async def _answer(fut, job: _Job, budget: float) -> tuple[bool, Any]:
+    """Await the answer of ``job`` (``fut``, in a pool thread) for at most ``budget`` seconds. However the
+    waiting ends -- an answer, the budget, an error, or the waiting task itself cancelled (a session
+    closed, the server stopping) -- the job is stopped: no worker stays on a request nobody waits for (a
+    no-op once it has answered)."""
+    try:
+        return await asyncio.wait_for(asyncio.shield(fut), budget)
+    except asyncio.TimeoutError:
+        return False, OverBudget(f"stopped: this needs more than the page's time budget of "
+                                 f"{budget:g} s; make the input smaller")
+    except Exception:  # noqa: BLE001 - the waiting itself failed
+        log.exception("a page computation could not be awaited")
+        return False, VedetteError("this could not be computed (the details are in the server's log)")
+    finally:
+        job.stop()
 
 
 def _hops(marks: dict) -> dict:
@@ -765,16 +863,19 @@ def _hops(marks: dict) -> dict:
     return out
 
 
-def _in_thread(fn: Callable[[], Any], owner: Background, marks: dict | None = None) -> tuple[bool, Any]:
+def _in_thread(fn: Callable[[], Any], owner: Background, marks: dict | None = None,
+               given_up: Callable[[], bool] | None = None) -> tuple[bool, Any]:
+    """In a pool thread: run ``fn`` here; while it runs :func:`stop_requested` answers ``given_up()``."""
     owner.last_mode = "thread"
-    if marks is None:
-        return _guarded(fn)
-    c0 = marks.setdefault("thread", time.perf_counter())
+    _HERE.given_up = given_up
+    c0 = time.perf_counter() if marks is None else marks.setdefault("thread", time.perf_counter())
     try:
         return _guarded(fn)
     finally:
-        marks["compute"] = time.perf_counter() - c0
-        marks["answer"] = time.perf_counter()
+        _HERE.given_up = None
+        if marks is not None:
+            marks["compute"] = time.perf_counter() - c0
+            marks["answer"] = time.perf_counter()
 
 
 def _in_process(fn: Callable[[], Any], job: _Job, given_up: Callable[[], bool],
@@ -788,22 +889,25 @@ def _in_process(fn: Callable[[], Any], job: _Job, given_up: Callable[[], bool],
         payload = pickle.dumps(fn, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:  # noqa: BLE001 - a closure or a lambda: this thread will do
         log.debug("page computation %r does not pickle (%s); it runs in a thread", fn, exc)
-        return _in_thread(fn, owner, marks)
+        return _in_thread(fn, owner, marks, given_up)
     try:
         pool = _pool()
         w = pool.acquire(given_up)
     except Exception:  # noqa: BLE001 - no worker could be started: a thread still gives the answer
         log.exception("no worker process could be started for a page computation; it runs in a thread")
-        return _in_thread(fn, owner, marks)
+        return _in_thread(fn, owner, marks, given_up)
     marks["worker"] = time.perf_counter()
     if w is None:
         return False, Cancelled("stopped: nothing changed")
     with job.lock:
         stopped = job.stopped
-        job.worker = None if stopped else w
+        if not stopped:
+            w.ready()
+            job.worker = w
     healthy = False
     try:
         if stopped:
+            healthy = True          # given up before the worker got it: the worker did nothing
             return False, Cancelled("stopped: nothing changed")
         owner.last_mode = "process"
         ok, value = w.run(payload)
@@ -811,6 +915,8 @@ def _in_process(fn: Callable[[], Any], job: _Job, given_up: Callable[[], bool],
         if w.last_compute_s is not None:
             marks["compute"] = w.last_compute_s
         healthy = True
+        if job.stopped:             # it ended early when told to (stop_requested): its answer is not wanted
+            return False, Cancelled("stopped: nothing changed")
         return ok, value
     except (EOFError, OSError):
         return False, Cancelled("stopped: nothing changed")
@@ -820,7 +926,7 @@ def _in_process(fn: Callable[[], Any], job: _Job, given_up: Callable[[], bool],
     finally:
         with job.lock:
             job.worker = None
-            if job.stopped:         # stop() may have killed it just as it answered: not to be reused
+            if job.killed:          # stop() may have killed it just as it answered: not to be reused
                 healthy = False
         pool.release(w, healthy)
 

@@ -33,11 +33,13 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from .data import parse_json
 from .errors import RecordError, RuleViolation, VedetteError
+from .metrics import metrics_label, metrics_value
 from .procedure import ChanceRequest, Choose, Event, NeedInput, RandomDice, Request, Stepper
 from .record import GameRecord
+from .tables import ChartFile, GameTables, check_tables, rules_for
 
 __all__ = ["Outcome", "Position", "Places", "GameRules", "Pending", "Session", "Bot", "RandomBot", "action_seed", "EventDice",
-           "other_side", "replay", "initial_state", "undo", "play_game", "apply_event", "make_event",
+           "other_side", "replay", "initial_state", "check_tables", "undo", "play_game", "apply_event", "make_event",
            "system_of", "factory_of", "register", "systems", "parse_dice", "MAX_ACTIONS", "steady_heap"]
 
 #: A game loop stops after this many actions even when no one has won (a bot that never ends a phase).
@@ -286,13 +288,11 @@ class GameRules(ABC, Generic[S, A]):
     def odds_label(self, before: S, after: S, action: A) -> str | tuple[str, str]:
         """One outcome of ``action`` in a player's words (outcomes with one label are added up), or a
         ``(label, rule)`` pair. Default: the changes of :meth:`metrics`, e.g. ``"morale.french -1"``."""
-        from .odds import metrics_label
         return metrics_label(self.metrics(before), self.metrics(after))
 
     def evaluate(self, state: S, side: str) -> float:
         """How good ``state`` is for ``side`` (bots compare it before and after an action). Default: a
         won game +1000 (lost -1000); else from :meth:`metrics` (see :func:`~engine.core.odds.metrics_value`)."""
-        from .odds import metrics_value
         return metrics_value(self, state, side)
 
     def initial_state(self, record: GameRecord) -> S:
@@ -303,6 +303,28 @@ class GameRules(ABC, Generic[S, A]):
     def migrate_event(self, event: dict[str, Any], version: str) -> dict[str, Any]:
         """An event of an older accepted engine version in today's form (default: unchanged)."""
         return event
+
+    # --- a game's own charts (engine/core/tables.py) ----------------------------------------------
+    #: the player's tables these rules play with (None: the shipped charts); set by :meth:`with_tables`
+    game_tables: GameTables | None = None
+
+    def chart_files(self, state: S | None = None) -> tuple[ChartFile, ...]:
+        """The shipped chart files a game may replace with a player's printed values (``--tables FILE``),
+        first the one a file is taken for when nothing else claims it; with ``state``, those its game plays
+        with (n20: its edition's). Default: none."""
+        return ()
+
+    def with_tables(self, tables: GameTables | None) -> GameRules[S, A]:
+        """The rules of a game played with ``tables`` (None: the shipped charts): ``self`` when they are
+        the ones these rules play with already. A system with :meth:`chart_files` makes new rules."""
+        if tables == self.game_tables:
+            return self
+        raise VedetteError(f"{self.system}: a game of this system plays with no chart a tables file replaces")
+
+    def tables_of(self, state: S) -> GameTables | None:
+        """The player's tables ``state``'s game plays with (None: the shipped charts). Default: the rules'
+        own (:attr:`game_tables`); a system whose positions carry their charts reads the position."""
+        return self.game_tables
 
     # --- what boards and each side's page may use (the play layer) -----------------------------
     def places(self, state: S, action: A) -> Places:
@@ -476,6 +498,8 @@ def check_setup(rules: GameRules[S, A], record: GameRecord, state: S) -> None:
         raise RecordError(f"field 'edition': the record says {record.edition[:20]!r}, the scenario is "
                           + (f"{edition!r}" if edition else "of no edition (leave the field empty)"))
     known = set(rules.record_options(state)) | set(rules.older_option_keys)
+    if rules.chart_files():
+        known.add("tables")                 # a game's own tables (null: the shipped charts)
     unknown = sorted(map(str, set(record.options or {}) - known))
     if unknown:
         raise RecordError(f"field 'options': unknown key {unknown[0][:40]!r}; a {rules.system} record's options "
@@ -484,9 +508,12 @@ def check_setup(rules: GameRules[S, A], record: GameRecord, state: S) -> None:
 
 def replay(rules: GameRules[S, Any], record: GameRecord, upto: int | None = None) -> list[S]:
     """Every state of a recorded game: the first, then one after each event (``upto`` events at most).
-    A :class:`RecordError` names the first event that no longer fits."""
+    A :class:`RecordError` names the first event that no longer fits. A record that keeps its own tables
+    replays with rules made for them (:func:`~engine.core.tables.rules_for`; a :class:`Session` takes them
+    itself): rules made for other charts are refused (:func:`check_tables`), not used silently."""
     states = [rules.initial_state(record)]
     check_setup(rules, record, states[0])
+    check_tables(rules, record, states[0])
     events = record.events if upto is None else record.events[:max(0, upto)]
     version = record.engine_version
     for i, ev in enumerate(events):
@@ -638,9 +665,9 @@ class Session(Generic[S, A]):
     def __init__(self, rules: GameRules[S, A], record: GameRecord, states: list[S] | None = None,
                  pending: Pending[S, A] | None = None, on_commit: Callable[[dict[str, Any], int], None] | None = None,
                  on_undo: Callable[[int, int], None] | None = None) -> None:
-        self.rules = rules
+        self.rules = rules_for(rules, record)          # the record's own tables, if it keeps any
         self.record = record
-        self.states = states if states is not None else replay(rules, record)
+        self.states = states if states is not None else replay(self.rules, record)
         self.pending = pending
         #: called with (event, its index) before a finished action is recorded (a page's store saves it
         #: there); if it raises, nothing is recorded, the action under way is dropped and the error goes on
@@ -650,7 +677,9 @@ class Session(Generic[S, A]):
 
     @classmethod
     def new(cls, rules: GameRules[S, A], scenario: str | None = None, options: Options = (),
-            seed: int = 0, meta: dict[str, Any] | None = None) -> Session[S, A]:
+            seed: int = 0, meta: dict[str, Any] | None = None, tables: GameTables | None = None) -> Session[S, A]:
+        """A new game; ``tables``: a player's printed values to play it with (the record keeps them)."""
+        rules = rules.with_tables(tables) if tables is not None else rules
         state = rules.new_game(scenario or rules.default_scenario, options, seed)
         return cls(rules, new_record(rules, state, seed, meta), [state])
 
@@ -768,7 +797,7 @@ class Session(Generic[S, A]):
         rec = GameRecord.from_json(data, file=file)
         s = cls(rules, rec)
         if isinstance(data, dict) and data.get("pending"):
-            s.pending = Pending.from_json(rules, s.state, data["pending"])
+            s.pending = Pending.from_json(s.rules, s.state, data["pending"])
         return s
 
 
@@ -859,10 +888,13 @@ def steady_heap() -> None:
 def play_game(rules: GameRules[S, A], bots: Bots = ("greedy", "greedy"), scenario: str | None = None,
               options: Options = (), seed: int = 0, max_actions: int = MAX_ACTIONS,
               record: bool = True, on_action: Callable[[S, int], object] | None = None,
-              on_move: Callable[[str, A], object] | None = None) -> tuple[S, GameRecord | None]:
+              on_move: Callable[[str, A], object] | None = None,
+              tables: GameTables | None = None) -> tuple[S, GameRecord | None]:
     """Play a whole game, bot against bot (``bots``: one per side, in the order of ``rules.sides``, as
     names or :class:`Bot` objects). Returns the final state and its record. After each action,
-    ``on_action(state, n)`` sees the new state and ``on_move(side, action)`` who played what."""
+    ``on_action(state, n)`` sees the new state and ``on_move(side, action)`` who played what. ``tables``:
+    a player's printed values to play with (the record keeps them)."""
+    rules = rules.with_tables(tables) if tables is not None else rules
     players = _make_bots(rules, bots, seed)
     state = rules.new_game(scenario or rules.default_scenario, options, seed)
     if STEADY_HEAP and gc.isenabled():

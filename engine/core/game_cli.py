@@ -2,7 +2,9 @@
 
 ``vedette GAME new|legal|act|odds|undo|replay|play|simulate``, with the same options for every system:
 
-* ``new --scenario S --options a,b --seed N --record FILE`` -- start a game, write its record;
+* ``new --scenario S --options a,b --seed N --record FILE [--tables FILE]`` -- start a game, write its record
+  (``--tables``: a tables file, as the /charts page saves it, whose values the game plays with; the record
+  keeps its content and fingerprint, so every verb below uses them with no file at hand);
 * ``legal --record FILE [--upto N | --turn T]`` -- the legal actions of the side to act;
 * ``act --record FILE ACTION [--dice 3,5] [--choices JSON]`` -- play one action (JSON or text
   notation), append it to the record; without ``--dice`` the game's seeded dice roll;
@@ -11,7 +13,7 @@
 * ``undo --record FILE [-n N]`` -- drop the last events;
 * ``replay FILE [--upto N | --turn T]`` -- the position after some events (every event by default; a turn
   the record never reaches is refused, not answered with the last position);
-* ``play --scenario S --seed N --bots A,B --record FILE`` -- a whole bot game.
+* ``play --scenario S --seed N --bots A,B --record FILE [--tables FILE]`` -- a whole bot game.
 
 Bad input (a record of another system, an action of the wrong shape, a die off its faces, ``--dice x``,
 non-JSON ``--choices``): :class:`VedetteError`, which the CLI prints as one line with exit code 2; the
@@ -33,8 +35,10 @@ from .errors import RecordError, VedetteError
 from .game import GameRules, Session, action_seed, parse_dice, play_game, replay
 from .procedure import Choose, NeedInput, RandomDice, TypedDice
 from .record import GameRecord
+from .tables import GameTables, read_tables_file, rules_for
 
 __all__ = ["register_game_verbs", "parse_options", "parse_choices", "int_arg", "record_path", "summary", "load_record",
+           "record_rules",
            "save_record", "state_at", "act", "odds", "parse_action_arg", "check_record_path"]
 
 VERBS = ("new", "legal", "act", "odds", "undo", "replay", "play", "simulate")
@@ -117,6 +121,19 @@ def load_record(rules: GameRules[Any, Any], path: str) -> GameRecord:
     return rec
 
 
+def record_rules(rules: GameRules[Any, Any], path: str) -> tuple[GameRules[Any, Any], GameRecord]:
+    """The record at ``path`` and the rules its game plays with (the tables it keeps: bad or changed
+    tables are refused naming the file and the field)."""
+    rec = load_record(rules, path)
+    with _naming(path):
+        return rules_for(rules, rec), rec
+
+
+def _tables(rules: GameRules[Any, Any], args: argparse.Namespace) -> GameTables | None:
+    path = getattr(args, "tables", None)
+    return None if path is None else read_tables_file(rules, path)
+
+
 @contextlib.contextmanager
 def _naming(path: str) -> Iterator[None]:
     """A record that loads but does not replay (a bad event, an engine version, a scenario) is named by
@@ -196,9 +213,15 @@ def register_game_verbs(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         p.add_argument("--options", default="", help="comma-separated optional rules and variants")
         p.add_argument("--seed", type=int_arg("--seed", 0, 2 ** 63 - 1), default=0, help="the game's seed")
 
+    def tables_opt(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--tables", metavar="FILE", default=None,
+                       help="a tables file (as the charts page saves it) whose printed values the game plays "
+                            "with; the record keeps its content")
+
     if "new" not in skip:
         p = sub.add_parser("new", help="start a game and write its record", aliases=aliases.get("new", []))
         start_opts(p)
+        tables_opt(p)
         p.add_argument("--record", "-r", required=True, metavar="FILE")
         p.set_defaults(handler=lambda a: _new(rules_factory(), a))
     if "legal" not in skip:
@@ -230,6 +253,7 @@ def register_game_verbs(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     if "play" not in skip:
         p = sub.add_parser("play", help="a whole game between bots", aliases=aliases.get("play", []))
         start_opts(p)
+        tables_opt(p)
         p.add_argument("--bots", default="greedy,greedy", help="one bot per side, e.g. greedy,random")
         p.add_argument("--record", "-r", default=None, metavar="FILE", help="write the game's record here")
         p.add_argument("--max-actions", type=int_arg("--max-actions", 1, 1_000_000), default=20000)
@@ -300,14 +324,14 @@ def record_path(args: argparse.Namespace) -> str:
 
 def _new(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     check_record_path(args.record)
-    s = Session.new(rules, args.scenario, parse_options(args.options), args.seed)
+    s = Session.new(rules, args.scenario, parse_options(args.options), args.seed, tables=_tables(rules, args))
     save_record(s.record, args.record)
-    return summary(rules, s.state, s.record)
+    return summary(s.rules, s.state, s.record)
 
 
 def _legal(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     path = record_path(args)
-    rec = load_record(rules, path)
+    rules, rec = record_rules(rules, path)
     with _naming(path):
         state, _ = state_at(rules, rec, args)
     acts = rules.legal_actions(state)
@@ -323,6 +347,7 @@ def act(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
     rec = load_record(rules, path)
     with _naming(path):
         session = Session(rules, rec)
+    rules = session.rules                       # the record's own tables, if it keeps any
     action = parse_action_arg(rules, args.action)
     dice_faces = parse_dice(args.dice)
     choices = parse_choices(args.choices)
@@ -366,7 +391,7 @@ def odds(rules: GameRules[Any, Any], args: argparse.Namespace, action_text: str)
     from . import odds as bounds
     from .odds import action_odds
     path = record_path(args)
-    rec = load_record(rules, path)
+    rules, rec = record_rules(rules, path)
     with _naming(path):
         state, i = state_at(rules, rec, args)
     if rules.to_act(state) is None:
@@ -388,11 +413,11 @@ def _undo(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any
         session = Session(rules, rec)
     session.undo(args.n)
     save_record(session.record, path)
-    return summary(rules, session.state, session.record)
+    return summary(session.rules, session.state, session.record)
 
 
 def _replay(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any]:
-    rec = load_record(rules, args.file)
+    rules, rec = record_rules(rules, args.file)
     with _naming(args.file):
         state, i = state_at(rules, rec, args)
     out = summary(rules, state, rec)
@@ -406,6 +431,7 @@ def _play(rules: GameRules[Any, Any], args: argparse.Namespace) -> dict[str, Any
     bots = [b.strip() for b in args.bots.split(",")]
     if args.record:
         check_record_path(args.record)          # before the first action, not after the whole game
+    rules = rules.with_tables(_tables(rules, args))
     final, rec = play_game(rules, bots, args.scenario, parse_options(args.options), args.seed,
                            max_actions=args.max_actions)
     if args.record and rec is not None:

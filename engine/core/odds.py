@@ -33,12 +33,14 @@ from .dist import Dist, prob_json
 from .errors import LimitError, VedetteError
 from .procedure import ChanceRequest, Choose, Policy, Procedure, Roll, Sub, enumerate_tree, first_option
 from .tree import Node, Tree
+from .metrics import metrics_label, metrics_value
 
 if TYPE_CHECKING:
     from .game import Bot, GameRules
 
 __all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "OddsLimitError", "action_odds", "solve", "OddsBot", "OddsCache",
-           "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES"]
+           "compact_position", "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES",
+           "enumerate_action", "choice_policy", "summarise", "unkey"]
 
 #: the most requests one enumeration may meet, over every branch it replays (the driver runs a branch
 #: again from the start for each sibling answer, so this bounds the work, about 50 us a request)
@@ -110,39 +112,14 @@ class ActionOdds:
                 "total_probability": prob_json(self.total)}
 
 
-# ------------------------------------------------------------------------------------------------
-# Defaults of the protocol hooks (GameRules.odds_label, GameRules.evaluate)
-# ------------------------------------------------------------------------------------------------
-def _num(v: float) -> str:
-    return f"{float(v):+g}"
-
-
-def metrics_label(before: Mapping[str, float], after: Mapping[str, float]) -> str:
-    """A generic outcome label: every metric that changed and by how much (``"no change"`` if none)."""
-    bits = [f"{k} {_num(after.get(k, 0) - before.get(k, 0))}" for k in sorted(set(before) | set(after))
-            if after.get(k, 0) != before.get(k, 0)]
-    return ", ".join(bits) if bits else "no change"
-
-
-#: metric names (the part before ``.side``) that count against their side in :func:`metrics_value`
-_BAD = ("loss", "lost", "gone", "broken", "hits", "eliminated", "disorder", "rout", "shaken")
-
-
-def metrics_value(rules: GameRules[Any, Any], state: Any, side: str) -> float:
-    """The default position value for ``side``: +1000 for a game it has won (-1000 lost, 0 drawn); else
-    the sum of its ``name.side`` metrics minus the opponent's, counting names that read as damage
-    (losses, hits, broken ...) negatively."""
-    out = rules.outcome(state)
-    if out is not None:
-        return 0.0 if out.winner is None else (1000.0 if out.winner == side else -1000.0)
-    total = 0.0
-    for k, v in rules.metrics(state).items():
-        name, _, who = k.rpartition(".")
-        if not name or who not in rules.sides:
-            continue
-        sign = -1.0 if any(b in name for b in _BAD) else 1.0
-        total += sign * float(v) * (1.0 if who == side else -1.0)
-    return total
+def compact_position(rules: GameRules[Any, Any], state: Any) -> Any:
+    """The position to work exact odds from with everything known: the system's optional
+    ``rules.odds_state(state)`` hook -- the same fractions as ``state`` itself with fewer branches, e.g.
+    Battle Commander's piles as card summaries (21.0, 23.2-23.3) -- or ``state`` where it has none. The
+    play page's quick odds (:func:`engine.core.quick_odds.odds_position`, the whole position) and the odds
+    bot both start from it."""
+    compact = getattr(rules, "odds_state", None)
+    return compact(state) if compact is not None else state
 
 
 # ------------------------------------------------------------------------------------------------
@@ -302,11 +279,11 @@ def _chance_of(req: ChanceRequest | Sub, answer: Any, memo: dict[Hashable, tuple
     return 0.0
 
 
-def _unkey(x: Any) -> Any:
+def unkey(x: Any) -> Any:
     return x.state if isinstance(x, _Keyed) else x
 
 
-def _policy(chooser: Any, state: Any) -> tuple[Policy, str]:
+def choice_policy(chooser: Any, state: Any) -> tuple[Policy, str]:
     """A policy for the driver and its name, from a callable ``chooser(request)``, a bot (its
     ``choose(request, state)``), a mapping side -> bot, or ``None`` (the first listed option)."""
     if chooser is None:
@@ -325,7 +302,7 @@ def _policy(chooser: Any, state: Any) -> tuple[Policy, str]:
     return chooser, str(getattr(chooser, "__name__", "the given policy"))
 
 
-def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
+def enumerate_action(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
                max_outcomes: int, keep: bool = False, build: bool | None = None,
                stop: Callable[[], bool] | None = None) -> tuple[Tree, _Budget]:
     """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
@@ -343,13 +320,13 @@ def _enumerate(rules: GameRules[Any, Any], state: Any, action: Any, policy: Poli
     return tree, budget
 
 
-def _summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str) -> ActionOdds:
+def summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str) -> ActionOdds:
     before = rules.metrics(state)
     groups: dict[tuple[str, str], Fraction] = {}
     expected: dict[str, Fraction] = {k: Fraction(0) for k in before}
     default_rule = rules.rule_of(action)
     for after, p in dist.items():
-        after = _unkey(after)
+        after = unkey(after)
         lab = rules.odds_label(state, after, action)
         label, rule = (lab if isinstance(lab, tuple) else (lab, default_rule))
         groups[(label, rule)] = groups.get((label, rule), Fraction(0)) + p
@@ -373,9 +350,9 @@ def action_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, chooser:
     answers True."""
     action = rules.coerce_action(action)
     rules.check(state, action)
-    policy, name = _policy(chooser, state)
-    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
-    return _summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
+    policy, name = choice_policy(chooser, state)
+    tree, _ = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
+    return summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
 
 
 def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[Any, str], float], *, fallback: Any = None,
@@ -387,15 +364,15 @@ def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[
     probabilities, and ``plan`` maps each choice met on the way
     to the option taken, or to ``None`` where two branches met the same question and answered it
     differently. Bounded like :func:`action_odds`."""
-    policy, _ = _policy(fallback, state)
-    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, keep=True)
+    policy, _ = choice_policy(fallback, state)
+    tree, _ = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, keep=True)
     sides = tuple(rules.sides)
     cache: dict[Any, tuple[float, ...]] = {}
 
     def leaf_values(key: Any) -> tuple[float, ...]:
         v = cache.get(key)
         if v is None:
-            v = cache[key] = tuple(value(_unkey(key), side) for side in sides)
+            v = cache[key] = tuple(value(unkey(key), side) for side in sides)
         return v
 
     plan: dict[Choose, Hashable | None] = {}
@@ -435,7 +412,7 @@ def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[
     _, w = walk(tree.root)
     if len(w) > max_outcomes:
         raise LimitError(f"odds of {rules.format_action(action)}: end positions", max_outcomes, len(w))
-    return tuple((_unkey(s), p) for s, p in w.items()), plan
+    return tuple((unkey(s), p) for s, p in w.items()), plan
 
 
 # ------------------------------------------------------------------------------------------------
@@ -525,9 +502,13 @@ class OddsBot:
       rest of the set (same :meth:`~engine.core.game.GameRules.position`, still no alternative) is
       ordered without weighing again.
 
-    Values are kept per (position, action) in a bounded cache of ``cache_size`` entries (least recently
-    used dropped first): positions are values, so a key never goes stale. Deterministic given ``seed``
-    (the greedy bot it defers to is made with the same seed; no dice are sampled)."""
+    Attacks are weighed, solved and kept from the position the play page's quick odds start from
+    (:func:`compact_position`: the system's ``odds_state``, e.g. Battle Commander's piles as card
+    summaries, 21.0, 23.2-23.3): the same fractions as the position itself, far fewer steps, so an attack
+    the bound used to cut is weighed within it, and positions alike in what decides the odds share an
+    answer. Values are kept per (that position, action) in a bounded cache of ``cache_size`` entries
+    (least recently used dropped first): positions are values, so a key never goes stale. Deterministic
+    given ``seed`` (the greedy bot it defers to is made with the same seed; no dice are sampled)."""
 
     name = "odds"
 
@@ -551,6 +532,8 @@ class OddsBot:
         self._steps: dict[Any, int] = {}    # attack -> enumeration steps of its last weighing (to judge a solve)
         #: (position, side, its value): the position the attacks are weighed in
         self._now: tuple[Any, str, float] | None = None
+        #: (position, its compact form) of the last position weighed in (the attacks of one decision share it)
+        self._compact: tuple[Any, Any] | None = None
         self.weighed = 0            # attacks whose odds were computed (not found in the cache)
         self.too_big = 0            # attacks past the bound (weighed as None)
         self.solved = 0             # attacks solved for their plan
@@ -595,16 +578,25 @@ class OddsBot:
             return None
         return key
 
+    def _position(self, rules: GameRules[Any, Any], state: Any) -> Any:
+        """:func:`compact_position` of ``state``, made once for the attacks of one decision."""
+        last = self._compact
+        if last is None or last[0] is not state:
+            last = self._compact = (state, compact_position(rules, state))
+        return last[1]
+
     def attack_value(self, rules: GameRules[Any, Any], state: Any, action: Any) -> float | None:
         """The expected change of the acting side's position value if ``action`` is made, its inner
-        questions answered as the greedy bot answers them (``None`` when its odds are past the bound)."""
+        questions answered as the greedy bot answers them (``None`` when its odds are past the bound),
+        worked out from the compact position (:func:`compact_position`)."""
+        side = str(rules.to_act(state))
+        state = self._position(rules, state)
         key = self._key(state, action)
         hit = self._entry(key)
         if hit is not None:
             known: float | None = hit[0]
             return known
-        side = str(rules.to_act(state))
-        policy, _ = _policy(self.base(rules), state)
+        policy, _ = choice_policy(self.base(rules), state)
         what = rules.format_action(action)
         budget = _Budget(self.max_steps, what)
         try:
@@ -614,7 +606,7 @@ class OddsBot:
             if len(tree.leaves) > MAX_OUTCOMES:
                 raise LimitError(f"odds of {what}: end positions", MAX_OUTCOMES, len(tree.leaves))
             v0 = self._value_now(rules, state, side)
-            value = sum(float(p) * (rules.evaluate(_unkey(s), side) - v0) for s, p in tree.leaves.items())
+            value = sum(float(p) * (rules.evaluate(unkey(s), side) - v0) for s, p in tree.leaves.items())
         except LimitError:
             self.too_big += 1
             value = None
@@ -633,7 +625,10 @@ class OddsBot:
 
     def plan_of(self, rules: GameRules[Any, Any], state: Any, action: Any) -> dict[Choose, Hashable | None]:
         """The answers :func:`solve` gives to the questions inside ``action`` (``{}`` when its tree is
-        past ``solve_steps``). Solved once per (position, action)."""
+        past ``solve_steps``). Solved once per (position, action), from the compact position as
+        :meth:`attack_value` weighs it (a system's ``odds_state`` summarises what decides the odds, never what a
+        question inside offers, so the plan's questions are the ones play asks)."""
+        state = self._position(rules, state)
         key = self._key(state, action)
         hit = self._entry(key)
         if hit is not None and hit[2] is not None:

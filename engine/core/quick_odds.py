@@ -87,10 +87,12 @@ was working on: a Battle Commander assault's cards), an :class:`~engine.core.odd
 :class:`~engine.core.errors.RuleViolation` (the rule named); nothing is held, cached or changed by an
 error.
 
-The odds bot (:class:`~engine.core.odds.OddsBot`) keeps a cache of its own, per game: it answers the
-questions inside an attack as its greedy bot does, not with the first listed option, and a greedy bot's
-answers may depend on what it has already worked out in its game (Lines of Battle's sampled charges), so
-its values are not the page's and are never mixed with them.
+The odds bot (:class:`~engine.core.odds.OddsBot`) works its odds out from the same position as the whole
+position's quick odds (:func:`~engine.core.odds.compact_position`: the system's ``odds_state``), so it runs
+as fast, but keeps a cache of its own, per game: it answers the questions inside an attack as its greedy
+bot does, not with the first listed option, and a greedy bot's answers may depend on what it has already
+worked out in its game (Lines of Battle's sampled charges), so its values are not the page's and are never
+mixed with them.
 """
 from __future__ import annotations
 
@@ -105,8 +107,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 from .dist import prob_json
 from .errors import LimitError, VedetteError
-from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, _enumerate, _policy, _summarise,
-                   _unkey)
+from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, choice_policy, compact_position,
+                   enumerate_action, summarise, unkey)
 from .tree import Tree
 from .words import plain
 
@@ -159,8 +161,7 @@ def odds_position(rules: GameRules[Any, Any], state: Any, action: Any, seen_by: 
             raise OddsHidden(f"odds of {rules.format_action(action)}: {rules.title} hides part of this position "
                              f"from {who}, and does not say which odds {who} may be shown")
         return hook(state, action, seen_by)
-    compact = getattr(rules, "odds_state", None)
-    return compact(state) if compact is not None else state
+    return compact_position(rules, state)
 
 
 class PositionNotHeld(VedetteError):
@@ -272,15 +273,15 @@ def quick_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, max_steps
             raise hit.again()
         known: dict[str, Any] = copy.deepcopy(hit)
         return known
-    policy, name = _policy(None, state)
+    policy, name = choice_policy(None, state)
     try:
-        tree, budget = _enumerate(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
+        tree, budget = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
     except OddsLimitError as exc:
         if cache is not None and key is not None:
             cache.put(key, _Refused(exc))
         raise
     dist = tree.distribution()
-    odds = _summarise(rules, state, action, dist, f"choices inside answered by {name}")
+    odds = summarise(rules, state, action, dist, f"choices inside answered by {name}")
     data = odds_data(rules, state, action, odds, end_positions=len(dist), steps=budget.used)
     if cache is not None and key is not None:
         cache.put(key, data)
@@ -320,8 +321,8 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
     action = read_action(rules, action)
     rules.check(state, action)
     state = odds_position(rules, state, action, seen_by)
-    policy, _ = _policy(None, state)
-    tree, _ = _enumerate(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
+    policy, _ = choice_policy(None, state)
+    tree, _ = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
     trees = _trees(tree)
     nodes = sum(t.size() for t in trees)
     if nodes > max_nodes:
@@ -330,7 +331,7 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
     state_type = type(state)
 
     def words(value: Any, top: bool) -> _Said:
-        value = _unkey(value)
+        value = unkey(value)
         if top and isinstance(value, state_type):
             lab = rules.odds_label(state, value, action)
             return _Said(lab[0] if isinstance(lab, tuple) else lab)

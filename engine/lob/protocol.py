@@ -17,6 +17,7 @@ from engine.core.errors import VedetteError
 from engine.core.game import GameRules, Outcome, Places, Position
 from engine.core.odds import OddsBot
 from engine.core.procedure import Choose
+from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
 
 from .actions import ACTION_TYPES, PASSES, RULE_OF, Action, Kind, format_action, parse_notation
 from .bots import GreedyBot, RandomBot
@@ -26,6 +27,7 @@ from .places import places
 from .setup import OPTION_RULES, bid_of, new_game, parse_options
 from .state import Game, Setup, invariants
 from .steps import Steps
+from .tables import TABLES_FILE
 from .units import SIDES
 from .victory import outcome
 from . import words
@@ -34,6 +36,14 @@ __all__ = ["LobRules", "ENGINE_VERSION", "RULE_OF", "ACTION_TYPES", "parse_optio
 
 #: records made by this engine; records with no version (before the protocol) or ``lob-game-1`` replay too
 ENGINE_VERSION = "lob-game-2"
+
+
+def _validate_tables(data, file):
+    from .tables import tables_from_data
+    return tables_from_data(data, file)
+
+
+CHART_FILES = (ChartFile("lob", "Lines of Battle tables", "tables", TABLES_FILE, _validate_tables),)
 
 
 class LobRules(GameRules[Game, Action]):
@@ -51,12 +61,35 @@ class LobRules(GameRules[Game, Action]):
     def options(self) -> dict[str, str]:
         return dict(OPTION_RULES)
 
+    def __init__(self, tables: GameTables | None = None):
+        #: the game's own tables (engine/core/tables.py): a new game plays with them
+        self.game_tables = tables
+
     def new_game(self, scenario: str | None = None, options: Any = (), seed: int = 0) -> Game:
+        """``options``: option names, or a record's ``{"options": [...], "bid": ..., "tables": ...}`` (the
+        game's own tables, validated again; without them the rules' own, else the shipped ones)."""
         scenario = scenario or self.default_scenario
         if scenario not in self.scenarios():
             raise VedetteError(f"unknown scenario {str(scenario)[:30]!r}; one of {', '.join(self.scenarios())}")
+        mine = self.game_tables
+        if isinstance(options, dict) and "tables" in options:
+            options = dict(options)
+            kept = options.pop("tables")
+            mine = None if kept is None else tables_from_json(self, kept)
         names, bid = parse_options(options)
-        return new_game(Setup(options=names), morale_bid=bid or None)
+        setup = Setup(options=names) if mine is None else Setup(options=names, tables=mine.value, charts=mine)
+        return new_game(setup, morale_bid=bid or None)
+
+    # --- a game's own charts (engine/core/tables.py) ---------------------------------------------
+    def chart_files(self, state: Game | None = None) -> tuple[ChartFile, ...]:
+        return CHART_FILES
+
+    def with_tables(self, tables: GameTables | None) -> "LobRules":
+        return self if tables == self.game_tables else LobRules(own_tables(self, tables))
+
+    def tables_of(self, g: Game) -> GameTables | None:
+        """The position's own: its set-up keeps the tables it plays with."""
+        return g.setup.charts
 
     def to_act(self, g: Game) -> str | None:
         return None if g.over else g.player
@@ -130,6 +163,8 @@ class LobRules(GameRules[Game, Action]):
         d = to_json(g, skip=frozenset({"setup"}))
         d["setup"] = {"scenario": self.default_scenario, "options": sorted(g.setup.options),
                       "morale_bid": dict(g.setup.morale_bid)}
+        if g.setup.charts is not None:
+            d["setup"]["tables"] = g.setup.charts.to_json()
         return d
 
     def state_from_json(self, data: Any) -> Game:
@@ -142,7 +177,9 @@ class LobRules(GameRules[Game, Action]):
             raise VedetteError(f"field 'setup.scenario': unknown scenario {str(su.get('scenario'))[:30]!r}")
         names, _ = parse_options(su.get("options", []))
         bid = bid_of(su.get("morale_bid") or {}, "field 'setup.morale_bid'")
-        setup = Setup(options=names, morale_bid=tuple(sorted(bid.items())))
+        mine = None if su.get("tables") is None else tables_from_json(self, su["tables"], "setup.tables")
+        setup = Setup(options=names, morale_bid=tuple(sorted(bid.items())),
+                      **({} if mine is None else {"tables": mine.value, "charts": mine}))
         # every other field through the core codec (each has a default; the set-up is rebuilt above)
         hints = typing.get_type_hints(Game)
         fields = {f.name for f in dataclasses.fields(Game)} - {"setup"}
@@ -162,13 +199,16 @@ class LobRules(GameRules[Game, Action]):
         out: dict = {"options": sorted(g.setup.options)}
         if g.setup.morale_bid:
             out["bid"] = dict(g.setup.morale_bid)
+        if g.setup.charts is not None:
+            out["tables"] = g.setup.charts.to_json()
         return out
 
     def state_summary(self, g: Game) -> dict:
         """What the older ``vedette lob`` verbs printed about a position (kept beside core's summary)."""
         return {"player": g.player, "cp": g.cp, "morale": dict(g.morale), "winner": g.winner, "reason": g.reason,
                 "finished": g.over, "eliminated": sorted(u.uid for u in g.units if u.area is None),
-                "areas": {a: sorted(u.uid for u in g.in_area(a)) for a in g.board.areas if g.in_area(a)}}
+                "areas": {a: sorted(u.uid for u in g.in_area(a)) for a in g.board.areas if g.in_area(a)},
+                "charts": charts_summary(self, g)}
 
     def metrics(self, g: Game) -> dict[str, float]:
         """What a study follows turn by turn: each side's morale (6), its units on the map and eliminated

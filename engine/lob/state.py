@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from engine.core.errors import RuleViolation
 
@@ -28,6 +29,7 @@ class Setup:
     tables: Tables = field(default_factory=default_tables)
     options: frozenset = frozenset()
     morale_bid: tuple = ()          # Albuera option 1: ((side, morale points paid), ...), kept for the record
+    charts: Any = None              # the game's own tables (engine.core.tables.GameTables) ``tables`` came from
 
     # a value: the map, scenario and tables count by their content (each one's fingerprint, computed once
     # when it was loaded), so two games set up from equal files are equal and meet in memo keys

@@ -11,7 +11,7 @@ from engine.core.errors import DataError
 
 from .fingerprint import Fingerprinted
 
-__all__ = ["Tables", "load_tables", "default_tables", "TABLES_FILE"]
+__all__ = ["Tables", "load_tables", "default_tables", "tables_from_data", "TABLES_FILE"]
 
 TABLES_FILE = data_path("lob", "tables.yaml")
 
@@ -135,6 +135,12 @@ def load_tables(path: str | Path | None = None) -> Tables:
     if path is None:
         return default_tables()
     return _check(load_yaml(path, Tables), str(path))
+
+
+def tables_from_data(data, file: str) -> Tables:
+    """Parsed data (a player's tables kept by a game record, an upload) checked as a file is."""
+    from engine.core.data import validate
+    return _check(validate(data, Tables, file), file)
 
 
 @lru_cache(maxsize=1)

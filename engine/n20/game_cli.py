@@ -11,26 +11,22 @@ game verbs of every system (:func:`engine.core.game_cli.register_game_verbs`, ov
     vedette n20 act my.json '{"kind": "move", "unit": "FCL", "path": ["1013", "1012"]}'
     vedette n20 undo my.json [-n 2]
 
-``--tables FILE`` (new, play) replaces the scenario's charts. Every handler returns JSON; rule and data
-errors exit with code 2 (engine.cli), and a refused action leaves the record file as it was.
+``--tables FILE`` (new, play; core's option, as for every system) plays the game with the file's charts and
+keeps them in the record. Every handler returns JSON; rule and data errors exit with code 2 (engine.cli),
+and a refused action leaves the record file as it was.
 """
 from __future__ import annotations
-
-import contextvars
 
 from engine.core.game_cli import int_arg, register_game_verbs as core_register_game_verbs
 
 __all__ = ["register_game_verbs"]
-
-#: ``--tables`` of the command being run (the rules object of each verb is made with it)
-_TABLES: contextvars.ContextVar = contextvars.ContextVar("n20_tables", default=None)
 
 
 def _rules():
     # the game package is imported when a game verb runs, not when the parser is built: loading it takes
     # about half a second, which `vedette n20 odds` and every other command would pay for nothing
     from engine.n20.game.protocol import N20Rules
-    return N20Rules(tables=_TABLES.get())
+    return N20Rules()
 
 
 def register_game_verbs(verbs) -> None:
@@ -40,12 +36,6 @@ def register_game_verbs(verbs) -> None:
     ch = verbs.choices
 
     # old spellings and n20 options (docs/n20-game.md)
-    for verb in ("new", "play"):
-        if verb in ch:
-            ch[verb].add_argument("--tables", metavar="FILE", default=None,
-                                  help="a tables file replacing the scenario's charts")
-    if "new" in ch:
-        _wrap(ch["new"], _with_tables)
     if "replay" in ch:
         ch["replay"].add_argument("--event", dest="upto", type=int_arg("--event", 0), default=None,
                                   help="the state after this many events (the same as --upto)")
@@ -64,14 +54,6 @@ def register_game_verbs(verbs) -> None:
 def _wrap(parser, outer) -> None:
     inner = parser.get_default("handler")
     parser.set_defaults(handler=lambda args: outer(inner, args))
-
-
-def _with_tables(inner, args):
-    token = _TABLES.set(getattr(args, "tables", None))
-    try:
-        return inner(args)
-    finally:
-        _TABLES.reset(token)
 
 
 def _replay(inner, args) -> dict:
@@ -110,7 +92,7 @@ def _act(inner, args) -> dict:
 
 
 def _play(inner, args) -> dict:
-    out = _with_tables(inner, args)
+    out = inner(args)
     if args.record:
         out["record"] = args.record
     return out

@@ -2,8 +2,9 @@
 and 26 point 4): whole games, the odds bot against the greedy bot, per system, timed in process CPU time as
 the other benchmarks; and one decision of each system on its own, with a fresh bot (nothing cached): the
 first decision of the odds bot's seed-1 game in which it weighs two attacks or more (for Napoleonic 20 a
-declaration, 9.1-9.2). ``extra_info`` says what the decision weighed: attacks, those past the bound,
-enumeration steps.
+declaration, 9.1-9.2); and every decision of that game that weighed an attack, each by a fresh bot (the
+per-decision cost, issue 26 point 4). ``extra_info`` says what the decisions weighed: attacks, those past
+the bound, enumeration steps.
 
 Whole games take seconds each, so they are marked ``slow``. Run:
 ``python -m pytest tests/bench/test_odds_bot_bench.py --benchmark-enable -m "" -p no:cacheprovider``.
@@ -81,6 +82,53 @@ def test_bench_odds_bot_decision(benchmark, system):
     benchmark.extra_info.update(weighed=bot.weighed, too_big=bot.too_big, solved=bot.solved,
                                 steps=getattr(bot, "steps", None))
     assert bot.weighed >= 2
+
+
+class _Every(_Watch):
+    """The odds bot of one seat, noting every position where a decision weighed an attack or more."""
+
+    def __init__(self, bot):
+        super().__init__(bot)
+        self.weighing: list = []
+
+    def choose_action(self, rules, state, legal):
+        before = self.bot.weighed
+        a = self.bot.choose_action(rules, state, legal)
+        if self.bot.weighed > before:
+            self.weighing.append((state, legal))
+        return a
+
+
+@lru_cache(maxsize=None)
+def weighing_positions(system: str):
+    """(rules, [(state, legal)]) of every decision of the seed-1 odds-vs-greedy game that weighed an attack."""
+    rules = system_of(system)
+    watch = _Every(rules.bots()["odds"](seed=1))
+    play_game(rules, (watch, "greedy"), seed=1, record=False, max_actions=2000)
+    assert watch.weighing
+    return rules, watch.weighing
+
+
+@pytest.mark.benchmark(group="odds-bot-every-decision", timer=time.process_time)
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_bench_odds_bot_every_decision_of_a_game(benchmark, system):
+    """Issue 26 point 4, the per-decision cost: every decision of the seed-1 odds-vs-greedy game that weighed
+    an attack, each made again by a fresh bot (nothing cached: the most a decision costs within its budget,
+    ``max_steps`` per attack and ``top_k`` attacks). Divide the time by ``extra_info["decisions"]``."""
+    rules, positions = weighing_positions(system)
+    bots = []
+
+    def decide_all():
+        bots.clear()
+        for st, legal in positions:
+            bot = rules.bots()["odds"](seed=1)
+            bots.append(bot)
+            bot.choose_action(rules, st, legal)
+    benchmark.pedantic(decide_all, rounds=1, iterations=1)
+    benchmark.extra_info.update(decisions=len(positions), weighed=sum(b.weighed for b in bots),
+                                too_big=sum(b.too_big for b in bots), steps=sum(b.steps for b in bots),
+                                most_steps=max(b.steps for b in bots))
+    assert len(bots) == len(positions)
 
 
 @pytest.mark.benchmark(group="odds-bot-decision", timer=time.process_time)

@@ -3,12 +3,13 @@ point 3): deterministic per seed, its cache bounded, its shortlist, and the Napo
 chosen by the exact odds of its battles on a position reached by greedy play (worked by hand below)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
 from engine.core.game import RandomDice, play_game, system_of
-from engine.core.odds import OddsBot, action_odds
+from engine.core.odds import OddsBot, action_odds, choice_policy, enumerate_action, unkey
 
 
 def _actions(rec):
@@ -69,6 +70,55 @@ def test_odds_bot_shortlist_keeps_the_top_scored_and_the_unscored():
     # y and w score 3 (kept, in listed order), z 2 and x 1 dropped; fire has no score: always kept
     assert bot._shortlist(Rules(), None, ["x", "y", "fire", "z", "w"]) == ["y", "fire", "w"]
     assert bot._shortlist(Rules(), None, ["x", "y"]) == ["x", "y"]            # within top_k: all
+
+
+# ------------------------------------------------------------------------------------------------
+# Battle Commander: attacks weighed from the card summaries (issue 26 point 4)
+# ------------------------------------------------------------------------------------------------
+def _bc_first_french_attacks():
+    """Battle Commander's demo, seed 1, greedy play to the first position where the French may attack (a Red
+    cube, 23.1): fire, bombardment and assaults from M1-M3."""
+    rules = system_of("bc")
+    seen = []
+    play_game(rules, ("greedy", "greedy"), seed=1, record=False,
+              on_action=lambda s, n: seen.append(s) if not seen and rules.to_act(s) == "french"
+              and rules.attack_candidates(s) else None)
+    st = seen[0]
+    bombard = next(a for a in rules.attack_candidates(st) if rules.format_action(a).endswith("attack=bombard"))
+    return rules, st, bombard
+
+
+def test_bc_odds_bot_weighs_an_attack_from_the_card_summaries_to_the_exact_value():
+    """The French bombardment M1 -> E1 runs to 9,815 enumeration steps over the cards themselves (each card
+    number a branch, 15.0), past the bot's 4,000, so the bot used to find it too big and play as the greedy
+    bot does. From the card summaries (odds_state: icon and CRT rows, 21.0, 23.2-23.3) it is a few hundred
+    steps, and its value is the very expected change worked out over the cards themselves with no bound:
+    sum over the end positions of p * (evaluate(end) - evaluate(now)), exact fractions (a differential test:
+    the summaries must not move the value)."""
+    rules, st, a = _bc_first_french_attacks()
+    bot = OddsBot(seed=1)
+    value = bot.attack_value(rules, st, a)
+    assert value is not None and bot.too_big == 0
+    assert bot.steps < bot.max_steps
+    greedy = OddsBot(seed=1).base(rules)
+    tree, budget = enumerate_action(rules, st, a, choice_policy(greedy, st)[0], 10**6, 10**5)
+    assert budget.used > bot.max_steps                       # over the cards themselves: past the bound
+    now = Fraction(rules.evaluate(st, "french"))
+    exact = sum((p * (Fraction(rules.evaluate(unkey(s), "french")) - now)
+                 for s, p in tree.distribution().items()), Fraction(0))
+    assert value == pytest.approx(float(exact), abs=1e-12)
+
+
+def test_bc_odds_bot_positions_alike_in_their_card_summaries_share_one_weighing():
+    """Two positions that differ only in the order of the draw pile (15.0: each card of it is equally likely
+    next) have one card summary, so the bot weighs an attack in the second from its cache."""
+    rules, st, a = _bc_first_french_attacks()
+    pile = st.g.pile
+    shuffled = replace(st, g=replace(st.g, pile=replace(pile, draw=pile.draw[::-1])))
+    assert shuffled != st and rules.odds_state(shuffled) == rules.odds_state(st)
+    bot = OddsBot(seed=1)
+    v = bot.attack_value(rules, st, a)
+    assert bot.attack_value(rules, shuffled, a) == v and bot.weighed == 1
 
 
 # ------------------------------------------------------------------------------------------------

@@ -38,3 +38,26 @@ def test_tree_picture_folds_zooms_and_shows_rules(page: Page, app_url: str):
     page.locator(".tree-battle-toggle").click()
     expect(page.locator(".tree-battle-toggle")).to_contain_text("Hide")
     expect(page.locator(".plan-view").first).to_be_attached(timeout=30_000)
+
+
+_LABEL_RECTS = """(els) => els.filter((g) => g.style.display !== 'none').map((g) => {
+  const r = [...g.querySelectorAll('text')].map((t) => t.getBoundingClientRect()).filter((b) => b.width > 0);
+  return [+g.getAttribute('data-node'), Math.min(...r.map((b) => b.left)), Math.min(...r.map((b) => b.top)),
+          Math.max(...r.map((b) => b.right)), Math.max(...r.map((b) => b.bottom))];
+})"""
+
+
+def test_tree_labels_do_not_overlap_at_the_first_zoom(page: Page, app_url: str):
+    """Issue 25: the labels of the picture as it first shows the worked example (every level unfolded), as the
+    browser lays the text out, meet nowhere; nor after a zoom out with the − button (all is scaled alike)."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(app_url + "/tree")
+    expect(page.locator(".tree-shown").first).to_have_attribute("data-shown", "53", timeout=30_000)
+    wait_ready(page)
+    for step in ("first view", "zoomed out"):
+        rects = page.locator(".tree-node").evaluate_all(_LABEL_RECTS)
+        assert len(rects) == 53
+        hits = [(a[0], b[0]) for i, a in enumerate(rects) for b in rects[i + 1:]
+                if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]]
+        assert not hits, f"{step}: the labels of nodes {hits[:5]} overlap"
+        page.locator(".tree-zoom-out").click()

@@ -81,6 +81,21 @@ def test_action_json_of_the_wrong_shape_names_the_field(data, field):
         R.action_from_json(data)
 
 
+@pytest.mark.parametrize("text,says", [
+    ('{"kind": "end_phase", "unit": ' + "[" * 5000 + "]" * 5000 + "}", "nesting at most 32 levels"),
+    ('{"kind": "resolve", "index": ' + "7" * 5000 + "}", "digits"),
+    ('{"kind": "end_phase", "unit": ', "valid JSON"),
+], ids=["nested 5000 deep", "an integer of 5000 digits", "cut short"])
+def test_action_text_as_json_is_bounded_as_core_reads_json(text, says):
+    """The page hands the typed text to parse_action: JSON nested 5,000 deep or an integer of 5,000 digits is
+    one line naming what was expected (before: a RecursionError, or Python's digit-limit ValueError), through
+    core's parse_json as every other system's parse_action."""
+    with pytest.raises(VedetteError) as err:
+        R.parse_action(text)
+    msg = str(err.value)
+    assert msg.startswith("action: expected") and says in msg and "\n" not in msg and len(msg) < 200
+
+
 def _some_states():
     _, rec = play_game(R, ("random", "random"), "bussaco", ("fog_of_war",), seed=5, max_actions=120)
     return replay(R, rec)

@@ -201,7 +201,7 @@ def _combat(g: MapState, a: Attack, setup: CombatSetup, deck: Deck):
     the same), and exact enumeration works out each one's outcomes once. The map part is keyed without
     the pile (its retreats draw no card), so every card sequence with the same effect shares it; the
     pile the combat leaves is then put on the map, as :func:`~engine.bc.game.combat.apply_outcome` does."""
-    terrain = default_terrain()
+    terrain = g.scenario.terrain or default_terrain()          # a game's own chart, else the shipped one
     out = yield Sub(("bc-combat", setup, deck, terrain, g.pile),
                     partial(resolve, setup, deck, g.pile, terrain),
                     rule="23.1", label=f"{setup.attack} from {a.frm} on {a.to}", inline=True)
@@ -243,7 +243,7 @@ def check_advance(st: BcState, a: Advance, deck: Deck) -> None:
     if (a.frm, a.to) != tuple(st.advance[:2]):
         raise RuleViolation("25.0", f"only the Assault just made from {st.advance[0]} into {st.advance[1]} "
                                     "may advance")
-    dry_run(advance(st.g, a.frm, a.to, a.units, st.advance[2] or None, deck))
+    dry_run(advance(st.g, a.frm, a.to, a.units, st.advance[2] or None, deck), deck)
 
 
 def do_advance(st: BcState, a: Advance, deck: Deck):

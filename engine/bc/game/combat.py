@@ -115,7 +115,7 @@ def bombard_line_of_sight(st: MapState, art_zone: str, target_zone: str, terrain
     """The Zones that stop a two-Zone Bombardment (27.5): Zones next to both the Artillery and its target whose
     terrain has a Fire defence value, or that hold any Block. Empty when the line of sight is clear.
     Our reading: any one such Zone stops it, even when another common neighbour is open."""
-    terrain = terrain or default_terrain()
+    terrain = terrain or st.scenario.terrain or default_terrain()
     sc = st.scenario
     common = set(sc.graph.neighbours(art_zone)) & set(sc.graph.neighbours(target_zone))
     return tuple(sorted(z for z in common if terrain.zone(sc.zone(z).terrain).fire > 0 or st.in_zone(z)))

@@ -13,11 +13,11 @@ from ..deck import default_deck
 __all__ = ["dry_run"]
 
 
-def dry_run(gen: Generator) -> Any:
+def dry_run(gen: Generator, deck=None) -> Any:
     """Run a rules procedure to its end with a driver that takes the first option of every request, except
-    an Out of Command check (21.3), answered with a card that succeeds so that the moves are checked too.
-    Raises the procedure's :class:`RuleViolation` without any randomness."""
-    deck = default_deck()
+    an Out of Command check (21.3), answered with a card that succeeds (in ``deck``, the game's) so that the
+    moves are checked too. Raises the procedure's :class:`RuleViolation` without any randomness."""
+    deck = deck or default_deck()
     stack = [gen]
     send = None
     first = True

@@ -132,13 +132,13 @@ def move_proc(st: BcState, a: Move, deck: Deck):
 
 def check_move(st: BcState, a: Move, deck: Deck) -> None:
     """The Move Order's procedure run dry (19.0-19.3, 21.3)."""
-    g2 = dry_run(move_proc(st, a, deck))
+    g2 = dry_run(move_proc(st, a, deck), deck)
     if g2.log and "out of command failed" in g2.log[-1]:
         # no card in the draw pile passes the 21.3 check: check the moves as if it had (a success
         # there changes nothing before them, and every activation rule ran already)
         dry_run(move_order(st.g, a.side, list(a.zones), [tuple(m) for m in a.moves], deck,
                            reaction=st.phase == Phase.REACTION, roadway=a.roadway, hq_moves=a.hqs,
-                           free_in_command=True))
+                           free_in_command=True), deck)
 
 
 def do_move(st: BcState, a: Move, deck: Deck):

@@ -14,6 +14,7 @@ from typing import Any
 from engine.core.errors import RuleViolation, VedetteError
 from engine.core.game import GameRules, Outcome, Places, Position, RandomBot
 from engine.core.odds import OddsBot
+from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
 
 from ..deck import default_deck
 from .actions import BcAction, Kind, action_from_json, action_to_json, format_action, parse_action_text
@@ -42,6 +43,30 @@ GAME_OPTIONS = {LEADER_ASSIST: "Leader-assisted Skill Checks for Rally Orders (o
                                "Troops (29.7)"}
 
 
+def _deck(data, file):
+    from engine.core.data import validate
+    from ..deck import Deck, DeckModel
+    return Deck(validate(data, DeckModel, file), file)
+
+
+def _terrain(data, file):
+    from engine.core.data import validate
+    from ..terrain import Terrain, TerrainModel
+    return Terrain(validate(data, TerrainModel, file), file)
+
+
+def _chart_files() -> tuple[ChartFile, ...]:
+    from engine.core.data import data_path
+    return (ChartFile("bc-deck", "Battle Commander event deck (Skill icons, Fire and Assault CRT rows)", "event deck",
+                      data_path("bc", "deck.yaml"), _deck, lambda d: isinstance(d, dict) and "cards" in d),
+            ChartFile("bc-terrain", "Battle Commander Terrain Effects Chart", "Terrain Effects Chart",
+                      data_path("bc", "terrain.yaml"), _terrain,
+                      lambda d: isinstance(d, dict) and "zones" in d and "cards" not in d))
+
+
+CHART_FILES = _chart_files()
+
+
 class BcRules(GameRules[BcState, BcAction]):
     system = "bc"
     title = "Battle Commander"
@@ -49,8 +74,30 @@ class BcRules(GameRules[BcState, BcAction]):
     engine_version = ENGINE_VERSION
     default_scenario = "demo"
 
-    def __init__(self):
-        self.deck = default_deck()
+    def __init__(self, tables: GameTables | None = None):
+        #: the game's own tables (engine/core/tables.py): an event deck or a Terrain Effects Chart file. The
+        #: rules hold the deck (a game with its own takes these rules, :func:`engine.core.tables.rules_for`);
+        #: the terrain chart travels with the map's scenario
+        self.game_tables = tables
+        self.deck = tables.value if tables is not None and tables.chart == "bc-deck" else default_deck()
+        self.terrain = tables.value if tables is not None and tables.chart == "bc-terrain" else None
+
+    # --- a game's own charts (engine/core/tables.py) ---------------------------------------------
+    def chart_files(self, state: BcState | None = None) -> tuple[ChartFile, ...]:
+        return CHART_FILES
+
+    def with_tables(self, tables: GameTables | None) -> "BcRules":
+        return self if tables == self.game_tables else BcRules(own_tables(self, tables))
+
+    def record_options(self, st: BcState) -> dict[str, Any]:
+        out: dict[str, Any] = {"options": list(st.options)}
+        if self.game_tables is not None:
+            out["tables"] = self.game_tables.to_json()
+        return out
+
+    def _scenario(self, sc):
+        """The map's scenario played on the game's own terrain chart (if it has one)."""
+        return sc if sc.terrain == self.terrain else replace(sc, terrain=self.terrain)
 
     # --- set-up ----------------------------------------------------------------------------------
     def scenarios(self) -> dict[str, str]:
@@ -60,10 +107,17 @@ class BcRules(GameRules[BcState, BcAction]):
         return dict(GAME_OPTIONS)
 
     def new_game(self, scenario=None, options=(), seed: int = 0) -> BcState:
-        if isinstance(options, dict) and set(options) - {"options"}:
-            extra = sorted(map(str, set(options) - {"options"}))
+        """``options``: a list of optional rules, or a record's ``{"options": [...], "tables": ...}`` (the
+        game's own tables: they must be the ones these rules play with, :func:`engine.core.tables.rules_for`)."""
+        if isinstance(options, dict) and set(options) - {"options", "tables"}:
+            extra = sorted(map(str, set(options) - {"options", "tables"}))
             raise VedetteError(f"field options: unknown key {extra[0][:40]!r}; a Battle Commander game's options "
-                               "hold only 'options' (a list of optional rules)")
+                               "hold only 'options' (a list of optional rules) and 'tables' (its own charts)")
+        if isinstance(options, dict) and options.get("tables") is not None:
+            kept = tables_from_json(self, options["tables"])
+            if kept != self.game_tables:
+                raise VedetteError(f"field 'options.tables': the game plays with the tables {kept.name}, these "
+                                   "rules with other ones (take them from rules_for(record))")
         names = options.get("options", []) if isinstance(options, dict) else list(options)
         if not isinstance(names, (list, tuple)):
             raise VedetteError(f"field options: expected a list of optional rules, got {str(names)[:40]!r}")
@@ -72,7 +126,7 @@ class BcRules(GameRules[BcState, BcAction]):
                 raise VedetteError(f"unknown option {str(o)[:30]!r}: Battle Commander offers "
                                    f"{', '.join(GAME_OPTIONS)}")
         sid = scenario or self.default_scenario
-        g = new_map(scenario_by_id(sid), self.deck)
+        g = new_map(self._scenario(scenario_by_id(sid)), self.deck)
         st = BcState(g, sid, Phase.PREPARE, g.initiative, options=tuple(sorted(set(names))))
         return replace(st, control=tuple(sorted(flag_control(g).items())))
 
@@ -111,7 +165,8 @@ class BcRules(GameRules[BcState, BcAction]):
         g = st.g
         out = {"cube": st.cube, "cup": dict(g.cup.counts) if g.cup else {}, "tokens": dict(g.tokens),
                "reserve": dict(g.reserve), "morale": {s: g.morale_of(s).to_json() for s in SIDES},
-               "hands": {s: len(g.hand(s)) for s in SIDES}, "initiative": g.initiative}
+               "hands": {s: len(g.hand(s)) for s in SIDES}, "initiative": g.initiative,
+               "charts": charts_summary(self, st)}
         if st.phase in (Phase.RED, Phase.YELLOW_RALLY, Phase.ORDER, Phase.REACTION) and st.actor is not None:
             out["odds"] = {self.format_action(a): o for a in self.legal_actions(st)
                            if (o := self.action_odds(st, a)) is not None}
@@ -159,7 +214,10 @@ class BcRules(GameRules[BcState, BcAction]):
         return state_to_json(st)
 
     def state_from_json(self, data: Any) -> BcState:
-        return state_from_json(data)
+        st = state_from_json(data)
+        if self.terrain is None:
+            return st
+        return replace(st, g=replace(st.g, scenario=self._scenario(st.g.scenario)))
 
     # --- what boards and each side's page may use (15.0 No Peeking) --------------------------------
     def places(self, st: BcState, a: BcAction) -> Places:

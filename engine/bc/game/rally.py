@@ -129,7 +129,7 @@ def check_rally(st: BcState, a: Rally, deck: Deck) -> None:
     if a.frm in st.rallied:
         raise RuleViolation("20.0", f"Zone {a.frm} was already rallied on this Yellow cube (one Rally per Zone)")
     _check_leader_option(st, a)
-    dry_run(rally_zone(st.g, a.side, a.frm, deck, a.leader or None))
+    dry_run(rally_zone(st.g, a.side, a.frm, deck, a.leader or None), deck)
 
 
 def do_rally(st: BcState, a: Rally, deck: Deck):
@@ -147,7 +147,7 @@ def check_army_rally(st: BcState, a: ArmyRally, deck: Deck) -> None:
     if a.side in st.army_rallied:
         raise RuleViolation("20.0", "one Army Rally per draw")
     _check_leader_option(st, a)
-    dry_run(rally_army(st.g, a.side, deck, a.leader or None))
+    dry_run(rally_army(st.g, a.side, deck, a.leader or None), deck)
 
 
 def do_army_rally(st: BcState, a: ArmyRally, deck: Deck):

@@ -110,4 +110,4 @@ def reinforce_proc(g: MapState, a: Reinforce, deck: Deck):
 
 def check_reinforce(st: BcState, a: Reinforce, deck: Deck) -> None:
     """The reinforcements' procedure run dry: every refusal it makes (18.0, 19.1, 27.2, 27.10)."""
-    dry_run(reinforce_proc(st.g, a, deck))
+    dry_run(reinforce_proc(st.g, a, deck), deck)

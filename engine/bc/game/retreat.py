@@ -233,7 +233,7 @@ def surrender(st: MapState, uid: str) -> MapState:
 def check_give_ground(st: BcState, a: GiveGround, deck: Deck) -> None:
     if st.g.unit(a.block).side != a.side:
         raise RuleViolation("24.3", f"{a.block} is not {a.side}")
-    dry_run(give_ground(st.g, a.block, deck))
+    dry_run(give_ground(st.g, a.block, deck), deck)
 
 
 def do_give_ground(st: BcState, a: GiveGround, deck: Deck):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -104,14 +104,17 @@ class Scenario:
     model: ScenarioModel
     graph: AreaGraph
     file: str = ""
+    terrain: Any = None     # a game's own Terrain Effects Chart (engine.bc.terrain.Terrain); None: the shipped one
 
-    # a value: equal when loaded from the same file with the same content (the graph is made from the model),
-    # so positions holding it are hashable and equal positions meet in exact enumeration
+    # a value: equal when loaded from the same file with the same content (the graph is made from the model)
+    # and played on the same terrain chart, so positions holding it are hashable and equal positions meet in
+    # exact enumeration
     def __eq__(self, other: object) -> bool:
-        return self is other or (type(other) is Scenario and self.file == other.file and self.model == other.model)
+        return self is other or (type(other) is Scenario and self.file == other.file and self.model == other.model
+                                 and self.terrain == other.terrain)
 
     def __hash__(self) -> int:
-        return hash((self.file, self.model.name))
+        return hash((self.file, self.model.name, self.terrain))
 
     def __repr__(self) -> str:          # short: positions are ordered by their repr in exact enumeration
         return f"Scenario({self.model.name!r}, file={self.file!r})"

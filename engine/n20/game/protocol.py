@@ -18,12 +18,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from engine.core.codec import from_json as codec_from_json, to_json as codec_to_json
-from engine.core.data import data_path
+from engine.core.data import data_path, parse_json
 from engine.core.errors import DataError, RecordError, VedetteError
 from engine.core.game import Bot, GameRules, Outcome, Places, Position, RandomBot, register
 from engine.core.record import GameRecord
+from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
 
 from .actions import KINDS, Action
 from .handlers import candidates, check, perform
@@ -53,14 +55,34 @@ OLD_VERSIONS = ("n20-game-4", "n20-game-3")
 SHIPPED_TABLES = {"v3": ("n20", "tables_v3.yaml"), "v2": ("n20", "tables_v2.yaml")}
 
 
-def _tables_id(path: str | None) -> str | None:
-    """A shipped tables file by its id (``v3``, ``v2``), any other file as it was named."""
+def _tables_id(path: str | GameTables | None) -> str | dict[str, Any] | None:
+    """A shipped tables file by its id (``v3``, ``v2``), any other file as it was named; a game's own
+    tables (:class:`~engine.core.tables.GameTables`) as their name, fingerprint and content."""
     if path is None:
         return None
+    if isinstance(path, GameTables):
+        return path.to_json()
     for tid, parts in SHIPPED_TABLES.items():
         if str(path) == str(data_path(*parts)):
             return tid
     return path
+
+
+def _chart_file(edition: str) -> ChartFile:
+    from ..tables import Tables, TablesModel
+
+    def validate(data, file):
+        from engine.core.data import validate as check
+        return Tables(check(data, TablesModel, file), file)
+    title = {"v3": "Napoleonic 20, v3.0 charts (CRT, TEC, Rally, Controlled Advance, Morale Chart)",
+             "v2": "Napoleonic 20, older edition charts (Bussaco)"}[edition]
+
+    def claims(data: Any) -> bool:
+        return isinstance(data, dict) and data.get("edition") == edition
+    return ChartFile(f"n20-{edition}", title, "charts", data_path(*SHIPPED_TABLES[edition]), validate, claims)
+
+
+CHART_FILES = (_chart_file("v3"), _chart_file("v2"))
 
 
 def _short(value, n: int = 40) -> str:
@@ -72,6 +94,10 @@ def _short(value, n: int = 40) -> str:
 # Actions as JSON, checked field by field
 # ------------------------------------------------------------------------------------------------
 _ACTION_FIELDS = ("kind", "unit", "hex", "path", "battles", "units", "index", "spend")
+
+
+def _json_error(what: str, _field: str, expected: str) -> VedetteError:
+    return VedetteError(f"{what}: expected {expected}")
 
 
 def _field_error(name: str, expected: str, got) -> VedetteError:
@@ -169,10 +195,8 @@ def format_action(a: Action) -> str:
 def parse_action(text: str) -> Action:
     text = str(text).strip()
     if text.startswith("{"):
-        try:
-            return action_from_json(json.loads(text))
-        except json.JSONDecodeError as exc:
-            raise VedetteError(f"action: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        # bounded as every JSON Vedette reads (nesting, digits, length): the page sends this text
+        return action_from_json(parse_json(text, "action", _json_error))
     words = text.split()
     if not words:
         raise VedetteError("action: empty; give a kind such as 'end' or 'move FFER 0713-0712'")
@@ -246,11 +270,28 @@ class N20Rules(GameRules[GameState, Action]):
     accepts_versions = OLD_VERSIONS
     default_scenario = "fuentes"
 
-    def __init__(self, allow_paths: bool = True, tables: str | None = None):
+    def __init__(self, allow_paths: bool = True, tables: str | GameTables | None = None):
         #: ``allow_paths=False`` (the served app): no scenario or tables file named by a record or a request
         self.allow_paths = allow_paths
-        #: a tables file replacing the scenario's charts when the options name none (``--tables``)
+        #: the charts a new game plays with when the options name none: a game's own tables (the record
+        #: keeps them), a shipped id, or (``allow_paths``) a tables file's path
         self.tables = tables
+        self.game_tables = tables if isinstance(tables, GameTables) else None
+
+    # --- a game's own charts (engine/core/tables.py) ---------------------------------------------
+    def chart_files(self, state: GameState | None = None) -> tuple[ChartFile, ...]:
+        """The v3.0 and the older edition's charts; a game plays with its scenario's edition's."""
+        if state is None:
+            return CHART_FILES
+        return tuple(f for f in CHART_FILES if f.key == f"n20-{state.scenario.edition}")
+
+    def with_tables(self, tables: GameTables | None) -> "N20Rules":
+        if tables == self.game_tables and (tables is not None or self.tables is None):
+            return self
+        return N20Rules(allow_paths=self.allow_paths, tables=own_tables(self, tables))
+
+    def tables_of(self, state: GameState) -> GameTables | None:
+        return state.tables_file if isinstance(state.tables_file, GameTables) else None
 
     # --- what the protocol asks for --------------------------------------------------------------
     def scenarios(self) -> dict[str, str]:
@@ -276,14 +317,23 @@ class N20Rules(GameRules[GameState, Action]):
         if scenario not in scenario_ids() and not self.allow_paths:
             raise RecordError(f"field 'scenario': expected one of {', '.join(scenario_ids())} (this server opens "
                               f"no file named by a record), got {_short(scenario)}")
+        if isinstance(tables, GameTables):
+            edition = load_scenario(scenario).edition
+            if tables.value.edition != edition:
+                rules = "the v3.0 Standard Rules" if edition == "v3" else "the older edition of the rules"
+                raise VedetteError(f"tables: {tables.name} holds the {tables.value.edition} charts; the "
+                                   f"scenario {scenario} is played with the {edition} ones ({rules}): make the "
+                                   "file from those on the charts page")
         return new_game(scenario, options=tuple(names), seed=seed, tables=tables)
 
     def _tables(self, tables):
-        if tables is None:
-            return None
+        if tables is None or isinstance(tables, GameTables):
+            return tables
+        if isinstance(tables, dict):               # a game's own tables, kept by its record
+            return tables_from_json(self, tables)
         if not isinstance(tables, str):
-            raise RecordError(f"field 'options.tables': expected a shipped tables id ({', '.join(SHIPPED_TABLES)}) "
-                              f"or nothing, got {_short(tables)}")
+            raise RecordError(f"field 'options.tables': expected a shipped tables id ({', '.join(SHIPPED_TABLES)}), "
+                              f"a game's own tables (file, chart, fingerprint, content) or nothing, got {_short(tables)}")
         if tables in SHIPPED_TABLES:
             return str(data_path(*SHIPPED_TABLES[tables]))
         if not self.allow_paths:
@@ -416,9 +466,15 @@ class N20Rules(GameRules[GameState, Action]):
     def state_from_json(self, data) -> GameState:
         if not isinstance(data, dict):
             raise VedetteError(f"a position is a JSON object (as state_to_json writes it), got {_short(data)}")
+        own = data.get("tables_file")
+        if isinstance(own, dict):                  # a game's own tables: validated again, fingerprint checked
+            own = self._tables(own)
+            data = {**data, "tables_file": None}
         st = codec_from_json(GameState, data)
-        fix = {}
-        if st.tables_file is not None:
+        fix: dict[str, Any] = {}
+        if isinstance(own, GameTables):
+            fix["tables_file"] = own
+        elif st.tables_file is not None:
             fix["tables_file"] = self._tables(st.tables_file)
         for name in ("event", "result", "last"):
             v = getattr(st, name)
@@ -456,7 +512,8 @@ class N20Rules(GameRules[GameState, Action]):
         return {"scenario": state.scenario_id, "turn_label": state.scenario.turn_label(state.turn),
                 "player": state.player, "morale": dict(state.morale), "actor": actor(state),
                 "result": None if state.result is None else
-                {"winner": state.result[0], "level": state.result[1], "reason": state.result[2]}}
+                {"winner": state.result[0], "level": state.result[1], "reason": state.result[2]},
+                "charts": charts_summary(self, state)}
 
     def invariants(self, state: GameState) -> list[str]:
         return invariants(state)

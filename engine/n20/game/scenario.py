@@ -18,6 +18,7 @@ from pydantic import Field
 
 from engine.core.data import Source, Sourced, Strict, data_path, load_yaml
 from engine.core.errors import DataError
+from engine.core.tables import GameTables
 
 from ..board import Board, load_board
 from ..tables import Tables, load_tables
@@ -295,8 +296,11 @@ def _load(path: str, tables_override: str | None) -> Scenario:
     p = Path(path)
     spec = load_yaml(p, ScenarioFile)
     board = load_board(_rel(p, spec.map))
-    tables_file = tables_override or str(_rel(p, spec.tables))
-    tables = load_tables(tables_file, edition=spec.edition)
+    if isinstance(tables_override, GameTables):      # a game's own tables, loaded and checked already
+        tables_file, tables = tables_override.name, tables_override.value
+    else:
+        tables_file = tables_override or str(_rel(p, spec.tables))
+        tables = load_tables(tables_file, edition=spec.edition)
     units_path = _rel(p, spec.units)
     ufile = load_yaml(units_path, UnitsFile)
     efile = load_yaml(_rel(p, spec.events), EventsFile)
@@ -411,10 +415,11 @@ def _check(sc: Scenario, p: Path) -> None:
             raise DataError(f, f"morale.{side}", "a starting morale 1..10 (12.1.1)", spec.morale.get(side))
 
 
-def load_scenario(scenario_id: str, tables: str | None = None) -> Scenario:
+def load_scenario(scenario_id: str, tables: str | GameTables | None = None) -> Scenario:
     """The scenario by id (``fuentes``, ``fuentes-5may``, ``bussaco``) or by file path.
 
-    ``tables`` replaces the scenario's charts with a user's tables file of the same edition.
+    ``tables`` replaces the scenario's charts with a user's tables file of the same edition (its path, or a
+    game's own tables, :class:`~engine.core.tables.GameTables`).
     """
     return _by_id(scenario_id, tables)
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from engine.core.errors import RuleViolation, VedetteError
+from engine.core.tables import GameTables
 
 from . import memo as _memo
 from .scenario import Scenario, load_scenario
@@ -123,7 +124,7 @@ class GameState:
     after construction."""
 
     scenario_id: str
-    tables_file: str | None
+    tables_file: str | GameTables | None     # a tables file's path, or the game's own tables (engine.core.tables)
     options: tuple[str, ...]
     seed: int
     turn: int

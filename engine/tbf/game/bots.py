@@ -534,7 +534,7 @@ class GreedyBot:
             return 12                                     # 4.1.10 A: the overstack must be resolved
         if isinstance(a, Melee):
             try:
-                ms = cached_melee_setup(g, tuple(a.units), a.target)
+                ms = cached_melee_setup(g, tuple(a.units), a.target, rules.sc)
             except RuleViolation:
                 return 0
             att = sum(f.mf for f in ms.attackers)

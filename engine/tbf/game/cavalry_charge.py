@@ -260,9 +260,10 @@ def _charge_results(sc: Scenario, st: GameState, unit_id: str, path: tuple[str, 
 
 
 @lru_cache(maxsize=4096)
-def cached_charge_setup(game: GameState, uid: str, path: tuple[str, ...], nxt: tuple[str, ...], mp_left: int) -> ChargeSetup:
-    """The outline of a Dürenstein charge (what its check needs, 6.2.8 A-C)."""
-    return charge_setup(default_scenario(), game, uid, path, nxt, mp_left, outline=True)
+def cached_charge_setup(game: GameState, uid: str, path: tuple[str, ...], nxt: tuple[str, ...], mp_left: int,
+                        sc: Scenario | None = None) -> ChargeSetup:
+    """The outline of a Dürenstein charge (what its check needs, 6.2.8 A-C; ``sc``: with a game's own tables)."""
+    return charge_setup(sc or default_scenario(), game, uid, path, nxt, mp_left, outline=True)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -318,7 +319,7 @@ def check_charge(ctx: Queries, s: TbfState, a: Charge) -> None:
             raise RuleViolation("6.2.8 C", f"the charge line is blocked at {h}")
     mp_left = ctx.mp_left(s, a.unit)
     try:
-        setup = cached_charge_setup(g, a.unit, tuple(a.path), tuple(a.next), mp_left)
+        setup = cached_charge_setup(g, a.unit, tuple(a.path), tuple(a.next), mp_left, sc)
     except DataError as exc:
         enemy = other(a.side)
         empty = [h for h in (a.path[-1], *a.next) if not occupants(sc, g, h, enemy)]

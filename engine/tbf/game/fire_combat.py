@@ -166,10 +166,10 @@ def ammo_shortage() -> Steps[bool]:
 
 @lru_cache(maxsize=4096)
 def cached_fire_setup(game: GameState, units: tuple[str, ...], target: str, defensive: bool, cavalry_fire: bool = False,
-                      moved: tuple[str, ...] = ()) -> FireSetup:
+                      moved: tuple[str, ...] = (), sc: Scenario | None = None) -> FireSetup:
     """The fire set-up of the Dürenstein game (the check asks it; the fire then finds it made): through
     :func:`fire_action`'s own memo, with its arguments as it passes them (no ammunition short)."""
-    return cached(fire_setup)(default_scenario(), game, units, target, defensive, cavalry_fire, moved, ())
+    return cached(fire_setup)(sc or default_scenario(), game, units, target, defensive, cavalry_fire, moved, ())
 
 
 # ------------------------------------------------------------------------------------------------
@@ -280,7 +280,7 @@ def check_fire(ctx: Queries, s: TbfState, a: Fire) -> None:
         for uid in a.units:
             if sc.board.grid.distance(g.piece(uid).hex, target) != 1:
                 raise RuleViolation("6.3.6", f"defensive fire is only into adjacent hexes; {uid} is not next to {target}")
-    cached_fire_setup(g, tuple(a.units), target, defensive, *fire_options(ctx, s, a.units, defensive))
+    cached_fire_setup(g, tuple(a.units), target, defensive, *fire_options(ctx, s, a.units, defensive), sc=sc)
 
 
 def fire_options(ctx: Queries, s: TbfState, units: Iterable[str], defensive: bool) -> tuple[bool, tuple[str, ...]]:

@@ -134,9 +134,10 @@ def charge_melee_setup(sc: Scenario, st: GameState, unit_id: str, target: str, m
 
 
 @lru_cache(maxsize=4096)
-def cached_melee_setup(game: GameState, units: tuple[str, ...], target: str) -> MeleeSetup:
-    """The melee set-up of the Dürenstein game, through :func:`melee_action`'s own memo (as it asks it)."""
-    return cached(melee_setup)(default_scenario(), game, units, target, (), False)
+def cached_melee_setup(game: GameState, units: tuple[str, ...], target: str, sc: Scenario | None = None) -> MeleeSetup:
+    """The melee set-up of the Dürenstein game (``sc``: with a game's own tables), through
+    :func:`melee_action`'s own memo (as it asks it)."""
+    return cached(melee_setup)(sc or default_scenario(), game, units, target, (), False)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -203,7 +204,7 @@ def check_melee(ctx: Queries, s: TbfState, a: Melee) -> None:
         if not charge_melee_possible(ctx, s, cm):
             raise RuleViolation("6.2.8 K", f"{cm.charger} can no longer melee {cm.target} (fatigued by defensive "
                                            "fire, moved off or the hex is empty)")
-        cached_melee_setup(g, tuple(a.units), target)
+        cached_melee_setup(g, tuple(a.units), target, sc)
         return
     kinds: set[str] = set()
     for uid in a.units:
@@ -223,7 +224,7 @@ def check_melee(ctx: Queries, s: TbfState, a: Melee) -> None:
             raise RuleViolation("9.2 G", f"{uid} is in the Rear Guard: it may not attack outside rows XX01-XX06")
     if len(kinds) > 1:
         raise RuleViolation("6.4 C", "cavalry and infantry may not melee the same hex together")
-    cached_melee_setup(g, tuple(a.units), target)
+    cached_melee_setup(g, tuple(a.units), target, sc)
 
 
 def do_melee(ctx: Queries, s: TbfState, a: Melee) -> Steps[TbfState]:

@@ -30,9 +30,11 @@ from engine.core.game import Bot, GameRules, Options, Outcome, Places, Position,
 from engine.core.odds import OddsBot
 from engine.core.procedure import Choose, Policy, distribution, first_option
 from engine.core.record import GameRecord
+from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
 
-from ..scenario import Scenario
+from ..scenario import Scenario, load_scenario
 from ..steps import Steps
+from ..tables import DEFAULT_TABLES
 from . import handlers as H
 from . import words
 from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge, EndSegment, Face, Fire, Melee, Move,
@@ -66,6 +68,16 @@ REFUSED_VERSIONS = {"tbf-game-1": "made before the issue 29 readings (charges fo
 BOTS: dict[str, Callable[..., Bot]] = {}
 
 
+def _validate_tables(data: Any, file: str) -> Any:
+    from engine.core.data import validate
+    from ..tables import Tables
+    return validate(data, Tables, file)
+
+
+CHART_FILES = (ChartFile("tbf", "These Brave Fellows tables (Fatigue, Fire, Melee, Terrain, Levels)", "tables",
+                         DEFAULT_TABLES, _validate_tables),)
+
+
 class TbfRules(GameRules[TbfState, TbfAction]):
     system = "tbf"
     title = "These Brave Fellows: Dürenstein 1805"
@@ -73,11 +85,21 @@ class TbfRules(GameRules[TbfState, TbfAction]):
     engine_version = ENGINE_VERSION
     default_scenario = "durenstein"
 
-    def __init__(self) -> None:
+    def __init__(self, tables: GameTables | None = None) -> None:
+        #: the game's own tables (engine/core/tables.py), None for the shipped ones: the rules hold them (the
+        #: scenario, the queries), so a game with its own takes these rules (:func:`engine.core.tables.rules_for`)
+        self.game_tables = tables
         #: what the rules, bots and boards ask of a state (memoised per state)
-        self.queries = Queries()
+        self.queries = Queries(None if tables is None else load_scenario(tables=tables.value))
         self.sc: Scenario = self.queries.sc
         self.td = self.queries.td
+
+    # --- a game's own charts (engine/core/tables.py) ---------------------------------------------
+    def chart_files(self, state: TbfState | None = None) -> tuple[ChartFile, ...]:
+        return CHART_FILES
+
+    def with_tables(self, tables: GameTables | None) -> "TbfRules":
+        return self if tables == self.game_tables else TbfRules(own_tables(self, tables))
 
     # --- set-up ----------------------------------------------------------------------------------
     def scenarios(self) -> dict[str, str]:
@@ -87,7 +109,23 @@ class TbfRules(GameRules[TbfState, TbfAction]):
         return dict(GAME_OPTIONS)
 
     def new_game(self, scenario: str | None = None, options: Options = (), seed: int = 0) -> TbfState:
+        """``options``: optional rules, or a record's ``{"options": [...], "tables": ...}`` (the game's own
+        tables: they must be the ones these rules play with, :func:`engine.core.tables.rules_for`)."""
+        if isinstance(options, dict) and "tables" in options:
+            options = dict(options)
+            value = options.pop("tables")
+            kept = None if value is None else tables_from_json(self, value)
+            if kept != self.game_tables:
+                raise VedetteError("field 'options.tables': the game plays with "
+                                   + (f"the tables {kept.name}" if kept else "the shipped tables")
+                                   + ", these rules with other ones (take them from rules_for(record))")
         return new_game(self.sc, scenario, options)
+
+    def record_options(self, s: TbfState) -> dict[str, Any]:
+        out: dict[str, Any] = {"options": list(s.options)}
+        if self.game_tables is not None:
+            out["tables"] = self.game_tables.to_json()
+        return out
 
     def initial_state(self, record: GameRecord) -> TbfState:
         """The first state of a record; a record of an earlier engine whose readings differ is refused, naming
@@ -193,7 +231,8 @@ class TbfRules(GameRules[TbfState, TbfAction]):
                 "leaders_to_activate": {side: q.leaders_left(s, side) for side in SIDES},
                 "leaderless_commands": {side: q.leaderless(s, side) for side in SIDES},
                 "victory_now": {"french": v.get("french_level"), "coalition": v.get("coalition_level"),
-                                "french_battalions_lost": v.get("french_battalions_lost"), "rule": "10.2"}}
+                                "french_battalions_lost": v.get("french_battalions_lost"), "rule": "10.2"},
+                "charts": charts_summary(self, s)}
 
     def metrics(self, s: TbfState) -> dict[str, float]:
         v = self.queries.victory(s)
@@ -231,7 +270,7 @@ class TbfRules(GameRules[TbfState, TbfAction]):
             return 10 + sum(sc.units[u].ff or sc.units[u].ff_red for u in a.units if u in sc.units)
         if isinstance(a, Melee):
             try:
-                ms = cached_melee_setup(s.game, tuple(a.units), a.target)
+                ms = cached_melee_setup(s.game, tuple(a.units), a.target, self.sc)
             except RuleViolation:
                 return 0.0
             return 8 + sum(f.mf for f in ms.attackers) / (sum(f.mf for f in ms.defenders) or 1)

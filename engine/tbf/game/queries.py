@@ -28,14 +28,16 @@ __all__ = ["Queries", "Reach"]
 Index = tuple[dict[str, Piece], dict[str, list[Piece]]]
 
 
+# keyed by the scenario too (a value, by its content's digest): a game with its own tables moves and
+# fronts by its own terrain costs
 @lru_cache(maxsize=2048)
-def _reach(game: GameState, uid: str, l2: int, l3: int, mp_left: int) -> Reach:
-    return reachable(default_scenario(), game, uid, {2: l2, 3: l3}, mp_left=mp_left)
+def _reach(sc: Scenario, game: GameState, uid: str, l2: int, l3: int, mp_left: int) -> Reach:
+    return reachable(sc, game, uid, {2: l2, 3: l3}, mp_left=mp_left)
 
 
 @lru_cache(maxsize=512)
-def _front(game: GameState, side: str) -> frozenset[str]:
-    return enemy_front(default_scenario(), game, side)
+def _front(sc: Scenario, game: GameState, side: str) -> frozenset[str]:
+    return enemy_front(sc, game, side)
 
 
 class Queries:
@@ -138,7 +140,7 @@ class Queries:
         if key not in memo:
             l2, l3 = self.levels_left(s.activation, uid)
             try:
-                r = _reach(s.game, uid, l2, l3, self.mp_left(s, uid))
+                r = _reach(self.sc, s.game, uid, l2, l3, self.mp_left(s, uid))
                 if uid in s.rear_guard:         # 9.2 G: the Rear Guard moves only inside rows XX01-XX06
                     rows = self.rear_hexes()
                     r = {h: v for h, v in r.items() if rows.issuperset(v[1][1:])}
@@ -154,13 +156,13 @@ class Queries:
         """Whether ``dest`` is in reach once the Rear Guard's rows are left aside (9.2 G, for refusals)."""
         l2, l3 = self.levels_left(s.activation, uid)
         try:
-            return dest in _reach(s.game, uid, l2, l3, self.mp_left(s, uid))
+            return dest in _reach(self.sc, s.game, uid, l2, l3, self.mp_left(s, uid))
         except RuleViolation:
             return False
 
     def front(self, g: GameState, side: str) -> frozenset[str]:
         """Every hex in the front of a unit opposed to ``side`` (4.3 C; 6.2.5 A stops a mover there)."""
-        return _front(g, side)
+        return _front(self.sc, g, side)
 
     def frontal_hexes(self, g: GameState, uid: str) -> frozenset[str]:
         """The hexes in front of ``uid`` where it stands now (4.3 C, 4.2.4 E, 8.4 B): what boards draw."""
