@@ -23,9 +23,10 @@ from panel.custom import JSComponent
 
 from dashboards.play.controls import on_next_tick
 from dashboards.play.layout import TOUCH_CSS
+from engine.core.tables import MAX_TABLES_BYTES
 from dashboards.server.access import KEYS_ROUTE
 
-__all__ = ["PlayHead", "decode_upload"]
+__all__ = ["PlayHead", "decode_upload", "decode_tables"]
 
 MAX_UPLOAD = 2_000_000
 
@@ -49,6 +50,11 @@ export function render({ model, el }) {
   startB.type = "button";
   const impLabel = el_("label", "import-record", "import a record "), file = el_("input");
   file.type = "file"; file.accept = ".json";
+  // your printed charts: a tables file saved on the Charts page, sent with the start (never a path: its bytes)
+  const tabLabel = el_("label", "tables-file", "your printed charts (a file from the Charts page) "), tabFile = el_("input");
+  tabFile.type = "file"; tabFile.accept = ".yaml,.yml,.json";
+  const tabNote = el_("span", "tables-note");
+  let tablesPick = null;
   const down = el_("span", "download-record"), downB = el_("button", "", "download the record (JSON)");
   downB.type = "button";
   const dice = el_("div", "dice-mode"); dice.setAttribute("role", "radiogroup"); dice.setAttribute("aria-label", "dice");
@@ -59,8 +65,8 @@ export function render({ model, el }) {
   const notify = el_("div", "notify-box"), notifyB = el_("button", "notify-me", "tell me when it is my move");
   notifyB.type = "button"; const notifyNote = el_("span", "notify-note"); notify.append(notifyB, notifyNote);
   sysLabel.appendChild(sys); scenLabel.appendChild(scen); seedLabel.appendChild(seed); start.appendChild(startB);
-  impLabel.appendChild(file); down.appendChild(downB); variants.appendChild(legend);
-  row1.append(sysLabel, scenLabel, variants, seatBox, seedLabel, start); row2.append(impLabel, down);
+  impLabel.appendChild(file); down.appendChild(downB); variants.appendChild(legend); tabLabel.append(tabFile, tabNote);
+  row1.append(sysLabel, scenLabel, variants, seatBox, seedLabel, tabLabel, start); row2.append(impLabel, down);
   setup.append(summary, row1, row2);
   root.append(intro, setup, dice, status, notify, refusal); el.appendChild(root);
 
@@ -153,7 +159,22 @@ export function render({ model, el }) {
   sys.addEventListener("change", () => { model.system = sys.value; });
   startB.addEventListener("click", () => {
     model.send_msg({action: "start", scenario: scen.value, chosen: chosen(), seed: seed.value, dice: model.dice,
-                    seats: seats()}); });
+                    seats: seats(), tables: tablesPick}); });
+  tabFile.addEventListener("change", () => {
+    const f = tabFile.files && tabFile.files[0];
+    tablesPick = null; tabNote.textContent = "";
+    if (!f) return;
+    if (f.size > MAX_TABLES) { tablesPick = {name: f.name, size: f.size, data: ""}; tabNote.textContent = f.name; return; }
+    const reader = new FileReader();
+    reader.onload = () => {
+      const bytes = new Uint8Array(reader.result);
+      let bin = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+      tablesPick = {name: f.name, size: f.size, data: btoa(bin)};
+      tabNote.textContent = f.name; tabNote.dataset.file = f.name;
+    };
+    reader.readAsArrayBuffer(f);
+  });
   let uploads = 0;
   file.addEventListener("change", () => {
     const f = file.files && file.files[0];
@@ -187,7 +208,7 @@ export function render({ model, el }) {
   model.on("turn", turn);
   choices(); fold(); show(); keys(); notifyState(); turn();
 }
-""".replace("KEYS_ROUTE", KEYS_ROUTE).replace("MAX_UPLOAD", str(MAX_UPLOAD))
+""".replace("KEYS_ROUTE", KEYS_ROUTE).replace("MAX_UPLOAD", str(MAX_UPLOAD)).replace("MAX_TABLES", str(MAX_TABLES_BYTES))
 
 _CSS = """
 :host {display:block}
@@ -269,6 +290,19 @@ class PlayHead(JSComponent):
 
     def send_record(self, text: str) -> None:
         self._send_msg({"record": text})
+
+
+def decode_tables(pick: dict) -> tuple[bytes, str]:
+    """The bytes and the file's name (no folder) of the tables file sent with a start; ValueError when it is
+    larger than the tables' limit or did not arrive whole."""
+    name = str(pick.get("name") or "tables.yaml").replace("\\", "/").rsplit("/", 1)[-1][:120] or "tables.yaml"
+    raw = str(pick.get("data") or "")
+    if int(pick.get("size", 0) or 0) > MAX_TABLES_BYTES or len(raw) > (MAX_TABLES_BYTES * 4) // 3 + 8:
+        raise ValueError(f"{name}: larger than {MAX_TABLES_BYTES // 1024} KiB, the most a tables file may be")
+    try:
+        return base64.b64decode(raw, validate=True), name
+    except (ValueError, TypeError):
+        raise ValueError(f"{name}: the file did not arrive whole") from None
 
 
 def decode_upload(msg: dict) -> bytes:

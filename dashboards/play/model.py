@@ -309,9 +309,10 @@ class GamePlayModel(PlayParams):
 
     # -- starting, opening, importing ---------------------------------------------------------------
     def new(self, scenario: str | None = None, options: tuple = (), seed: int | None = None, title: str = "",
-            seats: dict | None = None) -> str:
+            seats: dict | None = None, tables=None) -> str:
         """Start a scenario and save it (bad options or seats raise and save nothing). ``seats``: the
-        sides a bot plays, ``{side: bot}`` (hotseat when none)."""
+        sides a bot plays, ``{side: bot}`` (hotseat when none); ``tables``: a player's printed charts
+        (:func:`engine.core.tables.upload_tables`), kept in the record."""
         seed = random.randrange(1, 10 ** 6) if seed is None else int(seed)
         seats = {s: b for s, b in (seats or {}).items() if b}
         bad = [s for s in seats if s not in self.rules.sides]
@@ -321,8 +322,9 @@ class GamePlayModel(PlayParams):
         wrong = [b for b in seats.values() if b not in names]
         if wrong:
             raise VedetteError(f"unknown bot {str(wrong[0])[:20]!r}; one of {', '.join(names)}")
-        st = self.rules.new_game(scenario or self.rules.default_scenario, tuple(options), seed)
-        rec = new_record(self.rules, st, seed)
+        rules = self.rules.with_tables(tables) if tables is not None else self.rules
+        st = rules.new_game(scenario or rules.default_scenario, tuple(options), seed)
+        rec = new_record(rules, st, seed)
         paused = {"paused": True} if seats and len(seats) == len(self.rules.sides) else {}
         gid = self.store.create(self.rules.system, rec.scenario, edition=rec.edition, options=rec.options, seed=seed,
                                 title=title or f"{self.rules.scenarios().get(rec.scenario, rec.scenario)}"

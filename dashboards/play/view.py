@@ -31,13 +31,15 @@ from engine.core.game import Places, systems
 from engine.core.procedure import ChanceRequest, Choose
 from engine.core.quick_odds import WHOLE
 from engine.core.record import GameRecord
+from engine.core.tables import charts_summary, rules_for, upload_tables
 
 from dashboards.common.layout import flow
+from dashboards.common.provenance import STYLESHEET as PROV_CSS, badge_html
 from dashboards.common.rule_notes import rule_note_for
 from dashboards.play.action_odds import ActionOddsView
 from dashboards.play.boards import Board, board_for
 from dashboards.play.controls import GameControls, action_key, on_next_tick
-from dashboards.play.head import PlayHead, decode_upload
+from dashboards.play.head import PlayHead, decode_tables, decode_upload
 from dashboards.play.layout import CARD_TOUCH_CSS, TOUCH_CSS, WIDGET_TOUCH_CSS, board_and_actions
 from dashboards.play.model import LOG_CSS, GamePlayModel, describe_request, log_html
 from dashboards.server.access import BrowserKeys, game_link
@@ -123,7 +125,8 @@ class GamePlayView(pn.viewable.Viewer):
     #: the widgets of a game (controls, odds, replay, links, log), made with the first game shown or on first
     #: use: a page opened without a game does not pay for them (issue 17)
     _GAME_PARTS = frozenset({"controls", "board_box", "log", "first_b", "prev_b", "next_b", "last_b", "where", "jump",
-                             "marks", "mark_name", "mark_b", "mode", "link", "replay_row", "public", "odds"})
+                             "marks", "mark_name", "mark_b", "mode", "link", "replay_row", "public", "odds",
+                             "charts"})
 
     def __getattr__(self, name):
         if name in GamePlayView._GAME_PARTS and not self.__dict__.get("_made_game_parts"):
@@ -161,6 +164,10 @@ class GamePlayView(pn.viewable.Viewer):
                                  css_classes=["public-toggle"])
         self.public.param.watch(self._set_public, "value")
         self.odds = ActionOddsView()  # the exact odds of the attack selected in the list (issue 15.2)
+        # the charts the game plays with: your printed values (the file's name) or the shipped ones (issue 25.4)
+        self.charts = pn.pane.HTML("", css_classes=["charts-line"], sizing_mode="stretch_width",
+                                   stylesheets=[PROV_CSS])
+        self._charts_of: tuple | None = None
         self.first_b.on_click(lambda _: self._goto(0))
         self.prev_b.on_click(lambda _: self._goto(m.position - 1))
         self.next_b.on_click(lambda _: self._goto(m.position + 1))
@@ -303,11 +310,24 @@ class GamePlayView(pn.viewable.Viewer):
         chosen = tuple(str(o)[:40] for o in (form.get("chosen") or ())[:40])
         asked = form.get("seats")
         seats = {str(s)[:30]: str(b)[:20] for s, b in list(asked.items())[:4] if b} if isinstance(asked, dict) else {}
+        tables = None
+        pick = form.get("tables")
+        if isinstance(pick, dict) and (pick.get("data") or pick.get("size")):
+            try:
+                data, name = decode_tables(pick)
+            except ValueError as exc:
+                self._show_refusal(f"Cannot start: {exc}")
+                return
+            up = upload_tables(m.rules, data, name)     # validated; nothing written, the name only shown
+            if not up.ok:
+                self._show_refusal(f"Cannot start: {up.error}")
+                return
+            tables = up.tables
         self.board = None
         self.picked = self.aim = ""
         try:
             gid = m.new(str(form.get("scenario") or m.rules.default_scenario)[:60], chosen,
-                        int(seed) if seed else None, seats=seats)
+                        int(seed) if seed else None, seats=seats, tables=tables)
         except VedetteError as exc:
             self._show_refusal(f"Cannot start: {exc}")
             return
@@ -557,6 +577,7 @@ class GamePlayView(pn.viewable.Viewer):
         self._resolved()
         self._draw_replay()
         self._draw_log()
+        self._draw_charts()
         self._show_links()
         self._draw_status()
 
@@ -805,6 +826,29 @@ class GamePlayView(pn.viewable.Viewer):
         who = _side_name(getattr(action, "side", None) or m.rules.to_act(before) or "")
         return f"action {p} of {n}: " + (f"{who} — " if who else "") + f"{said} ({m.rules.position(before)})"
 
+    def _draw_charts(self) -> None:
+        """The provenance of the charts the game plays with, once per game: for each chart file, your printed
+        values (the file's name and fingerprint) or the shipped ones, and each chart's own provenance."""
+        m = self.model
+        key = (id(m.game), m.game_id, m.record is None)
+        if key == self._charts_of or m.record is None or m.state is None:
+            return
+        self._charts_of = key
+        try:
+            entries = charts_summary(rules_for(m.rules, m.record), m.state)
+        except (VedetteError, AttributeError, TypeError, KeyError):
+            entries = []
+        parts = []
+        for e in entries:
+            yours = e.get("values") == "your printed values"
+            said = (f"your printed values · {e.get('file', '')}" + (f" ({e['fingerprint']})" if e.get("fingerprint") else "")
+                    if yours else f"shipped ({e.get('file', '')})")
+            badges = " ".join(badge_html(str(t.get("source", "")), label=str(name).replace("_", " "), uploaded=yours)
+                              for name, t in sorted((e.get("tables") or {}).items()))
+            parts.append(f"<div class='charts-badge' data-values='{html.escape(str(e.get('values', '')))}'>"
+                         f"<b>{html.escape(str(e.get('title', 'charts')))}</b>: {html.escape(said)} {badges}</div>")
+        self.charts.object = "".join(parts)
+
     def _draw_log(self) -> None:
         m = self.model
         rows = m.log(last=30)[-60:]
@@ -864,7 +908,7 @@ class GamePlayView(pn.viewable.Viewer):
             return
         self.head.show_dice = False                        # the dice mode moves beside the action list
         act = pn.Column(self.controls, self.odds, sizing_mode="stretch_width", css_classes=["actions-part"])
-        self._game_area = [board_and_actions(self.board_box, act),
+        self._game_area = [self.charts, board_and_actions(self.board_box, act),
                            pn.Column(self.mode, self.replay_row, sizing_mode="stretch_width"), self.link,
                            self.public, pn.Card(self.log, title="dice and notes", sizing_mode="stretch_width",
                                                 stylesheets=[CARD_TOUCH_CSS])]

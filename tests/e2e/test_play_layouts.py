@@ -329,3 +329,35 @@ def test_a_390_px_phone_plays_with_one_thumb(phone: Page, app_url: str, system: 
     problems += [f"too small to tap: {s}" for s in page.evaluate(SMALL_TARGETS, 40)]
     problems += _glyphs(page, f"{system} on a phone")
     assert not problems, "\n".join(problems)
+
+
+def test_a_game_started_with_your_printed_charts_shows_them_and_a_bad_file_starts_nothing(page: Page, app_url: str,
+                                                                                          tmp_path):
+    """Issue 25.4: a tables file made on the Charts page goes with the new-game form; the charts line says
+    "your printed values" with the file's name, and each chart's badge is marked as from your file. A file
+    that is not a tables file is refused in one line naming it, and no game starts."""
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    mine = tmp_path / "my_albuera_charts.yaml"
+    mine.write_text((repo / "data" / "lob" / "tables.yaml").read_text())
+    bad = tmp_path / "not_charts.yaml"
+    bad.write_text("combat: 7\n")
+    page.set_viewport_size({"width": 1280, "height": HEIGHT})
+    page.goto(f"{app_url}/play?system=lob")
+    expect(page.locator(".start-game button")).to_be_visible(timeout=90_000)
+    wait_ready(page)
+    files = page.locator(".tables-file input[type=file]")
+    files.set_input_files(str(bad))
+    expect(page.locator(".tables-note[data-file='not_charts.yaml']")).to_be_attached(timeout=30_000)
+    page.locator(".start-game button").click()
+    refusal = page.locator(".refusal-box [data-state='refused']")
+    expect(refusal).to_contain_text("not_charts.yaml", timeout=60_000)
+    assert str(tmp_path) not in refusal.inner_text()                      # the name only, never a folder
+    expect(page.locator(f"{STATUS}[data-state='no-game']")).to_be_attached()
+    files.set_input_files(str(mine))
+    expect(page.locator(".tables-note[data-file='my_albuera_charts.yaml']")).to_be_attached(timeout=30_000)
+    page.locator(".start-game button").click()
+    expect(page.locator(f"{STATUS}[data-state='ready'][data-events='0']")).to_be_attached(timeout=90_000)
+    line = page.locator(".charts-badge[data-values='your printed values']")
+    expect(line).to_contain_text("your printed values · my_albuera_charts.yaml (sha256:", timeout=60_000)
+    expect(line.locator(".prov-from-file").first).to_be_attached()
