@@ -617,14 +617,22 @@ class GamePlayView(pn.viewable.Viewer):
             return
         shown = m.shown_state()
         board = self.board
+        new = False
         if board is None:
-            board = self.board = board_for(m.rules, shown)
-            # a click comes from the board's own model: handled on the document's next tick, with its lock
-            board.on_pick(lambda place: on_next_tick(self.controls, partial(self._pick, place)))
-            self._entries_key = self._board_drawn = None
-            new = True
-        else:
-            new = False
+            # the board of this game and side made earlier in this same change (a page's refresh after the
+            # model's own watchers drew it) is kept: a board replaced in the callback that put it on the page
+            # was not shown by the browser
+            want = (m.system, id(m.game), m.role)
+            kept = self.__dict__.get("_kept_board")
+            objs = self.board_box.objects
+            if kept is not None and kept[0] == want and objs and objs[0] is kept[2]:
+                board = self.board = kept[1]
+            else:
+                board = self.board = board_for(m.rules, shown)
+                # a click comes from the board's own model: handled on the document's next tick, with its lock
+                board.on_pick(lambda place: on_next_tick(self.controls, partial(self._pick, place)))
+                self._entries_key = self._board_drawn = None
+                new = True
         entries = self._legal_entries()
         picked = self.picked or None
         pairs = [(a, pl) for a, _, _, pl in entries]
@@ -650,7 +658,9 @@ class GamePlayView(pn.viewable.Viewer):
             # a new board goes on the page drawn: a change of its figure's data made after it is put there,
             # in the same callback, reached the browser before the figure itself ("reference ... isn't
             # known"), and a Lines of Battle or TBF board was then never shown
-            self.board_box[:] = [board.panel()]
+            shown_panel = board.panel()
+            self.board_box[:] = [shown_panel]
+            self._kept_board = ((m.system, id(m.game), m.role), board, shown_panel)
 
     def _waiting_line(self) -> str:
         """Why this page has nothing to do now, in a player's words ('' when it has)."""

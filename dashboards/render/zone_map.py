@@ -38,6 +38,7 @@ export function render({ model, el }) {
 """
 
 _CSS = """
+.clickable-svg svg {max-width:100%; height:auto; display:block}
 .clickable-svg [data-zone], .clickable-svg [data-block] {cursor: pointer}
 .clickable-svg [data-block]:hover {opacity: 0.8}
 """
@@ -98,5 +99,7 @@ def zone_map_svg(st) -> str:
                      + "".join(lines) + "</g>")
     width = max(p[0] for p in pos.values()) + W + PAD
     height = max(p[1] for p in pos.values()) + H + PAD
-    return (f"<svg class='bc-map' width='{width}' height='{height}' xmlns='http://www.w3.org/2000/svg'>"
+    # a view box: on a narrow screen the drawing shrinks to the page's width (dashboards/render/zone_map.py CSS)
+    return (f"<svg class='bc-map' width='{width}' height='{height}' viewBox='0 0 {width} {height}' "
+            "xmlns='http://www.w3.org/2000/svg'>"
             + "".join(parts) + "</svg>")

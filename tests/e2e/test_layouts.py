@@ -55,6 +55,8 @@ COLLECT = r"""
   const parentOf = (n) => n.parentNode && n.parentNode.host && n.parentNode instanceof ShadowRoot
       ? n.parentNode.host : n.parentNode;
   const shown = (el) => {
+    // the content of a folded <details> keeps its boxes in Chromium but is not drawn
+    if (el.checkVisibility && !el.checkVisibility()) return false;
     for (let n = el; n && n.nodeType === 1; n = parentOf(n)) {
       const cs = getComputedStyle(n);
       if (cs.display === 'none' || cs.visibility === 'hidden' || cs.opacity === '0') return false;
