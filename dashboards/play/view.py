@@ -115,7 +115,9 @@ class GamePlayView(pn.viewable.Viewer):
             keys.on_change(lambda v: setattr(h, "keys", v))
         # each part drawn again when what it shows changes (issue 28 point 5)
         m.param.watch(self._on_game, ["rev", "mode", "position", "role"])
-        m.param.watch(lambda *_: self._draw_status(), ["refusal", "message"])
+        # the status line after the parts a change of the game draws, also when the same change brings new
+        # words (watchers of one batch run by precedence): "your move" is read there once the rest is drawn
+        m.param.watch(lambda *_: self._draw_status(), ["refusal", "message"], precedence=1)
         self.param.watch(self._on_pick, ["picked", "aim"])
         self.refresh()
 
