@@ -259,7 +259,7 @@ def run_play(url: str, system: str = "lob", n: int = 10, actions: int = 144, tim
                         await page.goto(url + links[side], timeout=timeout_s * 1000)
                         await page.locator(".status-line .status[data-events]").wait_for(state="attached",
                                                                                         timeout=timeout_s * 1000)
-                    made, idle = 0, 0
+                    made, idle, behind = 0, 0, 0
                     while made < quota and idle < 60:
                         ra, rb = await read(a), await read(b)
                         if not ra or not rb:
@@ -267,8 +267,14 @@ def run_play(url: str, system: str = "lob", n: int = 10, actions: int = 144, tim
                             await a.wait_for_timeout(500)
                             continue
                         if ra[0] != rb[0]:        # one page has not shown the last action yet: wait for it
+                            behind += 1
+                            if behind * 0.05 > timeout_s:      # never shown: a lost update, said so (not a hang)
+                                lost["behind"] = lost.get("behind", 0) + 1
+                                print("BEHIND", i, ra, rb, file=sys.stderr)
+                                break
                             await a.wait_for_timeout(50)
                             continue
+                        behind = 0
                         actor, other, n0 = (a, b, ra[0]) if ra[1] == "yes" else (b, a, rb[0]) if rb[1] == "yes" \
                             else (None, None, 0)
                         if actor is None:         # neither page may act now (a page not yet drawn, or the end)
@@ -331,7 +337,8 @@ def run_play(url: str, system: str = "lob", n: int = 10, actions: int = 144, tim
         asyncio.run(go())
     finally:
         done["flag"] = True
-    out = {"browsers": n, "system": system, "actions": len(lat), "not_seen_in_time": lost["n"]}
+    out = {"browsers": n, "system": system, "actions": len(lat), "not_seen_in_time": lost["n"],
+           "pages_left_behind": lost.get("behind", 0)}
     if lat:
         out.update(update_ms_p50=round(statistics.median(lat)), update_ms_p95=round(percentile(lat, 95)),
                    update_ms_max=round(max(lat)))

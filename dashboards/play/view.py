@@ -91,8 +91,15 @@ class GamePlayView(pn.viewable.Viewer):
         self._doc = pn.state.curdoc
         self._scheduled = False
         m.notify = self._notify
+        # a change pushed while the browser is still drawing the page (after it fetched the document, before
+        # it says it is ready) is dropped by Panel, which counts on the document sent whole: such a page is
+        # sent again what it shows once it is ready (:meth:`_on_page_ready`)
+        self._ready = True
+        self._missed = False
         if self._doc is not None and self._doc.session_context is not None:
             pn.state.on_session_destroyed(lambda ctx: m.detach())
+            self._ready = False
+            pn.state.onload(lambda: on_next_tick(self.head, self._on_page_ready))   # under the document's lock
         # the new-game form, the dice mode before a game, the status and refusal lines and the browser's
         # keys in one browser component (issue 17.1: about twenty Panel widgets' server time before)
         self.head = PlayHead(system=system, dice=m.dice_mode, keys=keys.value if keys is not None else "",
@@ -118,7 +125,9 @@ class GamePlayView(pn.viewable.Viewer):
             keys.on_change(lambda v: setattr(h, "keys", v))
         # each part drawn again when what it shows changes (issue 28 point 5)
         m.param.watch(self._on_game, ["rev", "mode", "position", "role"])
-        m.param.watch(lambda *_: self._draw_status(), ["refusal", "message"])
+        # the status line after the parts a change of the game draws, also when the same change brings new
+        # words (watchers of one batch run by precedence): "your move" is read there once the rest is drawn
+        m.param.watch(lambda *_: self._draw_status(), ["refusal", "message"], precedence=1)
         self.param.watch(self._on_pick, ["picked", "aim"])
         self.refresh()
 
@@ -201,12 +210,30 @@ class GamePlayView(pn.viewable.Viewer):
     def _live_changed(self) -> None:
         """Take the game as it is now: a new change counter redraws the parts (their watchers); a bot
         starting or ending its thinking, the status line, the list and the seats only."""
+        if not self._ready:
+            self._missed = True
         m = self.model
         before = m.rev
         if m.sync() and m.rev == before and m.state is not None and self.__dict__.get("_made_game_parts"):
             self._draw_actions()
             self._draw_seats()
             self._draw_status()
+
+    def _on_page_ready(self) -> None:
+        """The browser has drawn the page. A live change drawn while it loaded never reached it (see
+        ``__init__``): the status line, the refusal, the controls and the log are sent again as they are, the
+        board is made anew, so the page shows the game as it is now (issue 28.2: no reload needed)."""
+        self._ready = True
+        if not self._missed:
+            return
+        self._missed = False
+        self.model.sync()
+        _resend(self.head, ("status", "turn", "refusal", "keys", "can_download", "show_dice"))
+        if self.__dict__.get("_made_game_parts") and self.model.state is not None:
+            _resend(self.controls, ("items", "pending", "flags", "waiting", "seats", "watch", "selected"))
+            _resend(self.log, ("text",))
+            self.board = None
+            self._draw_board()
 
     # -- callbacks ---------------------------------------------------------------------------------------
     def _choices(self, open_: bool) -> None:
@@ -939,6 +966,17 @@ class GamePlayView(pn.viewable.Viewer):
         if self.model.state is not None:
             self._fill_game_area()
         return self._root
+
+
+def _resend(component, names) -> None:
+    """Send ``component``'s values ``names`` to the browser again, as they are (a change of a Bokeh model
+    to the value it has: Panel and Bokeh send only changes)."""
+    for model, _ in list(getattr(component, "_models", {}).values()):
+        target = getattr(model, "data", None) or model      # an ESM component's values are in its data model
+        for name in names:
+            if name in target.properties():
+                value = getattr(target, name)
+                target.trigger(name, value, value)
 
 
 def _option_words(rules, state, req, option) -> str:

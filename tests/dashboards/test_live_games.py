@@ -275,3 +275,31 @@ def test_a_press_on_a_list_another_page_moved_on_is_refused_and_the_page_shows_t
     b._press({"op": "do", "key": stale_key})
     assert "no longer on the list" in b.head.refusal
     assert len(b.model.events) == 1 and store.load(gid).n_events == 1 and b.model.state == a.model.state
+
+
+def test_a_pushed_change_draws_the_status_line_after_the_request_and_the_list(store):
+    """The status line is drawn last (a page, or a player, that reads "your move" there finds the list and
+    the question already drawn: each part reaches the browser in a message of its own), also when the
+    pushed change clears the page's words in the same step: here an action begun on another page, waiting
+    for its die (no new event: the position is the same, the change counter and the request are new)."""
+    from dashboards.play.view import GamePlayView
+
+    a = GamePlayView(system="race", store=store)
+    a.__panel__()
+    a._start({"scenario": "short", "seed": "2"})
+    gid = a.model.game_id
+    b = GamePlayView(system="race", store=store)
+    b.__panel__()
+    b.open(gid, store.keys(gid)[OWNER])
+    assert b.model.message
+    drawn: list[str] = []
+    for part in ("actions", "pending", "status"):
+        def spy(part=part, real=getattr(b, f"_draw_{part}")):
+            drawn.append(part)
+            real()
+        setattr(b, f"_draw_{part}", spy)
+    a._dice_mode("typed")
+    a._press({"op": "do", "key": a.controls.items[0][0]})              # red's roll waits for its die (R1)
+    assert b.controls.pending["rule"] == "R1" and b.controls.pending["mine"] and not b.model.events
+    assert "data-state='pending'" in b.head.status and b.model.message == ""
+    assert drawn.index("pending") < drawn.index("status") and drawn.index("actions") < drawn.index("status")
