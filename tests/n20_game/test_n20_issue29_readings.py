@@ -40,7 +40,7 @@ def test_14_1_the_allied_forced_march_gives_the_french_night_march_nothing(tmp_p
 
 
 def test_14_1_the_french_may_forced_march_their_night_march(tmp_path):
-    # 14.1: the night move's one hex "can be increased by ... Forced Marching": one Morale Point (12.3),
+    # 14.1: a forced march may lengthen the one-hex night move too: one Morale Point (12.3),
     # 6 -> 5, and F1's allowance 1 + 1 = 2 reaches 0303 (0301-0302-0303, 1 + 1 points)
     s = _night_march_state(tmp_path, F1="0301", A1="0308")
     assert g.Action("forced_march") in legal(s)
