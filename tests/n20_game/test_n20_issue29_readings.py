@@ -197,3 +197,40 @@ def test_records_of_n20_game_4_are_refused_where_a_reading_changed_their_meaning
         g.replay_record(old)
     assert "n20-game-4" in str(e.value) and "12.2.1" in str(e.value) and e.value.index == 1
     assert len(g.replay_record(rec)) == 3 and g.replay_record(rec)[-1].morale_of("french") == 5
+
+
+def test_6_0_a_night_move_is_checked_step_by_step_before_anything_changes(tmp_path):
+    # Fuentes 14.1: a night move is a move (6.0) of one hex at night (14.0: min(2, 1) = 1 point for F1 in
+    # 0301). 0301-0302 is the move; 0301-0808-0302 passes a hex 0301 does not touch, and ['0302'] is no path
+    # from 0301: both are refused by the check itself (before any change), naming 6.0; the legal path is
+    # played and recorded as given
+    s = _night_march_state(tmp_path, F1="0301", A1="0308")
+    for path in (["0301", "0808", "0302"], ["0302"]):
+        with pytest.raises(g.RuleViolation) as e:
+            R.check(s, R.coerce_action({"kind": "night_move", "unit": "F1", "path": path}))
+        assert e.value.rule == "6.0"
+    after, event = R.apply(s, {"kind": "night_move", "unit": "F1", "path": ["0301", "0302"]})
+    assert after.unit("F1").hex == "0302" and event["action"]["path"] == ["0301", "0302"]
+
+
+def test_6_0_a_disengagement_or_penetration_records_only_a_path_it_may_take(tmp_path):
+    # 8.3.3: AC in 0303 next to F1 (0302) disengages one hex to a vacant hex out of F1's ZOC (0302's
+    # neighbours 0301, 0401, 0402, 0303, 0202, 0201 are in it): 0303-0304 is one; 0303-0808-0304 passes a
+    # hex far from 0303 and 0303-0403-0304 takes two hexes where 8.3.3 allows one: refused (8.3.3), state
+    # and record untouched
+    s = at(put(g.new_game(make_scenario(tmp_path)), F1="0302", AC="0303"), "reaction")
+    assert g.Action("disengage", unit="AC", path=("0303", "0304")) in legal(s)
+    for path in (["0303", "0808", "0304"], ["0303", "0403", "0304"], ["0304"]):
+        with pytest.raises(g.RuleViolation) as e:
+            R.check(s, R.coerce_action({"kind": "disengage", "unit": "AC", "path": path}))
+        assert e.value.rule == "8.3.3"
+    after, event = R.apply(s, {"kind": "disengage", "unit": "AC", "path": ["0303", "0304"]})
+    assert after.unit("AC").hex == "0304" and event["action"]["path"] == ["0303", "0304"]
+    # 16.2: penetration moves one hex, to a hex next to an enemy: AC in 0303 may go to 0402 (next to F1);
+    # 0303-0403-0402 is two hexes: refused (16.2)
+    p = at(put(g.new_game(make_scenario(tmp_path, name="pen"), options=("penetration",)), F1="0302", AC="0303"),
+           "reaction")
+    assert g.Action("penetrate", unit="AC", path=("0303", "0402")) in legal(p)
+    with pytest.raises(g.RuleViolation) as e:
+        R.check(p, R.coerce_action({"kind": "penetrate", "unit": "AC", "path": ["0303", "0403", "0402"]}))
+    assert e.value.rule == "16.2"
