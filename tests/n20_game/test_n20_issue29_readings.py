@@ -234,3 +234,23 @@ def test_6_0_a_disengagement_or_penetration_records_only_a_path_it_may_take(tmp_
     with pytest.raises(g.RuleViolation) as e:
         R.check(p, R.coerce_action({"kind": "penetrate", "unit": "AC", "path": ["0303", "0403", "0402"]}))
     assert e.value.rule == "16.2"
+
+
+def test_an_older_record_that_a_new_reading_no_longer_allows_is_refused_naming_its_version(tmp_path):
+    # Bussaco 16.8 (001): an n20-game-4 record in which the Light Division AL went on through the forest in
+    # 0302 to 0303 (16.7.1 of the later edition, 1 + 1 = 2 points) was legal when it was made; under 16.8 AL
+    # stops in 0302 (6.5), so replay refuses that event, saying the record's version read the rules otherwise
+    sc = make_scenario(tmp_path, edition="v2", hexes={"0302": "forest"}, units=BASE_UNITS + [LIGHT],
+                       setup=[("AL", "0301"), ("F1", "0808")])
+    s = g.new_game(sc, options=("special_units",))
+    events = []
+    while not (s.player == "allied" and s.step == "movement"):      # to the allied movement phase of turn 1
+        s, e = R.apply(s, legal(s)[0] if s.step == "event" else g.Action("end_phase"))
+        events.append(e)
+    events.append({"kind": "action", "rule": "6.0", "side": "allied",
+                   "action": {"kind": "move", "unit": "AL", "path": ["0301", "0302", "0303"]}, "answers": []})
+    rec = replace(g.make_record(g.new_game(sc, options=("special_units",)), events), engine_version="n20-game-4")
+    with pytest.raises(g.RecordError) as e:
+        g.replay_record(rec)
+    assert e.value.index == len(events) - 1
+    assert "n20-game-4" in str(e.value) and "6.5" in str(e.value)
