@@ -112,9 +112,9 @@ def _disengage_path_problem(state: GameState, uid: str, path: tuple[str, ...]) -
         return (f"{uid} disengages from {h} straight to {path[-1]} ({ends[path[-1]] - 1} hex"
                 f"{'es' if ends[path[-1]] > 2 else ''}), not by {'-'.join(path)}")
     ok, friends = _disengage_step(state, uid)
-    board = state.board
+    grid = state.scenario.board                  # the printed map's neighbours (Fieldworks change no hexside)
     for a, b in zip(path, path[1:]):
-        if b not in board.neighbours(a) or not ok(a, b):
+        if b not in grid.neighbours(a) or not ok(a, b):
             return f"{uid} may not step from {a} into {b} as it disengages"
     if any(x not in friends for x in path[1:-1]):
         return f"{uid} passes only through friendly-held hexes on its way to {path[-1]}"
