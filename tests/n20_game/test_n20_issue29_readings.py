@@ -40,7 +40,7 @@ def test_14_1_the_allied_forced_march_gives_the_french_night_march_nothing(tmp_p
 
 
 def test_14_1_the_french_may_forced_march_their_night_march(tmp_path):
-    # 14.1: the night move's one hex "can be increased by ... Forced Marching": one Morale Point (12.3),
+    # 14.1: a forced march may lengthen the one-hex night move too: one Morale Point (12.3),
     # 6 -> 5, and F1's allowance 1 + 1 = 2 reaches 0303 (0301-0302-0303, 1 + 1 points)
     s = _night_march_state(tmp_path, F1="0301", A1="0308")
     assert g.Action("forced_march") in legal(s)
@@ -197,3 +197,60 @@ def test_records_of_n20_game_4_are_refused_where_a_reading_changed_their_meaning
         g.replay_record(old)
     assert "n20-game-4" in str(e.value) and "12.2.1" in str(e.value) and e.value.index == 1
     assert len(g.replay_record(rec)) == 3 and g.replay_record(rec)[-1].morale_of("french") == 5
+
+
+def test_6_0_a_night_move_is_checked_step_by_step_before_anything_changes(tmp_path):
+    # Fuentes 14.1: a night move is a move (6.0) of one hex at night (14.0: min(2, 1) = 1 point for F1 in
+    # 0301). 0301-0302 is the move; 0301-0808-0302 passes a hex 0301 does not touch, and ['0302'] is no path
+    # from 0301: both are refused by the check itself (before any change), naming 6.0; the legal path is
+    # played and recorded as given
+    s = _night_march_state(tmp_path, F1="0301", A1="0308")
+    for path in (["0301", "0808", "0302"], ["0302"]):
+        with pytest.raises(g.RuleViolation) as e:
+            R.check(s, R.coerce_action({"kind": "night_move", "unit": "F1", "path": path}))
+        assert e.value.rule == "6.0"
+    after, event = R.apply(s, {"kind": "night_move", "unit": "F1", "path": ["0301", "0302"]})
+    assert after.unit("F1").hex == "0302" and event["action"]["path"] == ["0301", "0302"]
+
+
+def test_6_0_a_disengagement_or_penetration_records_only_a_path_it_may_take(tmp_path):
+    # 8.3.3: AC in 0303 next to F1 (0302) disengages one hex to a vacant hex out of F1's ZOC (0302's
+    # neighbours 0301, 0401, 0402, 0303, 0202, 0201 are in it): 0303-0304 is one; 0303-0808-0304 passes a
+    # hex far from 0303 and 0303-0403-0304 takes two hexes where 8.3.3 allows one: refused (8.3.3), state
+    # and record untouched
+    s = at(put(g.new_game(make_scenario(tmp_path)), F1="0302", AC="0303"), "reaction")
+    assert g.Action("disengage", unit="AC", path=("0303", "0304")) in legal(s)
+    for path in (["0303", "0808", "0304"], ["0303", "0403", "0304"], ["0304"]):
+        with pytest.raises(g.RuleViolation) as e:
+            R.check(s, R.coerce_action({"kind": "disengage", "unit": "AC", "path": path}))
+        assert e.value.rule == "8.3.3"
+    after, event = R.apply(s, {"kind": "disengage", "unit": "AC", "path": ["0303", "0304"]})
+    assert after.unit("AC").hex == "0304" and event["action"]["path"] == ["0303", "0304"]
+    # 16.2: penetration moves one hex, to a hex next to an enemy: AC in 0303 may go to 0402 (next to F1);
+    # 0303-0403-0402 is two hexes: refused (16.2)
+    p = at(put(g.new_game(make_scenario(tmp_path, name="pen"), options=("penetration",)), F1="0302", AC="0303"),
+           "reaction")
+    assert g.Action("penetrate", unit="AC", path=("0303", "0402")) in legal(p)
+    with pytest.raises(g.RuleViolation) as e:
+        R.check(p, R.coerce_action({"kind": "penetrate", "unit": "AC", "path": ["0303", "0403", "0402"]}))
+    assert e.value.rule == "16.2"
+
+
+def test_an_older_record_that_a_new_reading_no_longer_allows_is_refused_naming_its_version(tmp_path):
+    # Bussaco 16.8 (001): an n20-game-4 record in which the Light Division AL went on through the forest in
+    # 0302 to 0303 (16.7.1 of the later edition, 1 + 1 = 2 points) was legal when it was made; under 16.8 AL
+    # stops in 0302 (6.5), so replay refuses that event, saying the record's version read the rules otherwise
+    sc = make_scenario(tmp_path, edition="v2", hexes={"0302": "forest"}, units=BASE_UNITS + [LIGHT],
+                       setup=[("AL", "0301"), ("F1", "0808")])
+    s = g.new_game(sc, options=("special_units",))
+    events = []
+    while not (s.player == "allied" and s.step == "movement"):      # to the allied movement phase of turn 1
+        s, e = R.apply(s, legal(s)[0] if s.step == "event" else g.Action("end_phase"))
+        events.append(e)
+    events.append({"kind": "action", "rule": "6.0", "side": "allied",
+                   "action": {"kind": "move", "unit": "AL", "path": ["0301", "0302", "0303"]}, "answers": []})
+    rec = replace(g.make_record(g.new_game(sc, options=("special_units",)), events), engine_version="n20-game-4")
+    with pytest.raises(g.RecordError) as e:
+        g.replay_record(rec)
+    assert e.value.index == len(events) - 1
+    assert "n20-game-4" in str(e.value) and "6.5" in str(e.value)

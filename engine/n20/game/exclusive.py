@@ -17,7 +17,7 @@ from .state import GameState, replace_any as replace
 from .turn import night_march_possible
 from .types import Side, Status, Step
 from .victory import end_of_game, morale_change
-from .reach import search_moves
+from .reach import path_cost, search_moves
 from .zoc import on_map_units
 
 __all__ = ["exclusive_tables", "table_lookup", "fieldworks_possible", "fieldworks_candidates",
@@ -214,8 +214,11 @@ def check_night_move(state: GameState, a: Action) -> None:
         raise RuleViolation("14.1", f"{a.unit} cannot night-march")
     if a.unit == state.scenario.spec.exclusive.supply_column and not state.night_march_forced:
         raise RuleViolation("6.10", "the Supply Column moves at night only by forced march")
-    if a.path[-1] not in search_moves(state, a.unit):
+    r = search_moves(state, a.unit).get(a.path[-1])
+    if r is None:
         raise RuleViolation("14.1", f"{a.unit} cannot reach {a.path[-1]} on its night march")
+    if r.path != a.path:
+        path_cost(state, a.unit, a.path)            # 6.0: every step of the path as given, not only its end
 
 
 def do_night_move(state: GameState, a: Action) -> GameState:

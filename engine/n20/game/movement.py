@@ -415,8 +415,9 @@ def check_add_dummy(state: GameState, a: Action) -> None:
 # Handlers of the movement-phase actions (check before any change; do = the new state)
 # ------------------------------------------------------------------------------------------------
 def check_forced_march(state: GameState, a: Action) -> None:
-    """12.3 in the phasing player's movement phase; and in the French night march (Fuentes 14.1: its one
-    hex "can be increased by Roads and/or Forced Marching"), a French forced march of its own."""
+    """12.3 in the phasing player's movement phase; and in the French night march (Fuentes 14.1, where the
+    night move of one hex may grow by road movement and by a forced march), a French forced march of its
+    own."""
     if state.step == Step.REACTION:
         if state.night_march_left is None or state.night_march_left <= 0:
             raise RuleViolation("12.3", "a forced march belongs to a movement phase (or the French night march, 14.1)")

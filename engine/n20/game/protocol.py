@@ -22,7 +22,7 @@ from typing import Any
 
 from engine.core.codec import from_json as codec_from_json, to_json as codec_to_json
 from engine.core.data import data_path, parse_json
-from engine.core.errors import DataError, RecordError, VedetteError
+from engine.core.errors import DataError, RecordError, RuleViolation, VedetteError
 from engine.core.game import Bot, GameRules, Outcome, Places, Position, RandomBot, register
 from engine.core.record import GameRecord
 from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
@@ -395,7 +395,14 @@ class N20Rules(GameRules[GameState, Action]):
         return out
 
     def check(self, state: GameState, action: Action) -> None:
-        check(state, action)
+        try:
+            check(state, action)
+        except RuleViolation as exc:
+            if not state.made_by or "the record was made by" in exc.message:
+                raise
+            # an older record's event these readings no longer allow (issue 29): say whose readings it had
+            raise RuleViolation(exc.rule, f"{exc.message} (the record was made by {state.made_by}, whose "
+                                          f"readings differ from {ENGINE_VERSION}'s)") from None
 
     def perform(self, state: GameState, action: Action):
         return perform(state, action)

@@ -54,19 +54,26 @@ def _attacked_already(state: GameState) -> set[str]:
     return {u.id for u in state.units if u.fought}
 
 
-def _disengage_dests(state: GameState, uid: str) -> list[tuple[str, ...]]:
-    """8.3.3: one hex to a vacant hex free of enemy ZOC; through friends (not in an EZOC) when nothing else."""
+def _disengage_step(state: GameState, uid: str):
+    """8.3.3: whether a disengaging unit may step from one hex to the next (not into an enemy, prohibited or
+    enemy-controlled hex, nor across a prohibited hexside), with the hexes its friends hold."""
     sc = state.scenario
     board = state.board
     side = sc.units[uid].side
-    h = state.unit(uid).hex
     ez = enemy_zoc(state, side)
     enemies = enemy_hexes(state, side)
-    friends = friendly_hexes(state, side, exclude=uid)
 
     def ok(a, b):
         return b not in enemies and b not in board.prohibited and board.crossing_allowed(a, b) and b not in ez
 
+    return ok, friendly_hexes(state, side, exclude=uid)
+
+
+def _disengage_dests(state: GameState, uid: str) -> list[tuple[str, ...]]:
+    """8.3.3: one hex to a vacant hex free of enemy ZOC; through friends (not in an EZOC) when nothing else."""
+    board = state.board
+    h = state.unit(uid).hex
+    ok, friends = _disengage_step(state, uid)
     direct = [(h, n) for n in board.neighbours(h) if ok(h, n) and n not in friends]
     if direct:
         return direct
@@ -88,6 +95,30 @@ def _disengage_dests(state: GameState, uid: str) -> list[tuple[str, ...]]:
             return out
         frontier = nxt
     return out
+
+
+def _disengage_path_problem(state: GameState, uid: str, path: tuple[str, ...]) -> str | None:
+    """Why ``path`` is not a disengagement ``uid`` may make (8.3.3), or None: from its hex, every step
+    allowed, one hex when a vacant one is next to it, else through friendly hexes only as far as the
+    nearest vacant hex (as many hexes as :func:`_disengage_dests` needs to get there)."""
+    ways = _disengage_dests(state, uid)
+    if tuple(path) in ways:
+        return None
+    ends = {w[-1]: len(w) for w in ways}
+    if not path or path[-1] not in ends:
+        return f"{uid} cannot disengage to {path[-1] if path else 'nowhere'}"
+    h = state.unit(uid).hex
+    if path[0] != h or len(path) != ends[path[-1]]:
+        return (f"{uid} disengages from {h} straight to {path[-1]} ({ends[path[-1]] - 1} hex"
+                f"{'es' if ends[path[-1]] > 2 else ''}), not by {'-'.join(path)}")
+    ok, friends = _disengage_step(state, uid)
+    grid = state.scenario.board                  # the printed map's neighbours (Fieldworks change no hexside)
+    for a, b in zip(path, path[1:]):
+        if b not in grid.neighbours(a) or not ok(a, b):
+            return f"{uid} may not step from {a} into {b} as it disengages"
+    if any(x not in friends for x in path[1:-1]):
+        return f"{uid} passes only through friendly-held hexes on its way to {path[-1]}"
+    return None
 
 
 def _penetrate_dests(state: GameState, uid: str) -> list[str]:
@@ -196,8 +227,9 @@ def _check_reaction(state: GameState, a: Action) -> None:
         raise RuleViolation("8.3.2", f"{uid} is in an enemy cavalry unit's ZOC: pinned")
     dest = a.path[-1] if a.path else a.hex
     if a.kind == "disengage":
-        if not any(p[-1] == dest for p in _disengage_dests(state, uid)):
-            raise RuleViolation("8.3.3", f"{uid} cannot disengage to {dest}")
+        problem = _disengage_path_problem(state, uid, a.path)          # 6.0: the path as recorded, step by step
+        if problem:
+            raise RuleViolation("8.3.3", problem)
     else:
         if not state.has("penetration"):
             raise RuleViolation("16.2", "cavalry penetration is an optional rule not in use")
@@ -205,6 +237,9 @@ def _check_reaction(state: GameState, a: Action) -> None:
             raise RuleViolation("16.2", f"only cavalry (not cossacks) penetrate; {uid} cannot")
         if dest not in _penetrate_dests(state, uid):
             raise RuleViolation("16.2", f"{uid} cannot penetrate to {dest}")
+        here = state.unit(uid).hex
+        if tuple(a.path) != (here, dest):                              # 6.0: one hex, from where it stands
+            raise RuleViolation("16.2", f"{uid} penetrates one hex, from {here} to {dest}, not by {'-'.join(a.path)}")
 
 
 def do_reaction_move(state: GameState, a: Action) -> GameState:
