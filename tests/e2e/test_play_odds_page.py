@@ -76,3 +76,30 @@ def test_bc_fire_odds_busy_line_and_cancel(page: Page, app_url: str, tmp_path):
     expect(gone.or_(page.locator(".odds-panel .action-odds[data-state='ready']"))).to_be_attached(timeout=30_000)
     expect(busy).not_to_be_attached()
     expect(page.locator(f".status-line [data-events='{len(rec.events)}']")).to_be_attached()   # nothing committed
+
+
+def test_odds_of_an_attack_then_its_tree_on_request(page: Page, app_url: str, tmp_path):
+    """Issue 26.3: a LoB attack picked shows its exact odds (the warm worker's data drawn on the page), with
+    no tree; *show the tree* draws its probability tree under the odds, *hide the tree* folds it away; a
+    second pick of the same attack shows the same odds again."""
+    rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
+    open_record(page, app_url, "lob", rec, tmp_path)
+    select_action(page, rules.describe_action(attack))
+    ready = page.locator(".odds-panel .action-odds[data-state='ready']")
+    expect(ready).to_be_attached(timeout=90_000)
+    expect(ready.locator("tr.odds-line").first).to_be_attached()
+    expect(page.locator(".odds-tree-box .ptree")).not_to_be_attached()       # no tree until asked for
+    first = ready.locator("tr.odds-line td.frac").first.text_content()
+    page.locator(".odds-tree-open button").click()
+    tree = page.locator(".odds-tree-box .odds-tree[data-state='ready'] .ptree")
+    expect(tree).to_be_attached(timeout=60_000)
+    expect(tree.locator(".rule[data-rule='5.2.1']").first).to_be_attached()  # the combat roll, with its rule
+    page.locator(".odds-tree-open button").click()
+    expect(page.locator(".odds-tree-box .odds-tree[data-state='closed']")).to_be_attached()
+    # another action, then the attack again: the same odds
+    other = page.locator(".action-list select option:not(.attack)").first.get_attribute("value")
+    page.locator(".action-list select").select_option(value=other)
+    expect(page.locator(".odds-panel .action-odds[data-state='idle']")).to_be_attached(timeout=30_000)
+    select_action(page, rules.describe_action(attack))
+    expect(ready.locator("tr.odds-line td.frac").first).to_have_text(first, timeout=30_000)
+    expect(page.locator(f".status-line [data-events='{len(rec.events)}']")).to_be_attached()   # nothing committed
