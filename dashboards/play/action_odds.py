@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import json
+import threading
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -380,5 +381,7 @@ class ActionOddsView(pn.viewable.Viewer):
         self.result.object = "<div class='action-result' data-state='none'></div>"
 
     def __panel__(self):
+        if self.process and pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            threading.Thread(target=workers.odds_worker().warm, name="vedette-odds-warm", daemon=True).start()
         return pn.Column(self.runner.panel(), self.pane, self.tree_button, self.tree_pane, self.result,
                          sizing_mode="stretch_width", css_classes=["odds-box"])

@@ -1,9 +1,9 @@
-"""The play page's odds at the speed of a pick (issue 26.3): one warm worker process per server process
-that already holds the games' positions, so a pick sends a position key and an action, never a state.
+"""The play page's odds at the speed of a pick (issue 26.3): warm worker processes of the server process
+that already hold the games' positions, so a pick sends a position key and an action, never a state.
 
 The worker
 ----------
-A long-lived child process (forked from the fork server of :mod:`dashboards.server.background`, so it
+A long-lived child process (one, and a second while the first is busy: :data:`PROCESSES`; forked from the fork server of :mod:`dashboards.server.background`, so it
 starts with the engine, the page modules and every shipped game's scenarios already read) keeps an
 :class:`~engine.core.quick_odds.OddsDesk`. It is started on the first question, and again on the next
 question after it died (killed, or a bug): nothing it held is needed again, as every question that finds
@@ -28,7 +28,7 @@ question is refused at once ("busy"), never queued without bound.
 
 In the server
 -------------
-:func:`odds_worker` is the server process's :class:`OddsWorker`; :meth:`OddsWorker.ask` is called from a
+:func:`odds_worker` is the server process's :class:`OddsWorker` (its processes); :meth:`OddsWorker.ask` is called from a
 thread (never the event loop: it waits for the answer). The answers are kept in :data:`ANSWERS`, by
 position key, question, action and side, so the same pick on any page of this server is answered at once
 (:func:`known`). Every input is bounded before it is sent: the key (``MAX_KEY_CHARS``), the action
@@ -56,6 +56,9 @@ __all__ = ["OddsWorker", "LocalOdds", "Ticket", "odds_worker", "known", "remembe
 
 log = logging.getLogger("vedette.dashboards")
 
+#: odds worker processes per server process (``$VEDETTE_ODDS_PROCESSES``): a second one answers the other pages'
+#: picks while one works out a long enumeration
+PROCESSES = int(os.environ.get("VEDETTE_ODDS_PROCESSES", "2") or 2)
 #: questions that may wait for the worker at once (one per page part in flight; the rest are refused)
 MAX_QUEUE = int(os.environ.get("VEDETTE_ODDS_QUEUE", "16") or 16)
 #: seconds a cancelled question may keep the worker before the worker is killed (and started again)
@@ -286,31 +289,41 @@ class Ticket:
 
 
 class OddsWorker:
-    """The server process's warm odds worker (module docstring). Thread-safe; :meth:`ask` blocks."""
+    """The server process's warm odds workers (module docstring): ``size`` processes at most, started as
+    needed. A question goes to an idle process that holds its position, else to any idle one (which is sent
+    the position), else to a new one while fewer than ``size`` run, else it waits behind the fewest
+    questions: one long enumeration never holds up every other page's picks. Thread-safe; :meth:`ask`
+    blocks."""
 
-    def __init__(self, max_queue: int = MAX_QUEUE, grace_s: float = GRACE_S) -> None:
-        self.max_queue, self.grace_s = max_queue, grace_s
+    def __init__(self, size: int = PROCESSES, max_queue: int = MAX_QUEUE, grace_s: float = GRACE_S) -> None:
+        self.size, self.max_queue, self.grace_s = max(1, size), max_queue, grace_s
         self._lock = threading.Lock()
-        self._proc: _Process | None = None
+        self._procs: list[_Process] = []
         self._ids = itertools.count(1)
         self._closed = False
         self._pid = os.getpid()
         self.holds_sent = 0          # positions sent to a worker (for tests and the benchmarks)
         self.restarts = 0
 
-    # -- the process -----------------------------------------------------------------------------------
-    def _process(self) -> _Process:
+    # -- the processes -----------------------------------------------------------------------------------
+    def _route(self, key: str | None) -> _Process:
+        """The process to ask about position ``key`` (see the class docstring)."""
         with self._lock:
-            if os.getpid() != self._pid:          # forked from the server: not this process's worker
-                self._pid, self._proc = os.getpid(), None
-            p = self._proc
-            if p is None or p.dead or not p.proc.is_alive():
-                if p is not None:
-                    self.restarts += 1
-                    self._fail_all(p)
-                    p.close()
-                p = self._proc = _Process(self)
-            return p
+            if os.getpid() != self._pid:          # forked from the server: not this process's workers
+                self._pid, self._procs = os.getpid(), []
+            for p in [p for p in self._procs if p.dead or not p.proc.is_alive()]:
+                self.restarts += 1
+                self._fail_all(p)
+                self._procs.remove(p)
+                threading.Thread(target=p.close, daemon=True).start()
+            idle = [p for p in self._procs if not p.pending]
+            pick = next((p for p in idle if key in p.held), None) or (idle[0] if idle else None)
+            if pick is None and len(self._procs) < self.size:
+                pick = _Process(self)
+                self._procs.append(pick)
+            if pick is None:
+                pick = min(self._procs, key=lambda p: (key not in p.held, len(p.pending)))
+            return pick
 
     def _fail_all(self, p: _Process) -> None:
         p.dead = True
@@ -336,30 +349,41 @@ class OddsWorker:
             if fut is not None and not fut.done():
                 fut.set_result((ok, value))
 
+    def warm(self) -> None:
+        """Start a worker now if none runs (a play page is shown: its first pick need not wait for one)."""
+        if not self._closed and not self.pids():
+            self._route(None)
+
     def pid(self) -> int | None:
-        """The worker's process id (started if need be)."""
-        return self._ask_raw("pid", (), Ticket(), 30.0)
+        """The process id of the worker the next question would go to (started if need be)."""
+        return self._ask_raw(self._route(None), "pid", (), Ticket(), 30.0)
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [p.proc.pid for p in self._procs if not p.dead and p.proc.pid is not None]
 
     def kill(self) -> None:
-        """Kill the worker process now (a test, or a question past its grace); the next question starts one."""
+        """Kill the worker processes now (a test); the next question starts one."""
         with self._lock:
-            p = self._proc
-        if p is not None:
+            procs = list(self._procs)
+        for p in procs:
             p.kill()
 
     def shutdown(self) -> None:
         self._closed = True
         with self._lock:
-            p, self._proc = self._proc, None
-        if p is not None and os.getpid() == self._pid:
-            p.close()
+            procs, self._procs = list(self._procs), []
+        if os.getpid() == self._pid:
+            for p in procs:
+                p.close()
 
     # -- questions ---------------------------------------------------------------------------------------
-    def _send(self, op: str, args: tuple) -> tuple[_Process, int, Future]:
-        p = self._process()
+    def _send(self, p: _Process, op: str, args: tuple) -> tuple[int, Future]:
         rid = next(self._ids)
         fut: Future = Future()
         with self._lock:
+            if p.dead:
+                raise _Gone()
             if len(p.pending) >= self.max_queue:
                 raise WorkerBusy(f"the odds are busy with {len(p.pending)} other questions: pick the action again "
                                  f"in a moment")
@@ -371,7 +395,7 @@ class OddsWorker:
             with self._lock:
                 p.pending.pop(rid, None)
             raise _Gone() from None
-        return p, rid, fut
+        return rid, fut
 
     def _cancel(self, p: _Process, rid: int, fut: Future) -> None:
         """Tell the worker to drop question ``rid``; kill it if it has not let go within the grace."""
@@ -389,9 +413,9 @@ class OddsWorker:
         t.daemon = True
         t.start()
 
-    def _ask_raw(self, op: str, args: tuple, ticket: Ticket, budget_s: float) -> Any:
+    def _ask_raw(self, p: _Process, op: str, args: tuple, ticket: Ticket, budget_s: float) -> Any:
         from dashboards.server.background import Cancelled, OverBudget
-        p, rid, fut = self._send(op, args)
+        rid, fut = self._send(p, op, args)
         end = time.monotonic() + budget_s
         while True:
             try:
@@ -421,7 +445,7 @@ class OddsWorker:
         if size > MAX_STATE_CHARS:
             from engine.core.errors import LimitError
             raise LimitError("position: characters", MAX_STATE_CHARS, size)
-        self._ask_raw("hold", (key, system, data), ticket, budget_s)
+        self._ask_raw(p, "hold", (key, system, data), ticket, budget_s)
         with self._lock:
             p.held[key] = None
             p.held.move_to_end(key)
@@ -433,7 +457,7 @@ class OddsWorker:
             seen_by: Any, ticket: Ticket | None = None, budget_s: float = 30.0) -> Any:
         """The worker's answer to ``op`` (``odds``, ``declared``, ``tree``) about ``action_json`` in the
         position ``key`` (of ``system``), as ``seen_by`` may see it. The position is sent (``state_json()``)
-        only when this worker was not sent it yet, or no longer holds it. Raises the refusal (a
+        only to a worker that was not sent it yet, or no longer holds it. Raises the refusal (a
         VedetteError in a player's words), ``Cancelled`` when ``ticket`` is cancelled meanwhile,
         ``OverBudget`` past ``budget_s`` seconds, :class:`WorkerBusy` when too many questions wait."""
         from engine.core.quick_odds import MAX_ACTION_CHARS, MAX_KEY_CHARS, WHOLE
@@ -445,12 +469,12 @@ class OddsWorker:
             raise VedetteError(f"odds: the action is longer than {MAX_ACTION_CHARS} characters")
         seen = WHOLE_TAG if seen_by is WHOLE else ("side", seen_by)
         ticket = ticket or Ticket()
-        for attempt in range(3):
-            p = self._process()
+        for _ in range(3):
+            p = self._route(key)
             try:
                 if key not in p.held:
                     self._hold(p, key, system, state_json, ticket, budget_s)
-                return self._ask_raw(op, (key, action_json, seen), ticket, budget_s)
+                return self._ask_raw(p, op, (key, action_json, seen), ticket, budget_s)
             except _NotHeld:
                 with self._lock:
                     p.held.pop(key, None)

@@ -26,7 +26,7 @@ from engine.core.quick_odds import WHOLE, position_key, quick_odds  # noqa: E402
 
 @pytest.fixture(scope="module")
 def worker():
-    w = OddsWorker()
+    w = OddsWorker(size=1)
     yield w
     w.shutdown()
 
@@ -106,13 +106,35 @@ def test_a_cancelled_pick_leaves_the_worker_free(worker):
 
 def test_the_questions_waiting_are_bounded():
     rec, state, assault, rules = _bc_assault()
-    w = OddsWorker(max_queue=1)
+    w = OddsWorker(size=1, max_queue=1)
     try:
         key = position_key(rules, state)
-        p, rid, fut = w._send("hold", (key, "bc", rules.state_to_json(state)))
+        p = w._route(key)
+        rid, fut = w._send(p, "hold", (key, "bc", rules.state_to_json(state)))
         with pytest.raises(WorkerBusy, match="busy"):       # one question waits already: the next is refused
-            w._send("odds", (key, rules.action_to_json(assault), workers.WHOLE_TAG))
+            w._send(p, "odds", (key, rules.action_to_json(assault), workers.WHOLE_TAG))
         fut.result(timeout=60)
+    finally:
+        w.shutdown()
+
+
+def test_a_long_question_does_not_hold_up_another_pages_pick():
+    """While one worker works out a Battle Commander assault, another page's pick goes to a second worker
+    (started for it), not behind the assault."""
+    rec, state, assault, rules = _bc_assault()
+    lob_rec, lob_state, attack, lob_rules = record_until("lob", lambda r, s, a: r.is_attack(a))
+    w = OddsWorker(size=2)
+    try:
+        key = position_key(rules, state)
+        first = w._route(key)
+        w._hold(first, key, "bc", lambda: rules.state_to_json(state), Ticket(), 60)
+        rid, fut = w._send(first, "odds", (key, rules.action_to_json(assault), workers.WHOLE_TAG))
+        assert w._route(position_key(lob_rules, lob_state)) is not first       # the busy one is passed over
+        data = w.ask("odds", position_key(lob_rules, lob_state), "lob", lambda: lob_rules.state_to_json(lob_state),
+                     lob_rules.action_to_json(attack), WHOLE)
+        assert data["lines"] and len(w.pids()) == 2
+        ok, value = fut.result(timeout=120)
+        assert ok and value["lines"]
     finally:
         w.shutdown()
 
