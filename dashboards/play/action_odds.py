@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import threading
 from fractions import Fraction
 from functools import partial
@@ -35,12 +36,14 @@ from engine.core.errors import VedetteError
 from engine.core.odds import ActionOdds, OddsLine
 from engine.core.quick_odds import WHOLE, OddsHidden, odds_position, position_key
 
-from dashboards.server.background import Background, Cancelled
+from dashboards.server.background import POOL, Background, Cancelled, _on_server
 from dashboards.server import odds_worker as workers
 from dashboards.server.odds_worker import PAGE_MAX_OUTCOMES, LocalOdds, Ticket
 
 __all__ = ["ActionOddsView", "odds_html", "odds_data_html", "odds_from_data", "result_lines", "percent",
            "compute_odds", "DECLARATIONS"]
+
+log = logging.getLogger("vedette.dashboards")
 
 MAX_LINES = 40          # outcome lines shown (the rest are added up in one line)
 
@@ -199,6 +202,20 @@ def result_lines(event: dict) -> list[tuple[str, str]]:
     return out
 
 
+def _work_ahead(worker, key: str, system: str, state_json, todo: list, seen_by: Any, ticket: Ticket,
+                budget_s: float) -> None:
+    """In a pool thread: the worker's odds of ``todo`` worked out ahead, each kept as a pick's answer."""
+    try:
+        done = worker.ask("ahead", key, system, state_json, todo, seen_by, ticket, budget_s)
+    except VedetteError:            # given up, busy, or refused as a whole: a pick asks again itself
+        return
+    except Exception:  # noqa: BLE001 - a bug: logged, nothing shown (the pick asks again)
+        log.exception("odds worked out ahead failed")
+        return
+    for action_json, ok, value in done:
+        workers.remember("odds", key, action_json, seen_by, value if ok else workers.Refusal(value))
+
+
 def _idle() -> str:
     return "<div class='action-odds' data-state='idle'></div>"
 
@@ -228,6 +245,8 @@ class ActionOddsView(pn.viewable.Viewer):
         self._shown: tuple | None = None     # the question whose answer the panel shows
         self._ask: dict[str, Any] = {}       # what the tree needs of the question shown
         self._ticket: Ticket | None = None
+        self._ahead_asked: tuple | None = None
+        self._ahead_ticket: Ticket | None = None
         self._state: Any = None              # the last position asked about, and its key
         self._state_key = ""
 
@@ -297,13 +316,45 @@ class ActionOddsView(pn.viewable.Viewer):
         self._ask = {"op": op, "key": key, "system": rules.system, "state": partial(rules.state_to_json, state),
                      "action": action_json, "seen_by": seen_by, "said": said}
         hit = workers.known(op, key, action_json, seen_by)
-        if hit is not None:          # the same pick again, on any page of this server: at once
+        if hit is not None:          # the same pick again (or worked out ahead), on any page of this server
             self.runner.drop()
-            self._show(asked, op, hit, said)
+            if isinstance(hit, workers.Refusal):
+                self._shown = asked
+                self.pane.object = _error_html(hit)
+            else:
+                self._show(asked, op, hit, said)
             return
         self.pane.object = (f"<div class='action-odds' data-state='busy'>Working out the exact odds of "
                             f"{html.escape(said)}…</div>")
         self._run(asked, op, f"odds of {said[:60]}…")
+
+    def ahead(self, rules, state, actions, seen_by: Any = WHOLE) -> None:
+        """The page lists ``actions`` in ``state`` for this side to pick from: the odds of the attacks among
+        them are worked out now, in the warm worker, while the player looks (at most
+        :data:`~dashboards.server.odds_worker.MAX_AHEAD`, those not known yet, in the list's order, for at
+        most :data:`~dashboards.server.odds_worker.AHEAD_BUDGET_S` seconds: the quick ones), and kept as a
+        pick's answers are; a pick meanwhile is answered first. Nothing is drawn."""
+        is_attack = getattr(rules, "is_attack", None)
+        if not self.process or state is None or is_attack is None or not _on_server():
+            return                  # (outside a server a pick is answered at once: nothing to gain)
+        attacks = [a for a in actions if is_attack(a)]
+        if not attacks:
+            return
+        try:
+            key = self._key(rules, state)
+        except VedetteError:
+            return
+        todo = [j for j in (rules.action_to_json(a) for a in attacks) if workers.known("odds", key, j, seen_by) is None]
+        todo = todo[:workers.MAX_AHEAD]
+        wanted = (key, json.dumps(todo, sort_keys=True, default=str), repr(seen_by))
+        if not todo or wanted == self._ahead_asked:
+            return
+        self._ahead_asked = wanted
+        if self._ahead_ticket is not None:
+            self._ahead_ticket.cancel()
+        ticket = self._ahead_ticket = Ticket()
+        POOL.submit(_work_ahead, self._worker(), key, rules.system, partial(rules.state_to_json, state), todo,
+                    seen_by, ticket, workers.AHEAD_BUDGET_S)
 
     def _run(self, asked: tuple, op: str, label: str) -> None:
         a = self._ask
@@ -333,6 +384,10 @@ class ActionOddsView(pn.viewable.Viewer):
     def _error(self, asked: tuple, op: str, ticket: Ticket, exc: Exception) -> None:
         if isinstance(exc, Cancelled):
             ticket.cancel()
+        if isinstance(exc, workers.Refused) and op != "tree":     # the same pick again: the same words at once
+            a = self._ask if self._asked == asked else None
+            if a is not None:
+                workers.remember(op, a["key"], a["action"], a["seen_by"], workers.Refusal(str(exc)))
         if op == "tree":
             if self._shown is not None:
                 self.tree_pane.object = (f"<div class='odds-tree' data-state='error'><span class='odds-error'>No tree: "

@@ -16,6 +16,9 @@ its position missing sends it once more. It answers one question at a time, in t
 * ``declared``: the odds of each attack a declaration leads to (Napoleonic 20 declares every battle of a
   combat phase in one action, 9.1-9.2): the declaration made in the side's position, then each attack of
   the position it leads to, as ``odds`` answers it;
+* ``ahead``: the odds of the attacks a page lists, worked out while the player looks at the position, each
+  given up as soon as any other question arrives (the page's pick is then answered first); the answers are
+  kept as a pick's would be, so the pick that follows is shown at once;
 * ``tree``: the probability tree of one action, drawn as the tree page draws it
   (:func:`dashboards.render.tree_view.tree_html`), only when the player opens it.
 
@@ -51,7 +54,7 @@ from typing import Any, Callable
 
 from engine.core.errors import VedetteError
 
-__all__ = ["OddsWorker", "LocalOdds", "Ticket", "odds_worker", "known", "remember", "ANSWERS", "MAX_QUEUE", "GRACE_S", "WorkerBusy",
+__all__ = ["OddsWorker", "LocalOdds", "Ticket", "Refusal", "Refused", "MAX_AHEAD", "AHEAD_BUDGET_S", "odds_worker", "known", "remember", "ANSWERS", "MAX_QUEUE", "GRACE_S", "WorkerBusy",
            "PAGE_MAX_OUTCOMES", "HIDDEN", "MAX_STATE_CHARS", "MAX_DECLARED", "shutdown"]
 
 log = logging.getLogger("vedette.dashboards")
@@ -70,6 +73,11 @@ PAGE_MAX_OUTCOMES = 20_000
 MAX_STATE_CHARS = 2_000_000
 #: the most attacks a declaration's odds are worked out for (a combat phase's battles, 9.1)
 MAX_DECLARED = 12
+#: the most attacks of a position worked out ahead of the player's pick (:meth:`OddsWorker.ask` ``ahead``)
+MAX_AHEAD = 12
+#: seconds of work ahead per position at most: the quick attacks are ready before they are picked, a long
+#: enumeration is left for the pick that wants it (its busy line and cancel)
+AHEAD_BUDGET_S = float(os.environ.get("VEDETTE_ODDS_AHEAD_S", "3") or 3)
 #: positions the worker keeps (a few per open game: the last commits of each)
 HELD = 64
 #: the refusal, in a player's words, of odds a side may not be shown (16.1 fog of war, 15.0 hands)
@@ -82,6 +90,11 @@ WHOLE_TAG = ("whole",)
 
 class WorkerBusy(VedetteError):
     """Too many questions wait for the odds worker already."""
+
+
+class Refused(VedetteError):
+    """The worker's refusal of a question (an illegal action, a bound passed, odds the side may not see),
+    in a player's words: the same question gets the same refusal."""
 
 
 class _NotHeld(Exception):
@@ -149,6 +162,24 @@ class _Desk:
         return [quick_odds(rules, after, a, max_outcomes=PAGE_MAX_OUTCOMES, stop=stop, seen_by=WHOLE)
                 for a in attacks]
 
+    def ahead(self, key: str, actions: Any, seen: Any, stop: Callable[[], bool]) -> list[tuple[Any, bool, Any]]:
+        """The odds of each of ``actions`` worked out ahead of the player's pick, until a question arrives
+        (``stop``): ``(action, True, data)`` or ``(action, False, refusal)`` for each one done."""
+        from engine.core.odds import OddsCancelled
+        if not self.desk.holds(key):
+            raise _NotHeld()
+        out: list[tuple[Any, bool, Any]] = []
+        for a in list(actions)[:MAX_AHEAD]:
+            if stop():
+                break
+            try:
+                out.append((a, True, self.desk.odds(key, a, seen_by=_seen(seen), stop=stop)))
+            except OddsCancelled:
+                break
+            except VedetteError as exc:
+                out.append((a, False, _words(exc)))
+        return out
+
     def tree(self, key: str, action: Any, seen: Any, stop: Callable[[], bool]) -> str:
         from engine.core.quick_odds import action_tree
         from dashboards.render.tree_view import tree_html
@@ -163,6 +194,7 @@ _HANDLERS: dict[str, Callable[..., Any]] = {
     "odds": _Desk.odds,
     "declared": _Desk.declared,
     "tree": _Desk.tree,
+    "ahead": _Desk.ahead,
 }
 
 
@@ -205,6 +237,8 @@ def _worker_main(conn, lifeline) -> None:
                     out = (rid, True, None)
                 elif op == "pid":
                     out = (rid, True, os.getpid())
+                elif op == "ahead":         # gives way to any question that arrives meanwhile
+                    out = (rid, True, desk.ahead(*args, stop=lambda rid=rid: rid in cancelled or not inbox.empty()))
                 else:
                     out = (rid, True, _HANDLERS[op](desk, *args, stop=lambda rid=rid: rid in cancelled))
             except _NotHeld:
@@ -436,7 +470,7 @@ class OddsWorker:
             raise _NotHeld()
         if kind == "cancelled":
             raise Cancelled("cancelled: nothing changed")
-        raise VedetteError(text)
+        raise Refused(text)
 
     def _hold(self, p: _Process, key: str, system: str, state_json: Callable[[], Any], ticket: Ticket,
               budget_s: float) -> None:
@@ -465,8 +499,9 @@ class OddsWorker:
             raise VedetteError(f"odds: no question {op[:20]!r}")
         if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
             raise VedetteError("odds: the position's key is missing or too long")
-        if len(json.dumps(action_json, separators=(",", ":"), default=str)) > MAX_ACTION_CHARS:
-            raise VedetteError(f"odds: the action is longer than {MAX_ACTION_CHARS} characters")
+        most = MAX_ACTION_CHARS * (MAX_AHEAD if op == "ahead" else 1)
+        if len(json.dumps(action_json, separators=(",", ":"), default=str)) > most:
+            raise VedetteError(f"odds: the action is longer than {most} characters")
         seen = WHOLE_TAG if seen_by is WHOLE else ("side", seen_by)
         ticket = ticket or Ticket()
         for _ in range(3):
@@ -578,6 +613,11 @@ class _Answers:
 
 #: the answers of this server process (odds and declarations' odds as data, trees as drawn)
 ANSWERS = _Answers(512)
+
+
+class Refusal(str):
+    """A refusal kept as an answer (an illegal action, a bound passed, hidden odds): the same pick again is
+    refused at once, in the same words."""
 
 
 def answer_key(op: str, key: str, action_json: Any, seen_by: Any) -> tuple:

@@ -234,3 +234,26 @@ def test_a_side_that_may_not_see_the_position_gets_the_same_answer_as_the_engine
         assert "Coalition" not in str(got.value) and type(exc).__name__
     else:
         assert w.ask("odds", key, "bc", lambda: rules.state_to_json(state), rules.action_to_json(assault), side) == want
+
+
+def test_odds_worked_out_ahead_are_a_picks_answer(tmp_path, monkeypatch):
+    """The attacks a page lists are worked out ahead in the warm worker and kept as a pick's answers: the
+    pick that follows asks the worker nothing, and shows the engine's odds."""
+    from dashboards.play.action_odds import _work_ahead
+    rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
+    attacks = [a for a in rules.legal_actions(state) if rules.is_attack(a)]
+    key = position_key(rules, state)
+    _work_ahead(workers.odds_worker(), key, "lob", lambda: rules.state_to_json(state),
+                [rules.action_to_json(a) for a in attacks], WHOLE, Ticket(), 60)
+    for a in attacks[:workers.MAX_AHEAD]:
+        assert workers.known("odds", key, rules.action_to_json(a), WHOLE) == \
+            quick_odds(rules, state, a, max_outcomes=workers.PAGE_MAX_OUTCOMES, cache=None)
+    asked = []
+
+    class Counting:
+        def ask(self, *a, **k):
+            asked.append(a[0])
+    monkeypatch.setattr(workers, "odds_worker", lambda: Counting())
+    v = view_at(GameStore(tmp_path / "g.sqlite3"), rec)
+    v.select(attacks[-1] if len(attacks) <= workers.MAX_AHEAD else attacks[0])
+    assert "data-state='ready'" in v.odds.pane.object and asked == []
