@@ -36,7 +36,7 @@ from engine.core.errors import VedetteError
 from engine.core.odds import ActionOdds, OddsLine
 from engine.core.quick_odds import WHOLE, OddsHidden, odds_position, position_key
 
-from dashboards.server.background import POOL, Background, Cancelled, _on_server
+from dashboards.server.background import POOL, Background, Cancelled, OverBudget, _on_server
 from dashboards.server import odds_worker as workers
 from dashboards.server.odds_worker import PAGE_MAX_OUTCOMES, LocalOdds, Ticket
 
@@ -384,7 +384,7 @@ class ActionOddsView(pn.viewable.Viewer):
     def _error(self, asked: tuple, op: str, ticket: Ticket, exc: Exception) -> None:
         if isinstance(exc, Cancelled):
             ticket.cancel()
-        if isinstance(exc, workers.Refused) and op != "tree":     # the same pick again: the same words at once
+        if isinstance(exc, (workers.Refused, OverBudget)) and op != "tree":   # the same pick again: the same words
             a = self._ask if self._asked == asked else None
             if a is not None:
                 workers.remember(op, a["key"], a["action"], a["seen_by"], workers.Refusal(str(exc)))
