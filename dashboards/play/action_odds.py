@@ -125,11 +125,16 @@ def _value(entry: dict) -> Fraction | float:
     return Fraction(f) if f is not None else float(entry.get("float") or 0.0)
 
 
+def _chance(entry: dict) -> Fraction:
+    v = _value(entry)
+    return v if isinstance(v, Fraction) else Fraction(v).limit_denominator(10 ** 9)
+
+
 def odds_from_data(data: dict) -> ActionOdds:
     """The odds as the worker sends them (:func:`engine.core.quick_odds.quick_odds`'s plain data) back as the
     :class:`~engine.core.odds.ActionOdds` they were made from (exact fractions again)."""
     return ActionOdds(str(data.get("action", "")), str(data.get("rule", "")),
-                      tuple(OddsLine(str(o.get("label", "")), _value(o), str(o.get("rule", "")))
+                      tuple(OddsLine(str(o.get("label", "")), _chance(o), str(o.get("rule", "")))
                             for o in data.get("lines", ())),
                       tuple((str(e.get("metric", "")), _value(e)) for e in data.get("expected", ())),
                       str(data.get("note", "")))

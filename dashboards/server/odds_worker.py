@@ -223,6 +223,12 @@ def _worker_main(conn, lifeline) -> None:
                 inbox.put(msg)
     threading.Thread(target=read, name="vedette-odds-inbox", daemon=True).start()
 
+    def stop_of(rid: int, give_way: bool = False) -> Callable[[], bool]:
+        """Whether question ``rid`` is to stop now: cancelled, or (``give_way``) another question waits."""
+        def stop() -> bool:
+            return rid in cancelled or (give_way and not inbox.empty())
+        return stop
+
     while True:
         msg = inbox.get()
         if msg is None:
@@ -238,9 +244,10 @@ def _worker_main(conn, lifeline) -> None:
                 elif op == "pid":
                     out = (rid, True, os.getpid())
                 elif op == "ahead":         # gives way to any question that arrives meanwhile
-                    out = (rid, True, desk.ahead(*args, stop=lambda rid=rid: rid in cancelled or not inbox.empty()))
+                    key, actions, seen = args
+                    out = (rid, True, desk.ahead(key, actions, seen, stop=stop_of(rid, give_way=True)))
                 else:
-                    out = (rid, True, _HANDLERS[op](desk, *args, stop=lambda rid=rid: rid in cancelled))
+                    out = (rid, True, _HANDLERS[op](desk, *args, stop=stop_of(rid)))
             except _NotHeld:
                 out = (rid, False, ("notheld", ""))
             except OddsCancelled:
