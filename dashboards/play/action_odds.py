@@ -207,8 +207,13 @@ def result_lines(event: dict) -> list[tuple[str, str]]:
     return out
 
 
+#: the positions (key, side) whose attacks are being worked out ahead now, by any page of this server
+_AHEAD: set[tuple[str, str]] = set()
+_AHEAD_LOCK = threading.Lock()
+
+
 def _work_ahead(worker, key: str, system: str, state_json, todo: list, seen_by: Any, ticket: Ticket,
-                budget_s: float) -> None:
+                budget_s: float, batch: tuple[str, str] | None = None) -> None:
     """In a pool thread: the worker's odds of ``todo`` worked out ahead, each kept as a pick's answer."""
     try:
         done = worker.ask("ahead", key, system, state_json, todo, seen_by, ticket, budget_s)
@@ -217,6 +222,9 @@ def _work_ahead(worker, key: str, system: str, state_json, todo: list, seen_by: 
     except Exception:  # noqa: BLE001 - a bug: logged, nothing shown (the pick asks again)
         log.exception("odds worked out ahead failed")
         return
+    finally:
+        with _AHEAD_LOCK:
+            _AHEAD.discard(batch)       # type: ignore[arg-type]
     for action_json, ok, value in done:
         workers.remember("odds", key, action_json, seen_by, value if ok else workers.Refusal(value))
 
@@ -357,9 +365,14 @@ class ActionOddsView(pn.viewable.Viewer):
         self._ahead_asked = wanted
         if self._ahead_ticket is not None:
             self._ahead_ticket.cancel()
+        batch = (key, repr(seen_by))
+        with _AHEAD_LOCK:
+            if batch in _AHEAD:             # another page of this position and side has it in hand
+                return
+            _AHEAD.add(batch)
         ticket = self._ahead_ticket = Ticket()
         POOL.submit(_work_ahead, self._worker(), key, rules.system, partial(rules.state_to_json, state), todo,
-                    seen_by, ticket, workers.AHEAD_BUDGET_S)
+                    seen_by, ticket, workers.AHEAD_BUDGET_S, batch)
 
     def _run(self, asked: tuple, op: str, label: str) -> None:
         a = self._ask
