@@ -257,3 +257,48 @@ def test_odds_worked_out_ahead_are_a_picks_answer(tmp_path, monkeypatch):
     v = view_at(GameStore(tmp_path / "g.sqlite3"), rec)
     v.select(attacks[-1] if len(attacks) <= workers.MAX_AHEAD else attacks[0])
     assert "data-state='ready'" in v.odds.pane.object and asked == []
+
+
+def _fog_declaration():
+    """Bussaco with fog of war (16.1): the first declaration the random bots reach, its position and rules."""
+    from engine.core.game import Session, system_of
+    rules = system_of("n20")
+    bot = rules.bots()["random"](seed=3)
+    sess = Session.new(rules, "bussaco", ("fog_of_war",), 1)
+    for _ in range(3000):
+        legal = sess.legal_actions()
+        hits = [a for a in legal if a.kind == "declare"]
+        if hits:
+            return sess.state, hits[0], rules
+        a = bot.choose_action(rules, sess.state, legal)
+        sess.act(a, chooser=lambda req: bot.choose(req, sess.state))
+    raise AssertionError("no declaration")
+
+
+def test_fog_of_war_a_sides_declaration_odds_are_refused_and_the_whole_positions_are_not_shown():
+    """16.1: before the declaration reveals them (16.1.1), the defenders' counters are face down to the
+    declaring side: its page is refused the battles' odds, in the page's words (no piece named), while the
+    same declaration seen whole (a finished game's replay, the server) gets each battle's odds."""
+    from dashboards.play.action_odds import ActionOddsView
+    state, declare, rules = _fog_declaration()
+    side = rules.to_act(state)
+    assert rules.hides(state)
+    v = ActionOddsView()
+    v.declare(rules, state, declare, seen_by=side, said="a declaration")
+    shown = v.pane.object
+    assert "data-state='error'" in shown and "hides part of the position from you" in shown
+    assert not any(u in shown for b in declare.battles for u in b.defenders)
+    whole = ActionOddsView()
+    whole.declare(rules, state, declare, seen_by=WHOLE, said="a declaration")
+    assert "class='declared-odds'" in whole.pane.object and "data-state='ready'" in whole.pane.object
+
+
+def test_in_this_process_the_same_answers(tmp_path):
+    """``process=False`` (a notebook): the same questions answered in the asking thread, the same data."""
+    from dashboards.server.odds_worker import LocalOdds
+    rec, state, attack, rules = record_until("tbf", lambda r, s, a: kind_of(r, a) == "charge")
+    key = position_key(rules, state)
+    here = LocalOdds().ask("odds", key, "tbf", lambda: rules.state_to_json(state), rules.action_to_json(attack), WHOLE)
+    there = workers.odds_worker().ask("odds", key, "tbf", lambda: rules.state_to_json(state),
+                                      rules.action_to_json(attack), WHOLE)
+    assert here == there and here["lines"]
