@@ -618,8 +618,10 @@ class _Answers:
             self._d.clear()
 
 
-#: the answers of this server process (odds and declarations' odds as data, trees as drawn)
+#: the answers of this server process: odds and declarations' odds as data (a few kilobytes each) ...
 ANSWERS = _Answers(512)
+#: ... and trees as drawn (up to a megabyte each: fewer of them)
+TREES = _Answers(16)
 
 
 class Refusal(str):
@@ -635,8 +637,8 @@ def answer_key(op: str, key: str, action_json: Any, seen_by: Any) -> tuple:
 
 def known(op: str, key: str, action_json: Any, seen_by: Any) -> Any:
     """The answer kept for this question, or None."""
-    return ANSWERS.get(answer_key(op, key, action_json, seen_by))
+    return (TREES if op == "tree" else ANSWERS).get(answer_key(op, key, action_json, seen_by))
 
 
 def remember(op: str, key: str, action_json: Any, seen_by: Any, value: Any) -> None:
-    ANSWERS.put(answer_key(op, key, action_json, seen_by), value)
+    (TREES if op == "tree" else ANSWERS).put(answer_key(op, key, action_json, seen_by), value)

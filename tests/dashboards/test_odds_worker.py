@@ -34,8 +34,10 @@ def worker():
 @pytest.fixture(autouse=True)
 def _fresh_answers():
     workers.ANSWERS.clear()
+    workers.TREES.clear()
     yield
     workers.ANSWERS.clear()
+    workers.TREES.clear()
 
 
 def _sender(rules, state):
