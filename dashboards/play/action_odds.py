@@ -348,7 +348,7 @@ class ActionOddsView(pn.viewable.Viewer):
         most :data:`~dashboards.server.odds_worker.AHEAD_BUDGET_S` seconds: the quick ones), and kept as a
         pick's answers are; a pick meanwhile is answered first. Nothing is drawn."""
         is_attack = getattr(rules, "is_attack", None)
-        if not self.process or state is None or is_attack is None or not _on_server():
+        if not self.process or state is None or is_attack is None or workers.AHEAD_BUDGET_S <= 0 or not _on_server():
             return                  # (outside a server a pick is answered at once: nothing to gain)
         attacks = [a for a in actions if is_attack(a)]
         if not attacks:

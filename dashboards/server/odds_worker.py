@@ -76,7 +76,7 @@ MAX_DECLARED = 12
 #: the most attacks of a position worked out ahead of the player's pick (:meth:`OddsWorker.ask` ``ahead``)
 MAX_AHEAD = 12
 #: seconds of work ahead per position at most: the quick attacks are ready before they are picked, a long
-#: enumeration is left for the pick that wants it (its busy line and cancel)
+#: enumeration is left for the pick that wants it (its busy line and cancel); 0: no work ahead
 AHEAD_BUDGET_S = float(os.environ.get("VEDETTE_ODDS_AHEAD_S", "3") or 3)
 #: positions the worker keeps (a few per open game: the last commits of each)
 HELD = 64
