@@ -479,20 +479,22 @@ class OddsWorker:
             raise Cancelled("cancelled: nothing changed")
         raise Refused(text)
 
-    def _hold(self, p: _Process, key: str, system: str, state_json: Callable[[], Any], ticket: Ticket,
-              budget_s: float) -> None:
+    def _hold(self, p: _Process, key: str, system: str, state_json: Callable[[], Any]) -> Future:
+        """Send the position to ``p`` without waiting: the worker answers in order, so the question sent next
+        finds it held (or this future says why it could not be)."""
         data = state_json()
         size = len(json.dumps(data, separators=(",", ":"), default=str))
         if size > MAX_STATE_CHARS:
             from engine.core.errors import LimitError
             raise LimitError("position: characters", MAX_STATE_CHARS, size)
-        self._ask_raw(p, "hold", (key, system, data), ticket, budget_s)
+        _, fut = self._send(p, "hold", (key, system, data))
         with self._lock:
             p.held[key] = None
             p.held.move_to_end(key)
             while len(p.held) > HELD:
                 p.held.popitem(last=False)
         self.holds_sent += 1
+        return fut
 
     def ask(self, op: str, key: str, system: str, state_json: Callable[[], Any], action_json: Any,
             seen_by: Any, ticket: Ticket | None = None, budget_s: float = 30.0) -> Any:
@@ -513,13 +515,18 @@ class OddsWorker:
         ticket = ticket or Ticket()
         for _ in range(3):
             p = self._route(key)
+            held = None
             try:
                 if key not in p.held:
-                    self._hold(p, key, system, state_json, ticket, budget_s)
+                    held = self._hold(p, key, system, state_json)
                 return self._ask_raw(p, op, (key, action_json, seen), ticket, budget_s)
             except _NotHeld:
                 with self._lock:
                     p.held.pop(key, None)
+                if held is not None and held.done() and held.exception() is None:
+                    ok, value = held.result()
+                    if not ok and value[0] == "error":      # the position itself was refused: say why
+                        raise Refused(value[1]) from None
             except _Gone:
                 if ticket.cancelled:
                     from dashboards.server.background import Cancelled

@@ -129,7 +129,7 @@ def test_a_long_question_does_not_hold_up_another_pages_pick():
     try:
         key = position_key(rules, state)
         first = w._route(key)
-        w._hold(first, key, "bc", lambda: rules.state_to_json(state), Ticket(), 60)
+        w._hold(first, key, "bc", lambda: rules.state_to_json(state)).result(timeout=60)
         rid, fut = w._send(first, "odds", (key, rules.action_to_json(assault), workers.WHOLE_TAG))
         assert w._route(position_key(lob_rules, lob_state)) is not first       # the busy one is passed over
         data = w.ask("odds", position_key(lob_rules, lob_state), "lob", lambda: lob_rules.state_to_json(lob_state),
@@ -304,3 +304,14 @@ def test_in_this_process_the_same_answers(tmp_path):
     there = workers.odds_worker().ask("odds", key, "tbf", lambda: rules.state_to_json(state),
                                       rules.action_to_json(attack), WHOLE)
     assert here == there and here["lines"]
+
+
+def test_a_position_the_worker_cannot_read_is_refused_in_one_line(worker):
+    """Bad input: a position that is not one (a broken saved game) is refused with the protocol's one-line
+    error, and the worker answers the next question."""
+    with pytest.raises(workers.Refused) as got:
+        worker.ask("odds", "lob:not-a-position", "lob", lambda: {"areas": "nonsense"}, {"type": "pass"}, WHOLE)
+    assert "\n" not in str(got.value) and str(got.value)
+    rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
+    assert worker.ask("odds", position_key(rules, state), "lob", lambda: rules.state_to_json(state),
+                      rules.action_to_json(attack), WHOLE)["lines"]
