@@ -739,10 +739,13 @@ class GamePlayView(pn.viewable.Viewer):
         sel = self.controls.selected if self.controls.selected in {k for _, k, _, _ in shown} else ""
         playing = m.mode == "play" and bool(m.role)
         can_undo = playing and bool(m.events or m.pending) and not m.broken
-        self.controls.param.update(items=items, selected=sel, waiting=self._waiting_line(),
+        waiting = self._waiting_line()
+        self.controls.param.update(items=items, selected=sel, waiting=waiting,
                                    flags={"play": playing, "undo": can_undo, "dice": m.dice_mode,
                                           "undo_note": UNDO_POLICY if playing else ""})
         self._declare(self._by_key.get(sel) if sel else None)
+        if playing and not waiting and m.pending is None:   # the listed attacks' odds worked out ahead (26.3)
+            self.odds.ahead(m.rules, m.state, [e[0] for e in shown], seen_by=WHOLE if m.sees_all else m.viewer)
 
     def _draw_pending(self) -> None:
         m = self.model

@@ -13,7 +13,7 @@ import logging
 
 MODULES = ("icepool", "engine.core.procedure", "engine.n20", "dashboards.calculators.n20.battle_form",
            "dashboards.calculators.tbf.views", "dashboards.calculators.bc.views", "dashboards.calculators.lob.views",
-           "dashboards.render.tree_plot", "dashboards.pages.tree", "dashboards.play.action_odds", "engine.systems",
+           "dashboards.render.tree_plot", "dashboards.render.tree_view", "dashboards.pages.tree", "dashboards.play.action_odds", "engine.systems",
            "dashboards.play.bots")
 
 from dashboards.server.background import lower_priority

@@ -116,9 +116,10 @@ def _supervise_workers() -> None:
 def _stop_single(signum, frame) -> None:
     """SIGTERM/SIGINT to a single-process server: stop the calculation workers, then end as the signal
     would have ended it."""
-    from dashboards.server import background
+    from dashboards.server import background, odds_worker
 
     background.shutdown()
+    odds_worker.shutdown()
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 

@@ -1,6 +1,6 @@
 """The play page while an attack is declared (issue 15.2), in the browser: the exact odds of a selected
-LoB combat, TBF fire and TBF charge before anything is committed, the result in words once made, and the
-busy line with cancel while a long BC enumeration runs. Every wait is on page state."""
+LoB combat, TBF fire and TBF charge before anything is committed, the result in words once made, the
+busy line with cancel while a long enumeration runs, and the tree only on request. Every wait is on page state."""
 from __future__ import annotations
 
 import sys
@@ -62,17 +62,44 @@ def test_lob_combat_and_tbf_charge_odds_match_the_engine(page: Page, app_url: st
         expect(row.locator("td.rule")).to_have_text(first.rule)
 
 
-def test_bc_fire_odds_busy_line_and_cancel(page: Page, app_url: str, tmp_path):
-    # a BC fire's exact card odds take many seconds: the page shows what it is working out, with cancel
-    rec, state, fire, rules = record_until("bc", lambda r, s, a: r.is_attack(a) and a.attack == "fire")
-    open_record(page, app_url, "bc", rec, tmp_path)
-    select_action(page, rules.describe_action(fire))
+def test_a_long_enumeration_busy_line_and_cancel(page: Page, app_url: str, tmp_path):
+    # a TBF melee whose exact odds run to the engine's step bound (half a minute and more): the page shows
+    # what it is working out, with cancel; cancelled, nothing is committed and the page is free again
+    rec, state, melee, rules = record_until("tbf", lambda r, s, a: kind_of(r, a) == "melee", bot_seed=3)
+    open_record(page, app_url, "tbf", rec, tmp_path)
+    select_action(page, rules.describe_action(melee))
     busy = page.locator(".odds-box .busy-line[data-state='busy']")
     expect(busy).to_contain_text("odds of", timeout=60_000)
     expect(page.locator(".odds-panel .action-odds[data-state='busy']")).to_be_attached()
     page.locator(".odds-box .busy-cancel button").click()
-    # cancelled (or, on a machine fast enough to finish first, the odds themselves)
     gone = page.locator(".odds-panel .action-odds[data-state='error']", has_text="cancelled")
-    expect(gone.or_(page.locator(".odds-panel .action-odds[data-state='ready']"))).to_be_attached(timeout=30_000)
+    expect(gone).to_be_attached(timeout=30_000)
     expect(busy).not_to_be_attached()
+    expect(page.locator(f".status-line [data-events='{len(rec.events)}']")).to_be_attached()   # nothing committed
+
+
+def test_odds_of_an_attack_then_its_tree_on_request(page: Page, app_url: str, tmp_path):
+    """Issue 26.3: a LoB attack picked shows its exact odds (the warm worker's data drawn on the page), with
+    no tree; *show the tree* draws its probability tree under the odds, *hide the tree* folds it away; a
+    second pick of the same attack shows the same odds again."""
+    rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
+    open_record(page, app_url, "lob", rec, tmp_path)
+    select_action(page, rules.describe_action(attack))
+    ready = page.locator(".odds-panel .action-odds[data-state='ready']")
+    expect(ready).to_be_attached(timeout=90_000)
+    expect(ready.locator("tr.odds-line").first).to_be_attached()
+    expect(page.locator(".odds-tree-box .ptree")).not_to_be_attached()       # no tree until asked for
+    first = ready.locator("tr.odds-line td.frac").first.text_content()
+    page.locator(".odds-tree-open button").click()
+    tree = page.locator(".odds-tree-box .odds-tree[data-state='ready'] .ptree")
+    expect(tree).to_be_attached(timeout=60_000)
+    expect(tree.locator(".rule[data-rule='5.2.1']").first).to_be_attached()  # the combat roll, with its rule
+    page.locator(".odds-tree-open button").click()
+    expect(page.locator(".odds-tree-box .odds-tree[data-state='closed']")).to_be_attached()
+    # another action, then the attack again: the same odds
+    other = page.locator(".action-list select option:not(.attack)").first.get_attribute("value")
+    page.locator(".action-list select").select_option(value=other)
+    expect(page.locator(".odds-panel .action-odds[data-state='idle']")).to_be_attached(timeout=30_000)
+    select_action(page, rules.describe_action(attack))
+    expect(ready.locator("tr.odds-line td.frac").first).to_have_text(first, timeout=30_000)
     expect(page.locator(f".status-line [data-events='{len(rec.events)}']")).to_be_attached()   # nothing committed
