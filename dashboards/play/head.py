@@ -72,12 +72,13 @@ export function render({ model, el }) {
     try { ch = JSON.parse(model.choices || "{}"); } catch (e) { ch = {}; }
     options(sys, ch.systems, model.system); options(scen, ch.scenarios, ch.scenario);
     variants.replaceChildren(legend);
-    for (const [v, rule] of ch.variants || []) {
+    for (const [v, rule, label, only] of ch.variants || []) {   // only: the scenarios it is for (none: all)
       const l = el_("label", "variant"), c = el_("input"); c.type = "checkbox"; c.value = v;
       if (rule) l.title = rule;
-      l.append(c, " " + v); variants.appendChild(l);
+      if (only) l.dataset.only = JSON.stringify(only);
+      l.append(c, " " + (label || v)); variants.appendChild(l);
     }
-    variants.hidden = !(ch.variants || []).length;
+    forScenario();
     seatBox.replaceChildren(seatLegend);
     for (const [side, label] of ch.sides || []) {
       const l = el_("label", "seat-pick"), s = el_("select"); s.dataset.side = side;
@@ -88,6 +89,15 @@ export function render({ model, el }) {
     seatBox.hidden = !(ch.sides || []).length;
     setup.open = !!ch.open;
   };
+  const forScenario = () => {      // an optional rule another scenario's only is not offered
+    let shown = 0;
+    for (const l of variants.querySelectorAll("label.variant")) {
+      const only = l.dataset.only ? JSON.parse(l.dataset.only) : null, off = !!only && !only.includes(scen.value);
+      l.hidden = off; if (off) l.querySelector("input").checked = false; else shown += 1;
+    }
+    variants.hidden = !shown;
+  };
+  scen.addEventListener("change", forScenario);
   const chosen = () => [...variants.querySelectorAll("input:checked")].map((x) => x.value);
   const seats = () => { const out = {}; for (const s of seatBox.querySelectorAll("select")) if (s.value) out[s.dataset.side] = s.value; return out; };
   // whose move: the tab's title, and a notification when it becomes this player's move (opt-in)
