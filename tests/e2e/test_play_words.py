@@ -1,9 +1,11 @@
 """Every word on the play page is a player's word (issue 25 points 1, 3 and 5; tests (a) and (c)).
 
-(a) For each system, a stored bot game is imported up to its first fight after a few actions, the fight is
-selected (its odds show), made, and its questions answered; the page's visible text is then read at 390,
-1024, 1280 and 1920 px wide, and no line may show JSON braces, a Python repr or an identifier with an
-underscore (the game's links, which carry their keys, are left out: an address is not a word).
+(a) For each system, the new-game form names every optional rule in words (not "fog_of_war", not "11.1"); a
+stored bot game is imported up to its first fight after a few actions, the fight is selected (its odds
+show), made, and its questions answered; the page's visible text (and the texts the canvas maps draw) is
+read at each question and then at 390, 1024, 1280 and 1920 px wide, and no line may show JSON braces, a
+Python repr or an identifier with an underscore (the game's links, which carry their keys, are left out:
+an address is not a word).
 (c) Napoleonic 20: a battle resolved with typed dice names its CRT result with its rule in the result panel
 ("DR, the defender is routed (9.6.5)"), and an event card typed in is offered and logged by its title from
 our data (data/n20/bussaco/events.yaml), not by its code.
@@ -52,8 +54,24 @@ VISIBLE_TEXT = """() => { const out = [];
 NOT_WORDS = re.compile(r"[{}]|\[\[|\[['\"]|<[\w.]+ object at|\b[A-Z]\w*\(\w+=|\bAction\(|\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b")
 
 
+#: the texts the maps drawn on a canvas (Bokeh: TBF, LoB) show: each text glyph's column of its source
+DRAWN_TEXT = """() => { const out = [];
+  for (const d of (window.Bokeh && window.Bokeh.documents) || []) for (const m of d.all_models) {
+    const g = m.glyph; if (!g || !g.properties || !g.properties.text || !m.data_source) continue;
+    const spec = g.properties.text.get_value(), f = spec && spec.field;
+    for (const t of (f && m.data_source.data[f]) || []) if (String(t).trim()) out.push(String(t)); }
+  return out; }"""
+
+
 def _not_words(page: Page) -> list[str]:
-    return [t[:160] for t in page.evaluate(VISIBLE_TEXT) if NOT_WORDS.search(t)]
+    texts = page.evaluate(VISIBLE_TEXT) + page.evaluate(DRAWN_TEXT)
+    return [t[:160] for t in texts if NOT_WORDS.search(t)]
+
+
+def _options_named(page: Page) -> list[str]:
+    """The new-game form's optional rules that are not named in words (an id, a bare rule number)."""
+    labels = page.locator(".variants label.variant").all_inner_texts()
+    return [t for t in labels if NOT_WORDS.search(t) or not re.search(r"[A-Za-z]{3}", t)]
 
 
 def _frames(page: Page) -> None:
@@ -83,6 +101,8 @@ def _import(page: Page, app_url: str, system: str, rec: dict, tmp_path: Path, wi
     page.goto(f"{app_url}/play?system={system}")
     expect(page.locator(".status-line [data-state='no-game']")).to_be_attached(timeout=90_000)
     wait_ready(page)
+    unnamed = _options_named(page)
+    assert not unnamed, f"optional rules not named in words: {unnamed}"
     page.locator(".import-record input[type=file]").set_input_files(str(f))
     n = len(rec["events"])
     expect(page.locator(f"{STATUS}[data-events='{n}']")).to_be_attached(timeout=90_000)
