@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -149,8 +150,9 @@ def result_lines(event: dict, rules=None, state=None) -> list[tuple[str, str]]:
             except (VedetteError, KeyError, TypeError, ValueError, AttributeError):
                 said = ""
         if said:
-            # the system's words end with their rule already: the rule column is not said twice
-            out.append((said, "" if rule and said.rstrip().endswith(f"{rule})") else rule))
+            # the system's words end with the rule they rest on (an n20 CRT die cites its result's rule,
+            # 9.6.x): it is not said twice
+            out.append((said, "" if _CITES.search(said) else rule))
         elif kind == "roll":
             out.append((f"{label or 'a die'}: rolled {_said(a.get('value'))}", rule))
         elif kind == "draw":
@@ -162,6 +164,10 @@ def result_lines(event: dict, rules=None, state=None) -> list[tuple[str, str]]:
         elif label:
             out.append((label, rule))
     return _counted(out)
+
+
+#: words that end with a rule in brackets, e.g. "... (9.6.2)", "... (rule 5.3)"
+_CITES = re.compile(r"\([^()]*\d[^()]*\)\s*$")
 
 
 def _counted(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
