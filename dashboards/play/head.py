@@ -204,6 +204,7 @@ _CSS = """
 .variants {border:1px solid #e0e0e0;border-radius:3px;margin:0;padding:2px 8px;display:flex;flex-wrap:wrap;gap:2px 12px;
   max-width:100%}
 .variants legend {font-size:12px;color:#37474f}
+.variants label.variant[hidden] {display:none}
 .variants label.variant {flex-direction:row;align-items:center;gap:4px;font-size:13px;color:#1b1b1b}
 button {font-size:13px;padding:4px 12px;border:1px solid #b0bec5;border-radius:4px;background:#f5f7f9;cursor:pointer;
   white-space:nowrap}
