@@ -26,6 +26,7 @@ import html
 import json
 import logging
 import threading
+import re
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -35,6 +36,7 @@ import panel as pn
 from engine.core.errors import VedetteError
 from engine.core.odds import ActionOdds, OddsLine
 from engine.core.quick_odds import WHOLE, OddsHidden, odds_position, position_key
+from engine.core.words import identifier_words, plain
 
 from dashboards.server.background import POOL, Background, Cancelled, OverBudget, _on_server
 from dashboards.server import odds_worker as workers
@@ -91,10 +93,17 @@ def _num(v) -> str:
     return f"{float(v):+.3f}"
 
 
-def odds_html(odds, describe: str = "", titles: dict[str, str] | None = None) -> str:
-    """The odds of one action as an HTML block (a table of outcomes, then the expected changes; ``titles``:
-    each figure's name in a player's words, by its key)."""
-    titles = titles or {}
+def odds_html(odds, describe: str = "", titles: Any = None) -> str:
+    """The odds of one action as an HTML block (a table of outcomes, then the expected changes, each figure
+    by the name a player knows it by: ``titles``, a mapping key -> name (the quick odds' data) or the
+    system's :meth:`GameRules.metric_title`; a key neither names is said in plain words)."""
+    if callable(titles):
+        title = titles
+    else:
+        known = dict(titles or {})
+
+        def title(k: str) -> str:
+            return known.get(k) or identifier_words(k)
     head = html.escape(describe or odds.action)
     rows = []
     lines = list(odds.outcomes)
@@ -111,7 +120,7 @@ def odds_html(odds, describe: str = "", titles: dict[str, str] | None = None) ->
     exp_html = ""
     if exp:
         exp_html = ("<div class='odds-expected'><b>Expected change</b>: "
-                    + "; ".join(f"<span data-metric='{html.escape(k)}'>{html.escape(titles.get(k, k))} {_num(v)}</span>"
+                    + "; ".join(f"<span data-metric='{html.escape(k)}'>{html.escape(title(k))} {_num(v)}</span>"
                                 for k, v in exp) + "</div>")
     note = f"<div class='odds-note'>{html.escape(odds.note)}</div>" if odds.note else ""
     return (f"<div class='action-odds' data-state='ready' data-rule='{html.escape(odds.rule)}'>"
@@ -181,20 +190,29 @@ def compute_odds(system: str, state_json: Any, action_json: Any, describe: str =
 
 
 def _said(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (dict, list, tuple)):
-        return json.dumps(value, default=str)[:60]
-    return str(value)[:60]
+    return "" if value is None else plain(value)[:60]
 
 
-def result_lines(event: dict) -> list[tuple[str, str]]:
+def result_lines(event: dict, rules=None, state=None) -> list[tuple[str, str]]:
     """What a resolved action's record event says happened, as ``(text, rule)`` lines: each die or card
-    with what it showed, each choice made, each note its procedure wrote."""
-    out = []
+    with what it showed and decided, each choice made, each note its procedure wrote. With ``rules`` and
+    ``state`` (the position the action was made in) each answer is said in the system's words
+    (:meth:`GameRules.describe_answer`: an n20 CRT die with its named result, an event card by its title),
+    else plainly. The same line twice in a row is said once with its count ("x 2")."""
+    out: list[tuple[str, str]] = []
     for a in event.get("answers", []) if isinstance(event, dict) else []:
         kind, rule, label = a.get("kind", ""), str(a.get("rule", "")), str(a.get("label", "") or "")
-        if kind == "roll":
+        said = ""
+        if rules is not None and state is not None:
+            try:
+                said = str(rules.describe_answer(state, a))
+            except (VedetteError, KeyError, TypeError, ValueError, AttributeError):
+                said = ""
+        if said:
+            # the system's words end with the rule they rest on (an n20 CRT die cites its result's rule,
+            # 9.6.x): it is not said twice
+            out.append((said, "" if _CITES.search(said) else rule))
+        elif kind == "roll":
             out.append((f"{label or 'a die'}: rolled {_said(a.get('value'))}", rule))
         elif kind == "draw":
             out.append((f"{label or 'a draw'}: drew {_said(a.get('value'))}", rule))
@@ -204,6 +222,23 @@ def result_lines(event: dict) -> list[tuple[str, str]]:
             out.append((f"{label or 'a choice'}: {_said(a.get('value'))}", rule))
         elif label:
             out.append((label, rule))
+    return _counted(out)
+
+
+#: words that end with a rule in brackets, e.g. "... (9.6.2)", "... (rule 5.3)"
+_CITES = re.compile(r"\([^()]*\d[^()]*\)\s*$")
+
+
+def _counted(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Runs of the same line said once, with their count: ``"attacker block takes 1 hit (x 2)"``."""
+    out: list[tuple[str, str]] = []
+    n = 0
+    for i, line in enumerate(lines):
+        n += 1
+        if i + 1 < len(lines) and lines[i + 1] == line:
+            continue
+        out.append((f"{line[0]} (x {n})", line[1]) if n > 1 else line)
+        n = 0
     return out
 
 
@@ -442,9 +477,10 @@ class ActionOddsView(pn.viewable.Viewer):
         self._run(self._shown, "tree", f"the tree of {a['said'][:60]}…")
 
     # -- after resolving ------------------------------------------------------------------------------
-    def resolved(self, said: str, event: dict) -> None:
-        """State in words what the resolved attack ``said`` did (from its record event)."""
-        lines = result_lines(event)
+    def resolved(self, said: str, event: dict, rules=None, state=None) -> None:
+        """State in words what the resolved attack ``said`` did (from its record event; with ``rules`` and
+        the ``state`` it was made in, in the system's words)."""
+        lines = result_lines(event, rules, state)
         body = "".join(f"<li>{html.escape(t)}{f' <small>(rule {html.escape(r)})</small>' if r else ''}</li>"
                        for t, r in lines) or "<li>nothing was rolled</li>"
         self.result.object = (f"<div class='action-result' data-state='resolved'><div class='result-head'>"

@@ -64,7 +64,11 @@ export function render({ model, el }) {
   const seats = el_("div", "seats"), watch = el_("div", "watch");
   const pending = el_("div", "pending");
   const acts = el_("div", "play-controls");
-  const listBox = el_("div", "action-list"), list = el_("select"); list.size = 12; listBox.appendChild(list);
+  const listBox = el_("div", "action-list"), list = el_("select"); list.size = 12;
+  // a long list: grouped by the unit each action moves or fights with, and narrowed by what is typed here
+  const narrow = el_("label", "action-filter"), filter = el_("input"), shownN = el_("span", "filter-count");
+  filter.type = "search"; filter.placeholder = "a unit, a hex, a word (fire, move…)";
+  narrow.append("narrow the list: ", filter, shownN); listBox.append(narrow, list);
   const waiting = el_("div", "waiting");
   const row = el_("div", "control-row");
   const doB = button("do-action", "Do it", () => model.send_msg({op: "do", key: list.value || ""}), true);
@@ -79,14 +83,39 @@ export function render({ model, el }) {
   const same = {};                 // what each part last drew: a part sent again unchanged is left as it is
   const changed = (name, value) => { const s = JSON.stringify(value || null); if (same[name] === s) return false;
     same[name] = s; return true; };
+  const LONG = 12;                 // a list longer than this is grouped and may be narrowed
+  const applyFilter = () => {
+    const said = filter.value.trim().toLowerCase().replace(/\s+/g, " ");    // what is typed, as one phrase
+    const words = said ? [said] : [];
+    let n = 0;
+    for (const o of list.querySelectorAll("option")) {
+      const text = (o.textContent + " | " + (o.dataset.group || "")).toLowerCase().replace(/\s+/g, " ");
+      const on = !said || text.includes(said); o.hidden = !on; if (on) n += 1;
+    }
+    for (const g of list.querySelectorAll("optgroup")) g.hidden = ![...g.children].some((o) => !o.hidden);
+    const all = (model.items || []).length;
+    shownN.textContent = words.length ? ` ${n} of ${all}` : ` ${all} actions`;
+    listBox.dataset.shown = String(words.length ? n : all);
+  };
+  filter.addEventListener("input", applyFilter);
   const drawItems = () => {
     const keep = model.selected;
     const items = model.items || [];
     if (!changed("items", items)) return;
-    list.replaceChildren(...items.map(([k, label, attack]) => {
-      const o = el_("option", attack ? "attack" : "", label); o.value = k; return o; }));
+    const option = ([k, label, attack, group]) => {
+      const o = el_("option", attack ? "attack" : "", label); o.value = k; o.dataset.group = group || ""; return o; };
+    const groups = new Map();
+    for (const it of items) { const g = it[3] || ""; if (!groups.has(g)) groups.set(g, []); groups.get(g).push(it); }
+    const grouped = items.length > LONG && groups.size > 1;
+    list.replaceChildren(...(grouped ? [...groups].map(([g, its]) => {
+      const og = el_("optgroup"); og.label = g || "other actions"; og.append(...its.map(option)); return og; })
+      : items.map(option)));
     if (keep && items.some((x) => x[0] === keep)) list.value = keep; else list.selectedIndex = -1;
     listBox.dataset.count = String(items.length);
+    listBox.dataset.grouped = grouped ? "yes" : "no";
+    narrow.hidden = items.length <= LONG;
+    if (items.length <= LONG) filter.value = "";
+    applyFilter();
     listBox.hidden = !items.length && !!model.waiting;
   };
   const drawSelected = () => { if ((list.value || "") !== (model.selected || "")) list.value = model.selected || ""; };
@@ -127,7 +156,7 @@ export function render({ model, el }) {
     }
     if (p.faces) {
       const r = el_("div", "typed-row");
-      const die = el_("span", "typed-die"), lab = el_("label", "", "the die shows "), sel = el_("select");
+      const die = el_("span", "typed-die"), lab = el_("label", "", p.face_label || "the die shows "), sel = el_("select");
       p.faces.forEach(([i, label]) => { const o = el_("option", "", label); o.value = String(i); sel.appendChild(o); });
       lab.appendChild(sel); die.appendChild(lab); r.appendChild(die);
       r.appendChild(button("enter-die", "enter", () => model.send_msg({op: "die", index: +sel.value, answered: n}), true));
@@ -193,6 +222,12 @@ button.primary {background:#2e7d32;border-color:#2e7d32;color:#fff}
 button:disabled {opacity:.5;cursor:default}
 .action-list select {width:100%;max-width:520px;font-size:13px}
 .action-list option.attack {font-weight:600}
+.action-list optgroup {font-style:normal;font-weight:600;color:#37474f}
+.action-list optgroup option {font-weight:400;color:#1b1b1b}
+.action-filter {display:flex;align-items:center;gap:4px;font-size:12px;color:#37474f;margin:2px 0;max-width:520px}
+.action-filter input {flex:1;font-size:13px;padding:3px 6px;min-width:0}
+.filter-count {white-space:nowrap;color:#607d8b}
+.action-filter[hidden] {display:none}
 .waiting {color:#37474f;font-style:italic;margin:6px 0;padding:6px 8px;background:#f3f6f9;border-radius:4px}
 .undo-policy {font-size:11px;color:#607d8b;margin:2px 0 6px 0;max-width:520px}
 .dice-mode {display:flex;margin:4px 0}
@@ -213,7 +248,8 @@ button:disabled {opacity:.5;cursor:default}
 class GameControls(JSComponent):
     """See the module's docstring. ``on_press(msg)`` receives every press (set by the view)."""
 
-    items = param.List(default=[], doc="[key, label, is an attack] of each action listed")
+    items = param.List(default=[], doc="[key, label, is an attack, group] of each action listed (group: the "
+                                       "unit it moves or fights with, in a player's words; '' none)")
     selected = param.String(default="", doc="the key of the action selected in the list")
     waiting = param.String(default="", doc="why this page has no action to make now ('' when it has)")
     flags = param.Dict(default={}, doc="play (the list is shown), undo, undo_note, dice")

@@ -79,12 +79,13 @@ export function render({ model, el }) {
     try { ch = JSON.parse(model.choices || "{}"); } catch (e) { ch = {}; }
     options(sys, ch.systems, model.system); options(scen, ch.scenarios, ch.scenario);
     variants.replaceChildren(legend);
-    for (const [v, rule] of ch.variants || []) {
+    for (const [v, rule, label, only] of ch.variants || []) {   // only: the scenarios it is for (none: all)
       const l = el_("label", "variant"), c = el_("input"); c.type = "checkbox"; c.value = v;
       if (rule) l.title = rule;
-      l.append(c, " " + v); variants.appendChild(l);
+      if (only) l.dataset.only = JSON.stringify(only);
+      l.append(c, " " + (label || v)); variants.appendChild(l);
     }
-    variants.hidden = !(ch.variants || []).length;
+    forScenario();
     seatBox.replaceChildren(seatLegend);
     for (const [side, label] of ch.sides || []) {
       const l = el_("label", "seat-pick"), s = el_("select"); s.dataset.side = side;
@@ -100,6 +101,15 @@ export function render({ model, el }) {
                        root.dataset.form = model.form_open ? "open" : "folded"; };
   setup.addEventListener("toggle", () => { if (!!model.form_open !== setup.open) model.form_open = setup.open;
                                            root.dataset.form = setup.open ? "open" : "folded"; });
+  const forScenario = () => {      // an optional rule another scenario's only is not offered
+    let shown = 0;
+    for (const l of variants.querySelectorAll("label.variant")) {
+      const only = l.dataset.only ? JSON.parse(l.dataset.only) : null, off = !!only && !only.includes(scen.value);
+      l.hidden = off; if (off) l.querySelector("input").checked = false; else shown += 1;
+    }
+    variants.hidden = !shown;
+  };
+  scen.addEventListener("change", forScenario);
   const chosen = () => [...variants.querySelectorAll("input:checked")].map((x) => x.value);
   const seats = () => { const out = {}; for (const s of seatBox.querySelectorAll("select")) if (s.value) out[s.dataset.side] = s.value; return out; };
   // whose move: the tab's title, and a notification when it becomes this player's move (opt-in)
@@ -222,6 +232,7 @@ _CSS = """
 .variants {border:1px solid #e0e0e0;border-radius:3px;margin:0;padding:2px 8px;display:flex;flex-wrap:wrap;gap:2px 12px;
   max-width:100%}
 .variants legend {font-size:12px;color:#37474f}
+.variants label.variant[hidden] {display:none}
 .variants label.variant {flex-direction:row;align-items:center;gap:4px;font-size:13px;color:#1b1b1b}
 button {font-size:13px;padding:4px 12px;border:1px solid #b0bec5;border-radius:4px;background:#f5f7f9;cursor:pointer;
   white-space:nowrap}

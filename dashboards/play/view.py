@@ -18,6 +18,7 @@ of the game or of the replay position.
 """
 from __future__ import annotations
 
+import functools
 import html
 from functools import partial
 from typing import Any
@@ -28,7 +29,7 @@ from panel.io.state import set_curdoc
 
 from engine.core.errors import VedetteError
 from engine.core.game import Places, systems
-from engine.core.procedure import ChanceRequest, Choose
+from engine.core.procedure import ChanceRequest, Choose, Roll
 from engine.core.quick_odds import WHOLE
 from engine.core.record import GameRecord
 from engine.core.tables import charts_summary, rules_for, upload_tables
@@ -242,7 +243,7 @@ class GamePlayView(pn.viewable.Viewer):
         r = self.model.rules
         names = [s for s in systems() if s in SYSTEM_TITLES] or systems()
         self.head.set_choices([[s, SYSTEM_TITLES.get(s, s)] for s in names], _scenario_pairs(r), r.default_scenario,
-                              [[k, str(v)] for k, v in r.options().items()], open_,
+                              _option_pairs(r), open_,
                               [[s, _side_name(s)] for s in r.sides], list(r.bots()))
 
     def _head_action(self, msg: dict) -> None:
@@ -432,7 +433,7 @@ class GamePlayView(pn.viewable.Viewer):
     def listed(self) -> dict[str, Any]:
         """``{label: action}`` of the actions the list shows now."""
         by_key = self._by_key
-        return {label: by_key[k] for k, label, _ in self.controls.items if k in by_key}
+        return {label: by_key[k] for k, label, *_ in self.controls.items if k in by_key}
 
     def select(self, action) -> None:
         """Select ``action`` in the list (its odds show, nothing is made)."""
@@ -473,14 +474,16 @@ class GamePlayView(pn.viewable.Viewer):
                 self.odds.forget_result()
             return
         ev = m.events[-1]
+        before = m.sn.states[-2]
         if not m.sees_all:
-            ev = m.rules.visible_event(m.snap.states[-2], ev, m.viewer)
+            ev = m.rules.visible_event(before, ev, m.viewer)
+            before = m.rules.view(before, m.viewer)
         try:
             action = m.rules.action_from_json(ev.get("action"))
         except VedetteError:
             return
         if _is_attack(m.rules, action):
-            self.odds.resolved(m.rules.describe_action(action), ev)
+            self.odds.resolved(m.rules.describe_action(action), ev, m.rules, before)
 
     def _set_public(self, event):
         m = self.model
@@ -735,7 +738,7 @@ class GamePlayView(pn.viewable.Viewer):
             if self.aim:
                 to = [e for e in shown if self.aim in self.board.targets_of(m.state, e[3])]
                 shown = to or shown
-        items = [[k, label, _is_attack(m.rules, a)] for a, k, label, _ in shown]
+        items = [[k, label, _is_attack(m.rules, a), self._group_of(pl)] for a, k, label, pl in shown]
         sel = self.controls.selected if self.controls.selected in {k for _, k, _, _ in shown} else ""
         playing = m.mode == "play" and bool(m.role)
         can_undo = playing and bool(m.events or m.pending) and not m.broken
@@ -746,6 +749,19 @@ class GamePlayView(pn.viewable.Viewer):
         self._declare(self._by_key.get(sel) if sel else None)
         if playing and not waiting and m.pending is None:   # the listed attacks' odds worked out ahead (26.3)
             self.odds.ahead(m.rules, m.state, [e[0] for e in shown], seen_by=WHOLE if m.sees_all else m.viewer)
+
+    def _group_of(self, places: Places) -> str:
+        """The group of the list an action goes in (issue 25 point 3): the unit it moves or fights with,
+        by the name its counter shows; several together; none: ''."""
+        m = self.model
+        if not places.pieces:
+            return ""
+        if len(places.pieces) > 1:
+            return "several units together"
+        try:
+            return str(m.rules.piece_name(m.shown_state(), places.pieces[0]))
+        except (VedetteError, KeyError, AttributeError):
+            return str(places.pieces[0])
 
     def _draw_pending(self) -> None:
         m = self.model
@@ -768,9 +784,13 @@ class GamePlayView(pn.viewable.Viewer):
         if mine:
             if isinstance(req, Choose):
                 st = p.before
-                out["options"] = [[i, _option_words(m.rules, st, req, o)[:60]] for i, o in enumerate(req.options[:24])]
+                out["options"] = [[i, _option_words(m.rules, st, req, o)[:140]] for i, o in enumerate(req.options[:24])]
             elif isinstance(req, ChanceRequest):
-                out["faces"] = [[i, str(v)] for i, (v, _) in enumerate(req.outcomes())]
+                # a die's faces as numbers; a card or a counter drawn by what it says (n20 5.0: its title)
+                die = isinstance(req, Roll)
+                out["faces"] = [[i, str(v) if die else _option_words(m.rules, p.before, req, v)[:90]]
+                                for i, (v, _) in enumerate(req.outcomes())]
+                out["face_label"] = "the die shows " if die else "the draw gives "
             out["can_cancel"] = m.may_act(m.rules.to_act(p.before))
         self.controls.pending = out
 
@@ -990,6 +1010,32 @@ def _option_words(rules, state, req, option) -> str:
         return str(rules.describe_option(state, req, option))
     except (VedetteError, AttributeError, TypeError):
         return str(option)
+
+
+def _option_pairs(rules) -> list[list]:
+    """[id, rule, title, scenarios] of each optional rule of ``rules`` for the head's list: its title in a
+    player's words (:meth:`GameRules.option_title`), and the scenarios it may be chosen for when the rules
+    refuse it for some (asked of the engine: a new game with it alone; ``None``: every scenario)."""
+    return [list(x) for x in _option_table(rules.system)]
+
+
+@functools.lru_cache(maxsize=8)
+def _option_table(system: str) -> tuple:
+    from engine.systems import system_of
+    rules = system_of(system)
+    if hasattr(rules, "allow_paths"):
+        rules.allow_paths = False
+    out = []
+    for k, v in rules.options().items():
+        fits = []
+        for sc in rules.scenarios():
+            try:
+                rules.new_game(sc, (k,), 1)
+                fits.append(sc)
+            except VedetteError:
+                pass
+        out.append((k, str(v), rules.option_title(k), None if len(fits) == len(rules.scenarios()) else tuple(fits)))
+    return tuple(out)
 
 
 def _scenario_pairs(rules) -> list[list[str]]:

@@ -113,7 +113,8 @@ def board_geometry(spec: MapSpec) -> str:
 
 
 def counter_rows(spec: MapSpec, counters: Iterable[Counter], selected: Iterable[str] = ()) -> list[list]:
-    """Counters as the browser draws them: ``[hex, id, fill, outline, line width, type, values, markers, tip]``
+    """Counters as the browser draws them: ``[hex, id, fill, outline, line width, name, type and values, markers,
+    tip]``
     (a selected counter outlined in yellow, as on the Bokeh figure)."""
     sel = set(selected)
     out = []
@@ -121,12 +122,14 @@ def counter_rows(spec: MapSpec, counters: Iterable[Counter], selected: Iterable[
         if c.hex not in spec.terrain:
             continue
         kind = (c.kind[:3].upper() if c.kind else "?") + ("*" if c.elite else "")
+        # the counter's first line: the designation the lists and messages use ("FFER"); then its type and
+        # values ("INF 2-2"), so a counter and the list name a unit alike (issue 25)
         marks = " ".join(m if len(m) < 9 else m[:8] for m in c.markers)
         tip = (f"{c.name or c.id} ({c.id}) · {c.side} {c.kind} {c.strength}-{c.movement}"
                + (f" · {', '.join(c.markers)}" if c.markers else ""))
         on = c.id in sel
         out.append([c.hex, c.id, SIDE_COLOURS.get(c.side, "#777777"), "#ffeb3b" if on else "#111111", 4 if on else 1,
-                    kind, f"{c.strength}-{c.movement}", marks, tip])
+                    c.id, f"{kind} {c.strength}-{c.movement}", marks, tip])
     return out
 
 
@@ -386,7 +389,8 @@ _CSS = """
 .hexboard-svg .nm {font-size:7.5px; fill:#3e2723; font-style:italic}
 .hexboard-svg .hl-text {font-size:9px; font-weight:bold}
 .hexboard-svg .counter rect {fill-opacity:0.95}
-.hexboard-svg .ck, .hexboard-svg .cv {font-size:6.5px; font-weight:bold; fill:white}
+.hexboard-svg .ck, .hexboard-svg .cv {font-size:6px; font-weight:bold; fill:white}
+.hexboard-svg .cv {font-size:4.8px}
 .hexboard-svg .cm {font-size:6px; font-weight:bold; fill:#b71c1c}
 .hexboard-legend {display:flex; flex-wrap:wrap; gap:4px 12px; font:12px sans-serif}
 .hb-legend-item {display:inline-flex; align-items:center; gap:4px; cursor:pointer}

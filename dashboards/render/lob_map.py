@@ -45,10 +45,12 @@ class AreaMapFigure:
         r = fig.scatter("x", "y", source=self.source, size=38, fill_color="fill", line_color="ring",
                         line_width="lw", nonselection_fill_alpha=1.0, selection_fill_alpha=1.0,
                         nonselection_line_alpha=1.0)
+        # the labels share the areas' source: a tap selects an area there, and the other areas' numbers and
+        # units must stay as readable as before (Bokeh fades what is not selected by default)
         fig.text("x", "y", "id", source=self.source, text_font_size="9pt", text_font_style="bold",
-                 text_align="center", text_baseline="middle")
+                 text_align="center", text_baseline="middle", nonselection_text_alpha=1.0)
         fig.text("x", "ly", "units", source=self.source, text_font_size="7pt", text_color="#333",
-                 text_align="center", text_baseline="top")
+                 text_align="center", text_baseline="top", nonselection_text_alpha=1.0)
         fig.add_tools(HoverTool(renderers=[r], tooltips=[("area", "@id (@name)"), ("terrain", "@terrain"),
                                                          ("held by", "@holder"), ("units", "@detail")]))
         self._callbacks: list[Callable[[str | None], None]] = []

@@ -204,8 +204,11 @@ class LobRules(GameRules[Game, Action]):
         return out
 
     def state_summary(self, g: Game) -> dict:
-        """What the older ``vedette lob`` verbs printed about a position (kept beside core's summary)."""
-        return {"player": g.player, "cp": g.cp, "morale": dict(g.morale), "winner": g.winner, "reason": g.reason,
+        """What the older ``vedette lob`` verbs printed about a position (kept beside core's summary), and
+        the command points the side to act has left in its command phase in words (rule 3), for the page's
+        status line (``turn_label``)."""
+        label = f"{g.player} command points left: {g.cp} (3)" if g.phase == "command" and not g.over else ""
+        return {"turn_label": label, "player": g.player, "cp": g.cp, "morale": dict(g.morale), "winner": g.winner, "reason": g.reason,
                 "finished": g.over, "eliminated": sorted(u.uid for u in g.units if u.area is None),
                 "areas": {a: sorted(u.uid for u in g.in_area(a)) for a in g.board.areas if g.in_area(a)},
                 "charts": charts_summary(self, g)}

@@ -83,8 +83,9 @@ def test_the_layers_go_as_small_data_and_only_when_they_change():
     layers = json.loads(sent[0])
     assert layers["marks"] == [["0808", "2", "#fff176"]] and board.highlighted == ["0808"]
     assert layers["paths"] == [[["0909", "1009", "1109"], "#d81b60", "retreat of F1"]]
-    # a counter: hex, id, fill, outline (yellow when selected), line width, type (* elite), values, markers, tip
-    assert layers["counters"][0][:7] == ["0707", "A1", "#c0392b", "#ffeb3b", 4, "INF*", "4-2"]
+    # a counter: hex, id, fill, outline (yellow when selected), line width, the designation the lists use,
+    # type (* elite) and values, markers, tip (issue 25: the counter and the list name a unit alike)
+    assert layers["counters"][0][:7] == ["0707", "A1", "#c0392b", "#ffeb3b", 4, "A1", "INF* 4-2"]
     assert layers["counters"][1][3:5] == ["#111111", 1] and layers["counters"][1][7] == "Routed!"
     assert "<polygon" not in sent[0] and len(sent[0]) < 1000          # no geometry in the layers
 

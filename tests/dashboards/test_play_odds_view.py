@@ -84,7 +84,8 @@ def test_lob_combat_odds_match_the_engine_and_the_result_is_stated(store):
     assert len(v.model.events) == n + 1
     said = v.odds.result.object
     assert "data-state='resolved'" in said and "Resolved: " in said
-    assert "attacker combat roll: rolled" in said and "(rule 5.2.1)" in said
+    # each die in the system's words, with its rule (engine/lob/words.py describe_answer)
+    assert "attacker combat roll: the d6 shows" in said and "(5.2.1)" in said
 
 
 def test_result_lines_say_each_die_choice_and_note():

@@ -4,6 +4,8 @@ from __future__ import annotations
 import panel as pn
 
 from dashboards.play.boards.base import Board
+from engine.core.errors import VedetteError
+from engine.core.game import Places
 
 __all__ = ["N20Board"]
 
@@ -39,18 +41,24 @@ class N20Board(Board):
         return None
 
     def attempt_at(self, state, picked, place):
-        """A unit of the side to act, then a neighbouring hex it may not enter now: the one-hex move is
-        put to the rules, which refuse it with their rule (a hex holding one's own units only picks)."""
+        """A unit of the side to act, then a hex it may not end a move in now: a move there (one hex to a
+        neighbour, else the straight line of hexes) is put to the rules, which refuse it with their rule
+        (6.0 Movement Points, 6.4 moved already, 7.x ZOC, prohibited terrain...); a hex holding one's own
+        units only picks."""
         from dashboards.calculators.n20.map_view import unit_at
         from engine.n20.game.turn import actor
         uid = unit_at(state, picked)
         if uid is None or state.scenario.units[uid].side != actor(state):
             return None
-        if place not in state.board.neighbours(picked):
-            return None
         if any(state.scenario.units[o].side == actor(state) for o in state.occupants.get(place, ())):
             return None
-        return {"kind": "move", "unit": uid, "path": [picked, place]}
+        if place in state.board.neighbours(picked):
+            return {"kind": "move", "unit": uid, "path": [picked, place]}
+        try:
+            line = state.board.grid.line(picked, place)
+        except (ValueError, KeyError, VedetteError):
+            return None
+        return {"kind": "move", "unit": uid, "path": list(line)} if len(line) > 2 else None
 
     def show(self, state, picked, targets):
         import param as _param

@@ -87,7 +87,7 @@ class TbfBoard(Board):
         sel = [p.id for p in state.game.on_map() if picked and p.hex == picked]
         self.fig.set_counters(counters, selected=sel)
         hexes = set(self.fig.spec.terrain)
-        self.fig.set_highlights([Marked(h, "circle", "#6a1b9a") for h in sorted(targets) if h in hexes][:200])
+        self.fig.set_highlights([Marked(h, "", "#6a1b9a") for h in sorted(targets) if h in hexes][:200])
         self._show_facing(state, picked)
 
     def _show_facing(self, state, picked):
