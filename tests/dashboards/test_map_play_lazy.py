@@ -77,7 +77,7 @@ def test_the_game_parts_appear_at_the_start_and_the_replay_controls_on_first_rep
     assert any(o is v.link for o in root.objects) and not v.head.show_dice   # the dice mode beside the actions
     assert not v.replay_row.objects
     v.mode.value = "replay"
-    assert v.replay_row.visible and len(v.replay_row.objects) == 3
+    assert v.replay_row.visible and len(v.replay_row.objects) == 4   # where, the steps, jump and bookmarks, a new bookmark
 
 
 def test_the_map_pickers_are_one_model_kept_in_step_both_ways(tmp_path, monkeypatch):
