@@ -33,7 +33,7 @@ from bokeh.plotting import figure
 from engine.core.hexgrid import HexGrid
 
 __all__ = ["MapSpec", "Counter", "Marked", "TERRAIN_COLOURS", "TBF_COLOURS", "SIDE_COLOURS", "HexMapFigure", "hex_at",
-           "map_extent"]
+           "map_extent", "axial_of"]
 
 TERRAIN_COLOURS = {
     "clear": "#e9e4c9", "forest": "#8fbf7f", "rough": "#c8b08a", "marsh": "#a9c8c0", "swamp": "#a9c8c0",
@@ -102,7 +102,7 @@ def map_extent(spec: MapSpec, pad: float = 1.2) -> tuple[float, float, float, fl
     return min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad
 
 
-def _axial(spec: MapSpec, hexes: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+def axial_of(spec: MapSpec, hexes: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
     """Axial (q, r) of each hex: Bokeh's ``hex_tile`` puts (q, r) where :meth:`MapSpec.center` does."""
     qr = [spec.grid.to_cube(h)[:2] for h in hexes]
     q = np.array([a for a, _ in qr], dtype=np.int32)
@@ -127,7 +127,7 @@ def static_layers(spec: MapSpec) -> dict:
     if cached is not None:
         return cached
     hexes = list(spec.terrain)
-    q, r = _axial(spec, hexes)
+    q, r = axial_of(spec, hexes)
     centres = [spec.center(h) for h in hexes]
     names = [spec.names.get(h, "") for h in hexes]
     out: dict = {"terrain": {"q": _frozen(q), "r": _frozen(r), "hex": hexes,
@@ -356,7 +356,7 @@ class HexMapFigure:
 
     def set_highlights(self, marked: Iterable[Marked]) -> None:
         marked = [m for m in marked if m.hex in self.spec.terrain]
-        q, r = _axial(self.spec, [m.hex for m in marked])
+        q, r = axial_of(self.spec, [m.hex for m in marked])
         cols: dict = {"q": q, "r": r}
         centres = [self.spec.center(m.hex) for m in marked]
         cols.update(x=[x for x, _ in centres], y=[y for _, y in centres], hex=[m.hex for m in marked],

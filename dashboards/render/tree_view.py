@@ -18,7 +18,7 @@ from engine.core.procedure import jsonable
 from engine.core.tree import Node, Tree
 
 from dashboards.render.dist_bars import fmt_pct
-from dashboards.render.tree_plot import _ask, band_text
+from dashboards.render.tree_layout import ask_text, band_text
 from dashboards.common.rule_notes import note as default_note
 
 __all__ = ["tree_html", "tree_view", "STYLESHEET", "MAX_NODES"]
@@ -75,7 +75,7 @@ def tree_html(tree: Tree, fmt_result: Callable[[Any], str] | None = None,
         return items
 
     def request_head(n: Node) -> str:
-        words = _ask(n) if n.kind != "sub" else f"step: {n.label or ''}"
+        words = ask_text(n) if n.kind != "sub" else f"step: {n.label or ''}"
         return f"<span class='req'>{html.escape(words)}</span>{rule_tag(n.rule)}"
 
     def branch(parent: Node, child: Node, depth: int) -> str:

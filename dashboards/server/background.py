@@ -61,7 +61,7 @@ from typing import Any, Callable, cast
 import panel as pn
 import param
 
-from engine.core import game as _core_game
+from engine.core import game_loop as _core_game   # where play_game reads STEADY_HEAP
 from engine.core.errors import VedetteError
 
 __all__ = ["Background", "Cancelled", "OverBudget", "POOL", "PROCESSES", "BUDGET_S", "QUICK_S", "GRACE_S", "run_now",

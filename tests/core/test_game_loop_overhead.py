@@ -95,7 +95,7 @@ def test_steady_heap_objects_are_still_freed_when_dropped():
 def test_a_page_server_leaves_the_heap_alone():
     # the dashboards' background module is loaded by every process that serves pages: there the open
     # sessions' objects must stay collectable, so play_game no longer freezes the heap
-    import engine.core.game as G
+    import engine.core.game_loop as G           # the module play_game reads the switch from
     import dashboards.server.background  # noqa: F401
     assert G.STEADY_HEAP is False
     before = gc.get_freeze_count()
@@ -103,3 +103,17 @@ def test_a_page_server_leaves_the_heap_alone():
     # nothing more is frozen (a freeze would add every live object); objects frozen by earlier tests may
     # die meanwhile (a cache emptied), which only lowers the count
     assert gc.get_freeze_count() <= before
+
+
+def test_play_game_reads_the_heap_switch_where_the_server_sets_it(monkeypatch):
+    # engine.core.game_loop.STEADY_HEAP (the switch dashboards.server.background turns off) is the one
+    # play_game reads: on, one steady_heap call per game; off, none
+    import engine.core.game_loop as G
+    calls = []
+    monkeypatch.setattr(G, "steady_heap", lambda: calls.append(1))
+    monkeypatch.setattr(G, "STEADY_HEAP", True)
+    play_game(R, ("random", "random"), "short", seed=3)
+    assert calls == [1]
+    monkeypatch.setattr(G, "STEADY_HEAP", False)
+    play_game(R, ("random", "random"), "short", seed=3)
+    assert calls == [1]

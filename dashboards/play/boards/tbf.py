@@ -93,7 +93,7 @@ class TbfBoard(Board):
     def _show_facing(self, state, picked):
         """Facing wedges on every unit counter; the frontal hexes (engine: :func:`engine.tbf.game.position.frontal`,
         4.3 C, 4.2.4 E, 8.4 B) of the units in the picked hex."""
-        from dashboards.render.hexmap import _axial
+        from dashboards.render.hexmap import axial_of
         from engine.tbf.game.position import frontal
         sc, spec = self.scenario, self.fig.spec
         xs, ys, ids, faces = [], [], [], []
@@ -115,7 +115,7 @@ class TbfBoard(Board):
                              + (", ".join(sorted(f)) if f else "no frontal hexes (4.2.4 E)"))
         self.facing_source.data = {"xs": xs, "ys": ys, "id": ids, "facing": faces}
         shown = sorted(h for h in front if h in spec.terrain)
-        q, r = _axial(spec, shown)
+        q, r = axial_of(spec, shown)
         self.front_source.data = {"q": q, "r": r, "hex": shown}
         unit_ids = " ".join(picked_units)
         text = ("Frontal hexes (4.3 C, outlined in orange): " + html.escape("; ".join(named))) if named else ""
