@@ -55,9 +55,9 @@ COLLECT = r"""
   const parentOf = (n) => n.parentNode && n.parentNode.host && n.parentNode instanceof ShadowRoot
       ? n.parentNode.host : n.parentNode;
   const shown = (el) => {
-    // the content of a folded <details> keeps its boxes in Chromium but is not drawn
-    if (el.checkVisibility && !el.checkVisibility()) return false;
-    for (let n = el; n && n.nodeType === 1; n = parentOf(n)) {
+    // the content of a folded <details> keeps its boxes in Chromium but is not drawn (its summary is)
+    for (let n = el, prev = null; n && n.nodeType === 1; prev = n, n = parentOf(n)) {
+      if (n.tagName === 'DETAILS' && !n.open && !(prev && prev.tagName === 'SUMMARY')) return false;
       const cs = getComputedStyle(n);
       if (cs.display === 'none' || cs.visibility === 'hidden' || cs.opacity === '0') return false;
     }
@@ -318,6 +318,10 @@ SYSTEM_PAGES = {
 }
 
 
+#: tabs that show results and no control of their own
+RESULTS_ONLY = {"Command points"}
+
+
 def _open_tab(page: Page, tab: str, ready: str) -> None:
     page.locator(".bk-tab").filter(has_text=tab).first.click()
     expect(page.locator(ready).first).to_be_visible(timeout=60_000)
@@ -342,7 +346,9 @@ def test_every_tab_of_the_system_pages_fits(page: Page, app_url: str, shots: Pat
     for tab, ready, advanced in tabs:
         _open_tab(page, tab, ready)
         tab_name = f"{name}-{tab.replace(' ', '_').lower()}"
-        check_widths(page, shots, tab_name)
+        # a tab of results only (LoB's command points) has no control of its own: the page's tables upload
+        # above the tabs is a plain file input, which the checks leave out
+        check_widths(page, shots, tab_name, min_controls=0 if tab in RESULTS_ONLY else 1)
         if advanced:
             _open_advanced(page, *advanced)
             check_widths(page, shots, f"{tab_name}-advanced")
