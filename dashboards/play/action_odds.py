@@ -38,7 +38,7 @@ from engine.core.odds import ActionOdds, OddsLine
 from engine.core.quick_odds import WHOLE, OddsHidden, odds_position, position_key
 from engine.core.words import identifier_words, plain
 
-from dashboards.server.background import POOL, Background, Cancelled, OverBudget, _on_server
+from dashboards.server.background import POOL, Background, Cancelled, OverBudget, on_server
 from dashboards.server import odds_worker as workers
 from dashboards.server.odds_worker import PAGE_MAX_OUTCOMES, LocalOdds, Ticket
 
@@ -383,7 +383,7 @@ class ActionOddsView(pn.viewable.Viewer):
         most :data:`~dashboards.server.odds_worker.AHEAD_BUDGET_S` seconds: the quick ones), and kept as a
         pick's answers are; a pick meanwhile is answered first. Nothing is drawn."""
         is_attack = getattr(rules, "is_attack", None)
-        if not self.process or state is None or is_attack is None or workers.AHEAD_BUDGET_S <= 0 or not _on_server():
+        if not self.process or state is None or is_attack is None or workers.AHEAD_BUDGET_S <= 0 or not on_server():
             return                  # (outside a server a pick is answered at once: nothing to gain)
         attacks = [a for a in actions if is_attack(a)]
         if not attacks:

@@ -18,7 +18,6 @@ of the game or of the replay position.
 """
 from __future__ import annotations
 
-import functools
 import html
 from functools import partial
 from typing import Any
@@ -29,30 +28,25 @@ from panel.io.state import set_curdoc
 
 from engine.core.errors import VedetteError
 from engine.core.game import Places, systems
-from engine.core.procedure import ChanceRequest, Choose, Roll
+from engine.core.procedure import ChanceRequest, Choose
 from engine.core.quick_odds import WHOLE
 from engine.core.record import GameRecord
-from engine.core.tables import charts_summary, rules_for, upload_tables
+from engine.core.tables import upload_tables
 
-from dashboards.common.layout import flow
-from dashboards.common.provenance import STYLESHEET as PROV_CSS, badge_html
-from dashboards.common.rule_notes import rule_note_for
+from dashboards.common.provenance import STYLESHEET as PROV_CSS
 from dashboards.play.action_odds import ActionOddsView
 from dashboards.play.boards import Board, board_for
 from dashboards.play.controls import GameControls, action_key, on_next_tick
 from dashboards.play.head import PlayHead, decode_tables, decode_upload
 from dashboards.play.layout import CARD_TOUCH_CSS, TOUCH_CSS, WIDGET_TOUCH_CSS, board_and_actions
-from dashboards.play.model import LOG_CSS, GamePlayModel, describe_request, log_html
+from dashboards.play.model import LOG_CSS, GamePlayModel
+from dashboards.play.page_words import is_attack, option_pairs, resend, scenario_pairs, short_title, side_name
+from dashboards.play.replay_view import ReplayParts
+from dashboards.play.status_view import StatusParts
 from dashboards.server.access import BrowserKeys, game_link
 from dashboards.server.storage import OWNER, GameStore, StorageError
 
 __all__ = ["GamePlayView", "SYSTEM_TITLES", "UNDO_POLICY"]
-
-
-def _is_attack(rules, action) -> bool:
-    """Whether the system calls ``action`` an attack (its odds are shown before it is made)."""
-    check = getattr(rules, "is_attack", None)
-    return bool(check and check(action))
 
 
 SYSTEM_TITLES = {"n20": "Napoleonic 20 (Fuentes de Oñoro, Bussaco)", "lob": "Lines of Battle (Albuera 1811)",
@@ -64,19 +58,7 @@ UNDO_POLICY = ("Undo: you may take back your own last action (and the bot's repl
                "hotseat game (one screen, no bot) the last action may always be taken back.")
 
 
-def _side_name(side: str | None) -> str:
-    return (side[:1].upper() + side[1:]) if side else ""
-
-
-def _short_title(rules, scenario: str) -> str:
-    """A scenario's name short enough for a tab ('Fuentes de Oñoro', 'Albuera', 'Dürenstein')."""
-    title = str(rules.scenarios().get(scenario, scenario))
-    for cut in (" — ", " (", ", ", ": "):
-        title = title.split(cut)[0]
-    return title.removesuffix(" 20").strip() or scenario
-
-
-class GamePlayView(pn.viewable.Viewer):
+class GamePlayView(ReplayParts, StatusParts, pn.viewable.Viewer):
     """One session's play page for ``system``."""
 
     picked = param.String(default="", doc="the piece or place picked on the board ('' none)")
@@ -229,10 +211,10 @@ class GamePlayView(pn.viewable.Viewer):
             return
         self._missed = False
         self.model.sync()
-        _resend(self.head, ("status", "turn", "refusal", "keys", "can_download", "show_dice"))
+        resend(self.head, ("status", "turn", "refusal", "keys", "can_download", "show_dice"))
         if self.__dict__.get("_made_game_parts") and self.model.state is not None:
-            _resend(self.controls, ("items", "pending", "flags", "waiting", "seats", "watch", "selected"))
-            _resend(self.log, ("text",))
+            resend(self.controls, ("items", "pending", "flags", "waiting", "seats", "watch", "selected"))
+            resend(self.log, ("text",))
             self.board = None
             self._draw_board()
 
@@ -242,9 +224,9 @@ class GamePlayView(pn.viewable.Viewer):
         the sides and the bots a side may be given."""
         r = self.model.rules
         names = [s for s in systems() if s in SYSTEM_TITLES] or systems()
-        self.head.set_choices([[s, SYSTEM_TITLES.get(s, s)] for s in names], _scenario_pairs(r), r.default_scenario,
-                              _option_pairs(r), open_,
-                              [[s, _side_name(s)] for s in r.sides], list(r.bots()))
+        self.head.set_choices([[s, SYSTEM_TITLES.get(s, s)] for s in names], scenario_pairs(r), r.default_scenario,
+                              option_pairs(r), open_,
+                              [[s, side_name(s)] for s in r.sides], list(r.bots()))
 
     def _head_action(self, msg: dict) -> None:
         """A press in the head: start a game, import a record, download the record."""
@@ -406,7 +388,7 @@ class GamePlayView(pn.viewable.Viewer):
         if self.picked and place and place != self.picked and m.mode == "play" and m.state is not None \
                 and self.board is not None:
             a = self.board.action_at(m.state, self.picked, place, self._shown)
-            if a is not None and _is_attack(m.rules, a):  # an attack is selected, to see its odds first
+            if a is not None and is_attack(m.rules, a):  # an attack is selected, to see its odds first
                 self.aim = place
                 k = self._key_of(a)
                 if k:
@@ -482,7 +464,7 @@ class GamePlayView(pn.viewable.Viewer):
             action = m.rules.action_from_json(ev.get("action"))
         except VedetteError:
             return
-        if _is_attack(m.rules, action):
+        if is_attack(m.rules, action):
             self.odds.resolved(m.rules.describe_action(action), ev, m.rules, before)
 
     def _set_public(self, event):
@@ -519,28 +501,6 @@ class GamePlayView(pn.viewable.Viewer):
         self._bg.start(lambda: play_study_game(link), done,
                        lambda exc: self._show_refusal(f"The study game was not replayed: {str(exc)[:200]}"),
                        label=f"playing the {link.describe()} again…")
-
-    def _goto(self, i):
-        self.model.goto(i)
-
-    def _mode(self, event):
-        m = self.model
-        if event.new == m.mode:
-            return
-        if event.new == "play" and (m.broken or not m.role):
-            self._show_refusal(m.broken or "this link lets you watch and replay this game only")
-            self.mode.value = "replay"
-            return
-        with param.parameterized.batch_call_watchers(m):
-            m.mode = event.new
-            m.position = len(m.states) - 1 if event.new == "play" else m.position
-
-    def _bookmark(self, _=None):
-        try:
-            self.model.add_bookmark(self.mark_name.value or "")
-        except (VedetteError, StorageError, ValueError) as exc:
-            self._show_refusal(str(exc)[:200])
-        self._draw_replay()
 
     def _import(self, msg: dict):
         m = self.model
@@ -692,39 +652,6 @@ class GamePlayView(pn.viewable.Viewer):
             self.board_box[:] = [shown_panel]
             self._kept_board = ((m.system, id(m.game), m.role), board, shown_panel)
 
-    def _waiting_line(self) -> str:
-        """Why this page has nothing to do now, in a player's words ('' when it has)."""
-        m = self.model
-        st = m.state
-        if st is None:
-            return ""
-        if m.mode != "play":
-            return "Replay: switch to play to make moves." if m.role else "Watching: this link is read-only (replay)."
-        oc = m.rules.outcome(m.sn.states[-1])
-        if oc is not None:
-            return f"The game is over: {oc}."
-        if m.broken:
-            return f"This saved game is read-only: {m.broken}"
-        who = m.asked()
-        snap = m.sn
-        if snap.thinking:
-            return f"The {snap.seats.get(snap.thinking, '')} bot is making the {_side_name(snap.thinking)} move…"
-        p = m.pending
-        if p is not None:
-            if m.may_act(who):
-                return ""
-            if who and snap.seats.get(who):
-                return f"Waiting for the {snap.seats[who]} bot ({_side_name(who)}): {describe_request(p.request)}"
-            return f"Waiting for the {_side_name(who)} player: {describe_request(p.request)}"
-        if m.may_act(who):
-            return ""
-        if not m.role:
-            return f"Watching: {_side_name(who)} to act."
-        phase = m.rules.position(st).phase
-        if who and snap.seats.get(who):
-            return f"Waiting for the {snap.seats[who]} bot playing {_side_name(who)}" + (f": {phase} phase" if phase else "")
-        return f"Waiting for the {_side_name(who)} player" + (f": {phase} phase" if phase else "")
-
     def _draw_actions(self) -> None:
         m = self.model
         if m.state is None:
@@ -738,7 +665,7 @@ class GamePlayView(pn.viewable.Viewer):
             if self.aim:
                 to = [e for e in shown if self.aim in self.board.targets_of(m.state, e[3])]
                 shown = to or shown
-        items = [[k, label, _is_attack(m.rules, a), self._group_of(pl)] for a, k, label, pl in shown]
+        items = [[k, label, is_attack(m.rules, a), self._group_of(pl)] for a, k, label, pl in shown]
         sel = self.controls.selected if self.controls.selected in {k for _, k, _, _ in shown} else ""
         playing = m.mode == "play" and bool(m.role)
         can_undo = playing and bool(m.events or m.pending) and not m.broken
@@ -763,53 +690,6 @@ class GamePlayView(pn.viewable.Viewer):
         except (VedetteError, KeyError, AttributeError):
             return str(places.pieces[0])
 
-    def _draw_pending(self) -> None:
-        m = self.model
-        p = m.pending
-        if p is None or m.mode != "play":
-            self.controls.pending = {}
-            return
-        req = p.request
-        if req is None:
-            self.controls.pending = {}
-            return
-        who = m.asked()
-        mine = m.may_act(who)
-        # the other side's question is said without its labels when the game hides things (they may name
-        # a hidden piece): who is asked, and the rule
-        text = describe_request(req) if mine or m.sees_all else (
-            f"{_side_name(who)}: {'a choice' if isinstance(req, Choose) else 'a die or a card'} (rule {req.rule})")
-        out: dict[str, Any] = {"rule": req.rule, "kind": req.kind, "answered": len(p.answers), "mine": mine,
-                               "text": text}
-        if mine:
-            if isinstance(req, Choose):
-                st = p.before
-                out["options"] = [[i, _option_words(m.rules, st, req, o)[:140]] for i, o in enumerate(req.options[:24])]
-            elif isinstance(req, ChanceRequest):
-                # a die's faces as numbers; a card or a counter drawn by what it says (n20 5.0: its title)
-                die = isinstance(req, Roll)
-                out["faces"] = [[i, str(v) if die else _option_words(m.rules, p.before, req, v)[:90]]
-                                for i, (v, _) in enumerate(req.outcomes())]
-                out["face_label"] = "the die shows " if die else "the draw gives "
-            out["can_cancel"] = m.may_act(m.rules.to_act(p.before))
-        self.controls.pending = out
-
-    def _draw_seats(self) -> None:
-        m = self.model
-        snap = m.snap
-        if snap is None or not m.game_id:
-            self.controls.param.update(seats={}, watch={})
-            return
-        owner = m.role == OWNER and not snap.broken
-        seats = snap.seats
-        show = owner or bool(seats)
-        thinking = (f"the {seats.get(snap.thinking, '')} bot is thinking ({_side_name(snap.thinking)})…"
-                    if snap.thinking else "")
-        self.controls.param.update(
-            seats={"sides": [[s, seats.get(s, ""), _side_name(s)] for s in m.rules.sides], "bots": list(m.rules.bots()),
-                   "owner": owner, "thinking": thinking} if show else {},
-            watch={"on": all(seats.get(s) for s in m.rules.sides), "paused": snap.paused, "owner": owner})
-
     def _draw_status(self) -> None:
         m = self.model
         st = m.state
@@ -833,13 +713,13 @@ class GamePlayView(pn.viewable.Viewer):
         if m.broken:
             line += f" · <span class='broken'>read-only: {html.escape(m.broken)}</span>"
         state = "over" if oc else ("pending" if m.pending else ("replay" if m.mode == "replay" else "ready"))
-        name = _short_title(m.rules, m.rules.scenario_of(st))
+        name = short_title(m.rules, m.rules.scenario_of(st))
         if oc:
             title = f"Game over — {name}"
         elif mine:
             title = f"Your move — {name}, turn {pos.turn}"
         else:
-            title = f"{_side_name(who)} to move — {name}, turn {pos.turn}"
+            title = f"{side_name(who)} to move — {name}, turn {pos.turn}"
         self.head.param.update(
             status=(f"<span class='status' data-state='{state}' data-events='{len(m.events)}' "
                     f"data-picked='{html.escape(self.picked or '')}' data-rev='{m.rev}' "
@@ -847,119 +727,6 @@ class GamePlayView(pn.viewable.Viewer):
                     f"data-position='{m.position}'>{line}</span>"
                     + (f"<div class='message'>{html.escape(m.message)}</div>" if m.message else "")),
             turn={"title": title, "text": self._waiting_line() or "it is your move", "mine": mine})
-
-    def _draw_replay(self) -> None:
-        m = self.model
-        n = len(m.states) - 1
-        self.where.object = (f"<span class='replay-at' data-position='{m.position}'>action {m.position} of {n}</span>"
-                             f"<div class='replay-caption'>{html.escape(self._step_caption(n))}</div>")
-        if m.mode == "replay":
-            # a first entry that goes nowhere: picking the first turn or bookmark is a change, so it jumps
-            self.jump.options = {"(choose a turn and phase)": None} | {label: i for i, label in m.step_positions()}
-            self.marks.options = {"(choose a bookmark)": None} | {f"{label} (action {p})": p for p, label in m.bookmarks()}
-            self.jump.value = self.marks.value = None
-            if not self.replay_row.objects:
-                self.replay_row[:] = [self.where, flow(self.first_b, self.prev_b, self.next_b, self.last_b),
-                                      flow(self.jump, self.marks), flow(self.mark_name, self.mark_b)]
-        self.replay_row.visible = m.mode == "replay"
-        if self.mode.value != m.mode:
-            self.mode.value = m.mode
-
-    def _step_caption(self, n: int) -> str:
-        """The replay step shown, in words: which action led here, whose, on which turn and phase (as this
-        page's side may know it); at the start, that no action is made yet."""
-        m = self.model
-        p = m.position
-        states = m.states
-        if p <= 0 or p > len(m.events) or p > len(states) - 1:
-            pos = m.rules.position(states[0]) if states else None
-            return (f"the start of the game, before any action (turn {pos.turn})" if pos is not None
-                    else "the start of the game")
-        before, ev = states[p - 1], m.events[p - 1]
-        if not m.sees_all:
-            ev = m.rules.visible_event(before, ev, m.viewer)
-        try:
-            action = m.rules.action_from_json(ev.get("action"))
-            said = m.rules.describe_action(action)
-        except VedetteError:
-            action, said = None, "an action this version cannot read"
-        who = _side_name(getattr(action, "side", None) or m.rules.to_act(before) or "")
-        return f"action {p} of {n}: " + (f"{who} — " if who else "") + f"{said} ({m.rules.position(before)})"
-
-    def _draw_charts(self) -> None:
-        """The provenance of the charts the game plays with, once per game: for each chart file, your printed
-        values (the file's name and fingerprint) or the shipped ones, and each chart's own provenance."""
-        m = self.model
-        key = (id(m.game), m.game_id, m.record is None)
-        if key == self._charts_of or m.record is None or m.state is None:
-            return
-        self._charts_of = key
-        try:
-            entries = charts_summary(rules_for(m.rules, m.record), m.state)
-        except (VedetteError, AttributeError, TypeError, KeyError):
-            entries = []
-        parts = []
-        for e in entries:
-            yours = e.get("values") == "your printed values"
-            said = (f"your printed values · {e.get('file', '')}" + (f" ({e['fingerprint']})" if e.get("fingerprint") else "")
-                    if yours else f"shipped ({e.get('file', '')})")
-            badges = " ".join(badge_html(str(t.get("source", "")), label=str(name).replace("_", " "), uploaded=yours)
-                              for name, t in sorted((e.get("tables") or {}).items()))
-            parts.append(f"<div class='charts-badge' data-values='{html.escape(str(e.get('values', '')))}'>"
-                         f"<b>{html.escape(str(e.get('title', 'charts')))}</b>: {html.escape(said)} {badges}</div>")
-        self.charts.object = "".join(parts)
-
-    def _draw_log(self) -> None:
-        m = self.model
-        rows = m.log(last=30)[-60:]
-        self.log.object = log_html(rows, rule_note_for(m.system))   # each rule with its reminder on hover
-
-    def _where_line(self, st, pos) -> str:
-        """Turn, its date where the scenario gives one, phase, and each side's morale where it is a number
-        (e.g. 'Turn 1 · 26 Sep, Morning · phase: movement · morale allied 7, french 6')."""
-        try:
-            summary = self.model.rules.state_summary(self.model.shown_state(st))
-        except VedetteError:
-            summary = {}
-        summary = summary if isinstance(summary, dict) else {}
-        label = summary.get("turn_label")
-        morale = summary.get("morale")
-        out = f"Turn {pos.turn}" + (f" · {label}" if isinstance(label, str) and label else "")
-        out += f" · phase: {pos.phase}" if pos.phase else ""
-        if isinstance(morale, dict) and morale and all(isinstance(v, int) for v in morale.values()):
-            out += " · morale " + ", ".join(f"{k} {v}" for k, v in morale.items())
-        return out
-
-    def _show_links(self):
-        """The game's links: the owner sees every side's link to hand out (and may make the game public);
-        a side's player sees which side they play; a watcher, that the game is read-only."""
-        m = self.model
-        if not self.__dict__.get("_made_game_parts"):
-            return
-        if not m.game_id:
-            self.link.object = ("<b>Watching</b> a game that is not saved: read-only (replay only)."
-                                if m.has_game else "")
-            self.public.visible = False
-            return
-        if m.role == OWNER:
-            keys = self.store.keys(m.game_id)
-            seats = m.seats
-
-            def item(r, k):
-                bot = f" (played by the {html.escape(seats[r])} bot: this link watches)" if seats.get(r) else ""
-                url = html.escape(game_link('/play', m.game_id, k))
-                return f"<li>{html.escape(r)}: <a class='link-{html.escape(r)}' href='{url}'>{url}</a>{bot}</li>"
-            items = "".join(item(r, k) for r, k in keys.items())
-            self.link.object = ("<b>Links to this game</b> (keep the owner's link; send each player their side's "
-                                f"link; anyone with a link plays that side):<ul>{items}</ul>")
-            public = bool(m.snap.public) if m.snap is not None else False
-            if self.public.value != public:
-                self.public.param.update(value=public)
-            self.public.visible = True
-        else:
-            self.link.object = (f"You play the <b>{html.escape(m.role)}</b> side of this game." if m.role else
-                                "<b>Watching</b>: this public game is read-only for you (replay only).")
-            self.public.visible = False
 
     def _fill_game_area(self) -> None:
         """Put the game's parts on the page, once a game is shown (a page without one does not make them)."""
@@ -990,54 +757,3 @@ class GamePlayView(pn.viewable.Viewer):
             self._fill_game_area()
         return self._root
 
-
-def _resend(component, names) -> None:
-    """Send ``component``'s values ``names`` to the browser again, as they are (a change of a Bokeh model
-    to the value it has: Panel and Bokeh send only changes)."""
-    for model, _ in list(getattr(component, "_models", {}).values()):
-        target = getattr(model, "data", None) or model      # an ESM component's values are in its data model
-        for name in names:
-            if name in target.properties():
-                value = getattr(target, name)
-                target.trigger(name, value, value)
-
-
-def _option_words(rules, state, req, option) -> str:
-    """One option of a player's choice in a player's words (the system's words, never a repr)."""
-    if isinstance(option, bool):
-        return "yes" if option else "no"
-    try:
-        return str(rules.describe_option(state, req, option))
-    except (VedetteError, AttributeError, TypeError):
-        return str(option)
-
-
-def _option_pairs(rules) -> list[list]:
-    """[id, rule, title, scenarios] of each optional rule of ``rules`` for the head's list: its title in a
-    player's words (:meth:`GameRules.option_title`), and the scenarios it may be chosen for when the rules
-    refuse it for some (asked of the engine: a new game with it alone; ``None``: every scenario)."""
-    return [list(x) for x in _option_table(rules.system)]
-
-
-@functools.lru_cache(maxsize=8)
-def _option_table(system: str) -> tuple:
-    from engine.systems import system_of
-    rules = system_of(system)
-    if hasattr(rules, "allow_paths"):
-        rules.allow_paths = False
-    out = []
-    for k, v in rules.options().items():
-        fits = []
-        for sc in rules.scenarios():
-            try:
-                rules.new_game(sc, (k,), 1)
-                fits.append(sc)
-            except VedetteError:
-                pass
-        out.append((k, str(v), rules.option_title(k), None if len(fits) == len(rules.scenarios()) else tuple(fits)))
-    return tuple(out)
-
-
-def _scenario_pairs(rules) -> list[list[str]]:
-    """[id, title] of each scenario of ``rules``, for the head's scenario list."""
-    return [[k, f"{v} ({k})" if v and v != k else k] for k, v in rules.scenarios().items()]

@@ -201,11 +201,11 @@ _HANDLERS: dict[str, Callable[..., Any]] = {
 def _worker_main(conn, lifeline) -> None:
     """The worker: a reader thread takes every message off the pipe at once (a cancel must reach the
     question under way), the main thread answers the questions in order, ``(id, ok, value)``."""
-    from dashboards.server.background import _watch_lifeline
+    from dashboards.server.worker_pool import watch_lifeline
     from engine.core.odds import OddsCancelled
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)       # Ctrl-C reaches the server, which stops the worker
-    threading.Thread(target=_watch_lifeline, args=(lifeline,), name="vedette-lifeline", daemon=True).start()
+    threading.Thread(target=watch_lifeline, args=(lifeline,), name="vedette-lifeline", daemon=True).start()
     desk = _Desk()
     inbox: queue.Queue = queue.Queue()
     cancelled: set[int] = set()
@@ -274,8 +274,8 @@ class _Process:
     """One worker process: its pipe, its lifeline, and the thread that reads its answers."""
 
     def __init__(self, owner: "OddsWorker") -> None:
-        from dashboards.server.background import _context
-        ctx = _context()
+        from dashboards.server.worker_pool import context
+        ctx = context()
         conn, child = ctx.Pipe(duplex=True)
         life_r, life_w = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_worker_main, args=(child, life_r), name="vedette-odds", daemon=True)

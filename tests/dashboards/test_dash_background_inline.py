@@ -18,7 +18,7 @@ from engine.tbf.tables import default_tables
 @pytest.fixture
 def on_server(monkeypatch):
     """As if in a served session (the inline path needs no event loop: it runs in the caller)."""
-    monkeypatch.setattr(bg, "_on_server", lambda: True)
+    monkeypatch.setattr(bg, "on_server", lambda: True)
 
 
 def test_an_inline_request_is_answered_in_the_call_without_a_busy_line(on_server):

@@ -10,7 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from dashboards.play.action_odds import odds_html, result_lines
-from dashboards.play.view import _option_pairs
+from dashboards.play.page_words import option_pairs
 from engine.core.game import replay
 from engine.core.odds import ActionOdds, OddsLine
 from engine.core.record import GameRecord
@@ -65,7 +65,7 @@ def test_odds_expected_changes_by_their_names():
 
 
 def test_optional_rules_named_and_offered_for_the_scenarios_they_fit():
-    pairs = {k: (rule, title, only) for k, rule, title, only in _option_pairs(system_of("n20"))}
+    pairs = {k: (rule, title, only) for k, rule, title, only in option_pairs(system_of("n20"))}
     assert pairs["fog_of_war"][1] == "Fog of war: hidden units and dummies (16.1)" and pairs["fog_of_war"][2] is None
     # 17.2 Bessieres: the standard Fuentes scenario only; 17.1 squares: Fuentes (both); 16.9 Portuguese
     # reliability: Bussaco only (the engine refuses each elsewhere)
@@ -73,5 +73,5 @@ def test_optional_rules_named_and_offered_for_the_scenarios_they_fit():
     assert pairs["squares"][2] == ("fuentes", "fuentes-5may")
     assert pairs["portuguese_reliability"][2] == ("bussaco",)
     for system in ("tbf", "lob", "bc"):
-        for k, _, title, _ in _option_pairs(system_of(system)):
+        for k, _, title, _ in option_pairs(system_of(system)):
             assert re.search(r"[A-Za-z]{3}", title) and not NOT_WORDS.search(title), (system, k, title)
