@@ -4,8 +4,9 @@ arrival is set down (9.2 C-G with the Rear Guard, 9.2 I Column VI, 9.6.2 C-D Dup
 wounded leaders); in the game, the whole phase run at the start of a turn."""
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from functools import partial
+from typing import Any
 
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log, Roll, Sub
@@ -26,7 +27,7 @@ __all__ = ["dupont_arrival", "second_group_delay", "column_muster", "mortier_ale
            "reinforcement_segment", "rear_guard", "regroup_segment"]
 
 
-def _shared(key: tuple[Hashable, ...], proc: partial[Steps[Hashable]], rule: str, label: str) -> Sub:
+def _shared(key: tuple[Hashable, ...], proc: Callable[[], Steps[Any]], rule: str, label: str) -> Sub:
     """A roll of the phase whose result depends on nothing but ``key`` (the scenario, the turn), as one
     inline step: the exact odds weigh its few results once instead of each face of the die, and play and
     replay record the same die as before (``Sub(inline=True)``)."""
