@@ -21,7 +21,7 @@ from .tally import CombatSetup, CombatSide, prepare
 from .terrain import Terrain, default_terrain
 
 __all__ = ["ROLES", "BlockFate", "CombatOutcome", "square_outcome", "best_for", "neutral_policy", "resolve",
-           "combat_procedure"]
+           "combat_procedure", "fire_redraw"]
 
 
 ROLES = ("attacker_lead", "attacker_second", "defender_lead", "defender_second")
@@ -123,6 +123,16 @@ def neutral_policy(request: Choose):
     scored = [(value(fixed + k, order[1:]), k) for k in request.options]
     pick = max(scored) if player == "attacker" else min(scored)
     return pick[1]
+
+
+def fire_redraw(pile, deck: Deck, column: int, net: int, summarised: bool):
+    """27.6: the Ordre Mixte (or Artillery Assault) redraw: one card drawn (15.0) and read on the Fire line at
+    the same column and net shift. Returns the result and the pile, the card discarded; for odds
+    (``summarised``) the pile kept as icons only, as every later draw reads them."""
+    face, p = yield from draw_card(pile, deck, "27.6", f"redraw card (fire, column {column:+d})")
+    p = p.discarded(face)
+    result = deck.results(face, "fire", ((column, net),))[0][1]
+    return result, (p.summarise(deck, ()) if summarised else p)
 
 
 def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None, _resume=None,
@@ -442,10 +452,12 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
     order = [(p, n) for p, n in (("attacker", s.neutral_attacker), ("defender", s.neutral_defender)) if n]
     order.sort(key=lambda pn: pn[0] == s.initiative)
     nets = _nets(s, tally.net_shift)
-    if stage is None and summarised and not redraw_rule:
+    if stage is None and summarised:
         # odds: each card now only matters by its icon and the result it gives at this column for each
-        # possible net shift; cards alike in both count as one branch, and the rest is memoised
-        piles["p"] = piles["p"].project_results(deck, table, tuple((tally.column, n) for n in nets))
+        # possible net shift (and, where an Ordre Mixte redraw may read it, the Fire line's, 27.6); cards
+        # alike in all count as one branch, and the rest is memoised
+        reads = tuple((tally.column, n) for n in nets)
+        piles["p"] = piles["p"].project_results(deck, table, reads, reads if redraw_rule else ())
         snap = freeze()
         out = yield Sub(("bc-combat-card", deck, terrain, snap),
                         partial(resolve, s, deck, piles["p"], terrain, _resume=("card", snap)),
@@ -473,9 +485,13 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         redraw = yield Choose((result in s.ordre_mixte_redraw, not (result in s.ordre_mixte_redraw)), rule="27.6",
                               player="attacker", label=f"redraw and use the Fire line instead of {result}?")
         if redraw:
-            face = yield from draw("27.6", f"redraw card (fire, column {tally.column:+d})")
+            # an inline step keyed by the pile and the read: in odds, redraws alike in result and in the pile
+            # left (summarised to icons) meet as one branch; play and replay record the same card
+            result, piles["p"] = yield Sub(
+                ("bc-fire-redraw", deck, piles["p"], tally.column, net, summarised),
+                partial(fire_redraw, piles["p"], deck, tally.column, net, summarised), rule="27.6",
+                label="Ordre Mixte redraw on the Fire line", inline=True)
             table = "fire"
-            result = deck.results(face, "fire", ((tally.column, net),))[0][1]
             yield Log("27.6", f"redraw on the Fire line: {result}")
         if summarised:
             piles["p"] = piles["p"].summarise(deck, ())

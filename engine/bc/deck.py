@@ -147,6 +147,7 @@ class Face:
     reshuffle: bool = False
     shifted: tuple[tuple[tuple[int, int], str], ...] = ()   # ((column, net shift), final result), once projected
     unseen: bool = False    # a card the side the odds are for has not seen: in the draw pile or the other hand
+    fire_shifted: tuple[tuple[tuple[int, int], str], ...] = ()   # the Fire line's, for an Ordre Mixte redraw (27.6)
 
     def to_json(self):
         if self.reshuffle:
@@ -154,6 +155,8 @@ class Face:
         d = {"skill": self.skill}
         if self.shifted:
             d["results"] = {f"{c:+d}{k:+d}": r for (c, k), r in self.shifted}
+        if self.fire_shifted:
+            d["fire results"] = {f"{c:+d}{k:+d}": r for (c, k), r in self.fire_shifted}
         if self.fire:
             d["fire"] = list(self.fire)
         if self.assault:
@@ -219,8 +222,9 @@ class Deck:
 
     def results(self, face, table: str, reads: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, int], str], ...]:
         """``((column, net shift), final result)`` for each read of this card's ``table`` row (23.4)."""
-        if isinstance(face, Face) and face.shifted:
-            have = dict(face.shifted)
+        if isinstance(face, Face) and (face.shifted or face.fire_shifted):
+            # projected: the Fire line's own results where an Ordre Mixte redraw kept them (27.6)
+            have = dict(face.fire_shifted if table == "fire" and face.fire_shifted else face.shifted)
             return tuple((cn, have[cn]) for cn in reads)
         row = self.row(face, table)
         return tuple(((c, n), row[apply_shift(row, c, n)]) for c, n in reads)
@@ -313,7 +317,7 @@ RESHUFFLE = Face(reshuffle=True)
 
 
 def _face_key(face: "Face"):
-    return (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted, face.unseen)
+    return (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted, face.unseen, face.fire_shifted)
 
 
 def _sorted(faces) -> tuple:
@@ -321,12 +325,13 @@ def _sorted(faces) -> tuple:
 
 
 @lru_cache(maxsize=8192)
-def _project(pile, deck: "Deck", table: str, reads: tuple):
+def _project(pile, deck: "Deck", table: str, reads: tuple, fire_reads: tuple = ()):
     def f(x):
         if deck.is_reshuffle(x):
             return Face(reshuffle=True)
         return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads),
-                    unseen=isinstance(x, Face) and x.unseen)
+                    unseen=isinstance(x, Face) and x.unseen,
+                    fire_shifted=deck.results(x, "fire", fire_reads) if fire_reads else ())
     return pile.map_faces(f)
 
 
@@ -335,7 +340,7 @@ def _summarise(pile, deck: "Deck", tables: tuple[str, ...]):
     def f(x):
         if isinstance(x, Face):
             return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
-                        x.reshuffle, x.shifted if tables else (), x.unseen)
+                        x.reshuffle, x.shifted if tables else (), x.unseen, x.fire_shifted if tables else ())
         return deck.face(x, tables)
     return pile.map_faces(f)
 
@@ -397,10 +402,12 @@ class Pile:
         a procedure many times over the same piles)."""
         return _summarise(self, deck, tuple(tables))
 
-    def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "Pile":
-        """Odds only: each face becomes its icon plus the final result for each possible (column, net shift).
-        Cached, like :meth:`summarise`."""
-        return _project(self, deck, table, tuple(reads))
+    def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...],
+                        fire_reads: tuple[tuple[int, int], ...] = ()) -> "Pile":
+        """Odds only: each face becomes its icon plus the final result for each possible (column, net shift),
+        and the Fire line's for each of ``fire_reads`` (an Ordre Mixte redraw, 27.6). Cached, like
+        :meth:`summarise`."""
+        return _project(self, deck, table, tuple(reads), tuple(fire_reads))
 
     def draw_request(self, deck: Deck, rule: str, label: str):
         """The request that draws the next card: one face of the draw pile, each alike (15.0)."""
@@ -471,8 +478,9 @@ class UnseenPile:
     def summarise(self, deck: Deck, tables: tuple[str, ...] = ()) -> "UnseenPile":
         return _summarise(self, deck, tuple(tables))
 
-    def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...]) -> "UnseenPile":
-        return _project(self, deck, table, tuple(reads))
+    def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...],
+                        fire_reads: tuple[tuple[int, int], ...] = ()) -> "UnseenPile":
+        return _project(self, deck, table, tuple(reads), tuple(fire_reads))
 
     def draw_request(self, deck: Deck, rule: str, label: str):
         return _unseen_draw(self, True, rule, label)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import replace as dc_replace
+from functools import partial
 from typing import cast
 
 from engine.core.dist import die
 from engine.core.errors import RuleViolation
 from engine.core.game import Outcome
-from engine.core.procedure import Chance, Choose, Log, Roll
+from engine.core.procedure import Chance, Choose, Log, Roll, Sub
 
 from ..fatigue import CheckSpec, check_sub
 from ..scenario import Scenario
@@ -80,7 +81,12 @@ def initiative_phase(sc: Scenario, st: GameState) -> Steps[str]:
     without a roll. A procedure returning the side that has the initiative."""
     m = st.piece("mortier") if "mortier" in sc.leaders else None
     on_map = m is not None and m.hex is not None and m.status == Status.NORMAL
-    return (yield from initiative(st.turn, on_map))
+    # Only the winner matters after the roll, and it depends on nothing but turn 1 and Mortier's +1: one
+    # step shared by every branch that reaches it (inline: play and replay record the same two d6).
+    bonus = turn_data().rolls.initiative_mortier_drm if on_map else 0
+    won = yield Sub(("tbf-initiative", st.turn == 1, on_map, bonus), partial(initiative, st.turn, on_map),
+                    rule="3.2 A", label="Initiative", inline=True)
+    return cast(str, won)
 
 
 def recovery_phase(sc: Scenario, st: GameState) -> Steps[GameState]:

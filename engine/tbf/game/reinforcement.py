@@ -4,10 +4,12 @@ arrival is set down (9.2 C-G with the Rear Guard, 9.2 I Column VI, 9.6.2 C-D Dup
 wounded leaders); in the game, the whole phase run at the start of a turn."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
+from functools import partial
+from typing import Any
 
 from engine.core.errors import RuleViolation
-from engine.core.procedure import Choose, Log, Roll
+from engine.core.procedure import Choose, Log, Roll, Sub
 
 from ..scenario import Scenario
 from ..steps import Steps
@@ -23,6 +25,13 @@ from .types import GONE, LIVE, SIDES, Status, other
 __all__ = ["dupont_arrival", "second_group_delay", "column_muster", "mortier_alert", "regroup", "column_iv_release",
            "optional_arrival", "entry_mp", "regroup_hexes", "reinforcement_phase", "deploy", "deploy_column_vi",
            "reinforcement_segment", "rear_guard", "regroup_segment"]
+
+
+def _shared(key: tuple[Hashable, ...], proc: Callable[[], Steps[Any]], rule: str, label: str) -> Sub:
+    """A roll of the phase whose result depends on nothing but ``key`` (the scenario, the turn), as one
+    inline step: the exact odds weigh its few results once instead of each face of the die, and play and
+    replay record the same die as before (``Sub(inline=True)``)."""
+    return Sub(("tbf-reinforcement",) + key, proc, rule=rule, label=label, inline=True)
 
 
 def dupont_arrival(sc: Scenario, turn: int) -> Steps[bool]:
@@ -135,13 +144,15 @@ def reinforcement_phase(sc: Scenario, st: GameState, alert_first_turn: int | Non
         for col in ("II", "III"):
             flag = f"column_{col}_mustered"
             if flag not in st.flags:
-                if (yield from column_muster(sc, col, t)):
+                if (yield _shared((sc.key, "muster", col, t), partial(column_muster, sc, col, t), "9.2 B",
+                                  f"Column {col} mustering")):
                     st = st.with_flag(flag)
     if "alert" not in st.flags and "light_blue_crossed" in st.flags and alert_first_turn is not None:
-        if (yield from mortier_alert(sc, max(0, t - alert_first_turn))):
+        since = max(0, t - alert_first_turn)
+        if (yield _shared((sc.key, "alert", since), partial(mortier_alert, sc, since), "9.5.2 A", "Mortier's Alert")):
             st = st.with_flag("alert")
     if t >= sc.file.dupont.first_turn and not dupont_arrived and "dupont_arrived" not in st.flags:
-        if (yield from dupont_arrival(sc, t)):
+        if (yield _shared((sc.key, "dupont", t), partial(dupont_arrival, sc, t), "9.6.2 B", "Dupont arrival")):
             st = st.with_flag("dupont_arrived").with_flag("alert")          # 9.5.2 C
     return st
 
@@ -202,7 +213,7 @@ def reinforcement_segment(ctx: Queries, s: TbfState) -> Steps[TbfState]:
     entry = ctx.near(dp.entry_hex, ctx.td.dupont_entry.radius)
     if "dupont_arrived" in g.flags and not s.dupont_first:
         g = deploy(ctx, g, dp.first_group, entry)                        # 9.6.2 C
-        delay = yield from second_group_delay(sc)
+        delay = yield _shared((sc.key, "delay"), partial(second_group_delay, sc), "9.6.2 D", "second group delay")
         s = replace(s, dupont_first=True, dupont_second=g.turn + delay)
         yield Log("9.6.2 C", f"Dupont's first group enters at {dp.entry_hex}; the second follows on turn "
                              f"{g.turn + delay}")
@@ -218,7 +229,8 @@ def reinforcement_segment(ctx: Queries, s: TbfState) -> Steps[TbfState]:
             g = g.with_piece("elite", hex=None, status=Status.DISBANDED).with_flag("elite_disbanded")
             yield Log("8.3 B", "the French disband the Elite battalion")
     if "11.4" in s.options and "optional_11.4" not in g.flags and g.turn >= ctx.td.column_iv.first_turn:
-        if (yield from column_iv_release(g.turn)):                        # 11.4.1
+        if (yield _shared(("column IV", g.turn), partial(column_iv_release, g.turn), "11.4.1",     # 11.4.1
+                          "Column IV release")):
             c = ctx.td.column_iv
             near = ctx.near(c.hex, c.radius)
             # our reading: a unit with no room within one hex goes to the nearest hex beyond
@@ -276,7 +288,7 @@ def regroup_segment(ctx: Queries, s: TbfState) -> Steps[TbfState]:
         pick = yield Choose(tuple(["none"] + dead), rule="5.3 B", player=side, label="regroup which unit?")
         if pick == "none":
             continue
-        if (yield from regroup()):
+        if (yield _shared(("regroup",), partial(regroup), "5.3 D", "Regroup")):
             if pick == "elite":                                           # 8.3 C
                 g = g.with_flag("elite_regrouped")
                 yield Log("8.3 C", "the Elite battalion is regrouped: the 100th and 103rd fight at their printed "
