@@ -1,0 +1,134 @@
+"""A /play game started with the player's own tables file plays with it (issue 25.4): the legal actions, the
+quick odds the page shows (dashboards/play/action_odds.py through the odds worker) and a reopened saved game
+use the file's values, not the shipped charts (the TBF and BC rules hold their charts: rules_for(record))."""
+from __future__ import annotations
+
+import re
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from attack_records import tbf_long_range_artillery_fire  # noqa: E402
+
+from dashboards.calculators.charts_model import ChartBook  # noqa: E402
+from dashboards.play.view import GamePlayView  # noqa: E402
+from dashboards.server.storage import GameStore  # noqa: E402
+from engine.core.game import system_of  # noqa: E402
+from engine.core.quick_odds import position_key  # noqa: E402
+from engine.core.tables import upload_tables  # noqa: E402
+
+
+@pytest.fixture
+def store(tmp_path):
+    return GameStore(tmp_path / "games.sqlite3")
+
+
+def _fractions(html_text: str) -> list[Fraction]:
+    return sorted(Fraction(p) for p in re.findall(r"class='odds-line' data-p='([0-9/]+)'", html_text))
+
+
+def _tbf_upload():
+    """The TBF Fire Combat Table with one cell typed in on /charts: roll 7 in strength column 2 reads FR
+    (fatigued and retreat) instead of the shipped R (retreat)."""
+    book = ChartBook("tbf")
+    b = book.block("fire")
+    b.set_grid_cell("7", 1, "FR")                  # columns 1, 2, 3, ...: index 1 is strength column 2
+    b.set_source("published chart player aid of my copy")
+    up = upload_tables(system_of("tbf"), book.to_bytes(), book.filename())
+    assert up.ok, up.error
+    return up
+
+
+def _bot_until_fire(sess, bot_seed: int = 2, limit: int = 1500):
+    """The random bot plays ``sess`` up to the first long-range artillery fire the tests work out by hand."""
+    rules = sess.rules
+    bot = rules.bots()["random"](seed=bot_seed)
+    for _ in range(limit):
+        legal = sess.legal_actions()
+        hits = [a for a in legal if tbf_long_range_artillery_fire(rules, sess.state, a)]
+        if hits:
+            return hits[0]
+        a = bot.choose_action(rules, sess.state, legal)
+        sess.act(a, chooser=lambda req: bot.choose(req, sess.state))
+    raise AssertionError("no long-range artillery fire")
+
+
+def _play_until_fire(m):
+    """The bot plays the page's game (each action saved as the page saves it) up to that fire."""
+    fire = _bot_until_fire(m.game.session)
+    m.game.changed()
+    m.sync()
+    m.mode, m.position = "play", len(m.states) - 1
+    return fire
+
+
+def test_a_tbf_game_with_its_own_fire_table_shows_the_odds_of_those_values_also_when_reopened(store):
+    up = _tbf_upload()
+    v = GamePlayView(system="tbf", store=store)
+    m = v.model
+    gid = m.new(seed=1, tables=up.tables)
+    assert m.rules.game_tables == up.tables and m.game.rules.game_tables == up.tables
+    fire = _play_until_fire(m)
+    v.board = None
+    v.refresh()
+    v.select(fire)
+    text = v.odds.pane.object
+    # Hand check: one artillery unit of FF 4 at 4 hexes fires at half strength, 4 // 2 = 2 (6.3.4 B):
+    # column 2, no DRM, a d10 (6.3.7 D). The shipped column reads "-" for 1-6, R for 7, F for 8 and 9,
+    # FR for 10 (no effect 3/5, retreat 1/10, fatigued 1/5, fatigued and retreat 1/10). With the typed
+    # cell roll 7 reads FR: no effect 6/10 = 3/5, fatigued 2/10 = 1/5, fatigued and retreat 2/10 = 1/5,
+    # and no "retreat" only line.
+    assert "data-state='ready'" in text, text[:300]
+    assert _fractions(text) == [Fraction(1, 5), Fraction(1, 5), Fraction(3, 5)], text
+    # the same position with the shipped charts has another key: the odds worked out for one are never
+    # shown for the other
+    assert position_key(m.rules, m.state) != position_key(system_of("tbf"), m.state)
+    # the saved game reopened on another page keeps the file's values
+    again = GamePlayView(system="tbf", store=store)
+    again.model.open(gid, key=store.keys(gid)["owner"])
+    assert again.model.rules.game_tables == up.tables and not again.model.broken
+    assert again.model.state == m.state
+    again.board = None
+    again.refresh()
+    again.select(fire)
+    assert _fractions(again.odds.pane.object) == [Fraction(1, 5), Fraction(1, 5), Fraction(3, 5)]
+
+
+def test_a_new_game_after_one_with_tables_plays_with_the_shipped_charts(store):
+    up = _tbf_upload()
+    v = GamePlayView(system="tbf", store=store)
+    v.model.new(seed=1, tables=up.tables)
+    v.model.new(seed=1)
+    assert v.model.rules.game_tables is None and v.model.record.options.get("tables") is None
+
+
+def test_the_odds_worker_process_builds_the_rules_of_the_tables_sent_with_the_position():
+    """The server's worker process gets the game's tables with the position and works out the same odds
+    as the game's own rules (hand check as above: 3/5, 1/5, 1/5); the shipped-charts position under its own
+    key still gets the shipped odds (3/5, 1/5, 1/10, 1/10 or 3/5, 3/10, 1/10)."""
+    from dashboards.play.action_odds import tables_json
+    from dashboards.server.odds_worker import OddsWorker
+    from engine.core.game import Session
+    from engine.core.quick_odds import WHOLE
+
+    up = _tbf_upload()
+    sess = Session.new(up.rules, None, (), 1)
+    fire = _bot_until_fire(sess)
+    rules, state = sess.rules, sess.state
+    w = OddsWorker(size=1)
+    try:
+        mine = w.ask("odds", position_key(rules, state), "tbf", lambda: rules.state_to_json(state),
+                     rules.action_to_json(fire), WHOLE, tables=tables_json(rules))
+        shipped = system_of("tbf")
+        theirs = w.ask("odds", position_key(shipped, state), "tbf", lambda: shipped.state_to_json(state),
+                       rules.action_to_json(fire), WHOLE)
+    finally:
+        w.shutdown()
+    got = sorted(Fraction(e["fraction"]) for e in mine["lines"])
+    assert got == [Fraction(1, 5), Fraction(1, 5), Fraction(3, 5)], mine
+    assert sorted(Fraction(e["fraction"]) for e in theirs["lines"]) in (
+        [Fraction(1, 10), Fraction(1, 10), Fraction(1, 5), Fraction(3, 5)],
+        [Fraction(1, 10), Fraction(3, 10), Fraction(3, 5)])
