@@ -17,6 +17,7 @@ from dashboards.play.view import GamePlayView  # noqa: E402
 from dashboards.server.storage import GameStore  # noqa: E402
 from engine.core.game import system_of  # noqa: E402
 from engine.core.quick_odds import position_key  # noqa: E402
+from engine.core.tables import upload_tables  # noqa: E402
 
 
 @pytest.fixture
@@ -104,3 +105,25 @@ def test_the_odds_worker_process_builds_the_rules_of_the_tables_sent_with_the_po
     assert sorted(Fraction(e["fraction"]) for e in theirs["lines"]) in (
         [Fraction(1, 10), Fraction(1, 10), Fraction(1, 5), Fraction(3, 5)],
         [Fraction(1, 10), Fraction(3, 10), Fraction(3, 5)])
+
+
+@pytest.mark.parametrize("chart", ["bc-deck", "bc-terrain"])
+def test_a_bc_game_with_its_own_tables_starts_and_reopens_with_them(store, chart):
+    """Battle Commander's rules hold their charts too: a game started on the page with a file of either
+    chart plays with it, and the saved game reopens with it (it was refused as set up with other tables)."""
+    from dashboards.calculators.charts_model import ChartBook
+    from dashboards.play.model import GamePlayModel
+    from engine.core.tables import rules_for
+    book = ChartBook(chart)
+    b = book.blocks()[0]
+    b.set_source("published chart player aid of my copy")
+    up = upload_tables(system_of("bc"), book.to_bytes(), book.filename())
+    assert up.ok, up.error
+    m = GamePlayModel(store, system="bc")
+    gid = m.new(seed=2, tables=up.tables)
+    assert m.rules.game_tables == up.tables and not m.broken
+    assert m.record.options["tables"]["fingerprint"] == up.tables.fingerprint
+    again = GamePlayModel(store, system="bc")
+    again.open(gid, key=store.keys(gid)["owner"])
+    assert again.rules.game_tables == up.tables and not again.broken
+    assert again.rules.legal_actions(again.state) == rules_for(system_of("bc"), m.record).legal_actions(m.state)
