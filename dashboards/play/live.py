@@ -585,12 +585,14 @@ class LiveGame:
             seeds = {side: _bots.bot_seed(s.record.seed or 0, i) for i, side in enumerate(rules.sides)}
             seed, index = s.record.seed or 0, s.index
             side = self.asked()
+            # the game's own tables go with the position: the bot plays with the game's rules (rules_for)
+            tables = None if rules.game_tables is None else rules.game_tables.to_json()
         pace = BOT_PACE_S if self.all_bots() and not self.paused else 0.0
         t0 = time.monotonic()
         if pending_json is None:
-            work = partial(_bots.bot_move, rules.system, state_json, seats, seeds, seed, index)
+            work = partial(_bots.bot_move, rules.system, state_json, seats, seeds, seed, index, tables)
         else:
-            work = partial(_bots.bot_answer, rules.system, state_json, pending_json, seats, seeds)
+            work = partial(_bots.bot_answer, rules.system, state_json, pending_json, seats, seeds, tables)
         note = ""
         try:
             result = (self.hub or HUB).think(work)

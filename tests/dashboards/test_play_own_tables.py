@@ -127,3 +127,25 @@ def test_a_bc_game_with_its_own_tables_starts_and_reopens_with_them(store, chart
     again.open(gid, key=store.keys(gid)["owner"])
     assert again.rules.game_tables == up.tables and not again.broken
     assert again.rules.legal_actions(again.state) == rules_for(system_of("bc"), m.record).legal_actions(m.state)
+
+
+def test_a_bot_of_a_game_with_its_own_tables_plays_with_them():
+    """The bot's worker gets the game's tables with the position (as the odds worker does): its rules are
+    the game's (rules_for), and the answers it sends back replay on the game's own session to the end of
+    its action."""
+    from dashboards.play import bots
+    from engine.core.game import Session
+    up = _tbf_upload()
+    sess = Session.new(up.rules, None, (), 1)
+    _bot_until_fire(sess)
+    side = sess.rules.to_act(sess.state)
+    assert bots._rules("tbf", up.tables.to_json()).game_tables == up.tables
+    assert bots._rules("tbf").game_tables is None
+    seats = {s: "random" for s in sess.rules.sides}
+    seeds = {s: bots.bot_seed(1, i) for i, s in enumerate(sess.rules.sides)}
+    got = bots.bot_move("tbf", sess.rules.state_to_json(sess.state), seats, seeds, 1, sess.index,
+                        up.tables.to_json())
+    p = sess.rules.begin(sess.state, got["action"])
+    for a in got["answers"]:
+        p = p.answer(a)
+    assert p.done == got["done"] and side in seats
