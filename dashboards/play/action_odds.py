@@ -171,22 +171,34 @@ DECLARATIONS: dict[str, frozenset[str]] = {"n20": frozenset({"declare"})}
 
 
 def compute_odds(system: str, state_json: Any, action_json: Any, describe: str = "",
-                 seen_by: Any = WHOLE) -> str:
+                 seen_by: Any = WHOLE, tables: Any = None) -> str:
     """In this process (a notebook, a test): rebuild the position from its JSON (the protocol's round
     trip), work out the action's exact odds as the page's worker does (the page's bounds) and draw them.
     ``seen_by``: the side whose page asks (``None`` a spectator; :data:`~engine.core.quick_odds.WHOLE` when
     the page may see everything): in a game that hides part of the position, the odds are worked out from
-    what that side knows (the system's ``odds_position``), or refused naming why."""
+    what that side knows (the system's ``odds_position``), or refused naming why. ``tables``: the game's own
+    tables (:func:`tables_json`), None for the shipped charts."""
     from engine.core.quick_odds import quick_odds
+    from engine.core.tables import tables_from_json
     from engine.systems import system_of
 
     rules = system_of(system)
+    if tables is not None:
+        rules = rules.with_tables(tables_from_json(rules, tables))
     state = rules.state_from_json(state_json)
     try:
         data = quick_odds(rules, state, action_json, max_outcomes=PAGE_MAX_OUTCOMES, seen_by=seen_by)
     except OddsHidden:          # said in our words: the engine's message names the action's pieces
         raise VedetteError(workers.HIDDEN) from None
     return odds_data_html(data, describe)
+
+
+def tables_json(rules) -> Any:
+    """The player's own tables ``rules`` hold (TBF, BC: :func:`engine.core.tables.rules_for`), in their record
+    form, sent with the position to the odds worker so that it builds the same rules; None: the shipped
+    charts (or a system whose positions carry their tables, n20 and LoB)."""
+    own = getattr(rules, "game_tables", None)
+    return None if own is None else own.to_json()
 
 
 def _said(value) -> str:
@@ -248,10 +260,10 @@ _AHEAD_LOCK = threading.Lock()
 
 
 def _work_ahead(worker, key: str, system: str, state_json, todo: list, seen_by: Any, ticket: Ticket,
-                budget_s: float, batch: tuple[str, str] | None = None) -> None:
+                budget_s: float, batch: tuple[str, str] | None = None, tables: Any = None) -> None:
     """In a pool thread: the worker's odds of ``todo`` worked out ahead, each kept as a pick's answer."""
     try:
-        done = worker.ask("ahead", key, system, state_json, todo, seen_by, ticket, budget_s)
+        done = worker.ask("ahead", key, system, state_json, todo, seen_by, ticket, budget_s, tables=tables)
     except VedetteError:            # given up, busy, or refused as a whole: a pick asks again itself
         return
     except Exception:  # noqa: BLE001 - a bug: logged, nothing shown (the pick asks again)
@@ -362,7 +374,7 @@ class ActionOddsView(pn.viewable.Viewer):
         self._asked, self._shown = asked, None
         self._close_tree()
         self._ask = {"op": op, "key": key, "system": rules.system, "state": partial(rules.state_to_json, state),
-                     "action": action_json, "seen_by": seen_by, "said": said}
+                     "action": action_json, "seen_by": seen_by, "said": said, "tables": tables_json(rules)}
         hit = workers.known(op, key, action_json, seen_by)
         if hit is not None:          # the same pick again (or worked out ahead), on any page of this server
             self.runner.drop()
@@ -407,13 +419,13 @@ class ActionOddsView(pn.viewable.Viewer):
             _AHEAD.add(batch)
         ticket = self._ahead_ticket = Ticket()
         POOL.submit(_work_ahead, self._worker(), key, rules.system, partial(rules.state_to_json, state), todo,
-                    seen_by, ticket, workers.AHEAD_BUDGET_S, batch)
+                    seen_by, ticket, workers.AHEAD_BUDGET_S, batch, tables_json(rules))
 
     def _run(self, asked: tuple, op: str, label: str) -> None:
         a = self._ask
         ticket = self._ticket = Ticket()
         job = partial(self._worker().ask, op, a["key"], a["system"], a["state"], a["action"], a["seen_by"], ticket,
-                      self.runner.budget_s)
+                      self.runner.budget_s, tables=a["tables"])
         self.runner.start(job, partial(self._done, asked, op, a), partial(self._error, asked, op, ticket),
                           label=label, process=False)
 

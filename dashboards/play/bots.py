@@ -20,6 +20,7 @@ from typing import Any, cast
 from engine.core.game import EventDice, Pending, action_seed
 from engine.systems import system_of
 from engine.core.procedure import Choose
+from engine.core.tables import tables_from_json
 from engine.core.values import jsonable
 
 __all__ = ["bot_move", "bot_answer", "bot_seed"]
@@ -34,12 +35,21 @@ def bot_seed(game_seed: int, side_index: int) -> int:
     return action_seed(int(game_seed or 0), -1 - side_index)
 
 
-def _rules(system: str):
+def _rules(system: str, tables: Any = None):
+    """The rules of ``system``; with ``tables`` (a game's own tables in their record form,
+    ``GameTables.to_json``) the rules that play with them, as the game's session does (rules_for)."""
     r = _RULES.get(system)
     if r is None:
         r = _RULES[system] = system_of(system)
         if hasattr(r, "allow_paths"):
             r.allow_paths = False
+    if tables is not None:
+        own = tables_from_json(r, tables)              # checked: fingerprint and content
+        key = (system, own.fingerprint)
+        mine = _RULES.get(key)
+        if mine is None:
+            mine = _RULES[key] = r.with_tables(own)
+        return mine
     return r
 
 
@@ -66,10 +76,12 @@ def _choose(rules, state, seats: dict, acting: str, seeds: dict, system: str, re
     return _bot(system, name, who, seeds[who]).choose(req, state)
 
 
-def bot_move(system: str, state_json: Any, seats: dict, seeds: dict, game_seed: int, index: int) -> dict:
+def bot_move(system: str, state_json: Any, seats: dict, seeds: dict, game_seed: int, index: int,
+             tables: Any = None) -> dict:
     """The move of the bot seated at the side to act: ``{"action": its JSON, "answers": [...], "done": bool}``
-    (``answers``: every answer of the action in order, dice and choices, up to a question for a person)."""
-    rules = _rules(system)
+    (``answers``: every answer of the action in order, dice and choices, up to a question for a person).
+    ``tables``: the game's own tables (TBF, BC hold them in their rules), so the bot plays the same game."""
+    rules = _rules(system, tables)
     state = rules.state_from_json(state_json)
     side = rules.to_act(state)
     bot = _bot(system, seats[side], side, seeds[side])
@@ -89,9 +101,10 @@ def bot_move(system: str, state_json: Any, seats: dict, seeds: dict, game_seed: 
     return {"action": rules.action_to_json(action), "answers": [jsonable(v) for v in p.answers], "done": p.done}
 
 
-def bot_answer(system: str, state_json: Any, pending_json: Any, seats: dict, seeds: dict) -> Any:
+def bot_answer(system: str, state_json: Any, pending_json: Any, seats: dict, seeds: dict,
+               tables: Any = None) -> Any:
     """A bot's answer to the question waiting in an action a person began (a defender's retreat ...)."""
-    rules = _rules(system)
+    rules = _rules(system, tables)
     state = rules.state_from_json(state_json)
     p = Pending.from_json(rules, state, pending_json)
     acting = rules.to_act(state)

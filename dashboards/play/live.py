@@ -40,6 +40,7 @@ from typing import Any, Callable, cast
 
 from engine.core.errors import RecordError, RuleViolation, VedetteError
 from engine.core.game import GameRules, Pending, RandomBot, Session, apply_event
+from engine.core.tables import rules_for
 from engine.systems import system_of
 from engine.core.procedure import ChanceRequest, Choose
 from engine.core.record import GameRecord
@@ -230,8 +231,8 @@ class LiveGame:
     @classmethod
     def unsaved(cls, rules: GameRules, record: GameRecord, states: list, title: str = "") -> "LiveGame":
         """A game that is not saved (a study's bot game played again): read-only, for replay."""
-        g = cls(rules, None, "")
-        g.session = Session(rules, record, list(states))
+        g = cls(rules_for(rules, record), None, "")       # the record's own tables, if it keeps any
+        g.session = Session(g.rules, record, list(states))
         g.rev, g.title, g.broken = 0, title, ""
         return g
 
@@ -243,6 +244,9 @@ class LiveGame:
     def _load(self, saved=None) -> None:
         saved = saved if saved is not None else self._st().load(self.game_id)
         rec = _record_of(self.rules, saved)
+        # the game plays with the tables its record keeps (a TBF or BC rules object holds its charts): the
+        # legal actions, the odds and every replay of this game use them, not the shipped ones
+        self.rules = rules_for(self.rules, rec)
         known = None
         s = getattr(self, "session", None)
         if s is not None and len(rec.events) >= len(s.record.events) and \
@@ -581,12 +585,14 @@ class LiveGame:
             seeds = {side: _bots.bot_seed(s.record.seed or 0, i) for i, side in enumerate(rules.sides)}
             seed, index = s.record.seed or 0, s.index
             side = self.asked()
+            # the game's own tables go with the position: the bot plays with the game's rules (rules_for)
+            tables = None if rules.game_tables is None else rules.game_tables.to_json()
         pace = BOT_PACE_S if self.all_bots() and not self.paused else 0.0
         t0 = time.monotonic()
         if pending_json is None:
-            work = partial(_bots.bot_move, rules.system, state_json, seats, seeds, seed, index)
+            work = partial(_bots.bot_move, rules.system, state_json, seats, seeds, seed, index, tables)
         else:
-            work = partial(_bots.bot_answer, rules.system, state_json, pending_json, seats, seeds)
+            work = partial(_bots.bot_answer, rules.system, state_json, pending_json, seats, seeds, tables)
         note = ""
         try:
             result = (self.hub or HUB).think(work)

@@ -27,6 +27,7 @@ import param
 
 from engine.core.errors import RecordError, RuleViolation, VedetteError
 from engine.core.game import GameRules, Pending, new_record, replay, system_of, systems
+from engine.core.tables import rules_for
 from engine.core.procedure import ChanceRequest, Choose, Roll
 from engine.core.record import GameRecord
 from engine.core.values import jsonable
@@ -150,6 +151,7 @@ class GamePlayModel(PlayParams):
         if self.game is not None and self._sub is not None:
             self.game.unsubscribe(self._sub)
         self.game, self._sub = game, None
+        self.rules = game.rules           # with the game's own tables when its record keeps some (issue 25.4)
         if game.store is not None:
             self._sub = game.subscribe(self._told)
         self.snap = game.snapshot()
@@ -322,7 +324,9 @@ class GamePlayModel(PlayParams):
         wrong = [b for b in seats.values() if b not in names]
         if wrong:
             raise VedetteError(f"unknown bot {str(wrong[0])[:20]!r}; one of {', '.join(names)}")
-        rules = self.rules.with_tables(tables) if tables is not None else self.rules
+        # the shipped charts unless this game brings its own (the last game's tables are not carried over)
+        rules = self.rules.with_tables(tables) if tables is not None or self.rules.game_tables is not None \
+            else self.rules
         st = rules.new_game(scenario or rules.default_scenario, tuple(options), seed)
         rec = new_record(rules, st, seed)
         paused = {"paused": True} if seats and len(seats) == len(self.rules.sides) else {}
@@ -390,6 +394,7 @@ class GamePlayModel(PlayParams):
             raise RecordError(f"field 'engine_version': missing; this server replays {rules.engine_version} records")
         if server:
             _refuse_paths(rec)
+        rules = rules_for(rules, rec)         # a record that keeps its own tables replays with them
         replay(rules, rec)
         gid = self.store.create(rules.system, rec.scenario, edition=rec.edition, options=rec.options, seed=rec.seed,
                                 title=title or f"imported {rec.scenario}", events=list(rec.events), sides=rules.sides,

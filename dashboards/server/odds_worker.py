@@ -138,8 +138,14 @@ class _Desk:
             r = self.rules[system] = system_of(system)
         return r
 
-    def hold(self, key: str, system: str, state_json: Any) -> None:
+    def hold(self, key: str, system: str, state_json: Any, tables: Any = None) -> None:
+        """Keep the position ``key``; ``tables``: the player's own tables its game plays with (their record
+        form, ``GameTables.to_json``; None: the shipped charts), so the odds use the same rules as the game
+        (:func:`engine.core.tables.rules_for`; the page's key differs for other tables)."""
         rules = self.rules_of(system)
+        if tables is not None:
+            from engine.core.tables import tables_from_json
+            rules = rules.with_tables(tables_from_json(rules, tables))
         self.desk.hold(rules, rules.state_from_json(state_json), key)
 
     def odds(self, key: str, action: Any, seen: Any, stop: Callable[[], bool]) -> dict[str, Any]:
@@ -479,15 +485,17 @@ class OddsWorker:
             raise Cancelled("cancelled: nothing changed")
         raise Refused(text)
 
-    def _hold(self, p: _Process, key: str, system: str, state_json: Callable[[], Any]) -> Future:
+    def _hold(self, p: _Process, key: str, system: str, state_json: Callable[[], Any], tables: Any = None) -> Future:
         """Send the position to ``p`` without waiting: the worker answers in order, so the question sent next
         finds it held (or this future says why it could not be)."""
         data = state_json()
         size = len(json.dumps(data, separators=(",", ":"), default=str))
+        if tables is not None:
+            size += len(json.dumps(tables, separators=(",", ":"), default=str))
         if size > MAX_STATE_CHARS:
             from engine.core.errors import LimitError
             raise LimitError("position: characters", MAX_STATE_CHARS, size)
-        _, fut = self._send(p, "hold", (key, system, data))
+        _, fut = self._send(p, "hold", (key, system, data, tables))
         with self._lock:
             p.held[key] = None
             p.held.move_to_end(key)
@@ -497,12 +505,13 @@ class OddsWorker:
         return fut
 
     def ask(self, op: str, key: str, system: str, state_json: Callable[[], Any], action_json: Any,
-            seen_by: Any, ticket: Ticket | None = None, budget_s: float = 30.0) -> Any:
+            seen_by: Any, ticket: Ticket | None = None, budget_s: float = 30.0, tables: Any = None) -> Any:
         """The worker's answer to ``op`` (``odds``, ``declared``, ``tree``) about ``action_json`` in the
         position ``key`` (of ``system``), as ``seen_by`` may see it. The position is sent (``state_json()``)
         only to a worker that was not sent it yet, or no longer holds it. Raises the refusal (a
         VedetteError in a player's words), ``Cancelled`` when ``ticket`` is cancelled meanwhile,
-        ``OverBudget`` past ``budget_s`` seconds, :class:`WorkerBusy` when too many questions wait."""
+        ``OverBudget`` past ``budget_s`` seconds, :class:`WorkerBusy` when too many questions wait.
+        ``tables``: the game's own tables (record form) sent with the position, None for the shipped ones."""
         from engine.core.quick_odds import MAX_ACTION_CHARS, MAX_KEY_CHARS, WHOLE
         if op not in _HANDLERS:
             raise VedetteError(f"odds: no question {op[:20]!r}")
@@ -518,7 +527,7 @@ class OddsWorker:
             held = None
             try:
                 if key not in p.held:
-                    held = self._hold(p, key, system, state_json)
+                    held = self._hold(p, key, system, state_json, tables)
                 return self._ask_raw(p, op, (key, action_json, seen), ticket, budget_s)
             except _NotHeld:
                 with self._lock:
@@ -544,7 +553,7 @@ class LocalOdds:
         self.holds_sent = 0
 
     def ask(self, op: str, key: str, system: str, state_json: Callable[[], Any], action_json: Any,
-            seen_by: Any, ticket: Ticket | None = None, budget_s: float = 30.0) -> Any:
+            seen_by: Any, ticket: Ticket | None = None, budget_s: float = 30.0, tables: Any = None) -> Any:
         from engine.core.odds import OddsCancelled
         from engine.core.quick_odds import OddsHidden, WHOLE
         from dashboards.server.background import Cancelled, OverBudget
@@ -555,7 +564,7 @@ class LocalOdds:
                 self._desk = _Desk()
             desk = self._desk
         if not desk.desk.holds(key):
-            desk.hold(key, system, state_json())
+            desk.hold(key, system, state_json(), tables)
             self.holds_sent += 1
         ticket = ticket or Ticket()
         end = time.monotonic() + budget_s

@@ -109,6 +109,7 @@ from .dist import prob_json
 from .errors import LimitError, VedetteError
 from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, choice_policy, compact_position,
                    enumerate_action, summarise, unkey)
+from .tables import GameTables
 from .tree import Tree
 from .words import plain
 
@@ -173,17 +174,22 @@ class PositionNotHeld(VedetteError):
 # ------------------------------------------------------------------------------------------------
 def position_key(rules: GameRules[Any, Any], state: Any) -> str:
     """The system and a digest of the position's JSON: equal positions get equal keys, in every process
-    (unlike ``hash``, which differs between processes for text)."""
+    (unlike ``hash``, which differs between processes for text). Rules that hold a player's own tables
+    (TBF, BC) add their fingerprint: the same position played with other charts has other odds."""
     text = json.dumps(rules.state_to_json(state), sort_keys=True, separators=(",", ":"), default=str)
+    own = getattr(rules, "game_tables", None)
+    if own is not None:
+        text += "\ntables " + own.fingerprint
     return f"{rules.system}:{hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
 def _rules_key(rules: GameRules[Any, Any]) -> tuple[str, str, tuple[tuple[str, Any], ...]]:
     """The rules by value: their class and the settings they were made with -- their public attributes
     that are plain numbers or text (e.g. Napoleonic 20's ``tables``) -- not the working caches they keep
-    (private names)."""
-    settings = tuple(sorted((k, v) for k, v in vars(rules).items()
-                            if not k.startswith("_") and isinstance(v, (str, int, float, bool, type(None)))))
+    (private names) -- and the player's own tables they hold (by their fingerprint)."""
+    settings = tuple(sorted((k, v.fingerprint if isinstance(v, GameTables) else v) for k, v in vars(rules).items()
+                            if not k.startswith("_")
+                            and isinstance(v, (str, int, float, bool, type(None), GameTables))))
     return type(rules).__module__, type(rules).__qualname__, settings
 
 

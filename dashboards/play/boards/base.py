@@ -72,6 +72,21 @@ class Board:
         can say why not (a refusal with its rule); None when such a click only picks (the default)."""
         return None
 
+    def refused_only(self, state, attempt: dict | None) -> dict | None:
+        """``attempt`` when the rules refuse it (their check raises a :class:`RuleViolation`, whose rule and
+        words the page then shows), else None: a click never makes an action the list does not offer (an
+        attempt the rules would allow only picks, and the list narrows as before)."""
+        from engine.core.errors import RuleViolation, VedetteError
+        if attempt is None or self.rules is None:
+            return None
+        try:
+            self.rules.check(state, self.rules.action_from_json(attempt))
+        except RuleViolation:
+            return attempt
+        except VedetteError:          # not an action of these rules at all: nothing to explain
+            return None
+        return None
+
     def show_request(self, state, request) -> None:
         """Draw what a waiting request offers (e.g. retreat paths); by default nothing."""
 

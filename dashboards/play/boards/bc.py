@@ -53,6 +53,17 @@ class BcBoard(Board):
                  and pl.pieces == (picked,) and pl.targets == (place,) and pl.path == (place,)]
         return found[0] if len(found) == 1 else None
 
+    def attempt_at(self, state, picked, place):
+        """A Block of the side to act, then a Zone none of its listed actions leads to: a move of that Block
+        alone there is put to the rules, and the page shows their refusal with its rule (19.1 a Zone not
+        next to its own...). A click on another Block only picks it."""
+        block = self._block(state, picked)
+        side = self.rules.to_act(state) if self.rules is not None else None
+        if block is None or block.side != side or place not in state.g.scenario.model.zones or place == block.zone:
+            return None
+        return self.refused_only(state, {"kind": "move", "side": side, "zones": [block.zone],
+                                         "moves": [[block.id, place]]})
+
     def show(self, state, picked, targets):
         from dashboards.render.zone_map import zone_map_svg
         svg = zone_map_svg(state.g)

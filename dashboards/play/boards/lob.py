@@ -24,6 +24,17 @@ class LobBoard(Board):
     def pieces_at(self, state, place):
         return {u.uid for u in state.units if u.area == place}
 
+    def attempt_at(self, state, picked, place):
+        """An area holding units of the player to act, then an area none of its listed actions leads to: a
+        move of those units there is put to the rules, and the page shows their refusal with its rule (4.2.2
+        areas that do not border, an enemy area entered by a move; an area not activated...). A click on
+        an area of one's own units only picks it."""
+        side = self.rules.to_act(state) if self.rules is not None else None
+        mine = sorted(u.uid for u in state.units if u.area == picked and u.side == side)
+        if not mine or any(u.area == place and u.side == side for u in state.units):
+            return None
+        return self.refused_only(state, {"type": "move", "units": mine, "path": [place], "end": "area"})
+
     def show(self, state, picked, targets):
         by_area: dict[str, list] = {}
         for u in state.units:

@@ -71,6 +71,24 @@ class TbfBoard(Board):
     def pieces_at(self, state, place):
         return {p.id for p in state.game.on_map() if p.hex == place}
 
+    def attempt_at(self, state, picked, place):
+        """A hex with a unit of the side to act, then a hex none of its listed actions leads to: a move of
+        that unit there is put to the rules, and the page shows their refusal with its rule (6.2.1 not
+        within its movement points, terrain 6.2.2, enemy fronts 6.2.5 A...). A hex holding one's own units
+        only picks it."""
+        side = self.rules.to_act(state) if self.rules is not None else None
+        sc = self.scenario
+        here = [p for p in state.game.on_map() if p.hex == picked and sc.side_of.get(p.id) == side]
+        if not here or any(p.hex == place and sc.side_of.get(p.id) == side for p in state.game.on_map()):
+            return None
+        # in a stack, the unit that may act now (one its leader activated, 6.1; combat units before leaders)
+        # is the one the click means
+        ids = sorted((p.id for p in here), key=lambda u: (sc.is_leader(u), u))
+        acting = {u for a in self.rules.legal_actions(state) for u in self.rules.places(state, a).pieces}
+        uid = next((u for u in ids if u in acting), ids[0])
+        return self.refused_only(state, {"side": side, "unit": uid, "to": place, "path": [picked, place],
+                                         "kind": "move"})
+
     def show(self, state, picked, targets):
         from dashboards.render.hexmap import Counter, Marked
         sc = self.scenario
