@@ -309,16 +309,9 @@ class _Process:
             pass
 
     def close(self) -> None:
-        self.kill()
-        for c in (self.conn, self.lifeline):
-            try:
-                c.close()
-            except OSError:
-                pass
-        try:
-            self.proc.join(5)
-        except (OSError, ValueError, AssertionError):
-            pass
+        from dashboards.server.worker_pool import end_process
+        self.dead = True
+        end_process(self.proc, self.conn, self.lifeline)
 
 
 class Ticket:

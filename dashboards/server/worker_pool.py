@@ -291,16 +291,24 @@ class Worker:
             pass
 
     def close(self) -> None:
-        self.kill()
-        for c in (self.conn, self._lifeline):
-            try:
-                c.close()
-            except OSError:
-                pass
+        end_process(self.proc, self.conn, self._lifeline)
+
+
+def end_process(proc: Any, *pipes: Any) -> None:
+    """Stop a worker process for good: kill it, close its pipes and reap it (any step may be done already)."""
+    try:
+        proc.kill()
+    except (OSError, ValueError, AttributeError):
+        pass
+    for c in pipes:
         try:
-            self.proc.join(5)
-        except (OSError, ValueError, AssertionError):
+            c.close()
+        except OSError:
             pass
+    try:
+        proc.join(5)
+    except (OSError, ValueError, AssertionError):
+        pass
 
 
 class WorkerPool:
