@@ -95,7 +95,6 @@ _GAME_COLUMNS = ("id, system, scenario, edition, options, seed, title, status, c
                  "public, rev, seats, pending")
 #: the tables of a saved-games file (a file with other tables is another program's)
 _OUR_TABLES = frozenset({"meta", "games", "events", "bookmarks", "keys"})
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class StorageError(VedetteError):
@@ -263,12 +262,9 @@ class GameStore:
         not_ours = "this file is not a Vedette saved-games file (or it is damaged); nothing in it was changed"
         if not self.path.is_file():
             raise StorageError(self.path, "this is not a file (a folder or a device?); nothing was changed")
-        with open(self.path, "rb") as f:
-            head = f.read(len(_SQLITE_MAGIC))
-        if not head:
-            return
-        if head != _SQLITE_MAGIC:
-            raise StorageError(self.path, not_ours)
+        # read through SQLite, never with open(): closing a file descriptor of the database drops every POSIX
+        # lock this process holds on it (the live games' watcher's too); another process may then take the
+        # file as unused, delete its -wal and -shm files, and this process reads a stale copy for good
         try:
             con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10)
         except sqlite3.Error as exc:
@@ -277,6 +273,10 @@ class GameStore:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             mark = (con.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
                     if "meta" in tables else None)
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc):
+                raise StorageError(self.path, not_ours) from None
+            raise StorageError(self.path, _cause(exc, self.path)) from None
         except sqlite3.Error as exc:
             raise StorageError(self.path, _cause(exc, self.path)) from None
         finally:

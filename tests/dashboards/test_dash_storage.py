@@ -375,3 +375,31 @@ def test_a_schema_2_file_is_migrated_to_live_games(tmp_path):
     with pytest.raises(StaleGame):
         again.change(gid, rev, event={"kind": "z"})             # a stale counter writes nothing
     assert again.load(gid).n_events == 2
+
+
+def _other_process(path: str, sql: str) -> None:
+    """A short connection of another process (a second ``vedette-serve`` worker): run ``sql``, close."""
+    import subprocess
+    import sys
+    code = ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+            "c.execute(sys.argv[2]); c.close()")
+    subprocess.run([sys.executable, "-c", code, path, sql], check=True, timeout=60)
+
+
+def test_a_store_made_while_the_watcher_is_open_still_hears_other_processes(tmp_path):
+    """Issue 28.2, ``--num-procs 2``: a page made while this process's watcher holds the file open (a
+    GameStore per page) must not drop the watcher's locks. Before, the file's header was read with open()
+    and close(), which drops every POSIX lock of the process on the file: another process's closing
+    connection then took the file as unused, deleted its -wal and -shm, and this process's watcher never
+    saw another change (the other browser waited for a move forever)."""
+    path = tmp_path / "games.sqlite3"
+    GameStore(path)
+    w = GameStore(path).watcher()
+    try:
+        w.changed()                                  # the watcher's connection is open from here on
+        GameStore(path)                              # a new page's store, in this process
+        _other_process(str(path), "SELECT COUNT(*) FROM meta")          # opened and closed elsewhere
+        _other_process(str(path), "INSERT INTO meta(key, value) VALUES('moved', '1')")
+        assert w.changed()                           # the other process's commit is seen here
+    finally:
+        w.close()
