@@ -265,11 +265,14 @@ class GameStore:
         # read through SQLite, never with open(): closing a file descriptor of the database drops every POSIX
         # lock this process holds on it (the live games' watcher's too); another process may then take the
         # file as unused, delete its -wal and -shm files, and this process reads a stale copy for good
+        # (a plain connection, not mode=ro: one left behind by a server that was killed needs its write-ahead log
+        # recovered, which a read-only connection cannot do; query_only keeps this look from writing anything)
         try:
-            con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10)
+            con = sqlite3.connect(str(self.path), timeout=10)
         except sqlite3.Error as exc:
             raise StorageError(self.path, _cause(exc, self.path)) from None
         try:
+            con.execute("PRAGMA query_only = ON")
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             mark = (con.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
                     if "meta" in tables else None)
