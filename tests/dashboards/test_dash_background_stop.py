@@ -26,6 +26,25 @@ from tests.dashboards.stoppable_work import count_until_stopped, look_once_then_
 linux_only = pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 
 
+
+def _run(coro):
+    """Run ``coro`` on a loop of its own in a thread: the test process may already run an event loop in this
+    thread (the browser tests' sync Playwright leaves one), where asyncio.run refuses to start."""
+    import threading
+    out: dict = {}
+
+    def go() -> None:
+        try:
+            out["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the test's thread
+            out["error"] = exc
+    t = threading.Thread(target=go)
+    t.start()
+    t.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
 def _alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -182,7 +201,7 @@ def test_the_waiting_cancelled_stops_its_job():
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-    asyncio.run(main())
+    _run(main())
     assert job.stopped and w.killed
 
 
@@ -193,7 +212,7 @@ def test_the_waiting_past_its_budget_stops_its_job_and_says_so():
     async def main():
         fut = asyncio.get_running_loop().create_future()
         return await bg._answer(fut, job, 0.01)
-    ok, value = asyncio.run(main())
+    ok, value = _run(main())
     assert not ok and isinstance(value, bg.OverBudget) and "time budget" in str(value)
     assert job.stopped and w.killed
 
