@@ -178,7 +178,7 @@ class StatusParts:
         for e in entries:
             yours = e.get("values") == "your printed values"
             said = (f"your printed values · {e.get('file', '')}" + (f" ({e['fingerprint']})" if e.get("fingerprint") else "")
-                    if yours else f"shipped ({e.get('file', '')})")
+                    if yours else "the values shipped with Vedette")
             badges = " ".join(badge_html(str(t.get("source", "")), label=str(name).replace("_", " "), uploaded=yours)
                               for name, t in sorted((e.get("tables") or {}).items()))
             parts.append(f"<div class='charts-badge' data-values='{html.escape(str(e.get('values', '')))}'>"

@@ -32,7 +32,7 @@ def test_a_record_naming_etc_passwd_shows_no_line_of_it_and_changes_nothing(page
     page.goto(app_url + "/play")
     expect(page.locator(".status-line")).to_contain_text("No game", timeout=30_000)
     wait_ready(page)
-    page.locator("input[type=file]").first.set_input_files(str(bad))
+    page.locator(".import-record input[type=file]").set_input_files(str(bad))
     refusal = page.locator(".refusal-box .refusal")
     expect(refusal).to_contain_text("not loaded (nothing changed)", timeout=30_000)
     expect(refusal).to_contain_text("options.tables")
