@@ -136,6 +136,8 @@ _WAIT_REV = """([rev, said]) => new Promise((done, fail) => {
 
 
 @pytest.mark.e2e
+@pytest.mark.slow   # 25 bot moves watched in a browser: on a loaded 2-core machine a move may take past the
+                    # page's 60 s look; the live bot game's behaviour is tested in tests/e2e/test_play_together.py
 def test_bench_greedy_bot_move_on_the_page(benchmark, page, app_url):
     """Bussaco, the Allied side to the greedy bot: the French player ends each phase (or answers what it is
     asked); for each action the bot makes, the time from the frame showing the change before it (the
