@@ -174,7 +174,10 @@ def test_ctrl_c_keeps_the_finished_games_and_closes_the_cluster(workers_see_race
     assert 1 <= len(rows) < 40
     alone = run_study(slow, workers=0)
     assert rows == [alone[r["game"]] for r in rows]
-    assert _worker_processes() == []
+    # the cluster was closed: its processes are ending (on a loaded machine one may still be on its way out)
+    import psutil
+    _, alive = psutil.wait_procs(_worker_processes(), timeout=60)
+    assert alive == []
 
 
 def test_progress_bar_shows_games_done_rate_and_running_win_rates(capsys, workers_see_race_game):
