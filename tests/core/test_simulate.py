@@ -168,16 +168,19 @@ def test_ctrl_c_keeps_the_finished_games_and_closes_the_cluster(workers_see_race
             os.kill(os.getpid(), signal.SIGINT)
 
     threading.Thread(target=ctrl_c, daemon=True).start()
+    # worker processes another test left running (a server's worker pool) are not this study's
+    before = {p.pid for p in _worker_processes()}
     with pytest.raises(StudyInterrupted) as stopped:
         run_study(slow, workers=2, on_row=lambda row: first.set())
+    ours = [p for p in _worker_processes() if p.pid not in before]
     rows = stopped.value.rows
     assert 1 <= len(rows) < 40
     alone = run_study(slow, workers=0)
     assert rows == [alone[r["game"]] for r in rows]
     # the cluster was closed: its processes are ending (on a loaded machine one may still be on its way out)
     import psutil
-    _, alive = psutil.wait_procs(_worker_processes(), timeout=60)
-    assert alive == []
+    _, alive = psutil.wait_procs(ours, timeout=60)
+    assert alive == [], [" ".join(p.cmdline())[:200] for p in alive]
 
 
 def test_progress_bar_shows_games_done_rate_and_running_win_rates(capsys, workers_see_race_game):
