@@ -13,7 +13,7 @@ import html
 import param
 from panel.custom import JSComponent
 
-__all__ = ["ClickableSvg", "zone_map_svg", "SIDE_FILL"]
+__all__ = ["ClickableSvg", "zone_map_svg", "SIDE_FILL", "block_label", "fitted_text"]
 
 _JS = r"""
 export function render({ model, el }) {
@@ -58,12 +58,39 @@ class ClickableSvg(JSComponent):
 SIDE_FILL = {"french": "#3b5b92", "coalition": "#c9c9c9"}
 
 
+#: an average glyph's width as a share of the font size (sans-serif text of letters and digits): what a label
+#: is measured by before it is drawn, so one too long for its Block is fitted to it instead of cut off
+GLYPH = 0.56
+ROW = 24            # a Block's row in its Zone (px)
+
+
+def fitted_text(x: float, y: float, text: str, size: float, room: float, fill: str = "#000",
+                weight: str = "normal") -> str:
+    """An SVG ``text`` of ``text`` at ``size`` px that never runs past ``room`` px: a label measured longer
+    is drawn squeezed to the room (``textLength``), so a Block or Zone label is never cut off."""
+    squeeze = (f" textLength='{room:.0f}' lengthAdjust='spacingAndGlyphs'"
+               if len(text) * size * GLYPH > room else "")
+    return (f"<text x='{x}' y='{y}' font-size='{size}' font-weight='{weight}' fill='{fill}'{squeeze}>"
+            f"{html.escape(text)}</text>")
+
+
+def block_label(u) -> str:
+    """A Block as its row says it: id, type, Skill rating and Battle State (9.0, 9.2)."""
+    from engine.bc.game.words import word
+    b = u.block
+    return f"{u.id} {word(b.kind)}, skill {b.skill}, {word(b.state)}"
+
+
 def zone_map_svg(st) -> str:
-    """An SVG drawing of the Zones, borders (interval terrain, impassable) and the Blocks in each Zone."""
+    """An SVG drawing of the Zones, borders (interval terrain, impassable) and the Blocks in each Zone;
+    each Zone is as tall as its fullest Zone needs (every Block and HQ marker inside its box)."""
     from engine.bc.game.zones import battle_zones
 
     sc = st.scenario
-    W, H, PAD = 150, 110, 20
+    rows = max((len(st.in_zone(z)) for z in sc.model.zones), default=0)
+    hq_rows = max((len(st.hqs_in(z)) for z in sc.model.zones), default=0)
+    W, PAD = 210, 20
+    H = max(110, 28 + rows * ROW + hq_rows * 14 + 6)
     pos = {z: (PAD + m.x * (W + 40), PAD + (max(mm.y for mm in sc.model.zones.values()) - m.y) * (H + 30))
            for z, m in sc.model.zones.items()}
     parts = []
@@ -80,20 +107,22 @@ def zone_map_svg(st) -> str:
         units = st.in_zone(z)
         hqs = st.hqs_in(z)
         flag = "" if m.flag == "none" else f" ⚑{m.flag}"
-        lines = [f"<text x='{x + 6}' y='{y + 16}' font-size='12' font-weight='bold'>{html.escape(z)} · "
-                 f"{html.escape(m.terrain)}{html.escape(flag)}</text>"]
+        lines = [fitted_text(x + 6, y + 16, f"{z} · {m.terrain}{flag}", 12, W - 12, weight="bold")]
         for i, u in enumerate(units):
-            b = u.block
-            label = f"{u.id} {b.kind.replace('_', ' ')} s{b.skill} {b.state}{' (lead)' if i == 0 else ''}"
+            label = block_label(u)
             bz = ",".join(sorted(battle_zones(st, u)))
+            # the Zone's first Block is its Lead Block (9.4), the one an attack targets (23.1): a gold edge
+            lead = " stroke='#d4a017' stroke-width='3'" if i == 0 else ""
             lines.append(f"<g class='bc-block' data-block='{html.escape(u.id)}'>"
-                         f"<rect x='{x + 6}' y='{y + 24 + i * 24}' width='{W - 12}' height='20' rx='3' "
-                         f"fill='{SIDE_FILL[u.side]}'><title>Battle Zones: {html.escape(bz or 'none')}</title></rect>"
-                         f"<text x='{x + 10}' y='{y + 38 + i * 24}' font-size='10' "
-                         f"fill='{'#fff' if u.side == 'french' else '#000'}'>{html.escape(label)}</text></g>")
-        for h in hqs:
-            lines.append(f"<text x='{x + 6}' y='{y + H - 8}' font-size='10'>{html.escape(h.id)} "
-                         f"({h.hq.kind.upper()}, {h.hq.state})</text>")
+                         f"<title>{html.escape(label)}{'; Lead Block (9.4)' if i == 0 else ''}; "
+                         f"Battle Zones: {html.escape(bz or 'none')}</title>"
+                         f"<rect x='{x + 6}' y='{y + 24 + i * ROW}' width='{W - 12}' height='20' rx='3' "
+                         f"fill='{SIDE_FILL[u.side]}'{lead}/>"
+                         + fitted_text(x + 10, y + 38 + i * ROW, label, 10, W - 20,
+                                       fill='#fff' if u.side == 'french' else '#000') + "</g>")
+        for j, h in enumerate(hqs):
+            lines.append(fitted_text(x + 6, y + 28 + len(units) * ROW + 10 + j * 14,
+                                     f"{h.id} ({h.hq.kind.upper()}, {h.hq.state})", 10, W - 12))
         parts.append(f"<g class='bc-zone' data-zone='{html.escape(z)}' data-blocks='{' '.join(u.id for u in units)}'>"
                      f"<rect x='{x}' y='{y}' width='{W}' height='{H}' rx='6' fill='#f4f1e8' stroke='#555'/>"
                      + "".join(lines) + "</g>")

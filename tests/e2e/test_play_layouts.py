@@ -362,3 +362,42 @@ def test_a_game_started_with_your_printed_charts_shows_them_and_a_bad_file_start
     line = page.locator(".charts-badge[data-values='your printed values']")
     expect(line).to_contain_text("your printed values · my_albuera_charts.yaml (sha256:", timeout=60_000)
     expect(line.locator(".prov-from-file").first).to_be_attached()
+
+
+# Each Battle Commander label drawn on the zone map, measured by the browser: a Block's text against its
+# Block's box, every text and Block against its Zone's box (through Panel's shadow roots).
+LABELS_INSIDE = r"""
+() => {
+  const all = (root, sel, out) => { for (const e of root.querySelectorAll(sel)) out.push(e);
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) all(e.shadowRoot, sel, out); return out; };
+  const bad = [];
+  const inside = (a, b, slack) => a.x >= b.x - slack && a.y >= b.y - slack && a.x + a.width <= b.x + b.width + slack
+                                 && a.y + a.height <= b.y + b.height + slack;
+  const zones = all(document, 'svg.bc-map g.bc-zone', []);
+  for (const z of zones) {
+    const box = z.querySelector(':scope > rect').getBBox();
+    for (const t of z.querySelectorAll('text')) {
+      const r = t.getBBox();
+      if (!inside(r, box, 0.5)) bad.push(`"${t.textContent}" runs out of Zone ${z.dataset.zone}`);
+    }
+    for (const b of z.querySelectorAll('g.bc-block')) {
+      const rect = b.querySelector('rect').getBBox(), text = b.querySelector('text');
+      if (!inside(rect, box, 0.5)) bad.push(`Block ${b.dataset.block} runs out of Zone ${z.dataset.zone}`);
+      if (text.getComputedTextLength() > rect.width - 4 + 0.5)
+        bad.push(`"${text.textContent}" (${text.getComputedTextLength().toFixed(0)} px) is wider than its Block (${rect.width} px)`);
+    }
+  }
+  return {zones: zones.length, bad};
+}
+"""
+
+
+def test_every_battle_commander_label_fits_its_block_and_zone(page: Page, app_url: str):
+    """Issue 25: no Block label on the zone map is cut off (before: "C1 long infantry s2 steady (lead)" drawn
+    at 10 px ran past its 138 px Block); every Block and text lies inside its Zone."""
+    page.set_viewport_size({"width": 1280, "height": HEIGHT})
+    _start(page, app_url, "bc")
+    expect(page.locator("svg.bc-map g.bc-block").first).to_be_attached(timeout=60_000)
+    found = page.evaluate(LABELS_INSIDE)
+    assert found["zones"] >= 9
+    assert not found["bad"], "\n".join(found["bad"])
