@@ -241,6 +241,20 @@ class GameRules(ABC, Generic[S, A]):
         label = answer.get("label") or answer.get("kind", "")
         return f"{plain(label)}: {plain(answer.get('value'))}"
 
+    def describe_step(self, state: S, request: Request) -> str:
+        """One question of a probability tree (a die, a card, a choice, a sub-procedure) in a player's
+        words, with the pieces as their counters name them; ``state`` is the position the action starts
+        from. Default: the request's own label (a chance request says its die or deck too)."""
+        return request.describe() if isinstance(request, ChanceRequest) else str(request.label)
+
+    def describe_result(self, state: S, request: Request, value: Any) -> str:
+        """What a sub-procedure of a probability tree came to (``request`` is the sub-procedure asked,
+        ``value`` its result), in a player's words, e.g. "AR: the attacker is routed (9.6 [B])". A result
+        that is a whole position is said by :meth:`odds_label` before this is asked. Default: the value's
+        own ``in_words()`` when it has one, else :func:`engine.core.words.plain`."""
+        from .words import result_words
+        return result_words(value)
+
     def option_title(self, name: str) -> str:
         """A game option (:meth:`options`) as a player names it, e.g. "Fog of war"."""
         from .words import identifier_words

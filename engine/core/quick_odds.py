@@ -336,24 +336,30 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
                          why="the tree is too big to draw; its odds are shown without it")
     state_type = type(state)
 
-    def words(value: Any, top: bool) -> _Said:
+    def words(value: Any, request: Any) -> _Said:
+        # a whole position (the action's end, or a sub-procedure that plays on to one) by what changed
+        # since the action's start; any other result as the system says it
         value = unkey(value)
-        if top and isinstance(value, state_type):
+        if isinstance(value, state_type):
             lab = rules.odds_label(state, value, action)
-            return _Said(lab[0] if isinstance(lab, tuple) else lab)
-        text = plain(value)
+            text = lab[0] if isinstance(lab, tuple) else lab
+        elif request is not None:
+            text = rules.describe_result(state, request, value)
+        else:
+            text = plain(value)
         return _Said(text if len(text) <= RESULT_CHARS else text[:RESULT_CHARS - 1] + "…")
 
     for t in trees:
-        top = t is tree
         for n in t.nodes():
             if not n.children:
                 if not isinstance(n.result, _Said):
-                    n.result = words(n.result, top)
+                    n.result = words(n.result, None)
                 continue
+            if n.request is not None and not isinstance(n.label, _Said):
+                n.label = _Said(rules.describe_step(state, n.request))
             for c in n.children:             # a sub-procedure's result as the answer of its node
                 if c.outcome_text is None and not isinstance(c.outcome, (bool, int, float, str, type(None))):
-                    c.outcome_text = words(c.outcome, top)
+                    c.outcome_text = words(c.outcome, n.request)
     return tree
 
 

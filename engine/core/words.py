@@ -8,7 +8,7 @@ from typing import Any
 
 from .values import jsonable
 
-__all__ = ["plain", "identifier_words"]
+__all__ = ["plain", "identifier_words", "result_words"]
 
 
 def identifier_words(name: str) -> str:
@@ -33,3 +33,15 @@ def plain(value: Any) -> str:
     if isinstance(v, (list, tuple)):
         return ", ".join(plain(x) for x in v)
     return identifier_words(str(v))
+
+
+def result_words(value: Any) -> str:
+    """A rules procedure's result in words: its own ``in_words()`` when it has one (results that describe
+    themselves), else :func:`plain`; within a tuple, each part so."""
+    said = getattr(value, "in_words", None)
+    if callable(said):
+        return str(said())
+    if isinstance(value, tuple) and not hasattr(value, "_fields") and any(
+            callable(getattr(x, "in_words", None)) for x in value):
+        return "; ".join(result_words(x) for x in value)
+    return plain(value)
