@@ -349,11 +349,18 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
             text = plain(value)
         return _Said(text if len(text) <= RESULT_CHARS else text[:RESULT_CHARS - 1] + "…")
 
+    # a sub-procedure's tree ends in that sub-procedure's results: said as its answers are, by its request
+    opened: dict[int, Any] = {}
     for t in trees:
+        for n in t.nodes():
+            if n.subtree is not None:
+                opened.setdefault(id(n.subtree), n.request)
+    for t in trees:
+        asked = opened.get(id(t))
         for n in t.nodes():
             if not n.children:
                 if not isinstance(n.result, _Said):
-                    n.result = words(n.result, None)
+                    n.result = words(n.result, asked)
                 continue
             if n.request is not None and not isinstance(n.label, _Said):
                 n.label = _Said(rules.describe_step(state, n.request))
