@@ -29,8 +29,8 @@ from .state import BcState, invariants, new_map, state_from_json, state_to_json
 from .types import LEADER_ASSIST, SIDES, Phase
 from .victory import flag_control
 from .view import odds_state, odds_view, view, visible_action, visible_event
-from .words import (bc_label, bc_metrics, bc_value, describe, describe_answer, describe_option, metric_title,
-                    option_title, piece_name)
+from .words import (bc_label, bc_metrics, bc_result, bc_step, bc_value, describe, describe_answer, describe_option,
+                    metric_title, option_title, piece_name)
 
 __all__ = ["BcRules", "ENGINE_VERSION", "GAME_OPTIONS"]
 
@@ -209,6 +209,12 @@ class BcRules(GameRules[BcState, BcAction]):
 
     def piece_name(self, st: BcState, piece: str) -> str:
         return piece_name(st, piece)
+
+    def describe_step(self, st: BcState, request) -> str:
+        return bc_step(request)
+
+    def describe_result(self, st: BcState, request, value) -> str:
+        return bc_result(st, request, value)
 
     def state_to_json(self, st: BcState) -> dict:
         return state_to_json(st)

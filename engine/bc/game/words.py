@@ -14,15 +14,17 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.core.game import GameRules
+from engine.core.procedure import ChanceRequest
 from engine.core.values import spoken_list
-from engine.core.words import identifier_words, plain
+from engine.core.words import identifier_words, plain, result_words
 
 from ..deck import Deck
 from .actions import BcAction, Kind
 from .types import ENEMY, SIDES
 
 __all__ = ["WORDS", "word", "words_in", "describe", "describe_option", "describe_answer", "piece_name",
-           "option_title", "metric_title", "bc_label", "bc_metrics", "bc_value", "HITS"]
+           "option_title", "metric_title", "bc_label", "bc_metrics", "bc_value", "HITS", "map_changes", "bc_step",
+           "bc_result", "combat_words", "face_words"]
 
 #: each identifier of the rules in the words of the rulebook
 WORDS: dict[str, str] = {
@@ -252,23 +254,29 @@ def bc_label(rules, before, after, a) -> tuple[str, str]:
     and the end of the game."""
     if a.kind != "attack":
         return GameRules.odds_label(rules, before, after, a), rules.rule_of(a)
-    g0, g1 = before.g, after.g
-    now = {u.id: u for u in g1.units}
-    seen: dict[tuple[str, tuple[str, ...]], int] = {}
-    for u0 in g0.units:
-        if u0.zone not in (a.frm, a.to):
-            continue
-        w = _block_words(u0, now.get(u0.id), "attacker" if u0.side == a.side else "defender", a.to)
-        if w:
-            seen[w] = seen.get(w, 0) + 1            # the same said of several Blocks is said once, counted
-    parts: list[str] = [_said(role, bits, n) for (role, bits), n in seen.items()]
-    for side in SIDES:
-        d = g1.morale_of(side).value - g0.morale_of(side).value
-        if d:
-            parts.append(f"{side} morale {d:+d}")
+    parts = map_changes(before.g, after.g, a.frm, a.to, a.side)
     if after.winner is not None and before.winner is None:
         parts.append(f"game over: {after.winner}")
     return "; ".join(parts) or "no effect", "23.0"
+
+
+def map_changes(g0, g1, frm: str, to: str, side: str) -> list[str]:
+    """What an attack from ``frm`` on ``to`` by ``side`` did on the map (23.0, 24.0, 13.0): each Block of the two
+    Zones by its role (the same said of several Blocks said once, counted), then each Morale change."""
+    now = {u.id: u for u in g1.units}
+    seen: dict[tuple[str, tuple[str, ...]], int] = {}
+    for u0 in g0.units:
+        if u0.zone not in (frm, to):
+            continue
+        w = _block_words(u0, now.get(u0.id), "attacker" if u0.side == side else "defender", to)
+        if w:
+            seen[w] = seen.get(w, 0) + 1            # the same said of several Blocks is said once, counted
+    parts: list[str] = [_said(role, bits, n) for (role, bits), n in seen.items()]
+    for s in SIDES:
+        d = g1.morale_of(s).value - g0.morale_of(s).value
+        if d:
+            parts.append(f"{s} morale {d:+d}")
+    return parts
 
 
 def bc_metrics(st) -> dict[str, float]:
@@ -293,3 +301,152 @@ def bc_value(rules, st, side: str) -> float:
     foe = ENEMY[side]
     return (3.0 * (m[f"blocks.{side}"] - m[f"blocks.{foe}"]) + 0.5 * (m[f"hits.{foe}"] - m[f"hits.{side}"])
             + (m[f"morale.{side}"] - m[f"morale.{foe}"]))
+
+
+# ------------------------------------------------------------------------------------------------
+# An attack's probability tree in a player's words (issue 25 point 1)
+# ------------------------------------------------------------------------------------------------
+#: a result said in the tree is at most this long (core cuts longer ones: quick_odds.RESULT_CHARS is 120)
+LONGEST = 119
+#: the Blocks of a combat by their place in it (9.4 Lead and second line)
+_ROLE = {"attacker_lead": "attacking Lead", "attacker_second": "attacker's second line",
+         "defender_lead": "defending Lead", "defender_second": "defender's second line"}
+_EFFECTS_LABEL = re.compile(r"\beffects of ([a-z_]+)")
+_ATTACK_LABEL = re.compile(r"^(fire|assault|bombard|bombardment|ordre_mixte|artillery_assault) from ")
+
+
+def _fit(head: str, extras: list[str], rule: str) -> str:
+    """``head: extra; extra (rule)`` with as many extras, in order, as keep it at most :data:`LONGEST` long."""
+    tail = f" ({rule})" if rule else ""
+    out = head
+    for i, e in enumerate(extras):
+        cand = f"{out}{': ' if i == 0 else '; '}{e}"
+        if len(cand) + len(tail) > LONGEST:
+            break
+        out = cand
+    return out + tail
+
+
+def _n(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+def bc_step(request) -> str:
+    """A question of the tree in the rulebook's words: ``"effects of Gun Smoke"``, ``"Fire from E2 on M2"``,
+    ``"combat card (fire, column +2)"``."""
+    text = request.describe() if isinstance(request, ChanceRequest) else str(request.label)
+    text = _ATTACK_LABEL.sub(lambda m: f"{word(m.group(1))} from ", text)
+    text = _EFFECTS_LABEL.sub(lambda m: f"effects of {word(m.group(1))}", text)
+    return words_in(text)
+
+
+def _setup_side(side) -> str:
+    b = side.lead
+    return f"{b.name or word(b.kind)} (skill {b.skill}, {word(str(b.state))})"
+
+
+def _setup_words(s) -> str:
+    """The attack set-up (23.1, 23.6): the two Leads, then the supports counted."""
+    extras = []
+    for who, side in (("attacker", s.attacker), ("defender", s.defender)):
+        if side.second is not None:
+            extras.append(f"{who}'s second line {side.second.name or word(side.second.kind)}")
+        if side.steady_hq:
+            extras.append(f"{who}'s HQ +1 Skill")
+    if s.attacker.wings:
+        extras.append(_n(len(s.attacker.wings), "Wing support"))
+    if s.special not in ("", "none"):
+        extras.insert(0, word(s.special))
+    return _fit(f"{word(s.attack)}, {_setup_side(s.attacker)} against {_setup_side(s.defender)}", extras, "23.1")
+
+
+def _fate_words(f) -> str | None:
+    if f.eliminated:
+        bits = ["eliminated"]
+    else:
+        bits = ([f"takes {_n(f.hits, 'hit')}"] if f.hits else []) + \
+               ([f"loses {_n(f.steps_lost, 'step')}"] if f.steps_lost else []) + \
+               ([f"retreats {_n(f.retreats, 'Zone')}"] if f.retreats else [])
+    if not bits:
+        return None
+    return f"{_ROLE.get(f.role, identifier_words(f.role))} " + " and ".join(bits)
+
+
+def combat_words(o) -> str:
+    """A combat's outcome (23.5): the result, then what it did: ``"Skull & Bones: defender loses 1 Morale; critical
+    icon 4 Flags; defending Lead takes 1 hit (23.5)"``."""
+    bits = []
+    for who, d in (("attacker", o.attacker_morale), ("defender", o.defender_morale)):
+        if d:
+            bits.append(f"{who} {'loses' if d < 0 else 'gains'} {abs(d)} Morale")
+    if o.critical:
+        bits.append(f"critical icon {word(o.critical)}")
+    bits += [w for w in (_fate_words(f) for f in o.blocks) if w]
+    for who, n in (("attacker", o.attacker_tokens_lost), ("defender", o.defender_tokens_lost)):
+        if n:
+            bits.append(f"{who} loses {_n(n, 'Attack Token')}")
+    if o.square_formed:
+        bits.append("a Square formed")
+    bits += [f"{word(side)} HQ {words_in(what)}" for side, what in o.hq_fates]
+    if o.advance_morale:
+        bits.append("+1 Morale if the attacker advances")
+    head = word(o.result) + ("" if o.table in ("fire", "assault") and o.table == _TABLE.get(o.result, o.table)
+                             else f" on the {word(o.table)} line")
+    return _fit(head, bits or ["no effect"], "23.5")
+
+
+#: the CRT line each result is read on (23.2 Fire, 23.3 Assault)
+_TABLE = {"gun_smoke": "fire", "muskets_shot": "fire", "round_shot": "fire", "skull_bones": "fire",
+          "black_cross": "assault", "horse_head": "assault", "bayonets": "assault", "bayonets_burst": "assault",
+          "burst": "assault", "retreat_flag": "assault"}
+
+
+def _read(shifted) -> str:
+    """A card's CRT results at the column read: one, or one for each net shift (23.4)."""
+    if not shifted:
+        return ""
+    if len(shifted) == 1:
+        return word(shifted[0][1])
+    return ", ".join(f"{word(r)} at shift {k:+d}" for (_, k), r in shifted)
+
+
+def face_words(request, face) -> str:
+    """A card drawn, as the question that drew it reads it: the reshuffle card (15.0); a combat card's result
+    and icon (23.2, 23.3); an icon on the Critical Combat Table (23.5); a Skill Check icon (21.0)."""
+    if face.reshuffle:
+        return "the reshuffle card: the discards go back into the pile (15.0)"
+    label = str(getattr(request, "label", "")).lower()
+    icon = word(face.skill) if face.skill else "no icon"
+    if "critical combat table" in label:
+        return f"Critical Combat Table: {icon} (23.5)"
+    read = _read(face.shifted)
+    if read or "combat card" in label:
+        fire = _read(face.fire_shifted)
+        rule = "23.2" if "fire" in label and "assault" not in label else "23.3"
+        return _fit(read or "a card", [f"card icon {icon}"] + ([f"Fire line {fire} (27.6)"] if fire else []), rule)
+    return f"Skill Check icon: {icon} (21.0)"
+
+
+def bc_result(st, request, value) -> str:
+    """A sub-procedure's result or a card drawn, in the tree, as a player says it (dispatched on its type, or on
+    the key of the sub-procedure that gave it)."""
+    from ..combat import CombatOutcome
+    from ..deck import Face
+    from ..tally import CombatSetup
+    from .state import MapState
+    key = getattr(request, "key", None)
+    kind = key[0] if isinstance(key, tuple) and key and isinstance(key[0], str) else ""
+    if isinstance(value, CombatOutcome):
+        return combat_words(value)
+    if isinstance(value, CombatSetup):
+        return _setup_words(value)
+    if isinstance(value, Face):
+        return face_words(request, value)
+    if isinstance(value, MapState) and kind == "bc-apply" and len(key) > 3:
+        g0, frm, to = key[1], key[2], key[3]
+        lead = g0.lead(frm)
+        side = lead.side if lead is not None else ENEMY.get(g0.side_of_zone(to) or "", "")
+        return _fit("on the map", map_changes(g0, value, frm, to, side) or ["no change"], "24.1")
+    if kind == "bc-fire-redraw" and isinstance(value, tuple) and value:
+        return f"Fire line: {word(value[0])} (27.6)"
+    return words_in(result_words(value))

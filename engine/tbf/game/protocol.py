@@ -41,7 +41,7 @@ from .actions import (Activate, ActivateCommand, Attach, CavalryRetreat, Charge,
                       OutOfCommand, Pass, RULE_OF, action_from_json, format_action, parse_action, TbfAction)
 from .melee_combat import cached_melee_setup
 from .movement import FaceBlock, MoveBlock
-from .odds_words import tbf_label, tbf_value
+from .odds_words import tbf_label, tbf_result, tbf_step, tbf_value
 from .options import GAME_OPTIONS
 from .places import places
 from .queries import Queries
@@ -219,6 +219,12 @@ class TbfRules(GameRules[TbfState, TbfAction]):
 
     def piece_name(self, state: TbfState, piece: str) -> str:
         return words.piece_name(self.sc, piece)
+
+    def describe_step(self, state: TbfState, request: Any) -> str:
+        return tbf_step(self.sc, request)
+
+    def describe_result(self, state: TbfState, request: Any, value: Any) -> str:
+        return tbf_result(self.sc, state, request, value)
 
     # --- what the CLI and studies show of a position ---------------------------------------------------
     def state_summary(self, s: TbfState) -> dict[str, Any]:
