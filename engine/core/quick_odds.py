@@ -107,6 +107,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from .dist import prob_json
 from .errors import LimitError, VedetteError
+from .procedure import Log
 from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, choice_policy, compact_position,
                    enumerate_action, summarise, unkey)
 from .tables import GameTables
@@ -358,6 +359,9 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
     for t in trees:
         asked = opened.get(id(t))
         for n in t.nodes():
+            # what the procedure noted on the way (a Log), said as the system says its steps
+            n.notes = [(r, t if isinstance(t, _Said) else _Said(rules.describe_step(state, Log(r, t))))
+                       for r, t in n.notes]
             if not n.children:
                 if not isinstance(n.result, _Said):
                     n.result = words(n.result, asked)

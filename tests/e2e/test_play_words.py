@@ -68,6 +68,26 @@ def _not_words(page: Page) -> list[str]:
     return [t[:160] for t in texts if NOT_WORDS.search(t)]
 
 
+#: the systems whose attack's probability tree ("show the tree" under the odds) is read too (issue 25 point 1)
+TREE_SYSTEMS = ("tbf", "bc")
+#: every text of the tree drawn, collapsed branches included (a closed <details> shows no innerText)
+TREE_TEXT = """(root) => { const out = [];
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) { const t = n.nodeValue.trim(); if (t) out.push(t); }
+  return out; }"""
+
+
+def _tree_words(page: Page) -> list[str]:
+    """Open the tree under the odds shown ("show the tree"), wait for it (or for why there is none) and return
+    its texts that are not a player's words, each marked as the tree's."""
+    page.locator(".odds-tree-open button").click()
+    drawn = page.locator(".odds-tree[data-state='ready'], .odds-tree[data-state='error']").first
+    expect(drawn).to_be_attached(timeout=120_000)
+    texts = drawn.evaluate(TREE_TEXT)
+    assert texts, "the tree shows nothing"
+    return [f"tree: {t[:160]}" for t in texts if NOT_WORDS.search(t)]
+
+
 def _options_named(page: Page) -> list[str]:
     """The new-game form's optional rules that are not named in words (an id, a bare rule number)."""
     labels = page.locator(".variants label.variant").all_inner_texts()
@@ -152,6 +172,8 @@ def test_every_visible_word_is_a_players_word_after_a_fight(page: Page, app_url:
     expect(page.locator(".action-odds[data-state='ready'], .action-odds[data-state='error']").first
            ).to_be_attached(timeout=120_000)
     bad += _not_words(page)
+    if system in TREE_SYSTEMS:
+        bad += _tree_words(page)
     page.locator(".do-action button").click()
     _answer_until(page, k + 1, bad)
     expect(page.locator(".action-result[data-state='resolved']")).to_be_attached(timeout=60_000)
