@@ -389,7 +389,7 @@ def combat_words(o) -> str:
         bits.append("a Square formed")
     bits += [f"{word(side)} HQ {words_in(what)}" for side, what in o.hq_fates]
     if o.advance_morale:
-        bits.append("+1 Morale if the attacker advances")
+        bits.append("+1 Morale on an advance")
     head = word(o.result) + ("" if o.table in ("fire", "assault") and o.table == _TABLE.get(o.result, o.table)
                              else f" on the {word(o.table)} line")
     return _fit(head, bits or ["no effect"], "23.5")
