@@ -68,6 +68,24 @@ def _not_words(page: Page) -> list[str]:
     return [t[:160] for t in texts if NOT_WORDS.search(t)]
 
 
+#: every text under one element, its folded (closed ``<details>``) parts too
+ALL_TEXT = """(el) => { const out = []; const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  let n; while ((n = w.nextNode())) { const t = n.textContent.trim(); if (t) out.push(t); } return out; }"""
+
+#: a value's fields dumped instead of said (engine/core/quick_odds.py cuts a long one with "…"; the field
+#: names of a retreat's or a combat's result): tests/core/test_tree_words.py's check
+DUMP = re.compile(r"\b(uid|digest|beyond ma|end hex|advance path|pieces id)\b|…$")
+
+
+def _tree_words(page: Page) -> list[str]:
+    """The probability tree under the odds shown ("show the tree"): every text of it, its folded branches
+    and sub-procedures too, that is not a player's word or is a dump of a result's fields."""
+    page.locator(".odds-tree-open button").click()
+    tree = page.locator(".odds-tree[data-state='ready'], .odds-tree[data-state='error']").first
+    expect(tree).to_be_attached(timeout=120_000)
+    return [f"the tree: {t[:160]}" for t in tree.evaluate(ALL_TEXT) if NOT_WORDS.search(t) or DUMP.search(t)]
+
+
 def _options_named(page: Page) -> list[str]:
     """The new-game form's optional rules that are not named in words (an id, a bare rule number)."""
     labels = page.locator(".variants label.variant").all_inner_texts()
@@ -152,6 +170,8 @@ def test_every_visible_word_is_a_players_word_after_a_fight(page: Page, app_url:
     expect(page.locator(".action-odds[data-state='ready'], .action-odds[data-state='error']").first
            ).to_be_attached(timeout=120_000)
     bad += _not_words(page)
+    if system in ("n20", "lob"):
+        bad += _tree_words(page)
     page.locator(".do-action button").click()
     _answer_until(page, k + 1, bad)
     expect(page.locator(".action-result[data-state='resolved']")).to_be_attached(timeout=60_000)
