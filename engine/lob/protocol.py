@@ -133,6 +133,9 @@ class LobRules(GameRules[Game, Action]):
     def describe_answer(self, g: Game, answer: dict) -> str:
         return words.describe_answer(answer)
 
+    def describe_result(self, g: Game, request: Any, value: Any) -> str:
+        return words.describe_result(request, value)
+
     def option_title(self, name: str) -> str:
         return words.option_title(name)
 

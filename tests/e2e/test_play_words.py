@@ -69,23 +69,25 @@ def _not_words(page: Page) -> list[str]:
 
 
 #: the systems whose attack's probability tree ("show the tree" under the odds) is read too (issue 25 point 1)
-TREE_SYSTEMS = ("tbf", "bc")
-#: every text of the tree drawn, collapsed branches included (a closed <details> shows no innerText)
-TREE_TEXT = """(root) => { const out = [];
-  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  for (let n = walk.nextNode(); n; n = walk.nextNode()) { const t = n.nodeValue.trim(); if (t) out.push(t); }
-  return out; }"""
+TREE_SYSTEMS = ("n20", "lob", "tbf", "bc")
+#: every text under one element, its folded (closed ``<details>``) parts too
+ALL_TEXT = """(el) => { const out = []; const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  let n; while ((n = w.nextNode())) { const t = n.textContent.trim(); if (t) out.push(t); } return out; }"""
+
+#: a value's fields dumped instead of said (engine/core/quick_odds.py cuts a long one with "…"; the field
+#: names of a retreat's or a combat's result): tests/core/test_tree_words.py's check
+DUMP = re.compile(r"\b(uid|digest|beyond ma|end hex|advance path|pieces id)\b|…$")
 
 
 def _tree_words(page: Page) -> list[str]:
-    """Open the tree under the odds shown ("show the tree"), wait for it (or for why there is none) and return
-    its texts that are not a player's words, each marked as the tree's."""
+    """The probability tree under the odds shown ("show the tree"): every text of it, its folded branches
+    and sub-procedures too, that is not a player's word or is a dump of a result's fields."""
     page.locator(".odds-tree-open button").click()
-    drawn = page.locator(".odds-tree[data-state='ready'], .odds-tree[data-state='error']").first
-    expect(drawn).to_be_attached(timeout=120_000)
-    texts = drawn.evaluate(TREE_TEXT)
+    tree = page.locator(".odds-tree[data-state='ready'], .odds-tree[data-state='error']").first
+    expect(tree).to_be_attached(timeout=120_000)
+    texts = tree.evaluate(ALL_TEXT)
     assert texts, "the tree shows nothing"
-    return [f"tree: {t[:160]}" for t in texts if NOT_WORDS.search(t)]
+    return [f"the tree: {t[:160]}" for t in texts if NOT_WORDS.search(t) or DUMP.search(t)]
 
 
 def _options_named(page: Page) -> list[str]:

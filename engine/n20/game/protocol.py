@@ -37,7 +37,8 @@ from .state import OPTIONS, Battle, GameState
 from .turn import actor
 from .types import SIDES, Status, Step
 from .view import hides, odds_view, view, visible_action, visible_event
-from .words import describe, describe_answer, describe_option, metric_title, option_title, piece_name
+from .words import (describe, describe_answer, describe_option, describe_result, metric_title, option_title,
+                    piece_name)
 
 __all__ = ["N20Rules", "RULES", "ENGINE_VERSION", "OLD_VERSIONS", "SHIPPED_TABLES", "action_from_json",
            "register_bot"]
@@ -435,6 +436,9 @@ class N20Rules(GameRules[GameState, Action]):
 
     def describe_answer(self, state: GameState, answer: dict) -> str:
         return describe_answer(state, answer)
+
+    def describe_result(self, state: GameState, request, value) -> str:
+        return describe_result(state, request, value)
 
     def option_title(self, name: str) -> str:
         return option_title(name)

@@ -14,16 +14,21 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from engine.core.procedure import Choose
 from engine.core.values import spoken_list
-from engine.core.words import identifier_words, plain
+from engine.core.words import identifier_words, plain, result_words as core_result_words
+from engine.n20.advance import AdvanceResult
+from engine.n20.battle import CrtResult
+from engine.n20.retreat import RetreatResult
 
 from .actions import KINDS, Action
 from .exclusive import table_lookup
 from .state import OPTIONS, GameState
 from .types import HIDDEN, garrison_hex, is_garrison
 
-__all__ = ["describe", "describe_answer", "describe_option", "result_words", "card_words", "option_title",
-           "metric_title", "piece_name", "unit_title", "RESULT_RULES"]
+__all__ = ["describe", "describe_answer", "describe_option", "describe_result", "result_words", "card_words",
+           "crt_words", "retreat_words", "advance_words", "option_title", "metric_title", "piece_name", "unit_title",
+           "RESULT_RULES"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -146,6 +151,87 @@ def result_words(edition: str, code: str) -> str:
         first, then = code.split("->", 1)
         return f"{first}, which bombardment alone makes {result_words(edition, then)} (16.3.2)"
     return f"{code}, {_RESULT_WORDS.get(code, 'a result of the chart')} ({rules.get(code, '9.6')})"
+
+
+def crt_words(state: GameState | None, value: CrtResult) -> str:
+    """Steps B-F of a battle (9.0) as the CRT result they came to, named with its rule, and whether a
+    reliability check rolled the 6 that lapses the British reliability (16.9.2): "AR, the attacker is
+    routed (9.6 [B])"."""
+    code, lapsed = str(value[0]), bool(value[1])
+    edition = state.scenario.edition if state is not None else "v3"
+    return result_words(edition, code) + ("; British reliability lapsed (16.9.2)" if lapsed else "")
+
+
+# ------------------------------------------------------------------------------------------------
+# A battle's sub-procedures as a player says what they came to (a probability tree's answers)
+# ------------------------------------------------------------------------------------------------
+def _hexes(n: int) -> str:
+    return f"{n} hex{'es' if n != 1 else ''}"
+
+
+#: why a retreating unit broke, by the rule its result cites
+_BROKE = {"9.6": "breaks", "16.7.5": "is a straggler and breaks", "17.1": "is caught in square by cavalry and breaks",
+          "9.8.3": "breaks in an enemy ZOC", "9.8.4": "breaks before a river crossing",
+          "9.8.7": "reaches its LOC and breaks", "9.8": "cannot finish its retreat and breaks"}
+
+
+def retreat_words(state: GameState | None, r: RetreatResult) -> str:
+    """One unit's rout or withdrawal (9.6-9.8) as it ended: "FLTC routs 3 hexes to 1012 (9.8)", "ASAN breaks
+    in an enemy ZOC at 0109 after 3 hexes (9.8.3)", "FLTC breaks (9.6)"; a rout past the unit's printed
+    movement allowance says so (it costs Morale, Morale Chart)."""
+    name, rule = piece_name(state, r.unit), r.rule or "9.8"
+    to = f" to {r.end_hex}" if r.end_hex else ""
+    at = f" at {r.end_hex}" if r.end_hex else ""
+    after = f" after {_hexes(r.hexes)}" if r.hexes else ""
+    if r.fate == "withdrew":
+        return f"{name} withdraws {_hexes(r.hexes)}{to} ({rule})"
+    if r.fate == "routed" and r.hexes:
+        beyond = ", beyond its movement allowance" if r.beyond_ma else ""
+        return f"{name} routs {_hexes(r.hexes)}{to}{beyond} ({rule})"
+    if r.fate == "routed":
+        return f"{name} is routed but stays in its fortified hex ({rule})"
+    if r.fate == "held":
+        return f"{name} stays where it is ({rule})"
+    if r.fate == "destroyed":
+        how = "leaves the road and is destroyed" if rule == "16.7.6" else "is destroyed"
+        return f"{name} {how}{at}{after} ({rule})"
+    return f"{name} {_BROKE.get(rule, 'breaks')}{at}{after} ({rule})"
+
+
+def advance_words(state: GameState | None, a: AdvanceResult) -> str:
+    """The victor's advance after combat (9.9) as it went: "A5 advances 1 hex to 1311 (9.9)", with the
+    Controlled Advance roll (9.9.3), reluctant units that hang back (16.7.4) and a garrison destroyed by the
+    advance (9.4.4)."""
+    moves = [(piece_name(state, u), _hexes(n) + (f" to {h}" if h else "")) for u, n, h in a.moves]
+    if not moves:
+        text = "no advance"
+    else:                       # "A5 advances 1 hex to 1311 and FLTC 2 hexes to 1210"
+        text = spoken_list([f"{who} advances {how}" if i == 0 else f"{who} {how}"
+                            for i, (who, how) in enumerate(moves)])
+    if a.control:
+        text = f"control {a.control}: {text} (9.9.3)"
+    else:
+        text += " (9.9)"
+    if a.refused:
+        text += f"; {_names(a.refused)} hang{'s' if len(a.refused) == 1 else ''} back (16.7.4)"
+    if a.garrison_destroyed:
+        text += f"; the garrison of {a.garrison_destroyed} is destroyed (9.4.4)"
+    return text
+
+
+def describe_result(state: GameState, request, value) -> str:
+    """What a sub-procedure of a battle came to, as a probability tree shows it: the CRT result of steps
+    B-F (9.0, 9.6), a unit's retreat (9.8), the advance after combat (9.9); the option a choice took as
+    :func:`describe_option` says it. Anything else in core's words."""
+    if isinstance(request, Choose):
+        return describe_option(state, request, value)
+    if isinstance(value, CrtResult):
+        return crt_words(state, value)
+    if isinstance(value, RetreatResult):
+        return retreat_words(state, value)
+    if isinstance(value, AdvanceResult):
+        return advance_words(state, value)
+    return core_result_words(value)
 
 
 def _effect_words(state: GameState, eff) -> str:
