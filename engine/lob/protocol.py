@@ -16,7 +16,7 @@ from engine.core.codec import CodecError, from_json, to_json
 from engine.core.errors import VedetteError
 from engine.core.game import GameRules, Outcome, Places, Position
 from engine.core.odds import OddsBot
-from engine.core.procedure import Choose
+from engine.core.procedure import Choose, Log
 from engine.core.tables import ChartFile, GameTables, charts_summary, own_tables, tables_from_json
 
 from .actions import ACTION_TYPES, PASSES, RULE_OF, Action, Kind, format_action, parse_notation
@@ -135,6 +135,11 @@ class LobRules(GameRules[Game, Action]):
 
     def describe_result(self, g: Game, request: Any, value: Any) -> str:
         return words.describe_result(request, value)
+
+    def describe_step(self, g: Game, request: Any) -> str:
+        if isinstance(request, Log):             # a note on the way (the tree shows its rule beside it)
+            return words.describe_note(request.rule, request.text)
+        return super().describe_step(g, request)
 
     def option_title(self, name: str) -> str:
         return words.option_title(name)

@@ -204,6 +204,22 @@ def describe_answer(answer: dict) -> str:
     return f"{label}{tail}" if label else (f"rule {rule}" if rule else "-")
 
 
+_MORALE_NOTE = re.compile(r"'(?P<side>[A-Za-z]+)': (?P<n>-?\d+)")
+
+
+def describe_note(rule: str, text: str) -> str:
+    """A note a procedure logged (a tree node's note), in the words a record's answer gets: the end of a
+    combat (5.3) with each side's morale change, an activation, a combat round; else the note itself (the
+    tree shows its rule beside it)."""
+    m = _COMBAT_END.match(text)
+    if m:
+        _, _, morale = text.partition("; morale ")
+        detail = {x["side"]: int(x["n"]) for x in _MORALE_NOTE.finditer(morale)}
+        return describe_answer({"kind": "log", "rule": rule, "label": text[:m.end()], "detail": detail})
+    said = describe_answer({"kind": "log", "rule": "", "label": text})
+    return said
+
+
 # ------------------------------------------------------------------------------------------------
 # What a sub-procedure came to, as a probability tree shows it (the combat 5, its rounds 5.2, one roll
 # 5.2.1, the decisions after it 5.2.2-5.2.5, artillery fire 4.2.1 / 5.1.3, a leader's loss roll 7.1.1)

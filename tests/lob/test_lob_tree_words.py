@@ -134,3 +134,12 @@ def test_the_play_pages_attack_and_fire_trees_answer_in_words():
     fire = _tree_answers("LoB fire")
     assert fire == ["no hit, no retreat (4.2.1)", "1 hit, no retreat (4.2.1)",
                     "2 hits: the target is eliminated (4.2.1, 1.2)"]
+
+
+def test_a_combats_note_in_the_tree_says_each_sides_morale_in_words():
+    # attack.py logs the end of a combat (5.3) with the morale changes as a mapping; the tree's note says it as
+    # a record's answer does: the Allies held area 23 after the rounds (5.2), French -3, Allied 0
+    from engine.lob.words import describe_note
+    said = describe_note("5.3", "combat at 23: defender holds it (rounds); morale {'French': -3, 'Allied': 0}")
+    assert said == "combat at area 23: the defender holds it, after the combat rounds (5.2); French morale -3, Allied morale +0"
+    assert describe_note("5.2.1", "a note of its own") == "a note of its own"
