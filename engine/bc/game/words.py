@@ -434,8 +434,9 @@ def bc_result(st, request, value) -> str:
     from ..deck import Face
     from ..tally import CombatSetup
     from .state import MapState
-    key = getattr(request, "key", None)
-    kind = key[0] if isinstance(key, tuple) and key and isinstance(key[0], str) else ""
+    got = getattr(request, "key", None)
+    key: tuple[Any, ...] = got if isinstance(got, tuple) else ()
+    kind = key[0] if key and isinstance(key[0], str) else ""
     if isinstance(value, CombatOutcome):
         return combat_words(value)
     if isinstance(value, CombatSetup):

@@ -305,8 +305,9 @@ def tbf_result(sc: Scenario, state: TbfState, request: Request, value: Any) -> s
     defender eliminated, the others fatigued and retreat 2 hexes (6.4 H)"``, a retreat, a leader's fate, a
     charge, or a new map by what changed on it (a rout, 6.7 C)."""
     rule = str(getattr(request, "rule", "") or "")
-    key = getattr(request, "key", None)
-    kind = key[0] if isinstance(key, tuple) and key and isinstance(key[0], str) else ""
+    got = getattr(request, "key", None)
+    key: tuple[Any, ...] = got if isinstance(got, tuple) else ()
+    kind = key[0] if key and isinstance(key[0], str) else ""
     if isinstance(value, CheckOutcome):
         return _check(sc, value, rule)
     if isinstance(value, FireOutcome):
