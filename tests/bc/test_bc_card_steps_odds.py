@@ -104,9 +104,9 @@ def test_a_key_without_the_pile_is_caught(page_assaults, monkeypatch):
     assert odds_of(fast) == odds_of(before) != odds_of(wrong)
 
 
-def test_in_place_runs_every_card_step():
+def test_in_place_runs_every_card_step(page_assaults):
     # the enumeration the steps are checked against meets none of them
-    st, a = next((st, a) for st, a in _page_assaults() if a.special == "ordre_mixte")
+    st, a = next((st, a) for st, a in page_assaults if a.special == "ordre_mixte")
     met: set[str] = set()
 
     def spy(gen):
