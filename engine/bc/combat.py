@@ -21,7 +21,7 @@ from .tally import CombatSetup, CombatSide, prepare
 from .terrain import Terrain, default_terrain
 
 __all__ = ["ROLES", "BlockFate", "CombatOutcome", "square_outcome", "best_for", "neutral_policy", "resolve",
-           "combat_procedure", "fire_redraw"]
+           "combat_procedure", "fire_redraw", "read_combat_card", "draw_combat_card", "as_the_redraw_reads", "hq_fate_checks"]
 
 
 ROLES = ("attacker_lead", "attacker_second", "defender_lead", "defender_second")
@@ -133,6 +133,91 @@ def fire_redraw(pile, deck: Deck, column: int, net: int, summarised: bool):
     p = p.discarded(face)
     result = deck.results(face, "fire", ((column, net),))[0][1]
     return result, (p.summarise(deck, ()) if summarised else p)
+
+
+def read_combat_card(deck: Deck, pile, table: str, column: int, fixed: int, order: tuple, redraw_on: tuple | None):
+    """The combat card (23.2 / 23.3) read at ``column`` after the fixed and neutral shifts (23.4), and, where
+    ``redraw_on`` lists the results an Ordre Mixte or Artillery Assault may redraw (27.6), the redraw on the Fire
+    line. Returns ``(result, table, pile)``: the final result, the CRT line it was read on and the pile, the
+    card(s) discarded; for odds (a summarised pile) the pile as icons only, as every later draw reads them."""
+    draw = partial(draw_combat_card, deck, pile, table, column, fixed, order, redraw_on)
+    if redraw_on is None:
+        result, net, redraw, p = yield from draw()
+    else:
+        # an inline step of its own: in odds, the cards that lead to a redraw meet by what the redraw reads of
+        # the pile (each card's icon and Fire result), whatever Assault result they showed
+        result, net, redraw, p = yield Sub(("bc-combat-card-draw", deck, pile, table, column, fixed, order, redraw_on),
+                                           draw, rule="23.2" if table == "fire" else "23.3",
+                                           label=f"combat card ({table}, column {column:+d}) and the shifts",
+                                           inline=True)
+    if redraw:
+        result, p = yield from fire_redraw(p, deck, column, net, not p.tracked)
+        table = "fire"
+        yield Log("27.6", f"redraw on the Fire line: {result}")
+    return result, table, p
+
+
+def draw_combat_card(deck: Deck, pile, table: str, column: int, fixed: int, order: tuple, redraw_on: tuple | None):
+    """The combat card drawn (23.2 / 23.3), the neutral shifts chosen after the draw (23.4: non-initiative player
+    first, ``order``) and, where ``redraw_on`` is given, the attacker's choice of an Ordre Mixte redraw (27.6).
+    Returns ``(result, net shift, redraw, pile)``, the card discarded. For odds (a summarised pile) only what the
+    rest reads is kept: after a redraw, each card's icon and Fire result at this read (the drawn card's Assault
+    result no longer counts); else the icons."""
+    rule = "23.2" if table == "fire" else "23.3"
+    face, p = yield from draw_card(pile, deck, rule, f"combat card ({table}, column {column:+d})")
+    p = p.discarded(face)
+    nets = _net_range(fixed, order)
+    outcomes = tuple((n, r) for (c, n), r in deck.results(face, table, tuple((column, n) for n in nets)))
+    net = fixed
+    for i, (player, n) in enumerate(order):
+        pick = yield Choose(tuple(range(-n, n + 1, 2)), rule="23.4", player=player,
+                            label=f"net direction of {n} neutral shift(s)",
+                            context=("neutral", tuple((k, deck.rank(table, r)) for k, r in outcomes), net,
+                                     tuple(order[i:])))
+        net += pick
+    result = dict(outcomes)[net]
+    yield Log("23.4", f"column {column:+d}, net shift {net:+d}: {result}")
+    redraw = False
+    if redraw_on is not None:
+        redraw = yield Choose((result in redraw_on, not (result in redraw_on)), rule="27.6", player="attacker",
+                              label=f"redraw and use the Fire line instead of {result}?")
+    if p.tracked:
+        return result, net, redraw, p
+    if redraw:
+        return None, net, True, as_the_redraw_reads(p, deck, column, net)
+    return result, None, False, p.summarise(deck, ())
+
+
+def as_the_redraw_reads(pile, deck: Deck, column: int, net: int):
+    """Odds: each card of a summarised pile as an Ordre Mixte redraw reads it (27.6): its icon and its Fire
+    result at the combat's column and net shift."""
+    return pile.project_results(deck, "fire", ((column, net),))
+
+
+def hq_fate_checks(deck: Deck, pile, checks: tuple, assault: bool):
+    """27.10, 27.11: each HQ in a Zone that took hits (``checks``: (side, HQ, good Morale) in order, attacker
+    first) draws a Fate of War card; 29.1: a card that would strike a Commander in Command Perspective is drawn
+    again, once. Returns ((side, what happened), ...), the Morale changes ((side, n), ...) and the pile, the
+    cards discarded (``None`` for odds: nothing after the combat reads it)."""
+    fated, changes = [], []
+    for who, hq, good in checks:
+        face, pile = yield from draw_card(pile, deck, "27.10", f"{who} HQ fate of war")
+        pile = pile.discarded(face)
+        f = read_fate(deck.skill(face), hq.skill, good, hq_kind=hq.kind, assault=assault)
+        if f.commander_hors_de_combat and hq.perspective and hq.kind == "hq":
+            # 29.1 safety bonus: a card that would strike the Commander is drawn again, once
+            yield Log("29.1", f"{who} Commander in Command Perspective: the Fate of War card is redrawn")
+            face, pile = yield from draw_card(pile, deck, "29.1", f"{who} HQ fate of war, redrawn")
+            pile = pile.discarded(face)
+            f = read_fate(deck.skill(face), hq.skill, good, hq_kind=hq.kind, assault=assault)
+        changes.append((who, f.morale))
+        what = "no effect"
+        if f.hq_hit:
+            what = "HQ hit" + (", one Morale lost" if f.morale else "") + \
+                (" and the Army Commander is Hors de Combat" if f.commander_hors_de_combat else "")
+        fated.append((who, what))
+        yield Log("27.11", f"{who} HQ: {f.icon}: {what}")
+    return tuple(fated), tuple(changes), (pile if pile.tracked else None)
 
 
 def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None, _resume=None,
@@ -361,25 +446,19 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                     yield from cohesion_hit(r, "23.5")
 
         # ---- HQs in a Zone that took hits check their fate (27.10, 27.11) ---------------------------------
-        for who, me in (("attacker", a), ("defender", d)):
-            if me.hq is not None and side_hit[who]:
-                face = yield from draw("27.10", f"{who} HQ fate of war")
-                f = read_fate(deck.skill(face), me.hq.skill, me.morale == "good", hq_kind=me.hq.kind,
-                              assault=table == "assault")
-                if f.commander_hors_de_combat and me.hq.perspective and me.hq.kind == "hq":
-                    # 29.1 safety bonus: a card that would strike the Commander is drawn again, once
-                    yield Log("29.1", f"{who} Commander in Command Perspective: the Fate of War card is redrawn")
-                    face = yield from draw("29.1", f"{who} HQ fate of war, redrawn")
-                    f = read_fate(deck.skill(face), me.hq.skill, me.morale == "good", hq_kind=me.hq.kind,
-                                  assault=table == "assault")
-                icon = f.icon
-                morale[who] += f.morale
-                what = "no effect"
-                if f.hq_hit:
-                    what = "HQ hit" + (", one Morale lost" if f.morale else "") + \
-                        (" and the Army Commander is Hors de Combat" if f.commander_hors_de_combat else "")
-                hq_fates.append((who, what))
-                yield Log("27.11", f"{who} HQ: {icon}: {what}")
+        # the last cards of a combat: an inline step keyed by the pile and the HQs; in odds, where the pile
+        # left is not kept, the cards alike in their effect on the HQs meet as one branch
+        checks = tuple((who, me.hq, me.morale == "good") for who, me in (("attacker", a), ("defender", d))
+                       if me.hq is not None and side_hit[who])
+        if checks:
+            fated, changes, left = yield Sub(("bc-hq-fates", deck, piles["p"], checks, table),
+                                             partial(hq_fate_checks, deck, piles["p"], checks, table == "assault"),
+                                             rule="27.10", label="HQs' fate of war", inline=True)
+            hq_fates.extend(fated)
+            for who, n in changes:
+                morale[who] += n
+            if left is not None:
+                piles["p"] = left
 
         fates = []
         for r in ROLES:
@@ -464,37 +543,15 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                         rule="23.2" if table == "fire" else "23.3", label="combat card and its effects")
         return out
 
-    # ---- the combat card (23.2 / 23.3) --------------------------------------------------------------
-    rule = "23.2" if table == "fire" else "23.3"
-    face = yield from draw(rule, f"combat card ({table}, column {tally.column:+d})")
-    outcomes = tuple((n, r) for (c, n), r in deck.results(face, table, tuple((tally.column, n) for n in nets)))
-    if summarised and not redraw_rule:
-        piles["p"] = piles["p"].summarise(deck, ())
-    net = tally.net_shift
-    for i, (player, n) in enumerate(order):
-        pick = yield Choose(tuple(range(-n, n + 1, 2)), rule="23.4", player=player,
-                            label=f"net direction of {n} neutral shift(s)",
-                            context=("neutral", tuple((k, deck.rank(table, r)) for k, r in outcomes), net,
-                                     tuple(order[i:])))
-        net += pick
-    result = dict(outcomes)[net]
-    yield Log("23.4", f"column {tally.column:+d}, net shift {net:+d}: {result}")
-
-    # Ordre Mixte / Artillery Assault redraw (27.6): switch to the Fire line at the same odds and shifts
-    if redraw_rule:
-        redraw = yield Choose((result in s.ordre_mixte_redraw, not (result in s.ordre_mixte_redraw)), rule="27.6",
-                              player="attacker", label=f"redraw and use the Fire line instead of {result}?")
-        if redraw:
-            # an inline step keyed by the pile and the read: in odds, redraws alike in result and in the pile
-            # left (summarised to icons) meet as one branch; play and replay record the same card
-            result, piles["p"] = yield Sub(
-                ("bc-fire-redraw", deck, piles["p"], tally.column, net, summarised),
-                partial(fire_redraw, piles["p"], deck, tally.column, net, summarised), rule="27.6",
-                label="Ordre Mixte redraw on the Fire line", inline=True)
-            table = "fire"
-            yield Log("27.6", f"redraw on the Fire line: {result}")
-        if summarised:
-            piles["p"] = piles["p"].summarise(deck, ())
+    # ---- the combat card (23.2 / 23.3), the neutral shifts (23.4), an Ordre Mixte redraw (27.6) ------------
+    # an inline step keyed by what it reads: in odds, cards alike in what they leave (the final result and
+    # the pile, as icons) meet as one branch before the effects; play and replay record the same events
+    redraw_on = tuple(s.ordre_mixte_redraw) if redraw_rule else None
+    card = (table, tally.column, tally.net_shift, tuple(order), redraw_on)
+    result, table, piles["p"] = yield Sub(("bc-combat-card-read", deck, piles["p"]) + card,
+                                          partial(read_combat_card, deck, piles["p"], *card),
+                                          rule="23.2" if table == "fire" else "23.3",
+                                          label=f"combat card ({table}, column {tally.column:+d})", inline=True)
 
     # ---- exceptions (23.5) ----------------------------------------------------------------------------
     A, D = blocks["attacker_lead"], blocks["defender_lead"]
@@ -525,8 +582,13 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
 
 
 def _nets(s: CombatSetup, fixed: int) -> tuple[int, ...]:
+    return _net_range(fixed, ((p, n) for p, n in (("attacker", s.neutral_attacker), ("defender", s.neutral_defender))))
+
+
+def _net_range(fixed: int, order) -> tuple[int, ...]:
+    """Every net shift the neutral shifts of ``order`` ((player, n), ...) may give from ``fixed`` (23.4)."""
     nets = {fixed}
-    for n in (s.neutral_attacker, s.neutral_defender):
+    for _, n in order:
         if n:
             nets = {x + k for x in nets for k in range(-n, n + 1, 2)}
     return tuple(sorted(nets))

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import Literal
 
@@ -29,6 +29,7 @@ from pydantic import Field, field_validator, model_validator
 from engine.core.data import Sourced, Strict, data_path, load_yaml, parse_yaml, provenance_kind
 from engine.core.errors import DataError, RuleViolation
 from engine.core.procedure import Chance, Draw, Log, jsonable
+from engine.core.values import cached_hash_repr
 
 __all__ = [
     "SKILL_ICONS", "FIRE_RESULTS", "ASSAULT_RESULTS", "COLUMNS", "CardModel", "DeckModel", "Card", "Deck",
@@ -137,6 +138,28 @@ class Card:
         return self.fire if table == "fire" else self.assault
 
 
+def _spelled_once(cls):
+    """Class decorator (above :func:`~engine.core.values.cached_hash_repr`): ``repr`` spelled once, when first
+    asked, and not pickled. An enumeration orders a sub-procedure's outcomes (a pile among them) by their
+    ``repr`` each time it meets the step, and a pile's faces are the same objects throughout."""
+    spell, state = cls.__repr__, cls.__getstate__
+
+    def __repr__(self) -> str:
+        r = self.__dict__.get("_repr")
+        if r is None:
+            r = spell(self)
+            object.__setattr__(self, "_repr", r)
+        return r
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in state(self).items() if k != "_repr"}
+
+    cls.__repr__, cls.__getstate__ = __repr__, __getstate__
+    return cls
+
+
+@_spelled_once
+@cached_hash_repr       # hashed at every step of an enumeration (piles of faces key its memo): made once
 @dataclass(frozen=True)
 class Face:
     """What an odds computation needs of a card: its Skill Check icon and one CRT row (or the reshuffle mark)."""
@@ -326,23 +349,29 @@ def _sorted(faces) -> tuple:
 
 @lru_cache(maxsize=8192)
 def _project(pile, deck: "Deck", table: str, reads: tuple, fire_reads: tuple = ()):
-    def f(x):
-        if deck.is_reshuffle(x):
-            return Face(reshuffle=True)
-        return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads),
-                    unseen=isinstance(x, Face) and x.unseen,
-                    fire_shifted=deck.results(x, "fire", fire_reads) if fire_reads else ())
-    return pile.map_faces(f)
+    return pile.map_faces(partial(_projected_face, deck=deck, table=table, reads=reads, fire_reads=fire_reads))
+
+
+@lru_cache(maxsize=65536)
+def _projected_face(x, deck: "Deck", table: str, reads: tuple, fire_reads: tuple) -> "Face":
+    # one Face object per summary (an enumeration makes the same ones over and over): hashed and spelled once
+    if deck.is_reshuffle(x):
+        return RESHUFFLE
+    return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads), unseen=isinstance(x, Face) and x.unseen,
+                fire_shifted=deck.results(x, "fire", fire_reads) if fire_reads else ())
 
 
 @lru_cache(maxsize=8192)
 def _summarise(pile, deck: "Deck", tables: tuple[str, ...]):
-    def f(x):
-        if isinstance(x, Face):
-            return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
-                        x.reshuffle, x.shifted if tables else (), x.unseen, x.fire_shifted if tables else ())
-        return deck.face(x, tables)
-    return pile.map_faces(f)
+    return pile.map_faces(partial(_summarised_face, deck=deck, tables=tables))
+
+
+@lru_cache(maxsize=65536)
+def _summarised_face(x, deck: "Deck", tables: tuple[str, ...]) -> "Face":
+    if isinstance(x, Face):
+        return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
+                    x.reshuffle, x.shifted if tables else (), x.unseen, x.fire_shifted if tables else ())
+    return deck.face(x, tables)
 
 
 def _remove_one(items: tuple, item) -> tuple:
@@ -350,6 +379,8 @@ def _remove_one(items: tuple, item) -> tuple:
     return items[:i] + items[i + 1:]
 
 
+@_spelled_once
+@cached_hash_repr
 @dataclass(frozen=True)
 class Pile:
     """The draw pile and the discard pile (15.0), as faces. Cards in hands are in neither.
@@ -437,6 +468,8 @@ class Pile:
         return {"draw": len(self.draw), "discard": jsonable(self.discard) if self.tracked else len(self.discard)}
 
 
+@_spelled_once
+@cached_hash_repr
 @dataclass(frozen=True)
 class UnseenPile:
     """The draw pile as one side knows it (15.0 No Peeking), for exact odds from that side's seat.

@@ -166,8 +166,12 @@ def test_cli_scenario_and_map_combat(capsys):
 
 
 def test_cli_combat_tree_names_rules(capsys):
-    rc, out, _ = run(capsys, "bc", "combat", "data/bc/examples/fire.yaml", "--tree", "--depth", "2")
+    rc, out, _ = run(capsys, "bc", "combat", "data/bc/examples/fire.yaml", "--tree", "--depth", "3")
     t = json.loads(out)["tree"]
-    assert rc == 0 and t["sub"]["kind"] == "draw" and t["sub"]["rule"] == "23.2"
-    total = sum(Fraction(c["probability"]["fraction"]) for c in t["sub"]["children"])
-    assert total == 1
+    # the combat card and its effects (23.2), whose first step reads the card (23.2, an inline step keyed by
+    # the pile), which draws it (23.2)
+    card = t["sub"]
+    assert rc == 0 and card["kind"] == "sub" and card["rule"] == "23.2"
+    assert card["sub"]["kind"] == "draw" and card["sub"]["rule"] == "23.2"
+    for node in (card, card["sub"]):
+        assert sum(Fraction(c["probability"]["fraction"]) for c in node["children"]) == 1

@@ -1,62 +1,35 @@
 """Exact odds of an Ordre Mixte assault (27.6) by what matters (issue 26): the combat card is projected to
-its icon, its Assault results and its Fire results at the column and each net shift, so cards alike in all
-three are one branch and the card-and-effects step is memoised as for any other attack; the redraw on the
-Fire line is an inline step (key "bc-fire-redraw") whose result and pile left (icons only) meet across cards alike.
+its icon, its Assault results and its Fire results at the column and each net shift; the card read (the draw,
+the neutral shifts 23.4, the redraw) is an inline step whose outcomes, the final result and the pile as icons,
+meet before the effects; the card that leads to a redraw is drawn in an inline step of its own that keeps of
+each card only what the redraw reads (its icon and Fire result at the read), so cards that showed different
+Assault results meet.
 
-Differential: the same odds with the Ordre Mixte piles left unprojected (rows kept, as before) and the
-redraw run in place (each card its own branch again): the same fractions, line by line and metric by
-metric, from the whole position and from each side's view (15.0), on random-bot positions offering an Ordre
-Mixte assault; and less work."""
+Differential: the same odds with those steps run in place and the Ordre Mixte piles left unprojected (each card
+its own branch again, rows kept, tests/bc/card_steps.py): the same fractions, line by line and metric by metric,
+and the same end positions, from the whole position and from each side's view (15.0), on random-bot positions
+and the play page's positions offering an Ordre Mixte assault; and less work."""
 from __future__ import annotations
 
-from collections.abc import Generator
-from functools import partial
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine.bc import deck as bc_deck
 from engine.bc.game.actions import Attack
 from engine.core.game import Session
-from engine.core.procedure import Sub
 from engine.core.quick_odds import WHOLE, quick_odds
 from engine.systems import system_of
+from tests.bc.card_steps import Rewired, odds_of, unprojected
 
 R = system_of("bc")
 
 
-def _in_place(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-    """Relay ``gen``'s requests, the Ordre Mixte redraw (an inline sub-procedure) run in place, at any depth."""
-    try:
-        req = next(gen)
-        while True:
-            if isinstance(req, Sub) and isinstance(req.key, tuple) and req.key[:1] == ("bc-fire-redraw",):
-                answer = yield from _in_place(req.proc())
-            elif isinstance(req, Sub):
-                answer = yield Sub(req.key, partial(lambda f: _in_place(f()), req.proc), req.rule, req.label)
-            else:
-                answer = yield req
-            req = gen.send(answer)
-    except StopIteration as stop:
-        return stop.value
-
-
-class _InPlace:
-    """The rules with the redraw run in place; everything else is the rules' own."""
-
-    def __init__(self, rules: Any) -> None:
-        self._rules = rules
-
-    def perform(self, state: Any, action: Any) -> Generator[Any, Any, Any]:
-        return _in_place(self._rules.perform(state, action))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._rules, name)
-
-
 def _ordre_mixte_positions() -> list[tuple[Any, Attack]]:
     """Random-bot games (bot seeds 5 and 8, different positions): the first position of each offering an
-    Ordre Mixte assault."""
+    Ordre Mixte assault; and the play page's benchmark position where one is offered (bot seed 6,
+    tests/bench/test_play_odds_bench.py)."""
     out = []
     for bot_seed in (5, 8):
         bot = R.bots()["random"](seed=bot_seed)
@@ -71,28 +44,18 @@ def _ordre_mixte_positions() -> list[tuple[Any, Attack]]:
                 break
             x = bot.choose_action(R, sess.state, legal)
             sess.act(x, chooser=lambda req: bot.choose(req, sess.state))
+    sys.path.insert(0, str(Path(__file__).parents[1] / "dashboards"))
+    from attack_records import record_until
+    wanted = (lambda r, s, a: isinstance(a, Attack) and a.attack == "assault")
+    _, st, _, _ = record_until("bc", wanted, bot_seed=6, limit=3000)
+    out += [(st, a) for a in R.legal_actions(st) if isinstance(a, Attack) and a.special == "ordre_mixte"][:1]
     return out
-
-
-def _odds(data: dict[str, Any]) -> tuple[Any, ...]:
-    return (tuple((x["label"], x["fraction"]) for x in data["lines"]),
-            tuple((x["metric"], x["fraction"]) for x in data["expected"]))
-
-
-def _unprojected(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ordre Mixte piles left as they were summarised (icons and both CRT rows), as before the projection."""
-    for cls in (bc_deck.Pile, bc_deck.UnseenPile):
-        own = cls.project_results
-
-        def project(self, deck, table, reads, fire_reads=(), _own=own):
-            return self if fire_reads else _own(self, deck, table, reads)
-        monkeypatch.setattr(cls, "project_results", project)
 
 
 @pytest.fixture(scope="module")
 def positions() -> list[tuple[Any, Attack]]:
     found = _ordre_mixte_positions()
-    assert len(found) == 2 and found[0][0] != found[1][0]
+    assert len(found) == 3 and len({st for st, _ in found}) == 3
     return found
 
 
@@ -102,10 +65,10 @@ def test_ordre_mixte_odds_are_the_same_fractions_with_less_work(positions, seen,
     for st, a in positions:
         seen_by = WHOLE if seen == "whole" else R.to_act(st)
         now.append(quick_odds(R, st, a, cache=None, seen_by=seen_by))
-    _unprojected(monkeypatch)
+    unprojected(monkeypatch)
     for (st, a), fast in zip(positions, now):
         seen_by = WHOLE if seen == "whole" else R.to_act(st)
-        before = quick_odds(_InPlace(R), st, a, cache=None, seen_by=seen_by)
-        assert _odds(fast) == _odds(before), fast["action"]
-        assert fast["end_positions"] == before["end_positions"]
-        assert fast["steps"] < before["steps"]
+        before = quick_odds(Rewired(R), st, a, cache=None, seen_by=seen_by)
+        assert odds_of(fast) == odds_of(before), fast["action"]
+        # the steps meet: at least three times less work than each card its own branch
+        assert 3 * fast["steps"] < before["steps"], (fast["steps"], before["steps"])
