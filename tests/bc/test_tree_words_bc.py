@@ -83,3 +83,46 @@ def test_the_map_after_the_combat_is_said_by_what_changed_as_the_odds_label_does
     g1 = replace(g0, units=units, morale=morale)
     assert RULES.describe_result(STATE, _sub(("bc-apply", g0, "E2", "M2", None), "24.1"), g1) == \
         "on the map: defender block takes 1 hit; french morale -1 (24.1)"
+
+
+def test_the_combat_cards_steps_say_the_result_and_the_line_not_the_pile():
+    # the combat card's inline steps (23.2-23.4, 27.6: engine/bc/combat.py read_combat_card, draw_combat_card,
+    # hq_fate_checks) end in tuples that carry the pile left; the tree says what was read, never the pile
+    def said(kind, rule, value):
+        return RULES.describe_result(STATE, _sub((kind,), rule), value)
+
+    pile = object()
+    # an Assault read on the Assault line (23.3); an Ordre Mixte redraw read on the Fire line (27.6)
+    assert said("bc-combat-card-read", "23.3", ("bayonets", "assault", pile)) == "Bayonets on the Assault line (23.3)"
+    assert said("bc-combat-card-read", "23.3", ("round_shot", "fire", pile)) == "Round Shot on the Fire line (27.6)"
+    # the card drawn: its result at the net shift chosen (23.4), or the attacker's redraw (27.6)
+    assert said("bc-combat-card-draw", "23.3", ("horse_head", 1, False, pile)) == \
+        "Horse Head, net shift +1 (23.4) (23.3)"
+    assert said("bc-combat-card-draw", "23.3", (None, 0, True, pile)) == \
+        "the attacker redraws on the Fire line (27.6), net shift +0 (23.4)"
+    assert said("bc-combat-card-draw", "23.3", ("burst", None, False, pile)) == "Burst (23.3)"
+    # the HQs' Fate of War cards (27.10, 27.11)
+    assert said("bc-hq-fates", "27.10", ((("french", "HQ hit, one Morale lost"),), (("french", -1),), None)) == \
+        "Fate of War: French HQ: HQ hit, one Morale lost (27.11)"
+
+
+def test_an_ordre_mixte_assaults_tree_shows_no_pile():
+    # the play page's Ordre Mixte assault (bot seed 5): before, its card steps read "-, 0, yes, draw 62; discard 1"
+    import re
+    import sys
+    from pathlib import Path
+    here = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(here / "dashboards"))
+    from attack_records import kind_of, record_until
+    from engine.core.quick_odds import _trees, action_tree
+
+    def om(r, s, a):
+        return kind_of(r, a) == "attack" and getattr(a, "attack", "") == "assault" and "Ordre Mixte" in r.describe_action(a)
+
+    _, state, action, rules = record_until("bc", om, bot_seed=5, limit=3000)
+    texts = set()
+    for t in _trees(action_tree(rules, state, action)):
+        for n in t.nodes():
+            texts |= {str(c.outcome_text) for c in n.children if c.outcome_text is not None}
+    assert any("Fire line" in t for t in texts)
+    assert not [t for t in texts if re.search(r"\bdraw \d+|\bdiscard \d+|^-,", t)]

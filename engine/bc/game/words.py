@@ -450,4 +450,19 @@ def bc_result(st, request, value) -> str:
         return _fit("on the map", map_changes(g0, value, frm, to, side) or ["no change"], "24.1")
     if kind == "bc-fire-redraw" and isinstance(value, tuple) and value:
         return f"Fire line: {word(value[0])} (27.6)"
+    rule = str(getattr(request, "rule", "") or "")
+    if kind == "bc-combat-card-read" and isinstance(value, tuple) and len(value) == 3:
+        # (result, CRT line, pile): the pile left is bookkeeping, not news
+        result, table, _ = value
+        return f"{word(result)} on the {word(table)} line ({'27.6' if table == 'fire' and rule == '23.3' else rule})"
+    if kind == "bc-combat-card-draw" and isinstance(value, tuple) and len(value) == 4:
+        # (result, net shift, redraw, pile): a card the attacker redraws for (27.6) or its result at the net shift
+        result, net, redraw, _ = value
+        shift = "" if net is None else f", net shift {net:+d} (23.4)"
+        if redraw:
+            return f"the attacker redraws on the Fire line (27.6){shift}"
+        return f"{word(result)}{shift} ({rule})"
+    if kind == "bc-hq-fates" and isinstance(value, tuple) and len(value) == 3:
+        fated, _, _ = value
+        return _fit("Fate of War", [f"{word(side)} HQ: {what}" for side, what in fated] or ["no HQ draws"], "27.11")
     return words_in(result_words(value))
