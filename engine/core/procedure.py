@@ -264,9 +264,10 @@ class Sub(Request):
     whether or not the step is one).
 
     ``own_choices=True`` (with ``inline``) says its questions are the caller's own too: an enumeration that
-    keeps the caller's decisions as branches (``keep_decisions``, :func:`engine.core.odds.solve`) runs it
-    in place, so its choices are kept as the caller's would be; an enumeration whose choices a policy
-    answers memoises it as any sub-procedure (the same policy answers them there).
+    keeps the caller's decisions as branches (``keep_decisions``, :func:`engine.core.odds.solve`) or builds
+    the tree runs it in place, so its choices are kept and its dice drawn as the caller's would be; one
+    that keeps the leaves only, choices answered by a policy, memoises it as any sub-procedure (the same
+    policy answers them there).
     """
 
     __slots__ = ("key", "proc", "inline", "own_choices")
@@ -297,10 +298,10 @@ class Chain(Sub):
 
     Its procedure (``proc``) runs the steps in place, so play and replay ask what the caller would ask
     written as ``for step in steps: value = yield from step(value)``, and record the same (it is inline).
-    Its choices are the caller's own (an enumeration that keeps decisions runs it in place). The enumerate
-    driver (choices answered by a policy, leaves only) goes step by step over the distribution of values
-    reached: each distinct value is carried on once with the chances of every way that reaches it, each
-    step from a value memoised by ``(name, i, value)``."""
+    Its questions are the caller's own: an enumeration that keeps decisions or builds the tree runs it in
+    place. The enumerate driver for the leaves only (choices answered by a policy) goes step by step over
+    the distribution of values reached: each distinct value is carried on once with the chances of every
+    way that reaches it, each step from a value memoised by ``(name, i, value)``."""
 
     __slots__ = ("name", "start", "steps")
 
@@ -670,13 +671,15 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
     option becomes a branch of a decision node instead (the tree then has no single distribution).
     ``memo`` (a dict) caches sub-procedure distributions by key and may be shared between calls.
     With ``build=False`` only the leaves are kept (faster, for :func:`distribution`): a :class:`Chain` is
-    then worked out step by step over the distribution of the values reached (with the tree built, as a
-    sub-procedure running its steps in turn). With decisions kept, a step whose choices are the caller's
-    own (``Sub.own_choices``, every chain) runs in place, its questions decision nodes of the caller.
+    then worked out step by step over the distribution of the values reached. With the tree built or the
+    decisions kept, a step whose questions are the caller's own (``Sub.own_choices``, every chain) runs in
+    place: its dice and questions are nodes of the caller's tree, as if written out there.
     """
     memo = {} if memo is None else memo
     decide = None if keep_decisions else policy
-    if decide is None:                  # the caller's decisions kept: its own steps' choices with them
+    if decide is None or build:
+        # decisions kept: the caller's own steps' questions with them; a tree built: drawn as the caller's
+        # own steps, the dice where they are thrown (the merging of a chain is for the leaves only)
         factory = partial(_own_steps_in_place, factory)
     leaves: dict[Hashable, Fraction] = {}
     has_decisions = False
