@@ -10,12 +10,24 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import lru_cache
+from math import lcm
 import re
 from typing import Any
 
 __all__ = ["Dist", "die", "prob_json", "DIE_PATTERN"]
 
 DIE_PATTERN = re.compile(r"^(\d*)d(\d+)$")
+_ZERO = Fraction(0)
+
+
+def _total(weights: Iterable[Fraction]) -> Fraction:
+    """The exact sum of fractions, over their least common denominator at once (the same value as adding
+    them one by one, without reducing each partial sum)."""
+    ws = list(weights)
+    if not ws:
+        return _ZERO
+    den = lcm(*(w.denominator for w in ws))
+    return Fraction(sum(w.numerator * (den // w.denominator) for w in ws), den)
 
 
 class Dist(Mapping[Any, Fraction]):
@@ -28,12 +40,13 @@ class Dist(Mapping[Any, Fraction]):
         items = weights.items() if isinstance(weights, Mapping) else weights
         p: dict[Hashable, Fraction] = {}
         for outcome, w in items:
-            w = Fraction(w)
+            if w.__class__ is not Fraction:
+                w = Fraction(w)
             if w < 0:
                 raise ValueError(f"negative weight {w} for {outcome!r}")
             if w:
                 p[outcome] = p.get(outcome, Fraction(0)) + w
-        total = sum(p.values(), Fraction(0))
+        total = _total(p.values())
         if normalise and total and total != 1:
             p = {k: v / total for k, v in p.items()}
         elif p and total != 1:
@@ -42,7 +55,7 @@ class Dist(Mapping[Any, Fraction]):
 
     # Mapping protocol -------------------------------------------------------------------------
     def __getitem__(self, outcome: Hashable) -> Fraction:
-        return self._p.get(outcome, Fraction(0))
+        return self._p.get(outcome, _ZERO)
 
     def __contains__(self, outcome: object) -> bool:
         return outcome in self._p

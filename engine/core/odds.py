@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .dist import Dist, prob_json
 from .errors import LimitError, VedetteError
-from .procedure import ChanceRequest, Choose, Policy, Procedure, Roll, Sub, enumerate_tree, first_option
+from .procedure import Chain, ChanceRequest, Choose, Policy, Procedure, Roll, Sub, enumerate_tree, first_option
 from .tree import Node, Tree
 from .metrics import metrics_label, metrics_value
 
@@ -127,7 +127,8 @@ def compact_position(rules: GameRules[Any, Any], state: Any) -> Any:
 # ------------------------------------------------------------------------------------------------
 class _Budget:
     """Counts the requests the procedure yields, over every branch the driver replays (the work an
-    enumeration does), and stops past the bound. With ``track`` it also follows how far the enumeration
+    enumeration does), and stops past the bound. A step of the caller's own (``Sub.own_choices``, a
+    :func:`~engine.core.procedure.chain`'s) is not counted itself: its requests are. With ``track`` it also follows how far the enumeration
     got (the branches it ran to the end and their chance), for the message of the bound."""
 
     def __init__(self, limit: int, what: str, track: bool = False, stop: Callable[[], bool] | None = None) -> None:
@@ -214,9 +215,12 @@ def _relay(gen: Generator[Any, Any, Any], budget: _Budget, top: bool = False,
     try:
         req = next(gen)
         while True:
-            budget.tick()
             if isinstance(req, Sub):
-                req = Sub(req.key, _counted(req.proc, budget), req.rule, req.label)
+                if not req.own_choices:         # a step of the caller's own: its requests are counted
+                    budget.tick()
+                req = req.wrapped(partial(_counted, budget=budget))
+            else:
+                budget.tick()
             req = gen.send((yield req))
     except StopIteration as stop:
         value = stop.value
@@ -243,9 +247,15 @@ def _relay_tracked(gen: Generator[Any, Any, Any], budget: _Budget, top: bool,
     try:
         req = next(gen)
         while True:
-            budget.tick()
             if isinstance(req, Sub):
-                req = Sub(req.key, _counted(req.proc, budget, within=req), req.rule, req.label)
+                if not req.own_choices:         # a step of the caller's own: its requests are counted
+                    budget.tick()
+                # a chain's steps go on from many values each: their ways are followed inside the
+                # sub-procedures they ask (a step's own chances are not those of the chain)
+                within_it = None if isinstance(req, Chain) else req
+                req = req.wrapped(partial(_counted, budget=budget, within=within_it))
+            else:
+                budget.tick()
             answer = yield req
             if isinstance(req, (ChanceRequest, Sub)):
                 chance *= _chance_of(req, answer, budget.memo)

@@ -7,6 +7,8 @@ A *procedure* is a generator function. It yields *requests* and receives their a
 * :class:`Chance` -- any other chance event with explicit exact probabilities;
 * :class:`Choose` -- a player decision among hashable options;
 * :class:`Sub` -- run a sub-procedure and receive its result (the enumerate driver memoises it by ``key``);
+  :func:`chain` -- steps run one after another on a value (the enumerate driver goes step by step over the
+  values reached, equal ones carried on once);
 * :class:`Log` -- no question: a note (e.g. a modified die roll) for the game record and the tree.
 
 When the generator returns, its return value is the procedure's *result* (hashable, so outcomes can be
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from fractions import Fraction
 from math import lcm
 import random
@@ -38,7 +40,7 @@ from .values import jsonable
 __all__ = [
     "Request", "ChanceRequest", "Roll", "Draw", "Chance", "Choose", "Sub", "Log",
     "Event", "Played", "Stepper", "RandomDice", "TypedDice", "play", "replay",
-    "enumerate_tree", "distribution", "Policy", "first_option", "NeedInput", "jsonable",
+    "enumerate_tree", "distribution", "Policy", "first_option", "NeedInput", "jsonable", "Chain", "chain",
 ]
 
 Procedure = Callable[[], Generator[Any, Any, Any]]
@@ -260,18 +262,90 @@ class Sub(Request):
     ``inline=True`` marks a step of the caller's own procedure that is a sub-procedure only so that its
     outcomes are shared: play and replay record its events at the caller's depth (a record is the same
     whether or not the step is one).
+
+    ``own_choices=True`` (with ``inline``) says its questions are the caller's own too: an enumeration that
+    keeps the caller's decisions as branches (``keep_decisions``, :func:`engine.core.odds.solve`) or builds
+    the tree runs it in place, so its choices are kept and its dice drawn as the caller's would be; one
+    that keeps the leaves only, choices answered by a policy, memoises it as any sub-procedure (the same
+    policy answers them there).
     """
 
-    __slots__ = ("key", "proc", "inline")
+    __slots__ = ("key", "proc", "inline", "own_choices")
     kind = "sub"
     _fields = ("key", "rule", "label")
 
-    def __init__(self, key: Hashable, proc: Procedure, rule: str, label: str = "", inline: bool = False):
+    def __init__(self, key: Hashable, proc: Procedure, rule: str, label: str = "", inline: bool = False,
+                 own_choices: bool = False):
         self.key = key
         self.proc = proc
         self.rule = rule
         self.label = label
         self.inline = inline
+        self.own_choices = own_choices
+
+    def wrapped(self, wrap: Callable[[Procedure], Procedure]) -> "Sub":
+        """The same request (key, rule, label and flags) with its procedure wrapped by ``wrap`` (a driver
+        that counts or relays the requests of every sub-procedure)."""
+        return Sub(self.key, wrap(self.proc), self.rule, self.label, self.inline, self.own_choices)
+
+
+Step = Callable[[Any], Generator[Any, Any, Any]]
+
+
+class Chain(Sub):
+    """Steps run one after another from ``start``: each step a function of the value so far returning the
+    procedure that makes the next value; the result is the last step's. Made by :func:`chain`.
+
+    Its procedure (``proc``) runs the steps in place, so play and replay ask what the caller would ask
+    written as ``for step in steps: value = yield from step(value)``, and record the same (it is inline).
+    Its questions are the caller's own: an enumeration that keeps decisions or builds the tree runs it in
+    place. The enumerate driver for the leaves only (choices answered by a policy) goes step by step over
+    the distribution of values reached: each distinct value is carried on once with the chances of every
+    way that reaches it, each step from a value memoised by ``(name, i, value)``."""
+
+    __slots__ = ("name", "start", "steps")
+
+    def __init__(self, name: Hashable, start: Hashable, steps: Sequence[Step], rule: str, label: str = ""):
+        self.name = name                # what the steps are (the memo key is this with the start)
+        self.start = start
+        self.steps = tuple(steps)
+        super().__init__(("chain", name, start), partial(_steps_in_turn, start, self.steps), rule, label,
+                         inline=True, own_choices=True)
+
+    def wrapped(self, wrap: Callable[[Procedure], Procedure]) -> "Chain":
+        return Chain(self.name, self.start, tuple(partial(_wrapped_step, wrap, step) for step in self.steps),
+                     self.rule, self.label)
+
+    def step(self, i: int, value: Hashable) -> Sub:
+        """Step ``i`` from ``value`` as a sub-procedure of its own."""
+        return Sub(("chain step", self.name, i, value), partial(self.steps[i], value), self.rule, self.label,
+                   inline=True, own_choices=True)
+
+
+def _steps_in_turn(value: Any, steps: tuple[Step, ...]) -> Generator[Any, Any, Any]:
+    for step in steps:
+        value = yield from step(value)
+    return value
+
+
+def _wrapped_step(wrap: Callable[[Procedure], Procedure], step: Step, value: Any) -> Generator[Any, Any, Any]:
+    return wrap(partial(step, value))()
+
+
+def chain(key: Hashable, value: Hashable, steps: Sequence[Step], rule: str, label: str = "") -> Chain:
+    """``steps`` run one after another from ``value`` as one step of the caller (a :class:`Chain`): the
+    request's result is the last step's value.
+
+    Play and replay run them in place (the same requests in the same order, the same record as ``for step
+    in steps: value = yield from step(value)``). The exact odds merge the ways that reach equal values
+    between two steps: what follows is worked out once for each distinct value reached, weighed by the
+    chances of all the ways that reach it, instead of once per way (a turn's end after a melee, once per
+    position the melee can leave rather than once per die face that leaves it).
+
+    ``key``, with each value, must identify what the steps do completely (the memo keys are ``("chain",
+    key, value)`` and ``("chain step", key, i, value)``); values must be hashable and compare by what
+    they hold."""
+    return Chain(key, value, steps, rule, label)
 
 
 class Log(Request):
@@ -564,6 +638,25 @@ def _replay_prefix(factory: Procedure, prefix: Sequence[Any]) -> tuple[Generator
     return gen, req, result, notes
 
 
+def _own_steps_in_place(factory: Procedure) -> Generator[Any, Any, Any]:
+    """``factory()``'s requests, each sub-procedure whose choices are its own (``Sub.own_choices``) run in
+    place, at any depth: its questions are asked as the caller's own."""
+    return _in_place(factory())
+
+
+def _in_place(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+    try:
+        req = next(gen)
+        while True:
+            if isinstance(req, Sub) and req.own_choices:
+                answer = yield from _in_place(req.proc())
+            else:
+                answer = yield req
+            req = gen.send(answer)
+    except StopIteration as stop:
+        return stop.value
+
+
 def distribution(factory: Procedure, policy: Policy | None = first_option,
                  memo: dict[Any, Any] | None = None) -> Dist:
     """Exact distribution of the procedure's result (choices by ``policy``)."""
@@ -577,20 +670,41 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
     ``policy`` answers :class:`Choose` requests; with ``keep_decisions=True`` (or ``policy=None``) every
     option becomes a branch of a decision node instead (the tree then has no single distribution).
     ``memo`` (a dict) caches sub-procedure distributions by key and may be shared between calls.
-    With ``build=False`` only the leaves are kept (faster, for :func:`distribution`).
+    With ``build=False`` only the leaves are kept (faster, for :func:`distribution`): a :class:`Chain` is
+    then worked out step by step over the distribution of the values reached. With the tree built or the
+    decisions kept, a step whose questions are the caller's own (``Sub.own_choices``, every chain) runs in
+    place: its dice and questions are nodes of the caller's tree, as if written out there.
     """
     memo = {} if memo is None else memo
     decide = None if keep_decisions else policy
+    if decide is None or build:
+        # decisions kept: the caller's own steps' questions with them; a tree built: drawn as the caller's
+        # own steps, the dice where they are thrown (the merging of a chain is for the leaves only)
+        factory = partial(_own_steps_in_place, factory)
     leaves: dict[Hashable, Fraction] = {}
     has_decisions = False
 
     def sub_dist(req: Sub) -> tuple[Dist, Any]:
         hit = memo.get(req.key)
         if hit is None:
-            t = enumerate_tree(req.proc, policy=policy, keep_decisions=False, memo=memo, build=build)
-            hit = (t.distribution(), t if build else None)
+            if isinstance(req, Chain) and not build and policy is not None:
+                hit = (chain_dist(req), None)
+            else:
+                t = enumerate_tree(req.proc, policy=policy, keep_decisions=False, memo=memo, build=build)
+                hit = (t.distribution(), t if build else None)
             memo[req.key] = hit
         return hit
+
+    def chain_dist(req: Chain) -> Dist:
+        # step by step over the values reached: equal values met by different ways go on once, together
+        now: dict[Hashable, Fraction] = {req.start: Fraction(1)}
+        for i in range(len(req.steps)):
+            nxt: dict[Hashable, Fraction] = {}
+            for value, p in now.items():
+                for out, q in sub_dist(req.step(i, value))[0].items():
+                    nxt[out] = nxt.get(out, Fraction(0)) + p * q
+            now = nxt
+        return Dist(now)
 
     def explore(prefix: list[Any], node: Node | None, path_p: Fraction,
                 live: tuple[Any, Request | None, Any, list[Log]] | None = None) -> None:

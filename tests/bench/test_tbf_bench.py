@@ -120,3 +120,33 @@ def test_bench_legal_actions_first_movement_segment(benchmark):
 
     legal = benchmark(run)
     assert len(legal) > 100
+
+
+def _first_melees_at_bot_seed_3():
+    """The play-page benchmark's TBF melee position (tests/bench/test_play_odds_bench.py: the random bot's
+    first position offering a melee, bot seed 3) and its first two melees, which end turn 2."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).parents[1] / "dashboards"))
+    from attack_records import kind_of, record_until
+    _, state, _, rules = record_until("tbf", lambda r, s, a: kind_of(r, a) == "melee", bot_seed=3, limit=3000)
+    return rules, state, [a for a in rules.legal_actions(state) if kind_of(rules, a) == "melee"][:2]
+
+
+@pytest.mark.benchmark(group="tbf-odds")
+@pytest.mark.parametrize("which", [0, 1], ids=["NOV-3-bn-at-2015", "NOV-3-bn-at-2115"])
+def test_bench_quick_odds_of_a_melee_that_ends_the_turn(benchmark, which):
+    """Exact odds of a melee that ends the turn (issue 26, Speed; the engine's part of a pick on /play), cold:
+    no cached answer, the position's memos emptied each round. Before the fight and the end of the turn were
+    chains (commit 7a64f71): 54,339 and 36,414 enumeration steps, about 2.2 s and 1.7 s of CPU on the shared
+    2-core machine; after: 6,048 and 5,557 steps. The steps and end positions go in ``extra_info``."""
+    from engine.core.quick_odds import quick_odds
+    rules, state, melees = _first_melees_at_bot_seed_3()
+    action = melees[which]
+
+    def run():
+        rules.queries.forget()
+        return quick_odds(rules, state, action, cache=None)
+
+    data = benchmark(run)
+    benchmark.extra_info.update(steps=data["steps"], end_positions=data["end_positions"])
+    assert data["end_positions"] == (1263, 1166)[which]

@@ -8,50 +8,18 @@ as the enumeration did before) give the same fractions, line by line and metric 
 bots' games; and the shared steps make the work smaller where the turn ends inside the action."""
 from __future__ import annotations
 
-from collections.abc import Generator
-from functools import partial
 from typing import Any
 
 import pytest
+from inline_in_place import InPlace
 
 from engine.core.errors import LimitError
 from engine.core.game import play_game
-from engine.core.procedure import Sub
 from engine.core.quick_odds import quick_odds
 from engine.systems import system_of
 
 #: bounds for the run without shared steps (the positions past them are left out of the comparison)
 STEPS = 60_000
-
-
-def _in_place(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-    """Relay ``gen``'s requests, running each inline sub-procedure in place (its dice branch one by one),
-    at any depth (a memoised sub-procedure's own inline steps too)."""
-    try:
-        req = next(gen)
-        while True:
-            if isinstance(req, Sub) and req.inline:
-                answer = yield from _in_place(req.proc())
-            elif isinstance(req, Sub):
-                answer = yield Sub(req.key, partial(lambda f: _in_place(f()), req.proc), req.rule, req.label)
-            else:
-                answer = yield req
-            req = gen.send(answer)
-    except StopIteration as stop:
-        return stop.value
-
-
-class _InPlace:
-    """The rules with every inline step run in place; everything else is the rules' own."""
-
-    def __init__(self, rules: Any) -> None:
-        self._rules = rules
-
-    def perform(self, state: Any, action: Any) -> Generator[Any, Any, Any]:
-        return _in_place(self._rules.perform(state, action))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._rules, name)
 
 
 def _attacks() -> list[tuple[Any, Any]]:
@@ -88,7 +56,7 @@ def compared() -> list[tuple[dict[str, Any], dict[str, Any]]]:
     pairs = []
     for s, a in _attacks():
         try:
-            before = quick_odds(_InPlace(rules), s, a, cache=None, max_steps=STEPS)
+            before = quick_odds(InPlace(rules), s, a, cache=None, max_steps=STEPS)
         except LimitError:
             continue
         pairs.append((before, quick_odds(rules, s, a, cache=None)))

@@ -41,3 +41,17 @@ def test_with_piece_equals_the_position_built_from_scratch(moves):
     back = pickle.loads(pickle.dumps(s))
     assert back == s and _derived(back) == _derived(s)
     assert set(pickle.loads(pickle.dumps(s)).__getstate__()) == {"turn", "pieces", "control", "flags"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(st.tuples(st.sampled_from(IDS), st.sampled_from(HEXES + [None]), st.integers(0, 5)),
+                          st.sampled_from(["alert", "column_II_mustered", "elite_disbanded", "light_blue_crossed"])),
+                min_size=1, max_size=8))
+def test_with_flag_equals_the_position_built_from_scratch(changes):
+    # with_flag keeps the derived fields of the position it changes (only its hash is made again)
+    s = START
+    for c in changes:
+        s = s.with_flag(c) if isinstance(c, str) else s.with_piece(c[0], hex=c[1], facing=c[2])
+    fresh = GameState(s.turn, s.pieces, s.control, s.flags)
+    assert s == fresh and _derived(s) == _derived(fresh)
+    assert pickle.loads(pickle.dumps(s)) == s

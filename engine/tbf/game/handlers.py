@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from engine.core.errors import RuleViolation
+from engine.core.procedure import Sub, chain
 
 from ..steps import Steps
 from .actions import (ACTION_TYPES, RULE_OF, SEGMENT_OF, Activate, ActivateCommand, Attach, EndSegment, Fire, Move,
@@ -166,13 +168,38 @@ def perform_only(ctx: Queries, s: TbfState, a: TbfAction) -> Steps[TbfState]:
 
 def perform(ctx: Queries, s: TbfState, a: TbfAction) -> Steps[TbfState]:
     """The rules procedure of a checked action: its own procedure, the turns out of a leader wounded in a
-    fight (6.5 A), then :func:`after`."""
+    fight (6.5 A), then :func:`after`.
+
+    A fight runs as a :func:`~engine.core.procedure.chain` of its own procedure and what follows it, so
+    the exact odds work out what follows once for each position the fight can leave, however many die
+    faces leave it (play and replay ask and record the same as the steps written one after another)."""
     before = s.game
     h = HANDLERS[a.kind]
-    s = yield from h.perform(ctx, s, a)
-    if h.fights:
-        s = yield from roll_wounds(ctx, s)
-    return (yield from after(ctx, s, a, before))
+    if not h.fights:
+        s = yield from h.perform(ctx, s, a)
+        return (yield from after(ctx, s, a, before))
+    return (yield chain(("tbf-fight", ctx.sc.key, s, a), s,
+                        (partial(_fight, ctx, h, a), partial(_wounds_then_after, ctx, a, before)),
+                        rule=h.rule, label=h.kind))
+
+
+def _fight(ctx: Queries, h: Handler[Any], a: TbfAction, s: TbfState) -> Steps[TbfState]:
+    return (yield from h.perform(ctx, s, a))
+
+
+def _wounds_then_after(ctx: Queries, a: TbfAction, before: GameState, s: TbfState) -> Steps[TbfState]:
+    """6.5 A, the turns out of each leader wounded in the fight, then :func:`after`.
+
+    The turns out decide nothing before the leader is due back, two turns on at the soonest (2d6), so
+    never within what follows the action (the Reinforcement Phase of the next turn at the latest, where
+    6.5 A brings back only leaders already due): :func:`after` is run from the position without the new
+    turns out, as a step shared by every roll of the 2d6, and they are added to what it leaves. The
+    questions and the record are those of the rolls and then :func:`after` run in place."""
+    rolled = yield from roll_wounds(ctx, s)
+    fresh = rolled.wounded[len(s.wounded):]
+    done = yield Sub(("tbf-after", ctx.sc.key, s, a, before), partial(after, ctx, s, a, before), rule=RULE_OF[a.kind],
+                     label="what follows the action", inline=True, own_choices=True)
+    return replace(done, wounded=done.wounded + fresh) if fresh else done
 
 
 def after(ctx: Queries, s: TbfState, a: TbfAction, before: GameState | None = None) -> Steps[TbfState]:

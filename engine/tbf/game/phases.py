@@ -11,7 +11,7 @@ from typing import cast
 from engine.core.dist import die
 from engine.core.errors import RuleViolation
 from engine.core.game import Outcome
-from engine.core.procedure import Chance, Choose, Log, Roll, Sub
+from engine.core.procedure import Chance, Choose, Log, Roll, Sub, chain
 
 from ..fatigue import CheckSpec, check_sub
 from ..scenario import Scenario
@@ -153,8 +153,23 @@ def end_impulse(ctx: Queries, s: TbfState) -> Steps[TbfState]:
 
 
 def end_phase(ctx: Queries, s: TbfState, why: str) -> Steps[TbfState]:
-    sc = ctx.sc
+    """The end of the Activation Phase (3.3 B) and what follows it to the next turn's first impulse: the
+    overstack checks (4.1.10 B) and the Recovery Phase (7.0), the end of the game (10.1, 3.4 C, 10.2), the
+    Reinforcement Phase (3.1) and the Initiative Phase (3.2).
+
+    Run as a :func:`~engine.core.procedure.chain` of those three parts: each depends on nothing but the
+    game state the part before left, so the exact odds work out what follows once for each state reached
+    (play and replay ask the same questions in the same order, and record the same)."""
     yield Log("3.3 B", f"end of the Activation Phase of turn {s.turn}: {why}")
+    return (yield chain(("tbf-end-phase", ctx.sc.key), s,
+                        (partial(_recovery_part, ctx), partial(_reinforcement_part, ctx),
+                         partial(_initiative_part, ctx)), rule="3.3 B", label="the end of the turn"))
+
+
+def _recovery_part(ctx: Queries, s: TbfState) -> Steps[TbfState]:
+    """4.1.10 B and 7.0, then the end of the game (10.1 automatic victory; 3.4 C, 7.0 I, 10.2 after the
+    last turn)."""
+    sc = ctx.sc
     g = s.game
     for side in SIDES:
         g = yield from end_of_activation_overstack(sc, g, side)          # 4.1.10 B
@@ -170,7 +185,20 @@ def end_phase(ctx: Queries, s: TbfState, why: str) -> Steps[TbfState]:
         reason = (f"French {v['french_level']}, Coalition {v['coalition_level']}; French losses "
                   f"{battalions_text(v['french_battalions_lost'])} battalions")
         return replace(s, game=g, result=Outcome(winner, v["level"], reason, "10.2"))
-    s = yield from reinforcement_segment(ctx, s)
+    return s
+
+
+def _reinforcement_part(ctx: Queries, s: TbfState) -> Steps[TbfState]:
+    """3.1, unless the game is over."""
+    if s.result is not None:
+        return s
+    return (yield from reinforcement_segment(ctx, s))
+
+
+def _initiative_part(ctx: Queries, s: TbfState) -> Steps[TbfState]:
+    """3.2, unless the game is over."""
+    if s.result is not None:
+        return s
     return (yield from initiative_segment(ctx, s))
 
 

@@ -59,6 +59,7 @@ class Queries:
         self._columns: dict[str, tuple[str, ...]] = {}      # Coalition column -> its units
         self._overstack_memo: dict[GameState, tuple[str, ...]] = {}   # position -> its overstacked hexes (4.1)
         self._command_lists: dict[Any, Any] = {}    # side -> its commands, their leaders and units
+        self._victory_memo: dict[Any, dict[str, Any]] = {}   # (position, what else 10.2 reads) -> its levels
 
     def forget(self) -> None:
         """Empty the memos about positions (answers are the same afterwards, only worked out again)."""
@@ -66,6 +67,7 @@ class Queries:
         self._index_memo.clear()
         self._index_last = ({}, {})
         self._overstack_memo.clear()
+        self._victory_memo.clear()
 
     # --- one state, asked about many times ------------------------------------------------------------
     def memo(self, s: TbfState) -> dict[Any, Any]:
@@ -283,5 +285,13 @@ class Queries:
         """10.2 now, with the Rear Guard's shortfall (9.2 G) and Column IV in play (11.4.2)."""
         g = g if g is not None else s.game
         forces = frozenset({"bagration"}) if "optional_11.4" in g.flags and "11.4" in s.options else frozenset()
-        return victory_with_options(self.sc, g, frozenset(o for o in s.options if o in OPTIONS), forces,
-                                    s.rear_guard_short, regrouped=s.regrouped)
+        key = (g, frozenset(o for o in s.options if o in OPTIONS), forces, s.rear_guard_short, s.regrouped)
+        got = self._victory_memo.get(key)
+        if got is None:
+            # positions that differ in nothing the levels read (a leader's turns out, who moves first) are
+            # judged once (exact odds ask it of every end position)
+            if len(self._victory_memo) > 4096:
+                self._victory_memo.clear()
+            got = self._victory_memo[key] = victory_with_options(self.sc, g, key[1], forces, s.rear_guard_short,
+                                                                 regrouped=s.regrouped)
+        return dict(got)

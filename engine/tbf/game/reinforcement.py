@@ -18,7 +18,7 @@ from .exclusive import muster_hexes
 from .leaders import wounded_return
 from .position import occupants
 from .queries import Queries
-from .stacking import stacking_problem
+from .stacking import stacking_problem_with
 from .state import GameState, TbfState, replace
 from .types import GONE, LIVE, SIDES, Status, other
 
@@ -182,10 +182,9 @@ def deploy(ctx: Queries, g: GameState, ids: Iterable[str], hexes: Iterable[str])
         for h in spots:
             if occupants(sc, g, h, other(side)):
                 continue
-            trial = g.with_piece(uid, hex=h)
-            if uid in sc.leaders or stacking_problem(sc, trial, h) is None:
-                facing = g.piece(uid).facing
-                g = trial.with_piece(uid, facing=facing)
+            # the hex's stack as it would be with the unit in it, judged without making that position
+            if uid in sc.leaders or stacking_problem_with(sc, g, h, uid) is None:
+                g = g.with_piece(uid, hex=h)
                 break
     return g
 

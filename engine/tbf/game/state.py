@@ -168,7 +168,15 @@ class GameState:
         return new
 
     def with_flag(self, flag: str) -> "GameState":
-        return dc_replace(self, flags=self.flags | {flag})
+        # the pieces unchanged: every derived field but the hash is this position's (none is ever written)
+        flags = self.flags | {flag}
+        new = object.__new__(GameState)
+        put = object.__setattr__
+        for name in _KEPT_BY_FLAG:
+            put(new, name, getattr(self, name))
+        put(new, "flags", flags)
+        put(new, "_hash", hash((self.turn, self.control, flags, self._mix)))
+        return new
 
     def controller(self, town: str) -> str | None:
         return dict(self.control).get(town)
@@ -182,6 +190,8 @@ class GameState:
 
 
 _MASK = (1 << 61) - 1
+#: what a new flag leaves as it was: the fields but ``flags``, the derived fields but the hash
+_KEPT_BY_FLAG = ("turn", "pieces", "control", "_mix", "index", "placed", "_om_pos", "by_hex")
 _KEYS: list[int] = []
 
 
