@@ -10,8 +10,9 @@ enumeration did before the step was shared: the same odds must come out, fractio
 * :class:`InPlace` wraps a game's rules so that ``perform`` runs that way (everything else is the rules'
   own), for :func:`engine.core.quick_odds.quick_odds` and :func:`engine.core.odds.enumerate_action`.
 
-Used by tests/tbf/test_tbf_shared_rolls.py and tests/tbf/test_tbf_turn_end_odds.py (every inline step)
-and tests/bc/test_bc_ordre_mixte_odds.py (its redraw only)."""
+Used by tests/tbf/test_tbf_shared_rolls.py and tests/tbf/test_tbf_turn_end_odds.py (every inline step);
+Battle Commander's card steps have their own reference (tests/bc/card_steps.py: run in place with the
+Ordre Mixte projections turned off too)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Generator

@@ -65,3 +65,21 @@ def view_at(store, rec):
     v.board = None
     v.refresh()
     return v
+
+
+def tree_answers(name: str) -> list[str]:
+    """The answers (sub-procedure results) the top of the probability tree shows for the play page's odds
+    benchmark attack called ``name`` (tests/bench/test_play_odds_bench.py CASES), in the first position bot
+    seed 3's game offers it."""
+    import sys
+    from pathlib import Path
+
+    from engine.core.quick_odds import action_tree
+    bench = str(Path(__file__).resolve().parents[1] / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    from test_play_odds_bench import CASES
+    _, system, wanted = next(c for c in CASES if c[0] == name)
+    _, state, action, rules = record_until(system, wanted, bot_seed=3, limit=3000)
+    tree = action_tree(rules, state, action)
+    return [str(c.outcome_text) for n in tree.nodes() for c in n.children if c.outcome_text is not None]

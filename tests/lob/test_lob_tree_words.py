@@ -114,15 +114,10 @@ def test_a_leaders_loss_and_a_choice_in_a_tree():
 
 def _tree_answers(name: str) -> list[str]:
     here = Path(__file__).resolve().parents[1]
-    for sub in ("dashboards", "bench"):
-        if str(here / sub) not in sys.path:
-            sys.path.insert(0, str(here / sub))
-    from attack_records import record_until
-    from test_play_odds_bench import CASES
-    _, system, wanted = next(c for c in CASES if c[0] == name)
-    _, state, action, rules = record_until(system, wanted, bot_seed=3, limit=3000)
-    tree = action_tree(rules, state, action)
-    return [str(c.outcome_text) for n in tree.nodes() for c in n.children if c.outcome_text is not None]
+    if str(here / "dashboards") not in sys.path:
+        sys.path.insert(0, str(here / "dashboards"))
+    from attack_records import tree_answers
+    return tree_answers(name)
 
 
 def test_the_play_pages_attack_and_fire_trees_answer_in_words():
