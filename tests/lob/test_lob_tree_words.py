@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from engine.core.procedure import Choose, Sub
-from engine.core.quick_odds import RESULT_CHARS, action_tree
+from engine.core.quick_odds import RESULT_CHARS
 from engine.lob.fight import AfterRoll, CombatContext, CombatResult, End, Fight, NextRound
 from engine.lob.fire import FireOutcome, FireSetup
 from engine.lob.protocol import LobRules

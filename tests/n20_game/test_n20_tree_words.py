@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.core.procedure import Choose, Sub
-from engine.core.quick_odds import RESULT_CHARS, action_tree
+from engine.core.quick_odds import RESULT_CHARS
 from engine.n20 import game as g
 from engine.n20.advance import AdvancePlan, AdvanceResult
 from engine.n20.battle import CrtResult
