@@ -10,11 +10,10 @@ elimination: a unit is eliminated once its hits pass its rating; 5.3 morale: min
 eliminated unit, +1 for taking the area)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 from engine.core.procedure import Choose, Sub
 from engine.core.quick_odds import RESULT_CHARS
+from tests.dashboards.attack_records import tree_answers as _tree_answers
 from engine.lob.fight import AfterRoll, CombatContext, CombatResult, End, Fight, NextRound
 from engine.lob.fire import FireOutcome, FireSetup
 from engine.lob.protocol import LobRules
@@ -110,14 +109,6 @@ def test_a_leaders_loss_and_a_choice_in_a_tree():
     assert R.describe_result(G, loss, "slight") == "the leader is slightly wounded and steps away (7.1.1)"
     feint = Choose(("attack", "feint"), rule="5.1.4", label="attacker: press the attack or feint?")
     assert R.describe_result(G, feint, "feint") == "feint and fall back (5.1.4)"
-
-
-def _tree_answers(name: str) -> list[str]:
-    here = Path(__file__).resolve().parents[1]
-    if str(here / "dashboards") not in sys.path:
-        sys.path.insert(0, str(here / "dashboards"))
-    from attack_records import tree_answers
-    return tree_answers(name)
 
 
 def test_the_play_pages_attack_and_fire_trees_answer_in_words():

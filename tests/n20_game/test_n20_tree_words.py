@@ -7,13 +7,12 @@ hexes 3; end hex 1012; rout distance 3; marker yes; beyond ma no; ..." and "AR, 
 Each expected text is worked out by hand from the value given and the rule it cites."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
 from engine.core.procedure import Choose, Sub
 from engine.core.quick_odds import RESULT_CHARS
+from tests.dashboards.attack_records import tree_answers as _tree_answers
 from engine.n20 import game as g
 from engine.n20.advance import AdvancePlan, AdvanceResult
 from engine.n20.battle import CrtResult
@@ -94,14 +93,6 @@ def test_a_choice_in_a_tree_is_said_as_its_option():
     plan = AdvancePlan(0, (("FFER", 2),))
     req = Choose((plan,), rule="9.9.3", label="advance")
     assert R.describe_result(FUENTES, req, plan) == "advance FFER 2 hexes along retreat path 1"
-
-
-def _tree_answers(name: str) -> list[str]:
-    here = Path(__file__).resolve().parents[1]
-    if str(here / "dashboards") not in sys.path:
-        sys.path.insert(0, str(here / "dashboards"))
-    from attack_records import tree_answers
-    return tree_answers(name)
 
 
 def test_the_play_pages_battle_tree_answers_in_words():
