@@ -141,12 +141,9 @@ def test_a_long_question_does_not_hold_up_another_pages_pick():
         w.shutdown()
 
 
-def test_the_same_pick_again_is_answered_by_the_server_without_the_worker(tmp_path, monkeypatch):
-    """Two pages of one server (two views, one process): the second page's pick of the same attack in the
-    same position is drawn from the server's answers; the worker is asked nothing."""
-    rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
-    store = GameStore(tmp_path / "g.sqlite3")
-    asked = []
+def _count_questions(monkeypatch) -> list:
+    """The kinds of question the page puts to the odds worker from now on ("odds", "tree"), in order."""
+    asked: list = []
     real = workers.odds_worker()
 
     class Counting:
@@ -154,6 +151,15 @@ def test_the_same_pick_again_is_answered_by_the_server_without_the_worker(tmp_pa
             asked.append(a[0])
             return real.ask(*a, **k)
     monkeypatch.setattr(workers, "odds_worker", lambda: Counting())
+    return asked
+
+
+def test_the_same_pick_again_is_answered_by_the_server_without_the_worker(tmp_path, monkeypatch):
+    """Two pages of one server (two views, one process): the second page's pick of the same attack in the
+    same position is drawn from the server's answers; the worker is asked nothing."""
+    rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
+    store = GameStore(tmp_path / "g.sqlite3")
+    asked = _count_questions(monkeypatch)
     a = view_at(store, rec)
     a.select(attack)
     shown = a.odds.pane.object
@@ -166,14 +172,7 @@ def test_the_same_pick_again_is_answered_by_the_server_without_the_worker(tmp_pa
 
 def test_the_tree_is_worked_out_only_when_opened(tmp_path, monkeypatch):
     rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
-    asked = []
-    real = workers.odds_worker()
-
-    class Counting:
-        def ask(self, *a, **k):
-            asked.append(a[0])
-            return real.ask(*a, **k)
-    monkeypatch.setattr(workers, "odds_worker", lambda: Counting())
+    asked = _count_questions(monkeypatch)
     v = view_at(GameStore(tmp_path / "g.sqlite3"), rec)
     v.select(attack)
     assert asked == ["odds"] and v.odds.tree_button.visible
