@@ -18,12 +18,13 @@ def kind_of(rules, action) -> str:
 
 
 def record_until(system: str, wanted: Callable[[Any, Any, Any], bool], seed: int = 1, bot_seed: int = 3,
-                 limit: int = 1500, games: int = 6):
-    """(record, state, action, rules): the game up to the first position with a wanted legal action.
+                 limit: int = 1500, games: int = 6, bot: str = "random"):
+    """(record, state, action, rules): the game up to the first position with a wanted legal action, both
+    sides played by the system's ``bot`` (random by default; greedy reaches the big fights random play seldom does).
     A game that ends first (a random bot may lose its army's commander early) is followed by the next
     game seed, up to ``games`` games and ``limit`` actions in all."""
     rules = system_of(system)
-    bot = rules.bots()["random"](seed=bot_seed)
+    bot = rules.bots()[bot](seed=bot_seed)
     played = 0
     for game_seed in range(seed, seed + games):
         sess = Session.new(rules, None, (), game_seed)

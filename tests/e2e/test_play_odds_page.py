@@ -64,9 +64,13 @@ def test_lob_combat_and_tbf_charge_odds_match_the_engine(page: Page, app_url: st
 
 
 def test_a_long_enumeration_busy_line_and_cancel(page: Page, app_url: str, tmp_path):
-    # a TBF melee whose exact odds run to the engine's step bound (half a minute and more): the page shows
-    # what it is working out, with cancel; cancelled, nothing is committed and the page is free again
-    rec, state, melee, rules = record_until("tbf", lambda r, s, a: kind_of(r, a) == "melee", bot_seed=3)
+    # a TBF melee whose exact odds run to the engine's step bound (13 s on a quiet machine before it is
+    # refused: the melee ends the turn, and every fatigued or routed unit's recovery roll follows it, 7.0):
+    # the page shows what it is working out, with cancel; cancelled, nothing is committed and the page is
+    # free again. Greedy play reaches it (a random bot's melees are worked out in well under a second).
+    def big_melee(r, s, a) -> bool:
+        return kind_of(r, a) == "melee" and a.target == "1915" and "100-2" in a.units
+    rec, state, melee, rules = record_until("tbf", big_melee, bot_seed=1, bot="greedy")
     open_record(page, app_url, "tbf", rec, tmp_path)
     select_action(page, rules.describe_action(melee))
     busy = page.locator(".odds-box .busy-line[data-state='busy']")
