@@ -17,13 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import signal
 import statistics
 import sys
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -165,29 +162,6 @@ def _rates(wins: Counter[str], n: int) -> str:
     return " ".join(f"{k}={v / n:.0%}" for k, v in sorted(wins.items())) if n else ""
 
 
-@contextmanager
-def _ctrl_c_noted() -> Iterator[threading.Event]:
-    """An event set by Ctrl-C while the block runs (in the main thread, with Python's own handler in place).
-    The KeyboardInterrupt is raised as usual; the event is for the one that is lost on the way (one
-    raised inside a finaliser the garbage collector runs, or in a library's wait, is dropped there), so
-    a study checks it at each finished game and before it hands its rows back."""
-    hit = threading.Event()
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-        yield hit
-        return
-
-    def noted(signum: int, frame: Any) -> None:
-        hit.set()
-        raise KeyboardInterrupt
-
-    before = signal.signal(signal.SIGINT, noted)
-    try:
-        yield hit
-    finally:
-        signal.signal(signal.SIGINT, before)
-
-
 def run_study(study: Study, workers: int | None = None, scheduler: str | None = None, progress: bool = False,
               on_row: Callable[[Row], None] | None = None, indexes: Iterable[int] | None = None) -> list[Row]:
     """Play every game of ``study`` and return the rows sorted by game index.
@@ -212,18 +186,13 @@ def run_study(study: Study, workers: int | None = None, scheduler: str | None = 
             bar.set_postfix_str(_rates(wins, len(rows)), refresh=False)
         if on_row is not None:
             on_row(row)
-        if ctrl_c.is_set():
-            raise KeyboardInterrupt
 
     try:
-        with _ctrl_c_noted() as ctrl_c:
-            if workers == 0 and scheduler is None:
-                for i in todo:
-                    got(play_one(study, i))
-            else:
-                _run_dask(study, todo, workers, scheduler, got)
-            if ctrl_c.is_set():
-                raise KeyboardInterrupt
+        if workers == 0 and scheduler is None:
+            for i in todo:
+                got(play_one(study, i))
+        else:
+            _run_dask(study, todo, workers, scheduler, got)
     except KeyboardInterrupt:
         raise StudyInterrupted([rows[k] for k in sorted(rows)]) from None
     finally:
