@@ -40,7 +40,7 @@ from engine.core.words import identifier_words, plain
 
 from dashboards.server.background import POOL, Background, Cancelled, OverBudget, on_server
 from dashboards.server import odds_worker as workers
-from dashboards.server.odds_worker import PAGE_MAX_OUTCOMES, LocalOdds, Ticket
+from dashboards.server.odds_worker import PAGE_MAX_OUTCOMES, PAGE_MAX_STEPS, LocalOdds, Ticket
 
 __all__ = ["ActionOddsView", "odds_html", "odds_data_html", "odds_from_data", "result_lines", "percent",
            "compute_odds", "DECLARATIONS"]
@@ -57,6 +57,7 @@ table.odds-table td, table.odds-table th {border-bottom:1px solid #e0e0e0;paddin
   vertical-align:top}
 table.odds-table td.pct, table.odds-table td.frac {white-space:nowrap;text-align:right;font-family:monospace}
 .action-odds .odds-note {color:#555;font-style:italic}
+.action-odds .odds-until {background:#fff6dc;border-left:3px solid #c9a227;padding:2px 6px;margin:2px 0}
 .action-odds .odds-error {color:#b71c1c}
 .action-odds .declared-head {font-weight:600;margin:2px 0}
 .odds-tree-box .ptree {font-size:12px;max-height:420px;overflow:auto}
@@ -123,8 +124,10 @@ def odds_html(odds, describe: str = "", titles: Any = None) -> str:
                     + "; ".join(f"<span data-metric='{html.escape(k)}'>{html.escape(title(k))} {_num(v)}</span>"
                                 for k, v in exp) + "</div>")
     note = f"<div class='odds-note'>{html.escape(odds.note)}</div>" if odds.note else ""
+    # odds that stop before what follows the action (a turn's end) say so above the table, not in a footnote
+    until = f"<div class='odds-until'>{html.escape(odds.until)}</div>" if odds.until else ""
     return (f"<div class='action-odds' data-state='ready' data-rule='{html.escape(odds.rule)}'>"
-            f"<div class='odds-head'>Exact odds of: {head} (rule {html.escape(odds.rule)})</div>"
+            f"<div class='odds-head'>Exact odds of: {head} (rule {html.escape(odds.rule)})</div>" + until +
             "<table class='odds-table'><tr><th>outcome</th><th>chance</th><th>exactly</th><th>rule</th></tr>"
             + "".join(rows) + "</table>" + exp_html + note + "</div>")
 
@@ -146,7 +149,7 @@ def odds_from_data(data: dict) -> ActionOdds:
                       tuple(OddsLine(str(o.get("label", "")), _chance(o), str(o.get("rule", "")))
                             for o in data.get("lines", ())),
                       tuple((str(e.get("metric", "")), _value(e)) for e in data.get("expected", ())),
-                      str(data.get("note", "")))
+                      str(data.get("note", "")), str(data.get("until", "")))
 
 
 def odds_data_html(data: dict, describe: str = "") -> str:
@@ -187,7 +190,8 @@ def compute_odds(system: str, state_json: Any, action_json: Any, describe: str =
         rules = rules.with_tables(tables_from_json(rules, tables))
     state = rules.state_from_json(state_json)
     try:
-        data = quick_odds(rules, state, action_json, max_outcomes=PAGE_MAX_OUTCOMES, seen_by=seen_by)
+        data = quick_odds(rules, state, action_json, max_outcomes=PAGE_MAX_OUTCOMES, max_steps=PAGE_MAX_STEPS,
+                          seen_by=seen_by)
     except OddsHidden:          # said in our words: the engine's message names the action's pieces
         raise VedetteError(workers.HIDDEN) from None
     return odds_data_html(data, describe)

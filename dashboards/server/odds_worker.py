@@ -53,9 +53,10 @@ from concurrent.futures import Future
 from typing import Any, Callable
 
 from engine.core.errors import VedetteError
+from engine.core.odds import MAX_STEPS
 
 __all__ = ["OddsWorker", "LocalOdds", "Ticket", "Refusal", "Refused", "MAX_AHEAD", "AHEAD_BUDGET_S", "odds_worker", "known", "remember", "ANSWERS", "MAX_QUEUE", "GRACE_S", "WorkerBusy",
-           "PAGE_MAX_OUTCOMES", "HIDDEN", "MAX_STATE_CHARS", "MAX_DECLARED", "shutdown"]
+           "PAGE_MAX_OUTCOMES", "PAGE_MAX_STEPS", "HIDDEN", "MAX_STATE_CHARS", "MAX_DECLARED", "shutdown"]
 
 log = logging.getLogger("vedette.dashboards")
 
@@ -66,9 +67,23 @@ PROCESSES = int(os.environ.get("VEDETTE_ODDS_PROCESSES", "2") or 2)
 MAX_QUEUE = int(os.environ.get("VEDETTE_ODDS_QUEUE", "16") or 16)
 #: seconds a cancelled question may keep the worker before the worker is killed (and started again)
 GRACE_S = float(os.environ.get("VEDETTE_ODDS_GRACE_S", "2") or 2)
-#: the end positions an odds request from the page may reach (docs/limits.md): wider than the engine's
-#: default, as a Battle Commander assault ends in about 10,000 positions; the page's budget guards the time
-PAGE_MAX_OUTCOMES = 20_000
+
+
+def _bound(name: str, default: int, most: int) -> int:
+    """A whole number from ``$name`` between 1 and ``most`` (the default when unset or not a number)."""
+    text = os.environ.get(name, "").strip().replace("_", "").replace(",", "")
+    if not text.isdigit():
+        return default
+    return min(max(int(text), 1), most)
+
+
+#: the end positions an odds request from the page may reach (docs/limits.md; ``$VEDETTE_ODDS_MAX_OUTCOMES``,
+#: at most 2,000,000): wider than the engine's default, as a Battle Commander assault ends in about 10,000
+#: positions; the page's budget guards the time
+PAGE_MAX_OUTCOMES = _bound("VEDETTE_ODDS_MAX_OUTCOMES", 20_000, 2_000_000)
+#: the enumeration steps an odds request from the page may take (``$VEDETTE_ODDS_MAX_STEPS``, at most 100 times
+#: the engine's default, which it is unless set): a club whose server is fast may let the page work out longer odds
+PAGE_MAX_STEPS = _bound("VEDETTE_ODDS_MAX_STEPS", MAX_STEPS, 100 * MAX_STEPS)
 #: the longest position JSON the worker is sent (a shipped game's position is about 10,000 characters)
 MAX_STATE_CHARS = 2_000_000
 #: the most attacks a declaration's odds are worked out for (a combat phase's battles, 9.1)
@@ -128,7 +143,7 @@ class _Desk:
     def __init__(self) -> None:
         from engine.core.quick_odds import OddsDesk
         import engine.systems  # noqa: F401 - registers the shipped systems
-        self.desk = OddsDesk(positions=HELD, max_outcomes=PAGE_MAX_OUTCOMES)
+        self.desk = OddsDesk(positions=HELD, max_outcomes=PAGE_MAX_OUTCOMES, max_steps=PAGE_MAX_STEPS)
         self.rules: dict[str, Any] = {}
 
     def rules_of(self, system: str) -> Any:
@@ -165,7 +180,8 @@ class _Desk:
         position = odds_position(rules, state, act, _seen(seen))
         after, _ = rules.apply(position, act)          # a declaration rolls no die: the position it leads to
         attacks = list(rules.attack_candidates(after))[:MAX_DECLARED]
-        return [quick_odds(rules, after, a, max_outcomes=PAGE_MAX_OUTCOMES, stop=stop, seen_by=WHOLE)
+        return [quick_odds(rules, after, a, max_outcomes=PAGE_MAX_OUTCOMES, max_steps=PAGE_MAX_STEPS, stop=stop,
+                           seen_by=WHOLE)
                 for a in attacks]
 
     def ahead(self, key: str, actions: Any, seen: Any, stop: Callable[[], bool]) -> list[tuple[Any, bool, Any]]:
@@ -192,7 +208,8 @@ class _Desk:
         if not self.desk.holds(key):
             raise _NotHeld()
         rules, state = self.desk.position(key)
-        tree = action_tree(rules, state, action, max_outcomes=PAGE_MAX_OUTCOMES, stop=stop, seen_by=_seen(seen))
+        tree = action_tree(rules, state, action, max_outcomes=PAGE_MAX_OUTCOMES, max_steps=PAGE_MAX_STEPS, stop=stop,
+                           seen_by=_seen(seen))
         return tree_html(tree, fmt_result=str, open_depth=1)
 
 

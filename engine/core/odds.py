@@ -39,14 +39,18 @@ if TYPE_CHECKING:
     from .game import Bot, GameRules
 
 __all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "OddsLimitError", "action_odds", "solve", "OddsBot", "OddsCache",
-           "compact_position", "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES",
-           "enumerate_action", "choice_policy", "summarise", "unkey"]
+           "compact_position", "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES", "PROJECTION_MARGIN",
+           "enumerate_action", "enumerate_odds", "Horizon", "choice_policy", "summarise", "unkey"]
 
 #: the most requests one enumeration may meet, over every branch it replays (the driver runs a branch
 #: again from the start for each sibling answer, so this bounds the work, about 50 us a request)
 MAX_STEPS = 400_000
 #: the most distinct end positions one action's odds may have
 MAX_OUTCOMES = 4000
+#: how far past a bound the whole of an action and what follows it (a chain marked with a horizon) must be
+#: projected before the odds stop before what follows without working it out (:func:`enumerate_odds`):
+#: the projection is from the first chains worked out, which may be larger or smaller than the rest
+PROJECTION_MARGIN = 4
 
 
 # ------------------------------------------------------------------------------------------------
@@ -83,13 +87,15 @@ class OddsLine:
 @dataclass(frozen=True)
 class ActionOdds:
     """The exact odds of one action: its outcomes (most likely first) and the expected change of each
-    metric; ``note`` says how choices inside it were answered."""
+    metric; ``note`` says how choices inside it were answered; ``until``, when not empty, says where the
+    odds stop short of the whole consequence and why (:class:`Horizon`)."""
 
     action: str
     rule: str
     outcomes: tuple[OddsLine, ...]
     expected: tuple[tuple[str, Fraction | float], ...]
     note: str = ""
+    until: str = ""
 
     @property
     def total(self) -> Fraction:
@@ -109,6 +115,7 @@ class ActionOdds:
             return {"float": float(v)}
         return {"action": self.action, "rule": self.rule, "outcomes": [o.to_json() for o in self.outcomes],
                 "expected": {k: num(v) for k, v in self.expected}, "note": self.note,
+                **({"until": self.until} if self.until else {}),
                 "total_probability": prob_json(self.total)}
 
 
@@ -141,13 +148,73 @@ class _Budget:
         self.mass = 0.0                 # their chance (tracked only)
         #: sub-procedure key -> [its request, branches run to its end, their chance] (tracked only)
         self.subs: dict[Hashable, list[Any]] = {}
+        #: the steps at which :meth:`tick` looks again (the bound, or sooner while a horizon is projected)
+        self.cap = limit
+        #: projecting the whole from a shorter enumeration (:meth:`project`): (chains marked with a
+        #: horizon it will meet, steps and end positions of the enumeration stopped before them, the bound
+        #: of end positions)
+        self.horizon: tuple[int, int, int, int] | None = None
+        self.h_start: int | None = None                # steps when the horizon chain being worked out began
+        self.h_done: list[tuple[int, int]] = []        # (steps, end positions) of each one worked out
 
     def tick(self) -> None:
         self.used += 1
-        if self.used > self.limit:
-            raise self.past(f"odds of {self.what}: enumeration steps", self.limit)
+        if self.used > self.cap:
+            if self.used > self.limit:
+                raise self.past(f"odds of {self.what}: enumeration steps", self.limit)
+            raise self.projected_past()
         if self.stop is not None and not self.used & 255 and self.stop():
             raise OddsCancelled(f"odds of {self.what}: cancelled")
+
+    # --- projecting the work of what follows a horizon ------------------------------------------------
+    def project(self, chains: int, before: int, ends: int, max_outcomes: int) -> None:
+        """Work the whole out only while it is projected to fit: it will meet ``chains`` distinct chains
+        marked with a horizon, and the enumeration stopped before them took ``before`` steps and had
+        ``ends`` end positions (each of which the chain it stopped before multiplies). The chains worked
+        out so far stand for the rest: ``before`` + ``chains`` x their mean steps, or ``ends`` x their mean
+        number of results, past :data:`PROJECTION_MARGIN` times the bound, it stops (:meth:`projected_past`);
+        the bound itself, reached, stops it as always."""
+        self.horizon = (chains, before, ends, max_outcomes)
+
+    def horizon_entered(self, req: Sub) -> bool:
+        """Before ``req`` is answered: a chain marked with a horizon, not worked out yet, begins (True)."""
+        if (self.horizon is None or self.h_start is not None or not isinstance(req, Chain) or not req.horizon
+                or self.memo is None or req.key in self.memo):
+            return False
+        chains, before, _, _ = self.horizon
+        done = len(self.h_done)
+        self.h_start = self.used
+        # steps this one may take before the mean of those worked out passes its share of the projection
+        share = (PROJECTION_MARGIN * self.limit - before) * (done + 1) // chains - sum(h for h, _ in self.h_done)
+        self.cap = min(self.limit, self.used + max(share, 0))
+        return True
+
+    def horizon_left(self, req: Sub) -> None:
+        """After the chain :meth:`horizon_entered` began is worked out: its figures kept, the projection checked."""
+        assert self.horizon is not None and self.h_start is not None and self.memo is not None
+        _, _, ends, max_outcomes = self.horizon
+        self.h_done.append((self.used - self.h_start, len(self.memo[req.key][0])))
+        self.h_start, self.cap = None, self.limit
+        if sum(o for _, o in self.h_done) * ends > PROJECTION_MARGIN * max_outcomes * len(self.h_done):
+            raise self.projected_past()
+
+    def projected_past(self) -> OddsLimitError:
+        """The whole projected past a bound, from the chains marked with a horizon worked out so far (or
+        from a part of one, tried on its share of the steps: :func:`enumerate_odds`)."""
+        if self.horizon is None:
+            return OddsLimitError(f"odds of {self.what}: enumeration steps", self.limit, why="projected",
+                                  steps=self.used, ends=self.ends, mass=self.mass)
+        chains, before, ends_before, max_outcomes = self.horizon
+        done = len(self.h_done) + (self.h_start is not None)
+        steps = sum(h for h, _ in self.h_done) + (self.used - self.h_start if self.h_start is not None else 0)
+        ends = sum(o for _, o in self.h_done)
+        over_ends = bool(self.h_done) and ends * ends_before > PROJECTION_MARGIN * max_outcomes * len(self.h_done)
+        what, limit, got = ((f"odds of {self.what}: end positions", max_outcomes,
+                             ends * ends_before // len(self.h_done))
+                            if over_ends else
+                            (f"odds of {self.what}: enumeration steps", self.limit, before + steps * chains // done))
+        return OddsLimitError(what, limit, got, why=f"projected from the first {done}",
+                              steps=self.used, ends=self.ends, mass=self.mass)
 
     def progress(self) -> str:
         """How far the enumeration got, in a player's words ("" when not tracked): the branches it ran to
@@ -218,9 +285,14 @@ def _relay(gen: Generator[Any, Any, Any], budget: _Budget, top: bool = False,
             if isinstance(req, Sub):
                 if not req.own_choices:         # a step of the caller's own: its requests are counted
                     budget.tick()
+                entered = budget.horizon_entered(req)
                 req = req.wrapped(partial(_counted, budget=budget))
-            else:
-                budget.tick()
+                answer = yield req
+                if entered:
+                    budget.horizon_left(req)
+                req = gen.send(answer)
+                continue
+            budget.tick()
             req = gen.send((yield req))
     except StopIteration as stop:
         value = stop.value
@@ -253,10 +325,14 @@ def _relay_tracked(gen: Generator[Any, Any, Any], budget: _Budget, top: bool,
                 # a chain's steps go on from many values each: their ways are followed inside the
                 # sub-procedures they ask (a step's own chances are not those of the chain)
                 within_it = None if isinstance(req, Chain) else req
+                entered = budget.horizon_entered(req)
                 req = req.wrapped(partial(_counted, budget=budget, within=within_it))
+                answer = yield req
+                if entered:
+                    budget.horizon_left(req)
             else:
                 budget.tick()
-            answer = yield req
+                answer = yield req
             if isinstance(req, (ChanceRequest, Sub)):
                 chance *= _chance_of(req, answer, budget.memo)
             req = gen.send(answer)
@@ -314,23 +390,121 @@ def choice_policy(chooser: Any, state: Any) -> tuple[Policy, str]:
 
 def enumerate_action(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
                max_outcomes: int, keep: bool = False, build: bool | None = None,
-               stop: Callable[[], bool] | None = None) -> tuple[Tree, _Budget]:
+               stop: Callable[[], bool] | None = None, horizon: dict[Chain, None] | None = None,
+               project: tuple[int, int, int] | None = None) -> tuple[Tree, _Budget]:
     """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
-    (for :func:`solve`); ``build``: the nodes made too (default: with ``keep``). Past a bound the
-    :class:`LimitError` says how far it got."""
+    (for :func:`solve`); ``build``: the nodes made too (default: with ``keep``). ``horizon``: stop before
+    the chains marked with one, collected in the set (:func:`~engine.core.procedure.enumerate_tree`);
+    ``project``: (chains, steps, end positions) of such a stopped enumeration, to give up on the whole as soon as it is
+    projected past a bound (:meth:`_Budget.project`). Past a bound the :class:`LimitError` says how far it
+    got."""
     what = rules.format_action(action)
     budget = _Budget(max_steps, what, track=not keep, stop=stop)
     memo: dict[Hashable, tuple[Dist, Any]] = {}
     budget.memo = memo
+    if project is not None:
+        budget.project(*project, max_outcomes)
     factory = _counted(partial(rules.perform, state, action), budget, top=True)
     build = keep if build is None else build
-    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build)
+    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build, horizon=horizon)
     if not keep and tree.leaves is not None and len(tree.leaves) > max_outcomes:
         raise budget.past(f"odds of {what}: end positions", max_outcomes, len(tree.leaves), steps=False)
     return tree, budget
 
 
-def summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str) -> ActionOdds:
+@dataclass(frozen=True)
+class Horizon:
+    """Odds that stop before what follows the action (a chain marked with a horizon: a TBF turn's end,
+    3.3 B) because worked out whole they would pass a bound: ``what`` follows, under ``rule``; ``ways``, the
+    distinct positions the action leaves it to start from; ``why``, the bound and how it was judged."""
+
+    what: str
+    rule: str
+    ways: int
+    why: str
+
+    def words(self) -> str:
+        """In a player's words, for the page and the CLI."""
+        return (f"These odds stop before {self.what} (rule {self.rule}): {self.why}. Every end the action "
+                f"itself can reach is here; what {self.what} brings after it is not.")
+
+
+def enumerate_odds(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
+                   max_outcomes: int, *, build: bool = False, stop: Callable[[], bool] | None = None
+                   ) -> tuple[Tree, _Budget, Horizon | None]:
+    """The action's odds enumeration as :func:`action_odds` shows it: the whole consequence when it fits
+    the bounds; else, when the action leads into what follows it (a chain marked with a horizon, e.g. the
+    end of a TBF turn, 3.3 B), the enumeration that stops before that, with the :class:`Horizon` saying
+    so; else the bound's error.
+
+    It first enumerates stopping before any horizon: for most actions there is none, and that is the
+    whole and the only work. Where there is one, each of the distinct positions it would start from has a
+    share of the bounds: the first step of the first of them is tried against its share of the end
+    positions, then the whole is worked out with the bounds projected from the chains worked out so far
+    (:meth:`_Budget.project`), so that a whole too big is given up at a fraction of its cost. Which answer
+    is shown depends only on the position and the bounds (the order the enumeration meets things), never
+    on time. ``build``: the tree's nodes made too (the whole, where it is chosen, then enumerated again with
+    them)."""
+    met: dict[Chain, None] = {}
+    tree, budget = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, build=build, stop=stop,
+                                    horizon=met)
+    if not met:
+        return tree, budget, None
+    leaves = budget
+    if build:       # judged as the odds judge it, from the enumeration of the end positions alone
+        _, leaves = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop, horizon={})
+    first = next(iter(met))
+    whole = _whole_or_why(rules, state, action, policy, first, len(met), len(tree.distribution()), leaves,
+                          max_outcomes, stop)
+    if isinstance(whole, str):
+        return tree, budget, Horizon(first.horizon, first.rule, len(met), whole)
+    if build:
+        whole = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
+    return whole[0], whole[1], None
+
+
+def _whole_or_why(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, first: Chain, ways: int,
+                  ends: int, before: _Budget, max_outcomes: int, stop: Callable[[], bool] | None
+                  ) -> tuple[Tree, _Budget] | str:
+    """The whole enumeration of the action's end positions, or why it is judged past the bounds (words for
+    :class:`Horizon`). ``before``: the budget of the enumeration that stopped before ``ways`` distinct chains
+    marked with a horizon (``first`` the first of them met), with ``ends`` end positions."""
+    max_steps = before.limit
+    share = max(1, PROJECTION_MARGIN * max_outcomes // ends)
+    # what follows from the first position, its first step alone (counted on the same budget: the chain is
+    # the one met, its steps relayed), on its share of the steps (one chain's of ``ways``) and of the end
+    # positions (each end position of the stopped enumeration is multiplied by what its chain leaves): past
+    # it already (:data:`PROJECTION_MARGIN` times the bounds), the whole is judged too big without working it out
+    before.cap = min(max_steps, before.used + max(1, (PROJECTION_MARGIN * max_steps - before.used) // ways))
+    try:
+        enumerate_tree(first.step(0, first.start).proc, policy=policy, memo={}, build=False, max_leaves=share)
+    except OddsLimitError:
+        return (f"with it the odds would take more than {PROJECTION_MARGIN} times {max_steps:,} enumeration steps "
+                f"(judged from the first of the {ways:,} positions it would start from)")
+    except LimitError:
+        return (f"the action alone ends in {ends:,} different positions and {first.horizon} splits the first "
+                f"of them into more than {share:,}: with it the odds would pass {max_outcomes:,} end positions "
+                f"{PROJECTION_MARGIN} times over")
+    finally:
+        before.cap = before.limit
+    try:
+        return enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop,
+                                project=(ways, before.used, ends))
+    except OddsLimitError as exc:
+        return _bound_words(exc, ways)
+
+
+def _bound_words(exc: OddsLimitError, ways: int) -> str:
+    """The bound the whole passed (or was projected to pass), in a player's words."""
+    what = str(exc.what).rsplit(": ", 1)[-1]
+    if exc.why.startswith("projected"):
+        return (f"with it the odds would pass {exc.limit:,} {what} {PROJECTION_MARGIN} times over ({exc.why} of "
+                f"the {ways:,} positions it would start from)")
+    return f"with it the odds pass {exc.limit:,} {what}"
+
+
+def summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, note: str,
+              until: str = "") -> ActionOdds:
     before = rules.metrics(state)
     groups: dict[tuple[str, str], Fraction] = {}
     expected: dict[str, Fraction] = {k: Fraction(0) for k in before}
@@ -345,7 +519,8 @@ def summarise(rules: GameRules[Any, Any], state: Any, action: Any, dist: Dist, n
             expected[k] = expected.get(k, Fraction(0)) + p * (Fraction(m.get(k, 0)) - Fraction(before.get(k, 0)))
     lines = tuple(OddsLine(lab, p, rule) for (lab, rule), p in
                   sorted(groups.items(), key=lambda kv: (-kv[1], kv[0][0])))
-    return ActionOdds(rules.format_action(action), default_rule, lines, tuple(sorted(expected.items())), note)
+    return ActionOdds(rules.format_action(action), default_rule, lines, tuple(sorted(expected.items())), note,
+                      until)
 
 
 def action_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, chooser: Any = None,
@@ -361,8 +536,9 @@ def action_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, chooser:
     action = rules.coerce_action(action)
     rules.check(state, action)
     policy, name = choice_policy(chooser, state)
-    tree, _ = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
-    return summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}")
+    tree, _, stopped = enumerate_odds(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
+    return summarise(rules, state, action, tree.distribution(), f"choices inside answered by {name}",
+                     until=stopped.words() if stopped is not None else "")
 
 
 def solve(rules: GameRules[Any, Any], state: Any, action: Any, value: Callable[[Any, str], float], *, fallback: Any = None,

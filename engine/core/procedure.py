@@ -33,7 +33,7 @@ import random
 from typing import Any, cast
 
 from .dist import Dist, die
-from .errors import RecordError, RuleViolation, VedetteError
+from .errors import LimitError, RecordError, RuleViolation, VedetteError
 from .tree import Node, Tree
 from .values import jsonable
 
@@ -301,20 +301,26 @@ class Chain(Sub):
     Its questions are the caller's own: an enumeration that keeps decisions or builds the tree runs it in
     place. The enumerate driver for the leaves only (choices answered by a policy) goes step by step over
     the distribution of values reached: each distinct value is carried on once with the chances of every
-    way that reaches it, each step from a value memoised by ``(name, i, value)``."""
+    way that reaches it, each step from a value memoised by ``(name, i, value)``.
 
-    __slots__ = ("name", "start", "steps")
+    ``horizon`` (a player's words, e.g. "the end of the turn") marks steps that follow the action rather
+    than make it: an enumeration asked to stop there (:func:`enumerate_tree`'s ``horizon``) takes
+    ``start`` as their result without running them."""
 
-    def __init__(self, name: Hashable, start: Hashable, steps: Sequence[Step], rule: str, label: str = ""):
+    __slots__ = ("name", "start", "steps", "horizon")
+
+    def __init__(self, name: Hashable, start: Hashable, steps: Sequence[Step], rule: str, label: str = "",
+                 horizon: str = ""):
         self.name = name                # what the steps are (the memo key is this with the start)
         self.start = start
         self.steps = tuple(steps)
+        self.horizon = horizon
         super().__init__(("chain", name, start), partial(_steps_in_turn, start, self.steps), rule, label,
                          inline=True, own_choices=True)
 
     def wrapped(self, wrap: Callable[[Procedure], Procedure]) -> "Chain":
         return Chain(self.name, self.start, tuple(partial(_wrapped_step, wrap, step) for step in self.steps),
-                     self.rule, self.label)
+                     self.rule, self.label, self.horizon)
 
     def step(self, i: int, value: Hashable) -> Sub:
         """Step ``i`` from ``value`` as a sub-procedure of its own."""
@@ -332,7 +338,8 @@ def _wrapped_step(wrap: Callable[[Procedure], Procedure], step: Step, value: Any
     return wrap(partial(step, value))()
 
 
-def chain(key: Hashable, value: Hashable, steps: Sequence[Step], rule: str, label: str = "") -> Chain:
+def chain(key: Hashable, value: Hashable, steps: Sequence[Step], rule: str, label: str = "",
+          horizon: str = "") -> Chain:
     """``steps`` run one after another from ``value`` as one step of the caller (a :class:`Chain`): the
     request's result is the last step's value.
 
@@ -344,8 +351,11 @@ def chain(key: Hashable, value: Hashable, steps: Sequence[Step], rule: str, labe
 
     ``key``, with each value, must identify what the steps do completely (the memo keys are ``("chain",
     key, value)`` and ``("chain step", key, i, value)``); values must be hashable and compare by what
-    they hold."""
-    return Chain(key, value, steps, rule, label)
+    they hold.
+
+    ``horizon``: what the steps are in a player's words when they follow the action rather than make it (a
+    turn's end): odds too big to work out whole may stop before them (:class:`Chain`)."""
+    return Chain(key, value, steps, rule, label, horizon)
 
 
 class Log(Request):
@@ -638,18 +648,23 @@ def _replay_prefix(factory: Procedure, prefix: Sequence[Any]) -> tuple[Generator
     return gen, req, result, notes
 
 
-def _own_steps_in_place(factory: Procedure) -> Generator[Any, Any, Any]:
+def _own_steps_in_place(factory: Procedure, stop_at_horizon: bool = False) -> Generator[Any, Any, Any]:
     """``factory()``'s requests, each sub-procedure whose choices are its own (``Sub.own_choices``) run in
-    place, at any depth: its questions are asked as the caller's own."""
-    return _in_place(factory())
+    place, at any depth: its questions are asked as the caller's own. With ``stop_at_horizon`` a chain
+    marked with a horizon is asked as it is (the driver does not run it)."""
+    return _in_place(factory(), stop_at_horizon)
 
 
-def _in_place(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+def _at_horizon(req: Request) -> bool:
+    return isinstance(req, Chain) and bool(req.horizon)
+
+
+def _in_place(gen: Generator[Any, Any, Any], stop_at_horizon: bool = False) -> Generator[Any, Any, Any]:
     try:
         req = next(gen)
         while True:
-            if isinstance(req, Sub) and req.own_choices:
-                answer = yield from _in_place(req.proc())
+            if isinstance(req, Sub) and req.own_choices and not (stop_at_horizon and _at_horizon(req)):
+                answer = yield from _in_place(req.proc(), stop_at_horizon)
             else:
                 answer = yield req
             req = gen.send(answer)
@@ -664,7 +679,8 @@ def distribution(factory: Procedure, policy: Policy | None = first_option,
 
 
 def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, keep_decisions: bool = False,
-                   memo: dict[Any, Any] | None = None, build: bool = True) -> Tree:
+                   memo: dict[Any, Any] | None = None, build: bool = True,
+                   horizon: dict[Chain, None] | None = None, max_leaves: int | None = None) -> Tree:
     """Enumerate every branch of the procedure exactly and return its probability :class:`~engine.core.tree.Tree`.
 
     ``policy`` answers :class:`Choose` requests; with ``keep_decisions=True`` (or ``policy=None``) every
@@ -674,13 +690,20 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
     then worked out step by step over the distribution of the values reached. With the tree built or the
     decisions kept, a step whose questions are the caller's own (``Sub.own_choices``, every chain) runs in
     place: its dice and questions are nodes of the caller's tree, as if written out there.
+
+    ``horizon`` (a dict used as an ordered set): stop before what follows the action. A chain marked with a
+    horizon (:func:`chain`) is not run: its start is its result (a sub-procedure node with that one
+    outcome), and the chain is added to the dict (the distinct ones met, in the order met). The results
+    then differ from the whole procedure's: never share a ``memo`` between enumerations with and without
+    it. ``max_leaves``: raise :class:`~engine.core.errors.LimitError` as soon as the procedure's own
+    distinct results pass this many (its sub-procedures' are not counted).
     """
     memo = {} if memo is None else memo
     decide = None if keep_decisions else policy
     if decide is None or build:
         # decisions kept: the caller's own steps' questions with them; a tree built: drawn as the caller's
         # own steps, the dice where they are thrown (the merging of a chain is for the leaves only)
-        factory = partial(_own_steps_in_place, factory)
+        factory = partial(_own_steps_in_place, factory, horizon is not None)
     leaves: dict[Hashable, Fraction] = {}
     has_decisions = False
 
@@ -690,7 +713,8 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             if isinstance(req, Chain) and not build and policy is not None:
                 hit = (chain_dist(req), None)
             else:
-                t = enumerate_tree(req.proc, policy=policy, keep_decisions=False, memo=memo, build=build)
+                t = enumerate_tree(req.proc, policy=policy, keep_decisions=False, memo=memo, build=build,
+                                   horizon=horizon)
                 hit = (t.distribution(), t if build else None)
             memo[req.key] = hit
         return hit
@@ -718,6 +742,8 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             if node is not None:
                 node.result = result
             leaves[result] = leaves.get(result, Fraction(0)) + path_p
+            if max_leaves is not None and len(leaves) > max_leaves:
+                raise LimitError("distinct results", max_leaves, len(leaves))
             return
         if isinstance(req, Choose):
             if decide is not None:
@@ -727,7 +753,13 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             has_decisions = True
             kids: list[tuple[Any, Fraction | None]] = [(o, None) for o in req.options]
         elif isinstance(req, Sub):
-            dist, subtree = sub_dist(req)
+            if horizon is not None and _at_horizon(req):
+                horizon[cast(Chain, req)] = None  # stopped before: the value it starts from is its result
+                dist, subtree = Dist({cast(Chain, req).start: Fraction(1)}), None
+                if node is not None:
+                    node.notes.append((req.rule, f"{cast(Chain, req).horizon} is not worked out: the odds stop here"))
+            else:
+                dist, subtree = sub_dist(req)
             kids = list(dist.sorted_items())
         elif isinstance(req, Roll) and req.bands:
             kids = [(face, p) for face, p, _ in req.banded_outcomes()]

@@ -109,7 +109,7 @@ from .dist import prob_json
 from .errors import LimitError, VedetteError
 from .procedure import Log
 from .odds import (MAX_OUTCOMES, MAX_STEPS, ActionOdds, OddsCache, OddsLimitError, choice_policy, compact_position,
-                   enumerate_action, summarise, unkey)
+                   enumerate_odds, summarise, unkey)
 from .tables import GameTables
 from .tree import Tree
 from .words import plain
@@ -237,6 +237,7 @@ def odds_data(rules: GameRules[Any, Any], state: Any, action: Any, odds: ActionO
         "said": rules.describe_action(action),
         "rule": odds.rule,
         "note": odds.note,
+        **({"until": odds.until} if odds.until else {}),
         "lines": [{"label": o.label, "rule": o.rule, **_num(o.probability)} for o in odds.outcomes],
         "expected": [{"metric": k, "title": rules.metric_title(k), **_num(v)} for k, v in odds.expected],
         "end_positions": end_positions,
@@ -282,13 +283,14 @@ def quick_odds(rules: GameRules[Any, Any], state: Any, action: Any, *, max_steps
         return known
     policy, name = choice_policy(None, state)
     try:
-        tree, budget = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
+        tree, budget, stopped = enumerate_odds(rules, state, action, policy, max_steps, max_outcomes, stop=stop)
     except OddsLimitError as exc:
         if cache is not None and key is not None:
             cache.put(key, _Refused(exc))
         raise
     dist = tree.distribution()
-    odds = summarise(rules, state, action, dist, f"choices inside answered by {name}")
+    odds = summarise(rules, state, action, dist, f"choices inside answered by {name}",
+                     until=stopped.words() if stopped is not None else "")
     data = odds_data(rules, state, action, odds, end_positions=len(dist), steps=budget.used)
     if cache is not None and key is not None:
         cache.put(key, data)
@@ -329,7 +331,7 @@ def action_tree(rules: GameRules[Any, Any], state: Any, action: Any, *, max_step
     rules.check(state, action)
     state = odds_position(rules, state, action, seen_by)
     policy, _ = choice_policy(None, state)
-    tree, _ = enumerate_action(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
+    tree, _, _ = enumerate_odds(rules, state, action, policy, max_steps, max_outcomes, build=True, stop=stop)
     trees = _trees(tree)
     nodes = sum(t.size() for t in trees)
     if nodes > max_nodes:

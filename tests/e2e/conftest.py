@@ -54,7 +54,8 @@ def _wait_until_up(url: str, proc: subprocess.Popen, log: Path, timeout: float =
 class AppServer:
     """A ``vedette-serve`` subprocess on a fixed port and saved-games file."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, env: dict[str, str] | None = None):
+        self.extra_env = dict(env or {})   # the server's settings for one test (e.g. the page's odds bounds)
         self.port = _free_port()
         self.db = workdir / "games.sqlite3"
         self.log = workdir / "server.log"
@@ -70,6 +71,7 @@ class AppServer:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         env.setdefault("VEDETTE_LOG_HOPS", "1")   # each calculation's time per hop in the log (test_stall_load)
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env.update(self.extra_env)
         self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
                                      start_new_session=True)
         _wait_until_up(self.url, self.proc, self.log)

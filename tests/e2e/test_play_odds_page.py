@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from conftest import AppServer
 from play_helpers import open_record, select_action
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "dashboards"))
@@ -63,15 +64,42 @@ def test_lob_combat_and_tbf_charge_odds_match_the_engine(page: Page, app_url: st
         expect(row.locator("td.rule")).to_have_text(first.rule)
 
 
-def test_a_long_enumeration_busy_line_and_cancel(page: Page, app_url: str, tmp_path):
-    # a TBF melee whose exact odds run to the engine's step bound (13 s on a quiet machine before it is
-    # refused: the melee ends the turn, and every fatigued or routed unit's recovery roll follows it, 7.0):
-    # the page shows what it is working out, with cancel; cancelled, nothing is committed and the page is
-    # free again. Greedy play reaches it (a random bot's melees are worked out in well under a second).
-    def big_melee(r, s, a) -> bool:
-        return kind_of(r, a) == "melee" and a.target == "1915" and "100-2" in a.units
-    rec, state, melee, rules = record_until("tbf", big_melee, bot_seed=1, bot="greedy")
+def _big_melee(r, s, a) -> bool:
+    # the greedy bots' TBF melee of 2/100th Ligne on 1915 (bot seed 1): it ends the turn, and every fatigued or
+    # routed unit's recovery roll follows it (7.0): 606 positions up to the end of the turn, 52,151 with it
+    return kind_of(r, a) == "melee" and a.target == "1915" and "100-2" in a.units
+
+
+def test_odds_too_big_with_the_turn_end_stop_before_it_and_say_so(page: Page, app_url: str, tmp_path):
+    # issue 26: refused after 13-28 s of work before; now its odds up to the end of the turn (3.3 B), with the
+    # line that says so above the table
+    rec, state, melee, rules = record_until("tbf", _big_melee, bot_seed=1, bot="greedy")
     open_record(page, app_url, "tbf", rec, tmp_path)
+    select_action(page, rules.describe_action(melee))
+    ready = page.locator(".odds-panel .action-odds[data-state='ready']")
+    expect(ready).to_be_attached(timeout=60_000)
+    expect(ready.locator(".odds-until")).to_contain_text("These odds stop before the end of the turn (rule 3.3 B)")
+    expect(ready.locator("tr.odds-line").first).to_be_attached()
+    expect(page.locator(f".status-line [data-events='{len(rec.events)}']")).to_be_attached()   # nothing committed
+
+
+@pytest.fixture
+def patient_server(tmp_path):
+    """A server whose page may work out odds 100 times longer than the default (a club's fast machine:
+    ``$VEDETTE_ODDS_MAX_STEPS``, ``$VEDETTE_ODDS_MAX_OUTCOMES``), with no work ahead of a pick."""
+    server = AppServer(tmp_path / "patient", {"VEDETTE_ODDS_MAX_STEPS": "40000000",
+                                              "VEDETTE_ODDS_MAX_OUTCOMES": "2000000", "VEDETTE_ODDS_AHEAD_S": "0"})
+    server.db.parent.mkdir(parents=True, exist_ok=True)
+    yield server.start()
+    server.stop()
+
+
+def test_a_long_enumeration_busy_line_and_cancel(page: Page, patient_server: str, tmp_path):
+    # with the page's bounds raised, the same melee is worked out whole, the end of the turn with it (52,151
+    # end positions: tens of seconds): the page shows what it is working out, with cancel; cancelled, nothing
+    # is committed and the page is free again
+    rec, state, melee, rules = record_until("tbf", _big_melee, bot_seed=1, bot="greedy")
+    open_record(page, patient_server, "tbf", rec, tmp_path)
     select_action(page, rules.describe_action(melee))
     busy = page.locator(".odds-box .busy-line[data-state='busy']")
     expect(busy).to_contain_text("odds of", timeout=60_000)

@@ -159,11 +159,16 @@ def end_phase(ctx: Queries, s: TbfState, why: str) -> Steps[TbfState]:
 
     Run as a :func:`~engine.core.procedure.chain` of those three parts: each depends on nothing but the
     game state the part before left, so the exact odds work out what follows once for each state reached
-    (play and replay ask the same questions in the same order, and record the same)."""
+    (play and replay ask the same questions in the same order, and record the same).
+
+    Marked as the horizon "the end of the turn": every fatigued or routed unit's roll (7.0) doubles the ways
+    the turn can end, so an action's odds that would pass their bounds with it stop before it
+    (:func:`engine.core.odds.enumerate_odds`) and say so."""
     yield Log("3.3 B", f"end of the Activation Phase of turn {s.turn}: {why}")
     return (yield chain(("tbf-end-phase", ctx.sc.key), s,
                         (partial(_recovery_part, ctx), partial(_reinforcement_part, ctx),
-                         partial(_initiative_part, ctx)), rule="3.3 B", label="the end of the turn"))
+                         partial(_initiative_part, ctx)), rule="3.3 B", label="the end of the turn",
+                        horizon="the end of the turn"))
 
 
 def _recovery_part(ctx: Queries, s: TbfState) -> Steps[TbfState]:
