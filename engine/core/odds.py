@@ -167,14 +167,17 @@ class _Budget:
             raise OddsCancelled(f"odds of {self.what}: cancelled")
 
     # --- projecting the work of what follows a horizon ------------------------------------------------
-    def project(self, chains: int, before: int, ends: int, max_outcomes: int) -> None:
+    def project(self, chains: int, before: int, ends: int, max_outcomes: int,
+                done: tuple[tuple[int, int], ...] = ()) -> None:
         """Work the whole out only while it is projected to fit: it will meet ``chains`` distinct chains
         marked with a horizon, and the enumeration stopped before them took ``before`` steps and had
         ``ends`` end positions (each of which the chain it stopped before multiplies). The chains worked
         out so far stand for the rest: ``before`` + ``chains`` x their mean steps, or ``ends`` x their mean
         number of results, past :data:`PROJECTION_MARGIN` times the bound, it stops (:meth:`projected_past`);
-        the bound itself, reached, stops it as always."""
+        the bound itself, reached, stops it as always. ``done``: (steps, results) of chains already worked
+        out (and kept in the memo: they are not met as new)."""
         self.horizon = (chains, before, ends, max_outcomes)
+        self.h_done = list(done)
 
     def horizon_entered(self, req: Sub) -> bool:
         """Before ``req`` is answered: a chain marked with a horizon, not worked out yet, begins (True)."""
@@ -391,19 +394,22 @@ def choice_policy(chooser: Any, state: Any) -> tuple[Policy, str]:
 def enumerate_action(rules: GameRules[Any, Any], state: Any, action: Any, policy: Policy, max_steps: int,
                max_outcomes: int, keep: bool = False, build: bool | None = None,
                stop: Callable[[], bool] | None = None, horizon: dict[Chain, None] | None = None,
-               project: tuple[int, int, int] | None = None) -> tuple[Tree, _Budget]:
+               project: tuple[int, int, int, tuple[int, int]] | None = None,
+               memo: dict[Hashable, tuple[Dist, Any]] | None = None) -> tuple[Tree, _Budget]:
     """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
     (for :func:`solve`); ``build``: the nodes made too (default: with ``keep``). ``horizon``: stop before
     the chains marked with one, collected in the set (:func:`~engine.core.procedure.enumerate_tree`);
-    ``project``: (chains, steps, end positions) of such a stopped enumeration, to give up on the whole as soon as it is
-    projected past a bound (:meth:`_Budget.project`). Past a bound the :class:`LimitError` says how far it
-    got."""
+    ``project``: (chains, steps, end positions) of such a stopped enumeration and (steps, results) of the
+    first chain, worked out already, to give up on the whole as soon as it is
+    projected past a bound (:meth:`_Budget.project`); ``memo``: sub-procedure results already worked out
+    the same way (the same policy, no horizon). Past a bound the :class:`LimitError` says how far it got."""
     what = rules.format_action(action)
     budget = _Budget(max_steps, what, track=not keep, stop=stop)
-    memo: dict[Hashable, tuple[Dist, Any]] = {}
+    memo = {} if memo is None else memo
     budget.memo = memo
     if project is not None:
-        budget.project(*project, max_outcomes)
+        chains, before, ends, done = project
+        budget.project(chains, before, ends, max_outcomes, (done,))
     factory = _counted(partial(rules.perform, state, action), budget, top=True)
     build = keep if build is None else build
     tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build, horizon=horizon)
@@ -471,13 +477,16 @@ def _whole_or_why(rules: GameRules[Any, Any], state: Any, action: Any, policy: P
     marked with a horizon (``first`` the first of them met), with ``ends`` end positions."""
     max_steps = before.limit
     share = max(1, PROJECTION_MARGIN * max_outcomes // ends)
-    # what follows from the first position, its first step alone (counted on the same budget: the chain is
-    # the one met, its steps relayed), on its share of the steps (one chain's of ``ways``) and of the end
-    # positions (each end position of the stopped enumeration is multiplied by what its chain leaves): past
-    # it already (:data:`PROJECTION_MARGIN` times the bounds), the whole is judged too big without working it out
-    before.cap = min(max_steps, before.used + max(1, (PROJECTION_MARGIN * max_steps - before.used) // ways))
+    # what follows from the first position, worked out whole (counted on the same budget: the chain is the
+    # one met, its steps relayed) on its share of the steps (one of ``ways``) and of the end positions (each
+    # end position of the stopped enumeration is multiplied by what its chain leaves), both
+    # :data:`PROJECTION_MARGIN` times the bounds: past them, the whole is judged too big without working it
+    # out; within them, its results are kept for the whole (``memo``)
+    memo: dict[Hashable, tuple[Dist, Any]] = {}
+    used = before.used
+    before.cap = min(max_steps, used + max(1, (PROJECTION_MARGIN * max_steps - used) // ways))
     try:
-        enumerate_tree(first.step(0, first.start).proc, policy=policy, memo={}, build=False, max_leaves=share)
+        enumerate_tree(partial(_ask, first), policy=policy, memo=memo, build=False, max_leaves=share)
     except OddsLimitError:
         return (f"with it the odds would take more than {PROJECTION_MARGIN} times {max_steps:,} enumeration steps "
                 f"(judged from the first of the {ways:,} positions it would start from)")
@@ -487,11 +496,17 @@ def _whole_or_why(rules: GameRules[Any, Any], state: Any, action: Any, policy: P
                 f"{PROJECTION_MARGIN} times over")
     finally:
         before.cap = before.limit
+    first_done = (before.used - used, len(memo[first.key][0]))
     try:
         return enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop,
-                                project=(ways, before.used, ends))
+                                project=(ways, used, ends, first_done), memo=memo)
     except OddsLimitError as exc:
         return _bound_words(exc, ways)
+
+
+def _ask(req: Sub) -> Generator[Any, Any, Any]:
+    """A procedure that asks ``req`` and ends with its answer."""
+    return (yield req)
 
 
 def _bound_words(exc: OddsLimitError, ways: int) -> str:

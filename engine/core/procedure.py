@@ -696,7 +696,8 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
     outcome), and the chain is added to the dict (the distinct ones met, in the order met). The results
     then differ from the whole procedure's: never share a ``memo`` between enumerations with and without
     it. ``max_leaves``: raise :class:`~engine.core.errors.LimitError` as soon as the procedure's own
-    distinct results pass this many (its sub-procedures' are not counted).
+    distinct results pass this many, or the values a chain it asks carries from one step to the next, or
+    the results of one of those steps (the results of its other sub-procedures are not counted).
     """
     memo = {} if memo is None else memo
     decide = None if keep_decisions else policy
@@ -707,14 +708,15 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
     leaves: dict[Hashable, Fraction] = {}
     has_decisions = False
 
-    def sub_dist(req: Sub) -> tuple[Dist, Any]:
+    def sub_dist(req: Sub, cap: int | None = None) -> tuple[Dist, Any]:
+        # ``cap``: a chain's step, whose results alone may not pass ``max_leaves`` either
         hit = memo.get(req.key)
         if hit is None:
             if isinstance(req, Chain) and not build and policy is not None:
                 hit = (chain_dist(req), None)
             else:
                 t = enumerate_tree(req.proc, policy=policy, keep_decisions=False, memo=memo, build=build,
-                                   horizon=horizon)
+                                   horizon=horizon, max_leaves=cap)
                 hit = (t.distribution(), t if build else None)
             memo[req.key] = hit
         return hit
@@ -725,8 +727,10 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
         for i in range(len(req.steps)):
             nxt: dict[Hashable, Fraction] = {}
             for value, p in now.items():
-                for out, q in sub_dist(req.step(i, value))[0].items():
+                for out, q in sub_dist(req.step(i, value), max_leaves)[0].items():
                     nxt[out] = nxt.get(out, Fraction(0)) + p * q
+                if max_leaves is not None and len(nxt) > max_leaves:
+                    raise LimitError("values between the steps of a chain", max_leaves, len(nxt))
             now = nxt
         return Dist(now)
 
