@@ -6,7 +6,8 @@ fights that late, crowded positions bring (a TBF melee that ends the turn, a BC 
 defender may meet in Square) are counted too.
 
 Printed per kind and bot: picks, how many were refused at the bound, p50 / p95 / max and how many took over
-0.5 s and over 1 s (no timed assertion). Run:
+0.5 s and over 1 s, and how many odds stopped before what follows the action (a TBF turn's end, 3.3 B:
+``until`` in the data) (no timed assertion). Run:
 ``python -m pytest tests/bench/test_odds_spread_bench.py -m slow -s -p no:cacheprovider``."""
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def spread(system: str, wanted, bot_name: str) -> dict:
     """The odds of the first wanted action at each position of the bots' games, timed."""
     rules = system_of(system)
     times: list[float] = []
-    refused = 0
+    refused = stopped = 0
     for bot_seed in BOT_SEEDS:
         bot = rules.bots()[bot_name](seed=bot_seed)
         for game_seed in GAME_SEEDS:
@@ -49,7 +50,7 @@ def spread(system: str, wanted, bot_name: str) -> dict:
                 if pick is not None:
                     t = time.perf_counter()
                     try:
-                        quick_odds(rules, sess.state, pick, cache=None)
+                        stopped += "until" in quick_odds(rules, sess.state, pick, cache=None)
                     except LimitError:
                         refused += 1
                     times.append(time.perf_counter() - t)
@@ -59,7 +60,7 @@ def spread(system: str, wanted, bot_name: str) -> dict:
 
     def ms(q: float) -> float:
         return round(times[min(len(times) - 1, int(q * len(times)))] * 1000, 1) if times else 0.0
-    return {"picks": len(times), "refused": refused, "p50_ms": ms(0.5), "p95_ms": ms(0.95),
+    return {"picks": len(times), "refused": refused, "stopped_before": stopped, "p50_ms": ms(0.5), "p95_ms": ms(0.95),
             "max_ms": round(times[-1] * 1000, 1) if times else 0.0,
             "over_0_5_s": sum(t > 0.5 for t in times), "over_1_s": sum(t > 1 for t in times)}
 
@@ -69,6 +70,7 @@ def spread(system: str, wanted, bot_name: str) -> dict:
 def test_bench_odds_over_whole_games(benchmark, name, system, wanted, bot_name):
     info = benchmark.pedantic(lambda: spread(system, wanted, bot_name), rounds=1, iterations=1)
     benchmark.extra_info.update(info)
-    print(f"\n{name}, {bot_name} bots: {info['picks']} picks, {info['refused']} refused at the bound, p50 "
+    print(f"\n{name}, {bot_name} bots: {info['picks']} picks, {info['refused']} refused at the bound, "
+          f"{info['stopped_before']} stopped before what follows (a turn's end), p50 "
           f"{info['p50_ms']:.0f} ms, p95 {info['p95_ms']:.0f} ms, max {info['max_ms']:.0f} ms, "
           f"{info['over_0_5_s']} over 0.5 s, {info['over_1_s']} over 1 s")
