@@ -22,7 +22,7 @@ from .position import leader_cvs
 from .queries import Queries
 from .reinforcement import reinforcement_segment
 from .rout import end_of_activation_overstack
-from .state import GameState, TbfState, replace
+from .state import GameState, TbfState, piece, replace
 from .types import LIVE, SEGMENTS, SIDES, Status, other
 from .victory import automatic_victory, battalions_text
 
@@ -106,8 +106,8 @@ def recovery_phase(sc: Scenario, st: GameState) -> Steps[GameState]:
         out = yield check_sub(sc.tables, CheckSpec(check, sc.units[p.id].fv_f, p.status, leader_cvs(sc, st, p.id),
                                                    unit=p.id), rule="7.0 D")
         st = st.with_piece(p.id, status=out.status)
-    st = dc_replace(st, pieces=tuple(dc_replace(p, charged=False, activated=False) if p.charged or p.activated else p
-                                     for p in st.pieces), turn=st.turn + 1)
+    st = dc_replace(st, pieces=tuple(piece(p.id, p.hex, p.facing, p.status, False, False) if p.charged or p.activated
+                                     else p for p in st.pieces), turn=st.turn + 1)
     return st
 
 
@@ -157,7 +157,7 @@ def end_phase(ctx: Queries, s: TbfState, why: str) -> Steps[TbfState]:
     overstack checks (4.1.10 B) and the Recovery Phase (7.0), the end of the game (10.1, 3.4 C, 10.2), the
     Reinforcement Phase (3.1) and the Initiative Phase (3.2).
 
-    Run as a :func:`~engine.core.procedure.chain` of those three parts: each depends on nothing but the
+    Run as a :func:`~engine.core.procedure.chain` of those parts: each depends on nothing but the
     game state the part before left, so the exact odds work out what follows once for each state reached
     (play and replay ask the same questions in the same order, and record the same).
 
@@ -166,19 +166,24 @@ def end_phase(ctx: Queries, s: TbfState, why: str) -> Steps[TbfState]:
     (:func:`engine.core.odds.enumerate_odds`) and say so."""
     yield Log("3.3 B", f"end of the Activation Phase of turn {s.turn}: {why}")
     return (yield chain(("tbf-end-phase", ctx.sc.key), s,
-                        (partial(_recovery_part, ctx), partial(_reinforcement_part, ctx),
-                         partial(_initiative_part, ctx)), rule="3.3 B", label="the end of the turn",
-                        horizon="the end of the turn"))
+                        (partial(_overstack_part, ctx), partial(_recovery_part, ctx),
+                         partial(_reinforcement_part, ctx), partial(_initiative_part, ctx)),
+                        rule="3.3 B", label="the end of the turn", horizon="the end of the turn"))
+
+
+def _overstack_part(ctx: Queries, s: TbfState) -> Steps[TbfState]:
+    """4.1.10 B, each side's overstacked hexes at the end of the Activation Phase (a step of its own: the
+    recovery rolls that follow branch many ways, and none of them runs these checks again)."""
+    g = s.game
+    for side in SIDES:
+        g = yield from end_of_activation_overstack(ctx.sc, g, side)
+    return replace(s, game=g)
 
 
 def _recovery_part(ctx: Queries, s: TbfState) -> Steps[TbfState]:
-    """4.1.10 B and 7.0, then the end of the game (10.1 automatic victory; 3.4 C, 7.0 I, 10.2 after the
-    last turn)."""
+    """7.0, then the end of the game (10.1 automatic victory; 3.4 C, 7.0 I, 10.2 after the last turn)."""
     sc = ctx.sc
-    g = s.game
-    for side in SIDES:
-        g = yield from end_of_activation_overstack(sc, g, side)          # 4.1.10 B
-    g = yield from recovery_phase(sc, g)                                # 7.0 (turn + 1)
+    g = yield from recovery_phase(sc, s.game)                           # 7.0 (turn + 1)
     s = replace(s, game=g, impulse=None, passes=0, activations=())
     over = automatic_victory(s.game)
     if over is not None:

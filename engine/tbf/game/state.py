@@ -15,7 +15,7 @@ from .types import Segment, Side, Status, other
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-__all__ = ["Piece", "GameState", "UnitTurn", "ChargeMelee", "Impulse", "TbfState", "replace", "book", "with_book",
+__all__ = ["Piece", "piece", "GameState", "UnitTurn", "ChargeMelee", "Impulse", "TbfState", "replace", "book", "with_book",
            "to_act"]
 
 
@@ -110,13 +110,8 @@ class GameState:
         was = ps[i]
         if changes.keys() <= _PIECE_FIELDS:
             get = changes.get
-            key = (was.id, get("hex", was.hex), get("facing", was.facing), get("status", was.status),
-                   get("activated", was.activated), get("charged", was.charged))
-            now = _PIECES.get(key)
-            if now is None:             # pieces are values: equal ones are shared (made once)
-                if len(_PIECES) > 100_000:
-                    _PIECES.clear()
-                now = _PIECES[key] = Piece(*key)
+            now = piece(was.id, get("hex", was.hex), get("facing", was.facing), get("status", was.status),
+                        get("activated", was.activated), get("charged", was.charged))
         else:
             now = dc_replace(was, **changes)        # (an unknown field: the dataclass error)
         pieces = ps[:i] + (now,) + ps[i + 1:]
@@ -205,6 +200,17 @@ def _hash_key(i: int) -> int:
 
 #: (id, hex, facing, status, activated, charged) -> the one Piece of these values
 _PIECES: dict[tuple[Any, ...], Piece] = {}
+
+
+def piece(*fields: Any) -> Piece:
+    """``Piece(*fields)``, shared: pieces are values, and equal ones are made once (an exact enumeration
+    makes the same few over and over)."""
+    now = _PIECES.get(fields)
+    if now is None:
+        if len(_PIECES) > 100_000:
+            _PIECES.clear()
+        now = _PIECES[fields] = Piece(*fields)
+    return now
 _PIECE_FIELDS = frozenset({"hex", "facing", "status", "activated", "charged"})
 
 
