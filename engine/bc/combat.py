@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
+from typing import Any
 
 from engine.core.procedure import Choose, Log, Sub, chain
 
@@ -322,7 +323,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 return
         retreats[role] += 1
 
-    piles = {"p": pile}
+    piles: dict[str, Any] = {"p": pile}      # odds: None once nothing after reads it
 
     def draw(rule: str, label: str):
         face, p = yield from draw_card(piles["p"], deck, rule, label)
