@@ -10,13 +10,14 @@ Moving the retreating Blocks is the map's business (:mod:`engine.bc.game.retreat
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import lru_cache, partial
+from typing import Any
 
-from engine.core.procedure import Choose, Log, Sub
+from engine.core.procedure import Choose, Log, Sub, chain
 
 from .blocks import INFANTRY, BattleState, Block, Formation, block_steps, hit_block, redoubt_cube
 from .checks import read_check, read_fate
-from .deck import Deck, Pile, draw_card, flags_needed
+from .deck import SKILL_ICONS, Deck, Pile, draw_card, flags_needed
 from .tally import CombatSetup, CombatSide, prepare
 from .terrain import Terrain, default_terrain
 
@@ -194,6 +195,19 @@ def as_the_redraw_reads(pile, deck: Deck, column: int, net: int):
     return pile.project_results(deck, "fire", ((column, net),))
 
 
+@lru_cache(maxsize=1024)
+def _fate_classes(checks: tuple, assault: bool) -> tuple[tuple[str, ...], ...]:
+    """The Skill Check icons (21.0) grouped by what the Fate of War table (27.11) gives each HQ of ``checks``
+    ((side, HQ, good Morale), ...), the 29.1 redraw included (it follows a Commander struck): icons of one
+    group are alike to :func:`hq_fate_checks`."""
+    groups: dict[tuple, list[str]] = {}
+    for icon in SKILL_ICONS:
+        reads = tuple(replace(read_fate(icon, hq.skill, good, hq_kind=hq.kind, assault=assault), icon="")
+                      for _, hq, good in checks)
+        groups.setdefault(reads, []).append(icon)
+    return tuple(tuple(g) for g in groups.values())
+
+
 def hq_fate_checks(deck: Deck, pile, checks: tuple, assault: bool):
     """27.10, 27.11: each HQ in a Zone that took hits (``checks``: (side, HQ, good Morale) in order, attacker
     first) draws a Fate of War card; 29.1: a card that would strike a Commander in Command Perspective is drawn
@@ -216,7 +230,7 @@ def hq_fate_checks(deck: Deck, pile, checks: tuple, assault: bool):
             what = "HQ hit" + (", one Morale lost" if f.morale else "") + \
                 (" and the Army Commander is Hors de Combat" if f.commander_hors_de_combat else "")
         fated.append((who, what))
-        yield Log("27.11", f"{who} HQ: {f.icon}: {what}")
+        yield Log("27.11", f"{who} HQ: {' or '.join(face.alike) if getattr(face, 'alike', ()) else f.icon}: {what}")
     return tuple(fated), tuple(changes), (pile if pile.tracked else None)
 
 
@@ -309,7 +323,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 return
         retreats[role] += 1
 
-    piles = {"p": pile}
+    piles: dict[str, Any] = {"p": pile}      # odds: None once nothing after reads it
 
     def draw(rule: str, label: str):
         face, p = yield from draw_card(piles["p"], deck, rule, label)
@@ -445,11 +459,25 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 for r in target:
                     yield from cohesion_hit(r, "23.5")
 
-        # ---- HQs in a Zone that took hits check their fate (27.10, 27.11) ---------------------------------
+        if not piles["p"].tracked:
+            # odds: the HQs' Fate of War is the next step of the combat's chain (27.10, 27.11), worked out once
+            # for each distinct position the effects leave; of the pile it keeps what that step reads (each
+            # card as the class of icons the Fate of War table tells apart), or nothing when no HQ draws
+            checks = fate_checks()
+            piles["p"] = piles["p"].by_icons(deck, _fate_classes(checks, table == "assault")) if checks else None
+            return freeze(result, table, critical)
+        return (yield from fates(result, table, critical))
+
+    def fate_checks() -> tuple:
+        """27.10: (side, HQ, good Morale) of each HQ in a Zone that took hits, the attacker first."""
+        return tuple((who, me.hq, me.morale == "good") for who, me in (("attacker", a), ("defender", d))
+                     if me.hq is not None and side_hit[who])
+
+    def fates(result: str, table: str, critical: str | None):
+        """27.10, 27.11: the HQs in a Zone that took hits check their fate, then the combat's outcome."""
         # the last cards of a combat: an inline step keyed by the pile and the HQs; in odds, where the pile
         # left is not kept, the cards alike in their effect on the HQs meet as one branch
-        checks = tuple((who, me.hq, me.morale == "good") for who, me in (("attacker", a), ("defender", d))
-                       if me.hq is not None and side_hit[who])
+        checks = fate_checks()
         if checks:
             fated, changes, left = yield Sub(("bc-hq-fates", deck, piles["p"], checks, table),
                                              partial(hq_fate_checks, deck, piles["p"], checks, table == "assault"),
@@ -460,20 +488,20 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             if left is not None:
                 piles["p"] = left
 
-        fates = []
+        target = ("defender_lead", "defender_second")
+        kept = []
         for r in ROLES:
             b = blocks[r]
             if b is None:
                 continue
-            fates.append(BlockFate(r, b.state, b.formation, b.square_hits, hits[r], steps[r], retreats[r], gone[r],
+            kept.append(BlockFate(r, b.state, b.formation, b.square_hits, hits[r], steps[r], retreats[r], gone[r],
                                    b.skill, b.redoubt_cubes))
         emptied = table == "assault" and all(not present(r) or retreats[r] > 0 for r in target)
         out = CombatOutcome(result, table, critical, morale["attacker"], morale["defender"], tokens["attacker"],
-                            tokens["defender"], tuple(fates), tuple(hq_fates), emptied,
+                            tokens["defender"], tuple(kept), tuple(hq_fates), emptied,
                             emptied and result == "retreat_flag", square_formed,
-                            piles["p"] if piles["p"].tracked else None)
+                            piles["p"] if piles["p"] is not None and piles["p"].tracked else None)
         return out
-
 
     def freeze(*extra):
         return (s, square_formed, piles["p"], tuple(blocks.items()), tuple(hits.items()), tuple(steps.items()),
@@ -481,7 +509,8 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 tuple(side_hit.items())) + extra
 
     stage = None
-    if _resume is not None:               # a memoised sub-procedure: carry on from a frozen state
+    try_square = False
+    if _resume is not None:               # a step of the combat: carry on from a frozen state
         stage, snap = _resume
         (s, square_formed, piles["p"], b_items, h_items, st_items, r_items, g_items, m_items, t_items,
          sh_items) = snap[:11]
@@ -492,6 +521,11 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         if stage == "effects":
             result, table = snap[11:]
             return (yield from effects(result, table))
+        if stage == "fates":
+            result, table, critical = snap[11:]
+            return (yield from fates(result, table, critical))
+        if stage == "square":
+            (try_square,) = snap[11:]
 
     redraw_rule = s.special in ("ordre_mixte", "artillery_assault")
     summarised = not piles["p"].tracked
@@ -507,23 +541,29 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         if try_square and s.square_attempt is None:   # 23.1 step 6: the defender may try, in a game
             try_square = yield Choose((True, False), rule="23.1", player=s.players[1],
                                       label="form Square against the Lead Cavalry (one Skill Check for the Zone)?")
-        if try_square:
-            if summarised and not redraw_rule:
+        if summarised:
+            if try_square and not redraw_rule:
                 # odds: foresee the column and shifts after every possible Square check, and keep of each card
                 # only its icon and the results it can give; alike cards then share one branch
                 piles["p"] = piles["p"].project_results(deck, s.attack, _scenarios or _square_scenarios(s, terrain))
-            face = yield from draw("23.1", "square formation check (one card for the Zone)")
-            icon = deck.skill(face)
-            for r, nb in square_outcome(s, icon).items():
-                if nb.square:
-                    blocks[r] = nb
-                    square_formed = True
-                    yield Log("27.3", f"{r.replace('_', ' ')} forms a Square")
-                else:
-                    yield Log("27.3", f"{r.replace('_', ' ')} fails to form a Square and takes a hit")
-                    yield from cohesion_hit(r, "23.1")
-            s = replace(s, defender=replace(d, lead=blocks["defender_lead"], second=blocks["defender_second"]))
-            d = s.defender
+            # odds: the rest as a chain of steps (23.1 step 6 Square check, 23.2-23.4 combat card and 23.5
+            # exceptions, 23.5-24.1 effects, 27.10-27.11 HQs' fate): each step worked out once for each distinct
+            # position the one before leaves, the ways that reach it added up (play runs the same code in place)
+            return (yield chain(("bc-combat-steps", deck, terrain), freeze(try_square), _combat_steps(deck, terrain),
+                                rule="23.1", label="the combat card and its effects"))
+    if try_square:
+        face = yield from draw("23.1", "square formation check (one card for the Zone)")
+        icon = deck.skill(face)
+        for r, nb in square_outcome(s, icon).items():
+            if nb.square:
+                blocks[r] = nb
+                square_formed = True
+                yield Log("27.3", f"{r.replace('_', ' ')} forms a Square")
+            else:
+                yield Log("27.3", f"{r.replace('_', ' ')} fails to form a Square and takes a hit")
+                yield from cohesion_hit(r, "23.1")
+        s = replace(s, defender=replace(d, lead=blocks["defender_lead"], second=blocks["defender_second"]))
+        d = s.defender
 
     tally = prepare(s, terrain, declared=True)
     table = tally.table
@@ -531,17 +571,13 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
     order = [(p, n) for p, n in (("attacker", s.neutral_attacker), ("defender", s.neutral_defender)) if n]
     order.sort(key=lambda pn: pn[0] == s.initiative)
     nets = _nets(s, tally.net_shift)
-    if stage is None and summarised:
+    if stage == "square":
         # odds: each card now only matters by its icon and the result it gives at this column for each
         # possible net shift (and, where an Ordre Mixte redraw may read it, the Fire line's, 27.6); cards
-        # alike in all count as one branch, and the rest is memoised
+        # alike in all count as one branch
         reads = tuple((tally.column, n) for n in nets)
         piles["p"] = piles["p"].project_results(deck, table, reads, reads if redraw_rule else ())
-        snap = freeze()
-        out = yield Sub(("bc-combat-card", deck, terrain, snap),
-                        partial(resolve, s, deck, piles["p"], terrain, _resume=("card", snap)),
-                        rule="23.2" if table == "fire" else "23.3", label="combat card and its effects")
-        return out
+        return freeze()
 
     # ---- the combat card (23.2 / 23.3), the neutral shifts (23.4), an Ordre Mixte redraw (27.6) ------------
     # an inline step keyed by what it reads: in odds, cards alike in what they leave (the final result and
@@ -575,10 +611,21 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             yield Log("23.5", "attacker's Burst: Bayonets & Burst becomes Burst")
 
     snap = freeze(result, table)
+    if summarised:              # odds: the effects are the chain's next step
+        return snap
     out = yield Sub(("bc-combat-effects", deck, terrain, snap),
                     partial(resolve, s, deck, piles["p"], terrain, _resume=("effects", snap)),
                     rule="23.5", label=f"effects of {result}")
     return out
+
+
+def _combat_step(stage: str, deck: Deck, terrain: Terrain, snap: tuple):
+    """One step of the combat's chain in odds (:func:`resolve` carried on from ``snap`` at ``stage``)."""
+    return resolve(snap[0], deck, snap[2], terrain, _resume=(stage, snap))
+
+
+def _combat_steps(deck: Deck, terrain: Terrain) -> tuple:
+    return tuple(partial(_combat_step, stage, deck, terrain) for stage in ("square", "card", "effects", "fates"))
 
 
 def _nets(s: CombatSetup, fixed: int) -> tuple[int, ...]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
@@ -171,11 +171,16 @@ class Face:
     shifted: tuple[tuple[tuple[int, int], str], ...] = ()   # ((column, net shift), final result), once projected
     unseen: bool = False    # a card the side the odds are for has not seen: in the draw pile or the other hand
     fire_shifted: tuple[tuple[tuple[int, int], str], ...] = ()   # the Fire line's, for an Ordre Mixte redraw (27.6)
+    #: the icons this face stands for, once the cards are told apart only by what one read gives them (27.11):
+    #: ``skill`` is the first of them, and the read gives each the same
+    alike: tuple[str, ...] = field(default=(), repr=False)
 
     def to_json(self):
         if self.reshuffle:
             return "reshuffle"
         d = {"skill": self.skill}
+        if self.alike:
+            d["alike"] = list(self.alike)
         if self.shifted:
             d["results"] = {f"{c:+d}{k:+d}": r for (c, k), r in self.shifted}
         if self.fire_shifted:
@@ -362,6 +367,20 @@ def _projected_face(x, deck: "Deck", table: str, reads: tuple, fire_reads: tuple
 
 
 @lru_cache(maxsize=8192)
+def _by_icons(pile, deck: "Deck", classes: tuple[tuple[str, ...], ...]):
+    return pile.map_faces(partial(_icon_class_face, deck=deck, classes=classes))
+
+
+@lru_cache(maxsize=65536)
+def _icon_class_face(x, deck: "Deck", classes: tuple[tuple[str, ...], ...]) -> "Face":
+    if deck.is_reshuffle(x):
+        return RESHUFFLE
+    icon = deck.skill(x)
+    alike = next(c for c in classes if icon in c)
+    return Face(skill=alike[0], unseen=isinstance(x, Face) and x.unseen, alike=alike if len(alike) > 1 else ())
+
+
+@lru_cache(maxsize=8192)
 def _summarise(pile, deck: "Deck", tables: tuple[str, ...]):
     return pile.map_faces(partial(_summarised_face, deck=deck, tables=tables))
 
@@ -440,6 +459,12 @@ class Pile:
         :meth:`summarise`."""
         return _project(self, deck, table, tuple(reads), tuple(fire_reads))
 
+    def by_icons(self, deck: Deck, classes: tuple[tuple[str, ...], ...]) -> "Pile":
+        """Odds only: each card as the class of ``classes`` (a partition of the Skill Check icons, 21.0) its icon
+        falls in, for draws that read nothing but what the class gives (the Fate of War table, 27.11): the
+        first icon of the class stands for it. Cards alike count as one branch, and piles alike meet."""
+        return _by_icons(self, deck, classes)
+
     def draw_request(self, deck: Deck, rule: str, label: str):
         """The request that draws the next card: one face of the draw pile, each alike (15.0)."""
         return Draw(self.draw, rule=rule, label=label)
@@ -514,6 +539,9 @@ class UnseenPile:
     def project_results(self, deck: Deck, table: str, reads: tuple[tuple[int, int], ...],
                         fire_reads: tuple[tuple[int, int], ...] = ()) -> "UnseenPile":
         return _project(self, deck, table, tuple(reads), tuple(fire_reads))
+
+    def by_icons(self, deck: Deck, classes: tuple[tuple[str, ...], ...]) -> "UnseenPile":
+        return _by_icons(self, deck, classes)
 
     def draw_request(self, deck: Deck, rule: str, label: str):
         return _unseen_draw(self, True, rule, label)

@@ -6,7 +6,12 @@ redraw ("bc-combat-card-draw", 27.6) and the HQs' Fate of War cards ("bc-hq-fate
 sub-procedures keyed by value, so exact enumeration works each out once and merges its equal outcomes. Run in
 place (each card its own branch again, at the depth of the procedure that asks for it) and with every card kept
 as it was summarised (no projection to what an Ordre Mixte redraw reads), the enumeration is the one these steps
-stand for: the same fractions, more work."""
+stand for: the same fractions, more work.
+
+The combat's odds run as a chain of steps (engine/bc/combat.py resolve: Square check, card, effects, HQs' fate),
+each worked out once per distinct position reached; relayed by :func:`in_place`, the chain is a plain
+sub-procedure whose steps run one after the other inside it (no merging between them), and
+:func:`unclassed` keeps each card's own icon for the Fate of War draws."""
 from __future__ import annotations
 
 from collections.abc import Generator
@@ -64,6 +69,13 @@ def unprojected(monkeypatch: pytest.MonkeyPatch) -> None:
             return self if fire_reads else _own(self, deck, table, reads)
         monkeypatch.setattr(cls, "project_results", project)
     monkeypatch.setattr(bc_combat, "as_the_redraw_reads", lambda pile, deck, column, net: pile)
+
+
+def unclassed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piles left as they were before the HQs' Fate of War (27.11): each card its own icon, not the class of
+    icons that table tells apart."""
+    for cls in (bc_deck.Pile, bc_deck.UnseenPile):
+        monkeypatch.setattr(cls, "by_icons", lambda self, deck, classes: self)
 
 
 def odds_of(data: dict[str, Any]) -> tuple[Any, ...]:

@@ -22,7 +22,7 @@ from engine.core.errors import LimitError
 from engine.core.procedure import Sub
 from engine.core.quick_odds import WHOLE, quick_odds
 from engine.systems import system_of
-from tests.bc.card_steps import Rewired, in_place, odds_of, unprojected
+from tests.bc.card_steps import Rewired, in_place, odds_of, unclassed, unprojected
 from tests.bc.test_bc_exact_odds import _random_position
 
 R = system_of("bc")
@@ -46,6 +46,7 @@ def _both(st, a, seen: str, monkeypatch, max_steps: int = 400_000):
     fast = quick_odds(R, st, a, cache=None, seen_by=seen_by)
     with monkeypatch.context() as m:
         unprojected(m)
+        unclassed(m)
         before = quick_odds(Rewired(R), st, a, cache=None, seen_by=seen_by, max_steps=max_steps)
     return fast, before
 
@@ -121,7 +122,48 @@ def test_in_place_runs_every_card_step(page_assaults):
             return stop.value
 
     quick_odds(Rewired(R, lambda g: spy(in_place(g))), st, a, cache=None)
-    assert "bc-combat-card" in met and not met & {"bc-combat-card-read", "bc-combat-card-draw", "bc-hq-fates"}
+    assert "chain" in met and not met & {"bc-combat-card-read", "bc-combat-card-draw", "bc-hq-fates"}
     met.clear()
     quick_odds(Rewired(R, spy), st, a, cache=None)
     assert {"bc-combat-card-read", "bc-combat-card-draw"} <= met
+
+
+def test_fate_classes_that_lump_icons_are_caught(page_assaults, monkeypatch):
+    # 27.11: an Officer leaves an HQ alone and a Death Head strikes it; a summary of the pile that put every
+    # icon in one class (a wrong merge of the Fate of War draws) gives other odds than the cards one by one
+    from engine.bc import combat as bc_combat
+    from engine.bc.deck import SKILL_ICONS
+    st, a = next((st, a) for st, a in page_assaults if st.g.hqs_in(a.to))
+    fast, before = _both(st, a, "whole", monkeypatch)
+    with monkeypatch.context() as m:
+        m.setattr(bc_combat, "_fate_classes", lambda checks, assault: (SKILL_ICONS,))
+        wrong = quick_odds(R, st, a, cache=None)
+    assert odds_of(fast) == odds_of(before) != odds_of(wrong)
+
+
+def _square_assault(rules, st, a) -> bool:
+    """A Lead Cavalry assault the defender may meet in Square (23.1 step 6, 27.3)."""
+    from engine.bc.combat import square_outcome
+    from engine.bc.game.attacks import attack_setup
+    if not (isinstance(a, Attack) and a.attack == "assault" and st.g.lead(a.frm).block.kind == "cavalry"):
+        return False
+    return bool(square_outcome(attack_setup(st, a)[0], "officer"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seen", ["whole", "side"])
+def test_square_assault_chain_against_its_steps_in_place(seen, monkeypatch):
+    # random bots, game seed 6, bot seed 3: the Coalition cavalry's assault from M1 on M2 (action 17); the
+    # combat's chain (Square check, card, effects, HQs' fate) run as one sub-procedure, its steps one after
+    # the other with no merging between them, and each card its own icon for the Fate of War
+    sys.path.insert(0, str(Path(__file__).parents[1] / "dashboards"))
+    from attack_records import record_until
+    _, st, a, _ = record_until("bc", _square_assault, seed=6, bot_seed=3, games=1)
+    seen_by = WHOLE if seen == "whole" else a.side
+    fast = quick_odds(R, st, a, cache=None, seen_by=seen_by)
+    with monkeypatch.context() as m:
+        unclassed(m)
+        before = quick_odds(Rewired(R, lambda g: in_place(g, ())), st, a, cache=None, seen_by=seen_by,
+                            max_steps=1_000_000)
+    assert odds_of(fast) == odds_of(before)
+    assert fast["steps"] * 5 < before["steps"]

@@ -168,9 +168,9 @@ def test_cli_scenario_and_map_combat(capsys):
 def test_cli_combat_tree_names_rules(capsys):
     rc, out, _ = run(capsys, "bc", "combat", "data/bc/examples/fire.yaml", "--tree", "--depth", "3")
     t = json.loads(out)["tree"]
-    # the combat card and its effects (23.2), whose first step reads the card (23.2, an inline step keyed by
-    # the pile), which draws it (23.2)
-    card = t["sub"]
+    # the combat's steps are drawn as its own (a chain run in place): first the card read (23.2, an inline
+    # step keyed by the pile), which draws the card (23.2)
+    card = t
     assert rc == 0 and card["kind"] == "sub" and card["rule"] == "23.2"
     assert card["sub"]["kind"] == "draw" and card["sub"]["rule"] == "23.2"
     for node in (card, card["sub"]):

@@ -416,7 +416,7 @@ def face_words(request, face) -> str:
     if face.reshuffle:
         return "the reshuffle card: the discards go back into the pile (15.0)"
     label = str(getattr(request, "label", "")).lower()
-    icon = word(face.skill) if face.skill else "no icon"
+    icon = " or ".join(word(i) for i in face.alike) if face.alike else word(face.skill) if face.skill else "no icon"
     if "critical combat table" in label:
         return f"Critical Combat Table: {icon} (23.5)"
     read = _read(face.shifted)
