@@ -16,7 +16,7 @@ from engine.core.procedure import Choose, Sub
 from .fight import ATTACKER, DEFENDER, CombatContext, CombatResult, Decision, Fight, by_id, drop_unit, replace_unit
 from .fire import FireSetup, artillery_fire
 from .retreats import attacker_retreat, choose_lead, defender_retreat, finish_defender_gone, pull_back
-from .rounds import rounds
+from .rounds import combat_rounds
 from .steps import Steps
 from .units import ART, CAV, INF, Unit
 
@@ -135,5 +135,5 @@ def combat(ctx: CombatContext, attackers: tuple[Unit, ...], defenders: tuple[Uni
             return result(gone + list(back) + list(f2.dfn), DEFENDER, "feint", capture=False)
 
     # 5.2 the rounds
-    end = yield Sub(("rounds", ctx, f.key()), partial(rounds, ctx, f), rule="5.2", label="combat rounds")
+    end = yield combat_rounds(ctx, f)
     return result(gone + list(end.units), end.winner, "rounds")

@@ -179,8 +179,15 @@ class End:
 
     def __hash__(self) -> int:
         # equal ends have equal ids, hits and winner: the generated hash's contract, at a fraction of its
-        # cost (a result of the rounds is hashed at every memo and tree lookup)
-        return hash((self.winner, tuple([(u.uid, u.hits) for u in self.units])))
+        # cost (a result of the rounds is hashed at every memo and tree lookup), made once per end
+        h = self.__dict__.get("_h")
+        if h is None:
+            h = hash((self.winner, tuple([(u.uid, u.hits) for u in self.units])))
+            object.__setattr__(self, "_h", h)
+        return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        return _without_hash(self)
 
 
 @dataclass(frozen=True)
@@ -261,18 +268,34 @@ class AfterRoll:
 @dataclass(frozen=True)
 class NextRound:
     """The decisions after a roll are made and both sides fight on (5.2.5): the fight as it goes into
-    the next round, and the units that left it after that roll."""
+    the next round, and the units that left it after that roll (for the exact odds that go round by round,
+    :func:`~.rounds.one_round`: every unit that left it since the rounds began, by id)."""
 
     fight: Fight
     gone: tuple[Unit, ...]
 
     def __hash__(self) -> int:
-        return hash((self.fight.key(), self.gone))     # equal states have equal keys (see Fight.__hash__)
+        # equal states have equal keys (see Fight.__hash__); made once per state (exact odds carry each
+        # state reached into the next round by it, rules 5.2.5)
+        h = self.__dict__.get("_h")
+        if h is None:
+            h = hash((self.fight.key(), self.gone))
+            object.__setattr__(self, "_h", h)
+        return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        return _without_hash(self)
 
 
 # ------------------------------------------------------------------------------------------------
 # Helpers (pure)
 # ------------------------------------------------------------------------------------------------
+def _without_hash(value: Any) -> dict[str, Any]:
+    """A value's fields for pickling, without the hash it keeps: a text hashes differently in another
+    process (a Dask worker, a page's child process), so the hash is made again there."""
+    return {k: v for k, v in value.__dict__.items() if k != "_h"}
+
+
 def replace_unit(units: tuple[Unit, ...], new: Unit) -> tuple[Unit, ...]:
     return tuple(new if u.uid == new.uid else u for u in units)
 
