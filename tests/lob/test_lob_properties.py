@@ -10,31 +10,16 @@ from engine.lob.analysis import analyse
 from engine.lob.combat import combat
 from engine.lob.policies import CombatPolicy
 
-from lob_helpers import combat_of
+from lob_helpers import BORDERS, combat_of, unit
 
-# (target, origin) pairs on the Albuera map: open-open with approach, into the town over the bridge,
-# into a wood over a stream, a hill
-BORDERS = [("15", "16"), ("15", "23"), ("Albuera", "17"), ("65", "25"), ("23", "24"), ("16", "19")]
 POLICIES = ["stay", "until:1", "until:0", "spent:1", "spent:2", "outnumbered", "rbc", "feint"]
-
-
-@st.composite
-def unit(draw, uid, attacker, target, origin):
-    kind = draw(st.sampled_from(["inf", "cav"] if attacker else ["inf", "cav", "art"]))
-    if kind == "art":
-        return {"uid": uid, "kind": "art", "deployed": draw(st.booleans()) and target not in ("Albuera", "65")}
-    rating = draw(st.integers(1, 4))
-    u = {"uid": uid, "kind": kind, "rating": rating, "hits": draw(st.integers(0, rating - 1))}
-    if kind == "cav":
-        u["cav"] = draw(st.sampled_from(["heavy", "light", "lancer"]))
-    return u
 
 
 @st.composite
 def combats(draw):
     target, origin = draw(st.sampled_from(BORDERS))
-    att = [draw(unit(f"A{i}", True, target, origin)) for i in range(draw(st.integers(1, 2)))]
-    dfn = [draw(unit(f"D{i}", False, target, origin)) for i in range(draw(st.integers(1, 2)))]
+    att = [draw(unit(f"A{i}", True, target)) for i in range(draw(st.integers(1, 2)))]
+    dfn = [draw(unit(f"D{i}", False, target)) for i in range(draw(st.integers(1, 2)))]
     if target in ("15", "23") and dfn[0]["kind"] == "inf" and draw(st.booleans()):
         dfn[0]["approach"] = origin
     pol = CombatPolicy(draw(st.sampled_from(POLICIES)), draw(st.sampled_from(POLICIES)))

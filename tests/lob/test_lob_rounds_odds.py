@@ -33,7 +33,7 @@ from engine.lob.policies import CombatPolicy
 from engine.lob.rounds import Stepwise
 from tests.dashboards.attack_records import kind_of, record_until
 
-from lob_helpers import combat_of
+from lob_helpers import BORDERS, combat_of, unit
 
 # ------------------------------------------------------------------------------------------------
 # The reference: every Stepwise request run as the plain sub-procedure it stands for
@@ -183,26 +183,11 @@ def test_a_combat_tree_is_drawn_as_before(where):
 # ------------------------------------------------------------------------------------------------
 # Random small fights (hypothesis)
 # ------------------------------------------------------------------------------------------------
-BORDERS = [("15", "16"), ("15", "23"), ("Albuera", "17"), ("65", "25"), ("23", "24"), ("16", "19")]
-
-
-@st.composite
-def a_unit(draw, uid, attacker, target):
-    kind = draw(st.sampled_from(["inf", "cav"] if attacker else ["inf", "inf", "cav", "art"]))
-    if kind == "art":
-        return {"uid": uid, "kind": "art", "deployed": draw(st.booleans()) and target not in ("Albuera", "65")}
-    rating = draw(st.integers(1, 3))
-    u = {"uid": uid, "kind": kind, "rating": rating, "hits": draw(st.integers(0, rating - 1))}
-    if kind == "cav":
-        u["cav"] = draw(st.sampled_from(["heavy", "light", "lancer"]))
-    return u
-
-
 @st.composite
 def fights(draw):
     target, origin = draw(st.sampled_from(BORDERS))
-    att = [draw(a_unit(f"A{i}", True, target)) for i in range(draw(st.integers(1, 3)))]
-    dfn = [draw(a_unit(f"D{i}", False, target)) for i in range(draw(st.integers(1, 3)))]
+    att = [draw(unit(f"A{i}", True, target, 3, ("inf", "inf", "cav", "art"))) for i in range(draw(st.integers(1, 3)))]
+    dfn = [draw(unit(f"D{i}", False, target, 3, ("inf", "inf", "cav", "art"))) for i in range(draw(st.integers(1, 3)))]
     if target in ("15", "23") and dfn[0]["kind"] == "inf" and draw(st.booleans()):
         dfn[0]["approach"] = origin
     extra = {"charge": True} if draw(st.integers(0, 4)) == 0 else {}
