@@ -50,7 +50,7 @@ MAX_OUTCOMES = 4000
 #: how far past a bound the whole of an action and what follows it (a chain marked with a horizon) must be
 #: projected before the odds stop before what follows without working it out (:func:`enumerate_odds`):
 #: the projection is from the first chains worked out, which may be larger or smaller than the rest
-PROJECTION_MARGIN = 4
+PROJECTION_MARGIN = 2
 
 
 # ------------------------------------------------------------------------------------------------

@@ -129,21 +129,21 @@ def test_the_whole_is_shown_when_it_fits():
 
 
 def test_too_many_ends_of_turn_stop_before_it_judged_from_the_first():
-    # 2 x 2**9 = 1,024 end positions whole, past the bound of 100 more than PROJECTION_MARGIN (4) times: each
-    # of the 2 positions the attack alone ends in has a share of 4 x 100 / 2 = 200, and the first one's
+    # 2 x 2**9 = 1,024 end positions whole, past the bound of 100 more than PROJECTION_MARGIN (2) times: each
+    # of the 2 positions the attack alone ends in has a share of 2 x 100 / 2 = 100, and the first one's
     # recovery (512 ends) passes it: the odds stop before the turn end, won 1/2 (d6 4-6), lost 1/2
     tree, _, stopped = enumerate_odds(_Toy(9), None, "attack", first_option, 100_000, 100)
     assert stopped is not None and stopped.ways == 2 and stopped.rule == "E1"
     assert tree.distribution() == {(True,): Fraction(1, 2), (False,): Fraction(1, 2)}
-    assert "into more than 200" in stopped.why and "the end of the turn" in stopped.words()
+    assert "into more than 100" in stopped.why and "the end of the turn" in stopped.words()
 
 
 def test_a_whole_past_the_bound_by_less_than_the_margin_is_worked_out_to_the_bound():
-    # 2 x 2**8 = 512 ends: past the bound of 200, but less than 4 times: the first position's recovery (256
-    # ends) is within its share (4 x 200 / 2 = 400), so the whole is worked out, found past the bound, and
+    # 2 x 2**8 = 512 ends: past the bound of 300, but less than 2 times: the first position's recovery (256
+    # ends) is within its share (2 x 300 / 2 = 300), so the whole is worked out, found past the bound, and
     # the odds then stop before the turn end all the same
-    tree, _, stopped = enumerate_odds(_Toy(8), None, "attack", first_option, 100_000, 200)
-    assert stopped is not None and stopped.why == "with it the odds pass 200 end positions"
+    tree, _, stopped = enumerate_odds(_Toy(8), None, "attack", first_option, 100_000, 300)
+    assert stopped is not None and stopped.why == "with it the odds pass 300 end positions"
     assert len(tree.distribution()) == 2
     # and with a bound of 512 it fits: the whole, 512 ends of 1/512 each
     whole, _, none = enumerate_odds(_Toy(8), None, "attack", first_option, 100_000, 512)
@@ -168,14 +168,14 @@ def test_the_projection_caps_each_chain_by_its_share_of_the_margin():
     b.memo = {}
     b.project(40, 200, 10, 50)               # 40 chains after 200 steps and 10 ends; 50 end positions at most
     first = chain(("t", 1), (1,), [], rule="E1", horizon="the end")
-    # its share of 4 x 10,000 steps: (40,000 - 200) x 1 / 40 = 995
-    assert b.horizon_entered(first) and b.cap == 995
+    # its share of 2 x 10,000 steps: (20,000 - 200) x 1 / 40 = 495
+    assert b.horizon_entered(first) and b.cap == 495
     b.used = 150
     b.memo[first.key] = ({(1, 1): Fraction(1)}, None)
-    b.horizon_left(first)                    # 150 steps, 1 end: 1 x 10 ends, under 4 x 50
+    b.horizon_left(first)                    # 150 steps, 1 end: 1 x 10 ends, under 2 x 50
     second = chain(("t", 1), (2,), [], rule="E1", horizon="the end")
-    # two shares, 39,800 x 2 / 40 = 1,990, less the 150 the first took, from 150: 1,990
-    assert b.horizon_entered(second) and b.cap == 1_990
+    # two shares, 19,800 x 2 / 40 = 990, less the 150 the first took, from 150: 990
+    assert b.horizon_entered(second) and b.cap == 990
     b.used = b.cap
     with pytest.raises(LimitError, match="enumeration steps: at most 10000: projected from the first 2"):
         b.tick()
@@ -187,7 +187,7 @@ def test_the_projection_of_the_ends_stops_after_a_chain_with_too_many():
     b.project(40, 200, 10, 50)
     first = chain(("t", 1), (1,), [], rule="E1", horizon="the end")
     assert b.horizon_entered(first)
-    # 21 results x the 10 ends before it = 210 projected, past 4 x 50 = 200
+    # 21 results x the 10 ends before it = 210 projected, past 2 x 50 = 100
     b.memo[first.key] = ({(1, i): Fraction(1, 21) for i in range(21)}, None)
     with pytest.raises(LimitError, match="end positions: at most 50: projected from the first 1 .got 210"):
         b.horizon_left(first)

@@ -61,9 +61,9 @@ def test_the_odds_stop_before_the_end_of_the_turn_and_say_why(big, monkeypatch):
     odds = action_odds(rules, state, melee)
     assert odds.until.startswith("These odds stop before the end of the turn (rule 3.3 B): the action alone "
                                  "ends in 606 different positions")
-    # 4 x 4,000 end positions (PROJECTION_MARGIN x the bound) over the 606: a share of 26 each; the first
+    # 2 x 4,000 end positions (PROJECTION_MARGIN x the bound) over the 606: a share of 13 each; the first
     # turn end's recovery rolls (2**11 ends at least) pass it at once
-    assert "splits the first of them into more than 26: with it the odds would pass 4,000 end positions 4 times " \
+    assert "splits the first of them into more than 13: with it the odds would pass 4,000 end positions 2 times " \
            "over" in odds.until
     assert _lines(odds) == _lines(_without_the_turn_end(monkeypatch, rules, state, melee))
     assert odds.total == 1
@@ -76,7 +76,7 @@ def test_the_page_and_the_cli_show_the_same(big):
     assert data["until"] == odds.until and data["end_positions"] == 606
     assert [(x["label"], x["fraction"]) for x in data["lines"]] == [
         (o.label, f"{o.probability.numerator}/{o.probability.denominator}") for o in odds.outcomes]
-    # the page's bound, 20,000: a share of 4 x 20,000 / 606 = 132 each, and the first turn end splits into
+    # the page's bound, 20,000: a share of 2 x 20,000 / 606 = 66 each, and the first turn end splits into
     # 2,048 or more: it stops there too
     assert quick_odds(rules, state, melee, cache=None, max_outcomes=20_000)["until"] != ""
 
