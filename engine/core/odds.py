@@ -395,14 +395,16 @@ def enumerate_action(rules: GameRules[Any, Any], state: Any, action: Any, policy
                max_outcomes: int, keep: bool = False, build: bool | None = None,
                stop: Callable[[], bool] | None = None, horizon: dict[Chain, None] | None = None,
                project: tuple[int, int, int, tuple[int, int]] | None = None,
-               memo: dict[Hashable, tuple[Dist, Any]] | None = None) -> tuple[Tree, _Budget]:
+               memo: dict[Hashable, tuple[Dist, Any]] | None = None, max_leaves: int | None = None
+               ) -> tuple[Tree, _Budget]:
     """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
     (for :func:`solve`); ``build``: the nodes made too (default: with ``keep``). ``horizon``: stop before
     the chains marked with one, collected in the set (:func:`~engine.core.procedure.enumerate_tree`);
     ``project``: (chains, steps, end positions) of such a stopped enumeration and (steps, results) of the
     first chain, worked out already, to give up on the whole as soon as it is
     projected past a bound (:meth:`_Budget.project`); ``memo``: sub-procedure results already worked out
-    the same way (the same policy, no horizon). Past a bound the :class:`LimitError` says how far it got."""
+    the same way (the same policy, no horizon); ``max_leaves``: :func:`~engine.core.procedure.enumerate_tree`'s.
+    Past a bound the :class:`LimitError` says how far it got."""
     what = rules.format_action(action)
     budget = _Budget(max_steps, what, track=not keep, stop=stop)
     memo = {} if memo is None else memo
@@ -412,7 +414,8 @@ def enumerate_action(rules: GameRules[Any, Any], state: Any, action: Any, policy
         budget.project(chains, before, ends, max_outcomes, (done,))
     factory = _counted(partial(rules.perform, state, action), budget, top=True)
     build = keep if build is None else build
-    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build, horizon=horizon)
+    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build, horizon=horizon,
+                          max_leaves=max_leaves)
     if not keep and tree.leaves is not None and len(tree.leaves) > max_outcomes:
         raise budget.past(f"odds of {what}: end positions", max_outcomes, len(tree.leaves), steps=False)
     return tree, budget
@@ -498,10 +501,14 @@ def _whole_or_why(rules: GameRules[Any, Any], state: Any, action: Any, policy: P
         before.cap = before.limit
     first_done = (before.used - used, len(memo[first.key][0]))
     try:
+        # the end positions bound as soon as it is passed (the action's results, or the values its chain
+        # carries to its last step): the answer is then the one stopped before the horizon all the same
         return enumerate_action(rules, state, action, policy, max_steps, max_outcomes, stop=stop,
-                                project=(ways, used, ends, first_done), memo=memo)
+                                project=(ways, used, ends, first_done), memo=memo, max_leaves=max_outcomes)
     except OddsLimitError as exc:
         return _bound_words(exc, ways)
+    except LimitError:
+        return f"with it the odds pass {max_outcomes:,} end positions"
 
 
 def _ask(req: Sub) -> Generator[Any, Any, Any]:
