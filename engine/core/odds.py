@@ -399,7 +399,7 @@ def enumerate_action(rules: GameRules[Any, Any], state: Any, action: Any, policy
                ) -> tuple[Tree, _Budget]:
     """The action's tree and the budget it used, within the bounds. ``keep``: decisions kept as branches
     (for :func:`solve`); ``build``: the nodes made too (default: with ``keep``). ``horizon``: stop before
-    the chains marked with one, collected in the set (:func:`~engine.core.procedure.enumerate_tree`);
+    the chains marked with one, collected in the dict in the order met (:func:`~engine.core.procedure.enumerate_tree`);
     ``project``: (chains, steps, end positions) of such a stopped enumeration and (steps, results) of the
     first chain, worked out already, to give up on the whole as soon as it is
     projected past a bound (:meth:`_Budget.project`); ``memo``: sub-procedure results already worked out
@@ -447,10 +447,11 @@ def enumerate_odds(rules: GameRules[Any, Any], state: Any, action: Any, policy: 
     so; else the bound's error.
 
     It first enumerates stopping before any horizon: for most actions there is none, and that is the
-    whole and the only work. Where there is one, each of the distinct positions it would start from has a
-    share of the bounds: the first step of the first of them is tried against its share of the end
-    positions, then the whole is worked out with the bounds projected from the chains worked out so far
-    (:meth:`_Budget.project`), so that a whole too big is given up at a fraction of its cost. Which answer
+    whole and the only work. Where there is one, the first of the chains it meets is worked out on its share
+    of the bounds (:data:`PROJECTION_MARGIN` times the bound, shared by the end positions reached before it,
+    or for steps by the chains), then the whole with the rest projected from the chains worked out so far
+    (:meth:`_Budget.project`) and its end positions counted as they come, so that a whole too big is given
+    up at a fraction of its cost. Which answer
     is shown depends only on the position and the bounds (the order the enumeration meets things), never
     on time. ``build``: the tree's nodes made too (the whole, where it is chosen, then enumerated again with
     them)."""
