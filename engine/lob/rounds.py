@@ -185,7 +185,12 @@ def after_round(ctx: CombatContext, ar: AfterRoll) -> Steps[End]:
         return nxt
     end = yield Sub(("rounds", ctx, nxt.fight.key()), partial(rounds, ctx, nxt.fight), rule="5.2.5",
                     label="next combat round")
-    return End(by_id(nxt.gone + end.units), end.winner)
+    return _with_gone(nxt.gone, end)
+
+
+def _with_gone(gone: tuple[Unit, ...], end: End) -> End:
+    """5.2.5: the end of a fight with the units that left it in the rounds before, gathered by id."""
+    return End(by_id(gone + end.units), end.winner)
 
 
 def _decisions(ctx: CombatContext, ar: AfterRoll) -> Steps[End | NextRound]:
@@ -300,7 +305,7 @@ def one_round(ctx: CombatContext, at: NextRound | End) -> Steps[NextRound | End]
     ar = _rolled(ctx, at.fight, hits)
     nxt = yield _decide(ctx, ar)
     if isinstance(nxt, End):
-        return End(by_id(at.gone + nxt.units), nxt.winner) if at.gone else nxt
+        return _with_gone(at.gone, nxt) if at.gone else nxt
     return NextRound(nxt.fight, by_id(at.gone + nxt.gone))
 
 
