@@ -414,8 +414,21 @@ def enumerate_action(rules: GameRules[Any, Any], state: Any, action: Any, policy
         budget.project(chains, before, ends, max_outcomes, (done,))
     factory = _counted(partial(rules.perform, state, action), budget, top=True)
     build = keep if build is None else build
-    tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build, horizon=horizon,
-                          max_leaves=max_leaves)
+    # the end-position bound as soon as it is passed: by the action's distinct results, or by the values a
+    # chain it asks carries between steps (which its steps rarely merge back under the bound)
+    cap = max_outcomes if max_leaves is None and not keep else max_leaves
+    try:
+        tree = enumerate_tree(factory, policy=policy, keep_decisions=keep, memo=memo, build=build, horizon=horizon,
+                              max_leaves=cap)
+    except OddsLimitError:
+        raise
+    except LimitError as exc:
+        if max_leaves is not None:
+            raise
+        where = "positions reached on the way to the end" if "chain" in exc.what else "found"
+        raise OddsLimitError(f"odds of {what}: end positions", max_outcomes,
+                             why=f"more than {max_outcomes:,} {where}, worked out no further", steps=budget.used,
+                             ends=budget.ends, mass=budget.mass) from None
     if not keep and tree.leaves is not None and len(tree.leaves) > max_outcomes:
         raise budget.past(f"odds of {what}: end positions", max_outcomes, len(tree.leaves), steps=False)
     return tree, budget
