@@ -18,6 +18,7 @@ from ..scenario import Scenario
 from ..steps import Steps
 from ..turn import turn_data
 from .actions import EndSegment, Pass
+from .memo import cached
 from .position import leader_cvs
 from .queries import Queries
 from .reinforcement import reinforcement_segment
@@ -93,22 +94,36 @@ def recovery_phase(sc: Scenario, st: GameState) -> Steps[GameState]:
     """7.0: every fatigued unit tries to remove fatigue (not cavalry that charged, 7.0 C) and every
     routed unit not next to an enemy tries to rally (7.0 G); then Charged markers come off, leaders and
     units are ready again and the turn advances (7.0 H)."""
+    for uid, spec, enemies_near in cached(_recovery_checks)(sc, st):
+        if any(st.piece(q).status in LIVE for q in enemies_near):
+            continue                                    # 7.0 G: next to an enemy unit (distance 1)
+        out = yield check_sub(sc.tables, spec, rule="7.0 D")
+        st = st.with_piece(uid, status=out.status)
+    st = dc_replace(st, pieces=tuple(piece(p.id, p.hex, p.facing, p.status, False, False) if p.charged or p.activated
+                                     else p for p in st.pieces), turn=st.turn + 1)
+    return st
+
+
+def _recovery_checks(sc: Scenario, st: GameState) -> tuple[tuple[str, CheckSpec, tuple[str, ...]], ...]:
+    """The checks of 7.0 from ``st``, in the map's order: each unit, its check (7.0 D, G) and, for a routed
+    unit, the enemy units next to it, any of which still in play then keeps it from rallying (7.0 G: an
+    earlier unit's check may have changed one's status). Nothing a check changes is read here: a unit's own
+    status and its leaders' CVs are the same when its turn comes (memoised: the exact odds run the phase
+    again for every branch)."""
     g = sc.board.grid
+    plan = []
     for p in st.on_map():
         if sc.is_leader(p.id) or p.status not in ("fatigued", "routed"):
             continue
         if p.status == Status.FATIGUED and p.charged:
             continue
-        if p.status == Status.ROUTED and any(sc.side(q.id) != sc.side(p.id) and q.status in LIVE and not sc.is_leader(q.id)
-                                        for n in g.neighbours(p.hex) for q in st.in_hex(n)):
-            continue                                    # 7.0 G: next to an enemy unit (distance 1)
+        near: tuple[str, ...] = ()
+        if p.status == Status.ROUTED:
+            near = tuple(q.id for n in g.neighbours(p.hex) for q in st.in_hex(n)
+                         if sc.side(q.id) != sc.side(p.id) and not sc.is_leader(q.id))
         check = "remove_fatigue" if p.status == Status.FATIGUED else "rally_from_rout"
-        out = yield check_sub(sc.tables, CheckSpec(check, sc.units[p.id].fv_f, p.status, leader_cvs(sc, st, p.id),
-                                                   unit=p.id), rule="7.0 D")
-        st = st.with_piece(p.id, status=out.status)
-    st = dc_replace(st, pieces=tuple(piece(p.id, p.hex, p.facing, p.status, False, False) if p.charged or p.activated
-                                     else p for p in st.pieces), turn=st.turn + 1)
-    return st
+        plan.append((p.id, CheckSpec(check, sc.units[p.id].fv_f, p.status, leader_cvs(sc, st, p.id), unit=p.id), near))
+    return tuple(plan)
 
 
 
