@@ -3,12 +3,15 @@ his subordinates checking when he is killed, 6.5 B), captured alone by an enemy 
 falling back after his own defensive shot (6.3.5), and coming back from a wound (6.5 A)."""
 from __future__ import annotations
 
-from engine.core.procedure import Choose, Log, Roll
+from functools import partial
+
+from engine.core.procedure import Choose, Log, Roll, chain
 
 from ..fatigue import CheckSpec, check_sub
 from ..fire import LeaderFate
 from ..scenario import Scenario
 from ..steps import Steps
+from .memo import cached
 from .position import current_fv, leader_cvs, leaders_in
 from .queries import Queries
 from .rout import apply_status
@@ -28,17 +31,30 @@ def leader_fate(sc: Scenario, st: GameState, ldr: str, fate: LeaderFate) -> Game
 
 def leader_loss(sc: Scenario, st: GameState, ldr: str, where: str, rule: str = "6.5 B") -> Steps[GameState]:
     """6.5 B: a killed leader's subordinates in or next to his hex check for leader loss (6.5 C: the
-    same check for a captured leader's subordinates next to him)."""
-    g = sc.board.grid
-    for pid in [q.id for q in st.on_map()]:
-        p = st.piece(pid)              # as it is now: an earlier unit's rout may have changed it (6.7 K)
-        if p.hex is None or sc.is_leader(p.id) or p.status not in LIVE or sc.side(p.id) != sc.side(ldr):
-            continue
-        if ldr in sc.chain_of_command(p.id) and g.distance(p.hex, where) <= 1:
-            out = yield check_sub(sc.tables, CheckSpec("leader_loss", current_fv(sc, p), p.status,
-                                                       leader_cvs(sc, st, p.id), unit=p.id), rule=rule)
-            st = yield from apply_status(sc, st, p.id, out.status)
-    return st
+    same check for a captured leader's subordinates next to him).
+
+    A :func:`~engine.core.procedure.chain` of one step per unit he commands on the map: a unit's check can
+    rout it, and the exact odds carry each position reached into the next unit's check once (play and
+    replay ask the same questions in the same order)."""
+    mine = cached(_commanded)(sc, ldr)
+    units = tuple(p.id for p in st.on_map() if p.id in mine)
+    return (yield chain(("tbf-leader-loss", sc.key, ldr, where, rule, units), st,
+                        tuple(partial(_loss_check, sc, ldr, where, rule, u) for u in units), rule=rule,
+                        label=f"{ldr}'s units check"))
+
+
+def _commanded(sc: Scenario, ldr: str) -> frozenset[str]:
+    """The units with ``ldr`` in their chain of command (4.2.2 C), from the order of battle."""
+    return frozenset(u for u in sc.units if sc.side(u) == sc.side(ldr) and ldr in sc.chain_of_command(u))
+
+
+def _loss_check(sc: Scenario, ldr: str, where: str, rule: str, uid: str, st: GameState) -> Steps[GameState]:
+    p = st.piece(uid)                  # as it is now: an earlier unit's rout may have changed it (6.7 K)
+    if p.hex is None or p.status not in LIVE or sc.board.grid.distance(p.hex, where) > 1:
+        return st
+    out = yield check_sub(sc.tables, CheckSpec("leader_loss", current_fv(sc, p), p.status,
+                                               leader_cvs(sc, st, p.id), unit=p.id), rule=rule)
+    return (yield from apply_status(sc, st, p.id, out.status))
 
 
 def capture_leaders(sc: Scenario, st: GameState, hex_: str, side: str) -> Steps[GameState]:

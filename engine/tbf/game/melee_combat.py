@@ -9,11 +9,12 @@ from dataclasses import replace as dc_replace
 from functools import lru_cache, partial
 
 from engine.core.errors import RuleViolation
-from engine.core.procedure import Choose, Sub
+from engine.core.procedure import Choose, Step, Sub, chain
 
-from ..melee import Fighter, MeleeSetup, melee
+from ..melee import Fighter, MeleeOutcome, MeleeSetup, melee
 from ..scenario import Scenario, default_scenario
 from ..steps import Steps
+from ..tables import MeleeEffect
 from .actions import Melee
 from .activation import check_actor, may_activate
 from .exclusive import factors
@@ -73,41 +74,19 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
     if not charging and setup is None:
         may_activate(sc, st, attacker_ids)
     setup = setup or cached(melee_setup)(sc, st, tuple(attacker_ids), target, tuple(charging), defenders_checked)
-    side = acting_side(sc, attacker_ids)
-    enemy = other(side)
     out = yield Sub(("tbf-melee", sc.tables.key, setup), partial(melee, sc.tables, setup), rule="6.4", label="Melee")
-    for name, what in out.attackers:
-        if what == "rout":
-            st = yield sub_rout(sc, st, name)
-    for name, what in out.defenders:
-        if what == "surrenders":
-            st = yield from apply_status(sc, st, name, "surrendered")
-        elif what == "routs":
-            st = yield sub_rout(sc, st, name)
-        elif what == "fatigued":
-            st = st.with_piece(name, status=Status.FATIGUED)
-    if out.result in sc.tables.melee.results:
-        eff = sc.tables.melee.results[out.result]
-        att_hexes = sorted({h for a in attacker_ids if (h := st.piece(a).hex)})
-        st = yield from apply_effect(sc, st, target, enemy, eff.defender_fatigue, eff.defender_retreat,
-                                      eff.defender_eliminate, "6.4 H", leader_checks=False)
-        live = [a for a in attacker_ids if st.piece(a).hex and st.piece(a).status in LIVE]
-        for _ in range(min(eff.attacker_eliminate, len(live))):            # one unit of the whole attack
-            pick = yield Choose(tuple(live), rule="6.4 H", player=side, label="which attacking unit is eliminated?")
-            live.remove(pick)
-            st = st.with_piece(pick, status=Status.ELIMINATED, hex=None)
-        for h in att_hexes:
-            st = yield from apply_effect(sc, st, h, side, eff.attacker_fatigue, eff.attacker_retreat, 0, "6.4 H",
-                                          leader_checks=False)
-    for entry in out.leaders:
+    st = yield chain(("tbf-melee-results", sc.key, tuple(attacker_ids), target, out.result, out.attackers,
+                      out.defenders), st, melee_results(sc, tuple(attacker_ids), target, out),
+                     rule="6.4", label="the melee's results")
+    for entry in out.leaders:                                           # 6.4 I
         ldr, _, fate = entry.partition(": ")
         if fate.startswith("killed"):
             where = st.piece(ldr).hex
             st = st.with_piece(ldr, status=Status.KILLED, hex=None)
             if where:
-                st = yield from leader_loss(sc, st, ldr, where)
+                st = yield from leader_loss(sc, st, ldr, where)         # 6.5 B
         elif fate.startswith("wounded"):
-            st = st.with_piece(ldr, status=Status.WOUNDED, hex=None)
+            st = st.with_piece(ldr, status=Status.WOUNDED, hex=None)    # 6.5 A
     if not occupants(sc, st, target):                                 # 6.4 J: mandatory advance
         movers = tuple(a for a in attacker_ids if st.piece(a).hex and st.piece(a).status in LIVE
                        and sc.units[a].kind in ("infantry", "cavalry")
@@ -115,6 +94,87 @@ def melee_action(sc: Scenario, st: GameState, attacker_ids: tuple[str, ...], tar
         if movers:
             st = yield from choose_advance(sc, st, movers, target, must=True)
     return st
+
+
+def melee_results(sc: Scenario, attacker_ids: tuple[str, ...], target: str, out: MeleeOutcome) -> tuple[Step, ...]:
+    """The units' part of the melee's outcome ``out``, as steps from the position before it: the routs and
+    surrenders of the checks before the roll (6.4 D, F), the table's result to the defenders, then to the
+    attackers (the eliminated one picked by their owner, 6.4 H).
+
+    Steps of a :func:`~engine.core.procedure.chain`, keyed without the leaders' fates (the outcomes that
+    differ only in those share it): each routing unit's run (6.7 C-K) and each retreat branch many ways,
+    and the exact odds carry each position reached into the next step once (play and replay ask the same
+    questions, in the same order, as the steps written one after another)."""
+    steps: list[Step] = []
+    for name, what in out.attackers:
+        if what == "rout":
+            steps.append(partial(_routs, sc, name))
+    for name, what in out.defenders:
+        if what == "surrenders":
+            steps.append(partial(_takes_status, sc, name, "surrendered"))
+        elif what == "routs":
+            steps.append(partial(_routs, sc, name))
+        elif what == "fatigued":
+            steps.append(partial(_takes_status, sc, name, Status.FATIGUED))
+    if out.result in sc.tables.melee.results:
+        eff = sc.tables.melee.results[out.result]
+        side = acting_side(sc, attacker_ids)
+        steps.append(partial(_defenders_hit, sc, attacker_ids, target, other(side), eff))
+        steps.append(partial(_attacker_eliminated, sc, attacker_ids, side, eff))
+        n = len(attacker_ids)
+        steps.extend(partial(_attackers_hit, sc, i, i == n - 1, side, eff) for i in range(n))
+    return tuple(steps)
+
+
+def _routs(sc: Scenario, name: str, st: GameState) -> Steps[GameState]:
+    return (yield sub_rout(sc, st, name))                               # 6.7 A, C
+
+
+def _takes_status(sc: Scenario, name: str, status: str, st: GameState) -> Steps[GameState]:
+    if status == Status.FATIGUED:                                       # 6.4 F: fatigued before the roll
+        return st.with_piece(name, status=Status.FATIGUED)
+    return (yield from apply_status(sc, st, name, status))              # 6.4 D: surrendered
+
+
+def _defenders_hit(sc: Scenario, attacker_ids: tuple[str, ...], target: str, enemy: str, eff: MeleeEffect,
+                   st: GameState) -> Steps[tuple[GameState, tuple[str, ...]]]:
+    """6.4 H to the defenders; the attackers' hexes as they stand before it (their part of the result is
+    applied there)."""
+    att_hexes = tuple(sorted({h for a in attacker_ids if (h := st.piece(a).hex)}))
+    st = yield _effect(sc, st, target, enemy, eff.defender_fatigue, eff.defender_retreat, eff.defender_eliminate)
+    return st, att_hexes
+
+
+def _effect(sc: Scenario, st: GameState, hex_: str, side: str, fatigue: bool, retreat_n: int, eliminate: int) -> Sub:
+    """6.4 H to one side's units in ``hex_``, as an inline step keyed by what it reads: every melee outcome
+    that leaves the same position there (the leaders' fates differ) shares its ways (the same questions and
+    record as :func:`apply_effect` run in place)."""
+    return Sub(("tbf-melee-effect", sc.key, st, hex_, side, fatigue, retreat_n, eliminate),
+               partial(apply_effect, sc, st, hex_, side, fatigue, retreat_n, eliminate, "6.4 H", leader_checks=False),
+               rule="6.4 H", label="the melee's result", inline=True, own_choices=True)
+
+
+def _attacker_eliminated(sc: Scenario, attacker_ids: tuple[str, ...], side: str, eff: MeleeEffect,
+                         value: tuple[GameState, tuple[str, ...]]) -> Steps[tuple[GameState, tuple[str, ...]]]:
+    """6.4 H: an attacker's elimination takes one unit of the whole attack, picked by its owner."""
+    st, att_hexes = value
+    live = [a for a in attacker_ids if st.piece(a).hex and st.piece(a).status in LIVE]
+    for _ in range(min(eff.attacker_eliminate, len(live))):
+        pick = yield Choose(tuple(live), rule="6.4 H", player=side, label="which attacking unit is eliminated?")
+        live.remove(pick)
+        st = st.with_piece(pick, status=Status.ELIMINATED, hex=None)
+    return st, att_hexes
+
+
+def _attackers_hit(sc: Scenario, i: int, last: bool, side: str, eff: MeleeEffect,
+                   value: tuple[GameState, tuple[str, ...]]
+                   ) -> Steps[tuple[GameState, tuple[str, ...]] | GameState]:
+    """6.4 H to the attackers in the ``i``-th of their hexes (in the hexes' order); the ``last`` step gives
+    the position alone."""
+    st, att_hexes = value
+    if i < len(att_hexes):
+        st = yield _effect(sc, st, att_hexes[i], side, eff.attacker_fatigue, eff.attacker_retreat, 0)
+    return st if last else (st, att_hexes)
 
 
 def sub_melee(sc: Scenario, st: GameState, attackers: tuple[str, ...], target: str, charging: Iterable[str] = (),
