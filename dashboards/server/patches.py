@@ -50,6 +50,9 @@ PRIVATE_PARTS: tuple[PrivatePart, ...] = (
                 "a classmethod giving None or a dict with 'imports'; Panel's base classes say abstract = True"),
     PrivatePart("js:es-module-shims", "lean_page_resources", "Panel's loader script, named so in its URL; Panel's "
                 "code calls importShim, which connection.js provides"),
+    PrivatePart("panel.reactive.Reactive._models", "resend (dashboards/play/page_words.py), on_next_tick "
+                "(dashboards/play/controls.py)", "a dict of the Bokeh models a component is shown as: ref -> "
+                "(model, its parent), each model in the document that shows it"),
     PrivatePart("js:DataTabulator.lazy_initialize", "defer_later_parts",
                 "the model panel.models.tabulator.DataTabulator, whose scripts are under /datatabulator/; "
                 "BokehJS awaits a view's lazy_initialize and has Document.is_idle"),

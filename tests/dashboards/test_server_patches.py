@@ -142,6 +142,21 @@ def _tabulator_later() -> None:
     assert "exports.Models = " in bokeh_js, "BokehJS has no Models registry"
 
 
+def _reactive_models() -> None:
+    import panel as pn
+    from bokeh.document import Document
+
+    widget = pn.widgets.TextInput(value="x")
+    doc = Document()
+    root = widget.get_root(doc)
+    doc.add_root(root)                  # as a server shows it
+    models = widget._models
+    assert isinstance(models, dict) and len(models) == 1
+    model, parent = next(iter(models.values()))
+    assert model is root and parent is None and model.document is doc
+    assert "value" in model.properties()
+
+
 #: the check of each part in patches.PRIVATE_PARTS, by its target
 CHECKS: dict[str, Callable[[], None]] = {
     "bokeh.embed.bundle._use_gl": _use_gl,
@@ -154,6 +169,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "panel.custom.ReactiveESM._get_properties": _get_properties,
     "panel.custom.ReactiveESM._process_importmap": _process_importmap,
     "js:es-module-shims": _es_module_shims,
+    "panel.reactive.Reactive._models": _reactive_models,
     "js:DataTabulator.lazy_initialize": _tabulator_later,
 }
 
