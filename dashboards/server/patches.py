@@ -53,6 +53,8 @@ PRIVATE_PARTS: tuple[PrivatePart, ...] = (
     PrivatePart("panel.reactive.Reactive._models", "resend (dashboards/play/page_words.py), on_next_tick "
                 "(dashboards/play/controls.py)", "a dict of the Bokeh models a component is shown as: ref -> "
                 "(model, its parent), each model in the document that shows it"),
+    PrivatePart("panel.reactive.Syncable._priority_changes", "_at_once (dashboards/calculators/tbf/check_view.py)",
+                "a list of property names whose browser changes skip Panel's debounce (Syncable._debounce)"),
     PrivatePart("js:DataTabulator.lazy_initialize", "defer_later_parts",
                 "the model panel.models.tabulator.DataTabulator, whose scripts are under /datatabulator/; "
                 "BokehJS awaits a view's lazy_initialize and has Document.is_idle"),

@@ -157,6 +157,16 @@ def _reactive_models() -> None:
     assert "value" in model.properties()
 
 
+def _priority_changes() -> None:
+    import inspect
+
+    from panel.reactive import Syncable
+
+    assert isinstance(Syncable._priority_changes, list) and isinstance(Syncable._debounce, int)
+    # the browser's changes are read against the list where Panel decides to hold them for the debounce
+    assert inspect.getsource(Syncable).count("_priority_changes") >= 2
+
+
 #: the check of each part in patches.PRIVATE_PARTS, by its target
 CHECKS: dict[str, Callable[[], None]] = {
     "bokeh.embed.bundle._use_gl": _use_gl,
@@ -170,6 +180,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "panel.custom.ReactiveESM._process_importmap": _process_importmap,
     "js:es-module-shims": _es_module_shims,
     "panel.reactive.Reactive._models": _reactive_models,
+    "panel.reactive.Syncable._priority_changes": _priority_changes,
     "js:DataTabulator.lazy_initialize": _tabulator_later,
 }
 
