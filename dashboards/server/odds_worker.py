@@ -131,9 +131,12 @@ def _seen(tag: Any) -> Any:
 
 
 def _words(exc: Exception) -> str:
+    from engine.core.odds import OddsLimitError, bound_words
     from engine.core.quick_odds import OddsHidden
     if isinstance(exc, OddsHidden):     # said in our words: the engine's message names the action's pieces
         return HIDDEN
+    if isinstance(exc, OddsLimitError):     # the same: the bound and how far it got, in a player's words
+        return bound_words(exc)
     return str(exc)[:400]
 
 
@@ -564,7 +567,7 @@ class LocalOdds:
 
     def ask(self, op: str, key: str, system: str, state_json: Callable[[], Any], action_json: Any,
             seen_by: Any, ticket: Ticket | None = None, budget_s: float = 30.0, tables: Any = None) -> Any:
-        from engine.core.odds import OddsCancelled
+        from engine.core.odds import OddsCancelled, OddsLimitError
         from engine.core.quick_odds import OddsHidden, WHOLE
         from dashboards.server.background import Cancelled, OverBudget
         if op not in _HANDLERS:
@@ -585,7 +588,7 @@ class LocalOdds:
             if ticket.cancelled:
                 raise Cancelled("cancelled: nothing changed") from None
             raise OverBudget(f"stopped: these odds need more than the page's time budget of {budget_s:g} s") from None
-        except OddsHidden as exc:
+        except (OddsHidden, OddsLimitError) as exc:
             raise VedetteError(_words(exc)) from None
 
 

@@ -38,7 +38,7 @@ from .metrics import metrics_label, metrics_value
 if TYPE_CHECKING:
     from .game import Bot, GameRules
 
-__all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "OddsLimitError", "action_odds", "solve", "OddsBot", "OddsCache",
+__all__ = ["OddsLine", "ActionOdds", "OddsCancelled", "OddsLimitError", "bound_words", "action_odds", "solve", "OddsBot", "OddsCache",
            "compact_position", "metrics_label", "metrics_value", "MAX_STEPS", "MAX_OUTCOMES", "PROJECTION_MARGIN",
            "enumerate_action", "enumerate_odds", "Horizon", "choice_policy", "summarise", "unkey"]
 
@@ -70,6 +70,20 @@ class OddsLimitError(LimitError):
         super().__init__(what, limit, got, why=why)
         self.why = why
         self.steps, self.ends, self.mass = steps, ends, mass
+
+
+def bound_words(exc: OddsLimitError) -> str:
+    """Why an action's odds are not shown, in a player's words (the page): the bound passed and how far the
+    enumeration got, without the action's notation or the labels of its inner steps (which name pieces by
+    their ids)."""
+    kind = str(exc.what).rsplit(": ", 1)[-1]
+    if kind == "enumeration steps":
+        done = _branches(exc.ends, exc.mass, "the end", "the") if exc.ends else "no branch to the end yet"
+        return (f"working them out would take more than {exc.limit:,} enumeration steps, the bound here (it had "
+                f"run {done} when it stopped)")
+    if isinstance(exc.got, int):
+        return f"they have {exc.got:,} different end positions, more than the bound here ({exc.limit:,})"
+    return f"they have more than {exc.limit:,} different end positions, the bound here: worked out no further"
 
 
 @dataclass(frozen=True)

@@ -314,3 +314,24 @@ def test_a_position_the_worker_cannot_read_is_refused_in_one_line(worker):
     rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
     assert worker.ask("odds", position_key(rules, state), "lob", lambda: rules.state_to_json(state),
                       rules.action_to_json(attack), WHOLE)["lines"]
+
+
+def test_odds_past_the_pages_bound_are_refused_in_a_players_words(monkeypatch):
+    """A pick whose odds pass the page's bound is refused naming the bound and how far the enumeration got,
+    without the action's notation ("coalition: attack ...") or the ids of its inner steps: the LoB attack of
+    the first record has 7 end positions; with the page's bound at 1 the second one found stops it."""
+    from dashboards.server.odds_worker import LocalOdds
+    monkeypatch.setattr(workers, "PAGE_MAX_OUTCOMES", 1)
+    rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
+    with pytest.raises(Exception) as got:
+        LocalOdds().ask("odds", position_key(rules, state), "lob", lambda: rules.state_to_json(state),
+                        rules.action_to_json(attack), WHOLE)
+    assert str(got.value) == "they have more than 1 different end positions, the bound here: worked out no further"
+    assert rules.format_action(attack) not in str(got.value)
+    monkeypatch.setattr(workers, "PAGE_MAX_OUTCOMES", 4000)
+    monkeypatch.setattr(workers, "PAGE_MAX_STEPS", 5)
+    with pytest.raises(Exception) as got:
+        LocalOdds().ask("odds", position_key(rules, state), "lob", lambda: rules.state_to_json(state),
+                        rules.action_to_json(attack), WHOLE)
+    assert str(got.value).startswith("working them out would take more than 5 enumeration steps, the bound here "
+                                     "(it had run ")
