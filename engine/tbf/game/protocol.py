@@ -48,7 +48,7 @@ from .queries import Queries
 from .setup import new_game
 from .stacking import stacking_problem
 from .state import TbfState, to_act
-from .types import GONE, LIVE, SIDES, Side, Status
+from .types import GONE, LIVE, SIDES, Status
 from .victory import victory_json
 
 __all__ = ["TbfRules", "ENGINE_VERSION", "REFUSED_VERSIONS", "BOTS"]
@@ -243,7 +243,7 @@ class TbfRules(GameRules[TbfState, TbfAction]):
     def metrics(self, s: TbfState) -> dict[str, float]:
         v = self.queries.victory(s)
         rank = {"none": 0, "tactical": 1, "strategic": 2}
-        lost = sum(1 for u, d in self.sc.units.items() if d.side == Side.COALITION and s.game.piece(u).status in GONE)
+        lost = sum(1 for u in self.queries.coalition_units() if s.game.piece(u).status in GONE)
         return {"losses.french": float(v.get("french_battalions_lost", 0)), "losses.coalition": float(lost),
                 "level.french": float(rank.get(v.get("french_level", "none"), 0)),
                 "level.coalition": float(rank.get(v.get("coalition_level", "none"), 0))}

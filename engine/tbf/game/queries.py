@@ -57,6 +57,8 @@ class Queries:
         # the last position indexed: (its pieces by hex, its units by hex)
         self._index_last: tuple[dict[str, tuple[Piece, ...]], dict[str, list[Piece]]] = ({}, {})
         self._columns: dict[str, tuple[str, ...]] = {}      # Coalition column -> its units
+        self._near: dict[tuple[str, int], tuple[str, ...]] = {}   # (centre, radius) -> hexes, nearest first
+        self._coalition: tuple[str, ...] | None = None      # every Coalition unit
         self._overstack_memo: dict[GameState, tuple[str, ...]] = {}   # position -> its overstacked hexes (4.1)
         self._command_lists: dict[Any, Any] = {}    # side -> its commands, their leaders and units
         self._victory_memo: dict[Any, dict[str, Any]] = {}   # (position, what else 10.2 reads) -> its levels
@@ -253,10 +255,20 @@ class Queries:
                                              if d.side == Side.COALITION and d.command == col)
         return list(got)
 
+    def coalition_units(self) -> tuple[str, ...]:
+        """Every Coalition unit of the order of battle (its losses are counted at every end position)."""
+        if self._coalition is None:
+            self._coalition = tuple(u for u, d in self.sc.units.items() if d.side == Side.COALITION)
+        return self._coalition
+
     def near(self, centre: str, radius: int) -> list[str]:
         """The hexes within ``radius`` of ``centre``, nearest first (then by label)."""
-        g = self.sc.board.grid
-        return sorted(g.within(centre, radius), key=lambda h: (g.distance(centre, h), h))
+        got = self._near.get((centre, radius))
+        if got is None:             # the map never changes: asked at every Reinforcement Phase an odds reaches
+            g = self.sc.board.grid
+            got = self._near[(centre, radius)] = tuple(sorted(g.within(centre, radius),
+                                                              key=lambda h: (g.distance(centre, h), h)))
+        return list(got)
 
     # --- stacking (4.1) and victory (10.2) -------------------------------------------------------------
     def overstacks(self, g: GameState, prev: GameState | None = None) -> list[str]:

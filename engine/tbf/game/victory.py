@@ -3,6 +3,7 @@ rules change in them (11.4.2, 11.5.3, 11.6.2)."""
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 from engine.core.errors import RuleViolation
 from engine.core.game import Outcome
@@ -46,22 +47,30 @@ def french_losses(sc: Scenario, st: GameState, regrouped: tuple[str, ...] = ()) 
     French unit lost counts its equivalent; a unit regrouped and returned still counts, and counts again if
     lost again (10.2.6: ``regrouped`` names each unit once per regroup); each general killed or captured
     counts one battalion (10.2.2 D), toward Gazan's total too when he is one of Gazan's."""
-    total = gazan = Fraction(0)
-    for uid, u in sc.units.items():
-        if u.side != Side.FRENCH:
-            continue
-        times = regrouped.count(uid) + (st.piece(uid).status in LOST)
+    total = gazan = 0                       # in sixths of a battalion: every equivalent is a whole number of them
+    for pid, sixths, gazans, leader in _french_sixths(sc):
+        times = st.piece(pid).status in LOST
+        if not leader:
+            times += regrouped.count(pid)
         if times:
-            w = times * battalion_equivalent(sc, uid)
-            total += w
-            if in_gazans_division(sc, uid):
-                gazan += w
-    for lid, ldr in sc.leaders.items():
-        if ldr.side == Side.FRENCH and st.piece(lid).status in LOST:
-            total += 1                                                                   # 10.2.2 D
-            if in_gazans_division(sc, lid):
-                gazan += 1
-    return total, gazan
+            total += times * sixths
+            if gazans:
+                gazan += times * sixths
+    return Fraction(total, 6), Fraction(gazan, 6)
+
+
+@lru_cache(maxsize=8)
+def _french_sixths(sc: Scenario) -> tuple[tuple[str, int, bool, bool], ...]:
+    """Each French unit, then each French general: (id, what losing it counts in sixths of a battalion
+    (10.2.2; a general 1, 10.2.2 D), of Gazan's division (10.2.3), a general), from the order of battle."""
+    out = []
+    for uid, u in sc.units.items():
+        if u.side == Side.FRENCH:
+            w = battalion_equivalent(sc, uid) * 6
+            assert w.denominator == 1, f"{uid}: an equivalent not in sixths of a battalion"
+            out.append((uid, int(w), in_gazans_division(sc, uid), False))
+    out += [(lid, 6, in_gazans_division(sc, lid), True) for lid, ldr in sc.leaders.items() if ldr.side == Side.FRENCH]
+    return tuple(out)
 
 
 def battalions_text(x: Fraction) -> str:
@@ -70,6 +79,22 @@ def battalions_text(x: Fraction) -> str:
     if not part:
         return str(whole)
     return f"{whole} {part.numerator}/{part.denominator}" if whole else f"{part.numerator}/{part.denominator}"
+
+
+@lru_cache(maxsize=64)
+def _town_hexes(sc: Scenario, town: str) -> frozenset[str]:
+    """The hexes of ``town`` (the map's data)."""
+    return frozenset(sc.board.data.towns.get(town, []))
+
+
+@lru_cache(maxsize=64)
+def _road_behind(sc: Scenario, from_town: str) -> frozenset[str]:
+    """The hexes of the Danube road from its start to ``from_town`` (its whole length when the town is not on
+    it), which no Coalition unit may hold for the French levels (10.2.1)."""
+    road = [h for r in sc.board.data.roads if r.name.startswith("Danube") for h in r.hexes]
+    hs = sc.board.data.towns.get(from_town, [])
+    idx = max((road.index(h) for h in hs if h in road), default=len(road))
+    return frozenset(road[:idx + 1])
 
 
 def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0, regrouped: tuple[str, ...] = ()) -> dict:
@@ -87,17 +112,12 @@ def victory(sc: Scenario, st: GameState, rear_guard_shortfall: int = 0, regroupe
         coal = "tactical"
 
     def bns(town: str, side: str) -> int:
-        hs = sc.board.data.towns.get(town, [])
-        return sum(1 for p in st.on_map() if p.hex in hs and sc.side(p.id) == side and not sc.is_leader(p.id)
-                   and p.status in LIVE and sc.units[p.id].kind == "infantry")
-
-    road = [h for r in sc.board.data.roads if r.name.startswith("Danube") for h in r.hexes]
+        return sum(1 for h in _town_hexes(sc, town) for p in st.in_hex(h) if sc.side(p.id) == side
+                   and not sc.is_leader(p.id) and p.status in LIVE and sc.units[p.id].kind == "infantry")
 
     def road_free(from_town: str) -> bool:
-        hs = sc.board.data.towns.get(from_town, [])
-        idx = max((road.index(h) for h in hs if h in road), default=len(road))
-        seg = road[:idx + 1]
-        return not any(p.hex in seg and sc.side(p.id) == Side.COALITION and p.status in LIVE for p in st.on_map())
+        return not any(sc.side(p.id) == Side.COALITION and p.status in LIVE
+                       for h in _road_behind(sc, from_town) for p in st.in_hex(h))
 
     fr = "none"
     if (bns("Dürenstein", "french") >= 2 and bns("Unterloiben", "french") >= 1 and bns("Oberloiben", "french") >= 1
