@@ -94,6 +94,27 @@ def patient_server(tmp_path):
     server.stop()
 
 
+@pytest.fixture
+def tight_server(tmp_path):
+    """A server whose page may reach one end position at most (``$VEDETTE_ODDS_MAX_OUTCOMES``): every attack
+    with more than one outcome is past its bound."""
+    server = AppServer(tmp_path / "tight", {"VEDETTE_ODDS_MAX_OUTCOMES": "1", "VEDETTE_ODDS_AHEAD_S": "0"})
+    server.db.parent.mkdir(parents=True, exist_ok=True)
+    yield server.start()
+    server.stop()
+
+
+def test_odds_past_the_pages_bound_are_refused_in_a_players_words(page: Page, tight_server: str, tmp_path):
+    # issue 26 (bad input): the bound named and how far it got, in words: no action notation, no piece ids
+    rec, state, attack, rules = record_until("lob", lambda r, s, a: r.is_attack(a))
+    open_record(page, tight_server, "lob", rec, tmp_path)
+    select_action(page, rules.describe_action(attack))
+    refused = page.locator(".odds-panel .action-odds[data-state='error'] .odds-error")
+    expect(refused).to_have_text("No odds: they have more than 1 different end positions, the bound here: worked "
+                                 "out no further", timeout=60_000)
+    expect(page.locator(f".status-line [data-events='{len(rec.events)}']")).to_be_attached()   # nothing committed
+
+
 def test_a_long_enumeration_busy_line_and_cancel(page: Page, patient_server: str, tmp_path):
     # with the page's bounds raised, the same melee is worked out whole, the end of the turn with it (52,151
     # end positions: tens of seconds): the page shows what it is working out, with cancel; cancelled, nothing
