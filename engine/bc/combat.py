@@ -18,6 +18,7 @@ from engine.core.procedure import Choose, Log, Sub, chain
 from .blocks import INFANTRY, BattleState, Block, Formation, block_steps, hit_block, redoubt_cube
 from .checks import critical_effect, read_check, read_fate
 from .deck import Deck, Pile, draw_card, read_icon
+from .odds_piles import ClassDraw
 from .readings import card_readings, effects_readings, fate_reading, icon_classes, results_of, square_readings
 from .tally import CombatSetup, CombatSide, prepare
 from .terrain import Terrain, default_terrain
@@ -555,6 +556,9 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 results = results_of(piles["p"], s.attack, redraw_rule)
                 piles["p"] = piles["p"].classed(deck, icon_classes(
                     square_readings(s) | card_readings(s, tuple(blocks.items()), results, critical_icon)))
+                # the Square check reads only that class: one branch per class, the pile after it each pile the
+                # cards of the class would leave, weighed (the combat card reads them whole, 23.2-23.4)
+                piles["p"] = ClassDraw(piles["p"])
             # odds: the rest as a chain of steps (23.1 step 6 Square check, 23.2-23.4 combat card and 23.5
             # exceptions, 23.5-24.1 effects, 27.10-27.11 HQs' fate): each step worked out once for each distinct
             # position the one before leaves, the ways that reach it added up (play runs the same code in place)

@@ -34,7 +34,7 @@ from engine.core.values import cached_hash_repr
 __all__ = [
     "SKILL_ICONS", "FIRE_RESULTS", "ASSAULT_RESULTS", "COLUMNS", "CardModel", "DeckModel", "Card", "Deck",
     "Face", "RESHUFFLE", "Pile", "UnseenPile", "apply_shift", "load_deck", "default_deck", "parse_deck", "draw_card",
-    "parse_card_list", "read_icon",
+    "parse_card_list", "read_icon", "spelled_once",
 ]
 
 SkillIcon = Literal["officer", "flags_1", "flags_2", "flags_3", "flags_4", "crossed_flags", "death_head"]
@@ -138,7 +138,7 @@ class Card:
         return self.fire if table == "fire" else self.assault
 
 
-def _spelled_once(cls):
+def spelled_once(cls):
     """Class decorator (above :func:`~engine.core.values.cached_hash_repr`): ``repr`` spelled once, when first
     asked, and not pickled. An enumeration orders a sub-procedure's outcomes (a pile among them) by their
     ``repr`` each time it meets the step, and a pile's faces are the same objects throughout."""
@@ -152,13 +152,13 @@ def _spelled_once(cls):
         return r
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in state(self).items() if k != "_repr"}
+        return {k: v for k, v in state(self).items() if k not in ("_repr", "_order")}
 
     cls.__repr__, cls.__getstate__ = __repr__, __getstate__
     return cls
 
 
-@_spelled_once
+@spelled_once
 @cached_hash_repr       # hashed at every step of an enumeration (piles of faces key its memo): made once
 @dataclass(frozen=True)
 class Face:
@@ -345,8 +345,13 @@ RESHUFFLE = Face(reshuffle=True)
 
 
 def _face_key(face: "Face"):
-    return (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted, face.unseen, face.fire_shifted,
-            face.alike)
+    # made once for each face (summarised piles are sorted at every move, and their faces are the same objects)
+    k = face.__dict__.get("_order")
+    if k is None:
+        k = (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted, face.unseen, face.fire_shifted,
+             face.alike)
+        object.__setattr__(face, "_order", k)
+    return k
 
 
 def _sorted(faces) -> tuple:
@@ -423,7 +428,7 @@ def _remove_one(items: tuple, item) -> tuple:
     return items[:i] + items[i + 1:]
 
 
-@_spelled_once
+@spelled_once
 @cached_hash_repr
 @dataclass(frozen=True)
 class Pile:
@@ -510,6 +515,10 @@ class Pile:
         """The draw made again right after the reshuffle card: any card of the new pile but that one (15.0)."""
         return Draw(tuple(f for f in self.draw if not deck.is_reshuffle(f)), rule=rule, label=label)
 
+    def chances(self) -> tuple:
+        """Each face of the draw pile (the reshuffle card among them) with its chance of being drawn next."""
+        return Draw(self.draw, rule="15.0").outcomes()
+
     def without(self, face) -> "Pile":
         """The pile once ``face`` is drawn out of the draw pile."""
         return _pile_without(self, face)
@@ -546,7 +555,7 @@ def _pile_discarded(pile: Pile, face) -> Pile:
     return Pile(pile.draw, pile.discard + (face,))
 
 
-@_spelled_once
+@spelled_once
 @cached_hash_repr
 @dataclass(frozen=True)
 class UnseenPile:
@@ -610,6 +619,9 @@ class UnseenPile:
         if not self.known and not self.in_draw:
             raise RuleViolation(rule, f"cannot draw from an empty pile ({label or 'draw'})")
         return _unseen_draw(self, False, rule, label)
+
+    def chances(self) -> tuple:
+        return _unseen_draw(self, True, "15.0", "").outcomes()
 
     def without(self, face) -> "UnseenPile":
         return _unseen_without(self, face)
