@@ -636,7 +636,8 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         return freeze(result, table)
     snap = freeze(result, table)
     out = yield Sub(("bc-combat-effects", deck, terrain, snap),
-                    partial(resolve, s, deck, piles["p"], terrain, _resume=("effects", snap), critical_icon=critical_icon),
+                    partial(resolve, s, deck, piles["p"], terrain, _resume=("effects", snap),
+                            critical_icon=critical_icon),
                     rule="23.5", label=f"effects of {result}")
     return out
 

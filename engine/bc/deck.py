@@ -521,38 +521,43 @@ class Pile:
 
     def without(self, face) -> "Pile":
         """The pile once ``face`` is drawn out of the draw pile."""
-        return _pile_without(self, face)
+        if isinstance(face, Face):
+            return _pile_without(self, face)
+        return Pile(_remove_one(self.draw, face), self.discard)
 
     def reshuffled(self, face) -> "Pile":
         """15.0: the draw pile (without the reshuffle card ``face`` just drawn), the discards and the reshuffle
         card together as the new draw pile."""
-        return _pile_reshuffled(self, face)
+        if isinstance(face, Face):
+            return _pile_reshuffled(self, face)
+        return Pile(_remove_one(self.draw, face) + self.discard + (face,), ())
 
     def discarded(self, face) -> "Pile":
         """The pile after a used card goes to the discard pile (15.0). Summarised discards are kept sorted:
         their order never matters, and equal piles must compare equal for memoisation."""
-        return _pile_discarded(self, face)
+        if isinstance(face, Face):
+            return _pile_discarded(self, face)
+        return Pile(self.draw, self.discard + (face,))
 
     def to_json(self) -> dict:
         return {"draw": len(self.draw), "discard": jsonable(self.discard) if self.tracked else len(self.discard)}
 
 
-# a pile's moves, made once for each pile and card (an enumeration replays the same draws over and over)
+# a summarised pile's moves, made once for each pile and card (an enumeration replays the same draws over and
+# over; played cards are drawn once, and keep their order)
 @lru_cache(maxsize=65536)
-def _pile_without(pile: Pile, face) -> Pile:
+def _pile_without(pile: Pile, face: Face) -> Pile:
     return Pile(_remove_one(pile.draw, face), pile.discard)
 
 
 @lru_cache(maxsize=16384)
-def _pile_reshuffled(pile: Pile, face) -> Pile:
+def _pile_reshuffled(pile: Pile, face: Face) -> Pile:
     return Pile(_remove_one(pile.draw, face) + pile.discard + (face,), ())
 
 
 @lru_cache(maxsize=65536)
-def _pile_discarded(pile: Pile, face) -> Pile:
-    if isinstance(face, Face):
-        return Pile(pile.draw, _sorted(pile.discard + (face,)))
-    return Pile(pile.draw, pile.discard + (face,))
+def _pile_discarded(pile: Pile, face: Face) -> Pile:
+    return Pile(pile.draw, _sorted(pile.discard + (face,)))
 
 
 @spelled_once

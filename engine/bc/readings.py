@@ -24,7 +24,8 @@ from .checks import critical_effect, read_check, read_fate
 from .deck import FIRE_RESULTS, SKILL_ICONS
 from .tally import CombatSetup
 
-__all__ = ["reading", "icon_classes", "fate_reading", "effects_readings", "card_readings", "square_readings", "results_of"]
+__all__ = ["reading", "icon_classes", "fate_reading", "effects_readings", "card_readings", "square_readings",
+           "results_of"]
 
 
 @lru_cache(maxsize=1024)

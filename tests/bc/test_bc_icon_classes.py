@@ -105,7 +105,8 @@ def test_cavalry_battle_reads_the_cavalry_check_and_the_hq_fate_23_5():
     assert icon_classes(effects_readings(s, _blocks(s), "black_cross", "assault", False)) == \
         ((O,), (F1, F2, C), (F3, F4), (D,))
     # Bayonets draw no card but the HQ's fate
-    assert icon_classes(effects_readings(s, _blocks(s), "bayonets", "assault", False)) == ((O, F1, F2, C), (F3, F4), (D,))
+    assert icon_classes(effects_readings(s, _blocks(s), "bayonets", "assault", False)) == \
+        ((O, F1, F2, C), (F3, F4), (D,))
 
 
 # ---- what a grouping is (hypothesis) -----------------------------------------------------------------------
