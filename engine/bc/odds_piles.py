@@ -11,7 +11,7 @@ Both answer what :func:`~engine.bc.deck.draw_card` asks of a pile, as :class:`~e
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -177,7 +177,7 @@ def _mixture_discarded(m: Mixture, face) -> Any:
 
 
 #: the moves a mixture makes as each of its piles does
-_MOVES = {
+_MOVES: dict[str, Callable[..., Any]] = {
     "reshuffled": lambda p, face: p.reshuffled(face),
     "summarise": lambda p, deck, tables: p.summarise(deck, tables),
     "project_results": lambda p, deck, table, reads, fire_reads: p.project_results(deck, table, reads, fire_reads),

@@ -17,8 +17,10 @@ Which readings may follow, at each step of a combat's odds: :func:`square_readin
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 from .checks import critical_effect, read_check, read_fate
 from .deck import FIRE_RESULTS, SKILL_ICONS
@@ -46,7 +48,7 @@ def _critical(icon: str, skill: int, artillery: bool, hq_bonus: int, good: bool,
 
 
 #: kind of reading -> the reading of an icon
-_READINGS = {
+_READINGS: dict[str, Callable[..., Any]] = {
     "icon": lambda icon: icon,          # the icon itself (the calculators show the Critical Combat Table's, 23.5)
     "check": _passes,                   # 21.2 General Skill Check: passed or not
     "critical": _critical,              # 23.5 Critical Combat Table, 29.7
@@ -86,7 +88,7 @@ def effects_readings(s: CombatSetup, blocks: tuple, result: str, table: str, cri
     itself."""
     a, d = s.attacker, s.defender
     critical = _CRITICAL.get((table, result))
-    out = set()
+    out: set[tuple] = set()
     for role, b in blocks:
         if b is None:
             continue
