@@ -7,6 +7,7 @@ Square) both apply; :func:`redoubt_cube` the 28.5 choice to spend a Redoubt cube
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from enum import StrEnum
 from typing import Literal
 
@@ -15,6 +16,7 @@ from pydantic import Field, model_validator
 from engine.core.data import Strict
 from engine.core.errors import RuleViolation
 from engine.core.procedure import Choose, Log
+from engine.core.values import cached_hash_repr
 
 __all__ = ["BLOCK_KINDS", "INFANTRY", "ARTILLERY", "BattleState", "Formation", "BlockModel", "Block", "block_steps",
            "HQModel", "HQ", "hit_block", "redoubt_cube"]
@@ -79,6 +81,7 @@ class BlockModel(Strict):
         return data
 
 
+@cached_hash_repr       # a combat's odds key their memo by it at every step: hashed once
 @dataclass(frozen=True)
 class Block:
     """A Block (9.0) as far as combat cares. ``square_hits`` counts hits a Square has absorbed (9.2)."""
@@ -158,6 +161,7 @@ class HQModel(Strict):
     perspective: bool = False       # optional rule 29.1: the Army Commander watches from the rear
 
 
+@cached_hash_repr       # a combat's odds key their memo by it at every step: hashed once
 @dataclass(frozen=True)
 class HQ:
     kind: str = "hq"
@@ -172,6 +176,7 @@ class HQ:
         return self.state == "steady" and not (self.perspective and self.kind == "hq")
 
 
+@lru_cache(maxsize=4096)
 def hit_block(b: Block) -> tuple[Block, bool, tuple[str, str] | None]:
     """One combat Cohesion Hit on a Block (9.2): ``(new block, must retreat, note)``.
 

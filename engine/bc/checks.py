@@ -16,7 +16,7 @@ from engine.core.procedure import Log
 from .deck import Deck, Pile, SKILL_ICONS, draw_card, flags_needed
 
 __all__ = ["TABLES", "CheckOutcome", "read_check", "skill_check", "check_procedure", "effective_skill",
-           "FateOutcome", "read_fate", "fate_check"]
+           "FateOutcome", "read_fate", "fate_check", "critical_effect"]
 
 Table = Literal["rally", "general", "command"]
 TABLES = {"rally": "21.1", "general": "21.2", "command": "21.3"}
@@ -136,6 +136,24 @@ def check_procedure(deck: Deck, pile: Pile, table: str, skill: int, good_morale:
     if table not in TABLES:
         raise RuleViolation("21.0", f"unknown Skill Check table {table!r}: rally, general or command")
     return partial(skill_check, pile, deck, table, skill, good_morale, **kw)
+
+
+def critical_effect(icon: str, *, skill: int, artillery: bool, hq_bonus: int, good: bool, wavering: bool) -> str:
+    """What an icon drawn on the Critical Combat Table (23.5) does to the checking side's Lead (its ``skill``,
+    Artillery or not, ``hq_bonus`` from a Steady HQ, Good Morale or not as it feels it, ``wavering``: 29.7 in
+    play): "officer" (the Morale loss cancelled), "militia removed" or "skill drops" (29.7: Skill Flags beyond the
+    Lead's skill), "step lost" (Crossed Flags in Bad Morale), "death head" (an Attack Token, and a step of a
+    Disrupted Lead), or "none"."""
+    if icon == "officer":
+        return "officer"
+    n = flags_needed(icon)
+    if n is not None:
+        if wavering and not artillery and skill + hq_bonus < n:
+            return "militia removed" if skill == 0 else "skill drops"
+        return "none"
+    if icon == "crossed_flags":
+        return "none" if good else "step lost"
+    return "death head"
 
 
 @dataclass(frozen=True)

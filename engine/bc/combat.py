@@ -16,8 +16,10 @@ from typing import Any
 from engine.core.procedure import Choose, Log, Sub, chain
 
 from .blocks import INFANTRY, BattleState, Block, Formation, block_steps, hit_block, redoubt_cube
-from .checks import read_check, read_fate
-from .deck import SKILL_ICONS, Deck, Pile, draw_card, flags_needed
+from .checks import critical_effect, read_check, read_fate
+from .deck import Deck, Pile, draw_card, read_icon
+from .odds_piles import ClassDraw
+from .readings import card_readings, effects_readings, fate_reading, icon_classes, results_of, square_readings
 from .tally import CombatSetup, CombatSide, prepare
 from .terrain import Terrain, default_terrain
 
@@ -200,12 +202,7 @@ def _fate_classes(checks: tuple, assault: bool) -> tuple[tuple[str, ...], ...]:
     """The Skill Check icons (21.0) grouped by what the Fate of War table (27.11) gives each HQ of ``checks``
     ((side, HQ, good Morale), ...), the 29.1 redraw included (it follows a Commander struck): icons of one
     group are alike to :func:`hq_fate_checks`."""
-    groups: dict[tuple, list[str]] = {}
-    for icon in SKILL_ICONS:
-        reads = tuple(replace(read_fate(icon, hq.skill, good, hq_kind=hq.kind, assault=assault), icon="")
-                      for _, hq, good in checks)
-        groups.setdefault(reads, []).append(icon)
-    return tuple(tuple(g) for g in groups.values())
+    return icon_classes(frozenset(("fate", hq.skill, good, hq.kind, assault) for _, hq, good in checks))
 
 
 def hq_fate_checks(deck: Deck, pile, checks: tuple, assault: bool):
@@ -217,12 +214,14 @@ def hq_fate_checks(deck: Deck, pile, checks: tuple, assault: bool):
     for who, hq, good in checks:
         face, pile = yield from draw_card(pile, deck, "27.10", f"{who} HQ fate of war")
         pile = pile.discarded(face)
+        read_icon(deck, face, partial(fate_reading, skill=hq.skill, good=good, kind=hq.kind, assault=assault))
         f = read_fate(deck.skill(face), hq.skill, good, hq_kind=hq.kind, assault=assault)
         if f.commander_hors_de_combat and hq.perspective and hq.kind == "hq":
             # 29.1 safety bonus: a card that would strike the Commander is drawn again, once
             yield Log("29.1", f"{who} Commander in Command Perspective: the Fate of War card is redrawn")
             face, pile = yield from draw_card(pile, deck, "29.1", f"{who} HQ fate of war, redrawn")
             pile = pile.discarded(face)
+            read_icon(deck, face, partial(fate_reading, skill=hq.skill, good=good, kind=hq.kind, assault=assault))
             f = read_fate(deck.skill(face), hq.skill, good, hq_kind=hq.kind, assault=assault)
         changes.append((who, f.morale))
         what = "no effect"
@@ -235,8 +234,13 @@ def hq_fate_checks(deck: Deck, pile, checks: tuple, assault: bool):
 
 
 def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = None, _resume=None,
-            _scenarios: tuple | None = None):
-    """The combat procedure (23.1 step 6 to 27.11). Yields card draws and choices; returns a CombatOutcome."""
+            _scenarios: tuple | None = None, critical_icon: bool = True):
+    """The combat procedure (23.1 step 6 to 27.11). Yields card draws and choices; returns a CombatOutcome.
+
+    ``critical_icon``: the caller reads the Critical Combat Table's icon of the outcome (the calculators show it).
+    A game's odds do not (what it did is in the Blocks, Morale and Attack Tokens): there the icon is left out of
+    the outcome (``critical`` None), so that card is read only by what it does, as every other card of the
+    combat in odds is read only by what decides the rest (:func:`icon_classes`). Played cards keep it."""
     terrain = terrain or default_terrain()
     a, d = s.attacker, s.defender
     blocks: dict[str, Block | None] = {"attacker_lead": a.lead, "attacker_second": a.second,
@@ -332,6 +336,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
 
     def check(table: str, skill: int, good: bool, rule: str, label: str):
         face = yield from draw(rule, label)
+        read_icon(deck, face, lambda icon: read_check(table, icon, skill, good).success)   # what the caller reads
         return read_check(table, deck.skill(face), skill, good)
 
     def passes(b, icon, me: CombatSide) -> bool:
@@ -340,7 +345,9 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
 
     def checks_or_hits(roles: list, me: CombatSide, label: str):
         """23.5: one card drawn for the group; each block that fails its check takes a Cohesion Hit."""
-        icon = deck.skill((yield from draw("23.5", label)))
+        face = yield from draw("23.5", label)
+        read_icon(deck, face, lambda icon: tuple(passes(blocks[r], icon, me) for r in roles))
+        icon = deck.skill(face)
         for r in roles:
             if not passes(blocks[r], icon, me):
                 yield from cohesion_hit(r, "23.5")
@@ -356,26 +363,24 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             me = a if who == "attacker" else d
             role = f"{who}_lead"
             face = yield from draw("23.5", f"Critical Combat Table ({who})")
-            icon = deck.skill(face)
-            critical = icon
             b = blocks[role]
-            good = me.good_morale_for(b)
-            if icon == "officer":
+            what = read_icon(deck, face, partial(critical_effect, skill=b.skill, artillery=b.artillery,
+                                                 hq_bonus=1 if me.steady_hq else 0, good=me.good_morale_for(b),
+                                                 wavering=s.wavering_troops))
+            # the icon itself, where the caller reads it (the calculators show it) or the cards are played
+            critical = deck.skill(face) if critical_icon or piles["p"].tracked else None
+            if what == "officer":
                 morale[who] += 1
                 yield Log("23.5", "Officer: the Morale loss is cancelled")
-            elif flags_needed(icon) is not None:
-                n = flags_needed(icon)
-                if s.wavering_troops and not b.artillery and b.skill + (1 if me.steady_hq else 0) < n:
-                    if b.skill == 0:
-                        gone[role] = True
-                        yield Log("29.7", "wavering militia removed from the game")
-                    else:
-                        blocks[role] = replace(b, skill=b.skill - 1)
-                        yield Log("29.7", f"wavering troops: lead skill drops to {b.skill - 1}")
-            elif icon == "crossed_flags":
-                if not good:
-                    yield from lose_step(role, "23.5")
-            else:  # death head
+            elif what == "militia removed":
+                gone[role] = True
+                yield Log("29.7", "wavering militia removed from the game")
+            elif what == "skill drops":
+                blocks[role] = replace(b, skill=b.skill - 1)
+                yield Log("29.7", f"wavering troops: lead skill drops to {b.skill - 1}")
+            elif what == "step lost":
+                yield from lose_step(role, "23.5")
+            elif what == "death head":
                 tokens[who] += 1
                 yield Log("23.5", "Death Head: one Attack Token discarded from the Army Mat")
                 if blocks[role].state == "disrupted" and present(role):
@@ -446,8 +451,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 still = [r for r in target if present(r)]
                 if still and all(retreats[r] > 0 for r in still):
                     face = yield from draw("23.5", "retreating defenders' skill check (Burst)")
-                    icon = deck.skill(face)
-                    if any(not passes(blocks[r], icon, d) for r in still):
+                    if read_icon(deck, face, lambda icon: any(not passes(blocks[r], icon, d) for r in still)):
                         morale["defender"] -= 1
                         yield Log("23.5", "a retreating defender failed: one Morale lost")
             elif result == "retreat_flag":
@@ -546,13 +550,24 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
                 # odds: foresee the column and shifts after every possible Square check, and keep of each card
                 # only its icon and the results it can give; alike cards then share one branch
                 piles["p"] = piles["p"].project_results(deck, s.attack, _scenarios or _square_scenarios(s, terrain))
+            if try_square:
+                # odds: each card's icon as the class of icons the Square check and everything after it tell
+                # apart (whatever the check gives, the Blocks read their icons alike), so alike cards share a branch
+                results = results_of(piles["p"], s.attack, redraw_rule)
+                piles["p"] = piles["p"].classed(deck, icon_classes(
+                    square_readings(s) | card_readings(s, tuple(blocks.items()), results, critical_icon)))
+                # the Square check reads only that class: one branch per class, the pile after it each pile the
+                # cards of the class would leave, weighed (the combat card reads them whole, 23.2-23.4)
+                piles["p"] = ClassDraw(piles["p"])
             # odds: the rest as a chain of steps (23.1 step 6 Square check, 23.2-23.4 combat card and 23.5
             # exceptions, 23.5-24.1 effects, 27.10-27.11 HQs' fate): each step worked out once for each distinct
             # position the one before leaves, the ways that reach it added up (play runs the same code in place)
-            return (yield chain(("bc-combat-steps", deck, terrain), freeze(try_square), _combat_steps(deck, terrain),
+            return (yield chain(("bc-combat-steps", deck, terrain, critical_icon), freeze(try_square),
+                                _combat_steps(deck, terrain, critical_icon),
                                 rule="23.1", label="the combat card and its effects"))
     if try_square:
         face = yield from draw("23.1", "square formation check (one card for the Zone)")
+        read_icon(deck, face, partial(square_outcome, s))
         icon = deck.skill(face)
         for r, nb in square_outcome(s, icon).items():
             if nb.square:
@@ -565,7 +580,7 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         s = replace(s, defender=replace(d, lead=blocks["defender_lead"], second=blocks["defender_second"]))
         d = s.defender
 
-    tally = prepare(s, terrain, declared=True)
+    tally = _declared_tally(s, terrain)
     table = tally.table
     # neutral shifts (23.4): decided after the draw, non-initiative player first, initiative player last
     order = [(p, n) for p, n in (("attacker", s.neutral_attacker), ("defender", s.neutral_defender)) if n]
@@ -576,7 +591,10 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
         # possible net shift (and, where an Ordre Mixte redraw may read it, the Fire line's, 27.6); cards
         # alike in all count as one branch
         reads = tuple((tally.column, n) for n in nets)
-        piles["p"] = piles["p"].project_results(deck, table, reads, reads if redraw_rule else ())
+        p = piles["p"].project_results(deck, table, reads, reads if redraw_rule else ())
+        # and of its icon only the class the rest of the combat tells apart, whatever result the card gives
+        piles["p"] = p.classed(deck, icon_classes(card_readings(s, tuple(blocks.items()),
+                                                                 results_of(p, table, redraw_rule), critical_icon)))
         return freeze()
 
     # ---- the combat card (23.2 / 23.3), the neutral shifts (23.4), an Ordre Mixte redraw (27.6) ------------
@@ -610,22 +628,35 @@ def resolve(s: CombatSetup, deck: Deck, pile: Pile, terrain: Terrain | None = No
             result = "burst"
             yield Log("23.5", "attacker's Burst: Bayonets & Burst becomes Burst")
 
+    if summarised:
+        # odds: the effects are the chain's next step; of the pile (icons now) it keeps the classes of icons they
+        # and the HQs' Fate of War tell apart for this result
+        piles["p"] = piles["p"].classed(deck, icon_classes(effects_readings(s, tuple(blocks.items()), result, table,
+                                                                             critical_icon)))
+        return freeze(result, table)
     snap = freeze(result, table)
-    if summarised:              # odds: the effects are the chain's next step
-        return snap
     out = yield Sub(("bc-combat-effects", deck, terrain, snap),
-                    partial(resolve, s, deck, piles["p"], terrain, _resume=("effects", snap)),
+                    partial(resolve, s, deck, piles["p"], terrain, _resume=("effects", snap),
+                            critical_icon=critical_icon),
                     rule="23.5", label=f"effects of {result}")
     return out
 
 
-def _combat_step(stage: str, deck: Deck, terrain: Terrain, snap: tuple):
+@lru_cache(maxsize=4096)
+def _declared_tally(s: CombatSetup, terrain: Terrain):
+    """The combat's tally once declared (23.1-23.6): a value, worked out once for each set-up (odds resume the
+    combat from a step many times over)."""
+    return prepare(s, terrain, declared=True)
+
+
+def _combat_step(stage: str, deck: Deck, terrain: Terrain, critical_icon: bool, snap: tuple):
     """One step of the combat's chain in odds (:func:`resolve` carried on from ``snap`` at ``stage``)."""
-    return resolve(snap[0], deck, snap[2], terrain, _resume=(stage, snap))
+    return resolve(snap[0], deck, snap[2], terrain, _resume=(stage, snap), critical_icon=critical_icon)
 
 
-def _combat_steps(deck: Deck, terrain: Terrain) -> tuple:
-    return tuple(partial(_combat_step, stage, deck, terrain) for stage in ("square", "card", "effects", "fates"))
+def _combat_steps(deck: Deck, terrain: Terrain, critical_icon: bool) -> tuple:
+    return tuple(partial(_combat_step, stage, deck, terrain, critical_icon)
+                 for stage in ("square", "card", "effects", "fates"))
 
 
 def _nets(s: CombatSetup, fixed: int) -> tuple[int, ...]:

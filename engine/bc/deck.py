@@ -17,12 +17,12 @@ procedures; the tests check that they give the same distributions.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -34,7 +34,7 @@ from engine.core.values import cached_hash_repr
 __all__ = [
     "SKILL_ICONS", "FIRE_RESULTS", "ASSAULT_RESULTS", "COLUMNS", "CardModel", "DeckModel", "Card", "Deck",
     "Face", "RESHUFFLE", "Pile", "UnseenPile", "apply_shift", "load_deck", "default_deck", "parse_deck", "draw_card",
-    "parse_card_list",
+    "parse_card_list", "read_icon", "spelled_once",
 ]
 
 SkillIcon = Literal["officer", "flags_1", "flags_2", "flags_3", "flags_4", "crossed_flags", "death_head"]
@@ -138,7 +138,7 @@ class Card:
         return self.fire if table == "fire" else self.assault
 
 
-def _spelled_once(cls):
+def spelled_once(cls):
     """Class decorator (above :func:`~engine.core.values.cached_hash_repr`): ``repr`` spelled once, when first
     asked, and not pickled. An enumeration orders a sub-procedure's outcomes (a pile among them) by their
     ``repr`` each time it meets the step, and a pile's faces are the same objects throughout."""
@@ -152,13 +152,13 @@ def _spelled_once(cls):
         return r
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in state(self).items() if k != "_repr"}
+        return {k: v for k, v in state(self).items() if k not in ("_repr", "_order")}
 
     cls.__repr__, cls.__getstate__ = __repr__, __getstate__
     return cls
 
 
-@_spelled_once
+@spelled_once
 @cached_hash_repr       # hashed at every step of an enumeration (piles of faces key its memo): made once
 @dataclass(frozen=True)
 class Face:
@@ -345,7 +345,13 @@ RESHUFFLE = Face(reshuffle=True)
 
 
 def _face_key(face: "Face"):
-    return (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted, face.unseen, face.fire_shifted)
+    # made once for each face (summarised piles are sorted at every move, and their faces are the same objects)
+    k = face.__dict__.get("_order")
+    if k is None:
+        k = (face.reshuffle, face.skill or "", face.fire, face.assault, face.shifted, face.unseen, face.fire_shifted,
+             face.alike)
+        object.__setattr__(face, "_order", k)
+    return k
 
 
 def _sorted(faces) -> tuple:
@@ -363,7 +369,8 @@ def _projected_face(x, deck: "Deck", table: str, reads: tuple, fire_reads: tuple
     if deck.is_reshuffle(x):
         return RESHUFFLE
     return Face(skill=deck.skill(x), shifted=deck.results(x, table, reads), unseen=isinstance(x, Face) and x.unseen,
-                fire_shifted=deck.results(x, "fire", fire_reads) if fire_reads else ())
+                fire_shifted=deck.results(x, "fire", fire_reads) if fire_reads else (),
+                alike=x.alike if isinstance(x, Face) else ())
 
 
 @lru_cache(maxsize=8192)
@@ -371,13 +378,36 @@ def _by_icons(pile, deck: "Deck", classes: tuple[tuple[str, ...], ...]):
     return pile.map_faces(partial(_icon_class_face, deck=deck, classes=classes))
 
 
+def _class_of(x, deck: "Deck", classes: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """The class of ``classes`` the card ``x`` falls in by its icon; a face that already stands for a class of
+    icons must fall in one class whole (the new classes only lump what the old ones did)."""
+    icon = deck.skill(x)
+    alike = next(c for c in classes if icon in c)
+    if isinstance(x, Face) and not set(x.alike) <= set(alike):
+        raise ValueError(f"the icons {' or '.join(x.alike)} were lumped as alike, and are told apart now "
+                         f"({' | '.join(' or '.join(c) for c in classes)})")
+    return alike
+
+
 @lru_cache(maxsize=65536)
 def _icon_class_face(x, deck: "Deck", classes: tuple[tuple[str, ...], ...]) -> "Face":
     if deck.is_reshuffle(x):
         return RESHUFFLE
-    icon = deck.skill(x)
-    alike = next(c for c in classes if icon in c)
+    alike = _class_of(x, deck, classes)
     return Face(skill=alike[0], unseen=isinstance(x, Face) and x.unseen, alike=alike if len(alike) > 1 else ())
+
+
+@lru_cache(maxsize=8192)
+def _classed(pile, deck: "Deck", classes: tuple[tuple[str, ...], ...]):
+    return pile.map_faces(partial(_classed_face, deck=deck, classes=classes))
+
+
+@lru_cache(maxsize=65536)
+def _classed_face(x: "Face", deck: "Deck", classes: tuple[tuple[str, ...], ...]) -> "Face":
+    if x.reshuffle:
+        return RESHUFFLE
+    alike = _class_of(x, deck, classes)
+    return replace(x, skill=alike[0], alike=alike if len(alike) > 1 else ())
 
 
 @lru_cache(maxsize=8192)
@@ -389,7 +419,7 @@ def _summarise(pile, deck: "Deck", tables: tuple[str, ...]):
 def _summarised_face(x, deck: "Deck", tables: tuple[str, ...]) -> "Face":
     if isinstance(x, Face):
         return Face(x.skill, x.fire if "fire" in tables else (), x.assault if "assault" in tables else (),
-                    x.reshuffle, x.shifted if tables else (), x.unseen, x.fire_shifted if tables else ())
+                    x.reshuffle, x.shifted if tables else (), x.unseen, x.fire_shifted if tables else (), x.alike)
     return deck.face(x, tables)
 
 
@@ -398,7 +428,7 @@ def _remove_one(items: tuple, item) -> tuple:
     return items[:i] + items[i + 1:]
 
 
-@_spelled_once
+@spelled_once
 @cached_hash_repr
 @dataclass(frozen=True)
 class Pile:
@@ -465,6 +495,18 @@ class Pile:
         first icon of the class stands for it. Cards alike count as one branch, and piles alike meet."""
         return _by_icons(self, deck, classes)
 
+    def classed(self, deck: Deck, classes: tuple[tuple[str, ...], ...]) -> "Pile":
+        """Odds only (a summarised pile): :meth:`by_icons` keeping what else each face holds (its CRT rows or
+        the results it can give): each card's icon as the class of ``classes`` it falls in, for the draws that
+        follow when none of them tells the icons of a class apart. A face already standing for a class must fall
+        in one class whole (a ValueError otherwise)."""
+        return _classed(self, deck, classes)
+
+    @property
+    def faces(self) -> tuple:
+        """Every face of the draw and the discard piles (a reshuffle brings the discards back, 15.0)."""
+        return self.draw + self.discard
+
     def draw_request(self, deck: Deck, rule: str, label: str):
         """The request that draws the next card: one face of the draw pile, each alike (15.0)."""
         return Draw(self.draw, rule=rule, label=label)
@@ -473,27 +515,52 @@ class Pile:
         """The draw made again right after the reshuffle card: any card of the new pile but that one (15.0)."""
         return Draw(tuple(f for f in self.draw if not deck.is_reshuffle(f)), rule=rule, label=label)
 
+    def chances(self) -> tuple:
+        """Each face of the draw pile (the reshuffle card among them) with its chance of being drawn next."""
+        return Draw(self.draw, rule="15.0").outcomes()
+
     def without(self, face) -> "Pile":
         """The pile once ``face`` is drawn out of the draw pile."""
+        if isinstance(face, Face):
+            return _pile_without(self, face)
         return Pile(_remove_one(self.draw, face), self.discard)
 
     def reshuffled(self, face) -> "Pile":
         """15.0: the draw pile (without the reshuffle card ``face`` just drawn), the discards and the reshuffle
         card together as the new draw pile."""
+        if isinstance(face, Face):
+            return _pile_reshuffled(self, face)
         return Pile(_remove_one(self.draw, face) + self.discard + (face,), ())
 
     def discarded(self, face) -> "Pile":
         """The pile after a used card goes to the discard pile (15.0). Summarised discards are kept sorted:
         their order never matters, and equal piles must compare equal for memoisation."""
         if isinstance(face, Face):
-            return Pile(self.draw, _sorted(self.discard + (face,)))
+            return _pile_discarded(self, face)
         return Pile(self.draw, self.discard + (face,))
 
     def to_json(self) -> dict:
         return {"draw": len(self.draw), "discard": jsonable(self.discard) if self.tracked else len(self.discard)}
 
 
-@_spelled_once
+# a summarised pile's moves, made once for each pile and card (an enumeration replays the same draws over and
+# over; played cards are drawn once, and keep their order)
+@lru_cache(maxsize=65536)
+def _pile_without(pile: Pile, face: Face) -> Pile:
+    return Pile(_remove_one(pile.draw, face), pile.discard)
+
+
+@lru_cache(maxsize=16384)
+def _pile_reshuffled(pile: Pile, face: Face) -> Pile:
+    return Pile(_remove_one(pile.draw, face) + pile.discard + (face,), ())
+
+
+@lru_cache(maxsize=65536)
+def _pile_discarded(pile: Pile, face: Face) -> Pile:
+    return Pile(pile.draw, _sorted(pile.discard + (face,)))
+
+
+@spelled_once
 @cached_hash_repr
 @dataclass(frozen=True)
 class UnseenPile:
@@ -543,6 +610,13 @@ class UnseenPile:
     def by_icons(self, deck: Deck, classes: tuple[tuple[str, ...], ...]) -> "UnseenPile":
         return _by_icons(self, deck, classes)
 
+    def classed(self, deck: Deck, classes: tuple[tuple[str, ...], ...]) -> "UnseenPile":
+        return _classed(self, deck, classes)
+
+    @property
+    def faces(self) -> tuple:
+        return self.pool + self.known + self.discard
+
     def draw_request(self, deck: Deck, rule: str, label: str):
         return _unseen_draw(self, True, rule, label)
 
@@ -551,22 +625,40 @@ class UnseenPile:
             raise RuleViolation(rule, f"cannot draw from an empty pile ({label or 'draw'})")
         return _unseen_draw(self, False, rule, label)
 
+    def chances(self) -> tuple:
+        return _unseen_draw(self, True, "15.0", "").outcomes()
+
     def without(self, face) -> "UnseenPile":
-        if face.reshuffle:
-            return self
-        if face.unseen:
-            return UnseenPile(_remove_one(self.pool, face), self.in_draw - 1, self.known, self.discard)
-        return UnseenPile(self.pool, self.in_draw, _remove_one(self.known, face), self.discard)
+        return _unseen_without(self, face)
 
     def reshuffled(self, face) -> "UnseenPile":
-        return UnseenPile(self.pool, self.in_draw, _sorted(self.known + self.discard), ())
+        return _unseen_reshuffled(self)
 
     def discarded(self, face) -> "UnseenPile":
-        seen = replace(face, unseen=False)          # a used card lies face up: now everyone has seen it
-        return UnseenPile(self.pool, self.in_draw, self.known, _sorted(self.discard + (seen,)))
+        return _unseen_discarded(self, face)
 
     def to_json(self) -> dict:
         return {"draw": self.size, "discard": len(self.discard), "unseen": len(self.pool)}
+
+
+@lru_cache(maxsize=65536)
+def _unseen_without(pile: UnseenPile, face: Face) -> UnseenPile:
+    if face.reshuffle:
+        return pile
+    if face.unseen:
+        return UnseenPile(_remove_one(pile.pool, face), pile.in_draw - 1, pile.known, pile.discard)
+    return UnseenPile(pile.pool, pile.in_draw, _remove_one(pile.known, face), pile.discard)
+
+
+@lru_cache(maxsize=16384)
+def _unseen_reshuffled(pile: UnseenPile) -> UnseenPile:
+    return UnseenPile(pile.pool, pile.in_draw, _sorted(pile.known + pile.discard), ())
+
+
+@lru_cache(maxsize=65536)
+def _unseen_discarded(pile: UnseenPile, face: Face) -> UnseenPile:
+    seen = replace(face, unseen=False)          # a used card lies face up: now everyone has seen it
+    return UnseenPile(pile.pool, pile.in_draw, pile.known, _sorted(pile.discard + (seen,)))
 
 
 @lru_cache(maxsize=4096)
@@ -583,6 +675,18 @@ def _unseen_draw(pile: UnseenPile, with_reshuffle: bool, rule: str, label: str) 
         for u in pile.pool:
             out[u] = out.get(u, Fraction(0)) + each
     return Chance(tuple(out.items()), rule=rule, label=label)
+
+
+def read_icon(deck: Deck, face, read: Callable[[str], Any]) -> Any:
+    """What ``read`` (a rule's reading of a Skill Check icon, 21.0) gives for the card ``face``. In odds a face may
+    stand for a class of icons (:meth:`Pile.classed`); every icon of it must read the same, or the class lumps cards
+    the rule tells apart: a ValueError, never other odds."""
+    out = read(deck.skill(face))
+    for icon in getattr(face, "alike", ())[1:]:
+        if read(icon) != out:
+            raise ValueError(f"the icons {' or '.join(face.alike)} were lumped as alike, and this read tells "
+                             f"{face.alike[0]} and {icon} apart")
+    return out
 
 
 def draw_card(pile, deck: Deck, rule: str, label: str = ""):

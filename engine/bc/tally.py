@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 
 from engine.core.data import Sourced, Strict, data_path, load_yaml
 from engine.core.errors import RuleViolation
+from engine.core.values import cached_hash_repr
 
 from .blocks import BLOCK_KINDS, HQ, Block, BlockModel, HQModel
 from .deck import COLUMNS
@@ -56,6 +57,7 @@ class WingModel(Strict):
     across_impassable: bool = False
 
 
+@cached_hash_repr       # a combat's odds key their memo by it at every step: hashed once
 @dataclass(frozen=True)
 class Wing:
     """A candidate Wing Support: a friendly Lead Block next to the target Zone (23.1 step 5)."""
@@ -107,6 +109,7 @@ class CombatModel(Strict):
     hand: tuple[int, ...] = ()
 
 
+@cached_hash_repr       # a combat's odds key their memo by it at every step: hashed once
 @dataclass(frozen=True)
 class CombatSide:
     lead: Block
@@ -129,6 +132,7 @@ class CombatSide:
         return self.morale == "good" or b.grognard or self.lead.fresh
 
 
+@cached_hash_repr       # a combat's odds key their memo by it at every step: hashed once
 @dataclass(frozen=True)
 class CombatSetup:
     attack: str

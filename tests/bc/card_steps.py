@@ -72,10 +72,11 @@ def unprojected(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def unclassed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Piles left as they were before the HQs' Fate of War (27.11): each card its own icon, not the class of
-    icons that table tells apart."""
+    """Piles left as they were summarised, each card its own icon: not the class of icons that the HQs' Fate of
+    War (27.11) tells apart, nor the classes the rest of a combat tells apart (engine/bc/readings.py)."""
     for cls in (bc_deck.Pile, bc_deck.UnseenPile):
         monkeypatch.setattr(cls, "by_icons", lambda self, deck, classes: self)
+        monkeypatch.setattr(cls, "classed", lambda self, deck, classes: self)
 
 
 def odds_of(data: dict[str, Any]) -> tuple[Any, ...]:

@@ -202,8 +202,9 @@ def _combat(g: MapState, a: Attack, setup: CombatSetup, deck: Deck):
     the pile (its retreats draw no card), so every card sequence with the same effect shares it; the
     pile the combat leaves is then put on the map, as :func:`~engine.bc.game.combat.apply_outcome` does."""
     terrain = g.scenario.terrain or default_terrain()          # a game's own chart, else the shipped one
+    # the map reads the combat's outcome, not the Critical Combat Table's icon: odds read that card by what it does
     out = yield Sub(("bc-combat", setup, deck, terrain, g.pile),
-                    partial(resolve, setup, deck, g.pile, terrain),
+                    partial(resolve, setup, deck, g.pile, terrain, critical_icon=False),
                     rule="23.1", label=f"{setup.attack} from {a.frm} on {a.to}", inline=True)
     bare = replace(out, pile=None)
     g2 = yield Sub(("bc-apply", g, a.frm, a.to, bare), partial(apply_outcome, g, a.frm, a.to, bare),
