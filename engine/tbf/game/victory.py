@@ -49,9 +49,7 @@ def french_losses(sc: Scenario, st: GameState, regrouped: tuple[str, ...] = ()) 
     counts one battalion (10.2.2 D), toward Gazan's total too when he is one of Gazan's."""
     total = gazan = 0                       # in sixths of a battalion: every equivalent is a whole number of them
     for pid, sixths, gazans, leader in _french_sixths(sc):
-        times = st.piece(pid).status in LOST
-        if not leader:
-            times += regrouped.count(pid)
+        times = int(st.piece(pid).status in LOST) + (0 if leader else regrouped.count(pid))
         if times:
             total += times * sixths
             if gazans:
