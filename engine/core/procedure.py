@@ -788,5 +788,12 @@ def enumerate_tree(factory: Procedure, policy: Policy | None = first_option, kee
             explore(prefix + [value], child, path_p * p if p is not None else path_p, nxt)
 
     root = Node(outcome=None, probability=Fraction(1), path_probability=Fraction(1)) if build else None
-    explore([], root, Fraction(1))
+    try:
+        explore([], root, Fraction(1))
+    finally:
+        # the three functions above refer to one another (and ``explore`` to itself) through their closures: a
+        # cycle that would keep this enumeration's working data alive until Python's cyclic garbage collector
+        # runs, whose full passes over a server's caches cost more than many enumerations; unbound, it is
+        # freed at once
+        explore = sub_dist = chain_dist = None  # type: ignore[assignment]
     return Tree(root=root, leaves=None if has_decisions else Dist(leaves))
