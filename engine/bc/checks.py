@@ -145,15 +145,15 @@ def critical_effect(icon: str, *, skill: int, artillery: bool, hq_bonus: int, go
     Lead's skill), "step lost" (Crossed Flags in Bad Morale), "death head" (an Attack Token, and a step of a
     Disrupted Lead), or "none"."""
     if icon == "officer":
-        return "officer"
+        return "officer"                                            # 23.5: the Morale loss cancelled
     n = flags_needed(icon)
     if n is not None:
-        if wavering and not artillery and skill + hq_bonus < n:
+        if wavering and not artillery and skill + hq_bonus < n:     # 29.7 Wavering Troops
             return "militia removed" if skill == 0 else "skill drops"
-        return "none"
+        return "none"                                               # 23.5: Skill Flags do nothing else
     if icon == "crossed_flags":
-        return "none" if good else "step lost"
-    return "death head"
+        return "none" if good else "step lost"                      # 23.5: a step in Bad Morale
+    return "death head"                                             # 23.5: an Attack Token (and a step, Disrupted)
 
 
 @dataclass(frozen=True)
